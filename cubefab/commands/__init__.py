@@ -1,0 +1,1 @@
+"""Sub-commands of the ``cubefab`` command line (see :mod:`cubefab.cli`)."""

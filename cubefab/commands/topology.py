@@ -1,0 +1,93 @@
+"""``cubefab info``, ``cubefab edges`` and ``cubefab route``."""
+
+import sys
+
+from ..cli import add_topology_command, emit, format_table, parse_address, CliError
+from ..progress import Progress
+from ..topology.properties import properties
+
+
+__all__ = ["register", "property_table"]
+
+
+def register(sub):
+    add_topology_command(sub, "info", "exact properties of a network, beside the papers' values",
+                         _info, lambda p: p.add_argument("--json", action="store_true"))
+    add_topology_command(sub, "edges", "every undirected link once, 'u v' per line, u < v",
+                         _edges)
+    add_topology_command(sub, "route", "the path hop-by-hop routing takes from --src to --dst",
+                         _route, _route_options)
+
+
+def _route_options(parser):
+    parser.add_argument("--src", type=parse_address, required=True, metavar="A")
+    parser.add_argument("--dst", type=parse_address, required=True, metavar="B")
+    parser.add_argument("--algorithm", default=None, metavar="NAME")
+    parser.add_argument("--json", action="store_true")
+
+
+def property_table(results):
+    """Text table of several :func:`properties` results, with the papers' values."""
+    rows = []
+    for r in results:
+        paper = r.get("paper", {})
+
+        def show(key, fmt=str):
+            value = fmt(r[key])
+            if key in paper:
+                pv = paper[key]["value"]
+                pv_text = fmt(pv)
+                if pv_text != value:
+                    value += f" (paper {pv_text})"
+            return value
+
+        bound = paper.get("average_distance_with_self_upper_bound")
+        avg_self = show("average_distance_with_self", lambda v: f"{v:.6g}")
+        if bound:
+            avg_self += f" (bound {bound['value']:.6g})"
+        rows.append([r["label"], show("nodes"), show("degree"), show("links"),
+                     show("diameter"), show("average_distance", lambda v: f"{v:.6g}"),
+                     avg_self, r["address_bits"]])
+    return format_table(["network", "nodes", "degree", "links", "diameter", "avg distance",
+                         "avg incl. self", "addr bits"], rows)
+
+
+def _info(args, topology):
+    progress = Progress(f"BFS {topology.label}", unit="sources")
+    result = properties(topology, progress=progress.update)
+    progress.close()
+    lines = [property_table([result]), "",
+             "distance distribution: " + " ".join(
+                 f"{i}:{c}" for i, c in enumerate(result["distance_distribution"])),
+             f"average distance (exact): {result['average_distance_exact']}, "
+             f"with self: {result['average_distance_with_self_exact']}",
+             "same distance distribution from "
+             + (f"every node ({result['vertex_transitive_check']['sources_checked']})"
+                if result["vertex_transitive_check"]["all_sources"] else
+                f"{result['vertex_transitive_check']['sources_checked']} sampled nodes")]
+    paper = result.get("paper", {})
+    if paper:
+        lines.append("paper values:")
+        for key, entry in paper.items():
+            lines.append(f"  {key} = {entry['value']}  [{entry['source']}]")
+    emit(args, result, "\n".join(lines))
+
+
+def _edges(args, topology):
+    if topology.num_nodes > 1 << 22:
+        raise CliError(f"{topology.label} has {topology.num_links} links; "
+                       f"edges lists networks up to {1 << 22} nodes")
+    out = sys.stdout
+    for u, v in topology.edges():
+        out.write(f"{u} {v}\n")
+
+
+def _route(args, topology):
+    path = topology.route(args.src, args.dst, algorithm=args.algorithm)
+    algorithm = topology.check_algorithm(args.algorithm)
+    document = {"path": path, "hops": len(path) - 1, "algorithm": algorithm,
+                "distance": topology.distance(args.src, args.dst)}
+    text = (f"{topology.label} {algorithm} route {args.src} -> {args.dst}: "
+            f"{len(path) - 1} hops (distance {document['distance']})\n"
+            + " -> ".join(str(a) for a in path))
+    emit(args, document, text)

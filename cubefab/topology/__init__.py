@@ -1,0 +1,13 @@
+"""Exact topology models: the golden reference for routing, hardware and layouts."""
+
+from .base import Topology, check_int
+from .hypercube import Hypercube
+from .metacube import Metacube, DualCube
+from .dlh import DLH
+from .properties import bfs_distances, distance_distribution, properties
+from .catalog import FAMILIES, make_topology
+
+
+__all__ = ["Topology", "check_int", "Hypercube", "Metacube", "DualCube", "DLH",
+           "bfs_distances", "distance_distribution", "properties", "FAMILIES",
+           "make_topology"]

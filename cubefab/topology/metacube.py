@@ -1,0 +1,176 @@
+"""The metacube MC(k, m) and its special cases, the dual-cube and the hypercube."""
+
+from fractions import Fraction
+
+import numpy as np
+
+from .base import Topology, check_int
+from .classwalk import weak_hamiltonian_path, walk_successors, CoveringWalks
+
+
+__all__ = ["Metacube", "DualCube"]
+
+
+class Metacube(Topology):
+    """The metacube MC(k, m) of metacube.txt.
+
+    Parameters
+    ----------
+    k : int
+        Dimension of the class cube, ``k >= 0``; there are ``h = 2**k`` classes.
+    m : int
+        Dimension of the clusters, ``m >= 1``.
+
+    Addresses have ``n = k + m * 2**k`` bits (at most 62): the class ``c`` in the top
+    ``k`` bits and the fields ``M_i`` at bits ``[i*m, i*m + m)``. Ports ``0..k-1`` are
+    cross-edges (flip class bit ``j``); ports ``k..k+m-1`` are cube-edges (flip bit
+    ``j`` of ``M_c``).
+
+    Routing algorithms
+    ------------------
+    ``minimal`` (default)
+        A shortest path for every pair, memoryless: in class ``c`` fix ``M_c`` in
+        ascending bit order, then move one class-bit along a shortest walk of the class
+        cube that starts here, visits every class whose field still differs, and ends
+        at the destination's class (lowest class bit among optimal first steps).
+        Tabulated for ``k <= 4``.
+    ``paper``
+        Algorithm 1 of metacube-disjoint-paths.txt: follow Lemma 1's weak Hamiltonian
+        path from ``c_s`` to ``c_t``, fixing each visited class's field in ascending
+        bit order. Reads the source address from the header.
+    """
+
+    name = "metacube"
+    algorithms = ("minimal", "paper")
+    header_fields = {"paper": ("src",)}
+
+    def __init__(self, k, m):
+        self.k = check_int("Metacube class dimension k", k, 0)
+        self.m = check_int("Metacube cluster dimension m", m, 1)
+        self.h = 1 << self.k
+        n = self.k + self.m * self.h
+        if n > 62:
+            raise ValueError(f"MC({self.k},{self.m}) has {n}-bit addresses; at most 62 "
+                             f"are supported (k + m*2**k <= 62)")
+        self.address_bits = n
+        self.num_nodes = 1 << n
+        self.degree = self.k + self.m
+        self._class_shift = self.m * self.h
+        self._field_mask = (1 << self.m) - 1
+
+    @property
+    def params(self):
+        return {"k": self.k, "m": self.m}
+
+    @property
+    def label(self):
+        return f"MC({self.k},{self.m})"
+
+    # -- address fields ---------------------------------------------------------------
+
+    def class_of(self, address):
+        """The class (top ``k`` bits) of ``address``."""
+        return address >> self._class_shift
+
+    def field(self, address, i):
+        """Field ``M_i`` of ``address``."""
+        return (address >> (i * self.m)) & self._field_mask
+
+    def neighbor_array(self, addresses, port):
+        a = np.asarray(addresses, dtype=np.int64)
+        if port < self.k:
+            return a ^ (1 << (self._class_shift + port))
+        shift = (a >> self._class_shift) * self.m + (port - self.k)
+        return a ^ (np.int64(1) << shift)
+
+    # -- routing ----------------------------------------------------------------------
+
+    def _differing_classes(self, here, dest):
+        diff = here ^ dest
+        mask = 0
+        for i in range(self.h):
+            if (diff >> (i * self.m)) & self._field_mask:
+                mask |= 1 << i
+        return mask
+
+    def _fix_field(self, here, dest):
+        """Port correcting the lowest differing bit of the current class's field, or None."""
+        c = self.class_of(here)
+        diff = self.field(here ^ dest, c)
+        if diff:
+            return self.k + (diff & -diff).bit_length() - 1
+        return None
+
+    def walk(self, cs, ct):
+        """Lemma 1's weak Hamiltonian path of the class cube from ``cs`` to ``ct``."""
+        cs = check_int("class cs", cs, 0, self.h - 1)
+        ct = check_int("class ct", ct, 0, self.h - 1)
+        return weak_hamiltonian_path(self.k, cs, ct)
+
+    def _next_port(self, here, dest, algorithm, src=None):
+        port = self._fix_field(here, dest)
+        if port is not None:
+            return port
+        c = self.class_of(here)
+        if algorithm == "paper":
+            successor = walk_successors(self.walk(self.class_of(src), self.class_of(dest)))
+            return (c ^ successor[c]).bit_length() - 1
+        walks = self._covering_walks()
+        rest = self._differing_classes(here, dest)
+        return int(walks.step[rest, c, self.class_of(dest)])
+
+    def _covering_walks(self):
+        if self.k > 4:
+            raise ValueError(f"minimal routing tables are built for k <= 4, not k = {self.k}")
+        return CoveringWalks.of(self.k)
+
+    def class_walk_table(self):
+        """The ``minimal`` algorithm's class-step table ``step[D, c, t]``.
+
+        ``D`` is the mask of classes other than ``c`` whose field still differs,
+        ``c`` the current class and ``t`` the destination's; the entry is the class
+        bit to flip (the cross port), or 255 when the packet has arrived.
+        """
+        return self._covering_walks().step
+
+    def distance(self, s, t):
+        """Exact distance: the field Hamming distances plus the shortest covering walk."""
+        s = self.check_node(s, "s")
+        t = self.check_node(t, "t")
+        cube_hops = sum(self.field(s ^ t, i).bit_count() for i in range(self.h))
+        if self.k > 4:
+            return super().distance(s, t)
+        walks = self._covering_walks()
+        return cube_hops + int(walks.cost[self._differing_classes(s, t),
+                                          self.class_of(s), self.class_of(t)])
+
+    # -- paper values -----------------------------------------------------------------
+
+    def paper_values(self):
+        """Formula values of metacube.txt (Tables 1-2, Theorem 2), and of dual-cube.txt
+        for k = 1, keyed like :func:`~cubefab.topology.properties.properties`."""
+        k, m, n = self.k, self.m, self.address_bits
+        src = "metacube.txt Table 2 / Theorem 2"
+        values = {
+            "nodes": {"value": 2 ** n, "source": "metacube.txt Table 1"},
+            "degree": {"value": m + k, "source": src},
+            "links": {"value": 2 ** n * (m + k) // 2, "source": src},
+            "diameter": {"value": (m + 1) * 2 ** k, "source": src},
+            "average_distance_with_self_upper_bound":
+                {"value": m * 2 ** k / 2 + 2 ** k, "source": src},
+        }
+        if k == 1:
+            r = m + 1
+            values["average_distance_with_self"] = {
+                "value": float(Fraction(n, 2) + 1 - Fraction(1, 2 ** ((n - 1) // 2))),
+                "source": "dual-cube.txt Table 1 / metacube.txt Table 2: n/2 + 1 - 1/2^((n-1)/2)"}
+            values["diameter"] = {"value": 2 * r, "source": "dual-cube.txt Theorem 1: 2r"}
+        if k == 2:
+            values["average_distance_with_self"] = {
+                "value": n / 2 + 3, "source": "metacube.txt Table 2: n/2 + 3"}
+        return values
+
+
+def DualCube(m):
+    """The dual-cube F_{m+1} = MC(1, m) of dual-cube.txt."""
+    return Metacube(1, m)
