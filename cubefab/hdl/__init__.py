@@ -1,0 +1,1 @@
+"""Amaranth components: route units, routers, fabrics, traffic generators and checkers."""
