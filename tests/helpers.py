@@ -1,0 +1,18 @@
+"""Checks shared by the test modules (import as ``from tests.helpers import ...``)."""
+
+import numpy as np
+
+from cubefab.topology import bfs_distances
+
+
+def assert_is_walk(topology, path, src, dst):
+    """``path`` starts at ``src``, ends at ``dst`` and follows real links."""
+    assert path[0] == src and path[-1] == dst, (path, src, dst)
+    for u, v in zip(path, path[1:]):
+        assert topology.is_node(v), (path, v)
+        assert v in topology.neighbors(u), f"{u} -> {v} is not a link of {topology.label}"
+
+
+def distance_matrix(topology):
+    """All-pairs BFS distances, ``D[index(s), index(t)]`` (small networks only)."""
+    return np.stack([bfs_distances(topology, int(s)) for s in topology.nodes()])
