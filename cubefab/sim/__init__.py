@@ -1,0 +1,1 @@
+"""Simulation: traffic, harnesses, engines and performance analysis of fabrics."""
