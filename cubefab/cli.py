@@ -22,6 +22,7 @@ __all__ = ["main", "CliError", "parse_address", "add_topology_command", "emit",
 COMMAND_MODULES = [
     "cubefab.commands.topology",
     "cubefab.commands.demo",
+    "cubefab.commands.export",
 ]
 
 
