@@ -152,13 +152,16 @@ class Topology(metaclass=ABCMeta):
         """The node reached from ``address`` through network port ``port``."""
         address = self.check_node(address)
         port = self.check_port(port)
+        return self._neighbor(address, port)
+
+    def _neighbor(self, address, port):
+        """Scalar neighbour (no checks); subclasses may override for speed."""
         return int(self.neighbor_array(np.array([address], dtype=np.int64), port)[0])
 
     def neighbors(self, address):
         """List of the neighbours of ``address`` in port order."""
         address = self.check_node(address)
-        a = np.array([address], dtype=np.int64)
-        return [int(self.neighbor_array(a, p)[0]) for p in range(self.degree)]
+        return [self._neighbor(address, p) for p in range(self.degree)]
 
     def port(self, u, v):
         """The port of ``u`` whose link leads to ``v``; ValueError if they are not adjacent."""
@@ -231,7 +234,7 @@ class Topology(metaclass=ABCMeta):
         limit = 4 * self.address_bits + 4 * self.num_nodes.bit_length() + 64
         while here != dst:
             port = self._next_port(here, dst, algorithm, **header)
-            here = int(self.neighbor_array(np.array([here], dtype=np.int64), port)[0])
+            here = self._neighbor(here, port)
             path.append(here)
             if len(path) > limit:  # pragma: no cover - guards a broken routing function
                 raise RuntimeError(f"{algorithm} routing from {src} to {dst} does not terminate")

@@ -132,6 +132,18 @@ class DLH(Topology):
             nj = (j >> 1) | ((~j & 1) << top)
         return (a & ~(self._jmask << self.d)) | (nj << self.d)
 
+    def _neighbor(self, address, port):
+        if port < self.d:
+            return address ^ (1 << port)
+        if port == self.d + 2:
+            return address ^ (1 << (self.m + self.d))
+        j = (address >> self.d) & self._jmask
+        if port == self.d:
+            nj = ((j << 1) | (~j >> (self.m - 1) & 1)) & self._jmask
+        else:
+            nj = (j >> 1) | ((~j & 1) << (self.m - 1))
+        return (address & ~(self._jmask << self.d)) | (nj << self.d)
+
     # -- routing ----------------------------------------------------------------------
 
     def _next_port(self, here, dest, algorithm):

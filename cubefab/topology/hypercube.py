@@ -39,6 +39,9 @@ class Hypercube(Topology):
     def neighbor_array(self, addresses, port):
         return np.asarray(addresses, dtype=np.int64) ^ (1 << port)
 
+    def _neighbor(self, address, port):
+        return address ^ (1 << port)
+
     def _next_port(self, here, dest, algorithm):
         diff = here ^ dest
         return (diff & -diff).bit_length() - 1

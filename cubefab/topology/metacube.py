@@ -57,6 +57,7 @@ class Metacube(Topology):
         self.degree = self.k + self.m
         self._class_shift = self.m * self.h
         self._field_mask = (1 << self.m) - 1
+        self._successor_cache = {}
 
     @property
     def params(self):
@@ -82,6 +83,11 @@ class Metacube(Topology):
             return a ^ (1 << (self._class_shift + port))
         shift = (a >> self._class_shift) * self.m + (port - self.k)
         return a ^ (np.int64(1) << shift)
+
+    def _neighbor(self, address, port):
+        if port < self.k:
+            return address ^ (1 << (self._class_shift + port))
+        return address ^ (1 << ((address >> self._class_shift) * self.m + port - self.k))
 
     # -- routing ----------------------------------------------------------------------
 
@@ -113,7 +119,7 @@ class Metacube(Topology):
             return port
         c = self.class_of(here)
         if algorithm == "paper":
-            successor = walk_successors(self.walk(self.class_of(src), self.class_of(dest)))
+            successor = self._successors(self.class_of(src), self.class_of(dest))
             if c not in successor:
                 # Only off-route: the end class of a Hamiltonian path, reached last, with
                 # its field already fixed yet here != dest. Keep the function total.
@@ -122,6 +128,12 @@ class Metacube(Topology):
         walks = self._covering_walks()
         rest = self._differing_classes(here, dest)
         return int(walks.step[rest, c, self.class_of(dest)])
+
+    def _successors(self, cs, ct):
+        key = (cs, ct)
+        if key not in self._successor_cache:
+            self._successor_cache[key] = walk_successors(weak_hamiltonian_path(self.k, cs, ct))
+        return self._successor_cache[key]
 
     def _covering_walks(self):
         if self.k > 4:

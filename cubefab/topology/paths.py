@@ -1,0 +1,498 @@
+"""Node-disjoint paths between two nodes.
+
+Constructions
+-------------
+* Hypercube Q(n): the ``n`` paths of Algorithms 2-3 of metacube-disjoint-paths.txt
+  (:func:`hypercube_disjoint_paths`).
+* Metacube MC(k, m): the ``k + m`` paths of Algorithm 4 of the same paper, cases 0, 1
+  and 2 with key-bit signatures and the ``j``/``j'`` special handling
+  (:func:`metacube_disjoint_paths`). Where the paper is ambiguous or wrong, the choices
+  made are listed in that function's docstring and in docs/errata.md.
+* Any other topology (the DLH among them): a minimum-cost flow over the vertex-split
+  graph (:func:`flow_disjoint_paths`), which finds a maximum set of internally
+  vertex-disjoint paths of least total length.
+
+Dispatch
+--------
+:func:`disjoint_paths` looks up the topology's class (and its base classes) in the
+registry :data:`DISJOINT_PATHS` (class -> ``function(topology, s, t)``); a module that
+defines a new topology extends it with :func:`register_disjoint_paths`. Unregistered
+topologies use :func:`flow_disjoint_paths`.
+
+A path is a list of node addresses, ``s`` first and ``t`` last; consecutive nodes are
+adjacent. :func:`check_disjoint_paths` verifies a set of paths independently.
+"""
+
+import heapq
+
+import numpy as np
+
+from .classwalk import weak_hamiltonian_path, _gray_cycle
+from .dlh import DLH
+from .hypercube import Hypercube
+from .metacube import Metacube
+
+
+__all__ = ["disjoint_paths", "register_disjoint_paths", "DISJOINT_PATHS",
+           "hypercube_disjoint_paths", "cube_path", "metacube_disjoint_paths",
+           "metacube_case", "metacube_path_bound", "flow_disjoint_paths",
+           "check_disjoint_paths", "adjacency"]
+
+
+# -- hypercube: Algorithms 2 and 3 -----------------------------------------------------
+
+def cube_path(n, i, x, y):
+    """Algorithm 3, ``p3(n, i, x, y)``: the nodes after ``x`` on the path from ``x`` to
+    ``y`` in the n-cube that corrects the differing bits in the cyclic order
+    ``i+1, i+2, ..., i+n (mod n)``."""
+    nodes = []
+    v = x
+    u = x ^ y
+    for j in range(1, n + 1):
+        b = (i + j) % n
+        if u >> b & 1:
+            v ^= 1 << b
+            nodes.append(v)
+    return nodes
+
+
+def hypercube_disjoint_paths(n, x, y):
+    """Algorithm 2: ``n`` internally disjoint paths from ``x`` to ``y`` in Q(n).
+
+    Path ``i`` leaves ``x`` through dimension ``i`` and follows :func:`cube_path` with
+    start index ``i``. For ``x == y`` each path is the cycle ``x : x^(i) : x`` (Table 1
+    lists this case too). There are ``d`` paths of length ``d`` and ``n - d`` of length
+    ``d + 2``, ``d`` the Hamming distance.
+    """
+    paths = []
+    for i in range(n):
+        v = x ^ (1 << i)
+        paths.append([x, v] + cube_path(n, i, v, y))
+    return paths
+
+
+def _hypercube(topology, s, t):
+    return hypercube_disjoint_paths(topology.n, s, t)
+
+
+# -- metacube: Algorithm 4 -------------------------------------------------------------
+
+class _MC:
+    """Address arithmetic of MC(k, m) for Algorithm 4 (no argument checks)."""
+
+    def __init__(self, topology):
+        self.k, self.m, self.h = topology.k, topology.m, topology.h
+        self.shift = self.m * self.h
+        self.mask = (1 << self.m) - 1
+
+    def cls(self, u):
+        return u >> self.shift
+
+    def field(self, u, c):
+        return (u >> (c * self.m)) & self.mask
+
+    def with_field(self, u, c, value):
+        return (u & ~(self.mask << (c * self.m))) | (value << (c * self.m))
+
+    def with_class(self, u, c):
+        return (u & ((1 << self.shift) - 1)) | (c << self.shift)
+
+    def nb(self, u, i):
+        """``u^(i)``: dimension ``i < k`` flips class bit ``i``, ``k + j`` flips bit ``j``
+        of ``M[class(u)]`` (the port numbering of the conventions)."""
+        if i < self.k:
+            return u ^ (1 << (self.shift + i))
+        return u ^ (1 << (self.cls(u) * self.m + i - self.k))
+
+    def fix_field(self, u, target):
+        """Nodes after ``u`` that set ``M[class(u)]`` to the target's, ascending bits."""
+        c = self.cls(u)
+        diff = self.field(u ^ target, c)
+        out = []
+        for b in range(self.m):
+            if diff >> b & 1:
+                u ^= 1 << (c * self.m + b)
+                out.append(u)
+        return out
+
+    def p1(self, u, v, walk):
+        """Algorithm 1: the nodes after ``u`` on the path to ``v`` that follows the
+        class walk ``walk`` (starting at ``class(u)``, ending at ``class(v)``), fixing
+        each visited class's field on arrival."""
+        assert walk[0] == self.cls(u) and walk[-1] == self.cls(v), (walk, u, v)
+        out = []
+        cur = u
+        for idx, c in enumerate(walk):
+            fixed = self.fix_field(cur, v)
+            out += fixed
+            if fixed:
+                cur = fixed[-1]
+            if cur == v:
+                return out
+            if idx + 1 < len(walk):
+                cur = self.with_class(cur, walk[idx + 1])
+                out.append(cur)
+        raise AssertionError(f"class walk {walk} does not lead from {u} to {v}")
+
+    def cycle_walk(self, cycle, start, end):
+        """The walk along the Hamiltonian cycle ``cycle`` from class ``start`` to
+        class ``end``; once around when ``start == end``."""
+        h = len(cycle)
+        a = cycle.index(start)
+        walk = [start]
+        for step in range(1, h + 1):
+            c = cycle[(a + step) % h]
+            walk.append(c)
+            if c == end:
+                break
+        return walk
+
+    def class_path(self, u, v):
+        """Nodes after ``u`` that change the class to ``class(v)`` by cross-edges,
+        ascending class bits (the order of Tables 4-5)."""
+        return [self.with_class(u, c) for c in cube_path(self.k, self.k - 1,
+                                                          self.cls(u), self.cls(v))]
+
+
+def metacube_case(topology, s, t):
+    """The case of Algorithm 4 that the pair ``(s, t)`` falls in: 0 (same cluster),
+    1 (same class, different clusters) or 2 (different classes)."""
+    mc = _MC(topology)
+    cs, ct = mc.cls(s), mc.cls(t)
+    if cs != ct:
+        return 2
+    if (s ^ t) & ~(mc.mask << (cs * mc.m)) == 0:
+        return 0
+    return 1
+
+
+def metacube_path_bound(topology, s, t):
+    """Theorem 2's bound on the length of every path: ``H(s, t) + 2^k + m + 5``."""
+    return (s ^ t).bit_count() + topology.h + topology.m + 5
+
+
+def _key_bit(mc, a, b):
+    """Key-bit dimension ``y = k + x``: ``x`` the lowest bit where the fields ``a`` and
+    ``b`` agree (type 1), else ``x = 0`` (type 2)."""
+    same = ~(a ^ b) & mc.mask
+    x = (same & -same).bit_length() - 1 if same else 0
+    return mc.k + x
+
+
+def metacube_disjoint_paths(topology, s, t):
+    """Algorithm 4 of metacube-disjoint-paths.txt: ``k + m`` internally disjoint paths
+    from ``s`` to ``t`` in MC(k, m), path ``P_i`` leaving ``s`` through dimension ``i``.
+
+    Reading of the paper (each choice reproduces Tables 2-5 exactly):
+
+    * ``HC_i`` (cross paths, ``i < k``) is the reflected Gray-code cycle of the class
+      cube that starts at ``c_s`` and first flips bit ``i``; ``l`` is its next step and
+      ``p1`` continues along ``HC_i`` (Algorithm 1 with ``next`` from ``HC_i``).
+    * Cube paths (``i >= k``) use ``l = 0`` and the cycle ``HC_0``.
+    * The key-bit of a cross path compares ``M_s[c]`` with the field's final value
+      ``M_t[c]``, ``c = c_s^(i)`` (the paper writes ``M_t[c_t^(i)]``; the same in
+      case 1, and what Example 4 uses in case 2).
+    * The class paths ``w_i -> t`` and ``w_i -> t^(i)`` of case 2 correct class bits
+      in ascending order (Tables 4-5), whatever index the paper passes to ``p3``.
+    * ``j'`` is the lowest cube dimension other than ``j``.
+    * Case 2, ``c_s^(j) = c_t``: ``P_j = s : (s^(j) -> t^(j)) : t`` (the final hop
+      is missing in the paper, Table 4 has it).
+
+    Returns
+    -------
+    list of list of int
+        ``k + m`` paths; :func:`check_disjoint_paths` verifies them.
+    """
+    mc = _MC(topology)
+    k, m = mc.k, mc.m
+    nb = mc.nb
+    case = metacube_case(topology, s, t)
+    cs, ct = mc.cls(s), mc.cls(t)
+    paths = [None] * (k + m)
+    cycles = [_gray_cycle(k, cs, i) for i in range(k)] if k else []
+
+    if case == 0:
+        for i in range(k):
+            a = nb(nb(nb(s, i), k), i)              # s^(i,k,i): field M[c_s^(i)] bit 0 flipped
+            b = nb(nb(nb(t, i), k), i)
+            middle = [a] + mc.fix_field(a, b)
+            paths[i] = [s, nb(s, i), nb(nb(s, i), k)] + middle + [nb(nb(t, i), k), nb(t, i), t]
+        for i in range(k, k + m):
+            v = nb(s, i)
+            paths[i] = [s, v] + _field_path(mc, m, i - k, v, t)
+        return paths
+
+    if case == 1:
+        for i in range(k):
+            cyc = cycles[i]
+            c1 = cyc[1]
+            y = _key_bit(mc, mc.field(s, c1), mc.field(t, c1))
+            a = nb(s, i)
+            b = nb(a, y)
+            l_class = cyc[2 % len(cyc)]
+            c = mc.with_class(b, l_class)
+            ti = nb(t, i)
+            walk = mc.cycle_walk(cyc, l_class, c1)
+            paths[i] = [s, a, b, c] + mc.p1(c, ti, walk) + [t]
+        diff = mc.field(s ^ t, cs)
+        special_j = None
+        if diff.bit_count() == 1 and m >= 2:
+            special_j = k + diff.bit_length() - 1       # M_s^(j)[c_s] = M_t[c_t]
+        cyc0 = cycles[0]
+        for i in range(k, k + m):
+            if special_j is not None and i == special_j:
+                jp = k if special_j != k else k + 1
+                a = nb(s, i)
+                b = nb(a, jp)
+                c = nb(b, 0)
+                target = nb(t, jp)
+                paths[i] = [s, a, b, c] + mc.p1(c, target, mc.cycle_walk(cyc0, mc.cls(c), ct)) + [t]
+                continue
+            if special_j is not None and i == (k if special_j != k else k + 1):
+                a = nb(s, i)
+                c = nb(a, 0)
+                target = nb(t, special_j)
+                paths[i] = [s, a, c] + mc.p1(c, target, mc.cycle_walk(cyc0, mc.cls(c), ct)) + [t]
+                continue
+            a = nb(s, i)
+            w = mc.with_field(t, ct, mc.field(a, ct))
+            c = nb(a, 0)
+            head = [s, a, c] + mc.p1(c, w, mc.cycle_walk(cyc0, mc.cls(c), ct))
+            paths[i] = head + _field_path(mc, m, i - k, w, t)
+        return paths
+
+    # case 2: different classes
+    for i in range(k):
+        cyc = cycles[i]
+        c1 = cyc[1]
+        a = nb(s, i)
+        if c1 == ct:
+            ti = nb(t, i)
+            walk = mc.cycle_walk(cyc, c1, mc.cls(ti))
+            paths[i] = [s, a] + mc.p1(a, ti, walk) + [t]
+            continue
+        w = mc.with_class(t, c1)
+        others = (s ^ t) & ~(mc.mask << (c1 * m)) & ((1 << mc.shift) - 1)
+        if others == 0:
+            head = [s, a] + mc.p1(a, w, [c1])
+        else:
+            y = _key_bit(mc, mc.field(s, c1), mc.field(t, c1))
+            b = nb(a, y)
+            l_class = cyc[2 % len(cyc)]
+            c = mc.with_class(b, l_class)
+            head = [s, a, b, c] + mc.p1(c, w, mc.cycle_walk(cyc, l_class, c1))
+        paths[i] = head + mc.class_path(w, t)
+    cyc0 = cycles[0]
+    ws = {}
+    for i in range(k, k + m):
+        ws[i] = mc.with_class(mc.with_field(t, ct, mc.field(t, ct) ^ (1 << (i - k))), cs)
+    swap = {}
+    for i in range(k, k + m):
+        for j in range(k, k + m):
+            if ws[i] == nb(s, j):
+                swap[i] = j
+    for i in range(k, k + m):
+        a = nb(s, i)
+        if i in swap.values() and i not in swap:
+            continue    # built with its partner below
+        j = swap.get(i, i)
+        w = ws[j]
+        if w == a:
+            head = [s, a]
+        elif mc.field(a, cs) == mc.field(t, cs):
+            ip = k if i != k else k + 1
+            b = nb(a, ip)
+            c = nb(b, 0)
+            head = [s, a, b, c] + mc.p1(c, w, mc.cycle_walk(cyc0, mc.cls(c), cs))
+        else:
+            c = nb(a, 0)
+            head = [s, a, c] + mc.p1(c, w, mc.cycle_walk(cyc0, mc.cls(c), cs))
+        paths[i] = head + mc.class_path(w, nb(t, j)) + [t]
+        if j != i:
+            wj = ws[i]          # = s^(j): P_j goes from s^(j) = w_i to t^(i)
+            paths[j] = [s, nb(s, j)] + mc.class_path(wj, nb(t, i)) + [t]
+    return paths
+
+
+def _field_path(mc, m, i, u, v):
+    """``p3(m, i, u, v)`` inside the cluster of ``u`` (``u``, ``v`` differ only in the
+    field of their class)."""
+    c = mc.cls(u)
+    return [mc.with_field(u, c, x) for x in cube_path(m, i, mc.field(u, c), mc.field(v, c))]
+
+
+def remove_loops(path):
+    """``path`` with every closed detour cut out: after the first visit of a node the
+    path continues from its last visit. Keeps the ends, only drops nodes (so a
+    disjoint set of paths stays disjoint) and never lengthens a path."""
+    last = {v: n for n, v in enumerate(path)}
+    out = []
+    n = 0
+    while n < len(path):
+        out.append(path[n])
+        n = last[path[n]] + 1
+    return out
+
+
+def _metacube(topology, s, t):
+    return [remove_loops(p) for p in metacube_disjoint_paths(topology, s, t)]
+
+
+# -- any topology: minimum-cost flow over the vertex-split graph ----------------------
+
+def adjacency(topology):
+    """``(nodes, index, neighbours)``: node addresses in dense order, the dict address ->
+    position, and for each position the list of neighbour positions in port order."""
+    nodes = topology.nodes()
+    idx = topology.index_array(nodes)
+    order = np.empty(topology.num_nodes, dtype=np.int64)
+    order[idx] = np.arange(topology.num_nodes)
+    nbrs = np.stack([topology.index_array(topology.neighbor_array(nodes, p))
+                     for p in range(topology.degree)], axis=1)
+    addresses = [int(a) for a in nodes[order]] if False else [int(a) for a in nodes]
+    position = {a: i for i, a in enumerate(addresses)}
+    # nodes() is in dense index order, so position == dense index
+    return addresses, position, nbrs.tolist()
+
+
+def flow_disjoint_paths(topology, s, t, max_paths=None):
+    """A maximum set of internally vertex-disjoint ``s``-``t`` paths of least total length.
+
+    Minimum-cost flow (successive shortest paths, Dijkstra with potentials) on the graph
+    where every node other than ``s`` and ``t`` is split into an in- and an out-copy
+    joined by an arc of capacity 1; every link is an arc of capacity 1 and cost 1 each
+    way. By Menger's theorem the number of paths is the local vertex connectivity
+    (``degree`` for the regular, maximally connected networks here). For ``s == t`` the
+    result is empty. Works on any :class:`~cubefab.topology.base.Topology`; pure Python,
+    fine for networks up to some ten thousand nodes.
+    """
+    s = topology.check_node(s, "s")
+    t = topology.check_node(t, "t")
+    if s == t:
+        return []
+    addresses, position, nbrs = adjacency(topology)
+    n = len(addresses)
+    si, ti = position[s], position[t]
+    # arcs in flat lists: head, capacity, cost; arc a ^ 1 is the reverse of arc a
+    head, cap, cost = [], [], []
+    out = [[] for _ in range(2 * n)]
+
+    def arc(u, v, c, w):
+        out[u].append(len(head)); head.append(v); cap.append(c); cost.append(w)
+        out[v].append(len(head)); head.append(u); cap.append(0); cost.append(-w)
+
+    for v in range(n):          # in-copy 2v, out-copy 2v+1
+        arc(2 * v, 2 * v + 1, n if v in (si, ti) else 1, 0)
+        for w in nbrs[v]:
+            arc(2 * v + 1, 2 * w, 1, 1)
+    source, sink = 2 * si + 1, 2 * ti
+    potential = [0] * (2 * n)
+    limit = topology.degree if max_paths is None else max_paths
+    flows = 0
+    inf = float("inf")
+    while flows < limit:
+        dist = [inf] * (2 * n)
+        via = [-1] * (2 * n)
+        dist[source] = 0
+        heap = [(0, source)]
+        while heap:
+            d, u = heapq.heappop(heap)
+            if d > dist[u]:
+                continue
+            pu = potential[u]
+            for a in out[u]:
+                if cap[a] > 0:
+                    v = head[a]
+                    nd = d + cost[a] + pu - potential[v]
+                    if nd < dist[v]:
+                        dist[v] = nd
+                        via[v] = a
+                        heapq.heappush(heap, (nd, v))
+        if dist[sink] == inf:
+            break
+        for v in range(2 * n):
+            if dist[v] < inf:
+                potential[v] += dist[v]
+        v = sink
+        while v != source:
+            a = via[v]
+            cap[a] -= 1
+            cap[a ^ 1] += 1
+            v = head[a ^ 1]
+        flows += 1
+    # decompose: follow saturated forward link arcs (even index, residual 0) from s
+    used = {}
+    for u in range(2 * n):
+        for a in out[u]:
+            if a % 2 == 0 and cost[a] == 1 and cap[a] == 0:
+                used.setdefault(u, []).append(head[a])
+    paths = []
+    for _ in range(flows):
+        path = [s]
+        u = source
+        while True:
+            v = used[u].pop()
+            path.append(addresses[v // 2])
+            if v == sink:
+                break
+            u = v + 1
+        paths.append(path)
+    paths.sort(key=len)
+    return paths
+
+
+# -- checks and dispatch ---------------------------------------------------------------
+
+def check_disjoint_paths(topology, s, t, paths):
+    """Problems of a claimed set of internally disjoint ``s``-``t`` paths (empty list
+    when it is valid): each path must start at ``s``, end at ``t``, step over real
+    links, repeat no node, and share no node other than ``s`` and ``t`` with another
+    path. For ``s == t`` no path is expected."""
+    problems = []
+    seen = {}
+    for n, path in enumerate(paths):
+        if not path or path[0] != s or path[-1] != t:
+            problems.append(f"path {n} does not lead from {s} to {t}: {path}")
+            continue
+        if len(set(path)) != len(path):
+            problems.append(f"path {n} repeats a node: {path}")
+        for u, v in zip(path, path[1:]):
+            if v not in topology.neighbors(u):
+                problems.append(f"path {n}: {u} and {v} are not adjacent")
+                break
+        for v in path[1:-1]:
+            if v in seen:
+                problems.append(f"paths {seen[v]} and {n} share node {v}")
+            seen[v] = n
+    return problems
+
+
+#: topology class -> ``function(topology, s, t)`` returning the list of paths.
+DISJOINT_PATHS = {
+    Hypercube: _hypercube,
+    Metacube: _metacube,
+}
+
+
+def register_disjoint_paths(cls, function):
+    """Use ``function(topology, s, t)`` for the topologies of class ``cls``."""
+    DISJOINT_PATHS[cls] = function
+
+
+def disjoint_paths(topology, s, t):
+    """Internally vertex-disjoint paths from ``s`` to ``t``: the paper's construction of
+    the topology's class (see :data:`DISJOINT_PATHS`), else :func:`flow_disjoint_paths`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``s`` or ``t`` is not a node, or ``s == t``.
+    """
+    s = topology.check_node(s, "s")
+    t = topology.check_node(t, "t")
+    if s == t:
+        raise ValueError(f"disjoint paths need two distinct nodes, not s = t = {s}")
+    for cls in type(topology).__mro__:
+        if cls in DISJOINT_PATHS:
+            return DISJOINT_PATHS[cls](topology, s, t)
+    return flow_disjoint_paths(topology, s, t)
