@@ -1,0 +1,106 @@
+"""The Verilator engine runs a design exactly like Amaranth's simulator."""
+
+import pytest
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.sim import Simulator
+
+from cubefab.sim.verilator_engine import (VerilatorModel, VerilatorError,
+                                          verilator_missing_reason)
+
+
+needs_verilator = pytest.mark.skipif(verilator_missing_reason() is not None,
+                                     reason=str(verilator_missing_reason()))
+
+
+class Counters(wiring.Component):
+    """An LFSR, a free-running counter and a counter of LFSR values below a threshold."""
+
+    count: Out(40)
+    lfsr: Out(16)
+    low: Out(64)
+
+    def elaborate(self, platform):
+        m = Module()
+        state = Signal(16, init=0xACE1)
+        m.d.sync += state.eq(Cat(state[1:], state[0] ^ state[2] ^ state[3] ^ state[5]))
+        m.d.sync += self.count.eq(self.count + 1)
+        with m.If(state < 0x4000):
+            m.d.sync += self.low.eq(self.low + 1)
+        m.d.comb += self.lfsr.eq(state)
+        return m
+
+
+def amaranth_counters(component, cycles):
+    values = {}
+
+    async def bench(ctx):
+        await ctx.tick().repeat(cycles)
+        for name in ("count", "lfsr", "low"):
+            values[name] = ctx.get(getattr(component, name))
+
+    sim = Simulator(component)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    return values
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUBEFAB_CACHE", str(tmp_path))
+    return tmp_path
+
+
+@needs_verilator
+def test_verilator_equals_amaranth_and_caches(cache):
+    model = VerilatorModel(Counters, {"design": "counters"})
+    assert not model.cached
+    reports = []
+    result = model.run(3000, report_every=1000, progress=lambda c, v: reports.append((c, v)))
+    assert result == amaranth_counters(Counters(), 3000)
+    assert [c for c, _ in reports] == [1000, 2000]
+    assert reports[0][1]["count"] == 1000
+    again = VerilatorModel(lambda: pytest.fail("a cached build must not elaborate"),
+                           {"design": "counters"})
+    assert again.cached and again.key == model.key
+    assert again.run(10)["count"] == 10
+
+
+def test_configuration_changes_the_key(cache):
+    assert VerilatorModel(Counters, {"a": 1}).key != VerilatorModel(Counters, {"a": 2}).key
+
+
+class WithInput(wiring.Component):
+    a: In(4)
+    b: Out(4)
+
+    def elaborate(self, platform):
+        return Module()
+
+
+class TooWide(wiring.Component):
+    b: Out(65)
+
+    def elaborate(self, platform):
+        return Module()
+
+
+@needs_verilator
+@pytest.mark.parametrize("design, message", [(WithInput, "must be an output port"),
+                                             (TooWide, "1 to 64 bits wide")])
+def test_refuses_designs_it_cannot_drive(cache, design, message):
+    with pytest.raises(ValueError, match=message):
+        VerilatorModel(design, {"bad": design.__name__}).build()
+
+
+def test_bad_parameters(cache):
+    with pytest.raises(TypeError, match="callable"):
+        VerilatorModel(3, {})
+    with pytest.raises(TypeError, match="JSON"):
+        VerilatorModel(Counters, {"x": object()})
+    with pytest.raises(ValueError, match="Optimisation flag"):
+        VerilatorModel(Counters, {}, opt="-O9")
+    with pytest.raises(ValueError, match="Cycles"):
+        VerilatorModel(Counters, {}).run(-1)
