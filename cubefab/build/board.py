@@ -1,0 +1,228 @@
+"""Board bitstreams with amaranth-boards: iCEBreaker (iCE40UP5K) and iCEstick
+(iCE40HX1K).
+
+A board top wraps a self-checking design (one that generates its own traffic and
+counts what it delivers and the errors it detects) and shows its state on the
+board's LEDs (:class:`StatusLeds`): a failure lamp that latches on the first error
+or when deliveries stop, a pass lamp, and activity lamps that follow the delivery
+count. The build runs Amaranth's iCE40 flow (yosys, nextpnr-ice40, icepack) with the
+tools :func:`cubefab.build.pnr.find_tool` finds, the YoWASP builds from pip by
+default.
+"""
+
+import os
+import time
+from dataclasses import dataclass
+
+from amaranth.hdl import Elaboratable, Module, Signal
+from amaranth.lib import io, wiring
+from amaranth.lib.wiring import In, Out
+
+from .pnr import find_tool, parse_nextpnr_report, parse_nextpnr_log, DEVICES
+
+
+__all__ = ["Board", "BOARDS", "StatusLeds", "BoardTop", "toolchain_env", "build_bitstream"]
+
+
+@dataclass(frozen=True)
+class Board:
+    """A supported board: its amaranth-boards platform and how its LEDs are used.
+
+    ``fail_led`` and ``pass_led`` are indices of the platform's ``led`` resources;
+    ``activity_leds`` show the delivery count's top bits (may be empty).
+    """
+    name: str
+    platform_module: str
+    platform_class: str
+    device: str
+    fail_led: int
+    pass_led: int
+    activity_leds: tuple
+
+    def platform(self):
+        import importlib
+        try:
+            module = importlib.import_module(self.platform_module)
+        except ImportError:
+            raise RuntimeError("amaranth-boards is not installed: install it with "
+                               "`pip install amaranth-boards`") from None
+        return getattr(module, self.platform_class)()
+
+
+#: Supported boards. iCEBreaker: led 0 is red (fail), led 1 green (pass, blinks with
+#: activity). iCEstick: led 0..3 red (0 = fail, 1..3 = activity), led 4 green (pass).
+BOARDS = {
+    "icebreaker": Board("icebreaker", "amaranth_boards.icebreaker", "ICEBreakerPlatform",
+                        "up5k", fail_led=0, pass_led=1, activity_leds=()),
+    "icestick": Board("icestick", "amaranth_boards.icestick", "ICEStickPlatform",
+                      "hx1k", fail_led=0, pass_led=4, activity_leds=(1, 2, 3)),
+}
+
+
+class StatusLeds(wiring.Component):
+    """Turn a self-checking design's counters into lamp states.
+
+    Parameters
+    ----------
+    count_width : int
+        Width of the ``delivered`` counter.
+    activity_bit : int
+        Bit of ``delivered`` whose toggling is shown (about 2^activity_bit
+        deliveries per blink period half).
+    watchdog_bits : int
+        The design counts as stalled when ``delivered`` has not changed for
+        2^watchdog_bits cycles.
+
+    Members
+    -------
+    errors : In(1)
+        Any error detected (need not be sticky: the failure latches here).
+    delivered : In(count_width)
+        Running count of delivered packets.
+    fail : Out(1)
+        Latched error, or deliveries stalled.
+    passing : Out(1)
+        No error, not stalled, at least one delivery seen; blinks with activity when
+        ``blink`` is set.
+    activity : Out(3)
+        Three bits of the delivery count starting at ``activity_bit``.
+    """
+
+    def __init__(self, count_width=32, activity_bit=20, watchdog_bits=24, blink=False):
+        for name, value in (("Count width", count_width), ("Watchdog bits", watchdog_bits)):
+            if not isinstance(value, int) or value <= 0:
+                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        if not isinstance(activity_bit, int) or not 0 <= activity_bit < count_width:
+            raise ValueError(f"Activity bit must be an integer in 0..{count_width - 1}, "
+                             f"not {activity_bit!r}")
+        self.count_width = count_width
+        self.activity_bit = activity_bit
+        self.watchdog_bits = watchdog_bits
+        self.blink = blink
+        super().__init__({"errors": In(1), "delivered": In(count_width),
+                          "fail": Out(1), "passing": Out(1), "activity": Out(3)})
+
+    def elaborate(self, platform):
+        m = Module()
+        failed = Signal()
+        seen = Signal()
+        previous = Signal(self.count_width)
+        idle = Signal(self.watchdog_bits + 1)
+        stalled = Signal()
+        m.d.sync += previous.eq(self.delivered)
+        with m.If(self.delivered != previous):
+            m.d.sync += [idle.eq(0), seen.eq(1)]
+        with m.Elif(~idle[-1]):
+            m.d.sync += idle.eq(idle + 1)
+        m.d.comb += stalled.eq(idle[-1])
+        with m.If(self.errors):
+            m.d.sync += failed.eq(1)
+        top = min(self.activity_bit + 3, self.count_width)
+        m.d.comb += [
+            self.fail.eq(failed | stalled),
+            self.activity.eq(self.delivered[self.activity_bit:top]),
+        ]
+        ok = ~failed & ~stalled & seen
+        if self.blink:
+            m.d.comb += self.passing.eq(ok & ~self.delivered[self.activity_bit])
+        else:
+            m.d.comb += self.passing.eq(ok)
+        return m
+
+
+class BoardTop(Elaboratable):
+    """A self-checking ``design`` with its state on the LEDs of ``board``.
+
+    Parameters
+    ----------
+    design : Elaboratable
+        The self-checking design, clocked by the board's default clock.
+    board : str or Board
+    status : callable
+        ``status(design) -> (errors, delivered)``: the design's error indication
+        (any bit set = error) and its running delivery count.
+    activity_bit : int
+        Delivery-count bit shown by the activity lamps.
+    """
+
+    def __init__(self, design, board, status, activity_bit=20):
+        if isinstance(board, str):
+            if board not in BOARDS:
+                raise ValueError(f"Board must be one of {', '.join(BOARDS)}, not {board!r}")
+            board = BOARDS[board]
+        self.design = design
+        self.board = board
+        self.status = status
+        errors, delivered = status(design)
+        self.leds = StatusLeds(count_width=len(delivered),
+                               activity_bit=min(activity_bit, len(delivered) - 1),
+                               blink=not board.activity_leds)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.design = self.design
+        m.submodules.leds = leds = self.leds
+        errors, delivered = self.status(self.design)
+        m.d.comb += [leds.errors.eq(errors.any()), leds.delivered.eq(delivered)]
+        if platform is not None:
+            board = self.board
+            lamps = [(board.fail_led, leds.fail), (board.pass_led, leds.passing)]
+            lamps += [(index, leds.activity[i]) for i, index in enumerate(board.activity_leds)]
+            for index, value in lamps:
+                buffer = io.Buffer("o", platform.request("led", index, dir="-"))
+                m.submodules[f"led{index}"] = buffer
+                m.d.comb += buffer.o.eq(value)
+        return m
+
+
+def toolchain_env():
+    """The environment for Amaranth's iCE40 flow: ``YOSYS``, ``NEXTPNR_ICE40`` and
+    ``ICEPACK`` set to the tools found (raises ToolMissing naming the install
+    command when one is absent)."""
+    env = dict(os.environ)
+    for tool, var in (("yosys", "YOSYS"), ("nextpnr-ice40", "NEXTPNR_ICE40"),
+                      ("icepack", "ICEPACK")):
+        env[var] = find_tool(tool)
+    return env
+
+
+def build_bitstream(top, board, out_dir, name="top"):
+    """Build the bitstream of ``top`` (an Elaboratable) for ``board`` into
+    ``out_dir``.
+
+    Returns a dict: ``bitstream`` (path of ``{name}.bin``), ``board``, ``device``,
+    ``logic_cells``/``logic_cells_available``, ``ram``, ``io``, ``fmax_mhz`` (the
+    board clock's achieved frequency), ``clock_mhz`` (the board clock) and
+    ``seconds``. Logs: ``{name}.rpt`` (yosys) and ``{name}.tim`` (nextpnr).
+    """
+    if isinstance(board, str):
+        if board not in BOARDS:
+            raise ValueError(f"Board must be one of {', '.join(BOARDS)}, not {board!r}")
+        board = BOARDS[board]
+    env = toolchain_env()
+    platform = board.platform()
+    start = time.monotonic()
+    plan = platform.build(top, name=name, build_dir=out_dir, do_build=False,
+                          nextpnr_opts=f"--timing-allow-fail --report {name}.pnr.json")
+    plan.execute_local(out_dir, env=env)
+    report_path = os.path.join(out_dir, f"{name}.pnr.json")
+    if os.path.exists(report_path):
+        routed = parse_nextpnr_report(report_path)
+    else:
+        with open(os.path.join(out_dir, f"{name}.tim"), errors="replace") as f:
+            routed = parse_nextpnr_log(f.read())
+    util = routed["utilization"]
+    lc = util.get("ICESTORM_LC", (None, DEVICES[board.device][2]))
+    fmax = routed["fmax_mhz"]
+    return {
+        "board": board.name,
+        "device": board.device,
+        "bitstream": os.path.join(out_dir, f"{name}.bin"),
+        "logic_cells": lc[0],
+        "logic_cells_available": lc[1],
+        "ram": util.get("ICESTORM_RAM", (0, 0))[0],
+        "io": util.get("SB_IO", (0, 0))[0],
+        "fmax_mhz": round(min(fmax.values()), 2) if fmax else None,
+        "clock_mhz": platform.default_clk_frequency / 1e6,
+        "seconds": round(time.monotonic() - start, 1),
+    }

@@ -1,0 +1,65 @@
+"""Generated designs on disk: Verilog plus manifest."""
+
+import json
+
+import pytest
+
+from cubefab import __version__
+from cubefab.build.manifest import write_design, verilog_ports, address_map
+from cubefab.hdl.route import TableRoute
+from cubefab.topology import Metacube, DLH
+
+
+def test_manifest_ports_are_the_verilog_ports(tmp_path):
+    topo = Metacube(1, 2)
+    manifest = write_design(TableRoute(topo, node=5), "route_n5", str(tmp_path), "route_unit",
+                            topo, {"node": 5}, nodes=[5])
+    ports = {p["name"]: (p["direction"], p["width"]) for p in manifest["ports"]}
+    assert ports == {"dest": ("input", topo.address_bits),
+                     "port": ("output", topo.port_width),
+                     "request": ("output", topo.degree + 1)}
+    assert manifest["clocked"] is False
+
+
+def test_manifest_file_matches_returned_document(tmp_path):
+    topo = Metacube(1, 2)
+    manifest = write_design(TableRoute(topo, node=5), "route_n5", str(tmp_path), "route_unit",
+                            topo, {"node": 5}, nodes=[5])
+    with open(manifest["manifest_path"]) as f:
+        on_disk = json.load(f)
+    assert on_disk["generator_version"] == __version__
+    assert on_disk["parameters"] == {"node": 5}
+    assert on_disk["topology"]["params"] == {"k": 1, "m": 2}
+    assert on_disk["address_map"]["nodes"] == [{"index": 5, "address": 5,
+                                                "neighbors": topo.neighbors(5)}]
+    with open(manifest["verilog_path"]) as f:
+        assert "module route_n5(" in f.read()
+
+
+def test_address_map_covers_every_node_of_a_sparse_topology():
+    topo = DLH(2, 1)
+    amap = address_map(topo)
+    assert len(amap["nodes"]) == topo.num_nodes
+    assert amap["local_port"] == topo.degree
+    for entry in amap["nodes"]:
+        assert topo.address(entry["index"]) == entry["address"]
+        assert entry["neighbors"] == [topo.neighbor(entry["address"], p)
+                                      for p in range(topo.degree)]
+
+
+def test_verilog_ports_parses_vectors_and_scalars():
+    text = "module a(x, y);\n  input [7:0] x;\n  output y;\nendmodule\n"
+    assert verilog_ports(text, "a") == [{"name": "x", "direction": "input", "width": 8},
+                                        {"name": "y", "direction": "output", "width": 1}]
+
+
+def test_verilog_ports_names_missing_module():
+    with pytest.raises(ValueError, match="'b'"):
+        verilog_ports("module a(); endmodule", "b")
+
+
+def test_module_name_must_be_an_identifier(tmp_path):
+    topo = Metacube(1, 2)
+    with pytest.raises(ValueError, match="Verilog identifier"):
+        write_design(None, "1bad", str(tmp_path), "route_unit", topo,
+                     verilog_text="module a(); endmodule")
