@@ -1,0 +1,103 @@
+"""A whole network: one router per node, links wired per the conventions' ports."""
+
+from amaranth.hdl import Module
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..topology.base import Topology, check_int
+from ..topology.deadlock import DeadlockError, check_deadlock_free, required_vcs
+from .flit import FlitLayout
+from .router import Router
+
+
+__all__ = ["Fabric", "inverse_ports"]
+
+
+def inverse_ports(topology):
+    """``q[p]``: the port through which the neighbour reached via ``p`` leads back
+    (``p`` itself for the cubes; successor and predecessor swap on DLH rings)."""
+    nodes = topology.nodes()
+    out = []
+    for p in range(topology.degree):
+        there = topology.neighbor_array(nodes, p)
+        for q in range(topology.degree):
+            if (topology.neighbor_array(there, q) == nodes).all():
+                out.append(q)
+                break
+        else:  # pragma: no cover - every family here has inverse ports
+            raise ValueError(f"{topology.label}: port {p} has no inverse port")
+    return tuple(out)
+
+
+class Fabric(wiring.Component):
+    """One :class:`~cubefab.hdl.router.Router` per node of ``topology``, every link
+    wired (``link_out[p]`` of ``u`` to ``link_in[q]`` of ``neighbor(u, p)``, ``q`` the
+    port leading back).
+
+    Parameters
+    ----------
+    topology : Topology
+    payload_width, vcs, depth, algorithm
+        Router parameters (see :class:`~cubefab.hdl.router.Router`); ``vcs`` defaults
+        to what the VC-assignment function needs.
+    check : bool
+        Prove the configuration deadlock-free first (default True).
+
+    Raises
+    ------
+    DeadlockError
+        If the channel dependency graph of the configuration has a cycle; the message
+        shows it.
+
+    Members
+    -------
+    local_in : In(stream.Signature(layout)).array(num_nodes)
+    local_out : Out(stream.Signature(layout)).array(num_nodes)
+        The injection and ejection ports of every node, indexed by dense node index
+        (``topology.index(address)``).
+    """
+
+    def __init__(self, topology, *, payload_width=16, vcs=None, depth=4, algorithm=None,
+                 check=True):
+        if not isinstance(topology, Topology):
+            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+        self.topology = topology
+        self.algorithm = topology.check_algorithm(algorithm)
+        if vcs is None:
+            vcs = required_vcs(topology, self.algorithm)
+        self.vcs = check_int("Number of virtual channels", vcs, 1)
+        self.depth = check_int("Buffer depth", depth, 1)
+        self.layout = FlitLayout(topology.address_bits, payload_width, self.vcs)
+        self.payload_width = self.layout.payload_width
+        self.deadlock_report = None
+        if check:
+            self.deadlock_report = check_deadlock_free(topology, self.algorithm, self.vcs)
+            if not self.deadlock_report.deadlock_free:
+                raise DeadlockError(self.deadlock_report)
+        n = topology.num_nodes
+        super().__init__({
+            "local_in": In(stream.Signature(self.layout)).array(n),
+            "local_out": Out(stream.Signature(self.layout)).array(n),
+        })
+
+    def router_params(self):
+        """The keyword arguments every router of the fabric is built with."""
+        return {"payload_width": self.payload_width, "vcs": self.vcs, "depth": self.depth,
+                "algorithm": self.algorithm}
+
+    def elaborate(self, platform):
+        m = Module()
+        topo = self.topology
+        nodes = [int(a) for a in topo.nodes()]
+        back = inverse_ports(topo)
+        routers = []
+        for i, node in enumerate(nodes):
+            r = m.submodules[f"router_{node}"] = Router(topo, node, **self.router_params())
+            routers.append(r)
+            wiring.connect(m, wiring.flipped(self.local_in[i]), r.local_in)
+            wiring.connect(m, r.local_out, wiring.flipped(self.local_out[i]))
+        for i, node in enumerate(nodes):
+            for p in range(topo.degree):
+                j = topo.index(topo.neighbor(node, p))
+                wiring.connect(m, routers[i].link_out[p], routers[j].link_in[back[p]])
+        return m

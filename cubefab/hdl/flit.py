@@ -1,0 +1,97 @@
+"""Flits: the unit a router moves per cycle, and the link signature that carries them.
+
+A packet is one or more flits; its first flit has ``head`` set and its last ``tail``
+(a one-flit packet has both). Every flit carries the packet's ``dest`` and ``src`` so
+that any flit can be checked on its own; routers read them from the head only. ``vc``
+is the virtual channel of the link the flit is crossing (the deadlock-avoidance
+state, :mod:`cubefab.topology.deadlock`); ``payload`` is the user's data.
+"""
+
+from amaranth.hdl import unsigned
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..topology.base import Topology, check_int
+
+
+__all__ = ["FlitLayout", "flit_layout", "vc_width", "LinkSignature"]
+
+
+def vc_width(vcs):
+    """Width of the ``vc`` field for ``vcs`` virtual channels (0 for one channel)."""
+    vcs = check_int("Number of virtual channels", vcs, 1)
+    return (vcs - 1).bit_length()
+
+
+class FlitLayout(data.StructLayout):
+    """The ``lib.data`` layout of a flit.
+
+    Parameters
+    ----------
+    address_bits : int
+        Width of ``dest`` and ``src``.
+    payload_width : int
+        Width of ``payload`` (a positive integer).
+    vcs : int
+        Number of virtual channels; ``vc`` is ``ceil(log2(vcs))`` bits wide.
+
+    Fields, from bit 0: ``head`` (1), ``tail`` (1), ``vc``, ``dest``, ``src``,
+    ``payload``.
+    """
+
+    def __init__(self, address_bits, payload_width, vcs=1):
+        self.address_bits = check_int("Address width", address_bits, 1)
+        self.payload_width = check_int("Payload width", payload_width, 1)
+        self.vcs = check_int("Number of virtual channels", vcs, 1)
+        super().__init__({
+            "head": unsigned(1),
+            "tail": unsigned(1),
+            "vc": unsigned(vc_width(vcs)),
+            "dest": unsigned(address_bits),
+            "src": unsigned(address_bits),
+            "payload": unsigned(payload_width),
+        })
+
+    def __repr__(self):
+        return (f"FlitLayout(address_bits={self.address_bits}, "
+                f"payload_width={self.payload_width}, vcs={self.vcs})")
+
+
+def flit_layout(topology, payload_width=16, vcs=1):
+    """The :class:`FlitLayout` for packets of ``topology`` (its ``address_bits``)."""
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    return FlitLayout(topology.address_bits, payload_width, vcs)
+
+
+class LinkSignature(wiring.Signature):
+    """One direction of a router-to-router link, credit flow controlled.
+
+    Members (from the sender's side)
+    --------------------------------
+    flit : Out(stream.Signature(layout, always_ready=True))
+        The flit on the wire; the receiver always accepts it (the sender sends on
+        virtual channel ``v`` only while it holds a credit for ``v``).
+    credit : In(vcs)
+        Bit ``v`` pulses for one cycle each time the receiver frees a slot of its
+        buffer of virtual channel ``v``. The sender starts with ``depth`` credits per
+        channel, the receiver's buffer depth.
+    """
+
+    def __init__(self, layout):
+        if not isinstance(layout, FlitLayout):
+            raise TypeError(f"Layout must be a FlitLayout, not {layout!r}")
+        self.layout = layout
+        super().__init__({
+            "flit": Out(stream.Signature(layout, always_ready=True)),
+            "credit": In(layout.vcs),
+        })
+
+    def __eq__(self, other):
+        return type(other) is LinkSignature and self.layout == other.layout
+
+    def __hash__(self):
+        return hash(self.layout)
+
+    def __repr__(self):
+        return f"LinkSignature({self.layout!r})"

@@ -1,0 +1,213 @@
+"""The wormhole virtual-channel router of one node."""
+
+from amaranth.hdl import Module, Signal, Cat, Mux, unsigned
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.fifo import SyncFIFO
+from amaranth.lib.wiring import In, Out
+
+from ..topology.base import Topology, check_int
+from ..topology.deadlock import required_vcs, wrap_ports
+from .allocator import SwitchAllocator
+from .crossbar import Crossbar
+from .flit import FlitLayout, LinkSignature
+from .route import route_unit
+
+
+__all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY"]
+
+
+#: Cycles a head flit takes per hop with no contention: one in the input buffer, one
+#: in the output register (``link_out[p].flit`` is a register).
+HOP_LATENCY = 2
+
+#: Cycles from a flit accepted on ``local_in`` to it appearing on ``local_out`` of the
+#: same router (a packet to itself); a packet of ``L`` flits over ``h`` hops has
+#: latency ``ROUTER_LATENCY + h * HOP_LATENCY + L - 1`` from its head's acceptance to
+#: its tail's appearance, with no contention.
+ROUTER_LATENCY = 2
+
+
+class Router(wiring.Component):
+    """Input-buffered wormhole router with virtual channels and credit flow control.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network; ports are numbered as in conventions.md.
+    node : int
+        This router's node address.
+    payload_width : int
+        Width of a flit's ``payload`` field.
+    vcs : int or None
+        Virtual channels per link (default: what the VC-assignment function of
+        :mod:`cubefab.topology.deadlock` needs to be deadlock-free).
+    depth : int
+        Flits of buffering per input virtual channel (>= 1; 4 sustains one flit per
+        cycle on one VC across the credit loop).
+    algorithm : str or None
+        Routing algorithm (the topology's default when ``None``).
+
+    Members
+    -------
+    link_in : In(LinkSignature(layout)).array(degree)
+        ``link_in[p]``: flits arriving through network port ``p``; the router returns
+        a credit on ``link_in[p].credit[v]`` when a flit of VC ``v`` leaves its buffer.
+    link_out : Out(LinkSignature(layout)).array(degree)
+        ``link_out[p]``: flits leaving through network port ``p`` (registered); the
+        router sends on VC ``v`` only with a credit, and starts with ``depth``.
+    local_in : In(stream.Signature(layout))
+        Injection. Packets must be well formed (a head, body flits, a tail; ``head``
+        and ``tail`` both set for one flit); ``vc`` is ignored.
+    local_out : Out(stream.Signature(layout))
+        Ejection (registered); a packet's flits leave consecutively, never
+        interleaved with another packet's. ``vc`` holds the VC of the last link.
+
+    A packet's head reserves an output VC (wormhole switching: it stays reserved
+    until the tail passes), each output port sends one flit a cycle, chosen by a
+    round-robin arbiter among the input VCs that may use it.
+    """
+
+    def __init__(self, topology, node, *, payload_width=16, vcs=None, depth=4,
+                 algorithm=None):
+        if not isinstance(topology, Topology):
+            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+        self.topology = topology
+        self.node = topology.check_node(node, "node")
+        self.algorithm = topology.check_algorithm(algorithm)
+        if vcs is None:
+            vcs = required_vcs(topology, self.algorithm)
+        self.vcs = check_int("Number of virtual channels", vcs, 1)
+        self.depth = check_int("Buffer depth", depth, 1)
+        self.layout = FlitLayout(topology.address_bits, payload_width, self.vcs)
+        self.payload_width = self.layout.payload_width
+        degree = topology.degree
+        super().__init__({
+            "link_in": In(LinkSignature(self.layout)).array(degree),
+            "link_out": Out(LinkSignature(self.layout)).array(degree),
+            "local_in": In(stream.Signature(self.layout)),
+            "local_out": Out(stream.Signature(self.layout)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        topo, layout = self.topology, self.layout
+        degree, vcs, depth = topo.degree, self.vcs, self.depth
+        wraps = wrap_ports(topo, self.node)
+        local = degree
+
+        # Route computation happens as a flit enters its input buffer (one route unit
+        # per input port); the buffer stores the flit, its output port and the VC it
+        # takes on the next link: vc_out = min(vc_in + wrap(here, port), vcs - 1).
+        entry = data.StructLayout({
+            "flit": layout,
+            "port": unsigned(topo.port_width),
+            "vc": unsigned(layout["vc"].shape.width),
+        })
+        queues = [(p, v) for p in range(degree) for v in range(vcs)] + [(local, 0)]
+        heads, fifos = [], []
+        for p in range(degree + 1):
+            arriving = Signal(layout, name=f"arriving_p{p}")
+            if p < degree:
+                m.d.comb += arriving.eq(self.link_in[p].flit.payload)
+            else:
+                m.d.comb += [arriving.eq(self.local_in.payload), arriving.vc.eq(0)]
+            ru = m.submodules[f"route_p{p}"] = route_unit(topo, self.node, self.algorithm)
+            m.d.comb += ru.dest.eq(arriving.dest)
+            if hasattr(ru, "src") and "src" in ru.signature.members:
+                m.d.comb += ru.src.eq(arriving.src)
+            enter = Signal(entry, name=f"enter_p{p}")
+            m.d.comb += [enter.flit.eq(arriving), enter.port.eq(ru.port),
+                         enter.vc.eq(arriving.vc)]
+            with m.Switch(ru.port):
+                for o in range(degree):
+                    if wraps[o] and vcs > 1:
+                        with m.Case(o):
+                            m.d.comb += enter.vc.eq(Mux(arriving.vc == vcs - 1, vcs - 1,
+                                                        arriving.vc + 1))
+            for v in range(vcs if p < degree else 1):
+                fifo = m.submodules[f"fifo_p{p}_vc{v}"] = SyncFIFO(width=entry.size,
+                                                                   depth=depth)
+                m.d.comb += fifo.w_data.eq(enter)
+                if p < degree:
+                    link = self.link_in[p]
+                    m.d.comb += fifo.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))
+                    # credit return, registered: one pulse per flit leaving the buffer
+                    m.d.sync += link.credit[v].eq(fifo.r_en & fifo.r_rdy)
+                else:
+                    m.d.comb += [fifo.w_en.eq(self.local_in.valid),
+                                 self.local_in.ready.eq(fifo.w_rdy)]
+                head = Signal(entry, name=f"head_p{p}_vc{v}")
+                m.d.comb += head.eq(fifo.r_data)
+                heads.append(head)
+                fifos.append(fifo)
+
+        # Output state: a busy bit per output VC (held from head to tail) and a credit
+        # counter per network output VC. The local output has one VC and uses its
+        # output register's handshake instead of credits.
+        out_vcs = [vcs] * degree + [1]
+        busy = [[Signal(name=f"busy_p{o}_vc{w}") for w in range(out_vcs[o])]
+                for o in range(degree + 1)]
+        credits = [[Signal(range(depth + 1), init=depth, name=f"credit_p{o}_vc{w}")
+                    for w in range(vcs)] for o in range(degree)]
+        can_send = []
+        for o in range(degree):
+            can_send.append(Cat(c != 0 for c in credits[o]))
+        local_free = Signal()
+        m.d.comb += local_free.eq(~self.local_out.valid | self.local_out.ready)
+        can_send.append(local_free)
+
+        nq = len(queues)
+        alloc = m.submodules.allocator = SwitchAllocator(nq, degree + 1)
+        xbar = m.submodules.crossbar = Crossbar(layout, nq, degree + 1)
+        for q, (p, v) in enumerate(queues):
+            fifo, head = fifos[q], heads[q]
+            active = Signal(name=f"active_p{p}_vc{v}")
+            held_port = Signal(topo.port_width, name=f"held_port_p{p}_vc{v}")
+            held_vc = Signal(len(head.vc), name=f"held_vc_p{p}_vc{v}")
+            port = Signal(topo.port_width, name=f"port_p{p}_vc{v}")
+            out_vc = Signal(len(head.vc), name=f"out_vc_p{p}_vc{v}")
+            m.d.comb += [port.eq(Mux(active, held_port, head.port)),
+                         out_vc.eq(Mux(active, held_vc, head.vc))]
+            for o in range(degree + 1):
+                if o < degree:
+                    vc_busy = Cat(busy[o]).bit_select(out_vc, 1)
+                    credit = can_send[o].bit_select(out_vc, 1)
+                else:
+                    vc_busy, credit = busy[o][0], can_send[o]
+                m.d.comb += alloc.requests[o][q].eq(
+                    fifo.r_rdy & (port == o) & (active | ~vc_busy) & credit)
+            granted = Signal(name=f"granted_p{p}_vc{v}")
+            m.d.comb += granted.eq(Cat(alloc.grants[o][q] for o in range(degree + 1)).any())
+            m.d.comb += fifo.r_en.eq(granted)
+            departing = Signal(layout, name=f"departing_p{p}_vc{v}")
+            m.d.comb += [departing.eq(head.flit), xbar.i[q].eq(departing)]
+            if p < degree:
+                m.d.comb += departing.vc.eq(out_vc)
+            with m.If(granted):
+                with m.If(head.flit.tail):
+                    m.d.sync += active.eq(0)
+                    for o in range(degree + 1):
+                        for w in range(out_vcs[o]):
+                            with m.If((port == o) & (out_vc == w)):
+                                m.d.sync += busy[o][w].eq(0)
+                with m.Elif(~active):
+                    m.d.sync += [active.eq(1), held_port.eq(port), held_vc.eq(out_vc)]
+                    for o in range(degree + 1):
+                        for w in range(out_vcs[o]):
+                            with m.If((port == o) & (out_vc == w)):
+                                m.d.sync += busy[o][w].eq(1)
+
+        # Crossbar into the registered outputs.
+        for o in range(degree + 1):
+            m.d.comb += xbar.select[o].eq(alloc.grants[o])
+        for o in range(degree):
+            out = self.link_out[o]
+            sent = alloc.grants[o].any()
+            m.d.sync += [out.flit.valid.eq(sent), out.flit.payload.eq(xbar.o[o])]
+            for w in range(vcs):
+                used = sent & (xbar.o[o].vc == w)
+                m.d.sync += credits[o][w].eq(credits[o][w] + out.credit[w] - used)
+        with m.If(local_free):
+            m.d.sync += [self.local_out.valid.eq(alloc.grants[local].any()),
+                         self.local_out.payload.eq(xbar.o[local])]
+        return m
