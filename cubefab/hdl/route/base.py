@@ -1,18 +1,13 @@
-"""Route units: the combinational per-hop routing decision of a router.
+"""The route-unit interface and the table-driven unit every topology can use."""
 
-Every route unit is a :class:`RouteUnit`: built from a topology model and a node
-address, it maps a packet's destination (and, for algorithms that read it, its
-source) to an output port number, following the topology's ``next_port`` exactly.
-"""
-
-from amaranth.hdl import Module, Signal, Const
+from amaranth.hdl import Module, Const, Cat
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..topology.base import Topology
+from ...topology.base import Topology
 
 
-__all__ = ["RouteUnit", "TableRoute", "route_unit"]
+__all__ = ["RouteUnit", "TableRoute"]
 
 
 class RouteUnit(wiring.Component):
@@ -46,12 +41,21 @@ class RouteUnit(wiring.Component):
     consistent with ``port``.
     """
 
+    #: The topology class a subclass is built for (any :class:`Topology` here).
+    topology_class = Topology
+
     def __init__(self, topology, node=None, algorithm=None):
-        if not isinstance(topology, Topology):
-            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+        try:
+            if not isinstance(topology, self.topology_class):
+                raise TypeError(f"Topology must be a {self.topology_class.__name__}, "
+                                f"not {topology!r}")
+            self.algorithm = topology.check_algorithm(algorithm)
+            self.check_parameters(topology, self.algorithm)
+            self.node = None if node is None else topology.check_node(node, "node")
+        except (TypeError, ValueError):
+            self._MustUse__silence = True      # a refused unit is not an unused one
+            raise
         self.topology = topology
-        self.algorithm = topology.check_algorithm(algorithm)
-        self.node = None if node is None else topology.check_node(node, "node")
         self.needs_src = "src" in topology.header_fields.get(self.algorithm, ())
         bits = topology.address_bits
         members = {"dest": In(bits)}
@@ -68,6 +72,10 @@ class RouteUnit(wiring.Component):
         if self.node is None:
             return self.here
         return Const(self.node, self.topology.address_bits)
+
+    def check_parameters(self, topology, algorithm):
+        """Raise ValueError if this unit cannot be built for ``topology`` and
+        ``algorithm``; subclasses with limits override it."""
 
     def elaborate_port(self, m):
         """Drive ``self.port`` (combinationally) in module ``m``; subclasses implement."""
@@ -94,36 +102,34 @@ class TableRoute(RouteUnit):
 
     def elaborate_port(self, m):
         topo = self.topology
+        bits = topo.address_bits
         nodes = [int(a) for a in topo.nodes()]
+        heres = nodes if self.node is None else [self.node]
+        srcs = nodes if self.needs_src else [None]
+        # the key is Cat(dest, src?, here?); entries are grouped by port, one Case each
         keys = [self.dest]
         if self.needs_src:
             keys.append(self.src)
         if self.node is None:
             keys.append(self.here)
-        heres = nodes if self.node is None else [self.node]
-        srcs = nodes if self.needs_src else [None]
-        bits = topo.address_bits
-        from amaranth.hdl import Cat
-        key = Cat(*keys)
-        with m.Switch(key):
-            for here in heres:
-                for src in srcs:
-                    header = {"src": src} if self.needs_src else {}
-                    for dest in nodes:
-                        value = dest
-                        shift = bits
-                        if self.needs_src:
-                            value |= src << shift
-                            shift += bits
-                        if self.node is None:
-                            value |= here << shift
-                        port = topo.next_port(here, dest, self.algorithm, **header)
-                        with m.Case(value):
-                            m.d.comb += self.port.eq(port)
+        groups = {}
+        for here in heres:
+            for src in srcs:
+                header = {"src": src} if self.needs_src else {}
+                prefix = 0
+                shift = bits
+                if self.needs_src:
+                    prefix |= src << shift
+                    shift += bits
+                if self.node is None:
+                    prefix |= here << shift
+                for dest in nodes:
+                    port = topo.next_port(here, dest, self.algorithm, **header)
+                    groups.setdefault(port, []).append(prefix | dest)
+        with m.Switch(Cat(*keys)):
+            for port, values in sorted(groups.items()):
+                if port != topo.degree:
+                    with m.Case(*values):
+                        m.d.comb += self.port.eq(port)
             with m.Default():
                 m.d.comb += self.port.eq(topo.degree)
-
-
-def route_unit(topology, node=None, algorithm=None):
-    """The best route unit this package has for ``topology`` and ``algorithm``."""
-    return TableRoute(topology, node, algorithm)

@@ -1,0 +1,33 @@
+"""Choosing the route unit for a topology."""
+
+from .base import TableRoute
+from .dlh import DLHRoute
+from .hypercube import HypercubeRoute
+from .metacube import MetacubeRoute
+
+
+__all__ = ["route_unit", "register_route_unit", "LOGIC_UNITS"]
+
+
+#: Logic route unit class by topology family name (``Topology.name``).
+LOGIC_UNITS = {
+    "hypercube": HypercubeRoute,
+    "metacube": MetacubeRoute,
+    "dlh": DLHRoute,
+}
+
+
+def register_route_unit(family, unit_class):
+    """Make :func:`route_unit` build ``unit_class`` for topologies of ``family``.
+
+    ``unit_class`` is a :class:`~cubefab.hdl.route.RouteUnit` subclass taking
+    ``(topology, node=None, algorithm=None)``.
+    """
+    LOGIC_UNITS[family] = unit_class
+
+
+def route_unit(topology, node=None, algorithm=None):
+    """The best route unit this package has for ``topology`` and ``algorithm``: the
+    logic unit of its family, or a :class:`TableRoute` for families without one."""
+    unit_class = LOGIC_UNITS.get(getattr(topology, "name", None), TableRoute)
+    return unit_class(topology, node, algorithm)
