@@ -4,10 +4,11 @@ from .base import Topology, check_int
 from .hypercube import Hypercube
 from .metacube import Metacube, DualCube
 from .dlh import DLH
+from .mcube import Mcube
 from .properties import bfs_distances, distance_distribution, properties
 from .catalog import FAMILIES, make_topology
 
 
-__all__ = ["Topology", "check_int", "Hypercube", "Metacube", "DualCube", "DLH",
+__all__ = ["Topology", "check_int", "Hypercube", "Metacube", "DualCube", "DLH", "Mcube",
            "bfs_distances", "distance_distribution", "properties", "FAMILIES",
            "make_topology"]

@@ -3,6 +3,7 @@
 from .hypercube import Hypercube
 from .metacube import Metacube
 from .dlh import DLH
+from .mcube import Mcube
 
 
 __all__ = ["FAMILIES", "make_topology", "register_family"]
@@ -16,6 +17,7 @@ FAMILIES = {
     "dualcube": (lambda m: Metacube(1, m), [("m", "m", "cluster dimension (MC(1,m))")]),
     "dlh": (DLH, [("m", "m", "ring parameter (rings of 2m nodes)"),
                   ("d", "d", "hypercube dimension")]),
+    "mcube": (Mcube, [("k", "k", "dimension")]),
 }
 
 

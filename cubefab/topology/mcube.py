@@ -1,0 +1,574 @@
+"""The Mcube of mcube.txt: a twisted hypercube built from structural constraints.
+
+A k-Mcube has the nodes, links and degree of the hypercube Q(k), but some links of
+every dimension ``j >= 2`` are "twisted": the link numbered ``j`` joins two nodes
+whose addresses agree above bit ``j``, differ in bit ``j`` and may differ in lower
+bits. This module builds k-Mcubes explicitly (the HEM construction of section 6, or
+the algorithmic construction of section 2.2), numbers nodes and links as in section
+3, checks the construction requirements R1-R3 of Definition 8, and implements the
+routing algorithm Mroute (section 3) both recursively and in its table-driven form
+(tables RT1/RT2 of Figure 6). See docs/mcube.md for the choices the paper leaves
+open and how they are made here.
+
+Terms used below (mcube.txt Definitions 7-10): an r-Mcube ``M = {A :: B}`` has two
+*principals* A, B, two *laterals* ``M_L0 = {A_L0 :: B_L0}`` and ``M_L1``, and the
+principals' *corners* ``A_ij = A_Pi ∩ A_Lj``. Links joining the principals are
+*PCLs*, links joining the laterals *LCLs*.
+"""
+
+from fractions import Fraction
+from math import comb
+
+import numpy as np
+
+from .base import Topology, check_int
+
+
+__all__ = ["Mcube", "MAX_K", "CONSTRUCTIONS", "hem_neighbors", "algorithmic_neighbors",
+           "check_requirements", "mroute_table", "routing_tables", "paper_distribution",
+           "paper_average_distance", "paper_average_distance_closed_form", "paper_diameter"]
+
+#: Largest dimension built (the neighbour table has ``2**k * k`` entries).
+MAX_K = 20
+
+#: Construction name -> builder of the neighbour table.
+CONSTRUCTIONS = ("hem", "algorithmic")
+
+
+# -- construction ----------------------------------------------------------------------
+#
+# Both constructions build a (r+1)-Mcube from two r-Mcubes stored as contiguous address
+# blocks: node numbering (section 3) prefixes the principal's bit, so every principal,
+# principal of a principal, ... is an aligned block, its PCLs are the links numbered
+# (block dimension - 1) and its LCLs flip address bit 0.
+
+def _hypercube_neighbors(k):
+    a = np.arange(1 << k, dtype=np.int64)
+    return np.stack([a ^ (1 << j) for j in range(k)], axis=1).reshape(1 << k, k)
+
+
+def _dual_connection(nb, base_ab, base_cd, r, p1, p2, links):
+    """Section 2.2's Dual connection between the laterals of the r-Mcubes at ``base_ab``
+    and ``base_cd`` (aligned blocks of ``2**r`` nodes) that contain ``p1`` and ``p2``,
+    with reference to the link ``(p1, p2)`` (already made); appends the new links."""
+    half = 1 << (r - 1)
+    base_a = base_ab + (half if p1 - base_ab >= half else 0)   # A: principal holding p1
+    base_b = 2 * base_ab + half - base_a
+    base_d = base_cd + (half if p2 - base_cd >= half else 0)   # D: principal holding p2
+    base_c = 2 * base_cd + half - base_d
+    if r == 2:
+        # (I): B_L1 and C_L1 are single nodes (same lateral bit as p1, p2)
+        links.append((base_b + (p1 & 1), base_c + (p2 & 1)))
+        return
+    # (II)(a)
+    _dual_connection(nb, base_a, base_d, r - 1, p1, p2, links)
+    # (II)(b): y ends the principal semi-loop LCL, PCL, LCL of AB from p1; z = c(p2, C)
+    y = int(nb[p1 ^ 1, r - 1]) ^ 1
+    z = int(nb[p2, r - 1])
+    links.append((y, z))
+    # (II)(c)
+    _dual_connection(nb, base_b, base_c, r - 1, y, z, links)
+
+
+def _join(nb_low, nb_high, links, k):
+    """Neighbour table of the k-Mcube whose principals have tables ``nb_low``/``nb_high``
+    (addresses of the high one already offset) and whose PCLs are ``links``."""
+    half = 1 << (k - 1)
+    nb = np.full((1 << k, k), -1, dtype=np.int64)
+    nb[:half, :k - 1] = nb_low
+    nb[half:, :k - 1] = nb_high
+    for u, v in links:
+        if nb[u, k - 1] != -1 or nb[v, k - 1] != -1:  # pragma: no cover - construction bug
+            raise RuntimeError(f"construction made two PCLs at node {u} or {v}")
+        nb[u, k - 1] = v
+        nb[v, k - 1] = u
+    if (nb < 0).any():  # pragma: no cover - construction bug
+        raise RuntimeError("construction left nodes without a PCL")
+    return nb
+
+
+def _hem_step(nb):
+    """(k+1)-HEM from the k-HEM ``nb`` (mcube.txt section 6, steps ii(a)-(c))."""
+    n, k = nb.shape
+    x = np.arange(n, dtype=np.int64)
+    # (a) B is A with address bit 0 complemented: B_L0 and B_L1 interchanged
+    nb_b = (nb[x ^ 1] ^ 1) + n
+    # (b) hypercube connection of the laterals 0: A_L0 node x to B_L0 node x
+    links = [(int(a), int(a) + n) for a in range(0, n, 2)]
+    # (c) one link A_01 -> B_11, then the Dual connection of A_L1 and B_L1
+    q1, q2 = 1, n + n // 2 + 1
+    links.append((q1, q2))
+    full = np.concatenate([nb, nb_b])
+    _dual_connection(full, 0, n, k, q1, q2, links)
+    return _join(nb, nb_b, links, k + 1)
+
+
+def _algorithmic_step(nb):
+    """(k+1)-Mcube from two copies AB, CD of the k-Mcube ``nb`` (section 2.2)."""
+    n, k = nb.shape
+    half = n // 2
+    full = np.concatenate([nb, nb + n])
+    links = []
+    # (a) p1 in A_L1, p2 in D_L1 and the Dual connection of (AB)_L1, (CD)_L1
+    p1, p2 = 1, n + half + 1
+    links.append((p1, p2))
+    _dual_connection(full, 0, n, k, p1, p2, links)
+    # (b) q1 in B_L0, q2 in D_L0 and the Dual connection of (AB)_L0, (CD)_L0
+    q1, q2 = half, n + half
+    links.append((q1, q2))
+    _dual_connection(full, 0, n, k, q1, q2, links)
+    return _join(nb, nb + n, links, k + 1)
+
+
+def _build(k, step):
+    nb = _hypercube_neighbors(min(k, 2))
+    while nb.shape[1] < k:
+        nb = step(nb)
+    return nb
+
+
+def hem_neighbors(k):
+    """Neighbour table ``nb[address, link]`` of the k-HEM (hypercube emulator Mcube)."""
+    k = check_int("Mcube dimension k", k, 1, MAX_K)
+    return _build(k, _hem_step)
+
+
+def algorithmic_neighbors(k):
+    """Neighbour table of the k-Mcube of section 2.2's algorithmic construction, built
+    from two identical copies at every step with the first admissible reference nodes."""
+    k = check_int("Mcube dimension k", k, 1, MAX_K)
+    return _build(k, _algorithmic_step)
+
+
+# -- sub-Mcube frames and the construction requirements ---------------------------------
+#
+# A sub-Mcube is a *frame*: a sorted array of nodes and a tuple of link numbers
+# (principal link, ..., lateral link). Its principals are the two halves left when the
+# principal link is cut, its laterals the halves left when the lateral link is cut. A
+# principal keeps the frame's links minus the first; a lateral {A_L :: B_L} is viewed as
+# in section 4 ("when we view A00 and B00 as its laterals"): the PCL that joins its
+# halves becomes its lateral link, so its frame is (links[1:-1]) + (principal link,).
+
+class _Frames:
+    def __init__(self, nb):
+        self.nb = nb
+        self.n = nb.shape[0]
+        self._splits = {}
+
+    @staticmethod
+    def lateral_frame(links):
+        if len(links) <= 1:
+            return links[:-1]
+        return links[1:-1] + (links[0],)
+
+    def split(self, nodes, cut, links):
+        """The two halves of ``nodes`` when the links numbered ``cut`` are removed, or
+        None if they are not two equal halves matched by ``cut`` links."""
+        key = (nodes.tobytes(), cut, links)
+        if key in self._splits:
+            return self._splits[key]
+        nb = self.nb
+        inside = np.zeros(self.n, dtype=bool)
+        inside[nodes] = True
+        keep = [j for j in links if j != cut]
+        reached = np.zeros(self.n, dtype=bool)
+        reached[nodes[0]] = True
+        frontier = nodes[:1]
+        while frontier.size and keep:
+            nxt = nb[frontier][:, keep].ravel()
+            nxt = np.unique(nxt[inside[nxt] & ~reached[nxt]])
+            reached[nxt] = True
+            frontier = nxt
+        h0 = nodes[reached[nodes]]
+        h1 = nodes[~reached[nodes]]
+        result = None
+        if 2 * h0.size == nodes.size and np.isin(nb[h0, cut], h1).all():
+            result = (h0, h1)
+        self._splits[key] = result
+        return result
+
+
+def check_requirements(nb):
+    """Check that the neighbour table ``nb`` is a k-Mcube: Definition 8's requirements
+    R1-R3 at every level, for every sub-Mcube they name, recursively.
+
+    Returns
+    -------
+    list of str
+        The violations found (empty if ``nb`` is a k-Mcube).
+    """
+    nb = np.asarray(nb, dtype=np.int64)
+    n, k = nb.shape
+    frames = _Frames(nb)
+    memo = {}
+    problems = []
+
+    def check(nodes, links):
+        key = (nodes.tobytes(), links)
+        if key not in memo:
+            memo[key] = _check_frame(frames, nodes, links, check)
+        return memo[key]
+
+    a = np.arange(n, dtype=np.int64)
+    for j in range(k):
+        if not (nb[nb[:, j], j] == a).all():
+            problems.append(f"links numbered {j} are not symmetric")
+        elif not ((a ^ nb[:, j]) >> j == 1).all():
+            problems.append(f"a link numbered {j} joins nodes whose most significant "
+                            f"differing bit is not {j}")
+    if not problems:
+        error = check(a, tuple(range(k - 1, -1, -1)))
+        if error:
+            problems.append(error)
+    return problems
+
+
+def _check_frame(frames, nodes, links, check):
+    nb = frames.nb
+    r = len(links)
+    label = f"sub-Mcube of {nodes.size} nodes from {int(nodes[0])}, links {links}"
+    if r and not np.isin(nb[nodes][:, list(links)], nodes).all():
+        return f"{label}: a link leaves it"
+    if r <= 2:      # closed under its r links, 2**r nodes: a hypercube (Definition 8 (I))
+        return None
+    p, lat = links[0], links[-1]
+    principals = frames.split(nodes, p, links)
+    if principals is None:
+        return f"{label}: no principals joined 1-1 by link {p}"
+    for half in principals:
+        error = check(half, links[1:])
+        if error:
+            return error
+    laterals = frames.split(nodes, lat, links)
+    if laterals is None:
+        return f"{label}: no laterals joined 1-1 by link {lat}"
+
+    def corners(principal):
+        halves = frames.split(principal, links[1], links[1:])
+        return {(i, j): np.intersect1d(halves[i], laterals[j])
+                for i in (0, 1) for j in (0, 1)}
+
+    ca, cb = corners(principals[0]), corners(principals[1])
+    where = {}
+    for key, part in cb.items():
+        for x in part.tolist():
+            where[x] = key
+    image = {}
+    corner_links = (p,) + frames.lateral_frame(links[2:])
+    for key, part in ca.items():
+        targets = {where.get(int(y)) for y in nb[part, p]}
+        if len(targets) != 1 or None in targets:
+            return f"{label}: R1 fails, corner {key} is not 1-1 connected to one corner"
+        image[key] = targets.pop()
+        if image[key][1] != key[1]:
+            return f"{label}: R3 fails, lateral {key[1]} is joined to the other lateral"
+        error = check(np.sort(np.concatenate([part, cb[image[key]]])), corner_links)
+        if error:
+            return f"{label}: R1 fails, {{X::Y}} of corner {key}: " + error
+    for x1, x2 in (((0, 0), (1, 1)), ((0, 1), (1, 0))):     # not 1-1 connected in A
+        y1, y2 = image[x1], image[x2]
+        if y1[0] != y2[0] and y1[1] != y2[1]:
+            return f"{label}: R2 fails, corners {x1}, {x2} go to opposite corners"
+    for half in laterals:
+        error = check(half, frames.lateral_frame(links))
+        if error:
+            return f"{label}: R3 fails: " + error
+    return None
+
+
+# -- Mroute ---------------------------------------------------------------------------
+
+def _msb_table(n):
+    a = np.arange(n, dtype=np.int64)
+    diff = a[:, None] ^ a[None, :]
+    out = np.full((n, n), -1, dtype=np.int64)
+    nz = diff > 0
+    out[nz] = np.frexp(diff[nz].astype(np.float64))[1] - 1
+    return out
+
+
+def mroute_table(nb):
+    """Mroute of section 3, by its recursive definition, as a next-hop table.
+
+    Returns
+    -------
+    numpy.ndarray of int8, shape (n, n)
+        ``table[here, dest]`` is the link Mroute takes first from ``here`` to ``dest``
+        (-1 on the diagonal). Mroute's path is consistent hop by hop, so this is also
+        the per-hop routing decision (checked in the tests).
+    """
+    nb = np.asarray(nb, dtype=np.int64)
+    n, k = nb.shape
+    frames = _Frames(nb)
+    memo = {}
+
+    def table(nodes, links):
+        key = (nodes.tobytes(), links)
+        if key not in memo:
+            memo[key] = _mroute_frame(frames, nodes, links, table)
+        return memo[key]
+
+    return table(np.arange(n, dtype=np.int64), tuple(range(k - 1, -1, -1))).astype(np.int8)
+
+
+def _mroute_frame(frames, nodes, links, table):
+    nb = frames.nb
+    m = nodes.size
+    pos = np.full(frames.n, -1, dtype=np.int64)
+    pos[nodes] = np.arange(m)
+    hop = np.full((m, m), -1, dtype=np.int64)
+    if len(links) <= 2:
+        # a hypercube: the link to a neighbour, else the highest link (e-cube default)
+        for j in sorted(links):
+            hop[np.arange(m), pos[nb[nodes, j]]] = j
+        far = (hop < 0)
+        np.fill_diagonal(far, False)
+        hop[far] = max(links) if links else -1
+        return hop
+    p, lat = links[0], links[-1]
+    principals = frames.split(nodes, p, links)
+    laterals = frames.split(nodes, lat, links)
+    side = np.zeros(m, dtype=np.int64)
+    side[pos[principals[1]]] = 1
+    half = np.zeros(m, dtype=np.int64)
+    for principal in principals:
+        half[pos[frames.split(principal, links[1], links[1:])[1]]] = 1
+    done = np.eye(m, dtype=bool)
+    # case (i): both in one principal
+    for principal in principals:
+        idx = pos[principal]
+        hop[np.ix_(idx, idx)] = table(principal, links[1:])
+        done[np.ix_(idx, idx)] = True
+    # case (ii): both in one lateral
+    for lateral in laterals:
+        idx = pos[lateral]
+        block = hop[np.ix_(idx, idx)]
+        todo = ~done[np.ix_(idx, idx)]
+        block[todo] = table(lateral, frames.lateral_frame(links))[todo]
+        hop[np.ix_(idx, idx)] = block
+        done[np.ix_(idx, idx)] = True
+    # case (iii): PCL first if the destination is in the principal of B that the PCL
+    # reaches (iii)(a), else LCL first (iii)(b)
+    s, d = np.nonzero(~done)
+    across = pos[nb[nodes[s], p]]
+    hop[s, d] = np.where(half[across] == half[d], p, lat)
+    return hop
+
+
+def routing_tables(nb, node):
+    """Tables RT1 and RT2 of ``node`` by Figure 6's Calculate_Table (read as in
+    docs/mcube.md: ``for i := t1-2 downto 1``, recursion on ``t1-1``).
+
+    Returns
+    -------
+    (dict, frozenset)
+        RT1: destination -> link for destinations in ``node``'s lateral that need a
+        link other than the e-cube default; RT2: destinations in the other lateral
+        that are routed over link 0 instead of the default.
+    """
+    nb = np.asarray(nb, dtype=np.int64)
+    k = nb.shape[1]
+    table1, table2 = {}, set()
+
+    def add_table(t, t1, s, into):
+        for i in range(t1 - 2, 0, -1):
+            x = int(nb[s, i])
+            if into is table2:
+                table2.add(x)
+            else:
+                table1[x] = t
+            add_table(t, t1 - 1, x, into)
+
+    for t in range(2, k):
+        s = int(nb[node, t])
+        for i in range(t + 1, k):
+            s1 = int(nb[s, i])
+            table1[s1] = t
+            add_table(t, t, s1, table1)
+    s = int(nb[node, 0])
+    for t in range(2, k):
+        s1 = int(nb[s, t])
+        table2.add(s1)
+        add_table(t, t, s1, table2)
+    return table1, frozenset(table2)
+
+
+# -- the paper's formulas ---------------------------------------------------------------
+
+def paper_distribution(k):
+    """F_k(i) of Theorem 1 (section 5.1): nodes at Mroute distance i, i = 0..; the
+    recurrence F_t(1) = F_{t-1}(1) + 1, F_t(i) = 2F_{t-1}(i) + 2F_{t-2}(i-1) - F_{t-2}(i)
+    - 2F_{t-3}(i-1) for i > 1, F_s(i) = C(s, i) for s < 3 (F_t(0) = 1)."""
+    k = check_int("Mcube dimension k", k, 0)
+    memo = {}
+
+    def f(t, i):
+        if i < 0:
+            return 0
+        if t < 3:
+            return comb(t, i) if t >= 0 else 0
+        if (t, i) not in memo:
+            if i == 0:
+                memo[t, i] = 1
+            elif i == 1:
+                memo[t, i] = f(t - 1, 1) + 1
+            else:
+                memo[t, i] = (2 * f(t - 1, i) + 2 * f(t - 2, i - 1) - f(t - 2, i)
+                              - 2 * f(t - 3, i - 1))
+        return memo[t, i]
+
+    out = [f(k, i) for i in range(k + 1)]
+    while len(out) > 1 and out[-1] == 0:
+        out.pop()
+    return out
+
+
+def paper_average_distance(k):
+    """AD(k) of section 5.2 by its recurrence AD(k) = AD(k-1) + (AD(k-2) - AD(k-3) + 1)/4,
+    with the hypercube value k/2 for k <= 2 (a Fraction; the mean over all 2^k
+    destinations, the node itself included)."""
+    k = check_int("Mcube dimension k", k, 0)
+    ad = [Fraction(0), Fraction(1, 2), Fraction(1)]
+    for t in range(3, k + 1):
+        ad.append(ad[t - 1] + (ad[t - 2] - ad[t - 3] + 1) / 4)
+    return ad[k]
+
+
+def paper_average_distance_closed_form(k):
+    """The closed form of section 5.2, k/3 + 4/9 + (1/18)(-1/2)^k - (1/2)^(k+1)."""
+    return k / 3 + 4 / 9 + (-0.5) ** k / 18 - 0.5 ** (k + 1)
+
+
+def paper_diameter(k):
+    """ceil((k+1)/2) (section 3, for k >= 3; a hypercube's k below)."""
+    return k if k <= 2 else (k + 2) // 2
+
+
+# -- the topology ------------------------------------------------------------------------
+
+class Mcube(Topology):
+    """The k-Mcube of mcube.txt.
+
+    Parameters
+    ----------
+    k : int
+        Dimension, ``1 <= k <= MAX_K``. For ``k <= 2`` the Mcube is the hypercube Q(k)
+        (Definition 8 (I)). Nodes are the k-bit addresses of section 3; port ``j`` is
+        the link numbered ``j``, the most significant bit in which its ends differ.
+    construction : str
+        ``"hem"`` (default): the hypercube emulator Mcube of section 6;
+        ``"algorithmic"``: section 2.2 with identical halves.
+
+    Routing algorithms
+    ------------------
+    ``mroute`` (default)
+        Mroute of section 3, in its table-driven form: RT2 (destination in the other
+        lateral, i.e. address bit 0 differs: take link 0) and RT1 (same lateral: take
+        the listed link) from Figure 6, else the e-cube default. Equal to the recursive
+        definition (:func:`mroute_table`, tests); at most ``ceil((k+1)/2)`` hops.
+    ``ecube``
+        The default alone: the link of the most significant differing bit (k hops at
+        most).
+    """
+
+    name = "mcube"
+    algorithms = ("mroute", "ecube")
+
+    def __init__(self, k, construction="hem"):
+        self.k = check_int("Mcube dimension k", k, 1, MAX_K)
+        if construction not in CONSTRUCTIONS:
+            raise ValueError(f"Mcube construction must be one of {', '.join(CONSTRUCTIONS)}, "
+                             f"not {construction!r}")
+        self.construction = construction
+        self.address_bits = self.k
+        self.num_nodes = 1 << self.k
+        self.degree = self.k
+        build = hem_neighbors if construction == "hem" else algorithmic_neighbors
+        self._nb = build(self.k)
+        self._nb.setflags(write=False)
+        self._tables = {}
+
+    @property
+    def params(self):
+        if self.construction == "hem":
+            return {"k": self.k}
+        return {"k": self.k, "construction": self.construction}
+
+    @property
+    def label(self):
+        suffix = "" if self.construction == "hem" else ", algorithmic"
+        return f"Mcube({self.k}{suffix})"
+
+    @property
+    def neighbor_table(self):
+        """Read-only numpy array ``[address, link]`` of neighbours."""
+        return self._nb
+
+    def neighbor_array(self, addresses, port):
+        return self._nb[np.asarray(addresses, dtype=np.int64), port]
+
+    def _neighbor(self, address, port):
+        return int(self._nb[address, port])
+
+    def tables(self, node):
+        """(RT1, RT2) of ``node``: see :func:`routing_tables` (cached)."""
+        node = self.check_node(node, "node")
+        if node not in self._tables:
+            self._tables[node] = routing_tables(self._nb, node)
+        return self._tables[node]
+
+    def _next_port(self, here, dest, algorithm):
+        default = (here ^ dest).bit_length() - 1
+        if algorithm == "ecube":
+            return default
+        rt1, rt2 = self.tables(here)
+        if (here ^ dest) & 1:
+            return 0 if dest in rt2 else default
+        return rt1.get(dest, default)
+
+    def port_table(self, algorithm=None):
+        """``table[here, dest]``: :meth:`next_port` for every pair (``degree`` on the
+        diagonal), as a numpy int array built from the routing tables."""
+        algorithm = self.check_algorithm(algorithm)
+        n = self.num_nodes
+        table = _msb_table(n)
+        if algorithm == "mroute":
+            for here in range(n):
+                rt1, rt2 = self.tables(here)
+                if rt1:
+                    table[here, list(rt1)] = list(rt1.values())
+                if rt2:
+                    table[here, list(rt2)] = 0
+        np.fill_diagonal(table, self.degree)
+        return table
+
+    def check_requirements(self):
+        """Definition 8's R1-R3 for this network: a list of violations (empty if none)."""
+        return check_requirements(self._nb)
+
+    def paper_values(self):
+        """Formula values of mcube.txt, keyed like
+        :func:`~cubefab.topology.properties.properties`. The diameter and distance
+        distribution are under Mroute (the BFS values may be smaller)."""
+        k = self.k
+        ad = paper_average_distance(k)
+        values = {
+            "nodes": {"value": 2 ** k, "source": "mcube.txt section 2: 2^k"},
+            "degree": {"value": k, "source": "mcube.txt section 2"},
+            "links": {"value": k * 2 ** (k - 1), "source": "mcube.txt section 9: k*2^(k-1)"},
+            "mroute_diameter": {"value": paper_diameter(k),
+                                "source": "mcube.txt section 3: ceil((k+1)/2) under Mroute"},
+            "mroute_distance_distribution": {"value": paper_distribution(k),
+                                             "source": "mcube.txt Theorem 1: F_k(i)"},
+            "mroute_average_distance_with_self": {
+                "value": float(ad),
+                "source": "mcube.txt section 5.2: AD(k) recurrence"},
+            "mroute_average_distance_with_self_closed_form": {
+                "value": paper_average_distance_closed_form(k),
+                "source": "mcube.txt section 5.2: k/3 + 4/9 + (1/18)(-1/2)^k - (1/2)^(k+1)"},
+        }
+        if k >= 3:
+            values["reconfiguration_switches_bound"] = {
+                "value": (k - 2) * 2 ** (k - 2),
+                "source": "mcube.txt Theorem 2: at most (k-2)*2^(k-2)"}
+        return values

@@ -1,0 +1,157 @@
+"""Measured Mcube figures beside mcube.txt's: route lengths under Mroute, BFS distances,
+hypercube emulation (section 6) and reconfiguration switches (section 7)."""
+
+from fractions import Fraction
+
+import numpy as np
+
+from .mcube import (Mcube, paper_distribution, paper_average_distance,
+                    paper_average_distance_closed_form, paper_diameter)
+from .properties import distance_distribution
+
+
+__all__ = ["route_lengths", "distance_report", "hypercube_emulation",
+           "reconfiguration_switches", "mcube_report"]
+
+
+def route_lengths(topology, algorithm=None):
+    """``lengths[here, dest]``: hops of hop-by-hop routing, all pairs (vectorised walk)."""
+    table = topology.port_table(algorithm)
+    nb = topology.neighbor_table
+    n = topology.num_nodes
+    cur = np.repeat(np.arange(n, dtype=np.int64)[:, None], n, axis=1)
+    dst = np.repeat(np.arange(n, dtype=np.int64)[None, :], n, axis=0)
+    lengths = np.zeros((n, n), dtype=np.int64)
+    for _ in range(2 * topology.k + 1):
+        active = cur != dst
+        if not active.any():
+            return lengths
+        ports = table[cur[active], dst[active]]
+        cur[active] = nb[cur[active], ports]
+        lengths[active] += 1
+    raise RuntimeError(f"routing on {topology.label} does not terminate")  # pragma: no cover
+
+
+def distance_report(topology):
+    """Mroute route-length distribution (every source) and BFS distances beside
+    Theorem 1's F_k and section 5.2's AD(k).
+
+    Returns
+    -------
+    dict
+        ``mroute_distribution`` (same from every source, else RuntimeError),
+        ``bfs_distribution`` (node 0), ``paper_distribution``, diameters, averages with
+        self as exact fraction strings and floats.
+    """
+    k = topology.k
+    lengths = route_lengths(topology)
+    counts = [np.bincount(row, minlength=k + 1) for row in lengths]
+    ref = counts[0]
+    if any((c != ref).any() for c in counts):
+        raise RuntimeError(f"{topology.label}: Mroute distance distribution is not uniform")
+    mroute = np.trim_zeros(ref, "b").tolist()
+    bfs = distance_distribution(topology, 0).tolist()
+    n = topology.num_nodes
+    avg_m = Fraction(int(np.dot(np.arange(len(mroute)), mroute)), n)
+    avg_b = Fraction(int(np.dot(np.arange(len(bfs)), bfs)), n)
+    ad = paper_average_distance(k)
+    return {
+        "k": k,
+        "mroute_distribution": mroute,
+        "paper_distribution": paper_distribution(k),
+        "bfs_distribution": bfs,
+        "mroute_diameter": len(mroute) - 1,
+        "bfs_diameter": len(bfs) - 1,
+        "paper_diameter": paper_diameter(k),
+        "mroute_average_with_self": float(avg_m),
+        "mroute_average_with_self_exact": str(avg_m),
+        "paper_ad": float(ad),
+        "paper_ad_exact": str(ad),
+        "paper_ad_closed_form": paper_average_distance_closed_form(k),
+        "bfs_average_with_self": float(avg_b),
+        "bfs_average_with_self_exact": str(avg_b),
+        "mroute_minimal_pairs": int((lengths == _bfs_matrix(topology)).sum()) if n <= 1024
+        else None,
+    }
+
+
+def _bfs_matrix(topology):
+    from .properties import bfs_distances
+    return np.stack([bfs_distances(topology, s) for s in range(topology.num_nodes)])
+
+
+def hypercube_emulation(topology):
+    """Section 6: how each hypercube link (x, x ^ 2^j) is carried by the Mcube.
+
+    Returns
+    -------
+    dict
+        ``direct``: hypercube links that are Mcube links; ``two_hop``: not direct but
+        x -> x^1 -> y or x -> y^1 -> y over one link 0 (one extra step);
+        ``three_hop``: neither, but (x^1, y^1) is a link (the paper's literal
+        statement); ``other``: none of these; ``per_dimension`` the same per j.
+    """
+    nb = topology.neighbor_table
+    n, k = nb.shape
+    x = np.arange(n, dtype=np.int64)
+    total = {"direct": 0, "two_hop": 0, "three_hop": 0, "other": 0}
+    per_dim = []
+    for j in range(k):
+        y = x ^ (1 << j)
+        keep = x < y
+        xs, ys = x[keep], y[keep]
+        direct = nb[xs, j] == ys
+        jx = (nb[xs ^ 1] == ys[:, None]).any(axis=1) | (nb[ys ^ 1] == xs[:, None]).any(axis=1)
+        two = ~direct & jx
+        three = ~direct & ~two & (nb[xs ^ 1] == (ys ^ 1)[:, None]).any(axis=1)
+        other = ~direct & ~two & ~three
+        row = {"dimension": j, "direct": int(direct.sum()), "two_hop": int(two.sum()),
+               "three_hop": int(three.sum()), "other": int(other.sum())}
+        per_dim.append(row)
+        for key in total:
+            total[key] += row[key]
+    return {**total, "links": k * n // 2, "per_dimension": per_dim}
+
+
+def _cycles(perm):
+    seen = np.zeros(perm.size, dtype=bool)
+    count = 0
+    for start in range(perm.size):
+        if not seen[start]:
+            count += 1
+            i = start
+            while not seen[i]:
+                seen[i] = True
+                i = perm[i]
+    return count
+
+
+def reconfiguration_switches(topology):
+    """Section 7: 2x2 switches that reconfigure the Mcube into Q(k) and back.
+
+    Each block of links numbered j with one prefix (bits above j) joins x to
+    ``2^j + pi(x)``; a cascade of 2x2 exchange switches realises pi with
+    ``2^j - cycles(pi)`` of them, the fewest transpositions. Returns the total, the
+    count per link number and Theorem 2's bound (k-2)*2^(k-2).
+    """
+    nb = topology.neighbor_table
+    n, k = nb.shape
+    per_dim = []
+    for j in range(k):
+        size = 1 << j
+        needed = 0
+        for base in range(0, n, 2 * size):
+            perm = nb[base:base + size, j] - base - size
+            needed += size - _cycles(perm)
+        per_dim.append(needed)
+    return {"switches": sum(per_dim), "per_dimension": per_dim,
+            "paper_bound": (k - 2) * 2 ** (k - 2) if k >= 3 else 0}
+
+
+def mcube_report(k, construction="hem"):
+    """Everything above for the k-Mcube, as one dict."""
+    topology = Mcube(k, construction)
+    return {"label": topology.label, "requirements_violations": topology.check_requirements(),
+            "distances": distance_report(topology),
+            "hypercube_emulation": hypercube_emulation(topology),
+            "reconfiguration": reconfiguration_switches(topology)}

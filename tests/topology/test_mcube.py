@@ -1,0 +1,194 @@
+"""The Mcube model: construction, R1-R3, Mroute and its tables, the paper's formulas."""
+
+import numpy as np
+import pytest
+
+from cubefab.topology import Mcube, Hypercube, make_topology
+from cubefab.topology.mcube import (check_requirements, mroute_table, routing_tables,
+                                    paper_distribution, paper_average_distance,
+                                    paper_average_distance_closed_form, hem_neighbors,
+                                    algorithmic_neighbors)
+from cubefab.topology.mcube_analysis import (distance_report, hypercube_emulation,
+                                             reconfiguration_switches, route_lengths)
+from tests.helpers import assert_is_walk
+
+CONSTRUCTIONS = ["hem", "algorithmic"]
+FAST_K = range(3, 8)
+SLOW_K = range(8, 11)
+
+
+def _mroute_port_table(topology):
+    table = mroute_table(topology.neighbor_table).astype(np.int64)
+    np.fill_diagonal(table, topology.degree)
+    return table
+
+
+@pytest.mark.parametrize("construction", CONSTRUCTIONS)
+@pytest.mark.parametrize("k", range(1, 9))
+def test_link_numbers_are_most_significant_differing_bit(k, construction):
+    nb = Mcube(k, construction).neighbor_table
+    a = np.arange(1 << k)
+    for j in range(k):
+        assert (nb[nb[:, j], j] == a).all()
+        assert ((a ^ nb[:, j]) >> j == 1).all()
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_small_mcubes_are_hypercubes(k):
+    assert (Mcube(k).edges() == Hypercube(k).edges()).all()
+
+
+def test_three_mcube_is_the_twisted_cube_of_figure_2():
+    # R2 option (a): A00-B00, A10-B10, A01-B11, A11-B01 (corners are single nodes)
+    assert [Mcube(3).neighbor(x, 2) for x in range(4)] == [4, 7, 6, 5]
+
+
+@pytest.mark.parametrize("construction", CONSTRUCTIONS)
+@pytest.mark.parametrize("k", FAST_K)
+def test_requirements_r1_r3_hold(k, construction):
+    assert Mcube(k, construction).check_requirements() == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("construction", CONSTRUCTIONS)
+@pytest.mark.parametrize("k", SLOW_K)
+def test_requirements_r1_r3_hold_large(k, construction):
+    assert Mcube(k, construction).check_requirements() == []
+
+
+@pytest.mark.parametrize("k", [3, 4, 5])
+def test_requirement_check_rejects_the_hypercube(k):
+    # the hypercube joins A00-B00 and A11-B11: diagonal corners stay diagonal (R2)
+    q = Hypercube(k)
+    nb = np.stack([q.neighbor_array(q.nodes(), j) for j in range(k)], axis=1)
+    problems = check_requirements(nb)
+    assert problems and "R2" in problems[0]
+
+
+def test_requirement_check_rejects_a_corner_split():
+    nb = hem_neighbors(4).copy()
+    # swap two PCL partners across different corners of B: 1-13 and 3-15 -> 1-15, 3-13
+    a, b = int(nb[1, 3]), int(nb[3, 3])
+    nb[1, 3], nb[3, 3], nb[a, 3], nb[b, 3] = b, a, 3, 1
+    problems = check_requirements(nb)
+    assert problems
+
+
+def test_requirement_check_rejects_wrong_link_numbers():
+    nb = hem_neighbors(3).copy()
+    nb[[0, 1], 0] = nb[[0, 1], 1]
+    assert check_requirements(nb)
+
+
+@pytest.mark.parametrize("construction", CONSTRUCTIONS)
+@pytest.mark.parametrize("k", FAST_K)
+def test_table_driven_mroute_equals_recursive_mroute(k, construction):
+    topology = Mcube(k, construction)
+    assert (topology.port_table() == _mroute_port_table(topology)).all()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("construction", CONSTRUCTIONS)
+@pytest.mark.parametrize("k", SLOW_K)
+def test_table_driven_mroute_equals_recursive_mroute_large(k, construction):
+    topology = Mcube(k, construction)
+    assert (topology.port_table() == _mroute_port_table(topology)).all()
+
+
+@pytest.mark.parametrize("k", FAST_K)
+def test_rt2_entries_are_the_other_lateral(k):
+    nb = hem_neighbors(k)
+    for node in range(1 << k):
+        rt1, rt2 = routing_tables(nb, node)
+        assert all((d ^ node) & 1 for d in rt2)
+        assert all(not (d ^ node) & 1 for d in rt1)
+        # measured sizes: RT2 = 2^(k-2) - 1, RT1 = 2^(k-2) - k + 1 (not O(k), O(k^2))
+        assert len(rt2) == 2 ** (k - 2) - 1
+        assert len(rt1) == 2 ** (k - 2) - k + 1
+
+
+def test_next_port_matches_port_table_and_routes_are_walks():
+    topology = Mcube(5)
+    table = topology.port_table()
+    for s in range(32):
+        for t in range(32):
+            assert topology.next_port(s, t) == table[s, t]
+    for s, t in [(0, 31), (5, 26), (17, 2)]:
+        assert_is_walk(topology, topology.route(s, t), s, t)
+    assert topology.route(0, 31, "ecube")[-1] == 31
+
+
+@pytest.mark.parametrize("k", FAST_K)
+def test_mroute_distribution_is_f_k_from_every_node(k):
+    report = distance_report(Mcube(k))
+    assert report["mroute_distribution"] == paper_distribution(k)
+    assert report["mroute_average_with_self_exact"] == report["paper_ad_exact"]
+    assert report["mroute_diameter"] == report["paper_diameter"] == (k + 2) // 2
+    assert report["bfs_diameter"] <= report["mroute_diameter"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", SLOW_K)
+def test_mroute_distribution_is_f_k_large(k):
+    report = distance_report(Mcube(k))
+    assert report["mroute_distribution"] == paper_distribution(k)
+    assert report["mroute_diameter"] == (k + 2) // 2
+
+
+def test_paper_recurrences():
+    assert paper_distribution(3) == [1, 3, 4]
+    assert paper_distribution(4) == [1, 4, 9, 2]
+    for k in range(3, 12):
+        assert sum(paper_distribution(k)) == 2 ** k
+        assert abs(paper_average_distance_closed_form(k) - float(paper_average_distance(k))) < 1e-12
+
+
+def test_bfs_is_shorter_than_mroute_from_k6():
+    report = distance_report(Mcube(6))
+    assert report["bfs_distribution"] == [1, 6, 25, 30, 2]
+    assert report["mroute_distribution"] == [1, 6, 25, 28, 4]
+
+
+def test_route_lengths_walks_every_pair():
+    lengths = route_lengths(Mcube(4))
+    assert lengths.shape == (16, 16) and (np.diag(lengths) == 0).all()
+
+
+@pytest.mark.parametrize("k", range(3, 11))
+def test_hem_emulates_hypercube_links_over_link_0(k):
+    emu = hypercube_emulation(Mcube(k))
+    assert emu["other"] == 0 and emu["two_hop"] == 0
+    assert emu["direct"] + emu["three_hop"] == emu["links"]
+
+
+@pytest.mark.parametrize("k", range(3, 11))
+def test_hem_switch_count_is_half_the_bound(k):
+    result = reconfiguration_switches(Mcube(k))
+    assert result["switches"] == (k - 2) * 2 ** (k - 3)
+    assert result["switches"] <= result["paper_bound"]
+
+
+def test_catalog_and_cli(cli):
+    assert make_topology("mcube", k=4) == Mcube(4)
+    result = cli("route", "mcube", "-k", 5, "--src", 0, "--dst", 31, "--json")
+    assert result.status == 0 and result.json()["path"] == [0, 1, 25, 31]
+    result = cli("edges", "mcube", "-k", 3)
+    assert result.out.split("\n")[:3] == ["0 1", "0 2", "0 4"]
+
+
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (21, ValueError), (3.0, TypeError),
+                                        (True, TypeError)])
+def test_bad_dimension(bad, error):
+    with pytest.raises(error, match="Mcube dimension k"):
+        Mcube(bad)
+
+
+def test_bad_construction():
+    with pytest.raises(ValueError, match="hem, algorithmic"):
+        Mcube(4, "twisted")
+
+
+def test_paper_values():
+    values = Mcube(5).paper_values()
+    assert values["mroute_diameter"]["value"] == 3
+    assert values["reconfiguration_switches_bound"]["value"] == 24
