@@ -23,6 +23,8 @@ COMMAND_MODULES = [
     "cubefab.commands.topology",
     "cubefab.commands.demo",
     "cubefab.commands.export",
+    "cubefab.commands.verilog",
+    "cubefab.commands.synth",
 ]
 
 

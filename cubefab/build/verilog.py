@@ -1,0 +1,63 @@
+"""Verilog of components, with the interfaces conventions.md fixes.
+
+A route unit's top module is purely combinational: input ``dest``, input ``src``
+only when the algorithm reads it (metacube ``paper``), input ``here`` only for a
+unit built without a node address (address straps), and output ``port``. The
+one-hot ``request`` vector is the router's internal business and is left out.
+"""
+
+import os
+import re
+
+from amaranth.back import verilog as amaranth_verilog
+
+from ..hdl.route import RouteUnit
+from .manifest import component_ports
+
+
+__all__ = ["verilog_text", "route_unit_verilog", "write_verilog"]
+
+
+def _check_name(name):
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise ValueError(f"Module name must be a Verilog identifier, not {name!r}")
+    return name
+
+
+def verilog_text(component, name="top", omit=()):
+    """Verilog of ``component`` (a ``wiring.Component``) as top module ``name``.
+
+    Parameters
+    ----------
+    component : wiring.Component
+    name : str
+        Name of the top module (a Verilog identifier).
+    omit : iterable of str
+        Members (by their Verilog port name) that are not ports of the top module;
+        outputs left out become internal and synthesis removes their logic.
+    """
+    name = _check_name(name)
+    ports = component_ports(component)
+    for member in omit:
+        if member not in ports:
+            raise ValueError(f"Member to omit must be one of {sorted(ports)}, not {member!r}")
+        del ports[member]
+    return amaranth_verilog.convert(component, name=name, ports=ports, emit_src=False)
+
+
+def route_unit_verilog(unit, name="top"):
+    """Verilog of a :class:`~cubefab.hdl.route.RouteUnit` with the conventions.md
+    interface (``dest``, ``src`` when read, ``here`` for straps, ``port``)."""
+    if not isinstance(unit, RouteUnit):
+        raise TypeError(f"Unit must be a RouteUnit, not {unit!r}")
+    return verilog_text(unit, name, omit=("request",))
+
+
+def write_verilog(text, path):
+    """Write Verilog ``text`` to ``path`` (parent directories are created);
+    returns ``path``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    return path

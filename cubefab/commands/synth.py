@@ -1,0 +1,70 @@
+"""``cubefab synth TARGET TOPO ...``: LUT4 count and logic depth from yosys ``synth_ice40``.
+
+Targets are listed in :data:`TARGETS` (``route``: the route unit of one node);
+another target is one entry there.
+"""
+
+import os
+
+from ..cli import CliError, _Parser, add_topology_command, emit, format_table
+from ..build.pnr import ToolFailed, ToolMissing
+from ..build.synth import synthesize_logic
+from ..build.verilog import route_unit_verilog
+from .verilog import Target, route_options, build_route_unit
+
+
+__all__ = ["register", "TARGETS", "synth_options", "report_cost"]
+
+
+def synth_options(configure):
+    """``configure`` plus the options every synth target shares."""
+    def options(parser):
+        configure(parser)
+        parser.add_argument("--workdir", default=None, metavar="DIR",
+                            help="where yosys runs and leaves its files and log "
+                                 "(default: build/synth/<design>)")
+        parser.add_argument("--json", action="store_true")
+    return options
+
+
+def report_cost(args, what, verilog, default_workdir, extra=None):
+    """Synthesise ``verilog`` (top module ``top``) and print its cost."""
+    workdir = args.workdir or default_workdir
+    try:
+        cost = synthesize_logic(verilog, "top", workdir)
+    except (ToolMissing, ToolFailed) as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+    document = dict(extra or {}, design=what, lut4=cost.lut4, depth=cost.depth,
+                    carry=cost.carry, cells=cost.cells, workdir=workdir,
+                    tool="yosys synth_ice40",
+                    depth_measure="cells on the longest input-to-output path (yosys ltp -noff)")
+    table = format_table(["design", "LUT4", "depth", "carry"],
+                         [[what, cost.lut4, cost.depth, cost.carry]])
+    emit(args, document, f"{table}\nyosys log: {os.path.join(workdir, 'synth.log')}")
+
+
+def _route(args, topology):
+    unit = build_route_unit(args, topology)
+    params = "_".join(f"{k}{v}" for k, v in topology.params.items())
+    default = os.path.join("build", "synth",
+                           f"route_{topology.name}_{params}_{unit.algorithm}_{unit.node}")
+    report_cost(args, f"{topology.label} {unit.algorithm} route unit of node {unit.node}",
+                route_unit_verilog(unit), default,
+                {"topology": topology.label, "algorithm": unit.algorithm, "node": unit.node,
+                 "unit": type(unit).__name__})
+
+
+#: ``cubefab synth`` targets by name.
+TARGETS = {
+    "route": Target("LUT4s and depth of the route unit of one node", route_options, _route),
+}
+
+
+def register(sub):
+    parser = sub.add_parser("synth", help="LUT4 count and logic depth from yosys synth_ice40",
+                            description="Synthesise with yosys synth_ice40 and report the cost.")
+    targets = parser.add_subparsers(dest="target", metavar="TARGET", parser_class=_Parser)
+    targets.required = True
+    for name, target in TARGETS.items():
+        add_topology_command(targets, name, target.help, target.handler,
+                             synth_options(target.configure))

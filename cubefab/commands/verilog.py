@@ -1,0 +1,83 @@
+"""``cubefab verilog TARGET TOPO ...``: Verilog of the hardware.
+
+Targets are listed in :data:`TARGETS`; ``route`` writes the combinational route
+unit of one node (conventions.md interface). Another target is one entry there.
+"""
+
+import os
+from typing import Callable, NamedTuple
+
+from ..cli import CliError, _Parser, add_topology_command, emit, parse_address
+from ..build.verilog import route_unit_verilog, write_verilog
+from ..hdl.route import route_unit
+
+
+__all__ = ["register", "TARGETS", "Target", "route_options", "build_route_unit"]
+
+
+class Target(NamedTuple):
+    """A ``cubefab verilog`` / ``cubefab synth`` target: help text, options and the
+    handler ``handler(args, topology)``."""
+    help: str
+    configure: Callable
+    handler: Callable
+
+
+def route_options(parser):
+    """The options that name a route unit: ``--node`` and ``--algorithm``."""
+    parser.add_argument("--node", type=parse_address, required=True, metavar="A",
+                        help="address of the node whose route unit is generated")
+    parser.add_argument("--algorithm", default=None, metavar="NAME",
+                        help="routing algorithm (default: the topology's first)")
+
+
+def build_route_unit(args, topology):
+    """The route unit that ``--node``/``--algorithm`` name (CliError on bad input)."""
+    try:
+        return route_unit(topology, args.node, args.algorithm)
+    except (TypeError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+
+
+def _output_options(configure):
+    def options(parser):
+        configure(parser)
+        parser.add_argument("-o", "--output", required=True, metavar="FILE",
+                            help="Verilog file to write")
+        parser.add_argument("--top", default="top", metavar="NAME",
+                            help="name of the top module (default: top)")
+        parser.add_argument("--json", action="store_true")
+    return options
+
+
+def _write(args, topology, text, what):
+    try:
+        write_verilog(text, args.output)
+    except OSError as exc:
+        raise CliError(f"cannot write {args.output}: {exc.strerror}") from None
+    document = {"path": args.output, "top": args.top, "topology": topology.label,
+                "bytes": len(text.encode())}
+    emit(args, document, f"wrote {what} to {args.output} (top module {args.top})")
+
+
+def _route(args, topology):
+    unit = build_route_unit(args, topology)
+    text = route_unit_verilog(unit, args.top)
+    _write(args, topology, text,
+           f"{topology.label} {unit.algorithm} route unit of node {unit.node}")
+
+
+#: ``cubefab verilog`` targets by name.
+TARGETS = {
+    "route": Target("the combinational route unit of one node", route_options, _route),
+}
+
+
+def register(sub):
+    parser = sub.add_parser("verilog", help="write Verilog of a route unit, router or fabric",
+                            description="Write Verilog of the hardware.")
+    targets = parser.add_subparsers(dest="target", metavar="TARGET", parser_class=_Parser)
+    targets.required = True
+    for name, target in TARGETS.items():
+        add_topology_command(targets, name, target.help, target.handler,
+                             _output_options(target.configure))
