@@ -3,6 +3,7 @@
 from .base import TableRoute
 from .dlh import DLHRoute
 from .hypercube import HypercubeRoute
+from .mcube import McubeRoute
 from .metacube import MetacubeRoute
 
 
@@ -14,6 +15,7 @@ LOGIC_UNITS = {
     "hypercube": HypercubeRoute,
     "metacube": MetacubeRoute,
     "dlh": DLHRoute,
+    "mcube": McubeRoute,
 }
 
 

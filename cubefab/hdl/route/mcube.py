@@ -1,0 +1,88 @@
+"""Route unit of the Mcube: Mroute's routing tables as constant logic, e-cube default."""
+
+from amaranth.hdl import Cat, Mux, Signal
+
+from ...topology.mcube import Mcube
+from .base import RouteUnit
+from .logic import first_true
+
+
+__all__ = ["McubeRoute"]
+
+
+class McubeRoute(RouteUnit):
+    """Mroute (or plain e-cube) of :class:`~cubefab.topology.mcube.Mcube` as logic.
+
+    Parameters
+    ----------
+    topology : Mcube
+        A k-Mcube, ``k <= 12`` (``k <= 7`` when ``node`` is ``None``).
+    node : int or None
+        This node's address, or ``None`` to read it from the ``here`` input.
+    algorithm : str or None
+        ``"mroute"`` (default) or ``"ecube"``.
+
+    The default port is the e-cube link of the most significant bit in which ``dest``
+    and this node differ (``degree`` when they are equal). For ``mroute`` the node's
+    tables RT1/RT2 (mcube.txt Figure 6, :meth:`Mcube.tables`) override it: a
+    destination listed in RT2 (the other lateral) goes out on link 0, one listed in
+    RT1 on the link the entry names. The tables are constant logic: one ``Switch`` on
+    ``dest`` (on ``Cat(dest, here)`` when ``node`` is ``None``) whose cases are the
+    entries grouped by link. See :class:`RouteUnit` for the members.
+    """
+
+    topology_class = Mcube
+
+    #: Largest k for constant-address units and for units with a ``here`` input.
+    MAX_K = 12
+    MAX_K_STRAPS = 7
+
+    def __init__(self, topology, node=None, algorithm=None):
+        if (isinstance(topology, Mcube) and node is None
+                and topology.k > self.MAX_K_STRAPS and algorithm != "ecube"):
+            self._MustUse__silence = True
+            raise ValueError(f"McubeRoute with a 'here' input holds every node's tables; "
+                             f"it is built for k <= {self.MAX_K_STRAPS}, not k = "
+                             f"{topology.k} (give a constant node)")
+        super().__init__(topology, node, algorithm)
+
+    def check_parameters(self, topology, algorithm):
+        if topology.k > self.MAX_K and algorithm != "ecube":
+            raise ValueError(f"McubeRoute mroute holds 2**(k-1) - k table entries per "
+                             f"node; it is built for k <= {self.MAX_K}, not k = {topology.k}")
+
+    def _entries(self):
+        """{link: [switch keys]} of the table entries (keys as in the docstring)."""
+        topo = self.topology
+        bits = topo.address_bits
+        heres = range(topo.num_nodes) if self.node is None else [self.node]
+        groups = {}
+        for here in heres:
+            prefix = 0 if self.node is not None else here << bits
+            rt1, rt2 = topo.tables(here)
+            for dest in rt2:
+                groups.setdefault(0, []).append(prefix | dest)
+            for dest, link in rt1.items():
+                groups.setdefault(link, []).append(prefix | dest)
+        return groups
+
+    def elaborate_port(self, m):
+        topo = self.topology
+        k = topo.k
+        diff = self.dest ^ self.here_value()
+        # e-cube default: priority encoder from the most significant differing bit
+        default = first_true([(diff[j], j) for j in reversed(range(k))], topo.degree)
+        if self.algorithm == "ecube":
+            m.d.comb += self.port.eq(default)
+            return
+        # Mroute's exceptions to the default, from the node's tables
+        hit = Signal()
+        link = Signal(range(max(k, 2)))
+        key = self.dest if self.node is not None else Cat(self.dest, self.here)
+        groups = self._entries()
+        if groups:
+            with m.Switch(key):
+                for value, keys in sorted(groups.items()):
+                    with m.Case(*keys):
+                        m.d.comb += [hit.eq(1), link.eq(value)]
+        m.d.comb += self.port.eq(Mux(hit, link, default))

@@ -1,0 +1,64 @@
+"""McubeRoute against Mcube.next_port, in the Amaranth simulator."""
+
+import random
+
+import pytest
+from amaranth.hdl import Fragment
+
+from cubefab.hdl.route.mcube import McubeRoute
+from cubefab.hdl.route import route_unit
+from cubefab.topology import Mcube, Hypercube
+
+from tests.hdl.route_helpers import assert_matches_reference
+
+
+def _nodes(topology):
+    return [int(a) for a in topology.nodes()]
+
+
+@pytest.mark.parametrize("k", [3, 4, 5])
+@pytest.mark.parametrize("algorithm", ["mroute", "ecube"])
+def test_straps_unit_equals_next_port_exhaustively(k, algorithm):
+    topology = Mcube(k)
+    nodes = _nodes(topology)
+    checked = assert_matches_reference(topology, nodes, nodes, algorithm=algorithm,
+                                       unit_class=McubeRoute)
+    assert checked == len(nodes) ** 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("construction", ["hem", "algorithmic"])
+def test_straps_unit_equals_next_port_exhaustively_k6(construction):
+    topology = Mcube(6, construction)
+    nodes = _nodes(topology)
+    assert assert_matches_reference(topology, nodes, nodes, unit_class=McubeRoute) == 4096
+
+
+def test_constant_node_units_equal_next_port():
+    topology = Mcube(5, "algorithmic")
+    nodes = _nodes(topology)
+    assert_matches_reference(topology, nodes[::3], nodes, straps=False,
+                             unit_class=McubeRoute)
+
+
+@pytest.mark.parametrize("k, samples", [(8, 3), pytest.param(10, 4, marks=pytest.mark.slow)])
+def test_sampled_nodes_every_destination(k, samples):
+    topology = Mcube(k)
+    nodes = _nodes(topology)
+    heres = random.Random(k).sample(nodes, samples)
+    assert_matches_reference(topology, heres, nodes, straps=False, unit_class=McubeRoute)
+
+
+def test_factory_builds_the_mcube_unit():
+    unit = route_unit(Mcube(4), 3)
+    Fragment.get(unit, None)
+    assert isinstance(unit, McubeRoute)
+
+
+def test_refuses_other_topologies_and_large_straps():
+    with pytest.raises(TypeError, match="Mcube"):
+        McubeRoute(Hypercube(3))
+    with pytest.raises(ValueError, match="k <= 7"):
+        McubeRoute(Mcube(8))
+    with pytest.raises(ValueError, match="k <= 12"):
+        McubeRoute(Mcube(13), 0)
