@@ -75,6 +75,9 @@ class Fabric(wiring.Component):
             if not self.deadlock_report.deadlock_free:
                 raise DeadlockError(self.deadlock_report)
         n = topology.num_nodes
+        #: list of Router, in dense node order (``routers[topology.index(address)]``)
+        self.routers = [Router(topology, int(node), **self.router_params())
+                        for node in topology.nodes()]
         super().__init__({
             "local_in": In(stream.Signature(self.layout)).array(n),
             "local_out": Out(stream.Signature(self.layout)).array(n),
@@ -90,10 +93,9 @@ class Fabric(wiring.Component):
         topo = self.topology
         nodes = [int(a) for a in topo.nodes()]
         back = inverse_ports(topo)
-        routers = []
+        routers = self.routers
         for i, node in enumerate(nodes):
-            r = m.submodules[f"router_{node}"] = Router(topo, node, **self.router_params())
-            routers.append(r)
+            r = m.submodules[f"router_{node}"] = routers[i]
             wiring.connect(m, wiring.flipped(self.local_in[i]), r.local_in)
             wiring.connect(m, r.local_out, wiring.flipped(self.local_out[i]))
         for i, node in enumerate(nodes):

@@ -2,13 +2,13 @@
 
 from amaranth.hdl import Module, Signal, Cat, Mux, unsigned
 from amaranth.lib import data, stream, wiring
-from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import required_vcs, wrap_ports
 from .allocator import SwitchAllocator
 from .crossbar import Crossbar
+from .fifo import RegisterFIFO
 from .flit import FlitLayout, LinkSignature
 from .route import route_unit
 
@@ -125,8 +125,8 @@ class Router(wiring.Component):
                             m.d.comb += enter.vc.eq(Mux(arriving.vc == vcs - 1, vcs - 1,
                                                         arriving.vc + 1))
             for v in range(vcs if p < degree else 1):
-                fifo = m.submodules[f"fifo_p{p}_vc{v}"] = SyncFIFO(width=entry.size,
-                                                                   depth=depth)
+                fifo = m.submodules[f"fifo_p{p}_vc{v}"] = RegisterFIFO(width=entry.size,
+                                                                       depth=depth)
                 m.d.comb += fifo.w_data.eq(enter)
                 if p < degree:
                     link = self.link_in[p]
@@ -184,18 +184,8 @@ class Router(wiring.Component):
             if p < degree:
                 m.d.comb += departing.vc.eq(out_vc)
             with m.If(granted):
-                with m.If(head.flit.tail):
-                    m.d.sync += active.eq(0)
-                    for o in range(degree + 1):
-                        for w in range(out_vcs[o]):
-                            with m.If((port == o) & (out_vc == w)):
-                                m.d.sync += busy[o][w].eq(0)
-                with m.Elif(~active):
-                    m.d.sync += [active.eq(1), held_port.eq(port), held_vc.eq(out_vc)]
-                    for o in range(degree + 1):
-                        for w in range(out_vcs[o]):
-                            with m.If((port == o) & (out_vc == w)):
-                                m.d.sync += busy[o][w].eq(1)
+                m.d.sync += [active.eq(~head.flit.tail), held_port.eq(port),
+                             held_vc.eq(out_vc)]
 
         # Crossbar into the registered outputs.
         for o in range(degree + 1):
@@ -207,7 +197,12 @@ class Router(wiring.Component):
             for w in range(vcs):
                 used = sent & (xbar.o[o].vc == w)
                 m.d.sync += credits[o][w].eq(credits[o][w] + out.credit[w] - used)
+                # an output VC is busy from a packet's head until its tail has left
+                with m.If(used):
+                    m.d.sync += busy[o][w].eq(~xbar.o[o].tail)
         with m.If(local_free):
             m.d.sync += [self.local_out.valid.eq(alloc.grants[local].any()),
                          self.local_out.payload.eq(xbar.o[local])]
+        with m.If(alloc.grants[local].any()):
+            m.d.sync += busy[local][0].eq(~xbar.o[local].tail)
         return m
