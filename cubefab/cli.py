@@ -25,6 +25,8 @@ COMMAND_MODULES = [
     "cubefab.commands.export",
     "cubefab.commands.verilog",
     "cubefab.commands.synth",
+    "cubefab.commands.optical",
+    "cubefab.commands.mcube",
 ]
 
 

@@ -24,7 +24,8 @@ Gaps (``gaps=``): ``"fit"`` (default) makes ``r``/``c`` the block's largest row/
 shift, the least that keeps every hypercube image of a block out of the other blocks;
 ``"paper"`` takes the paper's values (r, c) = (0, 1), (1, 1), (1, 3), (3, 3) for d = 2..5 and
 ``r = D_r(d) - D_r(d-3)``, ``c = D_c(d) - D_c(d-3)`` beyond (none given for d = 1: 0, 0).
-The two agree for d <= 5.
+The two agree for d <= 5. ``"formula"`` applies the paper's formula for every d >= 3 (it
+disagrees with the paper's own table at d = 5).
 """
 
 import numpy as np
@@ -43,13 +44,16 @@ __all__ = ["dlh_layout", "growth", "RINGS", "GAPS", "PAPER_GAPS", "MAX_M"]
 RINGS = ("paper", "folded")
 
 #: Gap rules accepted by :func:`dlh_layout`.
-GAPS = ("fit", "paper")
+GAPS = ("fit", "paper", "formula")
 
 #: dlh.txt section V.B: (r, c) for a block of dimension n = 2..5.
 PAPER_GAPS = {2: (0, 1), 3: (1, 1), 4: (1, 3), 5: (3, 3)}
 
 #: Largest supported ring parameter.
 MAX_M = 64
+
+#: Largest DLH laid out (nodes).
+MAX_NODES = 1 << 18
 
 
 def _block_places(m, ring):
@@ -106,6 +110,9 @@ def dlh_layout(m, d, ring="paper", gaps="fit", block="cubefab"):
     dlh = DLH(m, d)
     m = check_int("DLH ring parameter m", m, 2, MAX_M)
     d = check_int("DLH hypercube dimension d", d, 1, MAX_N)
+    if dlh.num_nodes > MAX_NODES:
+        raise ValueError(f"{dlh.label} has {dlh.num_nodes} nodes; optical layouts are built "
+                         f"for DLH networks of at most {MAX_NODES} nodes")
     for name, value, choices in (("ring", ring, RINGS), ("gaps", gaps, GAPS)):
         if value not in choices:
             raise ValueError(f"DLH layout {name} must be one of {', '.join(choices)}, "
@@ -117,10 +124,10 @@ def dlh_layout(m, d, ring="paper", gaps="fit", block="cubefab"):
     dims[0] = (1, 1)
     if gaps == "fit":
         r, c = fit
-    elif d in PAPER_GAPS:
+    elif gaps == "paper" and d in PAPER_GAPS:
         r, c = PAPER_GAPS[d]
-    elif d == 1:
-        r, c = 0, 0
+    elif d < 3:
+        r, c = PAPER_GAPS.get(d, (0, 0))
     else:
         r, c = br - dims[d - 3][0], bc - dims[d - 3][1]
     sr, sc = br + r, bc + c

@@ -12,12 +12,14 @@ Three recipes are provided (``construction=``):
 ``"cubefab"`` (default, valid for every n)
     Figure 4's recursion: bit ``n-1`` is placed along the columns when n is even and down
     the rows when n is odd, so the column axis carries bits 1, 3, 5, ... and the row axis
-    bits 2, 4, 6, ...; bit 0 is the parity (the direct image). Per axis, the j-th bit is
-    added with (rotation, gap) = (0, 0), (1, 0), (2, 1) for j = 1, 2, 3, and for j >= 4 an
-    unrotated copy after a gap of as many empty lines as the axis's largest shift so far.
-    For n <= 5 this is exactly Figure 4 (no gaps). Axis lengths 1, 2, 4, 9, 25, 66, 173
-    (j = 0..6 bits); new shifts 1, 3, 7, 16, 41, 107. No gap-free layout of this
-    (row code x column code) kind is spurious-free beyond n = 5 (see docs/optical.md).
+    bits 2, 4, 6, ...; bit 0 is the parity (the direct image). When an axis receives its
+    j-th bit, the copy is the previous layout with the bits already on that axis
+    complemented (for j = 2, 3 this is a rotation by half the axis, 1 and 2 lines: Figure
+    4 for j = 2), placed after ``M // 2`` empty lines, ``M`` the largest shift along that
+    axis so far (:func:`axis_sequence`). Axis lengths 1, 2, 4, 9, 21, 50, 120 (j = 0..6
+    bits); the new shift is ``D(n) - D(n-3)`` exactly as the paper's Step 3 says:
+    1, 3, 7, 17, 41, 99. n <= 5 gives Figure 4 (no gaps). No gap-free layout of this
+    (row code x column code) kind is spurious-free beyond n = 5 (docs/optical.md).
 ``"figure4"``
     Figure 4's recursion continued without gaps: rotation by half the axis length. Equal
     to ``"cubefab"`` for n <= 5; for n >= 6 it has spurious images.
@@ -35,7 +37,7 @@ from ..topology.base import check_int
 from .layout import EMPTY, Layout, axis_shifts, derived_shifts
 
 
-__all__ = ["hypercube_layout", "CONSTRUCTIONS", "MAX_N"]
+__all__ = ["hypercube_layout", "axis_sequence", "CONSTRUCTIONS", "MAX_N"]
 
 
 #: Recipes accepted by :func:`hypercube_layout`.
@@ -76,26 +78,63 @@ def _shift_amounts(shifts, axis):
     return sorted({abs(s[axis]) for s in shifts if s[axis] and not s[1 - axis]})
 
 
+def axis_sequence(j):
+    """The cells of one axis carrying ``j`` address bits, ``"cubefab"`` recipe.
+
+    Returns
+    -------
+    list
+        ``seq[i]`` is the ``j``-bit axis code of line ``i``, or None for an empty line.
+        ``seq(0) = [0]``; ``seq(j)`` is ``seq(j-1)``, then ``M // 2`` empty lines (``M``
+        the largest shift of ``seq(j-1)``), then ``seq(j-1)`` with every code complemented
+        (XOR ``2**(j-1) - 1``) and bit ``j-1`` set. Lengths 1, 2, 4, 9, 21, 50, 120, ...;
+        shifts 1, 3, 7, 17, 41, 99, ... (``a(j) = 2 a(j-1) + a(j-2)``).
+    """
+    j = check_int("axis bits j", j, 0, MAX_N)
+    seq, largest = [0], 0
+    for k in range(1, j + 1):
+        flip, top = (1 << (k - 1)) - 1, 1 << (k - 1)
+        seq = seq + [None] * (largest // 2) + [None if c is None else (c ^ flip) | top
+                                               for c in seq]
+        largest = max(_axis_amounts(seq))
+    return seq
+
+
+def _axis_amounts(seq):
+    """Displacements between the lines of ``seq`` whose codes differ in one bit."""
+    lines = [(i, c) for i, c in enumerate(seq) if c is not None]
+    return sorted({q - p for p, a in lines for q, b in lines
+                   if q > p and (a ^ b).bit_count() == 1})
+
+
+def _spread(codes, bits):
+    """Address bits ``bits`` set from the axis codes (None -> -1)."""
+    out = np.zeros(len(codes), dtype=np.int64)
+    empty = np.array([c is None for c in codes], dtype=bool)
+    for i, b in enumerate(bits):
+        out |= np.array([0 if c is None else (c >> i) & 1 for c in codes],
+                        dtype=np.int64) << b
+    return np.where(empty, -1, out)
+
+
 def _cubefab(n):
-    plane_l = np.zeros((1, 1), dtype=np.int64)
-    plane_r = np.ones((1, 1), dtype=np.int64)
+    row_bits, col_bits = _bits_on_axis(n, 0), _bits_on_axis(n, 1)
+    rows = _spread(axis_sequence(len(row_bits)), row_bits)
+    cols = _spread(axis_sequence(len(col_bits)), col_bits)
+    word = rows[:, None] | cols[None, :]
+    empty = (rows[:, None] < 0) | (cols[None, :] < 0)
+    parity = np.bitwise_count(np.where(empty, 0, word)).astype(np.int64) & 1
+    plane_l = np.where(empty, EMPTY, word | parity)          # even addresses
+    plane_r = np.where(empty, EMPTY, word | (parity ^ 1))    # odd addresses
+    shifts = derived_shifts(Hypercube(n), plane_l, plane_r)
     steps = []
     for k in range(2, n + 1):
         axis = _axis_of(k)
-        j = len(_bits_on_axis(k, axis))        # bits on this axis once bit k-1 is placed
-        if j == 1:
-            rotation, gap = 0, 0
-        elif j == 2:
-            rotation, gap = 1, 0
-        elif j == 3:
-            rotation, gap = 2, 1
-        else:
-            q = Hypercube(k - 1)
-            rotation, gap = 0, max(_shift_amounts(derived_shifts(q, plane_l, plane_r), axis))
-        plane_l, plane_r = _place(plane_l, plane_r, axis, rotation, gap, k - 1)
+        j = len(_bits_on_axis(k, axis))
+        prev = axis_sequence(j - 1)
         steps.append({"n": k, "bit": k - 1, "axis": "columns" if axis else "rows",
-                      "rotation": rotation, "gap": gap})
-    shifts = derived_shifts(Hypercube(n), plane_l, plane_r)
+                      "complemented_bits": _bits_on_axis(k - 1, axis),
+                      "gap": max(_axis_amounts(prev), default=0) // 2})
     return plane_l, plane_r, shifts, {"steps": steps}
 
 
