@@ -13,7 +13,7 @@ output bits; report the component's own LUT4s from a synthesis of the component
 alone.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Signal, Const, ValueCastable
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -46,6 +46,10 @@ class TimingHarness(wiring.Component):
         m.submodules.dut = self.dut
         inputs, outputs = [], []
         for path, member, value in self.dut.signature.flatten(self.dut):
+            if isinstance(value, ValueCastable):
+                value = value.as_value()
+            if isinstance(value, Const):
+                continue        # e.g. the ready of an always-ready stream
             (inputs if member.flow == In else outputs).append(value)
         in_width = sum(len(v) for v in inputs)
         out_width = sum(len(v) for v in outputs)

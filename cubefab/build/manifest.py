@@ -14,12 +14,16 @@ import re
 
 import amaranth
 from amaranth.back import verilog as amaranth_verilog
+from amaranth.hdl import Const, ValueCastable
+from amaranth.hdl._ir import PortDirection
+from amaranth.lib import wiring
 
 from .. import __version__
 from ..topology.base import Topology
 
 
-__all__ = ["MANIFEST_VERSION", "verilog_ports", "address_map", "write_design"]
+__all__ = ["MANIFEST_VERSION", "component_ports", "verilog_ports", "address_map",
+           "write_design"]
 
 #: Version of the manifest's format.
 MANIFEST_VERSION = 1
@@ -27,6 +31,22 @@ MANIFEST_VERSION = 1
 _MODULE = re.compile(r"module\s+\\?([A-Za-z_][\w$.]*)\s*\(")
 _PORT = re.compile(r"^\s*(input|output|inout)\s+(?:wire\s+|reg\s+)?(?:\[(\d+):(\d+)\]\s*)?"
                    r"\\?([^\s;,]+)\s*;", re.MULTILINE)
+
+
+def component_ports(component):
+    """The ``ports=`` argument of :func:`amaranth.back.verilog.convert` for a
+    :class:`wiring.Component`: every member named by its path joined with ``__`` (as
+    Amaranth names them), leaving out members that are constants (the ``ready`` of
+    an ``always_ready`` stream), which Amaranth cannot make ports of."""
+    ports = {}
+    for path, member, value in component.signature.flatten(component):
+        if isinstance(value, ValueCastable):
+            value = value.as_value()
+        if isinstance(value, Const):
+            continue
+        direction = PortDirection.Input if member.flow == wiring.In else PortDirection.Output
+        ports["__".join(map(str, path))] = (value, direction)
+    return ports
 
 
 def verilog_ports(text, top):
@@ -90,7 +110,8 @@ def write_design(component, name, out_dir, kind, topology=None, parameters=None,
         raise ValueError(f"Module name must be a Verilog identifier, not {name!r}")
     os.makedirs(out_dir, exist_ok=True)
     if verilog_text is None:
-        verilog_text = amaranth_verilog.convert(component, name=name)
+        verilog_text = amaranth_verilog.convert(component, name=name,
+                                                ports=component_ports(component))
     ports = verilog_ports(verilog_text, name)
     manifest = {
         "manifest_version": MANIFEST_VERSION,

