@@ -226,17 +226,18 @@ class ImplementationReport:
         return asdict(self)
 
 
-def synthesize_netlist(verilog_files, top, workdir, keep=(), timeout=1200):
+def synthesize_netlist(verilog_files, top, workdir, keep=(), timeout=1200, script_extra=""):
     """Run yosys ``synth_ice40`` on ``verilog_files`` (paths relative to
     ``workdir``) and write ``{top}.json``; returns :func:`count_cells` of ``top``.
 
     ``keep`` names modules (Amaranth's hierarchical names, e.g. ``top.dut``) that
     synthesis must not flatten into their parent, so that their own cells can be
-    counted in the netlist. The log is ``{workdir}/synth.log``.
+    counted in the netlist. ``script_extra`` is appended to the yosys script
+    (``; cmd ...``). The log is ``{workdir}/synth.log``.
     """
     reads = "; ".join(f"read_verilog {f}" for f in verilog_files)
     keeps = "".join(f"; setattr -mod -set keep_hierarchy 1 {name}" for name in keep)
-    script = f"{reads}{keeps}; synth_ice40 -top {top} -json {top}.json"
+    script = f"{reads}{keeps}; synth_ice40 -top {top} -json {top}.json{script_extra}"
     _run("yosys", ["-q", "-l", "synth.log", "-p", script], workdir, "synth.log", timeout)
     return count_cells(os.path.join(workdir, f"{top}.json"), top)
 
