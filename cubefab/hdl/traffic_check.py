@@ -1,0 +1,137 @@
+"""Per-node hardware checkers of delivered packets for self-checking fabrics.
+
+A :class:`TrafficChecker` sits on a node's ejection port, always ready. It checks
+every packet :class:`~cubefab.hdl.traffic_gen.TrafficGenerator`\\ s send (see
+:class:`~cubefab.hdl.traffic_gen.PacketFormat`): it arrived at its destination, its
+flits are framed head ... tail with the right count, every flit's source,
+destination and payload check word are intact, and its sequence number is the next
+of its flow (no loss, duplication or reordering between a source and this node).
+It reports each delivered packet's latency, from creation to the tail's delivery.
+"""
+
+from amaranth.hdl import Const, Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from ..topology.base import Topology
+from .traffic_gen import PacketFormat
+
+
+__all__ = ["TrafficChecker"]
+
+
+class TrafficChecker(wiring.Component):
+    """Checker of the packets ejected at one node.
+
+    Parameters
+    ----------
+    topology : Topology
+    node : int
+        This node's address.
+    fmt : PacketFormat
+
+    Members
+    -------
+    flits : In(stream.Signature(layout))
+        From the node's ``local_out``; ``ready`` is always 1.
+    now : In(timestamp_bits)
+        The current cycle (modulo ``2**timestamp_bits``).
+    delivered : Out(1)
+        Pulse: a packet's tail arrived (``latency`` and ``error`` describe it).
+    flit_received : Out(1)
+        Pulse: a flit arrived.
+    error : Out(1)
+        Pulse: a packet was wrong (with ``delivered``: misrouted, corrupted, badly
+        framed or out of order), or a flit arrived outside any packet.
+    latency : Out(timestamp_bits)
+        Cycles from the packet's creation to its tail's arrival, with ``delivered``.
+    """
+
+    def __init__(self, topology, node, fmt):
+        if not isinstance(topology, Topology):
+            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+        if not isinstance(fmt, PacketFormat):
+            raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
+        self.topology = topology
+        self.node = topology.check_node(node, "node")
+        self.fmt = fmt
+        super().__init__({
+            "flits": In(stream.Signature(fmt.layout)),
+            "now": In(fmt.timestamp_bits),
+            "delivered": Out(1),
+            "flit_received": Out(1),
+            "error": Out(1),
+            "latency": Out(fmt.timestamp_bits),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        fmt, bits = self.fmt, self.topology.address_bits
+        ts_bits, seq_bits = fmt.timestamp_bits, fmt.sequence_bits
+        flit = self.flits.payload
+        arrive = Signal()
+        m.d.comb += [self.flits.ready.eq(1), arrive.eq(self.flits.valid),
+                     self.flit_received.eq(arrive)]
+
+        # State of the packet being received (ejection never interleaves packets).
+        inside = Signal()
+        index = Signal(fmt.index_bits + 1)
+        src = Signal(bits)
+        dest = Signal(bits)
+        sequence = Signal(max(1, seq_bits))
+        stamp = Signal(ts_bits)
+        bad = Signal()
+
+        head_seq = flit.payload[ts_bits:ts_bits + seq_bits] if seq_bits else Const(0, 1)
+        expected = Signal(max(1, seq_bits))
+        if seq_bits:
+            mem = m.submodules.expected = Memory(shape=seq_bits, depth=1 << bits, init=[])
+            rd = mem.read_port(domain="comb")
+            wr = mem.write_port()
+            m.d.comb += [rd.addr.eq(flit.src), expected.eq(rd.data)]
+
+        # Checks of the arriving flit, as if it were the next one of a packet.
+        is_head = Signal()
+        in_order = Signal(init=1)
+        head_ok = Signal()
+        body_ok = Signal()
+        m.d.comb += [
+            is_head.eq(flit.head),
+            head_ok.eq((flit.dest == self.node)
+                       & (flit.payload == fmt.head_payload(
+                           flit.payload[:ts_bits], head_seq, flit.src, flit.dest))
+                       & (flit.tail == (fmt.packet_flits == 1)) & in_order),
+            body_ok.eq((flit.src == src) & (flit.dest == dest)
+                       & (flit.payload == fmt.check_word(src, dest, sequence,
+                                                         index[:fmt.index_bits]))
+                       & (flit.tail == (index == fmt.packet_flits - 1))),
+        ]
+        if seq_bits:
+            m.d.comb += in_order.eq(head_seq == expected)
+
+        m.d.comb += self.latency.eq(self.now - stamp)
+        with m.If(arrive):
+            with m.If(is_head):
+                # A head while a packet is open ends that packet as an error.
+                m.d.sync += [inside.eq(~flit.tail), index.eq(1), src.eq(flit.src),
+                             dest.eq(flit.dest), sequence.eq(head_seq),
+                             stamp.eq(flit.payload[:ts_bits]), bad.eq(~head_ok)]
+                if seq_bits:
+                    # resynchronise on the sequence number received, so one error
+                    # is counted once
+                    m.d.comb += [wr.addr.eq(flit.src), wr.data.eq(head_seq + 1),
+                                 wr.en.eq(1)]
+                with m.If(inside):
+                    m.d.comb += self.error.eq(1)
+                with m.If(flit.tail):
+                    m.d.comb += [self.delivered.eq(1), self.error.eq(~head_ok),
+                                 self.latency.eq(self.now - flit.payload[:ts_bits])]
+            with m.Elif(~inside):
+                m.d.comb += self.error.eq(1)      # a body flit outside any packet
+            with m.Else():
+                m.d.sync += [index.eq(index + 1), bad.eq(bad | ~body_ok)]
+                with m.If(flit.tail):
+                    m.d.sync += inside.eq(0)
+                    m.d.comb += [self.delivered.eq(1), self.error.eq(bad | ~body_ok)]
+        return m

@@ -1,0 +1,333 @@
+"""Per-node hardware traffic generators for self-checking fabrics.
+
+A :class:`TrafficGenerator` sits on a node's injection port. Every cycle it draws
+64 pseudo-random bits from a xorshift64 generator (a linear feedback shift
+generator over GF(2), seeded per node from a run-time seed) and creates a packet
+when 16 of them fall below the injection threshold; the packet's destination follows
+one of the patterns of :mod:`cubefab.sim.patterns`, drawn with the same definitions.
+Packets wait in a source queue with their creation time (so latency includes
+source queueing, as in open-loop measurement) and leave as ``packet_flits`` flits.
+
+Packet format (:class:`PacketFormat`): the head flit's payload carries the creation
+timestamp, the packet's sequence number in its flow (source, destination) and check
+bits; every other flit's payload is a check word of (source, destination, sequence,
+flit index), so the checker (:mod:`cubefab.hdl.traffic_check`) detects corruption,
+misrouting, loss, duplication and reordering.
+"""
+
+import numpy as np
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.fifo import SyncFIFO
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from ..sim.patterns import check_pattern, permutation_destination
+from ..topology.base import Topology, check_int
+from .flit import FlitLayout
+
+
+__all__ = ["PacketFormat", "TrafficGenerator", "RATE_BITS", "rate_threshold",
+           "xorshift64", "node_seed", "dense_to_address"]
+
+
+#: The injection decision compares 16 random bits with a 17-bit threshold.
+RATE_BITS = 16
+
+_MASK64 = (1 << 64) - 1
+_CHECK_CONSTANT = 0x9E3779B97F4A7C15F39CC0605CEDC834
+
+
+def rate_threshold(packet_rate):
+    """Threshold for a packet creation probability per cycle in [0, 1].
+
+    A packet is created when the 16-bit random draw is below the threshold, so the
+    realised probability is ``threshold / 2**16``.
+    """
+    if isinstance(packet_rate, bool) or not isinstance(packet_rate, (int, float)) \
+            or not 0 <= packet_rate <= 1:
+        raise ValueError(f"Packet rate must be a number in [0, 1], not {packet_rate!r}")
+    return int(round(packet_rate * (1 << RATE_BITS)))
+
+
+def xorshift64(state):
+    """One step of Marsaglia's xorshift64 (13, 7, 17), in Python (the reference)."""
+    state ^= (state << 13) & _MASK64
+    state ^= state >> 7
+    state ^= (state << 17) & _MASK64
+    return state
+
+
+def node_seed(seed, index):
+    """The 64-bit non-zero starting state of node ``index`` for run seed ``seed``
+    (splitmix64 of the pair), in Python; the hardware computes the same."""
+    z = (seed * 0x100000001B3 + (index + 1) * 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    z ^= z >> 31
+    return z or 1
+
+
+def _xorshift64_hw(x):
+    a = x ^ (x << 13)[:64]
+    b = a ^ (a >> 7)
+    return b ^ (b << 17)[:64]
+
+
+def _splitmix_hw(m, seed, index, name):
+    """Hardware :func:`node_seed` of a 32-bit ``seed`` signal and a constant index."""
+    z0 = Signal(64, name=f"{name}_z0")
+    z1 = Signal(64, name=f"{name}_z1")
+    z2 = Signal(64, name=f"{name}_z2")
+    out = Signal(64, name=f"{name}")
+    m.d.comb += [
+        z0.eq((seed * 0x100000001B3 + (((index + 1) * 0x9E3779B97F4A7C15) & _MASK64))[:64]),
+        z1.eq(((z0 ^ (z0 >> 30)) * 0xBF58476D1CE4E5B9)[:64]),
+        z2.eq(((z1 ^ (z1 >> 27)) * 0x94D049BB133111EB)[:64]),
+        out.eq(Mux((z2 ^ (z2 >> 31)) == 0, 1, z2 ^ (z2 >> 31))),
+    ]
+    return out
+
+
+def dense_to_address(topology):
+    """Split dense index -> address into ``(low_bits, table)``: the low ``low_bits``
+    bits pass through and the rest index ``table`` (the address's upper part), or
+    ``(None, None)`` when every index is its own address."""
+    nodes = topology.nodes()
+    n = topology.num_nodes
+    if np.array_equal(nodes, np.arange(n)):
+        return None, None
+    for low in range(topology.address_bits, -1, -1):
+        mask = (1 << low) - 1
+        idx = np.arange(n)
+        if n % (1 << low) == 0 and np.array_equal(nodes & mask, idx & mask):
+            high = nodes >> low
+            table = high[::1 << low]
+            if np.array_equal(table[idx >> low], high):
+                return low, [int(v) for v in table]
+    raise ValueError(f"{topology.label}: no table form of its dense addresses")  # pragma: no cover
+
+
+class PacketFormat:
+    """How self-checking packets use a flit's payload.
+
+    Parameters
+    ----------
+    layout : FlitLayout
+    packet_flits : int
+        Flits per packet (>= 1).
+    timestamp_bits : int
+        Width of the creation timestamp; latencies are measured modulo ``2**timestamp_bits``.
+    sequence_bits : int
+        Width of the per-flow sequence number (0: no order check).
+
+    The head payload is ``Cat(timestamp, sequence, check)`` (the check bits also
+    cover the timestamp), so ``payload_width`` must
+    be at least ``timestamp_bits + sequence_bits``.
+    """
+
+    def __init__(self, layout, packet_flits=1, *, timestamp_bits=16, sequence_bits=8):
+        if not isinstance(layout, FlitLayout):
+            raise TypeError(f"Layout must be a FlitLayout, not {layout!r}")
+        self.layout = layout
+        self.packet_flits = check_int("Packet length in flits", packet_flits, 1, 1 << 16)
+        self.timestamp_bits = check_int("Timestamp width", timestamp_bits, 1, 32)
+        self.sequence_bits = check_int("Sequence number width", sequence_bits, 0, 16)
+        if layout.payload_width < timestamp_bits + sequence_bits:
+            raise ValueError(f"Payload width must be at least timestamp_bits + "
+                             f"sequence_bits = {timestamp_bits + sequence_bits}, "
+                             f"not {layout.payload_width}")
+        self.index_bits = max(1, (self.packet_flits - 1).bit_length())
+
+    def check_word(self, src, dest, sequence, index):
+        """The payload-wide check value of a flit (an Amaranth value)."""
+        width = self.layout.payload_width
+        seed = Cat(index, sequence, src, dest) if self.sequence_bits else \
+            Cat(index, src, dest)
+        copies = -(-width // len(seed))
+        return Cat(*([seed] * copies))[:width] ^ Const(_CHECK_CONSTANT & ((1 << width) - 1),
+                                                       width)
+
+    def head_payload(self, timestamp, sequence, src, dest):
+        """Head flit payload: timestamp, sequence number, then check bits."""
+        width = self.layout.payload_width
+        used = self.timestamp_bits + self.sequence_bits
+        parts = [timestamp, sequence] if self.sequence_bits else [timestamp]
+        check = self.check_word(src, dest, sequence, Const(0, self.index_bits))[used:width]
+        # fold the timestamp into the check bits so that its corruption shows too
+        if len(check):
+            for start in range(0, self.timestamp_bits, len(check)):
+                piece = timestamp[start:start + len(check)]
+                check = check ^ piece
+        return Cat(*parts, check)
+
+
+class TrafficGenerator(wiring.Component):
+    """Synthetic traffic source of one node, on its injection port.
+
+    Parameters
+    ----------
+    topology : Topology
+    node : int
+        This node's address.
+    fmt : PacketFormat
+    pattern : str
+        A pattern of :mod:`cubefab.sim.patterns`.
+    hotspot : int, optional
+        Hot node address for ``hotspot`` traffic (default: dense index 0).
+    queue_depth : int
+        Packets the source queue holds; a packet created while it is full is refused
+        (counted by ``refused``), so offered load is measured, not assumed.
+
+    Members
+    -------
+    seed : In(32)
+        Run seed; sampled while ``start`` is low (the first cycle after reset).
+    threshold : In(RATE_BITS + 1)
+        Packet creation probability per cycle times ``2**16`` (:func:`rate_threshold`).
+    hot_threshold : In(RATE_BITS)
+        ``hotspot``: probability times ``2**16`` that a packet goes to the hot node.
+    now : In(timestamp_bits)
+        The current cycle (modulo ``2**timestamp_bits``).
+    flits : Out(stream.Signature(layout))
+        To the node's ``local_in``.
+    created, refused, injected, flit_sent : Out(1)
+        One-cycle pulses: a packet was created (and queued), created but refused
+        (queue full), its head entered the network; a flit entered the network.
+    """
+
+    def __init__(self, topology, node, fmt, pattern="uniform", *, hotspot=None,
+                 queue_depth=16):
+        if not isinstance(topology, Topology):
+            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+        if not isinstance(fmt, PacketFormat):
+            raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
+        if fmt.layout.address_bits != topology.address_bits:
+            raise ValueError(f"Layout address width must be {topology.address_bits} for "
+                             f"{topology.label}, not {fmt.layout.address_bits}")
+        self.topology = topology
+        self.node = topology.check_node(node, "node")
+        self.index = topology.index(self.node)
+        self.fmt = fmt
+        self.pattern = check_pattern(pattern)
+        self.hotspot = topology.check_node(
+            topology.address(0) if hotspot is None else hotspot, "hotspot")
+        self.queue_depth = check_int("Queue depth", queue_depth, 1)
+        if pattern in ("transpose", "shuffle", "bitcomp"):
+            self.permuted = int(permutation_destination(topology, pattern, [self.node])[0])
+            permutation_destination(topology, pattern)  # raises if undefined anywhere
+        super().__init__({
+            "seed": In(32),
+            "threshold": In(RATE_BITS + 1),
+            "hot_threshold": In(RATE_BITS),
+            "now": In(fmt.timestamp_bits),
+            "flits": Out(stream.Signature(fmt.layout)),
+            "created": Out(1),
+            "refused": Out(1),
+            "injected": Out(1),
+            "flit_sent": Out(1),
+        })
+
+    def _uniform_destination(self, m, random32):
+        """A node other than this one, uniformly (multiply-shift of 32 random bits)."""
+        topo = self.topology
+        n = topo.num_nodes
+        pick = Signal(range(max(2, n)), name="uniform_pick")
+        m.d.comb += pick.eq((random32 * (n - 1)) >> 32)
+        index = Signal(range(max(2, n)), name="uniform_index")
+        m.d.comb += index.eq(pick + (pick >= self.index))
+        low, table = dense_to_address(topo)
+        if low is None:
+            return index
+        address = Signal(topo.address_bits, name="uniform_address")
+        upper = Signal(topo.address_bits, name="uniform_upper")
+        with m.Switch(index >> low):
+            for i, value in enumerate(table):
+                with m.Case(i):
+                    m.d.comb += upper.eq(value)
+        m.d.comb += address.eq((upper << low) | index[:low] if low else upper)
+        return address
+
+    def elaborate(self, platform):
+        m = Module()
+        topo, fmt = self.topology, self.fmt
+        bits = topo.address_bits
+
+        # Random state: loaded from the seed in the first cycle, then one xorshift64
+        # step per cycle; every decision of a cycle reads disjoint bits of the state.
+        started = Signal()
+        state = Signal(64, init=1)
+        initial = _splitmix_hw(m, self.seed, self.index, "initial_state")
+        with m.If(~started):
+            m.d.sync += [state.eq(initial), started.eq(1)]
+        with m.Else():
+            m.d.sync += state.eq(_xorshift64_hw(state))
+        draw_rate, draw_hot, draw_dest = state[0:16], state[16:32], state[32:64]
+
+        dest = Signal(bits, name="new_dest")
+        if self.pattern in ("bitcomp", "transpose", "shuffle"):
+            m.d.comb += dest.eq(self.permuted)
+        elif self.pattern == "neighbor":
+            pick = Signal(range(max(2, topo.degree)), name="neighbor_pick")
+            m.d.comb += pick.eq((draw_dest * topo.degree) >> 32)
+            with m.Switch(pick):
+                for p, v in enumerate(topo.neighbors(self.node)):
+                    with m.Case(p):
+                        m.d.comb += dest.eq(v)
+        else:
+            uniform = self._uniform_destination(m, draw_dest)
+            if self.pattern == "hotspot":
+                m.d.comb += dest.eq(Mux(draw_hot < self.hot_threshold, self.hotspot, uniform))
+            else:
+                m.d.comb += dest.eq(uniform)
+
+        # Source queue of (destination, creation time).
+        queue = m.submodules.queue = SyncFIFO(width=bits + fmt.timestamp_bits,
+                                              depth=self.queue_depth)
+        create = Signal()
+        m.d.comb += [
+            create.eq(started & (draw_rate < self.threshold)),
+            queue.w_data.eq(Cat(dest, self.now)),
+            queue.w_en.eq(create),
+            self.created.eq(create & queue.w_rdy),
+            self.refused.eq(create & ~queue.w_rdy),
+        ]
+        q_dest = queue.r_data[:bits]
+        q_time = queue.r_data[bits:]
+
+        # Sequence number of the next packet of each flow from this node.
+        sequence = Signal(max(1, fmt.sequence_bits))
+        index = Signal(fmt.index_bits)
+        last = Signal()
+        m.d.comb += last.eq(index == fmt.packet_flits - 1)
+        out = self.flits
+        sent = Signal()
+        m.d.comb += sent.eq(out.valid & out.ready)
+        if fmt.sequence_bits:
+            seq_mem = m.submodules.sequence = Memory(shape=fmt.sequence_bits,
+                                                     depth=1 << bits, init=[])
+            rd = seq_mem.read_port(domain="comb")
+            wr = seq_mem.write_port()
+            m.d.comb += [rd.addr.eq(q_dest), sequence.eq(rd.data),
+                         wr.addr.eq(q_dest), wr.data.eq(rd.data + 1),
+                         wr.en.eq(sent & last)]
+        seq_field = sequence[:fmt.sequence_bits] if fmt.sequence_bits else Const(0, 1)
+
+        m.d.comb += [
+            out.valid.eq(queue.r_rdy),
+            out.payload.head.eq(index == 0),
+            out.payload.tail.eq(last),
+            out.payload.dest.eq(q_dest),
+            out.payload.src.eq(self.node),
+            out.payload.payload.eq(Mux(
+                index == 0,
+                fmt.head_payload(q_time, seq_field, Const(self.node, bits), q_dest),
+                fmt.check_word(Const(self.node, bits), q_dest, seq_field, index))),
+            queue.r_en.eq(sent & last),
+            self.injected.eq(sent & (index == 0)),
+            self.flit_sent.eq(sent),
+        ]
+        with m.If(sent):
+            m.d.sync += index.eq(Mux(last, 0, index + 1))
+        return m

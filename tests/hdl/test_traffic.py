@@ -1,0 +1,175 @@
+"""Hardware traffic generators and checkers against the reference patterns."""
+
+import numpy as np
+import pytest
+from amaranth.hdl import Module
+from amaranth.sim import Simulator
+
+from cubefab.hdl.flit import flit_layout
+from cubefab.hdl.traffic_check import TrafficChecker
+from cubefab.hdl.traffic_gen import (PacketFormat, TrafficGenerator, node_seed,
+                                     rate_threshold, xorshift64, dense_to_address)
+from cubefab.sim.patterns import traffic_matrix
+from cubefab.topology.catalog import make_topology
+
+
+def run_generator(topology, node, pattern, cycles, *, rate=1.0, seed=5, hot=0,
+                  packet_flits=1):
+    """Drive one generator into an always-ready sink; returns per-cycle records."""
+    fmt = PacketFormat(flit_layout(topology, 32), packet_flits)
+    gen = TrafficGenerator(topology, node, fmt, pattern, hotspot=None)
+    records = []
+
+    async def bench(ctx):
+        ctx.set(gen.seed, seed)
+        ctx.set(gen.threshold, rate_threshold(rate))
+        ctx.set(gen.hot_threshold, hot)
+        ctx.set(gen.flits.ready, 1)
+        for cycle in range(cycles):
+            ctx.set(gen.now, cycle)
+            created = ctx.get(gen.created)
+            flit = ctx.get(gen.flits.payload) if ctx.get(gen.flits.valid) else None
+            records.append((created, None if flit is None else
+                            {"head": flit.head, "tail": flit.tail, "dest": flit.dest,
+                             "src": flit.src, "payload": flit.payload}))
+            await ctx.tick()
+
+    sim = Simulator(gen)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    return records
+
+
+def test_creation_follows_the_reference_random_stream():
+    topo = make_topology("hypercube", n=3)
+    rate = 0.4
+    records = run_generator(topo, 3, "uniform", 200, rate=rate, seed=11)
+    state = node_seed(11, topo.index(3))
+    expected = [0]  # the first cycle loads the seed
+    for _ in range(199):
+        expected.append(int((state & 0xFFFF) < rate_threshold(rate)))
+        state = xorshift64(state)
+    assert [c for c, _ in records] == expected
+
+
+@pytest.mark.parametrize("family, params, node, pattern", [
+    ("dlh", {"m": 2, "d": 1}, 0b1010, "uniform"),
+    ("metacube", {"k": 1, "m": 1}, 5, "neighbor"),
+    ("hypercube", {"n": 3}, 6, "hotspot"),
+])
+def test_destination_distribution_matches_the_pattern(family, params, node, pattern):
+    topo = make_topology(family, **params)
+    hot = 1 << 14  # a quarter of hotspot packets go to the hot node
+    records = run_generator(topo, node, pattern, 1600, hot=hot)
+    dests = [f["dest"] for _, f in records if f is not None]
+    assert len(dests) > 1500
+    counts = np.bincount(topo.index_array(dests), minlength=topo.num_nodes)
+    P = traffic_matrix(topo, pattern, hotspot_fraction=0.25)[topo.index(node)]
+    assert set(np.flatnonzero(counts)) == set(np.flatnonzero(P))
+    expected = P * len(dests)
+    chi2 = float(((counts - expected)[P > 0] ** 2 / expected[P > 0]).sum())
+    assert chi2 < 3 * (np.count_nonzero(P) + 5)  # far beyond chance only if wrong
+
+
+def test_permutation_destination_is_constant():
+    topo = make_topology("hypercube", n=3)
+    records = run_generator(topo, 0b011, "bitcomp", 40)
+    assert {f["dest"] for _, f in records if f} == {0b100}
+
+
+def test_packets_are_framed():
+    topo = make_topology("hypercube", n=2)
+    records = run_generator(topo, 1, "uniform", 60, packet_flits=3)
+    flits = [f for _, f in records if f is not None]
+    assert len(flits) >= 30
+    for i, f in enumerate(flits[:30]):
+        assert f["head"] == (i % 3 == 0) and f["tail"] == (i % 3 == 2) and f["src"] == 1
+
+
+def test_dense_to_address_tables():
+    dlh = make_topology("dlh", m=3, d=2)
+    low, table = dense_to_address(dlh)
+    idx = np.arange(dlh.num_nodes)
+    rebuilt = (np.array(table)[idx >> low] << low) | (idx & ((1 << low) - 1))
+    assert np.array_equal(rebuilt, dlh.nodes())
+    assert dense_to_address(make_topology("metacube", k=1, m=2)) == (None, None)
+
+
+def loopback(topology, src, dst, packet_flits, cycles, corrupt=None, drop=None):
+    """Generator of ``src`` straight into the checker of ``dst`` (bitcomp pair)."""
+    fmt = PacketFormat(flit_layout(topology, 32), packet_flits)
+    gen = TrafficGenerator(topology, src, fmt, "bitcomp")
+    chk = TrafficChecker(topology, dst, fmt)
+    m = Module()
+    m.submodules.gen, m.submodules.chk = gen, chk
+    totals = {"delivered": 0, "error": 0, "latency": []}
+
+    async def bench(ctx):
+        ctx.set(gen.seed, 9)
+        ctx.set(gen.threshold, rate_threshold(0.5))
+        ctx.set(gen.flits.ready, 1)
+        n = 0
+        for cycle in range(cycles):
+            ctx.set(gen.now, cycle)
+            ctx.set(chk.now, cycle)
+            valid = ctx.get(gen.flits.valid)
+            flit = ctx.get(gen.flits.payload)
+            if valid:   # the link, with an optional fault on the n-th flit
+                n += 1
+                if n == corrupt:
+                    flit = {**{k: flit[k] for k in ("head", "tail", "vc", "dest", "src")},
+                            "payload": flit.payload ^ 4}
+                if n == drop:
+                    valid = 0
+            ctx.set(chk.flits.valid, valid)
+            ctx.set(chk.flits.payload, flit)
+            totals["delivered"] += ctx.get(chk.delivered)
+            totals["error"] += ctx.get(chk.error)
+            if ctx.get(chk.delivered):
+                totals["latency"].append(ctx.get(chk.latency))
+            await ctx.tick()
+
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    return totals
+
+
+def test_checker_accepts_good_packets():
+    topo = make_topology("hypercube", n=2)
+    totals = loopback(topo, 0, 3, 2, 300)
+    assert totals["delivered"] > 60 and totals["error"] == 0
+    assert min(totals["latency"]) >= 1
+
+
+def test_checker_counts_a_corrupted_flit():
+    topo = make_topology("hypercube", n=2)
+    assert loopback(topo, 0, 3, 2, 200, corrupt=7)["error"] == 1
+
+
+def test_checker_counts_a_lost_flit():
+    topo = make_topology("hypercube", n=2)
+    # dropping a head makes its tail a stray flit and the next packet's number skip
+    assert loopback(topo, 0, 3, 2, 200, drop=9)["error"] == 2
+
+
+def test_checker_counts_misrouted_packets():
+    topo = make_topology("hypercube", n=2)
+    totals = loopback(topo, 0, 2, 1, 100)   # bitcomp sends 0 -> 3, checked at 2
+    assert totals["delivered"] > 0 and totals["error"] == totals["delivered"]
+
+
+def test_bad_parameters():
+    topo = make_topology("hypercube", n=2)
+    with pytest.raises(ValueError, match="Payload width must be at least"):
+        PacketFormat(flit_layout(topo, 16), 1)
+    fmt = PacketFormat(flit_layout(topo, 32), 1)
+    with pytest.raises(ValueError, match="traffic pattern"):
+        TrafficGenerator(topo, 0, fmt, "tornado")
+    with pytest.raises(ValueError, match="not a node"):
+        dlh = make_topology("dlh", m=3, d=1)
+        TrafficGenerator(dlh, 0, PacketFormat(flit_layout(dlh, 32), 1), "shuffle")
+    with pytest.raises(ValueError, match="Packet rate"):
+        rate_threshold(1.5)
