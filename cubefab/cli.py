@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "cubefab.commands.synth",
     "cubefab.commands.optical",
     "cubefab.commands.mcube",
+    "cubefab.commands.paths",
 ]
 
 

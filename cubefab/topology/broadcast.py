@@ -388,7 +388,11 @@ class BroadcastAlgorithm:
 
 @dataclass
 class Schedule:
-    """A broadcast schedule and where it comes from (:func:`broadcast_schedule`)."""
+    """A broadcast schedule and where it comes from (:func:`broadcast_schedule`).
+
+    ``paper_steps`` and ``paper_reference`` give the paper's step count for the
+    network (of its first paper construction), also when another construction (e.g.
+    the all-port ``flood``) was chosen."""
 
     source: int
     steps: list
@@ -396,6 +400,7 @@ class Schedule:
     algorithm: str
     paper_steps: Optional[int]
     reference: str
+    paper_reference: Optional[str] = None
 
     @property
     def num_steps(self):
@@ -405,7 +410,7 @@ class Schedule:
         return {"source": self.source, "model": self.model, "algorithm": self.algorithm,
                 "steps": [[[u, v] for u, v in step] for step in self.steps],
                 "num_steps": self.num_steps, "paper_steps": self.paper_steps,
-                "reference": self.reference}
+                "reference": self.reference, "paper_reference": self.paper_reference}
 
 
 GENERIC = [
@@ -481,6 +486,9 @@ def broadcast_schedule(topology, source, model="one-port", algorithm=None):
         raise ValueError(f"{topology.label} has {topology.num_nodes} nodes; explicit "
                          f"schedules are built for up to {_SCHEDULE_LIMIT}")
     steps = chosen.build(topology, source)
-    paper = chosen.paper_steps(topology) if chosen.paper_steps else None
+    # the paper's count for this network, whichever construction was chosen
+    paper_algorithm = next((a for a in options if a.paper_steps), None)
+    paper = paper_algorithm.paper_steps(topology) if paper_algorithm else None
     return Schedule(source, [[(int(u), int(v)) for u, v in step] for step in steps],
-                    model, chosen.name, paper, chosen.reference)
+                    model, chosen.name, paper, chosen.reference,
+                    paper_algorithm.reference if paper_algorithm else None)

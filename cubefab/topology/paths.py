@@ -503,18 +503,17 @@ def _metacube(topology, s, t):
 
 # -- any topology: minimum-cost flow over the vertex-split graph ----------------------
 
+_FLOW_LIMIT = 1 << 17
+
+
 def adjacency(topology):
     """``(nodes, index, neighbours)``: node addresses in dense order, the dict address ->
     position, and for each position the list of neighbour positions in port order."""
-    nodes = topology.nodes()
-    idx = topology.index_array(nodes)
-    order = np.empty(topology.num_nodes, dtype=np.int64)
-    order[idx] = np.arange(topology.num_nodes)
+    nodes = topology.nodes()            # dense index order: position == dense index
     nbrs = np.stack([topology.index_array(topology.neighbor_array(nodes, p))
                      for p in range(topology.degree)], axis=1)
-    addresses = [int(a) for a in nodes[order]] if False else [int(a) for a in nodes]
+    addresses = [int(a) for a in nodes]
     position = {a: i for i, a in enumerate(addresses)}
-    # nodes() is in dense index order, so position == dense index
     return addresses, position, nbrs.tolist()
 
 
@@ -531,6 +530,9 @@ def flow_disjoint_paths(topology, s, t, max_paths=None):
     """
     s = topology.check_node(s, "s")
     t = topology.check_node(t, "t")
+    if topology.num_nodes > _FLOW_LIMIT:
+        raise ValueError(f"{topology.label} has {topology.num_nodes} nodes; disjoint paths "
+                         f"by flow are computed for networks up to {_FLOW_LIMIT} nodes")
     if s == t:
         return []
     addresses, position, nbrs = adjacency(topology)

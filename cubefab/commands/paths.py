@@ -1,0 +1,181 @@
+"""``cubefab paths`` (disjoint paths and fault-tolerant routing) and ``cubefab broadcast``
+(broadcast schedules, validated, beside the papers' counts and the lower bounds)."""
+
+import argparse
+
+from ..cli import add_topology_command, emit, format_table, parse_address, CliError
+from ..topology.metacube import Metacube
+from ..topology.hypercube import Hypercube
+from ..topology.paths import (disjoint_paths, check_disjoint_paths, metacube_path_bound,
+                              metacube_disjoint_paths, remove_loops)
+from ..topology.faults import fault_free_path
+from ..topology.broadcast import (MODELS, broadcast_schedule, validate_schedule,
+                                  lower_bounds)
+
+
+__all__ = ["register", "paths_document", "broadcast_document"]
+
+#: Schedules of networks up to this size are listed transfer by transfer in text output.
+LIST_TRANSFERS = 64
+
+
+def register(sub):
+    add_topology_command(sub, "paths", "internally disjoint paths from --src to --dst, and "
+                         "a fault-free path with --faults", _paths, _paths_options)
+    add_topology_command(sub, "broadcast", "a validated one-to-all broadcast schedule from "
+                         "--src, beside the paper's step count and the lower bounds",
+                         _broadcast, _broadcast_options)
+
+
+def _address_list(text):
+    return [parse_address(part) for part in text.split(",") if part.strip()]
+
+
+def _link_list(text):
+    links = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        ends = part.split("-")
+        if len(ends) != 2:
+            raise argparse.ArgumentTypeError(f"invalid link {part!r} (write U-V)")
+        links.append((parse_address(ends[0]), parse_address(ends[1])))
+    return links
+
+
+def _paths_options(parser):
+    parser.add_argument("--src", type=parse_address, required=True, metavar="A")
+    parser.add_argument("--dst", type=parse_address, required=True, metavar="B")
+    parser.add_argument("--faults", type=_address_list, default=[], metavar="A,B,...",
+                        help="faulty nodes: also find a path that avoids them")
+    parser.add_argument("--faulty-links", type=_link_list, default=[], metavar="U-V,...",
+                        help="faulty links (pairs of adjacent nodes)")
+    parser.add_argument("--plot", metavar="FILE", default=None,
+                        help="draw the paths over the network into FILE (.png or .svg)")
+    parser.add_argument("--json", action="store_true")
+
+
+def _method(topology, s, t, paths):
+    if isinstance(topology, Hypercube):
+        return "Algorithms 2-3 (metacube-disjoint-paths.txt)"
+    if isinstance(topology, Metacube):
+        paper = [remove_loops(p) for p in metacube_disjoint_paths(topology, s, t)]
+        if paths == paper:
+            return "Algorithm 4 (metacube-disjoint-paths.txt)"
+        return "Algorithm 4, repaired (see docs/errata.md)"
+    return "minimum-cost flow (vertex-split graph)"
+
+
+def paths_document(topology, s, t, faulty_nodes=(), faulty_links=()):
+    """The ``--json`` document of ``cubefab paths``."""
+    s = topology.check_node(s, "src")
+    t = topology.check_node(t, "dst")
+    paths = disjoint_paths(topology, s, t)
+    problems = check_disjoint_paths(topology, s, t, paths)
+    doc = {"topology": topology.label, "src": s, "dst": t,
+           "distance": topology.distance(s, t), "paths": paths,
+           "lengths": [len(p) - 1 for p in paths],
+           "longest": max(len(p) - 1 for p in paths),
+           "method": _method(topology, s, t, paths),
+           "verified": not problems, "problems": problems}
+    if isinstance(topology, Metacube):
+        doc["bound"] = metacube_path_bound(topology, s, t)
+        doc["bound_source"] = ("metacube-disjoint-paths.txt Theorem 2: "
+                               "H(s, t) + 2^k + m + 5")
+    if faulty_nodes or faulty_links:
+        route = fault_free_path(topology, s, t, faulty_nodes, faulty_links)
+        doc.update({"path": route.path, "found": route.found,
+                    "hops": route.as_dict()["hops"], "fault_method": route.method,
+                    "guaranteed": route.guaranteed, "tolerance": route.tolerance,
+                    "faulty_nodes": route.faulty_nodes,
+                    "faulty_links": [list(x) for x in route.faulty_links],
+                    "message": route.message})
+    return doc
+
+
+def _paths(args, topology):
+    if args.src == args.dst:
+        raise CliError("--src and --dst must be different nodes")
+    doc = paths_document(topology, args.src, args.dst, args.faults, args.faulty_links)
+    lines = [f"{topology.label}: {len(doc['paths'])} disjoint paths {doc['src']} -> "
+             f"{doc['dst']} (distance {doc['distance']}), {doc['method']}"]
+    rows = [[f"P{n}", len(p) - 1, " ".join(str(v) for v in p)]
+            for n, p in enumerate(doc["paths"])]
+    lines.append(format_table(["path", "hops", "nodes"], rows))
+    summary = f"longest {doc['longest']} hops"
+    if "bound" in doc:
+        summary += f", Theorem 2 bound {doc['bound']}"
+    summary += ", verified disjoint" if doc["verified"] else \
+        ", NOT disjoint: " + "; ".join(doc["problems"])
+    lines.append(summary)
+    if "path" in doc:
+        lines.append("")
+        if doc["found"]:
+            lines.append(f"fault-free path ({doc['hops']} hops, {doc['fault_method']}): "
+                         + " ".join(str(v) for v in doc["path"]))
+            lines.append(doc["message"])
+        else:
+            lines.append(doc["message"])
+            lines.append(f"faults: nodes {doc['faulty_nodes']}, links {doc['faulty_links']}")
+    if args.plot:
+        from ..plots import plot_paths
+        plot_paths(topology, doc["paths"], args.plot, doc["src"], doc["dst"],
+                   faulty_nodes=doc.get("faulty_nodes", ()), highlight=doc.get("path"))
+        lines.append(f"plot written to {args.plot}")
+    emit(args, doc, "\n".join(lines))
+    return 0 if doc.get("found", True) else 1
+
+
+def _broadcast_options(parser):
+    parser.add_argument("--src", type=parse_address, required=True, metavar="A")
+    parser.add_argument("--model", choices=MODELS, default="one-port",
+                        help="port model (default one-port)")
+    parser.add_argument("--algorithm", default=None, metavar="NAME",
+                        help="schedule construction (default: the paper's for the model)")
+    parser.add_argument("--plot", metavar="FILE", default=None,
+                        help="draw the broadcast tree coloured by step into FILE "
+                             "(.png or .svg)")
+    parser.add_argument("--json", action="store_true")
+
+
+def broadcast_document(topology, source, model="one-port", algorithm=None):
+    """The ``--json`` document of ``cubefab broadcast``."""
+    schedule = broadcast_schedule(topology, source, model, algorithm)
+    report = validate_schedule(topology, schedule.source, schedule.steps, model)
+    doc = schedule.as_dict()
+    doc.update({"topology": topology.label, "valid": report.ok,
+                "problems": report.problems,
+                "lower_bounds": lower_bounds(topology, schedule.source, model)})
+    return doc
+
+
+def _broadcast(args, topology):
+    doc = broadcast_document(topology, args.src, args.model, args.algorithm)
+    bounds = doc["lower_bounds"]
+    informed = 1
+    rows = []
+    for n, step in enumerate(doc["steps"], start=1):
+        informed += len(step)
+        row = [n, len(step), informed]
+        if topology.num_nodes <= LIST_TRANSFERS:
+            row.append(" ".join(f"{u}>{v}" for u, v in step))
+        rows.append(row)
+    headers = ["step", "transfers", "informed"]
+    if topology.num_nodes <= LIST_TRANSFERS:
+        headers.append("sender>receiver")
+    paper = doc["paper_steps"]
+    lines = [f"{topology.label}: {doc['model']} broadcast from {doc['source']} "
+             f"({doc['algorithm']}: {doc['reference']})",
+             format_table(headers, rows),
+             f"steps {doc['num_steps']}"
+             + (f", paper {paper} ({doc['paper_reference']})" if paper is not None else "")
+             + f"; lower bounds: eccentricity {bounds['eccentricity']}"
+             + (f", ceil(log2 N) {bounds['log2_nodes']}" if bounds["log2_nodes"] else ""),
+             "valid schedule" if doc["valid"] else
+             "INVALID schedule: " + "; ".join(doc["problems"])]
+    if args.plot:
+        from ..plots import plot_broadcast
+        plot_broadcast(topology, doc["steps"], args.plot, doc["source"])
+        lines.append(f"plot written to {args.plot}")
+    emit(args, doc, "\n".join(lines))
+    return 0 if doc["valid"] else 1
