@@ -15,8 +15,10 @@ needs_verilator = pytest.mark.skipif(verilator_missing_reason() is not None,
 
 
 class Counters(wiring.Component):
-    """An LFSR, a free-running counter and a counter of LFSR values below a threshold."""
+    """An LFSR, a counter of ``step`` per cycle, a count of LFSR values below ``limit``."""
 
+    step: In(4)
+    limit: In(16)
     count: Out(40)
     lfsr: Out(16)
     low: Out(64)
@@ -25,18 +27,22 @@ class Counters(wiring.Component):
         m = Module()
         state = Signal(16, init=0xACE1)
         m.d.sync += state.eq(Cat(state[1:], state[0] ^ state[2] ^ state[3] ^ state[5]))
-        m.d.sync += self.count.eq(self.count + 1)
-        with m.If(state < 0x4000):
+        m.d.sync += self.count.eq(self.count + self.step)
+        with m.If(state < self.limit):
             m.d.sync += self.low.eq(self.low + 1)
         m.d.comb += self.lfsr.eq(state)
         return m
 
 
-def amaranth_counters(component, cycles):
+def amaranth_counters(component, cycles, change_at):
     values = {}
 
     async def bench(ctx):
-        await ctx.tick().repeat(cycles)
+        ctx.set(component.step, 1)
+        ctx.set(component.limit, 0x4000)
+        await ctx.tick().repeat(change_at)
+        ctx.set(component.step, 3)
+        await ctx.tick().repeat(cycles - change_at)
         for name in ("count", "lfsr", "low"):
             values[name] = ctx.get(getattr(component, name))
 
@@ -58,26 +64,23 @@ def test_verilator_equals_amaranth_and_caches(cache):
     model = VerilatorModel(Counters, {"design": "counters"})
     assert not model.cached
     reports = []
-    result = model.run(3000, report_every=1000, progress=lambda c, v: reports.append((c, v)))
-    assert result == amaranth_counters(Counters(), 3000)
-    assert [c for c, _ in reports] == [1000, 2000]
+    result = model.run(3000, inputs={"step": 1, "limit": 0x4000}, schedule=[(1500, {"step": 3})],
+                       report_every=1000, report_at=[1234],
+                       progress=lambda c, v: reports.append((c, v)))
+    assert result == amaranth_counters(Counters(), 3000, 1500)
+    assert result["count"] == 1500 + 3 * 1500
+    assert [c for c, _ in reports] == [1000, 1234, 2000]
     assert reports[0][1]["count"] == 1000
     again = VerilatorModel(lambda: pytest.fail("a cached build must not elaborate"),
                            {"design": "counters"})
     assert again.cached and again.key == model.key
-    assert again.run(10)["count"] == 10
+    assert again.run(10, inputs={"step": 2})["count"] == 20
+    with pytest.raises(ValueError, match="input must be one of step, limit"):
+        again.run(10, inputs={"stride": 2})
 
 
 def test_configuration_changes_the_key(cache):
     assert VerilatorModel(Counters, {"a": 1}).key != VerilatorModel(Counters, {"a": 2}).key
-
-
-class WithInput(wiring.Component):
-    a: In(4)
-    b: Out(4)
-
-    def elaborate(self, platform):
-        return Module()
 
 
 class TooWide(wiring.Component):
@@ -88,8 +91,7 @@ class TooWide(wiring.Component):
 
 
 @needs_verilator
-@pytest.mark.parametrize("design, message", [(WithInput, "must be an output port"),
-                                             (TooWide, "1 to 64 bits wide")])
+@pytest.mark.parametrize("design, message", [(TooWide, "1 to 64 bits wide")])
 def test_refuses_designs_it_cannot_drive(cache, design, message):
     with pytest.raises(ValueError, match=message):
         VerilatorModel(design, {"bad": design.__name__}).build()
