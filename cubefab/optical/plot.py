@@ -127,7 +127,7 @@ def plot_layout(layout, path, highlight=None, origin=None, labels=None, title=No
         ax.set_ylim(rows, 0)
         ax.set_autoscale_on(False)
         ax.set_title(name, fontsize=10, loc="left",
-                     pad=12 if labels and layout.blocks is not None else 4)
+                     pad=16 if labels and layout.blocks is not None else 4)
         ax.set_xticks([])
         ax.set_yticks([])
         if labels:
