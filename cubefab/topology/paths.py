@@ -360,6 +360,20 @@ def _walk_route(mc, a, z, cycle):
     return None
 
 
+def _class_cycles(k, start):
+    """Hamiltonian cycles of the class k-cube from ``start``: the Gray-code cycles
+    first flipping each bit, each in both directions."""
+    if k == 0:
+        return [[0]]
+    cycles = []
+    for j in range(k):
+        cyc = _gray_cycle(k, start, j)
+        for c in (cyc, [cyc[0]] + cyc[:0:-1]):
+            if c not in cycles:
+                cycles.append(c)
+    return cycles
+
+
 def _candidates(topology, mc, s, t, e, bound):
     """Alternative paths leaving ``s`` through dimension ``e`` for the repair search of
     :func:`metacube_repaired_paths`: an optional key-bit flip, a cross-edge, then
@@ -369,7 +383,8 @@ def _candidates(topology, mc, s, t, e, bound):
     if a == t:
         yield [s, t]
         return
-    ends = [mc.nb(t, f) for f in range(k + m)]
+    # the path's own dimension first: P_e usually enters t through t^(e)
+    ends = [mc.nb(t, f) for f in [e] + [f for f in range(k + m) if f != e]]
     seen = set()
     for z in ends:
         if z == s:
@@ -380,12 +395,10 @@ def _candidates(topology, mc, s, t, e, bound):
                 continue
             for l in ([None] if y is None else []) + list(range(k)):
                 head = [s, a] + ([b] if y is not None else [])
-                if l is None:
-                    start, cycles = b, [_gray_cycle(k, mc.cls(b), j) for j in range(k)] or [[0]]
-                else:
-                    start = mc.nb(b, l)
+                start = b if l is None else mc.nb(b, l)
+                if l is not None:
                     head.append(start)
-                    cycles = [_gray_cycle(k, mc.cls(start), j) for j in range(k)]
+                cycles = _class_cycles(k, mc.cls(start))
                 for cyc in cycles:
                     rest = _walk_route(mc, start, z, cyc)
                     if rest is None:

@@ -1,0 +1,44 @@
+"""Shared checks for the disjoint-path tests and benchmarks/paths_lengths.py."""
+
+from cubefab.topology.paths import (disjoint_paths, check_disjoint_paths,
+                                    metacube_disjoint_paths, metacube_path_bound,
+                                    remove_loops)
+
+
+def class_sources(topology):
+    """One source per class: ``(c, 0, ..., 0)`` (vertex transitivity covers the rest)."""
+    return [c << (topology.m * topology.h) for c in range(topology.h)]
+
+
+def verify_metacube(topology, sources=None, targets=None, count_paper=True):
+    """Check ``disjoint_paths`` for every source and target.
+
+    Returns a dict: ``pairs``, ``failures`` (list of (s, t, problem)), ``longest`` (the
+    longest path seen), ``worst_slack`` (max over pairs of longest - Theorem 2 bound)
+    and ``paper_valid`` (pairs where Algorithm 4 needed no repair; counted only with
+    ``count_paper``).
+    """
+    n = topology.k + topology.m
+    out = {"pairs": 0, "failures": [], "longest": 0, "worst_slack": -10 ** 9,
+           "paper_valid": 0}
+    for s in sources if sources is not None else class_sources(topology):
+        for t in targets if targets is not None else range(topology.num_nodes):
+            if t == s:
+                continue
+            out["pairs"] += 1
+            paths = disjoint_paths(topology, s, t)
+            problems = check_disjoint_paths(topology, s, t, paths)
+            if len(paths) != n:
+                problems.append(f"{len(paths)} paths, not {n}")
+            longest = max(len(p) - 1 for p in paths)
+            bound = metacube_path_bound(topology, s, t)
+            if longest > bound:
+                problems.append(f"longest path {longest} > bound {bound}")
+            if problems:
+                out["failures"].append((s, t, problems[0]))
+            out["longest"] = max(out["longest"], longest)
+            out["worst_slack"] = max(out["worst_slack"], longest - bound)
+            if count_paper:
+                paper = [remove_loops(p) for p in metacube_disjoint_paths(topology, s, t)]
+                out["paper_valid"] += paper == paths
+    return out
