@@ -301,6 +301,8 @@ class VerilatorModel:
                     "-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "fast",
                     "--x-initial", "fast", "-O3", "--output-split", "20000",
                     "-MAKEFLAGS", f"OPT_FAST={self.opt}",
+                    # the PyPI build leaves this empty, which breaks precompiled headers
+                    "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
                     "--Mdir", "obj", self.name + ".v", "main.cpp"]
             proc = subprocess.run(args, cwd=work, env=_verilator_env(),
                                   capture_output=True, text=True)

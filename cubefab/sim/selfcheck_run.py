@@ -1,0 +1,229 @@
+"""Run the self-checking fabric in an engine and turn its counters into statistics.
+
+The same :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` runs in Amaranth's
+simulator (``engine="amaranth"``) or compiled by Verilator (``"verilator"``,
+:mod:`cubefab.sim.verilator_engine`), under the same schedule: ``warmup`` cycles,
+then ``cycles`` measured cycles, then ``drain`` cycles with injection off. The
+counters are read after the warm-up and after the measurement window (the window's
+statistics are the differences) and at the end (every packet created must by then
+have been delivered, when the drain is long enough). Both engines give identical
+counters for the same configuration and seed.
+"""
+
+import time
+
+from ..hdl.selfcheck import COUNTERS, SelfCheckingFabric
+from ..hdl.traffic_gen import RATE_BITS, rate_threshold
+from ..topology.base import Topology, check_int
+
+
+__all__ = ["ENGINES", "selfcheck_config", "run_selfcheck", "run_verilator", "statistics"]
+
+
+ENGINES = ("amaranth", "verilator")
+
+
+def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_width=32,
+                     vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16):
+    """The hardware configuration (a JSON-able dict; the Verilator cache key)."""
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    return {"design": "SelfCheckingFabric", "family": topology.name,
+            "params": dict(topology.params), "pattern": pattern,
+            "packet_flits": packet_flits, "payload_width": payload_width, "vcs": vcs,
+            "depth": depth, "algorithm": topology.check_algorithm(algorithm),
+            "hotspot": hotspot, "queue_depth": queue_depth}
+
+
+def _design(topology, config):
+    hw = {k: v for k, v in config.items() if k not in ("design", "family", "params")}
+    return SelfCheckingFabric(topology, **hw)
+
+
+def statistics(topology, packet_flits, window, start, end, final, drain):
+    """Statistics of a run from counter snapshots (after warm-up, after the window,
+    at the end)."""
+    n = topology.num_nodes
+    d = {k: end[k] - start[k] for k in end}
+    buckets = sorted((int(k[5:]), v) for k, v in d.items() if k.startswith("hist_"))
+    hist = [v for _, v in buckets]
+    per = n * window if window else 0
+
+    def rate(flits):
+        return flits / per if per else None
+
+    def percentile(p):
+        total = sum(hist)
+        if not total:
+            return None
+        seen = 0
+        for b, count in enumerate(hist):
+            seen += count
+            if seen * 100 >= p * total:
+                return [0 if b == 0 else 1 << b, (1 << (b + 1)) - 1]
+        return None  # pragma: no cover
+
+    undelivered = final["created"] - final["delivered"]
+    return {
+        "nodes": n,
+        "window_cycles": window,
+        "offered": rate((d["created"] + d["refused"]) * packet_flits),
+        "injection_rate": rate(d["injected_flits"]),
+        "throughput": rate(d["delivered_flits"]),
+        "avg_latency": d["latency_sum"] / d["delivered"] if d["delivered"] else None,
+        "latency_p50_range": percentile(50),
+        "latency_p99_range": percentile(99),
+        "latency_histogram": hist,
+        "window": {k: d[k] for k in COUNTERS if k != "cycles"},
+        "created": final["created"],
+        "refused": final["refused"],
+        "injected": final["injected"],
+        "delivered": final["delivered"],
+        "errors": final["errors"],
+        "undelivered": undelivered,
+        "drained": drain > 0 and undelivered == 0,
+        "ok": final["errors"] == 0 and (drain == 0 or undelivered == 0),
+    }
+
+
+def _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction):
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
+        raise ValueError(f"Injection rate must be a number in [0, 1], not {rate!r}")
+    check_int("Cycles", cycles, 1)
+    check_int("Warm-up cycles", warmup, 0)
+    check_int("Drain cycles", drain, 0)
+    check_int("Seed", seed, 0, (1 << 32) - 1)
+    if isinstance(hotspot_fraction, bool) or not isinstance(hotspot_fraction, (int, float)) \
+            or not 0 <= hotspot_fraction < 1:
+        raise ValueError(f"Hotspot fraction must be a number in [0, 1), "
+                         f"not {hotspot_fraction!r}")
+
+
+def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup=0,
+                  drain=0, seed=1, hotspot_fraction=0.1, progress=None, build_progress=None,
+                  opt="-O2", **hardware):
+    """Simulate the self-checking fabric and return its statistics.
+
+    Parameters
+    ----------
+    topology : Topology
+    engine : str
+        ``"amaranth"`` or ``"verilator"``.
+    rate : float
+        Offered load, flits per node per cycle; each node creates a packet with
+        probability ``rate / packet_flits`` per cycle (quantised to 1/65536).
+    cycles, warmup, drain : int
+        Measured cycles, cycles before them, cycles after them with injection off.
+    seed : int
+        32-bit run seed.
+    hotspot_fraction : float
+        For ``hotspot`` traffic: share of packets sent to the hot node.
+    progress : callable, optional
+        ``progress(cycle, total_cycles)`` as the run goes.
+    build_progress : callable, optional
+        ``build_progress(stage)`` while a Verilator build runs.
+    **hardware
+        :func:`selfcheck_config` keywords (pattern, packet_flits, payload_width, vcs,
+        depth, algorithm, hotspot, queue_depth).
+
+    Returns
+    -------
+    dict
+        :func:`statistics` plus ``engine``, ``rate``, ``seed``, ``cycles``, ``warmup``,
+        ``drain``, ``topology``, the configuration, ``seconds`` (simulation only),
+        ``build_seconds``, ``cycles_per_second`` and ``router_cycles_per_second``.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction)
+    config = selfcheck_config(topology, **hardware)
+    packet_flits = config["packet_flits"]
+    inputs = {"seed": seed, "threshold": rate_threshold(rate / packet_flits),
+              "hot_threshold": min((1 << RATE_BITS) - 1,
+                                   int(round(hotspot_fraction * (1 << RATE_BITS))))}
+    total = warmup + cycles + drain
+    marks = [warmup, warmup + cycles]
+    runner = _run_amaranth if engine == "amaranth" else _run_verilator
+    snapshots, final, seconds, build_seconds = runner(
+        topology, config, inputs, total, marks, progress, build_progress, opt)
+    result = {"topology": topology.label, "engine": engine, "rate": rate, "seed": seed,
+              "cycles": cycles, "warmup": warmup, "drain": drain,
+              "hotspot_fraction": hotspot_fraction}
+    result.update({k: v for k, v in config.items() if k not in ("design",)})
+    result.update(statistics(topology, packet_flits, cycles, snapshots[warmup],
+                             snapshots[warmup + cycles], final, drain))
+    result["seconds"] = round(seconds, 3)
+    result["build_seconds"] = round(build_seconds, 3)
+    result["cycles_per_second"] = total / seconds if seconds > 0 else None
+    result["router_cycles_per_second"] = (total * topology.num_nodes / seconds
+                                          if seconds > 0 else None)
+    return result
+
+
+def run_verilator(topology, **options):
+    """:func:`run_selfcheck` with ``engine="verilator"``."""
+    return run_selfcheck(topology, engine="verilator", **options)
+
+
+def _run_verilator(topology, config, inputs, total, marks, progress, build_progress, opt):
+    from .verilator_engine import VerilatorModel
+    model = VerilatorModel(lambda: _design(topology, config), config, opt=opt)
+    start = time.monotonic()
+    model.build(progress=build_progress)
+    build_seconds = time.monotonic() - start
+    snapshots = {}
+
+    def report(cycle, values):
+        if cycle in marks:
+            snapshots[cycle] = values
+        if progress:
+            progress(cycle, total)
+
+    start = time.monotonic()
+    final = model.run(total, inputs=inputs, schedule=[(marks[1], {"threshold": 0})],
+                      report_at=[c for c in marks if 0 < c < total], progress=report)
+    seconds = time.monotonic() - start
+    for c in marks:
+        if c == total:
+            snapshots[c] = final
+        elif c == 0:
+            snapshots[c] = {k: 0 for k in final}
+    return snapshots, final, seconds, build_seconds
+
+
+def _run_amaranth(topology, config, inputs, total, marks, progress, build_progress, opt):
+    from amaranth.sim import Simulator
+    dut = _design(topology, config)
+    names = [name for name, member in dut.signature.members.items()
+             if member.flow.name == "Out"]
+    snapshots = {}
+    state = {}
+
+    def read(ctx):
+        return {name: ctx.get(getattr(dut, name)) for name in names}
+
+    async def bench(ctx):
+        for name, value in inputs.items():
+            ctx.set(getattr(dut, name), value)
+        done = 0
+        stops = sorted(set(marks + [total]))
+        step = max(1, total // 100)
+        for stop in stops:
+            while done < stop:
+                chunk = min(step, stop - done)
+                await ctx.tick().repeat(chunk)
+                done += chunk
+                if progress:
+                    progress(done, total)
+            if stop in marks:
+                snapshots[stop] = read(ctx)
+            if stop == marks[1]:
+                ctx.set(dut.threshold, 0)
+        state["final"] = read(ctx)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    start = time.monotonic()
+    sim.run()
+    return snapshots, state["final"], time.monotonic() - start, 0.0
