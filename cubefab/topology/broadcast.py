@@ -130,6 +130,7 @@ def validate_schedule(topology, source, steps, model="one-port"):
     for n, step in enumerate(steps, start=1):
         sent, received = {}, set()
         arrivals = []
+        pairs = []
         for transfer in step:
             try:
                 u, v = (int(x) for x in transfer)
@@ -139,7 +140,10 @@ def validate_schedule(topology, source, steps, model="one-port"):
             if not (topology.is_node(u) and topology.is_node(v)):
                 problem("node", f"step {n}: ({u}, {v}) names a non-node")
                 continue
-            if v not in topology.neighbors(u):
+            pairs.append((u, v))
+        adjacent = _adjacent(topology, pairs)
+        for (u, v), linked in zip(pairs, adjacent):
+            if not linked:
                 problem("link", f"step {n}: {u} and {v} are not adjacent")
                 continue
             if u not in informed:
@@ -166,6 +170,17 @@ def validate_schedule(topology, source, steps, model="one-port"):
         if c > 20:
             problems.append(f"... {c - 20} more problem(s) of the same kind ({kind})")
     return ScheduleReport(len(steps), not problems, problems, model, len(informed))
+
+
+def _adjacent(topology, pairs):
+    """For each (u, v) of ``pairs`` (nodes), whether they are linked (vectorised)."""
+    if not pairs:
+        return []
+    arr = np.array(pairs, dtype=np.int64)
+    ok = np.zeros(len(pairs), dtype=bool)
+    for p in range(topology.degree):
+        ok |= topology.neighbor_array(arr[:, 0], p) == arr[:, 1]
+    return ok.tolist()
 
 
 # -- lower bounds ----------------------------------------------------------------------
@@ -195,13 +210,14 @@ def _xor_rounds(informed, masks, skip_informed=False):
     ``masks[j](node)``; returns the steps and updates ``informed`` (a list). With
     ``skip_informed``, transfers to nodes that already hold the message are left out."""
     steps = []
-    have = set(informed) if skip_informed else None
+    have = set(informed)
     for mask_of in masks:
         step = [(u, u ^ mask_of(u)) for u in informed]
         if skip_informed:
             step = [(u, v) for u, v in step if v not in have]
-            have.update(v for _, v in step)
-        informed += [v for _, v in step]
+        new = [v for _, v in step if v not in have]
+        have.update(new)
+        informed += new
         steps.append(step)
     return steps
 
