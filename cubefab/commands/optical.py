@@ -3,7 +3,7 @@ free-space optical layout (Plane_L/Plane_R placement and shift rule) of dlh.txt 
 validated, as text, ``--json`` or a ``--plot``."""
 
 from ..cli import add_topology_command, emit, format_table, parse_address, CliError
-from ..optical import hypercube_layout, dlh_layout, validate, plot_layout, EMPTY
+from ..optical import hypercube_layout, dlh_layout, validate, EMPTY
 from ..optical.hypercube import CONSTRUCTIONS
 from ..optical.dlh import RINGS, GAPS
 
@@ -114,6 +114,7 @@ def _optical(args, topology):
     if args.plot:
         if not args.plot.lower().endswith((".png", ".svg")):
             raise CliError(f"--plot file must end in .png or .svg, not {args.plot!r}")
+        from ..optical.plot import plot_layout
         plot_layout(layout, args.plot, highlight=args.highlight)
         doc["plot"] = args.plot
         text += f"\nwrote {args.plot}"

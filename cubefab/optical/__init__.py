@@ -8,8 +8,15 @@ from .layout import Layout, EMPTY
 from .hypercube import hypercube_layout
 from .dlh import dlh_layout
 from .validate import validate, Validation
-from .plot import plot_layout
 
 
 __all__ = ["Layout", "EMPTY", "hypercube_layout", "dlh_layout", "validate", "Validation",
            "plot_layout"]
+
+
+def __getattr__(name):
+    # matplotlib is imported only when a plot is drawn
+    if name == "plot_layout":
+        from .plot import plot_layout
+        return plot_layout
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -122,7 +122,8 @@ def plot_layout(layout, path, highlight=None, origin=None, labels=None, title=No
             shade[gap] = 1.0
             hole = (grid == EMPTY) & ~gap
             shade[hole] = 0.5 * shade[hole] + 0.5
-        ax.imshow(shade, extent=(0, cols, rows, 0), interpolation="nearest")
+        ax.imshow((shade * 255).round().astype(np.uint8), extent=(0, cols, rows, 0),
+                  interpolation="nearest")
         ax.set_xlim(0, cols)
         ax.set_ylim(rows, 0)
         ax.set_autoscale_on(False)
@@ -192,6 +193,6 @@ def plot_layout(layout, path, highlight=None, origin=None, labels=None, title=No
                  f"{rows} x {cols} cells per plane, fill {layout.fill_factor:.3f}",
                  fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=150 if suffix == ".png" else None)
+    fig.savefig(path, dpi=(150 if labels else 110) if suffix == ".png" else None)
     plt.close(fig)
     return path

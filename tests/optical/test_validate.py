@@ -2,7 +2,6 @@
 
 import dataclasses
 
-import numpy as np
 import pytest
 
 from cubefab.optical import hypercube_layout, dlh_layout, validate, Layout
