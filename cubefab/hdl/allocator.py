@@ -41,24 +41,27 @@ class RoundRobinArbiter(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        n = self.count
-        if n == 1:
-            m.d.comb += self.grant.eq(self.requests)
-            return m
-        # `last` is one-hot: the requester granted last. Requests strictly above it
-        # win first (masked lowest set bit), else the lowest request overall.
-        last = Signal(n, init=1 << (n - 1))
-        above = Signal(n)
-        m.d.comb += above.eq(self.requests & ~((last << 1) - 1)[:n])
-        # lowest set bit of the 2n-bit vector `above, requests`, folded back to n bits
-        wide = Signal(2 * n)
-        m.d.comb += wide.eq(Cat(above, self.requests))
-        low = Signal(2 * n)
-        m.d.comb += low.eq(wide & (~wide + 1))
-        m.d.comb += self.grant.eq(low[:n] | low[n:])
-        with m.If(self.commit & self.grant.any()):
-            m.d.sync += last.eq(self.grant)
+        round_robin(m, self.requests, self.grant, self.commit)
         return m
+
+
+def round_robin(m, requests, grant, commit, name="last"):
+    """Build round-robin arbitration of ``requests`` into ``grant`` in module ``m``
+    (the logic of :class:`RoundRobinArbiter`, for components that arbitrate many
+    resources in one module)."""
+    n = len(requests)
+    if n == 1:
+        m.d.comb += grant.eq(requests)
+        return
+    # `last` is one-hot: the requester granted last. Requests strictly above it win
+    # first (the lowest set bit of `above`), else the lowest request overall.
+    last = Signal(n, init=1 << (n - 1), name=name)
+    above = requests & ~((last << 1) - 1)[:n]
+    wide = Cat(above, requests)
+    low = wide & (~wide + 1)[:2 * n]
+    m.d.comb += grant.eq(low[:n] | low[n:])
+    with m.If(commit & grant.any()):
+        m.d.sync += last.eq(grant)
 
 
 class SwitchAllocator(wiring.Component):
@@ -89,11 +92,7 @@ class SwitchAllocator(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        # the arbiters are built inline: one module simulates faster than many
         for o in range(self.outputs):
-            arb = m.submodules[f"arbiter{o}"] = RoundRobinArbiter(self.inputs)
-            m.d.comb += [
-                arb.requests.eq(self.requests[o]),
-                self.grants[o].eq(arb.grant),
-                arb.commit.eq(1),
-            ]
+            round_robin(m, self.requests[o], self.grants[o], 1, name=f"last{o}")
         return m

@@ -3,14 +3,14 @@
 import functools
 import operator
 
-from amaranth.hdl import Module, Mux, Shape
+from amaranth.hdl import Module, Mux, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..topology.base import check_int
 
 
-__all__ = ["Crossbar"]
+__all__ = ["Crossbar", "one_hot_mux"]
 
 
 class Crossbar(wiring.Component):
@@ -44,9 +44,14 @@ class Crossbar(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        width = Shape.cast(self.shape).width
         for o in range(self.outputs):
-            terms = [Mux(self.select[o][i], self.i[i].as_value(), 0)
-                     for i in range(self.inputs)]
-            m.d.comb += self.o[o].as_value().eq(functools.reduce(operator.or_, terms)[:width])
+            m.d.comb += self.o[o].eq(one_hot_mux(self.select[o], self.i))
         return m
+
+
+def one_hot_mux(select, inputs):
+    """The AND-OR multiplexer: the OR of the ``inputs`` (values or views of one width)
+    whose ``select`` bit is set."""
+    width = len(Value.cast(inputs[0]))
+    terms = [Mux(select[i], Value.cast(x), 0) for i, x in enumerate(inputs)]
+    return functools.reduce(operator.or_, terms)[:width]

@@ -13,7 +13,7 @@ from amaranth.lib.fifo import FIFOInterface
 from ..topology.base import check_int
 
 
-__all__ = ["RegisterFIFO"]
+__all__ = ["RegisterFIFO", "register_fifo_logic"]
 
 
 class RegisterFIFO(Elaboratable, FIFOInterface):
@@ -39,27 +39,35 @@ class RegisterFIFO(Elaboratable, FIFOInterface):
 
     def elaborate(self, platform):
         m = Module()
-        depth = self.depth
-        slots = Array(Signal(self.width, name=f"slot{i}") for i in range(depth))
-        produce = Signal(range(depth))
-        consume = Signal(range(depth))
-        level = Signal(range(depth + 1))
-        m.d.comb += [
-            self.w_rdy.eq(level != depth),
-            self.r_rdy.eq(level != 0),
-            self.w_level.eq(level),
-            self.r_level.eq(level),
-            self.r_data.eq(slots[consume]),
-        ]
-        do_write = self.w_en & self.w_rdy
-        do_read = self.r_en & self.r_rdy
-        with m.If(do_write):
-            m.d.sync += [slots[produce].eq(self.w_data),
-                         produce.eq(Mux(produce == depth - 1, 0, produce + 1))]
-        with m.If(do_read):
-            m.d.sync += consume.eq(Mux(consume == depth - 1, 0, consume + 1))
-        with m.If(do_write & ~do_read):
-            m.d.sync += level.eq(level + 1)
-        with m.Elif(do_read & ~do_write):
-            m.d.sync += level.eq(level - 1)
+        register_fifo_logic(m, self)
         return m
+
+
+def register_fifo_logic(m, fifo, name="fifo"):
+    """Build the logic of :class:`RegisterFIFO` for the ``fifo`` interface (an
+    :class:`~amaranth.lib.fifo.FIFOInterface`) in module ``m``: a router builds
+    its buffers inline, which the Python simulator runs much faster than many
+    small modules."""
+    depth = fifo.depth
+    slots = Array(Signal(fifo.width, name=f"{name}_slot{i}") for i in range(depth))
+    produce = Signal(range(depth), name=f"{name}_produce")
+    consume = Signal(range(depth), name=f"{name}_consume")
+    level = Signal(range(depth + 1), name=f"{name}_level")
+    m.d.comb += [
+        fifo.w_rdy.eq(level != depth),
+        fifo.r_rdy.eq(level != 0),
+        fifo.w_level.eq(level),
+        fifo.r_level.eq(level),
+        fifo.r_data.eq(slots[consume]),
+    ]
+    do_write = fifo.w_en & fifo.w_rdy
+    do_read = fifo.r_en & fifo.r_rdy
+    with m.If(do_write):
+        m.d.sync += [slots[produce].eq(fifo.w_data),
+                     produce.eq(Mux(produce == depth - 1, 0, produce + 1))]
+    with m.If(do_read):
+        m.d.sync += consume.eq(Mux(consume == depth - 1, 0, consume + 1))
+    with m.If(do_write & ~do_read):
+        m.d.sync += level.eq(level + 1)
+    with m.Elif(do_read & ~do_write):
+        m.d.sync += level.eq(level - 1)

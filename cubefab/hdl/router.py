@@ -1,14 +1,15 @@
 """The wormhole virtual-channel router of one node."""
 
-from amaranth.hdl import Module, Signal, Cat, Mux, unsigned
+from amaranth.hdl import Module, Signal, Cat, Mux, C, unsigned
 from amaranth.lib import data, stream, wiring
+from amaranth.lib.fifo import FIFOInterface
 from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import required_vcs, wrap_ports
-from .allocator import SwitchAllocator
-from .crossbar import Crossbar
-from .fifo import RegisterFIFO
+from .allocator import round_robin
+from .crossbar import one_hot_mux
+from .fifo import register_fifo_logic
 from .flit import FlitLayout, LinkSignature
 from .route import route_unit
 
@@ -81,6 +82,9 @@ class Router(wiring.Component):
         self.layout = FlitLayout(topology.address_bits, payload_width, self.vcs)
         self.payload_width = self.layout.payload_width
         degree = topology.degree
+        #: Sticky flag for simulation: a flit arrived at a full buffer (a broken
+        #: credit protocol); never set in a correct network.
+        self.overflow = Signal()
         super().__init__({
             "link_in": In(LinkSignature(self.layout)).array(degree),
             "link_out": Out(LinkSignature(self.layout)).array(degree),
@@ -94,6 +98,9 @@ class Router(wiring.Component):
         degree, vcs, depth = topo.degree, self.vcs, self.depth
         wraps = wrap_ports(topo, self.node)
         local = degree
+        vc_bits = layout["vc"].shape.width
+        vc_at = layout["vc"].offset
+        vc_end = vc_at + vc_bits
 
         # Route computation happens as a flit enters its input buffer (one route unit
         # per input port); the buffer stores the flit, its output port and the VC it
@@ -106,11 +113,14 @@ class Router(wiring.Component):
         queues = [(p, v) for p in range(degree) for v in range(vcs)] + [(local, 0)]
         heads, fifos = [], []
         for p in range(degree + 1):
-            arriving = Signal(layout, name=f"arriving_p{p}")
+            # (expressions rather than named signals where possible: every named
+            # signal costs the Python simulator an update per evaluation)
             if p < degree:
-                m.d.comb += arriving.eq(self.link_in[p].flit.payload)
+                arriving = self.link_in[p].flit.payload
             else:
-                m.d.comb += [arriving.eq(self.local_in.payload), arriving.vc.eq(0)]
+                arriving = data.View(layout, Cat(self.local_in.payload.as_value()[:vc_at],
+                                                 C(0, vc_bits),
+                                                 self.local_in.payload.as_value()[vc_end:]))
             ru = m.submodules[f"route_p{p}"] = route_unit(topo, self.node, self.algorithm)
             m.d.comb += ru.dest.eq(arriving.dest)
             if hasattr(ru, "src") and "src" in ru.signature.members:
@@ -125,20 +135,20 @@ class Router(wiring.Component):
                             m.d.comb += enter.vc.eq(Mux(arriving.vc == vcs - 1, vcs - 1,
                                                         arriving.vc + 1))
             for v in range(vcs if p < degree else 1):
-                fifo = m.submodules[f"fifo_p{p}_vc{v}"] = RegisterFIFO(width=entry.size,
-                                                                       depth=depth)
+                fifo = FIFOInterface(width=entry.size, depth=depth)
+                register_fifo_logic(m, fifo, name=f"fifo_p{p}_vc{v}")
                 m.d.comb += fifo.w_data.eq(enter)
                 if p < degree:
                     link = self.link_in[p]
                     m.d.comb += fifo.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))
+                    with m.If(fifo.w_en & ~fifo.w_rdy):
+                        m.d.sync += self.overflow.eq(1)
                     # credit return, registered: one pulse per flit leaving the buffer
                     m.d.sync += link.credit[v].eq(fifo.r_en & fifo.r_rdy)
                 else:
                     m.d.comb += [fifo.w_en.eq(self.local_in.valid),
                                  self.local_in.ready.eq(fifo.w_rdy)]
-                head = Signal(entry, name=f"head_p{p}_vc{v}")
-                m.d.comb += head.eq(fifo.r_data)
-                heads.append(head)
+                heads.append(data.View(entry, fifo.r_data))
                 fifos.append(fifo)
 
         # Output state: a busy bit per output VC (held from head to tail) and a credit
@@ -157,52 +167,54 @@ class Router(wiring.Component):
         can_send.append(local_free)
 
         nq = len(queues)
-        alloc = m.submodules.allocator = SwitchAllocator(nq, degree + 1)
-        xbar = m.submodules.crossbar = Crossbar(layout, nq, degree + 1)
+        # Switch allocation: a round-robin arbiter per output among the input VCs.
+        # (Arbiters, crossbar and buffers are built inline in this module; the Python
+        # simulator runs one module much faster than many small ones.)
+        requests = [Signal(nq, name=f"requests_p{o}") for o in range(degree + 1)]
+        grants = [Signal(nq, name=f"grants_p{o}") for o in range(degree + 1)]
+        for o in range(degree + 1):
+            round_robin(m, requests[o], grants[o], 1, name=f"last_p{o}")
+        departing = []
         for q, (p, v) in enumerate(queues):
             fifo, head = fifos[q], heads[q]
             active = Signal(name=f"active_p{p}_vc{v}")
             held_port = Signal(topo.port_width, name=f"held_port_p{p}_vc{v}")
             held_vc = Signal(len(head.vc), name=f"held_vc_p{p}_vc{v}")
-            port = Signal(topo.port_width, name=f"port_p{p}_vc{v}")
-            out_vc = Signal(len(head.vc), name=f"out_vc_p{p}_vc{v}")
-            m.d.comb += [port.eq(Mux(active, held_port, head.port)),
-                         out_vc.eq(Mux(active, held_vc, head.vc))]
+            port = Mux(active, held_port, head.port)
+            out_vc = Mux(active, held_vc, head.vc)[:vc_bits]
             for o in range(degree + 1):
                 if o < degree:
                     vc_busy = Cat(busy[o]).bit_select(out_vc, 1)
                     credit = can_send[o].bit_select(out_vc, 1)
                 else:
                     vc_busy, credit = busy[o][0], can_send[o]
-                m.d.comb += alloc.requests[o][q].eq(
+                m.d.comb += requests[o][q].eq(
                     fifo.r_rdy & (port == o) & (active | ~vc_busy) & credit)
-            granted = Signal(name=f"granted_p{p}_vc{v}")
-            m.d.comb += granted.eq(Cat(alloc.grants[o][q] for o in range(degree + 1)).any())
+            granted = Cat(grants[o][q] for o in range(degree + 1)).any()
             m.d.comb += fifo.r_en.eq(granted)
-            departing = Signal(layout, name=f"departing_p{p}_vc{v}")
-            m.d.comb += [departing.eq(head.flit), xbar.i[q].eq(departing)]
-            if p < degree:
-                m.d.comb += departing.vc.eq(out_vc)
+            flit = head.flit.as_value()   # the flit leaves on its output VC
+            departing.append(Cat(flit[:vc_at], out_vc, flit[vc_end:]))
             with m.If(granted):
                 m.d.sync += [active.eq(~head.flit.tail), held_port.eq(port),
                              held_vc.eq(out_vc)]
 
         # Crossbar into the registered outputs.
+        switched = [Signal(layout, name=f"switched_p{o}") for o in range(degree + 1)]
         for o in range(degree + 1):
-            m.d.comb += xbar.select[o].eq(alloc.grants[o])
+            m.d.comb += switched[o].eq(one_hot_mux(grants[o], departing))
         for o in range(degree):
             out = self.link_out[o]
-            sent = alloc.grants[o].any()
-            m.d.sync += [out.flit.valid.eq(sent), out.flit.payload.eq(xbar.o[o])]
+            sent = grants[o].any()
+            m.d.sync += [out.flit.valid.eq(sent), out.flit.payload.eq(switched[o])]
             for w in range(vcs):
-                used = sent & (xbar.o[o].vc == w)
+                used = sent & (switched[o].vc == w)
                 m.d.sync += credits[o][w].eq(credits[o][w] + out.credit[w] - used)
                 # an output VC is busy from a packet's head until its tail has left
                 with m.If(used):
-                    m.d.sync += busy[o][w].eq(~xbar.o[o].tail)
+                    m.d.sync += busy[o][w].eq(~switched[o].tail)
         with m.If(local_free):
-            m.d.sync += [self.local_out.valid.eq(alloc.grants[local].any()),
-                         self.local_out.payload.eq(xbar.o[local])]
-        with m.If(alloc.grants[local].any()):
-            m.d.sync += busy[local][0].eq(~xbar.o[local].tail)
+            m.d.sync += [self.local_out.valid.eq(grants[local].any()),
+                         self.local_out.payload.eq(switched[local])]
+        with m.If(grants[local].any()):
+            m.d.sync += busy[local][0].eq(~switched[local].tail)
         return m

@@ -92,7 +92,7 @@ class AmaranthEngine:
         for at, src, dest, length in (packets or ()):
             extra.setdefault(at, []).append((src, dest, length))
         n = topo.num_nodes
-        board = Scoreboard(topo, fabric.layout, fabric.algorithm)
+        board = Scoreboard(topo, fabric.layout, fabric.algorithm, fabric.vcs)
         queues = [deque() for _ in range(n)]       # per node: (packet, flit index)
         state = {"cycle": 0, "stalled": False, "drain_cycles": 0, "injected_flits": 0,
                  "window_flits": 0}

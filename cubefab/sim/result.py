@@ -46,7 +46,7 @@ class SimResult:
         c = self.counts
         return (not self.stalled and c["lost"] == 0 and c["pending"] == 0
                 and c["duplicated"] == 0 and c["corrupted"] == 0
-                and c["hop_mismatches"] == 0 and c["delivered"] == c["created"])
+                and c["hop_mismatches"] == 0 and c["vc_mismatches"] == 0 and c["delivered"] == c["created"])
 
     def as_dict(self):
         """The JSON document of ``cubefab sim``."""

@@ -9,6 +9,7 @@ derived from it, so a delivered packet can be recognised and checked on its own.
 from collections import deque
 
 from ..topology.base import Topology
+from ..topology.deadlock import hop_vcs
 
 
 __all__ = ["Packet", "Scoreboard"]
@@ -51,20 +52,26 @@ class Scoreboard:
         The fabric's flit layout (field offsets for the raw flits).
     algorithm : str or None
         Routing algorithm whose reference routes the traced hops must follow.
+    vcs : int or None
+        Number of VCs: the VC each packet arrives on must be the reference
+        assignment's (:func:`cubefab.topology.deadlock.hop_vcs`); None skips the check.
     """
 
-    def __init__(self, topology, layout, algorithm=None):
+    def __init__(self, topology, layout, algorithm=None, vcs=None):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         self.topology = topology
         self.layout = layout
         self.algorithm = topology.check_algorithm(algorithm)
+        self.vcs = vcs
+        self._vcs_of = {}
         self.addresses = [int(a) for a in topology.nodes()]
         self._index = {a: i for i, a in enumerate(self.addresses)}
         f = {name: (layout[name].offset, (1 << layout[name].shape.width) - 1)
              for name in ("head", "tail", "vc", "dest", "src", "payload")}
         self._fields = f
         self._mask = f["payload"][1]
+        self._vc_clear = ~(f["vc"][1] << f["vc"][0])
         self._pending = {}       # flow -> deque of packets not yet delivered
         self._delivered_tags = {}  # flow -> deque of the tags of recent deliveries
         self._next_seq = {}
@@ -79,6 +86,7 @@ class Scoreboard:
         self.misrouted = 0
         self.reordered = 0
         self.hop_mismatches = 0
+        self.vc_mismatches = 0
         self.flits_delivered = 0
         self.events = []         # descriptions of the first errors
 
@@ -196,9 +204,18 @@ class Scoreboard:
         del pending[match]
         tags = self._delivered_tags.setdefault(flow, deque(maxlen=64))
         tags.append(tag)
-        if flits != p.flits or dest != node:
+        # the vc field carries the VC of the last link: compare it with the reference
+        # VC assignment, and everything else with what was sent
+        if [x & self._vc_clear for x in flits] != p.flits or dest != node:
             self.corrupted += 1
             self._error(f"{where}: packet {tag} of flow {s_addr}->{d_addr} corrupted")
+        elif self.vcs is not None:
+            vc = self.decode(head, "vc")
+            want = self.reference_vc(p.src, p.dest)
+            if vc != want:
+                self.vc_mismatches += 1
+                self._error(f"{where}: packet {tag} of flow {s_addr}->{d_addr} arrived "
+                            f"on VC {vc}, the reference VC assignment gives {want}")
         p.delivered = cycle
         self.delivered.append(p)
         traced = self._tracing.get((p.src, p.dest, p.tag))
@@ -219,6 +236,15 @@ class Scoreboard:
             self._routes[key] = [(self._index[u], topo.port(u, v))
                                  for u, v in zip(path, path[1:])]
         return self._routes[key]
+
+    def reference_vc(self, src, dest):
+        """VC of the last hop of the reference route (0 for a packet to itself)."""
+        key = (src, dest)
+        if key not in self._vcs_of:
+            vcs = hop_vcs(self.topology, self.addresses[src], self.addresses[dest],
+                          self.algorithm, self.vcs)
+            self._vcs_of[key] = vcs[-1] if vcs else 0
+        return self._vcs_of[key]
 
     # -- summary ----------------------------------------------------------------------
 
@@ -244,4 +270,5 @@ class Scoreboard:
             "misrouted": self.misrouted,
             "reordered": self.reordered,
             "hop_mismatches": self.hop_mismatches,
+            "vc_mismatches": self.vc_mismatches,
         }
