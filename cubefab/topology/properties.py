@@ -48,19 +48,21 @@ def bfs_distances(topology, source, progress=None):
         for start in range(0, frontier.size, _CHUNK):
             chunk = frontier[start:start + _CHUNK]
             for port in range(topology.degree):
-                nb = topology.neighbor_array(chunk, port)
-                idx = topology.index_array(nb)
-                new = dist[idx] == UNREACHED
-                if new.any():
-                    idx, nb = idx[new], nb[new]
+                idx = topology.index_array(topology.neighbor_array(chunk, port))
+                idx = idx[dist[idx] == UNREACHED]
+                if idx.size:
                     dist[idx] = level
-                    found.append(nb)
+                    found.append(idx)
         if not found:
             break
-        frontier = np.concatenate(found)
-        # a node found through several ports appears several times: keep it once
-        if frontier.size > 1:
-            frontier = np.unique(frontier)
+        # a node found through several ports appears several times: keep it once, by
+        # scanning the distance array when the level is large (cheaper than sorting)
+        total = sum(f.size for f in found)
+        if total > dist.size >> 5:
+            found_idx = np.flatnonzero(dist == level)
+        else:
+            found_idx = np.unique(np.concatenate(found))
+        frontier = topology.address_array(found_idx)
         reached += frontier.size
         if progress is not None:
             progress(level, reached)
