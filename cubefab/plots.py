@@ -22,7 +22,7 @@ from .topology.hypercube import Hypercube          # noqa: E402
 from .topology.metacube import Metacube            # noqa: E402
 
 
-__all__ = ["MAX_PLOT_NODES", "node_positions", "draw_network", "plot_paths",
+__all__ = ["MAX_PLOT_NODES", "check_plot_file", "node_positions", "draw_network", "plot_paths",
            "plot_broadcast", "save_figure"]
 
 #: The largest network these drawings accept.
@@ -37,7 +37,8 @@ def _check_size(topology):
                          f"drawn for networks up to {MAX_PLOT_NODES} nodes")
 
 
-def _check_file(filename):
+def check_plot_file(filename):
+    """Return the suffix of ``filename`` (.png or .svg), or raise ValueError."""
     suffix = Path(filename).suffix.lower()
     if suffix not in _SUFFIXES:
         raise ValueError(f"plot file must end in .png or .svg, not {str(filename)!r}")
@@ -137,7 +138,7 @@ def draw_network(ax, topology, positions=None, node_size=None):
 
 def save_figure(fig, filename):
     """Save ``fig`` as PNG or SVG (by suffix) and close it."""
-    _check_file(filename)
+    check_plot_file(filename)
     fig.savefig(filename, dpi=150, bbox_inches="tight")
     plt.close(fig)
 
@@ -152,7 +153,7 @@ def plot_paths(topology, paths, filename, src, dst, faulty_nodes=(), highlight=N
     """Draw ``paths`` (lists of addresses) over the network, one colour each; mark
     ``src``, ``dst`` and the faulty nodes; ``highlight`` (a path) is drawn thick."""
     _check_size(topology)
-    _check_file(filename)
+    check_plot_file(filename)
     fig, ax = _new_figure(topology)
     pos = draw_network(ax, topology)
     colours = plt.get_cmap("tab10")
@@ -179,7 +180,7 @@ def plot_broadcast(topology, steps, filename, source, title=None):
     """Draw the broadcast tree of ``steps`` (lists of (sender, receiver)), each
     transfer and receiver coloured by its step."""
     _check_size(topology)
-    _check_file(filename)
+    check_plot_file(filename)
     fig, ax = _new_figure(topology)
     pos = draw_network(ax, topology)
     cmap = plt.get_cmap("viridis")

@@ -55,6 +55,16 @@ def _paths_options(parser):
     parser.add_argument("--json", action="store_true")
 
 
+def _check_plot(args, topology):
+    """Refuse a bad --plot before the work starts."""
+    if args.plot:
+        from ..plots import MAX_PLOT_NODES, check_plot_file
+        check_plot_file(args.plot)
+        if topology.num_nodes > MAX_PLOT_NODES:
+            raise CliError(f"{topology.label} has {topology.num_nodes} nodes; plots are "
+                           f"drawn for networks up to {MAX_PLOT_NODES} nodes")
+
+
 def _method(topology, s, t, paths):
     if isinstance(topology, Hypercube):
         return "Algorithms 2-3 (metacube-disjoint-paths.txt)"
@@ -96,6 +106,7 @@ def paths_document(topology, s, t, faulty_nodes=(), faulty_links=()):
 def _paths(args, topology):
     if args.src == args.dst:
         raise CliError("--src and --dst must be different nodes")
+    _check_plot(args, topology)
     doc = paths_document(topology, args.src, args.dst, args.faults, args.faulty_links)
     lines = [f"{topology.label}: {len(doc['paths'])} disjoint paths {doc['src']} -> "
              f"{doc['dst']} (distance {doc['distance']}), {doc['method']}"]
@@ -150,6 +161,7 @@ def broadcast_document(topology, source, model="one-port", algorithm=None):
 
 
 def _broadcast(args, topology):
+    _check_plot(args, topology)
     doc = broadcast_document(topology, args.src, args.model, args.algorithm)
     bounds = doc["lower_bounds"]
     informed = 1
