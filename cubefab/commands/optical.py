@@ -111,6 +111,14 @@ def _optical(args, topology):
     validation = validate(layout)
     doc = layout_document(layout, validation)
     text = layout_text(layout, validation)
+    if topology.name == "dlh":
+        growth = _growth(layout, args)
+        doc["growth"] = growth
+        if growth is not None:
+            changed = " ".join(f"({a},{b})" for a, b in growth["changed"]) or "none"
+            text += (f"\ngrowth to DLH({topology.m + 1},{topology.d}): "
+                     f"{growth['images_next']} images (now {layout.images}); shifts that change: "
+                     f"{changed}")
     if args.plot:
         if not args.plot.lower().endswith((".png", ".svg")):
             raise CliError(f"--plot file must end in .png or .svg, not {args.plot!r}")
@@ -119,3 +127,15 @@ def _optical(args, topology):
         doc["plot"] = args.plot
         text += f"\nwrote {args.plot}"
     emit(args, doc, text)
+
+
+def _growth(layout, args):
+    """What adding one ring position (m -> m + 1) changes in the shift rule."""
+    dlh = layout.topology
+    try:
+        bigger = dlh_layout(dlh.m + 1, dlh.d, ring=args.ring, gaps=args.gaps)
+    except ValueError:
+        return None
+    return {"images_next": bigger.images,
+            "changed": [list(s) for s in sorted(set(layout.shifts) - set(bigger.shifts))],
+            "added": [list(s) for s in sorted(set(bigger.shifts) - set(layout.shifts))]}

@@ -47,6 +47,13 @@ def test_cli_dlh_json_has_empty_cells(cli):
     assert len(doc["plane_l"]) == doc["plane_rows"] * doc["plane_cols"] == 5 * 23
     assert doc["plane_l"][2] is None                         # the gap column
     assert [0, 21] in doc["shifts"] and doc["images"] == 11 and doc["spurious"] == 0
+    assert doc["growth"] == {"images_next": 11, "changed": [[0, -21], [0, 21]],
+                             "added": [[0, -27], [0, 27]]}
+
+
+def test_cli_folded_ring_growth_changes_nothing(cli):
+    result = cli("optical", "dlh", "-m", 3, "-d", 2, "--ring", "folded")
+    assert result.status == 0 and "shifts that change: none" in result.out
 
 
 def test_cli_paper_recipe_reports_spurious(cli):
