@@ -23,11 +23,14 @@ COMMAND_MODULES = [
     "cubefab.commands.topology",
     "cubefab.commands.demo",
     "cubefab.commands.export",
+    "cubefab.commands.sweep",
     "cubefab.commands.verilog",
     "cubefab.commands.synth",
     "cubefab.commands.optical",
     "cubefab.commands.mcube",
     "cubefab.commands.paths",
+    "cubefab.commands.sim",
+    "cubefab.commands.deadlock",
 ]
 
 

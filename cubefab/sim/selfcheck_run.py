@@ -17,7 +17,8 @@ from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
 
 
-__all__ = ["ENGINES", "selfcheck_config", "run_selfcheck", "run_verilator", "statistics"]
+__all__ = ["ENGINES", "selfcheck_config", "verilator_model", "run_selfcheck",
+           "run_verilator", "statistics"]
 
 
 ENGINES = ("amaranth", "verilator")
@@ -38,6 +39,13 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
 def _design(topology, config):
     hw = {k: v for k, v in config.items() if k not in ("design", "family", "params")}
     return SelfCheckingFabric(topology, **hw)
+
+
+def verilator_model(topology, config, opt="-O2"):
+    """The (cached) :class:`~cubefab.sim.verilator_engine.VerilatorModel` of a
+    :func:`selfcheck_config`."""
+    from .verilator_engine import VerilatorModel
+    return VerilatorModel(lambda: _design(topology, config), config, opt=opt)
 
 
 def statistics(topology, packet_flits, window, start, end, final, drain):
@@ -166,8 +174,7 @@ def run_verilator(topology, **options):
 
 
 def _run_verilator(topology, config, inputs, total, marks, progress, build_progress, opt):
-    from .verilator_engine import VerilatorModel
-    model = VerilatorModel(lambda: _design(topology, config), config, opt=opt)
+    model = verilator_model(topology, config, opt)
     start = time.monotonic()
     model.build(progress=build_progress)
     build_seconds = time.monotonic() - start
