@@ -10,6 +10,8 @@ from typing import Callable, NamedTuple
 from ..cli import CliError, _Parser, add_topology_command, emit, parse_address
 from ..build.verilog import route_unit_verilog, write_verilog
 from ..hdl.route import route_unit
+from .router_targets import (router_target_options, fabric_target_options, write_router,
+                             write_fabric)
 
 
 __all__ = ["register", "TARGETS", "Target", "route_options", "build_route_unit"]
@@ -70,6 +72,9 @@ def _route(args, topology):
 #: ``cubefab verilog`` targets by name.
 TARGETS = {
     "route": Target("the combinational route unit of one node", route_options, _route),
+    "router": Target("the router of one node", router_target_options, write_router),
+    "fabric": Target("a whole fabric: one router per node, every link wired",
+                     fabric_target_options, write_fabric),
 }
 
 

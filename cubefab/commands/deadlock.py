@@ -1,0 +1,34 @@
+"""``cubefab deadlock TOPO ...``: the channel dependency graph check (Dally & Seitz)."""
+
+from ..cli import add_topology_command, emit, format_table
+from ..topology.deadlock import check_deadlock_free
+
+
+__all__ = ["register"]
+
+
+def _options(parser):
+    parser.add_argument("--algorithm", default=None, metavar="NAME",
+                        help="routing algorithm (default: the topology's first)")
+    parser.add_argument("--vcs", type=int, default=None, metavar="N",
+                        help="virtual channels (default: what the VC assignment needs)")
+    parser.add_argument("--json", action="store_true")
+
+
+def _deadlock(args, topology):
+    report = check_deadlock_free(topology, args.algorithm, args.vcs)
+    doc = report.as_dict()
+    rows = [["channels (link, VC)", report.channels], ["dependencies", report.dependencies],
+            ["VCs checked", report.vcs], ["VCs needed", report.required_vcs],
+            ["seconds", f"{report.seconds:.2f}"]]
+    verdict = ("deadlock-free: the channel dependency graph is acyclic"
+               if report.deadlock_free else
+               f"CAN DEADLOCK: dependency cycle {report.describe_cycle()}")
+    emit(args, doc, f"{topology.label}, {report.algorithm} routing\n"
+         + format_table(["", "value"], rows) + "\n" + verdict)
+    return 0 if report.deadlock_free else 1
+
+
+def register(sub):
+    add_topology_command(sub, "deadlock", "prove a routing + VC configuration deadlock-free "
+                         "(channel dependency graph)", _deadlock, _options)
