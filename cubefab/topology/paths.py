@@ -302,7 +302,7 @@ def metacube_disjoint_paths(topology, s, t):
         w = ws[j]
         if w == a:
             head = [s, a]
-        elif mc.field(a, cs) == mc.field(t, cs):
+        elif mc.field(a, cs) == mc.field(t, cs) and m >= 2:     # no i' when m = 1
             ip = k if i != k else k + 1
             b = nb(a, ip)
             c = nb(b, 0)
