@@ -115,11 +115,12 @@ class _MC:
                 out.append(u)
         return out
 
-    def p1(self, u, v, walk):
+    def p1(self, u, v, walk, open_end=False):
         """Algorithm 1: the nodes after ``u`` on the path to ``v`` that follows the
         class walk ``walk`` (starting at ``class(u)``, ending at ``class(v)``), fixing
-        each visited class's field on arrival."""
-        assert walk[0] == self.cls(u) and walk[-1] == self.cls(v), (walk, u, v)
+        each visited class's field on arrival. With ``open_end`` the walk may run past
+        ``v``'s class (the path stops at ``v``) and None means it never reaches ``v``."""
+        assert walk[0] == self.cls(u) and (open_end or walk[-1] == self.cls(v)), (walk, u, v)
         out = []
         cur = u
         for idx, c in enumerate(walk):
@@ -132,6 +133,8 @@ class _MC:
             if idx + 1 < len(walk):
                 cur = self.with_class(cur, walk[idx + 1])
                 out.append(cur)
+        if open_end:
+            return None
         raise AssertionError(f"class walk {walk} does not lead from {u} to {v}")
 
     def cycle_walk(self, cycle, start, end):
@@ -339,25 +342,11 @@ def remove_loops(path):
 
 def _walk_route(mc, a, z, cycle):
     """Nodes after ``a`` on the way to ``z`` along the class cycle ``cycle`` (a list of
-    all classes, starting anywhere): fix the field of each class on arrival, step to
-    the next class of the cycle, stop on reaching ``z``."""
+    all classes, starting anywhere), at most twice round, or None."""
     h = len(cycle)
     pos = cycle.index(mc.cls(a))
-    out = []
-    cur = a
-    for step in range(2 * h + 1):
-        fixed = mc.fix_field(cur, z)
-        out += fixed
-        if fixed:
-            cur = fixed[-1]
-        if cur == z:
-            return out
-        if h == 1:
-            break
-        pos = (pos + 1) % h
-        cur = mc.with_class(cur, cycle[pos])
-        out.append(cur)
-    return None
+    walk = [cycle[(pos + i) % h] for i in range(2 * h + 1)] if h > 1 else [cycle[0]]
+    return mc.p1(a, z, walk, open_end=True)
 
 
 def _class_cycles(k, start):
