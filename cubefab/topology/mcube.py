@@ -28,8 +28,9 @@ __all__ = ["Mcube", "MAX_K", "CONSTRUCTIONS", "hem_neighbors", "algorithmic_neig
            "check_requirements", "mroute_table", "routing_tables", "paper_distribution",
            "paper_average_distance", "paper_average_distance_closed_form", "paper_diameter"]
 
-#: Largest dimension built (the neighbour table has ``2**k * k`` entries).
-MAX_K = 20
+#: Largest dimension built: the neighbour table has ``2**k * k`` entries and each
+#: node's routing tables ``2**(k-1) - k`` (about a second per node at k = 16).
+MAX_K = 16
 
 #: Construction name -> builder of the neighbour table.
 CONSTRUCTIONS = ("hem", "algorithmic")
@@ -369,8 +370,15 @@ def routing_tables(nb, node):
     nb = np.asarray(nb, dtype=np.int64)
     k = nb.shape[1]
     table1, table2 = {}, set()
+    visited = set()
 
     def add_table(t, t1, s, into):
+        # Figure 6 reaches the same (t, t1, s) along many paths and adds the same
+        # entries each time: doing each once gives the same tables in polynomial time
+        state = (t, t1, s, into is table2)
+        if state in visited:
+            return
+        visited.add(state)
         for i in range(t1 - 2, 0, -1):
             x = int(nb[s, i])
             if into is table2:

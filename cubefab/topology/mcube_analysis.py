@@ -7,10 +7,10 @@ import numpy as np
 
 from .mcube import (Mcube, paper_distribution, paper_average_distance,
                     paper_average_distance_closed_form, paper_diameter)
-from .properties import distance_distribution
+from .properties import bfs_distances
 
 
-__all__ = ["route_lengths", "distance_report", "hypercube_emulation",
+__all__ = ["REPORT_MAX_K", "route_lengths", "distance_report", "hypercube_emulation",
            "reconfiguration_switches", "mcube_report"]
 
 
@@ -32,37 +32,51 @@ def route_lengths(topology, algorithm=None):
     raise RuntimeError(f"routing on {topology.label} does not terminate")  # pragma: no cover
 
 
+#: Largest k the all-pairs reports handle (``4**k`` route lengths in memory).
+REPORT_MAX_K = 12
+
+
 def distance_report(topology):
-    """Mroute route-length distribution (every source) and BFS distances beside
-    Theorem 1's F_k and section 5.2's AD(k).
+    """Mroute route lengths and BFS distances (all pairs) beside Theorem 1's F_k and
+    section 5.2's AD(k).
 
     Returns
     -------
     dict
-        ``mroute_distribution`` (same from every source, else RuntimeError),
-        ``bfs_distribution`` (node 0), ``paper_distribution``, diameters, averages with
-        self as exact fraction strings and floats.
+        ``mroute_distribution`` (the same from every source, else RuntimeError),
+        ``paper_distribution``; ``bfs_distribution`` summed over all sources divided by
+        the number of nodes (a list of Fractions as strings when not uniform) and
+        ``bfs_uniform`` (whether every source sees the same one); diameters; averages
+        including the node itself (exact fraction strings and floats); and
+        ``mroute_shortest_pairs``, the ordered pairs Mroute routes along a shortest path.
     """
     k = topology.k
-    lengths = route_lengths(topology)
-    counts = [np.bincount(row, minlength=k + 1) for row in lengths]
-    ref = counts[0]
-    if any((c != ref).any() for c in counts):
-        raise RuntimeError(f"{topology.label}: Mroute distance distribution is not uniform")
-    mroute = np.trim_zeros(ref, "b").tolist()
-    bfs = distance_distribution(topology, 0).tolist()
+    if k > REPORT_MAX_K:
+        raise ValueError(f"the Mcube distance report is built for k <= {REPORT_MAX_K}, "
+                         f"not k = {k}")
     n = topology.num_nodes
-    avg_m = Fraction(int(np.dot(np.arange(len(mroute)), mroute)), n)
-    avg_b = Fraction(int(np.dot(np.arange(len(bfs)), bfs)), n)
+    lengths = route_lengths(topology)
+    counts = np.stack([np.bincount(row, minlength=k + 1) for row in lengths])
+    if (counts != counts[0]).any():
+        raise RuntimeError(f"{topology.label}: Mroute distance distribution is not uniform")
+    mroute = np.trim_zeros(counts[0], "b").tolist()
+    bfs = np.stack([bfs_distances(topology, s) for s in range(n)]).astype(np.int64)
+    bfs_counts = np.stack([np.bincount(row, minlength=k + 1) for row in bfs])
+    uniform = bool((bfs_counts == bfs_counts[0]).all())
+    total = np.trim_zeros(bfs_counts.sum(axis=0), "b")
+    bfs_dist = [int(c) // n if uniform else str(Fraction(int(c), n)) for c in total]
+    avg_m = Fraction(int(lengths.sum()), n * n)
+    avg_b = Fraction(int(bfs.sum()), n * n)
     ad = paper_average_distance(k)
     return {
         "k": k,
         "mroute_distribution": mroute,
         "paper_distribution": paper_distribution(k),
-        "bfs_distribution": bfs,
+        "bfs_distribution": bfs_dist,
+        "bfs_uniform": uniform,
         "mroute_diameter": len(mroute) - 1,
-        "bfs_diameter": len(bfs) - 1,
         "paper_diameter": paper_diameter(k),
+        "bfs_diameter": int(bfs.max()),
         "mroute_average_with_self": float(avg_m),
         "mroute_average_with_self_exact": str(avg_m),
         "paper_ad": float(ad),
@@ -70,14 +84,9 @@ def distance_report(topology):
         "paper_ad_closed_form": paper_average_distance_closed_form(k),
         "bfs_average_with_self": float(avg_b),
         "bfs_average_with_self_exact": str(avg_b),
-        "mroute_minimal_pairs": int((lengths == _bfs_matrix(topology)).sum()) if n <= 1024
-        else None,
+        "mroute_shortest_pairs": int((lengths == bfs).sum()),
+        "pairs": n * n,
     }
-
-
-def _bfs_matrix(topology):
-    from .properties import bfs_distances
-    return np.stack([bfs_distances(topology, s) for s in range(topology.num_nodes)])
 
 
 def hypercube_emulation(topology):

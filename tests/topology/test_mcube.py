@@ -1,5 +1,7 @@
 """The Mcube model: construction, R1-R3, Mroute and its tables, the paper's formulas."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -145,8 +147,12 @@ def test_paper_recurrences():
 
 def test_bfs_is_shorter_than_mroute_from_k6():
     report = distance_report(Mcube(6))
-    assert report["bfs_distribution"] == [1, 6, 25, 30, 2]
     assert report["mroute_distribution"] == [1, 6, 25, 28, 4]
+    # BFS: shorter than Mroute, and not the same from every node
+    assert not report["bfs_uniform"]
+    assert report["bfs_distribution"][:3] == ["1", "6", "25"]
+    assert report["mroute_shortest_pairs"] < report["pairs"]
+    assert Fraction(report["bfs_average_with_self_exact"]) < Fraction("39/16")
 
 
 def test_route_lengths_walks_every_pair():
@@ -176,7 +182,7 @@ def test_catalog_and_cli(cli):
     assert result.out.split("\n")[:3] == ["0 1", "0 2", "0 4"]
 
 
-@pytest.mark.parametrize("bad, error", [(0, ValueError), (21, ValueError), (3.0, TypeError),
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (17, ValueError), (3.0, TypeError),
                                         (True, TypeError)])
 def test_bad_dimension(bad, error):
     with pytest.raises(error, match="Mcube dimension k"):
@@ -192,3 +198,19 @@ def test_paper_values():
     values = Mcube(5).paper_values()
     assert values["mroute_diameter"]["value"] == 3
     assert values["reconfiguration_switches_bound"]["value"] == 24
+
+
+def test_mcube_report_command(cli):
+    result = cli("mcube-report", "mcube", "-k", 5, "--json")
+    assert result.status == 0
+    doc = result.json()
+    assert doc["requirements_violations"] == []
+    assert doc["distances"]["mroute_distribution"] == [1, 5, 16, 10]
+    assert doc["reconfiguration"]["switches"] == 12
+    text = cli("mcube-report", "mcube", "-k", 4, "--construction", "algorithmic")
+    assert "requirements R1-R3 hold" in text.out and "Theorem 2 bound" in text.out
+
+
+def test_mcube_report_refuses_large_k(cli):
+    result = cli("mcube-report", "mcube", "-k", 13)
+    assert result.status == 2 and result.err.startswith("error: mcube-report is built for k <= 12")
