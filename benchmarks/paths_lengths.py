@@ -1,5 +1,6 @@
 """Measured longest disjoint path against Theorem 2's bound, per metacube, and the
-share of pairs where Algorithm 4 as written needed no repair.
+share of pairs where Algorithm 4 as written needed no repair; then DLH paths and a
+broadcast table (paper schedule steps beside the paper's count and the lower bounds).
 
     python benchmarks/paths_lengths.py            # exhaustive up to MC(3,1), samples above
     python benchmarks/paths_lengths.py --samples 0 --networks 2,3   # MC(2,3) exhaustively
@@ -23,6 +24,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from cubefab.cli import format_table                      # noqa: E402
 from cubefab.topology import DLH, Metacube                # noqa: E402
+from cubefab.topology import Hypercube                    # noqa: E402
+from cubefab.topology.broadcast import (broadcast_schedule, lower_bounds,  # noqa: E402
+                                        validate_schedule)
 from cubefab.topology.paths import check_disjoint_paths, disjoint_paths  # noqa: E402
 from paths_helpers import class_sources, verify_metacube  # noqa: E402
 
@@ -64,6 +68,26 @@ def dlh_row(m, d):
             f"{time.monotonic() - start:.1f}"]
 
 
+BROADCAST = [Hypercube(6), Metacube(1, 2), Metacube(1, 3), Metacube(2, 1), Metacube(2, 2),
+             Metacube(3, 1), Metacube(2, 3), DLH(2, 3), DLH(4, 3), DLH(6, 4)]
+
+
+def broadcast_rows():
+    """Paper schedule and all-port flood from source 0: steps, paper count, bounds."""
+    rows = []
+    for topology in BROADCAST:
+        one = broadcast_schedule(topology, 0, "one-port")
+        flood = broadcast_schedule(topology, 0, "all-port")
+        ok = (validate_schedule(topology, 0, one.steps, "one-port").ok
+              and validate_schedule(topology, 0, flood.steps, "all-port").ok)
+        bounds = lower_bounds(topology, 0, "one-port")
+        rows.append([topology.label, one.algorithm, one.num_steps, one.paper_steps,
+                     bounds["log2_nodes"], bounds["eccentricity"], flood.num_steps,
+                     "yes" if ok else "NO"])
+    return format_table(["network", "one-port schedule", "steps", "paper", "ceil(log2 N)",
+                         "eccentricity", "all-port flood", "valid"], rows)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=2000,
@@ -90,6 +114,8 @@ def main():
         print(format_table(["network", "pairs", "longest", "max(longest-distance)",
                             "failures", "seconds"],
                            [dlh_row(m, d) for m, d in [(2, 1), (2, 2), (2, 3), (4, 3)]]))
+        print()
+        print(broadcast_rows())
 
 
 if __name__ == "__main__":
