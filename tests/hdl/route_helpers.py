@@ -3,13 +3,16 @@
 
 import itertools
 
+import numpy as np
+
 from amaranth.hdl import Elaboratable, Module, Signal
 from amaranth.sim import Simulator
 
 from cubefab.hdl.route import route_unit
 
 
-__all__ = ["RouteBank", "simulate_ports", "reference_ports", "assert_matches_reference"]
+__all__ = ["RouteBank", "simulate_ports", "reference_ports", "assert_matches_reference",
+           "reference_vectors"]
 
 
 class RouteBank(Elaboratable):
@@ -93,3 +96,17 @@ def assert_matches_reference(topology, heres, dests, srcs=None, algorithm=None, 
                        f"{len(wrong)} of {len(ports)} cases differ "
                        f"((here, src, dest), unit, reference): {wrong[:8]}")
     return len(ports)
+
+
+def reference_vectors(topology, heres, dests, srcs=None, algorithm=None, straps=True):
+    """Test vectors for a route unit's Verilog: ``(inputs, vectors, expected)`` for
+    :func:`cubefab.build.vectors.run_vectors`; ``inputs`` names ``here`` (with
+    ``straps``), ``src`` (when given) and ``dest``."""
+    bits = topology.address_bits
+    inputs = ([("here", bits)] if straps else []) + ([("src", bits)] if srcs else [])
+    inputs.append(("dest", bits))
+    cases = _cases(heres, dests, srcs)
+    expected = reference_ports(topology, cases, algorithm)
+    rows = [([h] if straps else []) + ([s] if srcs else []) + [d] for h, s, d in cases]
+    return inputs, np.array(rows, dtype=np.int64), np.array(
+        [expected[c] for c in cases], dtype=np.int64)

@@ -1,0 +1,253 @@
+"""Formal proof that a minimal route unit always moves a packet one hop closer.
+
+The unit is built with address straps (``here`` an input), so one proof covers
+every node. yosys (``write_smt2``) turns its Verilog into an SMT-LIB model; z3
+(pip ``z3-solver``) then searches for nodes ``here`` and ``dest`` where
+
+* ``port == degree`` and ``here != dest`` (or the reverse), or
+* ``here != dest`` and the neighbour through ``port`` is not exactly one hop closer
+  to ``dest`` than ``here`` is,
+
+and the proof holds when there are none (unsat). Distances, neighbours and the node
+set are not re-derived: they are tables computed from the reference model (BFS
+distances of :func:`~cubefab.topology.properties.bfs_distances`, ``neighbor_array``,
+``is_node``), turned into SMT lookup trees. To keep the tables small they are indexed
+modulo the network's *translations*: address bits ``b`` for which ``u -> u ^ 2**b``
+is an automorphism that keeps port numbers (the field bits of a metacube, the cube
+bits of a DLH, every bit of a hypercube), found and checked on the reference model
+for every node and port, so that ``d(u, t) = d(u & R, t ^ (u & T))``.
+"""
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..hdl.route import route_unit
+from ..topology.base import Topology
+from ..topology.properties import bfs_distances
+from .pnr import find_tool, ToolFailed
+from .verilog import route_unit_verilog, write_verilog
+
+
+__all__ = ["ProofResult", "translation_mask", "route_unit_smt2", "prove_minimal_route"]
+
+
+@dataclass
+class ProofResult:
+    """Outcome of :func:`prove_minimal_route`.
+
+    ``proved`` is True when no counterexample exists; otherwise
+    ``counterexample`` holds ``here``, ``dest`` (and ``src``), the unit's ``port``
+    and the reference distances.
+    """
+    topology: str
+    algorithm: str
+    proved: bool
+    counterexample: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    translation_bits: int = 0
+    table_entries: int = 0
+
+
+def translation_mask(topology):
+    """Mask of the address bits ``b`` whose flip ``u -> u ^ 2**b`` maps nodes to nodes
+    and every link ``(u, port p)`` to the link ``(u ^ 2**b, port p)``, checked on
+    every node of the reference model."""
+    nodes = topology.nodes()
+    node_set = np.zeros(1 << topology.address_bits, dtype=bool)
+    node_set[nodes] = True
+    neighbors = [topology.neighbor_array(nodes, p) for p in range(topology.degree)]
+    mask = 0
+    for b in range(topology.address_bits):
+        moved = nodes ^ (1 << b)
+        if not node_set[moved].all():
+            continue
+        if all(np.array_equal(topology.neighbor_array(moved, p), neighbors[p] ^ (1 << b))
+               for p in range(topology.degree)):
+            mask |= 1 << b
+    return mask
+
+
+def route_unit_smt2(unit, workdir):
+    """SMT-LIB text (yosys ``write_smt2``) of ``unit``'s Verilog, written and run in
+    ``workdir`` (``top.v``, ``top.smt2``, ``formal.log``)."""
+    os.makedirs(workdir, exist_ok=True)
+    write_verilog(route_unit_verilog(unit, "top"), os.path.join(workdir, "top.v"))
+    # prep turns case statements into ROM cells (proc_rom); memory_map makes them logic,
+    # as write_smt2 does not model ROM contents as the simulators do
+    script = ("read_verilog top.v; prep -top top; flatten; memory_map; opt_clean; "
+              "write_smt2 -wires top.smt2")
+    command = [find_tool("yosys"), "-q", "-l", "formal.log", "-p", script]
+    result = subprocess.run(command, cwd=workdir, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, timeout=600)
+    if result.returncode != 0:
+        raise ToolFailed(f"yosys write_smt2 failed (exit {result.returncode}); see "
+                         f"{os.path.join(workdir, 'formal.log')}")
+    with open(os.path.join(workdir, "top.smt2")) as f:
+        return f.read()
+
+
+def _bits_of(mask):
+    return [b for b in range(mask.bit_length()) if mask >> b & 1]
+
+
+def _lookup(z3, key_bits, table, width):
+    """SMT term ``table[key]`` for ``key`` given by 1-bit terms (LSB first): a tree
+    of if-then-else on the key bits, sharing equal sub-tables."""
+    memo = {}
+
+    def build(level, start):
+        size = 1 << level
+        entries = tuple(table[start:start + size])
+        if entries in memo:
+            return memo[entries]
+        if len(set(entries)) == 1:
+            term = z3.BitVecVal(entries[0], width)
+        else:
+            half = size >> 1
+            low, high = build(level - 1, start), build(level - 1, start + half)
+            term = z3.If(key_bits[level - 1] == 1, high, low)
+        memo[entries] = term
+        return term
+
+    return build(len(key_bits), 0)
+
+
+def _gather(z3, value, bits):
+    """1-bit terms of ``value`` at the given bit positions."""
+    return [z3.Extract(b, b, value) for b in bits]
+
+
+def prove_minimal_route(topology, algorithm=None, unit=None, workdir=None, timeout_s=600):
+    """Prove that ``unit`` (default: :func:`~cubefab.hdl.route.route_unit` of
+    ``topology`` with address straps) routes every packet one hop closer.
+
+    Parameters
+    ----------
+    topology : Topology
+        Small enough to enumerate (the reference tables are built from BFS).
+    algorithm : str, optional
+        The unit's algorithm; a non-minimal one yields a counterexample.
+    unit : RouteUnit, optional
+        A unit built with ``node=None`` (its ``here`` input is quantified over).
+    workdir : str, optional
+        Where yosys runs; a temporary directory when None.
+
+    Returns
+    -------
+    ProofResult
+    """
+    import time
+    import z3
+
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    if topology.num_nodes > 1 << 16:
+        raise ValueError(f"prove_minimal_route enumerates the network; {topology.label} has "
+                         f"{topology.num_nodes} nodes, more than {1 << 16}")
+    if unit is None:
+        unit = route_unit(topology, None, algorithm)
+    if unit.node is not None or unit.topology != topology:
+        raise ValueError("Unit must be built for this topology with node=None (straps)")
+    start = time.monotonic()
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="cubefab-formal-") as tmp:
+            smt = route_unit_smt2(unit, tmp)
+    else:
+        smt = route_unit_smt2(unit, workdir)
+
+    n = topology.address_bits
+    degree = topology.degree
+    pw = topology.port_width
+    full = (1 << n) - 1
+    T = translation_mask(topology)
+    R = full & ~T
+    t_bits, r_bits = _bits_of(T), _bits_of(R)
+
+    # reference tables: distances from each translation class representative
+    reps = sorted({int(a) & R for a in topology.nodes()})
+    rep_index = {r: i for i, r in enumerate(reps)}
+
+    def compose(positions, values):
+        word = 0
+        for i, b in enumerate(positions):
+            word |= ((values >> i) & 1) << b
+        return word
+
+    diameter = 0
+    dist_rows = {}
+    for r in reps:
+        row = bfs_distances(topology, r)
+        dist_rows[r] = row
+        diameter = max(diameter, int(row.max()))
+    dw = max(1, (diameter + 1).bit_length())
+    # key of d(u, t): (u & R) bits, (t & R) bits, ((u ^ t) & T) bits, LSB first
+    key_positions = len(r_bits) * 2 + len(t_bits)
+    dist_table = [0] * (1 << key_positions)
+    nodes_set = set(int(a) for a in topology.nodes())
+    for key in range(1 << key_positions):
+        u_r = compose(r_bits, key & ((1 << len(r_bits)) - 1))
+        t_r = compose(r_bits, (key >> len(r_bits)) & ((1 << len(r_bits)) - 1))
+        x = compose(t_bits, key >> (2 * len(r_bits)))
+        target = t_r | x
+        if u_r in rep_index and target in nodes_set:
+            dist_table[key] = int(dist_rows[u_r][topology.index(target)])
+    # neighbour of a representative through a port; is_node of a representative
+    nbr_positions = len(r_bits) + pw
+    nbr_table = [0] * (1 << nbr_positions)
+    for key in range(1 << nbr_positions):
+        u_r = compose(r_bits, key & ((1 << len(r_bits)) - 1))
+        p = key >> len(r_bits)
+        if u_r in rep_index and p < degree:
+            nbr_table[key] = int(topology.neighbor_array(np.array([u_r]), p)[0])
+    node_table = [int(compose(r_bits, i) in rep_index) for i in range(1 << len(r_bits))]
+
+    here, dest, src = z3.BitVec("here", n), z3.BitVec("dest", n), z3.BitVec("src", n)
+    port = z3.BitVec("port", pw)
+    decls = {"here": here, "dest": dest, "port": port}
+    glue = ["(declare-fun s () |top_s|)", "(assert (= here (|top_n here| s)))",
+            "(assert (= dest (|top_n dest| s)))", "(assert (= port (|top_n port| s)))"]
+    if unit.needs_src:
+        decls["src"] = src
+        glue.append("(assert (= src (|top_n src| s)))")
+    circuit = z3.parse_smt2_string(smt + "\n".join(glue), decls=decls)
+
+    def is_node(u):
+        return _lookup(z3, _gather(z3, u, r_bits), node_table, 1) == 1
+
+    def distance(u, t):
+        key = _gather(z3, u, r_bits) + _gather(z3, t, r_bits) + _gather(z3, u ^ t, t_bits)
+        return _lookup(z3, key, dist_table, dw)
+
+    def neighbour(u, p):
+        base = _lookup(z3, _gather(z3, u, r_bits) + _gather(z3, p, range(pw)), nbr_table, n)
+        return base ^ (u & T)
+
+    step = neighbour(here, port)
+    closer = z3.And(z3.ULT(port, degree), distance(step, dest) + 1 == distance(here, dest))
+    good = z3.And((port == degree) == (here == dest), z3.Implies(here != dest, closer))
+    solver = z3.Solver()
+    solver.set("timeout", int(timeout_s * 1000))
+    solver.add(circuit)
+    solver.add(is_node(here), is_node(dest), z3.Not(good))
+    if unit.needs_src:
+        solver.add(is_node(src))
+    outcome = solver.check()
+    result = ProofResult(topology=topology.label, algorithm=unit.algorithm,
+                         proved=outcome == z3.unsat, translation_bits=len(t_bits),
+                         table_entries=len(dist_table) + len(nbr_table))
+    if outcome == z3.unknown:
+        raise RuntimeError(f"z3 gave no answer for {topology.label}: {solver.reason_unknown()}")
+    if outcome == z3.sat:
+        model = solver.model()
+        value = {name: model.eval(var, model_completion=True).as_long()
+                 for name, var in decls.items()}
+        result.counterexample = dict(value)
+        if value["here"] != value["dest"] and topology.is_node(value["here"]):
+            result.counterexample["reference_distance"] = topology.distance(value["here"],
+                                                                            value["dest"])
+    result.seconds = time.monotonic() - start
+    return result

@@ -1,0 +1,66 @@
+"""Formal proof (yosys write_smt2 + z3) that minimal route units move one hop closer."""
+
+import pytest
+
+from cubefab.build.formal import prove_minimal_route, translation_mask
+from cubefab.hdl.route import HypercubeRoute
+from cubefab.topology.dlh import DLH
+from cubefab.topology.hypercube import Hypercube
+from cubefab.topology.metacube import Metacube
+
+
+z3 = pytest.importorskip("z3", reason="z3-solver is not installed (pip install z3-solver)")
+
+
+@pytest.mark.parametrize("topology", [Metacube(2, 2), DLH(4, 3)], ids=lambda t: t.label)
+def test_minimal_unit_is_proved_one_hop_closer(topology):
+    result = prove_minimal_route(topology)
+    assert result.proved, result.counterexample
+
+
+def test_paper_unit_is_not_minimal_and_the_counterexample_is_real():
+    topology = Metacube(2, 2)
+    result = prove_minimal_route(topology, "paper")
+    assert not result.proved
+    cex = result.counterexample
+    here, dest, src = cex["here"], cex["dest"], cex["src"]
+    # the unit's choice is the reference's, and the reference does not get closer there
+    assert cex["port"] == topology.next_port(here, dest, "paper", src=src)
+    step = topology.neighbor(here, cex["port"])
+    assert topology.distance(step, dest) != topology.distance(here, dest) - 1
+
+
+def test_a_wrong_unit_is_caught():
+    class HighestBitFirst(HypercubeRoute):
+        """Routes the highest differing bit first: minimal, but not e-cube; and it
+        wrongly delivers locally when only bit 0 differs."""
+        def elaborate_port(self, m):
+            diff = self.dest ^ self.here_value()
+            port = self.topology.n
+            from amaranth.hdl import Mux
+            for j in range(1, self.topology.n):
+                port = Mux(diff[j], j, port)
+            m.d.comb += self.port.eq(port)
+
+    topology = Hypercube(4)
+    result = prove_minimal_route(topology, unit=HighestBitFirst(topology))
+    assert not result.proved
+    assert result.counterexample["here"] ^ result.counterexample["dest"] == 1
+
+
+@pytest.mark.parametrize("topology, mask", [
+    (Hypercube(5), 0b11111), (Metacube(2, 2), 0xff), (Metacube(1, 2), 0b1111),
+    (DLH(4, 3), 0b1000_0111)], ids=lambda v: v.label if hasattr(v, "label") else hex(v))
+def test_translation_mask_from_the_reference_model(topology, mask):
+    # metacube: the field bits; DLH: the cube bits and the ring bit (the two rings are
+    # alike); the class bits and Johnson code bits are not translations
+    assert translation_mask(topology) == mask
+
+
+def test_prover_refuses_a_constant_node_unit():
+    topology = Hypercube(3)
+    unit = HypercubeRoute(topology, 2)
+    with pytest.raises(ValueError, match="node=None"):
+        prove_minimal_route(topology, unit=unit)
+    from amaranth.hdl import Fragment
+    Fragment.get(unit, None)
