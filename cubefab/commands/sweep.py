@@ -4,6 +4,7 @@ import sys
 
 from ..cli import CliError, add_topology_command, emit, format_table
 from ..progress import Progress
+from ..sim import register_engine
 from ..sim.patterns import PATTERNS
 from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, plot_sweep, sweep, sweep_csv
@@ -13,6 +14,9 @@ __all__ = ["register"]
 
 
 def register(sub):
+    # cubefab sim --engine verilator: the self-checking fabric compiled by Verilator
+    # (registered here, before cubefab.commands.sim builds its --engine help).
+    register_engine("verilator", "cubefab.sim.selfcheck_run:VerilatorEngine")
     add_topology_command(sub, "sweep", "latency and accepted throughput against offered "
                          "load, beside the channel-load bound", _sweep, _options)
 

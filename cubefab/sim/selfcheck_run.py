@@ -15,10 +15,11 @@ import time
 from ..hdl.selfcheck import COUNTERS, SelfCheckingFabric
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
+from ..topology.deadlock import required_vcs
 
 
 __all__ = ["ENGINES", "selfcheck_config", "verilator_model", "run_selfcheck",
-           "run_verilator", "statistics"]
+           "run_verilator", "statistics", "SelfCheckResult", "VerilatorEngine"]
 
 
 ENGINES = ("amaranth", "verilator")
@@ -29,10 +30,13 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
     """The hardware configuration (a JSON-able dict; the Verilator cache key)."""
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    algorithm = topology.check_algorithm(algorithm)
+    if vcs is None:
+        vcs = required_vcs(topology, algorithm)
     return {"design": "SelfCheckingFabric", "family": topology.name,
             "params": dict(topology.params), "pattern": pattern,
             "packet_flits": packet_flits, "payload_width": payload_width, "vcs": vcs,
-            "depth": depth, "algorithm": topology.check_algorithm(algorithm),
+            "depth": depth, "algorithm": algorithm,
             "hotspot": hotspot, "queue_depth": queue_depth}
 
 
@@ -234,3 +238,80 @@ def _run_amaranth(topology, config, inputs, total, marks, progress, build_progre
     start = time.monotonic()
     sim.run()
     return snapshots, state["final"], time.monotonic() - start, 0.0
+
+
+class SelfCheckResult:
+    """A :func:`run_selfcheck` result in the shape ``cubefab sim`` prints
+    (:class:`~cubefab.sim.result.SimResult`'s keys; what the hardware counters cannot
+    tell apart, e.g. lost from duplicated packets, is None, and ``checker_errors``
+    counts every packet a checker rejected)."""
+
+    def __init__(self, stats):
+        self.stats = stats
+        self.stalled = stats["drain"] > 0 and stats["undelivered"] > 0
+        self.ok = stats["ok"] and not self.stalled
+
+    def as_dict(self):
+        s = self.stats
+        doc = {k: s[k] for k in ("topology", "engine", "pattern", "rate", "packet_flits",
+                                 "seed", "algorithm", "vcs", "depth", "payload_width",
+                                 "cycles", "created", "injected", "delivered")}
+        doc["traffic"] = doc.pop("pattern")
+        doc.update({
+            "drain_cycles": s["drain"], "simulated_cycles": s["cycles"] + s["drain"],
+            "pending": s["undelivered"], "lost": 0 if s["undelivered"] == 0 else None,
+            "duplicated": None, "corrupted": None, "misrouted": None, "reordered": None,
+            "hop_mismatches": None, "vc_mismatches": None,
+            "checker_errors": s["errors"],
+            "avg_latency": s["avg_latency"], "p50_latency": None, "p99_latency": None,
+            "max_latency": None, "latency_p50_range": s["latency_p50_range"],
+            "latency_p99_range": s["latency_p99_range"],
+            "latency_histogram": s["latency_histogram"],
+            "avg_network_latency": None, "avg_hops": None,
+            "offered": s["offered"], "injection_rate": s["injection_rate"],
+            "throughput": s["throughput"], "stalled": self.stalled, "ok": self.ok,
+            "errors": ([f"{s['errors']} packets failed the hardware checks"]
+                       if s["errors"] else [])
+                      + ([f"{s['undelivered']} packets undelivered after the drain"]
+                         if self.stalled else []),
+            "seconds": s["seconds"], "build_seconds": s["build_seconds"],
+            "cycles_per_second": s["cycles_per_second"],
+            "router_cycles_per_second": s["router_cycles_per_second"],
+        })
+        return doc
+
+
+class VerilatorEngine:
+    """``cubefab sim --engine verilator``: the self-checking fabric compiled by
+    Verilator, driven by the traffic's settings (pattern, rate, packet length, seed,
+    hotspot); its hardware generators draw their own random numbers, so the packets
+    differ from the ``amaranth`` engine's Python traffic (compare engines with
+    :func:`run_selfcheck`, which runs the same hardware in both)."""
+
+    def __init__(self, topology, *, payload_width=32, vcs=None, depth=4, algorithm=None,
+                 trace_hops=False, vcd=None):
+        if vcd is not None:
+            raise ValueError("the verilator engine writes no VCD; use --engine amaranth")
+        self.topology = topology
+        # The self-checking packet format needs 24 payload bits (timestamp, sequence).
+        self.hardware = {"payload_width": max(32, payload_width), "vcs": vcs,
+                         "depth": depth, "algorithm": algorithm}
+
+    def run(self, traffic, cycles, *, drain=None, watchdog=None, stall=None, packets=None,
+            progress=None):
+        if packets is not None:
+            raise ValueError("the verilator engine generates its packets in hardware")
+        if traffic.pattern == "hotspot" and not hasattr(traffic, "hotspot_fraction"):
+            raise ValueError("the verilator engine cannot read this traffic's hotspot "
+                             "settings; use cubefab sweep --traffic hotspot")
+        drain = 20 * self.topology.num_nodes + 2000 if drain is None else drain
+        total = cycles + drain
+        stats = run_selfcheck(
+            self.topology, engine="verilator", rate=traffic.rate, cycles=cycles,
+            warmup=0, drain=drain, seed=traffic.seed,
+            hotspot_fraction=getattr(traffic, "hotspot_fraction", 0.1),
+            pattern=traffic.pattern, packet_flits=traffic.packet_flits,
+            hotspot=getattr(traffic, "hotspot", None),
+            progress=(lambda done, _total: progress(done, total)) if progress else None,
+            **self.hardware)
+        return SelfCheckResult(stats)

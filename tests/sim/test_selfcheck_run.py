@@ -15,11 +15,6 @@ ENGINE_INDEPENDENT = ("offered", "injection_rate", "throughput", "avg_latency",
                       "delivered", "errors", "undelivered", "ok")
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("CUBEFAB_CACHE", str(tmp_path))
-
-
 def both_engines(topology, **options):
     a = run_selfcheck(topology, engine="amaranth", **options)
     v = run_selfcheck(topology, engine="verilator", **options)
@@ -27,7 +22,7 @@ def both_engines(topology, **options):
 
 
 @needs_verilator
-def test_engines_agree_on_a_small_fabric(cache):
+def test_engines_agree_on_a_small_fabric(verilator_cache):
     topo = make_topology("hypercube", n=2)
     a, v = both_engines(topo, rate=0.5, cycles=200, warmup=50, drain=100, seed=4,
                         packet_flits=2)
@@ -41,7 +36,7 @@ def test_engines_agree_on_a_small_fabric(cache):
     ("metacube", {"k": 1, "m": 1}, "uniform"),
     ("dlh", {"m": 2, "d": 1}, "hotspot"),
 ])
-def test_engines_agree(cache, family, params, pattern):
+def test_engines_agree(verilator_cache, family, params, pattern):
     topo = make_topology(family, **params)
     a, v = both_engines(topo, rate=0.4, cycles=400, warmup=100, drain=300, seed=9,
                         pattern=pattern)
