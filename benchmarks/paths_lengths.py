@@ -28,7 +28,7 @@ from cubefab.topology import Hypercube                    # noqa: E402
 from cubefab.topology.broadcast import (broadcast_schedule, lower_bounds,  # noqa: E402
                                         validate_schedule)
 from cubefab.topology.paths import check_disjoint_paths, disjoint_paths  # noqa: E402
-from paths_helpers import class_sources, verify_metacube  # noqa: E402
+from paths_helpers import verify_metacube  # noqa: E402
 
 
 EXHAUSTIVE = [(1, 1), (1, 2), (1, 3), (1, 4), (2, 1), (2, 2), (3, 1)]

@@ -6,8 +6,12 @@ Constructions
   (:func:`hypercube_disjoint_paths`).
 * Metacube MC(k, m): the ``k + m`` paths of Algorithm 4 of the same paper, cases 0, 1
   and 2 with key-bit signatures and the ``j``/``j'`` special handling
-  (:func:`metacube_disjoint_paths`). Where the paper is ambiguous or wrong, the choices
-  made are listed in that function's docstring and in docs/errata.md.
+  (:func:`metacube_disjoint_paths`; it reproduces Tables 2-5). Where the paper is
+  ambiguous, the choices made are listed in that function's docstring. As written,
+  Algorithm 4 is not disjoint for every pair (docs/errata.md):
+  :func:`metacube_repaired_paths`, which :func:`disjoint_paths` uses, keeps its paths
+  when they are valid and otherwise repairs them by a search over the same
+  construction family, within Theorem 2's bound.
 * Any other topology (the DLH among them): a minimum-cost flow over the vertex-split
   graph (:func:`flow_disjoint_paths`), which finds a maximum set of internally
   vertex-disjoint paths of least total length.
@@ -27,14 +31,14 @@ import heapq
 
 import numpy as np
 
-from .classwalk import weak_hamiltonian_path, _gray_cycle
-from .dlh import DLH
+from .classwalk import _gray_cycle
 from .hypercube import Hypercube
 from .metacube import Metacube
 
 
 __all__ = ["disjoint_paths", "register_disjoint_paths", "DISJOINT_PATHS",
            "hypercube_disjoint_paths", "cube_path", "metacube_disjoint_paths",
+           "metacube_repaired_paths", "remove_loops",
            "metacube_case", "metacube_path_bound", "flow_disjoint_paths",
            "check_disjoint_paths", "adjacency"]
 
