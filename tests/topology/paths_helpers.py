@@ -5,6 +5,14 @@ from cubefab.topology.paths import (disjoint_paths, check_disjoint_paths,
                                     remove_loops)
 
 
+def as_graph(topology):
+    """The networkx graph of ``topology`` (an independent reference)."""
+    import networkx as nx
+    g = nx.Graph()
+    g.add_edges_from((int(u), int(v)) for u, v in topology.edges())
+    return g
+
+
 def class_sources(topology):
     """One source per class: ``(c, 0, ..., 0)`` (vertex transitivity covers the rest)."""
     return [c << (topology.m * topology.h) for c in range(topology.h)]

@@ -11,13 +11,7 @@ from cubefab.topology.faults import (NO_PATH_MESSAGE, check_single_fault_detours
                                      fault_free_path)
 from cubefab.topology.paths import check_disjoint_paths
 
-from .paths_helpers import class_sources
-
-
-def as_graph(topology):
-    g = nx.Graph()
-    g.add_edges_from((int(u), int(v)) for u, v in topology.edges())
-    return g
+from tests.topology.paths_helpers import as_graph, class_sources
 
 
 def assert_avoids(topology, route, faulty_nodes=(), faulty_links=()):

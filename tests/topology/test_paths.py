@@ -12,17 +12,12 @@ from cubefab.topology.paths import (
     hypercube_disjoint_paths, metacube_case, metacube_disjoint_paths, metacube_path_bound,
     register_disjoint_paths, remove_loops)
 
-from .paths_helpers import class_sources, verify_metacube, verify_metacube_parallel
+from tests.topology.paths_helpers import (as_graph, class_sources, verify_metacube,
+                                          verify_metacube_parallel)
 
 
 def bits(path, width):
     return [format(v, f"0{width}b") for v in path]
-
-
-def as_graph(topology):
-    g = nx.Graph()
-    g.add_edges_from((int(u), int(v)) for u, v in topology.edges())
-    return g
 
 
 # -- Table 1: hypercube, x = 000 -------------------------------------------------------
