@@ -25,7 +25,7 @@ from .base import Topology, check_int
 
 
 __all__ = ["Mcube", "MAX_K", "CONSTRUCTIONS", "hem_neighbors", "algorithmic_neighbors",
-           "check_requirements", "mroute_table", "routing_tables", "paper_distribution",
+           "check_requirements", "mroute_table", "mroute_path", "routing_tables", "paper_distribution",
            "paper_average_distance", "paper_average_distance_closed_form", "paper_diameter"]
 
 #: Largest dimension built: the neighbour table has ``2**k * k`` entries and each
@@ -354,6 +354,48 @@ def _mroute_frame(frames, nodes, links, table):
     across = pos[nb[nodes[s], p]]
     hop[s, d] = np.where(half[across] == half[d], p, lat)
     return hop
+
+
+def mroute_path(nb, src, dst):
+    """The path (list of addresses) of Mroute from ``src`` to ``dst`` by the recursive
+    definition of section 3, chosen at the source: case (i) within the principal, (ii)
+    within the lateral, (iii)(a) the PCL then Mroute in a principal of B, (iii)(b) the LCL
+    then Mroute in {A_01 :: B_11}. Slow (it splits frames); for checks on small k."""
+    nb = np.asarray(nb, dtype=np.int64)
+    n, k = nb.shape
+    frames = _Frames(nb)
+
+    def route(nodes, links, s, d):
+        if s == d:
+            return [s]
+        if len(links) <= 2:
+            for j in sorted(links, reverse=True):
+                if nb[s, j] == d:
+                    return [s, d]
+            step = int(nb[s, max(links)])
+            return [s] + route(nodes, links, step, d)
+        p, lat = links[0], links[-1]
+        principals = frames.split(nodes, p, links)
+        laterals = frames.split(nodes, lat, links)
+        for part, sub in ((principals, links[1:]), (laterals, frames.lateral_frame(links))):
+            for half in part:
+                if s in half and d in half:
+                    return route(half, sub, s, d)
+        a, b = principals if s in principals[0] else principals[::-1]
+        across = int(nb[s, p])
+        for half in frames.split(b, links[1], links[1:]):
+            if across in half and d in half:                                  # (iii)(a)
+                return [s] + route(half, links[2:], across, d)
+        # (iii)(b): the LCL to the corner X of A, then Mroute in {X :: Y}, Y = d's corner
+        side = int(nb[s, lat])
+        lateral = laterals[0] if side in laterals[0] else laterals[1]
+        x_half = next(h for h in frames.split(a, links[1], links[1:]) if side in h)
+        y_half = next(h for h in frames.split(b, links[1], links[1:]) if d in h)
+        xy = np.sort(np.concatenate([np.intersect1d(x_half, lateral),
+                                     np.intersect1d(y_half, lateral)]))
+        return [s] + route(xy, (p,) + frames.lateral_frame(links[2:]), side, d)
+
+    return route(np.arange(n, dtype=np.int64), tuple(range(k - 1, -1, -1)), int(src), int(dst))
 
 
 def routing_tables(nb, node):

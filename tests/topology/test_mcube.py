@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from cubefab.topology import Mcube, Hypercube, make_topology
-from cubefab.topology.mcube import (check_requirements, mroute_table, routing_tables,
+from cubefab.topology.mcube import (check_requirements, mroute_table, mroute_path,
+                                    routing_tables,
                                     paper_distribution, paper_average_distance,
                                     paper_average_distance_closed_form, hem_neighbors,
                                     algorithmic_neighbors)
@@ -95,6 +96,28 @@ def test_table_driven_mroute_equals_recursive_mroute(k, construction):
 def test_table_driven_mroute_equals_recursive_mroute_large(k, construction):
     topology = Mcube(k, construction)
     assert (topology.port_table() == _mroute_port_table(topology)).all()
+
+
+def _assert_source_routing_is_hop_by_hop(k, construction):
+    topology = Mcube(k, construction)
+    nb = topology.neighbor_table
+    for s in range(1 << k):
+        for d in range(1 << k):
+            assert mroute_path(nb, s, d) == topology.route(s, d), (s, d)
+
+
+@pytest.mark.parametrize("construction", CONSTRUCTIONS)
+@pytest.mark.parametrize("k", [3, 4, 5])
+def test_mroute_source_paths_equal_hop_by_hop_routes(k, construction):
+    # the recursive Mroute chosen at the source = the per-hop tables at every node
+    _assert_source_routing_is_hop_by_hop(k, construction)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("construction", CONSTRUCTIONS)
+@pytest.mark.parametrize("k", [6, 7])
+def test_mroute_source_paths_equal_hop_by_hop_routes_large(k, construction):
+    _assert_source_routing_is_hop_by_hop(k, construction)
 
 
 @pytest.mark.parametrize("k", FAST_K)
