@@ -4,7 +4,6 @@ Targets are listed in :data:`TARGETS`; ``route`` writes the combinational route
 unit of one node (conventions.md interface). Another target is one entry there.
 """
 
-import os
 from typing import Callable, NamedTuple
 
 from ..cli import CliError, _Parser, add_topology_command, emit, parse_address
@@ -14,7 +13,8 @@ from .router_targets import (router_target_options, fabric_target_options, write
                              write_fabric)
 
 
-__all__ = ["register", "TARGETS", "Target", "route_options", "build_route_unit"]
+__all__ = ["register", "register_targets", "TARGETS", "Target", "route_options",
+           "build_route_unit"]
 
 
 class Target(NamedTuple):
@@ -78,11 +78,18 @@ TARGETS = {
 }
 
 
+def register_targets(sub, command, help, description, targets, options):
+    """Add ``cubefab COMMAND TARGET TOPO ...``: one sub-command per entry of ``targets``
+    (a dict of :class:`Target`), each with ``options(target.configure)`` as its options."""
+    parser = sub.add_parser(command, help=help, description=description)
+    subparsers = parser.add_subparsers(dest="target", metavar="TARGET", parser_class=_Parser)
+    subparsers.required = True
+    for name, target in targets.items():
+        add_topology_command(subparsers, name, target.help, target.handler,
+                             options(target.configure))
+    return parser
+
+
 def register(sub):
-    parser = sub.add_parser("verilog", help="write Verilog of a route unit, router or fabric",
-                            description="Write Verilog of the hardware.")
-    targets = parser.add_subparsers(dest="target", metavar="TARGET", parser_class=_Parser)
-    targets.required = True
-    for name, target in TARGETS.items():
-        add_topology_command(targets, name, target.help, target.handler,
-                             _output_options(target.configure))
+    register_targets(sub, "verilog", "write Verilog of a route unit, router or fabric",
+                     "Write Verilog of the hardware.", TARGETS, _output_options)
