@@ -11,7 +11,8 @@ from .properties import bfs_distances
 
 
 __all__ = ["REPORT_MAX_K", "route_lengths", "distance_report", "hypercube_emulation",
-           "reconfiguration_switches", "mcube_report"]
+           "reconfiguration_switches", "mcube_report",
+           "ascent_vc_deadlock_check"]
 
 
 def route_lengths(topology, algorithm=None):
@@ -164,3 +165,53 @@ def mcube_report(k, construction="hem"):
             "distances": distance_report(topology),
             "hypercube_emulation": hypercube_emulation(topology),
             "reconfiguration": reconfiguration_switches(topology)}
+
+
+def ascent_vc_deadlock_check(topology, vcs, algorithm=None):
+    """Channel dependency graph of Mcube routing when a packet's virtual channel goes
+    up by one (capped at ``vcs - 1``) at every hop whose link number exceeds the link it
+    arrived on, a rule a router applies from its input and output port numbers alone.
+
+    Returns
+    -------
+    dict
+        ``deadlock_free``, ``vcs``, ``max_ascents`` (most such hops on one route; with
+        ``vcs > max_ascents`` every VC holds only descending link sequences), ``channels``
+        and ``dependencies``; ``cycle`` lists (node, port, vc) of a cycle if there is one.
+    """
+    from .deadlock import _find_cycle
+    table = topology.port_table(algorithm)
+    nb = topology.neighbor_table
+    n, k = nb.shape
+    cur = np.repeat(np.arange(n, dtype=np.int64), n)
+    dst = np.tile(np.arange(n, dtype=np.int64), n)
+    keep = cur != dst
+    cur, dst = cur[keep], dst[keep]
+    vc = np.zeros(cur.size, dtype=np.int64)
+    prev_port = np.full(cur.size, -1, dtype=np.int64)
+    prev_channel = np.full(cur.size, -1, dtype=np.int64)
+    ascents = np.zeros(cur.size, dtype=np.int64)
+    most_ascents = 0
+    edges = [np.zeros((0, 2), dtype=np.int64)]
+    while cur.size:
+        port = table[cur, dst]
+        up = (prev_port >= 0) & (port > prev_port)
+        ascents += up
+        vc = np.minimum(vc + up, vcs - 1)
+        channel = (cur * k + port) * vcs + vc
+        inner = prev_channel >= 0
+        edges.append(np.stack([prev_channel[inner], channel[inner]], axis=1))
+        most_ascents = max(most_ascents, int(ascents.max()))
+        cur = nb[cur, port]
+        go = cur != dst
+        cur, dst, vc, ascents = cur[go], dst[go], vc[go], ascents[go]
+        prev_port, prev_channel = port[go], channel[go]
+    edges = np.unique(np.concatenate(edges), axis=0)
+    num = n * k * vcs
+    cycle = _find_cycle(num, edges)
+    result = {"deadlock_free": cycle is None, "vcs": vcs,
+              "max_ascents": most_ascents,
+              "channels": num, "dependencies": int(len(edges)), "cycle": None}
+    if cycle is not None:
+        result["cycle"] = [(int(c // vcs // k), int(c // vcs % k), int(c % vcs)) for c in cycle]
+    return result

@@ -1,0 +1,65 @@
+"""Mcube fabrics: deadlock freedom from the channel dependency graph, then simulation."""
+
+import pytest
+
+from cubefab.hdl.fabric import Fabric
+from cubefab.sim.amaranth_engine import AmaranthEngine
+from cubefab.sim.traffic import Traffic
+from cubefab.topology import Mcube
+from cubefab.topology.deadlock import DeadlockError, check_deadlock_free
+from cubefab.topology.mcube_analysis import ascent_vc_deadlock_check
+
+
+@pytest.mark.parametrize("k", [4, 5, 8])
+def test_ecube_channel_dependency_graph_is_acyclic(k):
+    # the link number strictly falls along every e-cube route (MSB first)
+    report = check_deadlock_free(Mcube(k), "ecube", 1)
+    assert report.deadlock_free, report.describe_cycle()
+
+
+@pytest.mark.parametrize("k", [4, 5, 8])
+def test_mroute_can_deadlock_with_the_routers_vc_function(k):
+    # Mroute takes lower links before higher ones (LCL then PCL); the routers' VC
+    # function wrap(here, port) has no rule for the Mcube, so every VC is VC 0
+    report = check_deadlock_free(Mcube(k), "mroute", 2)
+    assert not report.deadlock_free
+    u, port, v, vc = report.cycle[0]
+    assert Mcube(k).neighbor(u, port) == v
+
+
+def test_fabric_refuses_mroute():
+    with pytest.raises(DeadlockError, match="Mcube\\(4\\) with mroute routing"):
+        Fabric(Mcube(4))
+
+
+@pytest.mark.parametrize("k, ascents", [(4, 1), (5, 2), (8, 2)])
+def test_mroute_is_deadlock_free_with_one_vc_per_link_ascent(k, ascents):
+    topology = Mcube(k)
+    enough = ascent_vc_deadlock_check(topology, ascents + 1)
+    assert enough["deadlock_free"] and enough["max_ascents"] == ascents
+    short = ascent_vc_deadlock_check(topology, ascents)
+    assert not short["deadlock_free"] and short["cycle"]
+
+
+def _saturate(k, cycles, seed, pattern="uniform"):
+    topology = Mcube(k)
+    engine = AmaranthEngine(topology, algorithm="ecube")
+    result = engine.run(Traffic(topology, pattern, rate=1.0, packet_flits=2, seed=seed),
+                        cycles)
+    counts = result.counts
+    assert result.ok, counts
+    assert counts["lost"] == counts["duplicated"] == counts["corrupted"] == 0
+    assert counts["hop_mismatches"] == 0 and counts["delivered"] == counts["created"]
+    return counts
+
+
+def test_mcube4_fabric_saturated_delivers_every_packet_once():
+    counts = _saturate(4, 60, seed=3)
+    assert counts["created"] > 400
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pattern", ["uniform", "hotspot"])
+def test_mcube5_fabric_saturated_delivers_every_packet_once(pattern):
+    counts = _saturate(5, 40, seed=5, pattern=pattern)
+    assert counts["created"] > 300
