@@ -622,3 +622,7 @@ class Mcube(Topology):
                 "value": (k - 2) * 2 ** (k - 2),
                 "source": "mcube.txt Theorem 2: at most (k-2)*2^(k-2)"}
         return values
+
+
+# section 4's broadcast schedule registers itself with the broadcast dispatcher
+from . import mcube_broadcast  # noqa: E402,F401

@@ -237,3 +237,45 @@ def test_mcube_report_command(cli):
 def test_mcube_report_refuses_large_k(cli):
     result = cli("mcube-report", "mcube", "-k", 13)
     assert result.status == 2 and result.err.startswith("error: mcube-report is built for k <= 12")
+
+
+# -- broadcast (section 4) -------------------------------------------------------------
+
+def _check_broadcasts(k, construction, sources):
+    from cubefab.topology.broadcast import validate_schedule
+    from cubefab.topology.mcube_broadcast import mcube_schedule
+    topology = Mcube(k, construction)
+    for source in sources:
+        steps = mcube_schedule(topology, source)
+        report = validate_schedule(topology, source, steps, "all-port")
+        assert report.ok, (source, report.problems)
+        assert len(steps) == ((k + 2) // 2 if k >= 3 else k)
+
+
+@pytest.mark.parametrize("construction", CONSTRUCTIONS)
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 6])
+def test_broadcast_takes_ceil_k_plus_1_over_2_all_port_steps_from_every_node(k, construction):
+    _check_broadcasts(k, construction, range(1 << k))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("construction", CONSTRUCTIONS)
+@pytest.mark.parametrize("k", [7, 8, 9, 10])
+def test_broadcast_steps_large(k, construction):
+    _check_broadcasts(k, construction, range(0, 1 << k, 7))
+
+
+def test_broadcast_needs_the_all_port_model():
+    from cubefab.topology.broadcast import validate_schedule
+    from cubefab.topology.mcube_broadcast import mcube_schedule
+    topology = Mcube(5)
+    report = validate_schedule(topology, 0, mcube_schedule(topology, 0), "one-port")
+    assert not report.ok and any("one-port allows 1" in p for p in report.problems)
+
+
+def test_broadcast_dispatcher_and_cli(cli):
+    from cubefab.topology.broadcast import broadcast_schedule
+    schedule = broadcast_schedule(Mcube(6), 5, "all-port")
+    assert schedule.algorithm == "mcube" and schedule.num_steps == schedule.paper_steps == 4
+    doc = cli("broadcast", "mcube", "-k", 5, "--src", 1, "--model", "all-port", "--json").json()
+    assert doc["valid"] and doc["num_steps"] == doc["paper_steps"] == 3
