@@ -101,12 +101,22 @@ def assert_matches_reference(topology, heres, dests, srcs=None, algorithm=None, 
 def reference_vectors(topology, heres, dests, srcs=None, algorithm=None, straps=True):
     """Test vectors for a route unit's Verilog: ``(inputs, vectors, expected)`` for
     :func:`cubefab.build.vectors.run_vectors`; ``inputs`` names ``here`` (with
-    ``straps``), ``src`` (when given) and ``dest``."""
+    ``straps``), ``src`` (when given) and ``dest``. Built as arrays (millions of
+    vectors stay small)."""
     bits = topology.address_bits
     inputs = ([("here", bits)] if straps else []) + ([("src", bits)] if srcs else [])
     inputs.append(("dest", bits))
-    cases = _cases(heres, dests, srcs)
-    expected = reference_ports(topology, cases, algorithm)
-    rows = [([h] if straps else []) + ([s] if srcs else []) + [d] for h, s, d in cases]
-    return inputs, np.array(rows, dtype=np.int64), np.array(
-        [expected[c] for c in cases], dtype=np.int64)
+    count = len(heres) * len(srcs or [None]) * len(dests)
+    vectors = np.empty((count, len(inputs)), dtype=np.int64)
+    expected = np.empty(count, dtype=np.int64)
+    row = 0
+    for here in heres:
+        for src in (srcs or [None]):
+            header = {} if src is None else {"src": src}
+            prefix = ([here] if straps else []) + ([src] if srcs else [])
+            for dest in dests:
+                vectors[row, :len(prefix)] = prefix
+                vectors[row, -1] = dest
+                expected[row] = topology.next_port(here, dest, algorithm, **header)
+                row += 1
+    return inputs, vectors, expected
