@@ -62,3 +62,39 @@ def test_refuses_other_topologies_and_large_straps():
         McubeRoute(Mcube(8))
     with pytest.raises(ValueError, match="k <= 12"):
         McubeRoute(Mcube(13), 0)
+
+
+# -- the generated Verilog, under Icarus Verilog and Verilator ----------------------------
+
+def _verilog_check(topology, heres, straps, simulator, node=None):
+    from cubefab.build.vectors import run_vectors, simulator_missing_reason
+    from cubefab.build.verilog import route_unit_verilog
+    from tests.hdl.route_helpers import reference_vectors
+    reason = simulator_missing_reason(simulator)
+    if reason is not None:
+        pytest.skip(reason)
+    unit = route_unit(topology, None if straps else node)
+    inputs, vectors, expected = reference_vectors(topology, heres, _nodes(topology),
+                                                  None, None, straps)
+    result = run_vectors(route_unit_verilog(unit), inputs, ("port", topology.port_width),
+                         vectors, expected, simulator)
+    assert result.vectors == len(expected) and result.mismatches == 0, result.first
+
+
+def test_icarus_straps_unit_exhaustive():
+    topology = Mcube(5)
+    _verilog_check(topology, _nodes(topology), True, "iverilog")
+
+
+@pytest.mark.slow
+def test_verilator_straps_unit_exhaustive_k6():
+    topology = Mcube(6, "algorithmic")
+    _verilog_check(topology, _nodes(topology), True, "verilator")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", [8, 10])
+def test_verilator_constant_node_units(k):
+    topology = Mcube(k)
+    for node in random.Random(k + 1).sample(_nodes(topology), 3):
+        _verilog_check(topology, [node], False, "verilator", node)
