@@ -184,7 +184,7 @@ def test_route_lengths_walks_every_pair():
 
 
 @pytest.mark.parametrize("k", range(3, 11))
-def test_hem_emulates_hypercube_links_over_link_0(k):
+def test_hem_carries_hypercube_links_directly_or_over_two_link_0_hops(k):
     emu = hypercube_emulation(Mcube(k))
     assert emu["other"] == 0 and emu["two_hop"] == 0
     assert emu["direct"] + emu["three_hop"] == emu["links"]
