@@ -32,7 +32,7 @@ __all__ = ["Mcube", "MAX_K", "CONSTRUCTIONS", "hem_neighbors", "algorithmic_neig
 #: node's routing tables ``2**(k-1) - k`` (about a second per node at k = 16).
 MAX_K = 16
 
-#: Construction name -> builder of the neighbour table.
+#: Names of the constructions (section 6's HEM, section 2.2's algorithmic one).
 CONSTRUCTIONS = ("hem", "algorithmic")
 
 
