@@ -31,6 +31,7 @@ COMMAND_MODULES = [
     "cubefab.commands.paths",
     "cubefab.commands.sim",
     "cubefab.commands.deadlock",
+    "cubefab.commands.board",
 ]
 
 

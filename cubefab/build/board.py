@@ -11,6 +11,7 @@ default.
 """
 
 import os
+import subprocess
 import time
 from dataclasses import dataclass
 
@@ -18,10 +19,12 @@ from amaranth.hdl import Elaboratable, Module, Signal
 from amaranth.lib import io, wiring
 from amaranth.lib.wiring import In, Out
 
-from .pnr import find_tool, parse_nextpnr_report, parse_nextpnr_log, DEVICES
+from .pnr import (find_tool, parse_nextpnr_report, parse_nextpnr_log, DEVICES, DoesNotFit,
+                  ToolFailed)
 
 
-__all__ = ["Board", "BOARDS", "StatusLeds", "BoardTop", "toolchain_env", "build_bitstream"]
+__all__ = ["Board", "BOARDS", "StatusLeds", "BoardTop", "selfcheck_board_top",
+           "toolchain_env", "build_bitstream"]
 
 
 @dataclass(frozen=True)
@@ -143,9 +146,12 @@ class BoardTop(Elaboratable):
         (any bit set = error) and its running delivery count.
     activity_bit : int
         Delivery-count bit shown by the activity lamps.
+    settings : dict, optional
+        Constant values for input members of ``design`` (name -> int): run settings
+        such as a seed or an injection threshold.
     """
 
-    def __init__(self, design, board, status, activity_bit=20):
+    def __init__(self, design, board, status, activity_bit=20, settings=None):
         if isinstance(board, str):
             if board not in BOARDS:
                 raise ValueError(f"Board must be one of {', '.join(BOARDS)}, not {board!r}")
@@ -153,6 +159,10 @@ class BoardTop(Elaboratable):
         self.design = design
         self.board = board
         self.status = status
+        self.settings = dict(settings or {})
+        for name in self.settings:
+            if not hasattr(design, name):
+                raise ValueError(f"Setting must name a member of the design, not {name!r}")
         errors, delivered = status(design)
         self.leds = StatusLeds(count_width=len(delivered),
                                activity_bit=min(activity_bit, len(delivered) - 1),
@@ -164,6 +174,8 @@ class BoardTop(Elaboratable):
         m.submodules.leds = leds = self.leds
         errors, delivered = self.status(self.design)
         m.d.comb += [leds.errors.eq(errors.any()), leds.delivered.eq(delivered)]
+        for name, value in self.settings.items():
+            m.d.comb += getattr(self.design, name).eq(value)
         if platform is not None:
             board = self.board
             lamps = [(board.fail_led, leds.fail), (board.pass_led, leds.passing)]
@@ -173,6 +185,37 @@ class BoardTop(Elaboratable):
                 m.submodules[f"led{index}"] = buffer
                 m.d.comb += buffer.o.eq(value)
         return m
+
+
+def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
+                        sequence_bits=3, depth=2, vcs=None, algorithm=None, queue_depth=2,
+                        pattern="uniform", rate=0.25, seed=1):
+    """A :class:`BoardTop` running a
+    :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` of ``topology`` on ``board``.
+
+    The run settings are constants of the bitstream: ``rate`` is the packet creation
+    probability per node per cycle, ``seed`` the generators' run seed. The activity
+    lamps toggle about twice a second at the board clock. Narrow flits (8-bit payload:
+    a 5-bit timestamp and a 3-bit sequence number) keep the fabric small.
+    """
+    from ..hdl.selfcheck import SelfCheckingFabric
+    from ..hdl.traffic_gen import rate_threshold
+    if isinstance(board, str):
+        if board not in BOARDS:
+            raise ValueError(f"Board must be one of {', '.join(BOARDS)}, not {board!r}")
+        board = BOARDS[board]
+    design = SelfCheckingFabric(topology, pattern=pattern, payload_width=payload_width,
+                                timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
+                                depth=depth, vcs=vcs, algorithm=algorithm,
+                                queue_depth=queue_depth)
+    threshold = rate_threshold(rate)
+    if not isinstance(seed, int) or not 0 <= seed < 1 << 32:
+        raise ValueError(f"Seed must be an integer in 0..2**32-1, not {seed!r}")
+    per_second = 12e6 * topology.num_nodes * max(rate, 1e-6)
+    activity_bit = max(0, min(22, int(per_second / 4).bit_length() - 1))
+    return BoardTop(design, board, lambda d: (d.errors, d.delivered[:24]),
+                    activity_bit=activity_bit,
+                    settings={"seed": seed, "threshold": threshold})
 
 
 def toolchain_env():
@@ -204,7 +247,20 @@ def build_bitstream(top, board, out_dir, name="top"):
     start = time.monotonic()
     plan = platform.build(top, name=name, build_dir=out_dir, do_build=False,
                           nextpnr_opts=f"--timing-allow-fail --report {name}.pnr.json")
-    plan.execute_local(out_dir, env=env)
+    build_dir = plan.extract(out_dir)
+    # run Amaranth's build script ourselves, to keep the tools' chatter out of the
+    # terminal and turn a failure into one clear exception
+    result = subprocess.run(["sh", f"{plan.script}.sh"], cwd=build_dir, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        errors = [line[len("ERROR:"):].strip() for line in result.stdout.splitlines()
+                  if line.startswith("ERROR:")]
+        reason = errors[0] if errors else "\n".join(result.stdout.splitlines()[-10:])
+        cls = DoesNotFit if "no BELs remaining" in reason or \
+            "Failed to expand region" in reason else ToolFailed
+        what = "does not fit the device" if cls is DoesNotFit else "build failed"
+        raise cls(f"{board.name}: {what}: {reason} (logs {name}.rpt, {name}.tim in "
+                  f"{out_dir})")
     report_path = os.path.join(out_dir, f"{name}.pnr.json")
     if os.path.exists(report_path):
         routed = parse_nextpnr_report(report_path)

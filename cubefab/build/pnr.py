@@ -26,7 +26,8 @@ import time
 from dataclasses import dataclass, field, asdict
 
 
-__all__ = ["DEVICES", "TOOLS", "ToolMissing", "ToolFailed", "find_tool", "tools_available",
+__all__ = ["DEVICES", "TOOLS", "ToolMissing", "ToolFailed", "DoesNotFit", "find_tool",
+           "tools_available",
            "ImplementationReport", "synthesize_netlist", "place_and_route", "implement",
            "count_cells", "parse_nextpnr_log", "parse_nextpnr_report", "summarize_path"]
 
@@ -54,6 +55,10 @@ class ToolMissing(RuntimeError):
 
 class ToolFailed(RuntimeError):
     """A tool ran and failed; the message quotes the end of its log."""
+
+
+class DoesNotFit(ToolFailed):
+    """Place and route found the design larger than the device."""
 
 
 def find_tool(name):
@@ -99,6 +104,9 @@ def _run(tool, args, cwd, log, timeout):
             with open(log_path, errors="replace") as f:
                 text = f.read()
         tail = "\n".join((text or result.stdout).strip().splitlines()[-15:])
+        if "no BELs remaining" in text or "Unable to place cell" in text:
+            raise DoesNotFit(f"{tool}: the design does not fit the device; see {log_path}:"
+                             f"\n{tail}")
         raise ToolFailed(f"{tool} failed (exit {result.returncode}); see "
                          f"{log_path}:\n{tail}")
     return result
@@ -201,7 +209,9 @@ class ImplementationReport:
     ``logic_cells`` (of ``logic_cells_available``) and ``io`` are nextpnr's
     placement; ``fmax_mhz`` is the lowest achieved frequency over the clocks (None
     for a design without registers or when place and route was not run);
-    ``critical_path`` summarises nextpnr's register-to-register critical path.
+    ``critical_path`` summarises nextpnr's register-to-register critical path;
+    ``fits`` is False when placement ran out of logic cells (and then the
+    place-and-route fields are None), None when it was not run.
     """
     top: str
     device: str
@@ -219,6 +229,7 @@ class ImplementationReport:
     fmax_mhz: float = None
     fmax_by_clock: dict = field(default_factory=dict)
     critical_path: dict = None
+    fits: bool = None
     seconds: float = 0.0
     workdir: str = ""
 
@@ -315,14 +326,27 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
                                   package=package or DEVICES[device][1], **cells,
                                   module=keep[0] if keep else top, total_cells=total,
                                   workdir=workdir)
+    # a logic cell holds one LUT4 and one flip-flop: more of either cannot fit
+    if pnr and max(total["lut4"], total["ff"]) > DEVICES[device][2]:
+        pnr = False
+        report.fits = False
+        report.logic_cells_available = DEVICES[device][2]
     if pnr:
-        routed = place_and_route(top, device, workdir, package=package,
-                                 freq_mhz=freq_mhz, seed=seed)
+        try:
+            routed = place_and_route(top, device, workdir, package=package,
+                                     freq_mhz=freq_mhz, seed=seed)
+        except DoesNotFit:
+            report.fits = False
+            report.logic_cells_available = DEVICES[device][2]
+            report.seconds = round(time.monotonic() - start, 2)
+            return report
+        report.fits = True
         lc = routed["utilization"].get("ICESTORM_LC", (None, None))
         report.logic_cells, report.logic_cells_available = lc
         report.io = routed["utilization"].get("SB_IO", (None, None))[0]
         report.fmax_by_clock = routed["fmax_mhz"]
-        report.fmax_mhz = min(routed["fmax_mhz"].values()) if routed["fmax_mhz"] else None
+        if routed["fmax_mhz"]:
+            report.fmax_mhz = round(min(routed["fmax_mhz"].values()), 2)
         report.critical_path = routed["critical_path"]
     report.seconds = round(time.monotonic() - start, 2)
     return report

@@ -11,6 +11,7 @@ from ..build.pnr import ToolFailed, ToolMissing
 from ..build.synth import synthesize_logic
 from ..build.verilog import route_unit_verilog
 from .verilog import Target, route_options, build_route_unit
+from . import fpga
 
 
 __all__ = ["register", "TARGETS", "synth_options", "report_cost"]
@@ -57,6 +58,10 @@ def _route(args, topology):
 #: ``cubefab synth`` targets by name.
 TARGETS = {
     "route": Target("LUT4s and depth of the route unit of one node", route_options, _route),
+    "router": Target("iCE40 resources and Fmax (place and route) of one node's router",
+                     fpga.router_synth_options, fpga.synth_router),
+    "fabric": Target("iCE40 resources and Fmax (place and route) of a whole fabric",
+                     fpga.fabric_synth_options, fpga.synth_fabric),
 }
 
 

@@ -1,0 +1,68 @@
+"""``cubefab board TOPO ... --board icebreaker|icestick -o DIR``: a bitstream of the
+self-checking fabric, its state on the board's LEDs."""
+
+from ..cli import CliError, add_topology_command, emit, format_table
+from ..build.board import BOARDS, build_bitstream, selfcheck_board_top
+from ..build.pnr import ToolFailed, ToolMissing
+
+
+__all__ = ["register"]
+
+
+def _options(parser):
+    parser.add_argument("--board", required=True, choices=sorted(BOARDS),
+                        help="icebreaker (iCE40UP5K) or icestick (iCE40HX1K)")
+    parser.add_argument("-o", "--output", required=True, metavar="DIR",
+                        help="build directory (bitstream DIR/top.bin, logs top.rpt, top.tim)")
+    parser.add_argument("--payload-width", type=int, default=8, metavar="BITS",
+                        help="payload bits per flit (default 8: a 5-bit timestamp and a "
+                             "3-bit sequence number)")
+    parser.add_argument("--depth", type=int, default=2, metavar="N",
+                        help="buffer depth per input VC in flits (default 2)")
+    parser.add_argument("--vcs", type=int, default=None, metavar="N",
+                        help="virtual channels per link (default: what deadlock freedom "
+                             "needs)")
+    parser.add_argument("--algorithm", default=None, metavar="NAME",
+                        help="routing algorithm (default: the topology's first)")
+    parser.add_argument("--rate", type=float, default=0.25, metavar="R",
+                        help="packets created per node per cycle (default 0.25)")
+    parser.add_argument("--seed", type=int, default=1, metavar="S",
+                        help="traffic generators' run seed (default 1)")
+    parser.add_argument("--json", action="store_true")
+
+
+def _board(args, topology):
+    timestamp_bits = min(5, args.payload_width)
+    sequence_bits = max(0, min(3, args.payload_width - timestamp_bits))
+    try:
+        top = selfcheck_board_top(topology, args.board, payload_width=args.payload_width,
+                                  timestamp_bits=timestamp_bits,
+                                  sequence_bits=sequence_bits, depth=args.depth,
+                                  vcs=args.vcs, algorithm=args.algorithm, rate=args.rate,
+                                  seed=args.seed)
+    except (TypeError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    try:
+        result = build_bitstream(top, args.board, args.output)
+    except (ToolMissing, ToolFailed) as exc:
+        raise CliError(f"{topology.label} on {exc}") from None
+    board = BOARDS[args.board]
+    document = dict(result, topology=topology.label, nodes=topology.num_nodes,
+                    payload_width=args.payload_width, depth=args.depth,
+                    vcs=top.design.fabric.vcs, rate=args.rate, seed=args.seed,
+                    leds={"fail": board.fail_led, "pass": board.pass_led,
+                          "activity": list(board.activity_leds)})
+    lamps = (f"LED {board.fail_led}: failure (an error, or no delivery for 1.4 s); "
+             f"LED {board.pass_led}: passing"
+             + (" (blinks with deliveries)" if not board.activity_leds else
+                f"; LEDs {', '.join(map(str, board.activity_leds))}: delivery count"))
+    table = format_table(["design", "board", "logic cells", "RAM", "Fmax MHz", "clock MHz"],
+                         [[f"{topology.label} self-checking fabric", args.board,
+                           f"{result['logic_cells']}/{result['logic_cells_available']}",
+                           result["ram"], result["fmax_mhz"], result["clock_mhz"]]])
+    emit(args, document, f"{table}\nwrote {result['bitstream']}\n{lamps}")
+
+
+def register(sub):
+    add_topology_command(sub, "board", "build a bitstream of the self-checking fabric for "
+                         "an iCE40 board (LEDs show pass/fail and activity)", _board, _options)

