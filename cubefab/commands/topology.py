@@ -56,15 +56,21 @@ def _info(args, topology):
     progress = Progress(f"BFS {topology.label}", unit="sources")
     result = properties(topology, progress=progress.update)
     progress.close()
-    lines = [property_table([result]), "",
-             "distance distribution: " + " ".join(
-                 f"{i}:{c}" for i, c in enumerate(result["distance_distribution"])),
+    check = result["vertex_transitive_check"]
+    if check["same_distribution"]:
+        distribution = ("distance distribution (from any node): " + " ".join(
+            f"{i}:{c}" for i, c in enumerate(result["distance_distribution"])))
+        sources = (f"every node ({check['sources_checked']})" if check["all_sources"]
+                   else f"{check['sources_checked']} sampled nodes")
+        transitive = f"same distance distribution from {sources}"
+    else:
+        distribution = ("distance distribution (ordered pairs): " + " ".join(
+            f"{i}:{c}" for i, c in enumerate(result["pair_distance_distribution"])))
+        transitive = ("nodes have different distance distributions (not vertex-transitive): "
+                      f"measured from all {check['sources_checked']} sources")
+    lines = [property_table([result]), "", distribution,
              f"average distance (exact): {result['average_distance_exact']}, "
-             f"with self: {result['average_distance_with_self_exact']}",
-             "same distance distribution from "
-             + (f"every node ({result['vertex_transitive_check']['sources_checked']})"
-                if result["vertex_transitive_check"]["all_sources"] else
-                f"{result['vertex_transitive_check']['sources_checked']} sampled nodes")]
+             f"with self: {result['average_distance_with_self_exact']}", transitive]
     paper = result.get("paper", {})
     if paper:
         lines.append("paper values:")

@@ -10,12 +10,17 @@ from fractions import Fraction
 import numpy as np
 
 
-__all__ = ["bfs_distances", "distance_distribution", "properties", "UNREACHED"]
+__all__ = ["bfs_distances", "distance_distribution", "properties", "UNREACHED",
+           "ALL_PAIRS_LIMIT"]
 
 #: Distance value of nodes BFS has not reached.
 UNREACHED = 255
 
 _CHUNK = 1 << 22
+
+#: Largest network whose properties are measured from every source when its nodes do
+#: not all have the same distance distribution.
+ALL_PAIRS_LIMIT = 1 << 14
 
 
 def bfs_distances(topology, source, progress=None):
@@ -95,9 +100,10 @@ def properties(topology, sources=None, check_limit=None, seed=0, progress=None):
     Distances are measured from one node, which is exact for the whole network once
     every node is seen to have the same distance distribution: that is checked from
     every node when ``num_nodes <= check_limit`` and otherwise from ``check_limit``
-    sources (node ``address(0)`` and a seeded random sample). All the networks here
-    are vertex-transitive; a differing distribution raises RuntimeError rather than
-    reporting a number that holds for one source only.
+    sources (node ``address(0)`` and a seeded random sample). When two sources differ
+    (a network that is not vertex-transitive, e.g. larger Mcubes), the properties are
+    measured from every source instead (networks up to ``ALL_PAIRS_LIMIT`` nodes;
+    larger ones raise ValueError rather than report a number that holds for one source).
 
     Parameters
     ----------
@@ -113,9 +119,11 @@ def properties(topology, sources=None, check_limit=None, seed=0, progress=None):
     dict
         ``nodes``, ``degree``, ``links``, ``diameter``, ``average_distance`` (mean of
         d(s,t) over ordered pairs s != t), ``average_distance_with_self`` (s = t counted),
-        their exact fractions as strings (``*_exact``), ``distance_distribution``,
-        ``address_bits``, ``vertex_transitive_check`` (what was checked) and ``paper``
-        (formula values of the papers, where they give any).
+        their exact fractions as strings (``*_exact``), ``distance_distribution`` (nodes
+        at each distance from any one node; ``None`` when sources differ),
+        ``pair_distance_distribution`` (ordered pairs (s, t), s = t included, at each
+        distance), ``address_bits``, ``vertex_transitive_check`` (what was checked) and
+        ``paper`` (formula values of the papers, where they give any).
     """
     n = topology.num_nodes
     if check_limit is None:
@@ -124,18 +132,37 @@ def properties(topology, sources=None, check_limit=None, seed=0, progress=None):
         sources = _sources_to_check(topology, check_limit, seed)
     sources = [int(s) for s in sources]
     reference = None
+    same = True
     for done, source in enumerate(sources):
         counts = distance_distribution(topology, source)
         if reference is None:
             reference = counts
         elif counts.shape != reference.shape or (counts != reference).any():
-            raise RuntimeError(f"{topology.label}: node {source} has distance distribution "
-                               f"{counts.tolist()}, node {sources[0]} has {reference.tolist()}")
+            same = False
+            break
         if progress is not None:
             progress(done + 1, len(sources))
-    total = int(np.dot(np.arange(reference.size, dtype=np.int64), reference))
-    avg = Fraction(total, n - 1) if n > 1 else Fraction(0)
-    avg_self = Fraction(total, n)
+    if same:
+        pairs = reference * n
+        checked = len(sources)
+    else:
+        if n > ALL_PAIRS_LIMIT:
+            raise ValueError(f"{topology.label} is not vertex-transitive (node {source} has "
+                             f"distance distribution {counts.tolist()}, node {sources[0]} has "
+                             f"{reference.tolist()}); measuring all {n} sources is limited to "
+                             f"{ALL_PAIRS_LIMIT} nodes")
+        pairs = np.zeros(1, dtype=np.int64)
+        for done, source in enumerate(topology.nodes().tolist()):
+            counts = distance_distribution(topology, source)
+            if counts.size > pairs.size:
+                pairs = np.concatenate([pairs, np.zeros(counts.size - pairs.size, np.int64)])
+            pairs[:counts.size] += counts
+            if progress is not None:
+                progress(done + 1, n)
+        checked = n
+    total = int(np.dot(np.arange(pairs.size, dtype=np.int64), pairs))
+    avg = Fraction(total, n * (n - 1)) if n > 1 else Fraction(0)
+    avg_self = Fraction(total, n * n)
     result = {
         "topology": topology.name,
         "params": dict(topology.params),
@@ -143,17 +170,18 @@ def properties(topology, sources=None, check_limit=None, seed=0, progress=None):
         "nodes": n,
         "degree": topology.degree,
         "links": topology.num_links,
-        "diameter": int(reference.size - 1),
+        "diameter": int(pairs.size - 1),
         "average_distance": float(avg),
         "average_distance_with_self": float(avg_self),
         "average_distance_exact": f"{avg.numerator}/{avg.denominator}",
         "average_distance_with_self_exact": f"{avg_self.numerator}/{avg_self.denominator}",
-        "distance_distribution": reference.tolist(),
+        "distance_distribution": reference.tolist() if same else None,
+        "pair_distance_distribution": pairs.tolist(),
         "address_bits": topology.address_bits,
         "vertex_transitive_check": {
-            "same_distribution": True,
-            "sources_checked": len(sources),
-            "all_sources": len(sources) == n,
+            "same_distribution": same,
+            "sources_checked": checked,
+            "all_sources": checked == n,
         },
     }
     if hasattr(topology, "paper_values"):

@@ -40,11 +40,25 @@ class _CycleWithChord(Hypercube):
         return np.where((a == 0) | (a == 3), a ^ 3, a)
 
 
-def test_differing_distribution_is_refused():
+def test_differing_distributions_are_measured_from_every_source():
     topo = _CycleWithChord()
     assert distance_distribution(topo, 0).tolist() == [1, 3]
-    with pytest.raises(RuntimeError, match="distance distribution"):
-        properties(topo)
+    p = properties(topo)
+    # ordered pairs: nodes 0 and 3 see [1, 3]; nodes 1 and 2 see [1, 2, 1]
+    assert p["pair_distance_distribution"] == [4, 10, 2]
+    assert p["distance_distribution"] is None
+    assert p["diameter"] == 2
+    assert p["average_distance_exact"] == "7/6"          # (10 + 4) / 12
+    assert p["vertex_transitive_check"] == {"same_distribution": False,
+                                            "sources_checked": 4, "all_sources": True}
+
+
+def test_differing_distributions_beyond_the_limit_raise(monkeypatch):
+    import importlib
+    props = importlib.import_module("cubefab.topology.properties")
+    monkeypatch.setattr(props, "ALL_PAIRS_LIMIT", 2)
+    with pytest.raises(ValueError, match="not vertex-transitive"):
+        props.properties(_CycleWithChord())
 
 
 def test_average_conventions():
