@@ -2,8 +2,8 @@
 
 A :class:`TrafficGenerator` sits on a node's injection port. Every cycle it draws
 64 pseudo-random bits from a xorshift64 generator (a linear feedback shift
-generator over GF(2), seeded per node from a run-time seed) and creates a packet
-when 16 of them fall below the injection threshold; the packet's destination follows
+generator over GF(2), seeded from a run-time seed XOR a per-node constant) and
+creates a packet when 16 of them fall below the injection threshold; the packet's destination follows
 one of the patterns of :mod:`cubefab.sim.patterns`, drawn with the same definitions.
 Packets wait in a source queue with their creation time (so latency includes
 source queueing, as in open-loop measurement) and leave as ``packet_flits`` flits.
@@ -59,14 +59,19 @@ def xorshift64(state):
     return state
 
 
-def node_seed(seed, index):
-    """The 64-bit non-zero starting state of node ``index`` for run seed ``seed``
-    (splitmix64 of the pair), in Python; the hardware computes the same."""
-    z = (seed * 0x100000001B3 + (index + 1) * 0x9E3779B97F4A7C15) & _MASK64
+def _splitmix64(z):
+    z = (z + 0x9E3779B97F4A7C15) & _MASK64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    z ^= z >> 31
-    return z or 1
+    return z ^ (z >> 31)
+
+
+def node_seed(seed, index):
+    """The non-zero 64-bit starting state of node ``index`` for run seed ``seed``, in
+    Python; the hardware computes the same: a per-node constant (splitmix64 of the
+    index, folded at elaboration) XOR a word made of the seed, so the run-time seed
+    costs only XOR gates (no multipliers on an FPGA)."""
+    return (_splitmix64(index + 1) ^ seed ^ ((seed ^ 0x9E3779B9) << 32)) or 1
 
 
 def _xorshift64_hw(x):
@@ -75,18 +80,12 @@ def _xorshift64_hw(x):
     return b ^ (b << 17)[:64]
 
 
-def _splitmix_hw(m, seed, index, name):
+def _node_seed_hw(m, seed, index, name):
     """Hardware :func:`node_seed` of a 32-bit ``seed`` signal and a constant index."""
-    z0 = Signal(64, name=f"{name}_z0")
-    z1 = Signal(64, name=f"{name}_z1")
-    z2 = Signal(64, name=f"{name}_z2")
-    out = Signal(64, name=f"{name}")
-    m.d.comb += [
-        z0.eq((seed * 0x100000001B3 + (((index + 1) * 0x9E3779B97F4A7C15) & _MASK64))[:64]),
-        z1.eq(((z0 ^ (z0 >> 30)) * 0xBF58476D1CE4E5B9)[:64]),
-        z2.eq(((z1 ^ (z1 >> 27)) * 0x94D049BB133111EB)[:64]),
-        out.eq(Mux((z2 ^ (z2 >> 31)) == 0, 1, z2 ^ (z2 >> 31))),
-    ]
+    word = Signal(64, name=f"{name}_word")
+    out = Signal(64, name=name)
+    m.d.comb += [word.eq(Cat(seed, seed ^ 0x9E3779B9) ^ _splitmix64(index + 1)),
+                 out.eq(Mux(word == 0, 1, word))]
     return out
 
 
@@ -258,7 +257,7 @@ class TrafficGenerator(wiring.Component):
         # step per cycle; every decision of a cycle reads disjoint bits of the state.
         started = Signal()
         state = Signal(64, init=1)
-        initial = _splitmix_hw(m, self.seed, self.index, "initial_state")
+        initial = _node_seed_hw(m, self.seed, self.index, "initial_state")
         with m.If(~started):
             m.d.sync += [state.eq(initial), started.eq(1)]
         with m.Else():
