@@ -1,0 +1,232 @@
+"""One router in isolation: routing and VC assignment equal to the reference, latency,
+credit flow control, wormhole switching, back-pressure."""
+
+import pytest
+from amaranth.lib import wiring
+from amaranth.sim import Simulator
+
+from cubefab.hdl.flit import FlitLayout, LinkSignature, flit_layout, vc_width
+from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY, Router
+from cubefab.topology import DLH, Hypercube, Metacube
+from cubefab.topology.deadlock import next_vc
+
+
+def flit(dest, src, payload=0, head=1, tail=1, vc=0):
+    return {"head": head, "tail": tail, "vc": vc, "dest": dest, "src": src,
+            "payload": payload}
+
+
+def simulate(router, bench):
+    sim = Simulator(router)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+
+
+async def outputs(ctx, router):
+    """Flits visible this cycle: list of (port, flit as a dict); port degree = local."""
+    seen = []
+    for p, link in enumerate(router.link_out):
+        if ctx.get(link.flit.valid):
+            seen.append((p, ctx.get(link.flit.payload)))
+    if ctx.get(router.local_out.valid) and ctx.get(router.local_out.ready):
+        seen.append((router.topology.degree, ctx.get(router.local_out.payload)))
+    return seen
+
+
+def test_flit_layout_fields():
+    layout = flit_layout(Metacube(1, 2), payload_width=12, vcs=3)
+    assert isinstance(layout, FlitLayout)
+    assert {name: layout[name].shape.width for name in
+            ("head", "tail", "vc", "dest", "src", "payload")} == \
+        {"head": 1, "tail": 1, "vc": 2, "dest": 5, "src": 5, "payload": 12}
+    assert layout.size == 1 + 1 + 2 + 5 + 5 + 12
+    assert vc_width(1) == 0 and vc_width(2) == 1 and vc_width(4) == 2
+    sig = LinkSignature(layout)
+    assert set(sig.members) == {"flit", "credit"}
+    assert sig.members["credit"].shape == 3
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError, match="Payload width"):
+        flit_layout(Hypercube(2), payload_width=0)
+    with pytest.raises(ValueError, match="Buffer depth"):
+        Router(Hypercube(2), 0, depth=0)
+    with pytest.raises(ValueError, match="not a node"):
+        Router(DLH(3, 1), 0b101 << 1)
+    with pytest.raises(TypeError, match="Topology"):
+        Router("Q3", 0)
+
+
+def test_router_ports():
+    r = Router(DLH(2, 1), 0)
+    assert r.vcs == 2
+    assert len(r.link_in) == len(r.link_out) == 4
+    assert r.signature.members["local_in"].flow == wiring.In
+    assert r.signature.members["link_out"].flow == wiring.Out
+
+
+CASES = [
+    (Metacube(1, 1), 0b101, "minimal"),
+    (Metacube(1, 1), 0b010, "paper"),
+    (Metacube(2, 1), 0b100111, "minimal"),
+    (DLH(2, 1), None, None),          # position 2m-1: wraps on the successor port
+    (Hypercube(3), 5, None),
+]
+
+
+@pytest.mark.parametrize("topology,node,algorithm", CASES,
+                         ids=lambda c: getattr(c, "label", str(c)))
+def test_output_port_and_vc_equal_the_reference(topology, node, algorithm):
+    if node is None:
+        node = topology.make_address(1, 2 * topology.m - 1, 1)
+    router = Router(topology, node, algorithm=algorithm, payload_width=8)
+    degree, vcs = topology.degree, router.vcs
+    src = int(topology.nodes()[-1])
+    inputs = [(degree, 0)] + [(p, v) for p in range(degree) for v in range(vcs)]
+
+    async def bench(ctx):
+        ctx.set(router.local_out.ready, 1)
+        for dest in topology.nodes():
+            dest = int(dest)
+            header = {"src": src} if algorithm == "paper" else {}
+            want_port = topology.next_port(node, dest, algorithm, **header)
+            for p, v in inputs:
+                port = router.local_in if p == degree else router.link_in[p].flit
+                ctx.set(port.payload, flit(dest, src, vc=v))
+                ctx.set(port.valid, 1)
+                await ctx.tick()
+                ctx.set(port.valid, 0)
+                for _ in range(HOP_LATENCY + 1):
+                    seen = await outputs(ctx, router)
+                    if seen:
+                        break
+                    await ctx.tick()
+                assert len(seen) == 1, (dest, p, v, seen)
+                out, f = seen[0]
+                assert out == want_port, (dest, p, v)
+                assert f.vc == next_vc(topology, node, out, v, vcs), (dest, p, v, out)
+                # return the credit the flit used so that no VC runs dry
+                if out < degree:
+                    ctx.set(router.link_out[out].credit, 1 << f.vc)
+                    await ctx.tick()
+                    ctx.set(router.link_out[out].credit, 0)
+                await ctx.tick()
+    simulate(router, bench)
+
+
+def test_zero_load_latencies():
+    topo = Hypercube(3)
+    router = Router(topo, 0, payload_width=8)
+
+    async def bench(ctx):
+        ctx.set(router.local_out.ready, 1)
+        # local -> local
+        ctx.set(router.local_in.payload, flit(0, 0, 1))
+        ctx.set(router.local_in.valid, 1)
+        assert ctx.get(router.local_in.ready)
+        await ctx.tick()
+        ctx.set(router.local_in.valid, 0)
+        for cycle in range(1, 10):
+            if await outputs(ctx, router):
+                break
+            await ctx.tick()
+        assert cycle == ROUTER_LATENCY
+        # link in -> link out: a register to a register, HOP_LATENCY cycles
+        ctx.set(router.link_in[0].flit.payload, flit(0b110, 1, 2))
+        ctx.set(router.link_in[0].flit.valid, 1)
+        await ctx.tick()
+        ctx.set(router.link_in[0].flit.valid, 0)
+        for cycle in range(1, 10):
+            seen = await outputs(ctx, router)
+            if seen:
+                break
+            await ctx.tick()
+        assert seen[0][0] == 1 and cycle == HOP_LATENCY
+    simulate(router, bench)
+
+
+def test_credits_limit_flits_in_flight():
+    topo = Hypercube(2)
+    depth = 3
+    router = Router(topo, 0, payload_width=8, depth=depth)
+
+    async def bench(ctx):
+        sent = 0
+        for i in range(8):   # eight one-flit packets for neighbour 1 (port 0)
+            ctx.set(router.local_in.payload, flit(1, 0, i))
+            ctx.set(router.local_in.valid, 1)
+            while not ctx.get(router.local_in.ready):
+                sent += ctx.get(router.link_out[0].flit.valid)
+                await ctx.tick()
+            sent += ctx.get(router.link_out[0].flit.valid)
+            await ctx.tick()
+        ctx.set(router.local_in.valid, 0)
+        for _ in range(10):
+            sent += ctx.get(router.link_out[0].flit.valid)
+            await ctx.tick()
+        assert sent == depth          # no credit came back
+        for _ in range(2):            # two credits: two more flits
+            ctx.set(router.link_out[0].credit, 1)
+            await ctx.tick()
+        ctx.set(router.link_out[0].credit, 0)
+        for _ in range(10):
+            sent += ctx.get(router.link_out[0].flit.valid)
+            await ctx.tick()
+        assert sent == depth + 2
+    simulate(router, bench)
+
+
+def test_wormhole_packets_are_not_interleaved_at_the_local_port():
+    topo = Hypercube(2)
+    router = Router(topo, 0, payload_width=8)
+    length = 4
+
+    async def bench(ctx):
+        ctx.set(router.local_out.ready, 1)
+        got = []
+        for j in range(length):   # two packets arrive together on ports 0 and 1
+            for p, src in ((0, 1), (1, 2)):
+                link = router.link_in[p].flit
+                ctx.set(link.payload, flit(0, src, 16 * p + j, head=int(j == 0),
+                                           tail=int(j == length - 1)))
+                ctx.set(link.valid, 1)
+            got += [f for _, f in await outputs(ctx, router)]
+            await ctx.tick()
+        for p in (0, 1):
+            ctx.set(router.link_in[p].flit.valid, 0)
+        for _ in range(3 * length):
+            got += [f for _, f in await outputs(ctx, router)]
+            await ctx.tick()
+        srcs = [f.src for f in got]
+        assert len(got) == 2 * length
+        assert srcs == [srcs[0]] * length + [srcs[-1]] * length and srcs[0] != srcs[-1]
+        for k in range(2):
+            part = got[k * length:(k + 1) * length]
+            assert [f.payload % 16 for f in part] == list(range(length))
+            assert part[0].head and part[-1].tail
+    simulate(router, bench)
+
+
+def test_stalled_local_output_holds_flits():
+    topo = Hypercube(2)
+    router = Router(topo, 0, payload_width=8)
+
+    async def bench(ctx):
+        ctx.set(router.local_out.ready, 0)
+        for i in range(3):
+            ctx.set(router.link_in[0].flit.payload, flit(0, 1, i))
+            ctx.set(router.link_in[0].flit.valid, 1)
+            await ctx.tick()
+        ctx.set(router.link_in[0].flit.valid, 0)
+        for _ in range(6):
+            await ctx.tick()
+        assert ctx.get(router.local_out.valid)
+        ctx.set(router.local_out.ready, 1)
+        got = []
+        for _ in range(6):
+            got += [f.payload for p, f in await outputs(ctx, router)]
+            await ctx.tick()
+        assert got == [0, 1, 2]
+        # and the credits of the three flits came back on link_in[0]
+    simulate(router, bench)
