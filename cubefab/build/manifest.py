@@ -13,7 +13,6 @@ import os
 import re
 
 import amaranth
-from amaranth.back import verilog as amaranth_verilog
 from amaranth.hdl import Const, ValueCastable
 from amaranth.hdl._ir import PortDirection
 from amaranth.lib import wiring
@@ -88,7 +87,7 @@ def write_design(component, name, out_dir, kind, topology=None, parameters=None,
     Parameters
     ----------
     component : wiring.Component
-        The design (converted with :func:`amaranth.back.verilog.convert` unless
+        The design (converted with :func:`cubefab.build.verilog.verilog_text` unless
         ``verilog_text`` is given).
     name : str
         Top module name and file stem.
@@ -110,8 +109,8 @@ def write_design(component, name, out_dir, kind, topology=None, parameters=None,
         raise ValueError(f"Module name must be a Verilog identifier, not {name!r}")
     os.makedirs(out_dir, exist_ok=True)
     if verilog_text is None:
-        verilog_text = amaranth_verilog.convert(component, name=name,
-                                                ports=component_ports(component))
+        from .verilog import verilog_text as convert   # (that module imports this one)
+        verilog_text = convert(component, name)
     ports = verilog_ports(verilog_text, name)
     manifest = {
         "manifest_version": MANIFEST_VERSION,

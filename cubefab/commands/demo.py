@@ -35,8 +35,9 @@ DEFAULT_NETWORKS = (DEFAULT_DESIGN, DLH(*OPTICS), Hypercube(5))
 PAYLOAD_WIDTH = 16
 DEMO_NODE = 0
 #: Simulation length (cycles) and offered load (flits per node per cycle).
-SIM_CYCLES = 2000
+SIM_CYCLES = 500
 SIM_RATE = 0.1
+SIM_SEED = 1
 
 
 class Missing(Exception):
@@ -105,10 +106,10 @@ def step_properties(ctx):
             "networks": [r["label"] for r in results]}
 
 
-def _write(ctx, component, name, kind, parameters, nodes=None):
+def _write(ctx, component, name, kind, parameters, nodes=None, text=None):
     write_design = need("cubefab.build.manifest", "write_design")
     manifest = write_design(component, name, ctx.path("verilog", ""), kind, DEFAULT_DESIGN,
-                            parameters, nodes=nodes)
+                            parameters, nodes=nodes, verilog_text=text)
     ports = manifest["ports"]
     ctx.say(f"wrote {ctx.rel(manifest['verilog_path'])} ({len(ports)} ports, "
             f"{sum(p['width'] for p in ports)} bits) and its manifest")
@@ -118,10 +119,13 @@ def _write(ctx, component, name, kind, parameters, nodes=None):
 
 def step_route_unit(ctx):
     route_unit = need("cubefab.hdl.route", "route_unit")
+    route_unit_verilog = need("cubefab.build.verilog", "route_unit_verilog")
     unit = route_unit(DEFAULT_DESIGN, node=DEMO_NODE)
-    return _write(ctx, unit, f"route_unit_n{DEMO_NODE}", "route_unit",
+    name = f"route_unit_n{DEMO_NODE}"
+    return _write(ctx, unit, name, "route_unit",
                   {"node": DEMO_NODE, "algorithm": unit.algorithm,
-                   "class": type(unit).__name__}, nodes=[DEMO_NODE])
+                   "class": type(unit).__name__}, nodes=[DEMO_NODE],
+                  text=route_unit_verilog(unit, name))
 
 
 def make_router():
@@ -146,8 +150,37 @@ def step_fabric(ctx):
 
 
 def step_simulation(ctx):
-    raise Missing("the fabric simulation harness (cubefab.sim) is not available in this "
-                  "installation")
+    engine_class = need("cubefab.sim", "engine_class")
+    Traffic = need("cubefab.sim.traffic", "Traffic")
+    engine = engine_class("amaranth")(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH,
+                                      trace_hops=True)
+    traffic = Traffic(DEFAULT_DESIGN, "uniform", SIM_RATE, 1, SIM_SEED)
+    progress = Progress(f"simulating the {DEFAULT_DESIGN.label} fabric", unit="cycles")
+    try:
+        result = engine.run(traffic, SIM_CYCLES, progress=progress.update)
+    finally:
+        progress.close()
+    doc = result.as_dict()
+
+    def show(key, digits=4):
+        value = doc.get(key)
+        return "-" if value is None else (f"{value:.{digits}g}" if isinstance(value, float)
+                                          else str(value))
+    rows = [[key, show(key)] for key in (
+        "offered", "throughput", "injected", "delivered", "lost", "duplicated",
+        "corrupted", "hop_mismatches", "avg_latency", "p99_latency", "max_latency",
+        "avg_hops")]
+    ctx.say(f"{DEFAULT_DESIGN.label} fabric ({doc.get('vcs')} VCs x {doc.get('depth')} "
+            f"flits), uniform traffic at {SIM_RATE} flits/node/cycle for {SIM_CYCLES} "
+            f"cycles, every packet checked (Amaranth simulator):")
+    ctx.say(format_table(["measure", "value"], rows))
+    with open(ctx.path("simulation.json"), "w") as f:
+        json.dump(doc, f, indent=2, default=str)
+    ctx.say(f"wrote {ctx.rel(ctx.path('simulation.json'))}")
+    if not result.ok:
+        raise RuntimeError("the simulation found errors: " + "; ".join(doc["errors"][:3]))
+    return {"delivered": doc["delivered"], "avg_latency": doc["avg_latency"],
+            "throughput": doc["throughput"], "file": ctx.path("simulation.json")}
 
 
 def step_optical(ctx):
