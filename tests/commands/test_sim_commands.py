@@ -1,0 +1,59 @@
+"""cubefab sim, cubefab deadlock, cubefab verilog router/fabric."""
+
+import pytest
+
+
+def test_sim_json(cli):
+    r = cli("sim", "metacube", "-k", "1", "-m", "1", "--rate", "0.4", "--cycles", "150",
+            "--packet-flits", "2", "--seed", "3", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    for key in ("injected", "delivered", "lost", "duplicated", "corrupted", "avg_latency",
+                "throughput", "p99_latency", "hop_mismatches"):
+        assert key in doc
+    assert doc["lost"] == doc["duplicated"] == doc["corrupted"] == 0
+    assert doc["delivered"] == doc["injected"] > 0 and doc["ok"] is True
+    assert doc["vcs"] == 2
+
+
+def test_sim_text(cli):
+    r = cli("sim", "hypercube", "-n", "2", "--cycles", "50", "--traffic", "bitcomp",
+            "--rate", "0.5")
+    assert r.status == 0
+    assert "throughput" in r.out and "ok:" in r.out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--rate", "2"], "Injection rate"), (["--engine", "spice"], "engine must be one of"),
+    (["--vcs", "1"], "can deadlock"), (["--cycles", "-1"], "--cycles"),
+    (["--traffic", "transpose"], "even number")])
+def test_sim_bad_input(cli, args, message):
+    r = cli("sim", "dlh", "-m", "3", "-d", "1", *args)
+    assert r.status == 2 and r.err.startswith("error:") and message in r.err
+    assert r.out == ""
+
+
+def test_deadlock_json(cli):
+    r = cli("deadlock", "dlh", "-m", "8", "-d", "4", "--json")
+    assert r.status == 0
+    doc = r.json()
+    assert doc["deadlock_free"] is True and doc["vcs"] == 2 and doc["cycle"] is None
+
+
+def test_deadlock_reports_the_cycle(cli):
+    r = cli("deadlock", "metacube", "-k", "1", "-m", "2", "--vcs", "1")
+    assert r.status == 1
+    assert "CAN DEADLOCK" in r.out and "-[port" in r.out
+
+
+def test_verilog_router_and_fabric(cli, tmp_path):
+    out = tmp_path / "router.v"
+    r = cli("verilog", "router", "metacube", "-k", "1", "-m", "1", "--node", "0b101",
+            "-o", out)
+    assert r.status == 0, r.err
+    text = out.read_text()
+    assert "module top" in text and "link_in__0__flit__payload" in text
+    out = tmp_path / "fabric.v"
+    r = cli("verilog", "fabric", "hypercube", "-n", "2", "-o", out, "--json")
+    assert r.status == 0 and r.json()["path"] == str(out)
+    assert "local_out__3__payload" in out.read_text()
