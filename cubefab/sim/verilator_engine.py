@@ -173,6 +173,15 @@ int main(int argc, char** argv) {{
 """
 
 
+#: Verilator options of every build (part of the cache key). Splitting the output into
+#: many files and functions keeps g++ fast and parallel on fabrics of many routers.
+_VERILATOR_FLAGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "fast",
+                    "--x-initial", "fast", "-O3", "--output-split", "20000",
+                    "--output-split-cfuncs", "2000", "--output-split-ctrace", "2000",
+                    # the PyPI build leaves this empty, which breaks precompiled headers
+                    "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include")
+
+
 class VerilatorModel:
     """A design compiled by Verilator, cached, run for a number of cycles.
 
@@ -214,7 +223,7 @@ class VerilatorModel:
         self.inputs = self.counters = None
         key = hashlib.sha256()
         for part in (config_text, name, opt, _hdl_source_digest(), _MAIN_TEMPLATE,
-                     self._verilator_version()):
+                     " ".join(_VERILATOR_FLAGS), self._verilator_version()):
             key.update(part.encode())
             key.update(b"\0")
         self.key = key.hexdigest()[:24]
@@ -298,11 +307,7 @@ class VerilatorModel:
                 progress("verilate")
             args = [verilator_executable(), "--cc", "--exe", "--build",
                     "-j", str(self.jobs), "--top-module", self.name,
-                    "-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "fast",
-                    "--x-initial", "fast", "-O3", "--output-split", "20000",
-                    "-MAKEFLAGS", f"OPT_FAST={self.opt}",
-                    # the PyPI build leaves this empty, which breaks precompiled headers
-                    "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
+                    *_VERILATOR_FLAGS, "-MAKEFLAGS", f"OPT_FAST={self.opt}",
                     "--Mdir", "obj", self.name + ".v", "main.cpp"]
             proc = subprocess.run(args, cwd=work, env=_verilator_env(),
                                   capture_output=True, text=True)
