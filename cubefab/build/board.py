@@ -19,6 +19,7 @@ from amaranth.hdl import Elaboratable, Module, Signal
 from amaranth.lib import io, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..topology.base import check_int
 from .pnr import (find_tool, parse_nextpnr_report, parse_nextpnr_log, DEVICES, DoesNotFit,
                   ToolFailed)
 
@@ -92,15 +93,9 @@ class StatusLeds(wiring.Component):
     """
 
     def __init__(self, count_width=32, activity_bit=20, watchdog_bits=24, blink=False):
-        for name, value in (("Count width", count_width), ("Watchdog bits", watchdog_bits)):
-            if not isinstance(value, int) or value <= 0:
-                raise ValueError(f"{name} must be a positive integer, not {value!r}")
-        if not isinstance(activity_bit, int) or not 0 <= activity_bit < count_width:
-            raise ValueError(f"Activity bit must be an integer in 0..{count_width - 1}, "
-                             f"not {activity_bit!r}")
-        self.count_width = count_width
-        self.activity_bit = activity_bit
-        self.watchdog_bits = watchdog_bits
+        self.count_width = check_int("Count width", count_width, 1)
+        self.activity_bit = check_int("Activity bit", activity_bit, 0, count_width - 1)
+        self.watchdog_bits = check_int("Watchdog bits", watchdog_bits, 1)
         self.blink = blink
         super().__init__({"errors": In(1), "delivered": In(count_width),
                           "fail": Out(1), "passing": Out(1), "activity": Out(3)})

@@ -63,9 +63,9 @@ def test_fail_lamp_lights_when_deliveries_stall():
 
 @pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_status_leds_validate_parameters():
-    with pytest.raises(ValueError, match="Activity bit must be an integer in 0..7"):
+    with pytest.raises(ValueError, match="Activity bit must be .*7"):
         StatusLeds(count_width=8, activity_bit=8)
-    with pytest.raises(ValueError, match="Count width must be a positive integer"):
+    with pytest.raises(ValueError, match="Count width must be"):
         StatusLeds(count_width=0)
     gc.collect()                                   # the rejected objects warn while here
 
