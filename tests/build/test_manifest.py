@@ -63,3 +63,22 @@ def test_module_name_must_be_an_identifier(tmp_path):
     with pytest.raises(ValueError, match="Verilog identifier"):
         write_design(None, "1bad", str(tmp_path), "route_unit", topo,
                      verilog_text="module a(); endmodule")
+
+
+def test_router_manifest_lists_every_non_constant_member(tmp_path):
+    from cubefab.hdl.router import Router
+    from cubefab.topology import Hypercube
+    topo = Hypercube(2)
+    router = Router(topo, 1, payload_width=8)
+    manifest = write_design(router, "router_n1", str(tmp_path), "router", topo,
+                            {"node": 1}, nodes=[1])
+    ports = {p["name"]: p for p in manifest["ports"]}
+    assert manifest["clocked"] and {"clk", "rst"} <= set(ports)
+    flit = router.layout.size
+    for p in range(topo.degree):
+        assert ports[f"link_in__{p}__flit__payload"]["width"] == flit
+        assert ports[f"link_out__{p}__flit__payload"]["direction"] == "output"
+        # always-ready links: no ready port
+        assert f"link_in__{p}__flit__ready" not in ports
+    assert ports["local_in__ready"]["direction"] == "output"
+    assert manifest["address_map"]["nodes"][0]["neighbors"] == [0, 3]
