@@ -21,14 +21,9 @@ import tempfile
 
 from cubefab.sim.booksim import run_booksim, write_booksim
 from cubefab.sim.sweep import parse_rates, sweep
-from cubefab.topology.catalog import make_topology
 from cubefab.topology.deadlock import required_vcs
 
-
-def parse_topology(text):
-    family, _, params = text.partition(":")
-    kw = {k: int(v) for k, v in (p.split("=") for p in params.split(",") if p)}
-    return make_topology(family, **kw)
+from sim_speed import parse_topology  # benchmarks/ is on sys.path when run as a script
 
 
 def main():

@@ -36,13 +36,15 @@ def main():
     args = ap.parse_args()
     topo = parse_topology(args.topology)
     common = dict(rate=0.3, warmup=0, drain=0, seed=1)
+    # Both Verilator runs below use one build: the cache key reads cubefab/hdl now.
     print(f"{topo.label}: {topo.num_nodes} routers, uniform 0.3, seed 1")
 
     t = time.perf_counter()
     a = run_selfcheck(topo, engine="amaranth", cycles=args.amaranth_cycles, **common)
     print(f"  amaranth : {args.amaranth_cycles} cycles in {a['seconds']:.2f} s "
           f"(+{time.perf_counter() - t - a['seconds']:.1f} s elaboration) -> "
-          f"{a['router_cycles_per_second']:.0f} router-cycles/s")
+          f"{a['router_cycles_per_second']:.0f} router-cycles/s "
+          f"({a['router_cycles_per_cpu_second']:.0f} per CPU second)")
 
     t = time.perf_counter()
     same = run_selfcheck(topo, engine="verilator", cycles=args.amaranth_cycles,
@@ -55,10 +57,12 @@ def main():
                       **common)
     print(f"  verilator: {args.verilator_cycles} cycles in {v['seconds']:.2f} s -> "
           f"{v['router_cycles_per_second']:.0f} router-cycles/s "
-          f"(errors {v['errors']}, accepted {v['throughput']:.4f})")
+          f"({v['router_cycles_per_cpu_second']:.0f} per CPU second; errors {v['errors']}, "
+          f"accepted {v['throughput']:.4f})")
     ratio = v["router_cycles_per_second"] / a["router_cycles_per_second"]
-    print(f"  ratio verilator/amaranth: {ratio:.0f}x (goal >= 1000x: "
-          f"{'met' if ratio >= 1000 else 'NOT met'})")
+    cpu_ratio = v["router_cycles_per_cpu_second"] / a["router_cycles_per_cpu_second"]
+    print(f"  ratio verilator/amaranth: {ratio:.0f}x wall, {cpu_ratio:.0f}x CPU "
+          f"(goal >= 1000x: {'met' if min(ratio, cpu_ratio) >= 1000 else 'NOT met'})")
 
     if args.big:
         big = make_topology("metacube", k=2, m=2)

@@ -10,6 +10,7 @@ have been delivered, when the drain is long enough). Both engines give identical
 counters for the same configuration and seed.
 """
 
+import resource
 import time
 
 from ..hdl.selfcheck import COUNTERS, SelfCheckingFabric
@@ -156,7 +157,7 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     total = warmup + cycles + drain
     marks = [warmup, warmup + cycles]
     runner = _run_amaranth if engine == "amaranth" else _run_verilator
-    snapshots, final, seconds, build_seconds = runner(
+    snapshots, final, seconds, cpu_seconds, build_seconds = runner(
         topology, config, inputs, total, marks, progress, build_progress, opt)
     result = {"topology": topology.label, "engine": engine, "rate": rate, "seed": seed,
               "cycles": cycles, "warmup": warmup, "drain": drain,
@@ -165,10 +166,13 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     result.update(statistics(topology, packet_flits, cycles, snapshots[warmup],
                              snapshots[warmup + cycles], final, drain))
     result["seconds"] = round(seconds, 3)
+    result["cpu_seconds"] = round(cpu_seconds, 3)
     result["build_seconds"] = round(build_seconds, 3)
     result["cycles_per_second"] = total / seconds if seconds > 0 else None
     result["router_cycles_per_second"] = (total * topology.num_nodes / seconds
                                           if seconds > 0 else None)
+    result["router_cycles_per_cpu_second"] = (total * topology.num_nodes / cpu_seconds
+                                              if cpu_seconds > 0 else None)
     return result
 
 
@@ -190,16 +194,21 @@ def _run_verilator(topology, config, inputs, total, marks, progress, build_progr
         if progress:
             progress(cycle, total)
 
-    start = time.monotonic()
+    start, cpu = time.monotonic(), _children_cpu()
     final = model.run(total, inputs=inputs, schedule=[(marks[1], {"threshold": 0})],
                       report_at=[c for c in marks if 0 < c < total], progress=report)
-    seconds = time.monotonic() - start
+    seconds, cpu = time.monotonic() - start, _children_cpu() - cpu
     for c in marks:
         if c == total:
             snapshots[c] = final
         elif c == 0:
             snapshots[c] = {k: 0 for k in final}
-    return snapshots, final, seconds, build_seconds
+    return snapshots, final, seconds, cpu, build_seconds
+
+
+def _children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _run_amaranth(topology, config, inputs, total, marks, progress, build_progress, opt):
@@ -235,9 +244,10 @@ def _run_amaranth(topology, config, inputs, total, marks, progress, build_progre
     sim = Simulator(dut)
     sim.add_clock(1e-6)
     sim.add_testbench(bench)
-    start = time.monotonic()
+    start, cpu = time.monotonic(), time.process_time()
     sim.run()
-    return snapshots, state["final"], time.monotonic() - start, 0.0
+    return (snapshots, state["final"], time.monotonic() - start, time.process_time() - cpu,
+            0.0)
 
 
 class SelfCheckResult:
