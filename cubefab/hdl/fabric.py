@@ -73,6 +73,7 @@ class Fabric(wiring.Component):
         if check:
             self.deadlock_report = check_deadlock_free(topology, self.algorithm, self.vcs)
             if not self.deadlock_report.deadlock_free:
+                self._MustUse__used = True   # refused, not forgotten: no unused warning
                 raise DeadlockError(self.deadlock_report)
         n = topology.num_nodes
         #: list of Router, in dense node order (``routers[topology.index(address)]``)
