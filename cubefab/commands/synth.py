@@ -6,11 +6,11 @@ another target is one entry there.
 
 import os
 
-from ..cli import CliError, _Parser, add_topology_command, emit, format_table
+from ..cli import CliError, emit, format_table
 from ..build.pnr import ToolFailed, ToolMissing
 from ..build.synth import synthesize_logic
 from ..build.verilog import route_unit_verilog
-from .verilog import Target, route_options, build_route_unit
+from .verilog import Target, route_options, build_route_unit, register_targets
 from . import fpga
 
 
@@ -66,10 +66,6 @@ TARGETS = {
 
 
 def register(sub):
-    parser = sub.add_parser("synth", help="LUT4 count and logic depth from yosys synth_ice40",
-                            description="Synthesise with yosys synth_ice40 and report the cost.")
-    targets = parser.add_subparsers(dest="target", metavar="TARGET", parser_class=_Parser)
-    targets.required = True
-    for name, target in TARGETS.items():
-        add_topology_command(targets, name, target.help, target.handler,
-                             synth_options(target.configure))
+    register_targets(sub, "synth", "LUT4 count and logic depth from yosys synth_ice40",
+                     "Synthesise with yosys synth_ice40 and report the cost.", TARGETS,
+                     synth_options)
