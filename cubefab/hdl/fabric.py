@@ -4,10 +4,8 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..topology.base import Topology, check_int
-from ..topology.deadlock import DeadlockError, check_deadlock_free, required_vcs
-from .flit import FlitLayout
-from .router import Router
+from ..topology.deadlock import DeadlockError, check_deadlock_free
+from .router import Router, configure_router
 
 
 __all__ = ["Fabric", "inverse_ports"]
@@ -59,16 +57,7 @@ class Fabric(wiring.Component):
 
     def __init__(self, topology, *, payload_width=16, vcs=None, depth=4, algorithm=None,
                  check=True):
-        if not isinstance(topology, Topology):
-            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-        self.topology = topology
-        self.algorithm = topology.check_algorithm(algorithm)
-        if vcs is None:
-            vcs = required_vcs(topology, self.algorithm)
-        self.vcs = check_int("Number of virtual channels", vcs, 1)
-        self.depth = check_int("Buffer depth", depth, 1)
-        self.layout = FlitLayout(topology.address_bits, payload_width, self.vcs)
-        self.payload_width = self.layout.payload_width
+        configure_router(self, topology, payload_width, vcs, depth, algorithm)
         self.deadlock_report = None
         if check:
             self.deadlock_report = check_deadlock_free(topology, self.algorithm, self.vcs)

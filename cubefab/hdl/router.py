@@ -14,7 +14,7 @@ from .flit import FlitLayout, LinkSignature
 from .route import route_unit
 
 
-__all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY"]
+__all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY", "configure_router"]
 
 
 #: Cycles a head flit takes per hop with no contention: one in the input buffer, one
@@ -26,6 +26,22 @@ HOP_LATENCY = 2
 #: latency ``ROUTER_LATENCY + h * HOP_LATENCY + L - 1`` from its head's acceptance to
 #: its tail's appearance, with no contention.
 ROUTER_LATENCY = 2
+
+
+def configure_router(obj, topology, payload_width, vcs, depth, algorithm):
+    """Check router parameters and set ``topology``, ``algorithm``, ``vcs`` (default:
+    what the VC assignment needs), ``depth``, ``layout`` and ``payload_width`` on
+    ``obj`` (a router, or a fabric of such routers)."""
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    obj.topology = topology
+    obj.algorithm = topology.check_algorithm(algorithm)
+    if vcs is None:
+        vcs = required_vcs(topology, obj.algorithm)
+    obj.vcs = check_int("Number of virtual channels", vcs, 1)
+    obj.depth = check_int("Buffer depth", depth, 1)
+    obj.layout = FlitLayout(topology.address_bits, payload_width, obj.vcs)
+    obj.payload_width = obj.layout.payload_width
 
 
 class Router(wiring.Component):
@@ -70,17 +86,8 @@ class Router(wiring.Component):
 
     def __init__(self, topology, node, *, payload_width=16, vcs=None, depth=4,
                  algorithm=None):
-        if not isinstance(topology, Topology):
-            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-        self.topology = topology
+        configure_router(self, topology, payload_width, vcs, depth, algorithm)
         self.node = topology.check_node(node, "node")
-        self.algorithm = topology.check_algorithm(algorithm)
-        if vcs is None:
-            vcs = required_vcs(topology, self.algorithm)
-        self.vcs = check_int("Number of virtual channels", vcs, 1)
-        self.depth = check_int("Buffer depth", depth, 1)
-        self.layout = FlitLayout(topology.address_bits, payload_width, self.vcs)
-        self.payload_width = self.layout.payload_width
         degree = topology.degree
         #: Sticky flag for simulation: a flit arrived at a full buffer (a broken
         #: credit protocol); never set in a correct network.

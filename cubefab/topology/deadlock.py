@@ -207,7 +207,6 @@ def channel_dependency_graph(topology, algorithm=None, vcs=1, progress=None):
     degree = topology.degree
     mask = translation_mask(topology)
     nodes = topology.nodes()
-    neighbours = np.stack([topology.neighbor_array(nodes, p) for p in range(degree)], axis=1)
     # An edge type is (address of the node holding the first channel with the translation
     # bits cleared, its port, vc, next port, next vc); the next channel leaves the
     # neighbour through that port.
