@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import subprocess
 import time
 from dataclasses import dataclass, field, asdict
@@ -75,8 +76,11 @@ def find_tool(name):
     env, native, yowasp, package = TOOLS[name]
     if os.environ.get(env):
         return os.environ[env]
+    # the YoWASP scripts live beside the running Python when it is a virtual
+    # environment that is not activated (as in the README's commands)
+    beside_python = os.path.dirname(sys.executable)
     for candidate in (native, yowasp):
-        path = shutil.which(candidate)
+        path = shutil.which(candidate) or shutil.which(candidate, path=beside_python)
         if path:
             return path
     raise ToolMissing(f"{name} not found: install it with `pip install {package}` "
