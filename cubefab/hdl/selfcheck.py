@@ -92,8 +92,9 @@ class SelfCheckingFabric(wiring.Component):
         self.hotspot = hotspot
         self.queue_depth = check_int("Queue depth", queue_depth, 1)
         # Build one generator first so bad patterns fail here, not in elaborate().
-        TrafficGenerator(topology, int(topology.nodes()[0]), self.fmt, pattern,
-                         hotspot=hotspot, queue_depth=queue_depth)
+        probe = TrafficGenerator(topology, int(topology.nodes()[0]), self.fmt, pattern,
+                                 hotspot=hotspot, queue_depth=queue_depth)
+        probe._MustUse__silence = True      # built only to validate, never elaborated
         members = {"seed": In(32), "threshold": In(RATE_BITS + 1),
                    "hot_threshold": In(RATE_BITS)}
         for name in COUNTERS:
