@@ -34,14 +34,10 @@ def _options(parser):
 def _board(args, topology):
     timestamp_bits = min(5, args.payload_width)
     sequence_bits = max(0, min(3, args.payload_width - timestamp_bits))
-    try:
-        top = selfcheck_board_top(topology, args.board, payload_width=args.payload_width,
-                                  timestamp_bits=timestamp_bits,
-                                  sequence_bits=sequence_bits, depth=args.depth,
-                                  vcs=args.vcs, algorithm=args.algorithm, rate=args.rate,
-                                  seed=args.seed)
-    except (TypeError, ValueError) as exc:
-        raise CliError(str(exc)) from None
+    top = selfcheck_board_top(topology, args.board, payload_width=args.payload_width,
+                              timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
+                              depth=args.depth, vcs=args.vcs, algorithm=args.algorithm,
+                              rate=args.rate, seed=args.seed)
     try:
         result = build_bitstream(top, args.board, args.output)
     except (ToolMissing, ToolFailed) as exc:

@@ -89,20 +89,13 @@ def report_implementation(args, what, component, default_workdir, extra=None):
     emit(args, document, "\n".join(lines))
 
 
-def _build(factory):
-    try:
-        return factory()
-    except (TypeError, ValueError) as exc:
-        raise CliError(str(exc)) from None
-
-
 def _stem(topology):
     return f"{topology.name}_" + "_".join(f"{k}{v}" for k, v in topology.params.items())
 
 
 def synth_router(args, topology):
     from ..hdl.router import Router
-    router = _build(lambda: Router(topology, args.node, **router_params(args)))
+    router = Router(topology, args.node, **router_params(args))
     report_implementation(
         args, f"{topology.label} router of node {router.node}", router,
         os.path.join("build", "synth", f"router_{_stem(topology)}_{router.node}"
@@ -114,7 +107,7 @@ def synth_router(args, topology):
 
 def synth_fabric(args, topology):
     from ..hdl.fabric import Fabric
-    fabric = _build(lambda: Fabric(topology, **router_params(args)))
+    fabric = Fabric(topology, **router_params(args))
     report_implementation(
         args, f"{topology.label} fabric", fabric,
         os.path.join("build", "synth", f"fabric_{_stem(topology)}_{args.device}"),

@@ -1,6 +1,6 @@
 """The ``router`` and ``fabric`` targets of ``cubefab verilog`` (listed in its TARGETS)."""
 
-from ..cli import CliError, parse_address
+from ..cli import parse_address
 from ..hdl.fabric import Fabric
 from ..hdl.router import Router
 from .sim import router_options, router_params
@@ -20,17 +20,10 @@ def fabric_target_options(parser):
     router_options(parser)
 
 
-def _build(factory):
-    try:
-        return factory()
-    except (TypeError, ValueError) as exc:
-        raise CliError(str(exc)) from None
-
-
 def write_router(args, topology):
     from ..build.verilog import verilog_text
     from .verilog import _write
-    router = _build(lambda: Router(topology, args.node, **router_params(args)))
+    router = Router(topology, args.node, **router_params(args))
     _write(args, topology, verilog_text(router, args.top),
            f"{topology.label} router of node {router.node} ({router.vcs} VCs)")
 
@@ -38,6 +31,6 @@ def write_router(args, topology):
 def write_fabric(args, topology):
     from ..build.verilog import verilog_text
     from .verilog import _write
-    fabric = _build(lambda: Fabric(topology, **router_params(args)))
+    fabric = Fabric(topology, **router_params(args))
     _write(args, topology, verilog_text(fabric, args.top),
            f"{topology.label} fabric ({topology.num_nodes} routers, {fabric.vcs} VCs)")

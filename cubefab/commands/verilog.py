@@ -34,11 +34,9 @@ def route_options(parser):
 
 
 def build_route_unit(args, topology):
-    """The route unit that ``--node``/``--algorithm`` name (CliError on bad input)."""
-    try:
-        return route_unit(topology, args.node, args.algorithm)
-    except (TypeError, ValueError) as exc:
-        raise CliError(str(exc)) from None
+    """The route unit that ``--node``/``--algorithm`` name (bad input raises
+    TypeError/ValueError, which :func:`cubefab.cli.main` prints as one error line)."""
+    return route_unit(topology, args.node, args.algorithm)
 
 
 def _output_options(configure):

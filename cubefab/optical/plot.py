@@ -142,7 +142,7 @@ def plot_layout(layout, path, highlight=None, origin=None, labels=None, title=No
                     ax.text(c + 0.5, r + 0.5, _label(layout, int(a)), ha="center",
                             va="center", fontsize=size, family="monospace")
             if layout.blocks is not None:
-                br, bc = layout.info["block_rows"], layout.info["block_cols"]
+                bc = layout.info["block_cols"]
                 places = layout.info["block_places"]
                 sr, sc = layout.info["row_stride"], layout.info["col_stride"]
                 for i in (0, 1):

@@ -1,7 +1,6 @@
 """The interface every topology model shares, and its parameter checks."""
 
 from abc import ABCMeta, abstractmethod
-import operator
 
 import numpy as np
 

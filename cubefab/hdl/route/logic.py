@@ -6,7 +6,7 @@ shallow combinational logic; they never encode topology knowledge themselves.
 
 from collections import Counter
 
-from amaranth.hdl import Const, Mux, Value
+from amaranth.hdl import Mux, Value
 
 
 __all__ = ["first_true", "table_function"]
