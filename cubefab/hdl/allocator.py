@@ -1,4 +1,5 @@
-"""Round-robin arbitration: the starvation-free switch allocator of the router."""
+"""Starvation-free arbiters for the router's switch allocation: round robin, and
+least recently granted (a matrix arbiter, two LUT levels deep on iCE40)."""
 
 from amaranth.hdl import Module, Signal, Cat
 from amaranth.lib import wiring
@@ -7,7 +8,17 @@ from amaranth.lib.wiring import In, Out
 from ..topology.base import check_int
 
 
-__all__ = ["RoundRobinArbiter", "SwitchAllocator"]
+def _check_count(component, name, value):
+    """check_int for a constructor: a refused component is not an unused one."""
+    try:
+        return check_int(name, value, 1)
+    except (TypeError, ValueError):
+        component._MustUse__silence = True
+        raise
+
+
+__all__ = ["RoundRobinArbiter", "MatrixArbiter", "SwitchAllocator", "round_robin",
+           "least_recently_granted"]
 
 
 class RoundRobinArbiter(wiring.Component):
@@ -32,7 +43,7 @@ class RoundRobinArbiter(wiring.Component):
     """
 
     def __init__(self, count):
-        self.count = check_int("Requester count", count, 1)
+        self.count = _check_count(self, "Requester count", count)
         super().__init__({
             "requests": In(count),
             "grant": Out(count),
@@ -64,6 +75,72 @@ def round_robin(m, requests, grant, commit, name="last"):
         m.d.sync += last.eq(grant)
 
 
+class MatrixArbiter(wiring.Component):
+    """Grant one of ``count`` requesters, the one granted least recently.
+
+    Parameters
+    ----------
+    count : int
+        Number of requesters (positive).
+
+    Members
+    -------
+    requests : In(count)
+        Bit ``i`` set when requester ``i`` wants the resource this cycle.
+    grant : Out(count)
+        One-hot (or zero when nothing is requested), combinational: among the
+        requesters, the one whose last committed grant is the oldest (before any
+        grant, the lowest index).
+    commit : In(1)
+        Set in a cycle whose grant is used; the granted requester then has the lowest
+        priority. A requester that keeps requesting is granted within ``count``
+        committed grants: no starvation.
+
+    Unlike :class:`RoundRobinArbiter`, whose grant is a carry chain through every
+    requester, each grant bit here is an AND of ``count`` terms of two bits (its
+    request against every other one's, given a priority flip-flop per pair): two
+    LUT4 levels for up to five requesters.
+    """
+
+    def __init__(self, count):
+        self.count = _check_count(self, "Requester count", count)
+        super().__init__({
+            "requests": In(count),
+            "grant": Out(count),
+            "commit": In(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        least_recently_granted(m, self.requests, self.grant, self.commit)
+        return m
+
+
+def least_recently_granted(m, requests, grant, commit, name="prio"):
+    """Build matrix arbitration of ``requests`` into ``grant`` in module ``m`` (the
+    logic of :class:`MatrixArbiter`, for components that arbitrate many resources
+    in one module)."""
+    n = len(requests)
+    if n == 1:
+        m.d.comb += grant.eq(requests)
+        return
+    # before[i, j] (i < j): i has priority over j, i.e. j was granted after i.
+    before = {(i, j): Signal(init=1, name=f"{name}_{i}_{j}")
+              for i in range(n) for j in range(i + 1, n)}
+    terms = []
+    for i in range(n):
+        wins = [~requests[j] | (before[i, j] if i < j else ~before[j, i])
+                for j in range(n) if j != i]
+        terms.append(requests[i] & Cat(wins).all())
+    m.d.comb += grant.eq(Cat(terms))
+    with m.If(commit):
+        for (i, j), flag in before.items():
+            with m.If(grant[i]):
+                m.d.sync += flag.eq(0)
+            with m.Elif(grant[j]):
+                m.d.sync += flag.eq(1)
+
+
 class SwitchAllocator(wiring.Component):
     """One :class:`RoundRobinArbiter` per output: a separable output-first allocator for
     inputs that each request at most one output (wormhole routers).
@@ -83,8 +160,8 @@ class SwitchAllocator(wiring.Component):
     """
 
     def __init__(self, inputs, outputs):
-        self.inputs = check_int("Input count", inputs, 1)
-        self.outputs = check_int("Output count", outputs, 1)
+        self.inputs = _check_count(self, "Input count", inputs)
+        self.outputs = _check_count(self, "Output count", outputs)
         super().__init__({
             "requests": In(inputs).array(outputs),
             "grants": Out(inputs).array(outputs),

@@ -1,22 +1,53 @@
-"""A register-file FIFO with the :class:`amaranth.lib.fifo.SyncFIFO` contract.
+"""FIFOs with the :class:`amaranth.lib.fifo.SyncFIFO` contract for router buffers.
 
-Router input buffers are a few flits deep, where registers are what synthesis builds
-anyway. Amaranth's ``SyncFIFO`` keeps its storage in a ``Memory``, which the Python
-simulator updates every cycle at a high cost (about ten times the simulation time of
-this FIFO, measured on an idle fabric); this FIFO behaves identically cycle for cycle
-(tests/hdl/test_fifo.py checks it against ``SyncFIFO``) and keeps fabrics simulable.
+All three behave like ``SyncFIFO`` cycle for cycle (tests/hdl/test_fifo.py checks
+them against it: an entry written in one cycle is readable in the next, ``r_data``
+is valid whenever ``r_rdy``); they differ in where ``r_data`` comes from, which is
+what decides a router's clock rate and size:
+
+* :class:`RegisterFIFO`: a register file read through a multiplexer. Router buffers
+  are a few flits deep, where registers are what synthesis builds anyway, and
+  Amaranth's ``SyncFIFO`` keeps its storage in a ``Memory``, which the Python
+  simulator updates every cycle at a high cost (about ten times the simulation time
+  of this FIFO, measured on an idle fabric).
+* :class:`HeadRegisterFIFO`: the oldest entry sits in a register of its own
+  (``r_data`` comes straight from flip-flops, and is zero while empty), so logic
+  reading it starts a clock cycle with no multiplexer in front of it.
+* :class:`MemoryFIFO`: storage in a ``lib.memory.Memory`` with a synchronous read
+  port, which iCE40 synthesis maps to block RAM (``SB_RAM40_4K``): no flip-flops or
+  multiplexer per stored bit, at the cost of the simulator speed above.
 """
 
 from amaranth.hdl import Module, Signal, Array, Mux, Elaboratable
 from amaranth.lib.fifo import FIFOInterface
+from amaranth.lib.memory import Memory
 
 from ..topology.base import check_int
 
 
-__all__ = ["RegisterFIFO", "register_fifo_logic"]
+__all__ = ["RegisterFIFO", "HeadRegisterFIFO", "MemoryFIFO", "register_fifo_logic",
+           "head_register_fifo_logic", "memory_fifo_logic"]
 
 
-class RegisterFIFO(Elaboratable, FIFOInterface):
+class _FIFO(Elaboratable, FIFOInterface):
+    """Base of the FIFOs here: checked parameters, logic from :attr:`_logic`."""
+
+    def __init__(self, *, width, depth):
+        try:
+            width = check_int("FIFO width", width, 0)
+            depth = check_int("FIFO depth", depth, 1)
+        except (TypeError, ValueError):
+            self._MustUse__silence = True      # a refused FIFO is not an unused one
+            raise
+        super().__init__(width=width, depth=depth)
+
+    def elaborate(self, platform):
+        m = Module()
+        type(self)._logic(m, self)
+        return m
+
+
+class RegisterFIFO(_FIFO):
     """Synchronous first-word-fall-through FIFO in registers.
 
     Parameters
@@ -32,15 +63,29 @@ class RegisterFIFO(Elaboratable, FIFOInterface):
     cycle is readable in the next; ``r_data`` is valid whenever ``r_rdy``.
     """
 
-    def __init__(self, *, width, depth):
-        width = check_int("FIFO width", width, 0)
-        depth = check_int("FIFO depth", depth, 1)
-        super().__init__(width=width, depth=depth)
+    _logic = staticmethod(lambda m, fifo: register_fifo_logic(m, fifo))
 
-    def elaborate(self, platform):
-        m = Module()
-        register_fifo_logic(m, self)
-        return m
+
+class HeadRegisterFIFO(_FIFO):
+    """A :class:`RegisterFIFO` whose oldest entry is held in a register of its own.
+
+    Parameters and attributes are those of :class:`RegisterFIFO`, with the same
+    timing; in addition ``r_data`` and ``r_rdy`` are register outputs and ``r_data``
+    is zero while the FIFO is empty.
+    """
+
+    _logic = staticmethod(lambda m, fifo: head_register_fifo_logic(m, fifo))
+
+
+class MemoryFIFO(_FIFO):
+    """A FIFO with the timing of :class:`RegisterFIFO` whose entries are stored in a
+    :class:`amaranth.lib.memory.Memory` (block RAM on FPGAs).
+
+    Parameters and attributes are those of :class:`RegisterFIFO`; ``r_data`` is the
+    output of the memory's synchronous read port.
+    """
+
+    _logic = staticmethod(lambda m, fifo: memory_fifo_logic(m, fifo))
 
 
 def register_fifo_logic(m, fifo, name="fifo"):
@@ -67,6 +112,103 @@ def register_fifo_logic(m, fifo, name="fifo"):
                      produce.eq(Mux(produce == depth - 1, 0, produce + 1))]
     with m.If(do_read):
         m.d.sync += consume.eq(Mux(consume == depth - 1, 0, consume + 1))
+    with m.If(do_write & ~do_read):
+        m.d.sync += level.eq(level + 1)
+    with m.Elif(do_read & ~do_write):
+        m.d.sync += level.eq(level - 1)
+
+
+def _next(pointer, depth):
+    return Mux(pointer == depth - 1, 0, pointer + 1)
+
+
+def head_register_fifo_logic(m, fifo, name="fifo"):
+    """Build the logic of :class:`HeadRegisterFIFO` for the ``fifo`` interface in
+    module ``m`` (see :func:`register_fifo_logic`)."""
+    depth, width = fifo.depth, fifo.width
+    # The head register holds the oldest entry; the other depth - 1 entries wait in
+    # a register file behind it. A write goes straight to the head when the head is
+    # free after this cycle and nothing waits; the read multiplexer of the register
+    # file then feeds the head register, not the logic that reads the FIFO.
+    head = Signal(width, name=f"{name}_head")
+    head_valid = Signal(name=f"{name}_head_valid")
+    level = Signal(range(depth + 1), name=f"{name}_level")
+    m.d.comb += [
+        fifo.w_rdy.eq(level != depth),
+        fifo.r_rdy.eq(head_valid),
+        fifo.w_level.eq(level),
+        fifo.r_level.eq(level),
+        fifo.r_data.eq(head),
+    ]
+    do_write = fifo.w_en & fifo.w_rdy
+    do_read = fifo.r_en & head_valid
+    with m.If(do_write & ~do_read):
+        m.d.sync += level.eq(level + 1)
+    with m.Elif(do_read & ~do_write):
+        m.d.sync += level.eq(level - 1)
+    free = ~head_valid | do_read      # the head register is free after this cycle
+    if depth == 1:
+        with m.If(free):
+            m.d.sync += [head.eq(Mux(do_write, fifo.w_data, 0)), head_valid.eq(do_write)]
+        return
+    waiting = depth - 1
+    slots = Array(Signal(width, name=f"{name}_slot{i}") for i in range(waiting))
+    produce = Signal(range(waiting), name=f"{name}_produce")
+    consume = Signal(range(waiting), name=f"{name}_consume")
+    stored = Signal(range(waiting + 1), name=f"{name}_stored")
+    none_stored = stored == 0
+    to_store = do_write & ~(free & none_stored)
+    from_store = free & ~none_stored
+    with m.If(free):
+        m.d.sync += [head.eq(Mux(none_stored, Mux(do_write, fifo.w_data, 0), slots[consume])),
+                     head_valid.eq(~none_stored | do_write)]
+    # slot `produce` is free whenever a write is accepted: it is written even when
+    # the entry goes to the head, so that its enable does not wait for the read
+    with m.If(do_write):
+        m.d.sync += slots[produce].eq(fifo.w_data)
+    with m.If(to_store):
+        m.d.sync += produce.eq(_next(produce, waiting))
+    with m.If(from_store):
+        m.d.sync += consume.eq(_next(consume, waiting))
+    with m.If(to_store & ~from_store):
+        m.d.sync += stored.eq(stored + 1)
+    with m.Elif(from_store & ~to_store):
+        m.d.sync += stored.eq(stored - 1)
+
+
+def memory_fifo_logic(m, fifo, name="fifo"):
+    """Build the logic of :class:`MemoryFIFO` for the ``fifo`` interface in module
+    ``m`` (the memory becomes submodule ``{name}_storage``)."""
+    depth = fifo.depth
+    storage = m.submodules[f"{name}_storage"] = Memory(shape=fifo.width, depth=depth, init=[])
+    write = storage.write_port()
+    # The read port reads, at every clock edge, the row that will be the oldest
+    # entry after it, and sees a write to that row at the same edge (transparency):
+    # its registered output is then always the oldest entry.
+    read = storage.read_port(transparent_for=(write,))
+    produce = Signal(range(depth), name=f"{name}_produce")
+    consume = Signal(range(depth), name=f"{name}_consume")
+    level = Signal(range(depth + 1), name=f"{name}_level")
+    m.d.comb += [
+        fifo.w_rdy.eq(level != depth),
+        fifo.r_rdy.eq(level != 0),
+        fifo.w_level.eq(level),
+        fifo.r_level.eq(level),
+        fifo.r_data.eq(read.data),
+    ]
+    do_write = fifo.w_en & fifo.w_rdy
+    do_read = fifo.r_en & fifo.r_rdy
+    m.d.comb += [
+        write.addr.eq(produce),
+        write.data.eq(fifo.w_data),
+        write.en.eq(do_write),
+        read.addr.eq(Mux(do_read, _next(consume, depth), consume)),
+        read.en.eq(1),
+    ]
+    with m.If(do_write):
+        m.d.sync += produce.eq(_next(produce, depth))
+    with m.If(do_read):
+        m.d.sync += consume.eq(_next(consume, depth))
     with m.If(do_write & ~do_read):
         m.d.sync += level.eq(level + 1)
     with m.Elif(do_read & ~do_write):

@@ -1,4 +1,4 @@
-"""The register FIFO behaves exactly like amaranth.lib.fifo.SyncFIFO."""
+"""The router FIFOs behave exactly like amaranth.lib.fifo.SyncFIFO."""
 
 import random
 
@@ -7,18 +7,29 @@ from amaranth.hdl import Module
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.sim import Simulator
 
-from cubefab.hdl.fifo import RegisterFIFO
+from cubefab.hdl.fifo import HeadRegisterFIFO, MemoryFIFO, RegisterFIFO
+
+FIFOS = [RegisterFIFO, HeadRegisterFIFO, MemoryFIFO]
 
 
+def simulate(m, bench):
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+
+
+@pytest.mark.parametrize("fifo_class", FIFOS, ids=lambda c: c.__name__)
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, 5])
-def test_register_fifo_equals_syncfifo_cycle_by_cycle(depth):
+def test_fifo_equals_syncfifo_cycle_by_cycle(fifo_class, depth):
     m = Module()
-    ours = m.submodules.ours = RegisterFIFO(width=8, depth=depth)
+    ours = m.submodules.ours = fifo_class(width=8, depth=depth)
     ref = m.submodules.ref = SyncFIFO(width=8, depth=depth)
 
     async def bench(ctx):
         rng = random.Random(depth)
         for _ in range(400):
+            # bursts of writes and reads reach both full and empty
             w_en, r_en, data = rng.randrange(2), rng.randrange(2), rng.randrange(256)
             for f in (ours, ref):
                 ctx.set(f.w_en, w_en)
@@ -30,12 +41,27 @@ def test_register_fifo_equals_syncfifo_cycle_by_cycle(depth):
                 assert ctx.get(ours.r_data) == ctx.get(ref.r_data)
             await ctx.tick()
 
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    simulate(m, bench)
 
 
-def test_register_fifo_checks_parameters():
+@pytest.mark.parametrize("depth", [1, 4])
+def test_head_register_fifo_reads_zero_while_empty(depth):
+    dut = HeadRegisterFIFO(width=8, depth=depth)
+
+    async def bench(ctx):
+        ctx.set(dut.w_data, 0xA5)
+        ctx.set(dut.w_en, 1)
+        await ctx.tick()
+        ctx.set(dut.w_en, 0)
+        assert ctx.get(dut.r_rdy) and ctx.get(dut.r_data) == 0xA5
+        ctx.set(dut.r_en, 1)
+        await ctx.tick()
+        assert not ctx.get(dut.r_rdy) and ctx.get(dut.r_data) == 0
+
+    simulate(dut, bench)
+
+
+@pytest.mark.parametrize("fifo_class", FIFOS, ids=lambda c: c.__name__)
+def test_fifo_checks_parameters(fifo_class):
     with pytest.raises(ValueError, match="FIFO depth"):
-        RegisterFIFO(width=4, depth=0)
+        fifo_class(width=4, depth=0)
