@@ -1,0 +1,84 @@
+"""The turns of a router: which input ports feed which output ports under the
+reference routing.
+
+A router needs a crossbar path and an arbiter input from input port ``p`` to output
+port ``o`` only if some packet arriving through ``p`` leaves through ``o``. Under
+e-cube routing of the hypercube, for instance, a packet that arrived through dimension
+``p`` leaves through a higher dimension or is delivered: 15 of the 25 turns of a
+5-port router. The turn sets are computed from every hop of every reference route (as
+the channel dependency graph of :mod:`cubefab.topology.deadlock` is).
+"""
+
+import functools
+
+import numpy as np
+
+from .base import Topology
+from .deadlock import _enumerate_hops, translation_mask
+
+
+__all__ = ["inverse_ports", "router_turns"]
+
+
+def inverse_ports(topology):
+    """``q[p]``: the port through which the neighbour reached via ``p`` leads back
+    (``p`` itself for the cubes; successor and predecessor swap on DLH rings)."""
+    nodes = topology.nodes()
+    out = []
+    for p in range(topology.degree):
+        there = topology.neighbor_array(nodes, p)
+        for q in range(topology.degree):
+            if (topology.neighbor_array(there, q) == nodes).all():
+                out.append(q)
+                break
+        else:  # pragma: no cover - every family here has inverse ports
+            raise ValueError(f"{topology.label}: port {p} has no inverse port")
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=64)
+def _turns_by_class(topology, algorithm):
+    """{address & ~translation_mask: set of (input port, output port)}."""
+    degree = topology.degree
+    local = degree
+    back = np.array(inverse_ports(topology), dtype=np.int64)
+    nodes = topology.nodes()
+    keep = ~translation_mask(topology)
+    neighbours = np.stack([topology.neighbor_array(nodes, p) for p in range(degree)], axis=1)
+    found = {}
+
+    def add(addresses, inputs, outputs):
+        rows = np.unique(np.stack([addresses & keep, inputs, outputs], axis=1), axis=0)
+        for cls, i, o in rows.tolist():
+            found.setdefault(cls, set()).add((i, o))
+
+    add(nodes, np.full(len(nodes), local), np.full(len(nodes), local))   # to itself
+    for dest, here, ports, _, prev_port, _ in _enumerate_hops(topology, algorithm, None):
+        at = nodes[here]
+        inputs = np.where(prev_port < 0, local, back[np.maximum(prev_port, 0)])
+        add(at, inputs, ports)
+        arrived = neighbours[here, ports] == dest       # the next router delivers it
+        add(neighbours[here, ports][arrived], back[ports[arrived]],
+            np.full(int(arrived.sum()), local))
+    # XOR translations by the mask bits map routes onto routes, ports unchanged: the
+    # routes into the representative destinations show every class's turns
+    return {cls: frozenset(turns) for cls, turns in found.items()}
+
+
+def router_turns(topology, node=None, algorithm=None):
+    """The (input port, output port) pairs that reference routes take at ``node``
+    (the union over every node when ``node`` is ``None``); port ``degree`` is the
+    local port, and (local, local) — a packet to its own node — is always included.
+
+    Returns
+    -------
+    frozenset of (int, int)
+    """
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    algorithm = topology.check_algorithm(algorithm)
+    by_class = _turns_by_class(topology, algorithm)
+    if node is None:
+        return frozenset().union(*by_class.values())
+    node = topology.check_node(node, "node")
+    return by_class[node & ~translation_mask(topology)]
