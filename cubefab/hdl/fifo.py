@@ -180,7 +180,8 @@ def memory_fifo_logic(m, fifo, name="fifo"):
     """Build the logic of :class:`MemoryFIFO` for the ``fifo`` interface in module
     ``m`` (the memory becomes submodule ``{name}_storage``)."""
     depth = fifo.depth
-    storage = m.submodules[f"{name}_storage"] = Memory(shape=fifo.width, depth=depth, init=[])
+    storage = m.submodules[f"{name}_storage"] = Memory(shape=fifo.width, depth=depth, init=[],
+                                                       attrs={"ram_style": "block"})
     write = storage.write_port()
     # The read port reads, at every clock edge, the row that will be the oldest
     # entry after it, and sees a write to that row at the same edge (transparency):
