@@ -13,11 +13,8 @@ import os
 import re
 
 import amaranth
-from amaranth.hdl import Const, ValueCastable
-from amaranth.hdl._ir import PortDirection
-from amaranth.lib import wiring
-
 from .. import __version__
+from ..hdl.ports import component_ports
 from ..topology.base import Topology
 
 
@@ -30,22 +27,6 @@ MANIFEST_VERSION = 1
 _MODULE = re.compile(r"module\s+\\?([A-Za-z_][\w$.]*)\s*\(")
 _PORT = re.compile(r"^\s*(input|output|inout)\s+(?:wire\s+|reg\s+)?(?:\[(\d+):(\d+)\]\s*)?"
                    r"\\?([^\s;,]+)\s*;", re.MULTILINE)
-
-
-def component_ports(component):
-    """The ``ports=`` argument of :func:`amaranth.back.verilog.convert` for a
-    :class:`wiring.Component`: every member named by its path joined with ``__`` (as
-    Amaranth names them), leaving out members that are constants (the ``ready`` of
-    an ``always_ready`` stream), which Amaranth cannot make ports of."""
-    ports = {}
-    for path, member, value in component.signature.flatten(component):
-        if isinstance(value, ValueCastable):
-            value = value.as_value()
-        if isinstance(value, Const):
-            continue
-        direction = PortDirection.Input if member.flow == wiring.In else PortDirection.Output
-        ports["__".join(map(str, path))] = (value, direction)
-    return ports
 
 
 def verilog_ports(text, top):

@@ -8,7 +8,7 @@ from ..topology.deadlock import DeadlockError, check_deadlock_free
 from .router import Router, configure_router
 
 
-__all__ = ["Fabric", "inverse_ports"]
+__all__ = ["Fabric", "inverse_ports", "configure_fabric", "connect_links"]
 
 
 def inverse_ports(topology):
@@ -25,6 +25,31 @@ def inverse_ports(topology):
         else:  # pragma: no cover - every family here has inverse ports
             raise ValueError(f"{topology.label}: port {p} has no inverse port")
     return tuple(out)
+
+
+def configure_fabric(obj, topology, payload_width, vcs, depth, algorithm, check):
+    """:func:`~cubefab.hdl.router.configure_router` for a whole network, then (when
+    ``check``) prove it deadlock-free: sets ``deadlock_report`` on ``obj`` and raises
+    :class:`DeadlockError` if the channel dependency graph has a cycle."""
+    configure_router(obj, topology, payload_width, vcs, depth, algorithm)
+    obj.deadlock_report = None
+    if check:
+        obj.deadlock_report = check_deadlock_free(topology, obj.algorithm, obj.vcs)
+        if not obj.deadlock_report.deadlock_free:
+            obj._MustUse__used = True   # refused, not forgotten: no unused warning
+            raise DeadlockError(obj.deadlock_report)
+
+
+def connect_links(m, topology, nodes):
+    """Wire ``link_out[p]`` of ``nodes[i]`` to ``link_in[q]`` of the neighbour through
+    ``p`` (``q`` the port leading back), for every node (in dense order) and port.
+    ``nodes`` are routers or anything with their ``link_in``/``link_out`` members."""
+    back = inverse_ports(topology)
+    addresses = [int(a) for a in topology.nodes()]
+    for i, node in enumerate(addresses):
+        for p in range(topology.degree):
+            j = topology.index(topology.neighbor(node, p))
+            wiring.connect(m, nodes[i].link_out[p], nodes[j].link_in[back[p]])
 
 
 class Fabric(wiring.Component):
@@ -57,13 +82,7 @@ class Fabric(wiring.Component):
 
     def __init__(self, topology, *, payload_width=16, vcs=None, depth=4, algorithm=None,
                  check=True):
-        configure_router(self, topology, payload_width, vcs, depth, algorithm)
-        self.deadlock_report = None
-        if check:
-            self.deadlock_report = check_deadlock_free(topology, self.algorithm, self.vcs)
-            if not self.deadlock_report.deadlock_free:
-                self._MustUse__used = True   # refused, not forgotten: no unused warning
-                raise DeadlockError(self.deadlock_report)
+        configure_fabric(self, topology, payload_width, vcs, depth, algorithm, check)
         n = topology.num_nodes
         #: list of Router, in dense node order (``routers[topology.index(address)]``)
         self.routers = [Router(topology, int(node), **self.router_params())
@@ -80,16 +99,9 @@ class Fabric(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        topo = self.topology
-        nodes = [int(a) for a in topo.nodes()]
-        back = inverse_ports(topo)
-        routers = self.routers
-        for i, node in enumerate(nodes):
-            r = m.submodules[f"router_{node}"] = routers[i]
+        for i, node in enumerate(int(a) for a in self.topology.nodes()):
+            r = m.submodules[f"router_{node}"] = self.routers[i]
             wiring.connect(m, wiring.flipped(self.local_in[i]), r.local_in)
             wiring.connect(m, r.local_out, wiring.flipped(self.local_out[i]))
-        for i, node in enumerate(nodes):
-            for p in range(topo.degree):
-                j = topo.index(topo.neighbor(node, p))
-                wiring.connect(m, routers[i].link_out[p], routers[j].link_in[back[p]])
+        connect_links(m, self.topology, self.routers)
         return m

@@ -7,14 +7,15 @@ from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import required_vcs, wrap_ports
-from .allocator import round_robin
+from ..topology.turns import router_turns
+from .allocator import least_recently_granted
 from .crossbar import one_hot_mux
-from .fifo import register_fifo_logic
+from .fifo import head_register_fifo_logic, memory_fifo_logic, register_fifo_logic
 from .flit import FlitLayout, LinkSignature
 from .route import route_unit
 
 
-__all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY", "configure_router"]
+__all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY", "BUFFERS", "TURNS", "configure_router"]
 
 
 #: Cycles a head flit takes per hop with no contention: one in the input buffer, one
@@ -27,11 +28,25 @@ HOP_LATENCY = 2
 #: its tail's appearance, with no contention.
 ROUTER_LATENCY = 2
 
+#: Flit storage of the input buffers: the FIFO logic that builds each.
+BUFFERS = {"registers": register_fifo_logic, "memory": memory_fifo_logic}
 
-def configure_router(obj, topology, payload_width, vcs, depth, algorithm):
+#: Which turns (input port to output port) a router can make.
+TURNS = ("reference", "all")
+
+
+def configure_router(obj, topology, payload_width, vcs, depth, algorithm,
+                     buffer="registers", turns="reference"):
     """Check router parameters and set ``topology``, ``algorithm``, ``vcs`` (default:
-    what the VC assignment needs), ``depth``, ``layout`` and ``payload_width`` on
-    ``obj`` (a router, or a fabric of such routers)."""
+    what the VC assignment needs), ``depth``, ``buffer``, ``turns``, ``layout`` and
+    ``payload_width`` on ``obj`` (a router, or a fabric of such routers)."""
+    if buffer not in BUFFERS:
+        raise ValueError(f"Buffer must be one of {', '.join(map(repr, BUFFERS))}, "
+                         f"not {buffer!r}")
+    if turns not in TURNS:
+        raise ValueError(f"Turns must be one of {', '.join(map(repr, TURNS))}, "
+                         f"not {turns!r}")
+    obj.buffer, obj.turns = buffer, turns
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     obj.topology = topology
@@ -51,8 +66,10 @@ class Router(wiring.Component):
     ----------
     topology : Topology
         The network; ports are numbered as in conventions.md.
-    node : int
-        This router's node address.
+    node : int or None
+        This router's node address, or ``None`` for a router whose address comes
+        from its ``here`` and ``wrap_mask`` inputs (address straps): one design for
+        every node, which a simulator or synthesis tool then builds once.
     payload_width : int
         Width of a flit's ``payload`` field.
     vcs : int or None
@@ -63,6 +80,18 @@ class Router(wiring.Component):
         cycle on one VC across the credit loop).
     algorithm : str or None
         Routing algorithm (the topology's default when ``None``).
+    buffer : str
+        Flit storage of the input buffers: ``"registers"`` (flip-flops; fastest in
+        the Python simulator) or ``"memory"`` (``lib.memory``, block RAM on FPGAs:
+        fewer LUTs and flip-flops). Both have the same timing.
+    turns : str
+        ``"reference"`` (default): the crossbar and arbiters connect only the turns
+        (input port to output port) that reference routes make at this node (at any
+        node when ``node`` is ``None``; :func:`cubefab.topology.turns.router_turns`):
+        all that a fabric of these routers ever needs, in less logic and a shorter
+        critical path. A flit wanting another turn stays in its buffer and sets
+        :attr:`bad_turn`. ``"all"``: a flit on any input port may leave through any
+        output port.
 
     Members
     -------
@@ -78,6 +107,12 @@ class Router(wiring.Component):
     local_out : Out(stream.Signature(layout))
         Ejection (registered); a packet's flits leave consecutively, never
         interleaved with another packet's. ``vc`` holds the VC of the last link.
+    here : In(topology.address_bits)
+        This router's address; present only when ``node`` is ``None``, and then
+        held at a node's address (see :meth:`strap_values`).
+    wrap_mask : In(topology.degree)
+        Bit ``p``: a packet leaving through port ``p`` moves up one VC; present only
+        when ``node`` is ``None``, held at :meth:`strap_values`' value.
 
     A packet's head reserves an output VC (wormhole switching: it stays reserved
     until the tail passes), each output port sends one flit a cycle, chosen by a
@@ -85,36 +120,55 @@ class Router(wiring.Component):
     """
 
     def __init__(self, topology, node, *, payload_width=16, vcs=None, depth=4,
-                 algorithm=None):
-        configure_router(self, topology, payload_width, vcs, depth, algorithm)
-        self.node = topology.check_node(node, "node")
+                 algorithm=None, buffer="registers", turns="reference"):
+        configure_router(self, topology, payload_width, vcs, depth, algorithm,
+                         buffer, turns)
+        self.node = None if node is None else topology.check_node(node, "node")
         degree = topology.degree
         #: Sticky flag for simulation: a flit arrived at a full buffer (a broken
         #: credit protocol); never set in a correct network.
         self.overflow = Signal()
-        super().__init__({
+        #: Sticky flag for simulation: a flit needs a turn this router was built
+        #: without (``turns="reference"``); never set in a fabric of these routers.
+        self.bad_turn = Signal()
+        members = {
             "link_in": In(LinkSignature(self.layout)).array(degree),
             "link_out": Out(LinkSignature(self.layout)).array(degree),
             "local_in": In(stream.Signature(self.layout)),
             "local_out": Out(stream.Signature(self.layout)),
-        })
+        }
+        if self.node is None:
+            members["here"] = In(topology.address_bits)
+            members["wrap_mask"] = In(degree)
+        super().__init__(members)
+
+    @staticmethod
+    def strap_values(topology, node):
+        """The ``here`` and ``wrap_mask`` inputs of an address-strapped router
+        (``node=None``) that make it the router of ``node``."""
+        node = topology.check_node(node, "node")
+        wraps = wrap_ports(topology, node)
+        return {"here": node, "wrap_mask": sum(1 << p for p, w in enumerate(wraps) if w)}
 
     def elaborate(self, platform):
         m = Module()
         topo, layout = self.topology, self.layout
         degree, vcs, depth = topo.degree, self.vcs, self.depth
-        wraps = wrap_ports(topo, self.node)
+        if self.node is None:
+            wraps = [self.wrap_mask[p] for p in range(degree)]
+        else:
+            wraps = wrap_ports(topo, self.node)
         local = degree
         vc_bits = layout["vc"].shape.width
         vc_at = layout["vc"].offset
         vc_end = vc_at + vc_bits
 
         # Route computation happens as a flit enters its input buffer (one route unit
-        # per input port); the buffer stores the flit, its output port and the VC it
-        # takes on the next link: vc_out = min(vc_in + wrap(here, port), vcs - 1).
+        # per input port); the buffer stores the flit and its route: the output port
+        # (one-hot) and the VC it takes on the next link: vc_out = min(vc_in +
+        # wrap(here, port), vcs - 1).
         entry = data.StructLayout({
-            "flit": layout,
-            "port": unsigned(topo.port_width),
+            "port": unsigned(degree + 1),
             "vc": unsigned(layout["vc"].shape.width),
         })
         queues = [(p, v) for p in range(degree) for v in range(vcs)] + [(local, 0)]
@@ -130,21 +184,34 @@ class Router(wiring.Component):
                                                  self.local_in.payload.as_value()[vc_end:]))
             ru = m.submodules[f"route_p{p}"] = route_unit(topo, self.node, self.algorithm)
             m.d.comb += ru.dest.eq(arriving.dest)
+            if self.node is None:
+                m.d.comb += ru.here.eq(self.here)
             if hasattr(ru, "src") and "src" in ru.signature.members:
                 m.d.comb += ru.src.eq(arriving.src)
             enter = Signal(entry, name=f"enter_p{p}")
-            m.d.comb += [enter.flit.eq(arriving), enter.port.eq(ru.port),
-                         enter.vc.eq(arriving.vc)]
+            m.d.comb += [enter.port.eq(ru.request), enter.vc.eq(arriving.vc)]
             with m.Switch(ru.port):
                 for o in range(degree):
-                    if wraps[o] and vcs > 1:
+                    if wraps[o] is not False and vcs > 1:   # a strap or a constant True
                         with m.Case(o):
-                            m.d.comb += enter.vc.eq(Mux(arriving.vc == vcs - 1, vcs - 1,
-                                                        arriving.vc + 1))
+                            m.d.comb += enter.vc.eq(Mux(wraps[o] & (arriving.vc != vcs - 1),
+                                                        arriving.vc + 1, arriving.vc))
+            # Each input VC buffers its entries in two FIFOs in lock step: the route
+            # (output port and VC) in a head-register FIFO, so that switch allocation
+            # starts the cycle from flip-flops, and the flit in registers or block
+            # RAM. Body flits take their head's route: routers read a packet's
+            # header from its head only.
             for v in range(vcs if p < degree else 1):
-                fifo = FIFOInterface(width=entry.size, depth=depth)
-                register_fifo_logic(m, fifo, name=f"fifo_p{p}_vc{v}")
-                m.d.comb += fifo.w_data.eq(enter)
+                route = FIFOInterface(width=entry.size, depth=depth)
+                head_register_fifo_logic(m, route, name=f"route_p{p}_vc{v}")
+                fifo = FIFOInterface(width=layout.size, depth=depth)
+                BUFFERS[self.buffer](m, fifo, name=f"fifo_p{p}_vc{v}")
+                held = Signal(entry, name=f"held_route_p{p}_vc{v}")
+                m.d.comb += [route.w_data.eq(Mux(arriving.head, enter, held)),
+                             fifo.w_data.eq(arriving),
+                             route.w_en.eq(fifo.w_en), route.r_en.eq(fifo.r_en)]
+                with m.If(fifo.w_en & arriving.head):
+                    m.d.sync += held.eq(enter)
                 if p < degree:
                     link = self.link_in[p]
                     m.d.comb += fifo.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))
@@ -155,67 +222,85 @@ class Router(wiring.Component):
                 else:
                     m.d.comb += [fifo.w_en.eq(self.local_in.valid),
                                  self.local_in.ready.eq(fifo.w_rdy)]
-                heads.append(data.View(entry, fifo.r_data))
+                heads.append((data.View(entry, route.r_data),
+                              data.View(layout, fifo.r_data)))
                 fifos.append(fifo)
 
         # Output state: a busy bit per output VC (held from head to tail) and a credit
-        # counter per network output VC. The local output has one VC and uses its
-        # output register's handshake instead of credits.
+        # counter per network output VC, with a registered "has a credit" flag. The
+        # local output has one VC and uses its output register's handshake instead.
         out_vcs = [vcs] * degree + [1]
         busy = [[Signal(name=f"busy_p{o}_vc{w}") for w in range(out_vcs[o])]
                 for o in range(degree + 1)]
         credits = [[Signal(range(depth + 1), init=depth, name=f"credit_p{o}_vc{w}")
                     for w in range(vcs)] for o in range(degree)]
-        can_send = []
-        for o in range(degree):
-            can_send.append(Cat(c != 0 for c in credits[o]))
+        has_credit = [[Signal(init=1, name=f"has_credit_p{o}_vc{w}") for w in range(vcs)]
+                      for o in range(degree)]
+        can_send = [Cat(flags) for flags in has_credit]
         local_free = Signal()
         m.d.comb += local_free.eq(~self.local_out.valid | self.local_out.ready)
         can_send.append(local_free)
 
-        nq = len(queues)
-        # Switch allocation: a round-robin arbiter per output among the input VCs.
+        # Switch allocation: an arbiter per output among the input VCs whose input
+        # port may turn to it, granting the least recently granted one (a matrix
+        # arbiter: two LUT levels, where a round-robin carry chain was the critical
+        # path). The route FIFO heads are zero while empty, so that a request is one
+        # LUT: route port bit, VC free or held by this queue, credit.
         # (Arbiters, crossbar and buffers are built inline in this module; the Python
         # simulator runs one module much faster than many small ones.)
-        requests = [Signal(nq, name=f"requests_p{o}") for o in range(degree + 1)]
-        grants = [Signal(nq, name=f"grants_p{o}") for o in range(degree + 1)]
+        if self.turns == "all":
+            turns = {(i, o) for i in range(degree + 1) for o in range(degree + 1)}
+        else:
+            turns = router_turns(topo, self.node, self.algorithm)
+        users = [[q for q, (p, _) in enumerate(queues) if (p, o) in turns]
+                 for o in range(degree + 1)]
+        requests = [Signal(len(users[o]), name=f"requests_p{o}") for o in range(degree + 1)]
+        grants = [Signal(len(users[o]), name=f"grants_p{o}") for o in range(degree + 1)]
         for o in range(degree + 1):
-            round_robin(m, requests[o], grants[o], 1, name=f"last_p{o}")
+            if users[o]:
+                least_recently_granted(m, requests[o], grants[o], 1, name=f"prio_p{o}")
         departing = []
         for q, (p, v) in enumerate(queues):
-            fifo, head = fifos[q], heads[q]
+            fifo, (route, head) = fifos[q], heads[q]
             active = Signal(name=f"active_p{p}_vc{v}")
-            held_port = Signal(topo.port_width, name=f"held_port_p{p}_vc{v}")
-            held_vc = Signal(len(head.vc), name=f"held_vc_p{p}_vc{v}")
-            port = Mux(active, held_port, head.port)
-            out_vc = Mux(active, held_vc, head.vc)[:vc_bits]
+            out_vc = route.vc[:vc_bits]
+            granted = []
             for o in range(degree + 1):
+                if q not in users[o]:
+                    with m.If(route.port[o]):
+                        m.d.sync += self.bad_turn.eq(1)
+                    continue
                 if o < degree:
                     vc_busy = Cat(busy[o]).bit_select(out_vc, 1)
                     credit = can_send[o].bit_select(out_vc, 1)
                 else:
                     vc_busy, credit = busy[o][0], can_send[o]
-                m.d.comb += requests[o][q].eq(
-                    fifo.r_rdy & (port == o) & (active | ~vc_busy) & credit)
-            granted = Cat(grants[o][q] for o in range(degree + 1)).any()
+                i = users[o].index(q)
+                m.d.comb += requests[o][i].eq(route.port[o] & (active | ~vc_busy) & credit)
+                granted.append(grants[o][i])
+            granted = Cat(granted).any()
             m.d.comb += fifo.r_en.eq(granted)
-            flit = head.flit.as_value()   # the flit leaves on its output VC
+            flit = head.as_value()   # the flit leaves on its output VC
             departing.append(Cat(flit[:vc_at], out_vc, flit[vc_end:]))
             with m.If(granted):
-                m.d.sync += [active.eq(~head.flit.tail), held_port.eq(port),
-                             held_vc.eq(out_vc)]
+                m.d.sync += active.eq(~head.tail)
 
         # Crossbar into the registered outputs.
         switched = [Signal(layout, name=f"switched_p{o}") for o in range(degree + 1)]
         for o in range(degree + 1):
-            m.d.comb += switched[o].eq(one_hot_mux(grants[o], departing))
+            if users[o]:
+                m.d.comb += switched[o].eq(one_hot_mux(grants[o],
+                                                       [departing[q] for q in users[o]]))
         for o in range(degree):
             out = self.link_out[o]
             sent = grants[o].any()
             m.d.sync += [out.flit.valid.eq(sent), out.flit.payload.eq(switched[o])]
             for w in range(vcs):
                 used = sent & (switched[o].vc == w)
-                m.d.sync += credits[o][w].eq(credits[o][w] + out.credit[w] - used)
+                count = credits[o][w]
+                m.d.sync += [count.eq(count + out.credit[w] - used),
+                             has_credit[o][w].eq(out.credit[w] | (count > 1)
+                                                 | ((count == 1) & ~used))]
                 # an output VC is busy from a packet's head until its tail has left
                 with m.If(used):
                     m.d.sync += busy[o][w].eq(~switched[o].tail)

@@ -1,33 +1,42 @@
 """A fabric that tests itself: traffic generators, checkers and global counters.
 
-:class:`SelfCheckingFabric` wraps a :class:`~cubefab.hdl.fabric.Fabric` with a
-:class:`~cubefab.hdl.traffic_gen.TrafficGenerator` on every injection port and a
-:class:`~cubefab.hdl.traffic_check.TrafficChecker` on every ejection port. Its
-only inputs are run settings held constant during a run (seed, injection
+:class:`SelfCheckingFabric` is a network of nodes
+(:class:`~cubefab.hdl.selfcheck_node.SelfCheckingNode`): a router per node with a
+:class:`~cubefab.hdl.traffic_gen.TrafficGenerator` on its injection port and a
+:class:`~cubefab.hdl.traffic_check.TrafficChecker` on its ejection port. Its only inputs are run settings held constant during a run (seed, injection
 threshold, hotspot threshold) and its outputs are counters, so the same design
 runs unchanged in Amaranth's simulator, in Verilator, and on an FPGA (tie the
 inputs to constants or switches and read the counters out).
+
+Built with ``strapped=True``, every node is an instance of one address-strapped
+node module (its address and other node-dependent constants are input ports tied
+to constants), whose Verilog :meth:`SelfCheckingFabric.extra_verilog` gives: a
+simulator or synthesis tool then compiles one node, not one per node.
 """
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import ClockSignal, Instance, Module, ResetSignal, Signal
+from amaranth.hdl._ir import PortDirection
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology, check_int
-from .fabric import Fabric
-from .traffic_check import TrafficChecker
-from .traffic_gen import PacketFormat, RATE_BITS, TrafficGenerator
+from .fabric import configure_fabric, connect_links
+from .ports import component_ports
+from .selfcheck_node import NODE_EVENTS, SelfCheckingNode
+from .traffic_gen import PacketFormat, RATE_BITS
 
 
-__all__ = ["SelfCheckingFabric", "COUNTERS", "COUNTER_BITS"]
+__all__ = ["SelfCheckingFabric", "COUNTERS", "COUNTER_BITS", "NODE_MODULE"]
 
 
 #: Width of every event counter.
 COUNTER_BITS = 48
 
 #: The event counters, in output order (besides ``latency_sum`` and ``hist_<b>``).
-COUNTERS = ("cycles", "created", "refused", "injected", "injected_flits", "delivered",
-            "delivered_flits", "errors")
+COUNTERS = ("cycles",) + NODE_EVENTS
+
+#: Verilog module name of the strapped node of ``SelfCheckingFabric(strapped=True)``.
+NODE_MODULE = "cubefab_node"
 
 
 def _tree_sum(values):
@@ -59,6 +68,16 @@ class SelfCheckingFabric(wiring.Component):
         Source queue depth of every generator.
     timestamp_bits, sequence_bits : int
         See :class:`~cubefab.hdl.traffic_gen.PacketFormat`.
+    strapped : bool
+        Instantiate one address-strapped node module (named :data:`NODE_MODULE`,
+        Verilog from :meth:`extra_verilog`) per node instead of elaborating a node
+        design per address: for Verilog flows only (Amaranth's simulator cannot run
+        instances). Both forms behave identically.
+
+    Raises
+    ------
+    DeadlockError
+        If the router configuration can deadlock (see :class:`~cubefab.hdl.fabric.Fabric`).
 
     Members
     -------
@@ -80,21 +99,25 @@ class SelfCheckingFabric(wiring.Component):
 
     def __init__(self, topology, *, pattern="uniform", packet_flits=1, payload_width=32,
                  vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
-                 timestamp_bits=16, sequence_bits=8):
+                 timestamp_bits=16, sequence_bits=8, strapped=False):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-        self.topology = topology
-        self.fabric = Fabric(topology, payload_width=payload_width, vcs=vcs, depth=depth,
-                             algorithm=algorithm)
-        self.fmt = PacketFormat(self.fabric.layout, packet_flits,
+        if not isinstance(strapped, bool):
+            raise TypeError(f"Strapped must be a bool, not {strapped!r}")
+        configure_fabric(self, topology, payload_width, vcs, depth, algorithm, check=True)
+        self.fmt = PacketFormat(self.layout, packet_flits,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits)
-        self.pattern = pattern
-        self.hotspot = hotspot
+        self.strapped = strapped
+        # The strapped node design (also built, never elaborated, to check the
+        # generator and router parameters here rather than in elaborate()).
+        self.node_design = self._node(None, pattern, hotspot, queue_depth)
+        if not strapped:
+            self.node_design._MustUse__silence = True
+            self.node_design.router._MustUse__silence = True
+            self.node_design.generator._MustUse__silence = True
+            self.node_design.checker._MustUse__silence = True
+        self.pattern, self.hotspot = pattern, hotspot
         self.queue_depth = check_int("Queue depth", queue_depth, 1)
-        # Build one generator first so bad patterns fail here, not in elaborate().
-        probe = TrafficGenerator(topology, int(topology.nodes()[0]), self.fmt, pattern,
-                                 hotspot=hotspot, queue_depth=queue_depth)
-        probe._MustUse__silence = True      # built only to validate, never elaborated
         members = {"seed": In(32), "threshold": In(RATE_BITS + 1),
                    "hot_threshold": In(RATE_BITS)}
         for name in COUNTERS:
@@ -104,53 +127,67 @@ class SelfCheckingFabric(wiring.Component):
             members[f"hist_{b}"] = Out(COUNTER_BITS)
         super().__init__(members)
 
+    def _node(self, node, pattern, hotspot, queue_depth):
+        return SelfCheckingNode(
+            self.topology, node, self.fmt, pattern=pattern, hotspot=hotspot,
+            queue_depth=queue_depth,
+            router_params={"payload_width": self.payload_width, "vcs": self.vcs,
+                           "depth": self.depth, "algorithm": self.algorithm})
+
     @property
     def histogram_buckets(self):
         """Number of latency histogram buckets (``timestamp_bits``)."""
         return self.fmt.timestamp_bits
 
+    def extra_verilog(self):
+        """``{file name: Verilog}`` of the modules this design instantiates: the
+        strapped node when ``strapped``, else nothing."""
+        if not self.strapped:
+            return {}
+        from amaranth.back import verilog
+        return {NODE_MODULE + ".v": verilog.convert(
+            self.node_design, name=NODE_MODULE, ports=component_ports(self.node_design),
+            emit_src=False)}
+
+    def _instance(self, m, address):
+        """An instance of the strapped node module, strapped to ``address``; returns
+        an interface object with the node's members."""
+        design = self.node_design
+        iface = design.signature.create(path=(f"node_{address}",))
+        straps = design.strap_layout.const(design.strap_values(address)).as_value()
+        ports = {"i_clk": ClockSignal(), "i_rst": ResetSignal()}
+        for name, (value, direction) in component_ports(iface).items():
+            if name == "straps":
+                value = straps
+            ports[("i_" if direction == PortDirection.Input else "o_") + name] = value
+        m.submodules[f"node_{address}"] = Instance(NODE_MODULE, **ports)
+        return iface
+
     def elaborate(self, platform):
         m = Module()
         topo, fmt = self.topology, self.fmt
-        fabric = m.submodules.fabric = self.fabric
         now = Signal(fmt.timestamp_bits)
         m.d.comb += now.eq(self.cycles[:fmt.timestamp_bits])
         m.d.sync += self.cycles.eq(self.cycles + 1)
 
-        events = {name: [] for name in COUNTERS if name != "cycles"}
-        latencies = []
-        buckets = [[] for _ in range(fmt.timestamp_bits)]
-        for i, node in enumerate(int(a) for a in topo.nodes()):
-            gen = m.submodules[f"gen_{node}"] = TrafficGenerator(
-                topo, node, fmt, self.pattern, hotspot=self.hotspot,
-                queue_depth=self.queue_depth)
-            chk = m.submodules[f"check_{node}"] = TrafficChecker(topo, node, fmt)
-            m.d.comb += [gen.seed.eq(self.seed), gen.threshold.eq(self.threshold),
-                         gen.hot_threshold.eq(self.hot_threshold), gen.now.eq(now),
-                         chk.now.eq(now)]
-            wiring.connect(m, gen.flits, fabric.local_in[i])
-            wiring.connect(m, fabric.local_out[i], chk.flits)
-            events["created"].append(gen.created)
-            events["refused"].append(gen.refused)
-            events["injected"].append(gen.injected)
-            events["injected_flits"].append(gen.flit_sent)
-            events["delivered"].append(chk.delivered)
-            events["delivered_flits"].append(chk.flit_received)
-            events["errors"].append(chk.error)
-            lat = Signal(fmt.timestamp_bits, name=f"latency_{node}")
-            m.d.comb += lat.eq(Mux(chk.delivered, chk.latency, 0))
-            latencies.append(lat)
-            for b in range(fmt.timestamp_bits):
-                low = 0 if b == 0 else 1 << b
-                buckets[b].append(chk.delivered & (chk.latency >= low)
-                                  & (chk.latency < (1 << (b + 1))))
+        nodes = []
+        for address in (int(a) for a in topo.nodes()):
+            if self.strapped:
+                node = self._instance(m, address)
+            else:
+                node = m.submodules[f"node_{address}"] = self._node(
+                    address, self.pattern, self.hotspot, self.queue_depth)
+            m.d.comb += [node.seed.eq(self.seed), node.threshold.eq(self.threshold),
+                         node.hot_threshold.eq(self.hot_threshold), node.now.eq(now)]
+            nodes.append(node)
+        connect_links(m, topo, nodes)
 
         # Global totals: add this cycle's events of every node (adder trees).
-        for name, pulses in events.items():
+        for name in NODE_EVENTS:
             counter = getattr(self, name)
-            m.d.sync += counter.eq(counter + _tree_sum(pulses))
-        m.d.sync += self.latency_sum.eq(self.latency_sum + _tree_sum(latencies))
-        for b, pulses in enumerate(buckets):
+            m.d.sync += counter.eq(counter + _tree_sum(getattr(n, name) for n in nodes))
+        m.d.sync += self.latency_sum.eq(self.latency_sum + _tree_sum(n.latency for n in nodes))
+        for b in range(fmt.timestamp_bits):
             counter = getattr(self, f"hist_{b}")
-            m.d.sync += counter.eq(counter + _tree_sum(pulses))
+            m.d.sync += counter.eq(counter + _tree_sum(n.bucket[b] for n in nodes))
         return m

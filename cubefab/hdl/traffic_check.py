@@ -27,8 +27,8 @@ class TrafficChecker(wiring.Component):
     Parameters
     ----------
     topology : Topology
-    node : int
-        This node's address.
+    node : int or None
+        This node's address, or ``None`` to take it from the ``here`` input.
     fmt : PacketFormat
 
     Members
@@ -46,6 +46,8 @@ class TrafficChecker(wiring.Component):
         framed or out of order), or a flit arrived outside any packet.
     latency : Out(timestamp_bits)
         Cycles from the packet's creation to its tail's arrival, with ``delivered``.
+    here : In(topology.address_bits)
+        This node's address; present only when ``node`` is ``None``.
     """
 
     def __init__(self, topology, node, fmt):
@@ -54,9 +56,10 @@ class TrafficChecker(wiring.Component):
         if not isinstance(fmt, PacketFormat):
             raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
         self.topology = topology
-        self.node = topology.check_node(node, "node")
+        self.node = None if node is None else topology.check_node(node, "node")
         self.fmt = fmt
         super().__init__({
+            **({"here": In(topology.address_bits)} if self.node is None else {}),
             "flits": In(stream.Signature(fmt.layout)),
             "now": In(fmt.timestamp_bits),
             "delivered": Out(1),
@@ -98,7 +101,7 @@ class TrafficChecker(wiring.Component):
         body_ok = Signal()
         m.d.comb += [
             is_head.eq(flit.head),
-            head_ok.eq((flit.dest == self.node)
+            head_ok.eq((flit.dest == (self.here if self.node is None else self.node))
                        & (flit.payload == fmt.head_payload(
                            flit.payload[:ts_bits], head_seq, flit.src, flit.dest))
                        & (flit.tail == (fmt.packet_flits == 1)) & in_order),

@@ -18,7 +18,7 @@ misrouting, loss, duplication and reordering.
 import numpy as np
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -80,11 +80,12 @@ def _xorshift64_hw(x):
     return b ^ (b << 17)[:64]
 
 
-def _node_seed_hw(m, seed, index, name):
-    """Hardware :func:`node_seed` of a 32-bit ``seed`` signal and a constant index."""
+def _node_seed_hw(m, seed, salt, name):
+    """Hardware :func:`node_seed` of a 32-bit ``seed`` signal and the node's salt
+    (``_splitmix64(index + 1)``, a constant or a strap)."""
     word = Signal(64, name=f"{name}_word")
     out = Signal(64, name=name)
-    m.d.comb += [word.eq(Cat(seed, seed ^ 0x9E3779B9) ^ _splitmix64(index + 1)),
+    m.d.comb += [word.eq(Cat(seed, seed ^ 0x9E3779B9) ^ salt),
                  out.eq(Mux(word == 0, 1, word))]
     return out
 
@@ -168,8 +169,9 @@ class TrafficGenerator(wiring.Component):
     Parameters
     ----------
     topology : Topology
-    node : int
-        This node's address.
+    node : int or None
+        This node's address, or ``None`` for a generator whose node-dependent
+        constants come from its ``straps`` input (one design for every node).
     fmt : PacketFormat
     pattern : str
         A pattern of :mod:`cubefab.sim.patterns`.
@@ -191,6 +193,8 @@ class TrafficGenerator(wiring.Component):
         The current cycle (modulo ``2**timestamp_bits``).
     flits : Out(stream.Signature(layout))
         To the node's ``local_in``.
+    straps : In(strap_layout)
+        Only when ``node`` is ``None``: held at :meth:`strap_values` of a node.
     created, refused, injected, flit_sent : Out(1)
         One-cycle pulses: a packet was created (and queued), created but refused
         (queue full), its head entered the network; a flit entered the network.
@@ -198,24 +202,35 @@ class TrafficGenerator(wiring.Component):
 
     def __init__(self, topology, node, fmt, pattern="uniform", *, hotspot=None,
                  queue_depth=16):
-        if not isinstance(topology, Topology):
-            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-        if not isinstance(fmt, PacketFormat):
-            raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
-        if fmt.layout.address_bits != topology.address_bits:
-            raise ValueError(f"Layout address width must be {topology.address_bits} for "
-                             f"{topology.label}, not {fmt.layout.address_bits}")
-        self.topology = topology
-        self.node = topology.check_node(node, "node")
-        self.index = topology.index(self.node)
-        self.fmt = fmt
-        self.pattern = check_pattern(pattern)
-        self.hotspot = topology.check_node(
-            topology.address(0) if hotspot is None else hotspot, "hotspot")
-        self.queue_depth = check_int("Queue depth", queue_depth, 1)
-        if pattern in ("transpose", "shuffle", "bitcomp"):
-            self.permuted = int(permutation_destination(topology, pattern, [self.node])[0])
-            permutation_destination(topology, pattern)  # raises if undefined anywhere
+        try:
+            if not isinstance(topology, Topology):
+                raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+            if not isinstance(fmt, PacketFormat):
+                raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
+            if fmt.layout.address_bits != topology.address_bits:
+                raise ValueError(f"Layout address width must be {topology.address_bits} for "
+                                 f"{topology.label}, not {fmt.layout.address_bits}")
+            self.topology = topology
+            self.node = None if node is None else topology.check_node(node, "node")
+            self.fmt = fmt
+            self.pattern = check_pattern(pattern)
+            self.hotspot = topology.check_node(
+                topology.address(0) if hotspot is None else hotspot, "hotspot")
+            self.queue_depth = check_int("Queue depth", queue_depth, 1)
+            if pattern in ("transpose", "shuffle", "bitcomp"):
+                permutation_destination(topology, pattern)  # raises if undefined anywhere
+        except (TypeError, ValueError):
+            self._MustUse__silence = True      # refused, not forgotten: no unused warning
+            raise
+        bits = topology.address_bits
+        #: Layout of the node-dependent constants (see :meth:`strap_values`).
+        self.strap_layout = data.StructLayout({
+            "here": bits,
+            "index": max(1, (topology.num_nodes - 1).bit_length()),
+            "salt": 64,
+            "permuted": bits,
+            "neighbors": data.ArrayLayout(bits, topology.degree),
+        })
         super().__init__({
             "seed": In(32),
             "threshold": In(RATE_BITS + 1),
@@ -226,16 +241,36 @@ class TrafficGenerator(wiring.Component):
             "refused": Out(1),
             "injected": Out(1),
             "flit_sent": Out(1),
+            **({"straps": In(self.strap_layout)} if self.node is None else {}),
         })
 
-    def _uniform_destination(self, m, random32):
+    def strap_values(self, node):
+        """The node-dependent constants of ``node`` (a dict for ``straps``): its
+        address and dense index, the seed salt, its destination under a permutation
+        pattern and its neighbours in port order."""
+        topo = self.topology
+        node = topo.check_node(node, "node")
+        index = topo.index(node)
+        permuted = node
+        if self.pattern in ("transpose", "shuffle", "bitcomp"):
+            permuted = int(permutation_destination(topo, self.pattern, [node])[0])
+        return {"here": node, "index": index, "salt": _splitmix64(index + 1),
+                "permuted": permuted, "neighbors": [int(v) for v in topo.neighbors(node)]}
+
+    def _straps(self):
+        """The straps as a value: the input, or the constants of ``node``."""
+        if self.node is None:
+            return self.straps
+        return self.strap_layout.const(self.strap_values(self.node))
+
+    def _uniform_destination(self, m, random32, straps):
         """A node other than this one, uniformly (multiply-shift of 32 random bits)."""
         topo = self.topology
         n = topo.num_nodes
         pick = Signal(range(max(2, n)), name="uniform_pick")
         m.d.comb += pick.eq((random32 * (n - 1)) >> 32)
         index = Signal(range(max(2, n)), name="uniform_index")
-        m.d.comb += index.eq(pick + (pick >= self.index))
+        m.d.comb += index.eq(pick + (pick >= straps.index))
         low, table = dense_to_address(topo)
         if low is None:
             return index
@@ -252,12 +287,14 @@ class TrafficGenerator(wiring.Component):
         m = Module()
         topo, fmt = self.topology, self.fmt
         bits = topo.address_bits
+        straps = self._straps()
+        here = straps.here if self.node is None else Const(self.node, bits)
 
         # Random state: loaded from the seed in the first cycle, then one xorshift64
         # step per cycle; every decision of a cycle reads disjoint bits of the state.
         started = Signal()
         state = Signal(64, init=1)
-        initial = _node_seed_hw(m, self.seed, self.index, "initial_state")
+        initial = _node_seed_hw(m, self.seed, straps.salt, "initial_state")
         with m.If(~started):
             m.d.sync += [state.eq(initial), started.eq(1)]
         with m.Else():
@@ -266,16 +303,16 @@ class TrafficGenerator(wiring.Component):
 
         dest = Signal(bits, name="new_dest")
         if self.pattern in ("bitcomp", "transpose", "shuffle"):
-            m.d.comb += dest.eq(self.permuted)
+            m.d.comb += dest.eq(straps.permuted)
         elif self.pattern == "neighbor":
             pick = Signal(range(max(2, topo.degree)), name="neighbor_pick")
             m.d.comb += pick.eq((draw_dest * topo.degree) >> 32)
             with m.Switch(pick):
-                for p, v in enumerate(topo.neighbors(self.node)):
+                for p in range(topo.degree):
                     with m.Case(p):
-                        m.d.comb += dest.eq(v)
+                        m.d.comb += dest.eq(straps.neighbors[p])
         else:
-            uniform = self._uniform_destination(m, draw_dest)
+            uniform = self._uniform_destination(m, draw_dest, straps)
             if self.pattern == "hotspot":
                 m.d.comb += dest.eq(Mux(draw_hot < self.hot_threshold, self.hotspot, uniform))
             else:
@@ -318,11 +355,11 @@ class TrafficGenerator(wiring.Component):
             out.payload.head.eq(index == 0),
             out.payload.tail.eq(last),
             out.payload.dest.eq(q_dest),
-            out.payload.src.eq(self.node),
+            out.payload.src.eq(here),
             out.payload.payload.eq(Mux(
                 index == 0,
-                fmt.head_payload(q_time, seq_field, Const(self.node, bits), q_dest),
-                fmt.check_word(Const(self.node, bits), q_dest, seq_field, index))),
+                fmt.head_payload(q_time, seq_field, here, q_dest),
+                fmt.check_word(here, q_dest, seq_field, index))),
             queue.r_en.eq(sent & last),
             self.injected.eq(sent & (index == 0)),
             self.flit_sent.eq(sent),

@@ -17,6 +17,7 @@ fabric happen once.
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -181,6 +182,18 @@ _VERILATOR_FLAGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "fast
                     "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include")
 
 
+def _mark_hier_blocks(text, modules):
+    """``text`` with a ``/*verilator hier_block*/`` metacomment in each module of
+    ``modules`` that it defines."""
+    for module in modules:
+        match = re.search(rf"^module\s+{re.escape(module)}\s*\(.*?\);", text,
+                          re.MULTILINE | re.DOTALL)
+        if match:
+            text = (text[:match.end()] + "\n  /*verilator hier_block*/"
+                    + text[match.end():])
+    return text
+
+
 class VerilatorModel:
     """A design compiled by Verilator, cached, run for a number of cycles.
 
@@ -188,8 +201,9 @@ class VerilatorModel:
     ----------
     factory : callable
         ``factory()`` returns the :class:`wiring.Component` to build; called only
-        when no cached build exists. Every member must be ``Out`` of an unsigned
-        shape at most 64 bits wide.
+        when no cached build exists. Every member must be unsigned and at most 64
+        bits wide. A component that instantiates modules by name provides their
+        Verilog as ``component.extra_verilog()``, a ``{file name: text}`` dict.
     config : dict
         JSON-serialisable description of everything ``factory`` depends on (the
         cache key; the source of :mod:`cubefab.hdl` is added automatically).
@@ -200,9 +214,14 @@ class VerilatorModel:
         ``-O2`` at some cost in speed).
     jobs : int, optional
         Parallel compile jobs (default: the number of CPUs).
+    hier_blocks : iterable of str
+        Modules (of ``extra_verilog()``) that Verilator builds once as hierarchical
+        blocks however many times they are instantiated (``--hierarchical``): without
+        it, Verilator expands every instance in memory before merging them again.
     """
 
-    def __init__(self, factory, config, *, name="cubefab_top", opt="-O2", jobs=None):
+    def __init__(self, factory, config, *, name="cubefab_top", opt="-O2", jobs=None,
+                 hier_blocks=()):
         if not callable(factory):
             raise TypeError(f"Factory must be callable, not {factory!r}")
         try:
@@ -219,10 +238,12 @@ class VerilatorModel:
         self.name = name
         self.opt = opt
         self.jobs = jobs or os.cpu_count() or 1
+        self.hier_blocks = tuple(hier_blocks)
         self.inputs = self.counters = None
         key = hashlib.sha256()
         for part in (config_text, name, opt, _hdl_source_digest(), _MAIN_TEMPLATE,
-                     " ".join(_VERILATOR_FLAGS), self._verilator_version()):
+                     " ".join(_VERILATOR_FLAGS), self._verilator_version(),
+                     " ".join(self.hier_blocks)):
             key.update(part.encode())
             key.update(b"\0")
         self.key = key.hexdigest()[:24]
@@ -290,11 +311,15 @@ class VerilatorModel:
         component = self.factory()
         ports = self._ports_of(component)
         text = verilog.convert(component, name=self.name)
+        extra = getattr(component, "extra_verilog", dict)()
         os.makedirs(os.path.dirname(self.directory), exist_ok=True)
         work = tempfile.mkdtemp(prefix=self.key + ".", dir=os.path.dirname(self.directory))
         try:
             with open(os.path.join(work, self.name + ".v"), "w") as f:
                 f.write(text)
+            for filename, source in extra.items():
+                with open(os.path.join(work, filename), "w") as f:
+                    f.write(_mark_hier_blocks(source, self.hier_blocks))
             reports = "\n".join(f'    std::printf(" {c}=%" PRIu64, (uint64_t)top->{c});'
                                 for c in ports["counters"])
             setters = "\n".join(f'    if (name == "{i}") {{ top->{i} = value; return true; }}'
@@ -304,10 +329,11 @@ class VerilatorModel:
                                               setters=setters))
             if progress:
                 progress("verilate")
-            args = [verilator_executable(), "--cc", "--exe", "--build",
+            hierarchical = ["--hierarchical"] if self.hier_blocks else []
+            args = [verilator_executable(), "--cc", "--exe", "--build", *hierarchical,
                     "-j", str(self.jobs), "--top-module", self.name,
                     *_VERILATOR_FLAGS, "-MAKEFLAGS", f"OPT_FAST={self.opt}",
-                    "--Mdir", "obj", self.name + ".v", "main.cpp"]
+                    "--Mdir", "obj", self.name + ".v", *extra, "main.cpp"]
             proc = subprocess.run(args, cwd=work, env=_verilator_env(),
                                   capture_output=True, text=True)
             if proc.returncode:
