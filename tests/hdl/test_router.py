@@ -1,14 +1,18 @@
 """One router in isolation: routing and VC assignment equal to the reference, latency,
 credit flow control, wormhole switching, back-pressure."""
 
+import random
+
 import pytest
+from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
 from cubefab.hdl.flit import FlitLayout, LinkSignature, flit_layout, vc_width
-from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY, Router
+from cubefab.hdl.router import BUFFERS, HOP_LATENCY, ROUTER_LATENCY, TURNS, Router
 from cubefab.topology import DLH, Hypercube, Metacube
 from cubefab.topology.deadlock import next_vc
+from cubefab.topology.turns import router_turns
 
 
 def flit(dest, src, payload=0, head=1, tail=1, vc=0):
@@ -56,6 +60,10 @@ def test_bad_parameters_are_refused():
         Router(DLH(3, 1), 0b101 << 1)
     with pytest.raises(TypeError, match="Topology"):
         Router("Q3", 0)
+    with pytest.raises(ValueError, match="Buffer must be one of 'registers', 'memory'"):
+        Router(Hypercube(2), 0, buffer="bram")
+    with pytest.raises(ValueError, match="Turns must be one of 'reference', 'all'"):
+        Router(Hypercube(2), 0, turns="some")
 
 
 def test_router_ports():
@@ -75,15 +83,19 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("turns", TURNS)
 @pytest.mark.parametrize("topology,node,algorithm", CASES,
                          ids=lambda c: getattr(c, "label", str(c)))
-def test_output_port_and_vc_equal_the_reference(topology, node, algorithm):
+def test_output_port_and_vc_equal_the_reference(topology, node, algorithm, turns):
+    # every destination through every input VC (turns="reference": through those
+    # input ports that reference routes lead to that destination's output port)
     if node is None:
         node = topology.make_address(1, 2 * topology.m - 1, 1)
-    router = Router(topology, node, algorithm=algorithm, payload_width=8)
+    router = Router(topology, node, algorithm=algorithm, payload_width=8, turns=turns)
     degree, vcs = topology.degree, router.vcs
     src = int(topology.nodes()[-1])
     inputs = [(degree, 0)] + [(p, v) for p in range(degree) for v in range(vcs)]
+    legal = router_turns(topology, node, algorithm)
 
     async def bench(ctx):
         ctx.set(router.local_out.ready, 1)
@@ -92,6 +104,8 @@ def test_output_port_and_vc_equal_the_reference(topology, node, algorithm):
             header = {"src": src} if algorithm == "paper" else {}
             want_port = topology.next_port(node, dest, algorithm, **header)
             for p, v in inputs:
+                if turns == "reference" and (p, want_port) not in legal:
+                    continue
                 port = router.local_in if p == degree else router.link_in[p].flit
                 ctx.set(port.payload, flit(dest, src, vc=v))
                 ctx.set(port.valid, 1)
@@ -228,3 +242,79 @@ def test_stalled_local_output_holds_flits():
         assert got == [0, 1, 2]
         # and the credits of the three flits came back on link_in[0]
     simulate(router, bench)
+
+
+def test_a_turn_the_router_was_built_without_is_flagged():
+    # e-cube: a flit that arrived through dimension 2 never leaves through dimension 0
+    router = Router(Hypercube(3), 0, payload_width=8)
+
+    async def bench(ctx):
+        ctx.set(router.link_in[2].flit.payload, flit(0b001, 0b100))
+        ctx.set(router.link_in[2].flit.valid, 1)
+        await ctx.tick()
+        ctx.set(router.link_in[2].flit.valid, 0)
+        for _ in range(4):
+            assert not await outputs(ctx, router)
+            await ctx.tick()
+        assert ctx.get(router.bad_turn) and not ctx.get(router.overflow)
+    simulate(router, bench)
+
+
+def test_memory_buffers_behave_like_register_buffers_cycle_by_cycle():
+    # random traffic into every input of two routers that differ only in their
+    # buffers, credits respected; every output equal in every cycle
+    topo = Hypercube(2)
+    routers = [Router(topo, 0, payload_width=8, buffer=b, turns="all") for b in BUFFERS]
+    m = Module()
+    for i, r in enumerate(routers):
+        m.submodules[f"r{i}"] = r
+    degree, depth = topo.degree, routers[0].depth
+
+    async def bench(ctx):
+        rng = random.Random(3)
+        credits = [depth] * degree          # ours, toward each router input VC
+        returned = []                       # (cycle, port): credits we owe the routers
+        moved = 0
+        for cycle in range(300):
+            stimulus = {}
+            for p in range(degree):
+                send = credits[p] > 0 and rng.random() < 0.5
+                stimulus[p] = (send, flit(rng.randrange(4), 1 + p, rng.randrange(256)))
+                credits[p] -= send
+            stimulus["local"] = (rng.random() < 0.5, flit(rng.randrange(4), 0,
+                                                          rng.randrange(256)))
+            ready = rng.random() < 0.7
+            for r in routers:
+                for p in range(degree):
+                    send, f = stimulus[p]
+                    ctx.set(r.link_in[p].flit.valid, send)
+                    ctx.set(r.link_in[p].flit.payload, f)
+                    ctx.set(r.link_out[p].credit, any(c == cycle and q == p
+                                                      for c, q in returned))
+                ctx.set(r.local_in.valid, stimulus["local"][0])
+                ctx.set(r.local_in.payload, stimulus["local"][1])
+                ctx.set(r.local_out.ready, ready)
+            views = [[ctx.get(x) for x in observed(r)] for r in routers]
+            assert views[0] == views[1], cycle
+            moved += views[0][1] + sum(views[0][3::3])   # valid flits leaving
+            a = routers[0]
+            for p in range(degree):
+                credits[p] += ctx.get(a.link_in[p].credit)
+                if ctx.get(a.link_out[p].flit.valid):   # the neighbour frees it later
+                    returned.append((cycle + rng.randrange(1, 4), p))
+            await ctx.tick()
+        assert moved > 100, moved
+
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+
+
+def observed(router):
+    """Every output of ``router``, in a fixed order."""
+    values = [router.local_in.ready, router.local_out.valid, router.local_out.payload.as_value()]
+    for p in range(router.topology.degree):
+        values += [router.link_out[p].flit.valid, router.link_out[p].flit.payload.as_value(),
+                   router.link_in[p].credit]
+    return values
