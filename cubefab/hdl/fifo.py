@@ -99,23 +99,33 @@ def register_fifo_logic(m, fifo, name="fifo"):
     consume = Signal(range(depth), name=f"{name}_consume")
     level = Signal(range(depth + 1), name=f"{name}_level")
     m.d.comb += [
-        fifo.w_rdy.eq(level != depth),
-        fifo.r_rdy.eq(level != 0),
         fifo.w_level.eq(level),
         fifo.r_level.eq(level),
         fifo.r_data.eq(slots[consume]),
     ]
-    do_write = fifo.w_en & fifo.w_rdy
-    do_read = fifo.r_en & fifo.r_rdy
+    do_write, do_read = _level_logic(m, fifo, level, name)
     with m.If(do_write):
         m.d.sync += [slots[produce].eq(fifo.w_data),
                      produce.eq(Mux(produce == depth - 1, 0, produce + 1))]
     with m.If(do_read):
         m.d.sync += consume.eq(Mux(consume == depth - 1, 0, consume + 1))
+
+
+def _level_logic(m, fifo, level, name):
+    """The fill level of ``fifo`` and its ``w_rdy``/``r_rdy``, both flip-flops (so
+    that a read or write enable is one gate from them); returns the accepted
+    ``(do_write, do_read)``."""
+    depth = fifo.depth
+    not_full = Signal(init=1, name=f"{name}_not_full")
+    not_empty = Signal(name=f"{name}_not_empty")
+    m.d.comb += [fifo.w_rdy.eq(not_full), fifo.r_rdy.eq(not_empty)]
+    do_write = fifo.w_en & not_full
+    do_read = fifo.r_en & not_empty
     with m.If(do_write & ~do_read):
-        m.d.sync += level.eq(level + 1)
+        m.d.sync += [level.eq(level + 1), not_empty.eq(1), not_full.eq(level != depth - 1)]
     with m.Elif(do_read & ~do_write):
-        m.d.sync += level.eq(level - 1)
+        m.d.sync += [level.eq(level - 1), not_full.eq(1), not_empty.eq(level != 1)]
+    return do_write, do_read
 
 
 def _next(pointer, depth):
@@ -134,22 +144,17 @@ def head_register_fifo_logic(m, fifo, name="fifo"):
     head_valid = Signal(name=f"{name}_head_valid")
     level = Signal(range(depth + 1), name=f"{name}_level")
     m.d.comb += [
-        fifo.w_rdy.eq(level != depth),
-        fifo.r_rdy.eq(head_valid),
         fifo.w_level.eq(level),
         fifo.r_level.eq(level),
         fifo.r_data.eq(head),
     ]
-    do_write = fifo.w_en & fifo.w_rdy
-    do_read = fifo.r_en & head_valid
-    with m.If(do_write & ~do_read):
-        m.d.sync += level.eq(level + 1)
-    with m.Elif(do_read & ~do_write):
-        m.d.sync += level.eq(level - 1)
+    # (the level logic's r_rdy flip-flop equals head_valid)
+    do_write, do_read = _level_logic(m, fifo, level, name)
+    m.d.comb += head_valid.eq(fifo.r_rdy)
     free = ~head_valid | do_read      # the head register is free after this cycle
     if depth == 1:
         with m.If(free):
-            m.d.sync += [head.eq(Mux(do_write, fifo.w_data, 0)), head_valid.eq(do_write)]
+            m.d.sync += head.eq(Mux(do_write, fifo.w_data, 0))
         return
     waiting = depth - 1
     slots = Array(Signal(width, name=f"{name}_slot{i}") for i in range(waiting))
@@ -160,8 +165,7 @@ def head_register_fifo_logic(m, fifo, name="fifo"):
     to_store = do_write & ~(free & none_stored)
     from_store = free & ~none_stored
     with m.If(free):
-        m.d.sync += [head.eq(Mux(none_stored, Mux(do_write, fifo.w_data, 0), slots[consume])),
-                     head_valid.eq(~none_stored | do_write)]
+        m.d.sync += head.eq(Mux(none_stored, Mux(do_write, fifo.w_data, 0), slots[consume]))
     # slot `produce` is free whenever a write is accepted: it is written even when
     # the entry goes to the head, so that its enable does not wait for the read
     with m.If(do_write):
@@ -191,14 +195,11 @@ def memory_fifo_logic(m, fifo, name="fifo"):
     consume = Signal(range(depth), name=f"{name}_consume")
     level = Signal(range(depth + 1), name=f"{name}_level")
     m.d.comb += [
-        fifo.w_rdy.eq(level != depth),
-        fifo.r_rdy.eq(level != 0),
         fifo.w_level.eq(level),
         fifo.r_level.eq(level),
         fifo.r_data.eq(read.data),
     ]
-    do_write = fifo.w_en & fifo.w_rdy
-    do_read = fifo.r_en & fifo.r_rdy
+    do_write, do_read = _level_logic(m, fifo, level, name)
     m.d.comb += [
         write.addr.eq(produce),
         write.data.eq(fifo.w_data),
@@ -210,7 +211,3 @@ def memory_fifo_logic(m, fifo, name="fifo"):
         m.d.sync += produce.eq(_next(produce, depth))
     with m.If(do_read):
         m.d.sync += consume.eq(_next(consume, depth))
-    with m.If(do_write & ~do_read):
-        m.d.sync += level.eq(level + 1)
-    with m.Elif(do_read & ~do_write):
-        m.d.sync += level.eq(level - 1)

@@ -172,6 +172,12 @@ class Router(wiring.Component):
             "vc": unsigned(layout["vc"].shape.width),
         })
         queues = [(p, v) for p in range(degree) for v in range(vcs)] + [(local, 0)]
+        if self.turns == "all":
+            turns = {(i, o) for i in range(degree + 1) for o in range(degree + 1)}
+        else:
+            turns = router_turns(topo, self.node, self.algorithm)
+        # outputs[p]: the output ports input port p may turn to
+        outputs = [[o for o in range(degree + 1) if (p, o) in turns] for p in range(degree + 1)]
         heads, fifos = [], []
         for p in range(degree + 1):
             # (expressions rather than named signals where possible: every named
@@ -197,21 +203,29 @@ class Router(wiring.Component):
                             m.d.comb += enter.vc.eq(Mux(wraps[o] & (arriving.vc != vcs - 1),
                                                         arriving.vc + 1, arriving.vc))
             # Each input VC buffers its entries in two FIFOs in lock step: the route
-            # (output port and VC) in a head-register FIFO, so that switch allocation
-            # starts the cycle from flip-flops, and the flit in registers or block
-            # RAM. Body flits take their head's route: routers read a packet's
-            # header from its head only.
+            # (the output port, one bit per output this input may turn to, and the
+            # VC) in a head-register FIFO, so that switch allocation starts the cycle
+            # from flip-flops, and the flit in registers or block RAM. Body flits take
+            # their head's route: routers read a packet's header from its head only.
+            route_layout = data.StructLayout({"port": unsigned(len(outputs[p])),
+                                              "vc": entry["vc"].shape})
+            new = Cat(Cat(enter.port[o] for o in outputs[p]), enter.vc)
+            if len(outputs[p]) <= degree:
+                missing = sum(1 << o for o in range(degree + 1) if o not in outputs[p])
+                with m.If(self.local_in.valid if p == local else self.link_in[p].flit.valid):
+                    with m.If(arriving.head & (enter.port & missing).any()):
+                        m.d.sync += self.bad_turn.eq(1)
             for v in range(vcs if p < degree else 1):
-                route = FIFOInterface(width=entry.size, depth=depth)
+                route = FIFOInterface(width=route_layout.size, depth=depth)
                 head_register_fifo_logic(m, route, name=f"route_p{p}_vc{v}")
                 fifo = FIFOInterface(width=layout.size, depth=depth)
                 BUFFERS[self.buffer](m, fifo, name=f"fifo_p{p}_vc{v}")
-                held = Signal(entry, name=f"held_route_p{p}_vc{v}")
-                m.d.comb += [route.w_data.eq(Mux(arriving.head, enter, held)),
+                held = Signal(route_layout, name=f"held_route_p{p}_vc{v}")
+                m.d.comb += [route.w_data.eq(Mux(arriving.head, new, held)),
                              fifo.w_data.eq(arriving),
                              route.w_en.eq(fifo.w_en), route.r_en.eq(fifo.r_en)]
                 with m.If(fifo.w_en & arriving.head):
-                    m.d.sync += held.eq(enter)
+                    m.d.sync += held.eq(new)
                 if p < degree:
                     link = self.link_in[p]
                     m.d.comb += fifo.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))
@@ -222,7 +236,7 @@ class Router(wiring.Component):
                 else:
                     m.d.comb += [fifo.w_en.eq(self.local_in.valid),
                                  self.local_in.ready.eq(fifo.w_rdy)]
-                heads.append((data.View(entry, route.r_data),
+                heads.append((data.View(route_layout, route.r_data),
                               data.View(layout, fifo.r_data)))
                 fifos.append(fifo)
 
@@ -248,10 +262,6 @@ class Router(wiring.Component):
         # LUT: route port bit, VC free or held by this queue, credit.
         # (Arbiters, crossbar and buffers are built inline in this module; the Python
         # simulator runs one module much faster than many small ones.)
-        if self.turns == "all":
-            turns = {(i, o) for i in range(degree + 1) for o in range(degree + 1)}
-        else:
-            turns = router_turns(topo, self.node, self.algorithm)
         users = [[q for q, (p, _) in enumerate(queues) if (p, o) in turns]
                  for o in range(degree + 1)]
         requests = [Signal(len(users[o]), name=f"requests_p{o}") for o in range(degree + 1)]
@@ -265,18 +275,14 @@ class Router(wiring.Component):
             active = Signal(name=f"active_p{p}_vc{v}")
             out_vc = route.vc[:vc_bits]
             granted = []
-            for o in range(degree + 1):
-                if q not in users[o]:
-                    with m.If(route.port[o]):
-                        m.d.sync += self.bad_turn.eq(1)
-                    continue
+            for k, o in enumerate(outputs[p]):
                 if o < degree:
                     vc_busy = Cat(busy[o]).bit_select(out_vc, 1)
                     credit = can_send[o].bit_select(out_vc, 1)
                 else:
                     vc_busy, credit = busy[o][0], can_send[o]
                 i = users[o].index(q)
-                m.d.comb += requests[o][i].eq(route.port[o] & (active | ~vc_busy) & credit)
+                m.d.comb += requests[o][i].eq(route.port[k] & (active | ~vc_busy) & credit)
                 granted.append(grants[o][i])
             granted = Cat(granted).any()
             m.d.comb += fifo.r_en.eq(granted)
