@@ -17,7 +17,7 @@ from amaranth.back import verilog as amaranth_verilog
 from ..cli import CliError, emit, format_table
 from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
 from ..build.harness import TimingHarness
-from .router_targets import router_target_options, fabric_target_options
+from .router_targets import router_target_options, fabric_target_options, router_build_params
 from .sim import router_params
 
 
@@ -95,14 +95,15 @@ def _stem(topology):
 
 def synth_router(args, topology):
     from ..hdl.router import Router
-    router = Router(topology, args.node, **router_params(args))
+    router = Router(topology, args.node, **router_build_params(args))
     report_implementation(
         args, f"{topology.label} router of node {router.node}", router,
         os.path.join("build", "synth", f"router_{_stem(topology)}_{router.node}"
                      f"_{args.device}"),
         {"topology": topology.label, "node": router.node, "vcs": router.vcs,
          "depth": router.depth, "payload_width": router.payload_width,
-         "flit_width": router.layout.size, "ports": topology.degree + 1})
+         "flit_width": router.layout.size, "ports": topology.degree + 1,
+         "buffer": router.buffer, "turns": router.turns})
 
 
 def synth_fabric(args, topology):

@@ -37,6 +37,22 @@ def test_synth_fabric_without_pnr_counts_cells(cli, tmp_path):
     assert doc["lut4"] > 0
 
 
+@needs_tools
+def test_synth_router_with_memory_buffers_uses_block_ram(cli, tmp_path):
+    r = cli("synth", "router", "hypercube", "-n", 2, "--node", 0, "--payload-width", 8,
+            "--buffer", "memory", "--turns", "all", "--no-pnr", "--workdir", tmp_path,
+            "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["buffer"] == "memory" and doc["turns"] == "all"
+    assert doc["ram"] == 3          # one SB_RAM40_4K per input buffer (18-bit flits)
+
+
+def test_synth_router_rejects_unknown_buffer(cli):
+    r = cli("synth", "router", "hypercube", "-n", 2, "--node", 0, "--buffer", "bram")
+    assert r.status == 2 and r.err.startswith("error:") and "registers" in r.err
+
+
 def test_synth_router_rejects_unknown_device(cli):
     r = cli("synth", "router", "hypercube", "-n", 2, "--node", 0, "--device", "ecp5")
     assert r.status == 2 and r.err.startswith("error:") and "hx8k" in r.err
