@@ -53,19 +53,30 @@ BASELINE_COMMIT = "21414d5"
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
-def baseline_router_module():
-    """cubefab/hdl/router.py of :data:`BASELINE_COMMIT` as a module of the package
-    (its helpers are unchanged since), or None outside a git checkout."""
-    try:
-        text = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:cubefab/hdl/router.py"],
-                              cwd=REPO, capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    spec = importlib.util.spec_from_loader("cubefab.hdl._router_baseline", loader=None)
+def _module_at(path, name, replace=()):
+    """The file ``path`` of :data:`BASELINE_COMMIT` as module ``cubefab.hdl.<name>``."""
+    text = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:{path}"], cwd=REPO,
+                          capture_output=True, text=True, check=True).stdout
+    for old, new in replace:
+        text = text.replace(old, new)
+    spec = importlib.util.spec_from_loader(f"cubefab.hdl.{name}", loader=None)
     module = importlib.util.module_from_spec(spec)
     module.__package__ = "cubefab.hdl"
-    exec(compile(text, f"router.py@{BASELINE_COMMIT}", "exec"), module.__dict__)
+    sys.modules[spec.name] = module
+    exec(compile(text, f"{path}@{BASELINE_COMMIT}", "exec"), module.__dict__)
     return module
+
+
+def baseline_router_module():
+    """cubefab/hdl/router.py of :data:`BASELINE_COMMIT` with the FIFO of that commit
+    (its other helpers, round-robin arbiter and crossbar, are unchanged since), or
+    None outside a git checkout."""
+    try:
+        _module_at("cubefab/hdl/fifo.py", "_fifo_baseline")
+        return _module_at("cubefab/hdl/router.py", "_router_baseline",
+                          [("from .fifo import", "from ._fifo_baseline import")])
+    except (OSError, subprocess.CalledProcessError):
+        return None
 
 
 def goal_rows(args):

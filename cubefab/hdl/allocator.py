@@ -21,7 +21,24 @@ __all__ = ["RoundRobinArbiter", "MatrixArbiter", "SwitchAllocator", "round_robin
            "least_recently_granted"]
 
 
-class RoundRobinArbiter(wiring.Component):
+class _Arbiter(wiring.Component):
+    """Base of the arbiters: ``count`` requesters, logic from :attr:`_logic`."""
+
+    def __init__(self, count):
+        self.count = _check_count(self, "Requester count", count)
+        super().__init__({
+            "requests": In(count),
+            "grant": Out(count),
+            "commit": In(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        type(self)._logic(m, self.requests, self.grant, self.commit)
+        return m
+
+
+class RoundRobinArbiter(_Arbiter):
     """Grant one of ``count`` requesters, rotating priority after every used grant.
 
     Parameters
@@ -42,18 +59,7 @@ class RoundRobinArbiter(wiring.Component):
         within ``count`` committed grants: no starvation.
     """
 
-    def __init__(self, count):
-        self.count = _check_count(self, "Requester count", count)
-        super().__init__({
-            "requests": In(count),
-            "grant": Out(count),
-            "commit": In(1),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        round_robin(m, self.requests, self.grant, self.commit)
-        return m
+    _logic = staticmethod(lambda m, *ports: round_robin(m, *ports))
 
 
 def round_robin(m, requests, grant, commit, name="last"):
@@ -75,7 +81,7 @@ def round_robin(m, requests, grant, commit, name="last"):
         m.d.sync += last.eq(grant)
 
 
-class MatrixArbiter(wiring.Component):
+class MatrixArbiter(_Arbiter):
     """Grant one of ``count`` requesters, the one granted least recently.
 
     Parameters
@@ -102,18 +108,7 @@ class MatrixArbiter(wiring.Component):
     LUT4 levels for up to five requesters.
     """
 
-    def __init__(self, count):
-        self.count = _check_count(self, "Requester count", count)
-        super().__init__({
-            "requests": In(count),
-            "grant": Out(count),
-            "commit": In(1),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        least_recently_granted(m, self.requests, self.grant, self.commit)
-        return m
+    _logic = staticmethod(lambda m, *ports: least_recently_granted(m, *ports))
 
 
 def least_recently_granted(m, requests, grant, commit, name="prio"):

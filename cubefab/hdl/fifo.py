@@ -98,11 +98,7 @@ def register_fifo_logic(m, fifo, name="fifo"):
     produce = Signal(range(depth), name=f"{name}_produce")
     consume = Signal(range(depth), name=f"{name}_consume")
     level = Signal(range(depth + 1), name=f"{name}_level")
-    m.d.comb += [
-        fifo.w_level.eq(level),
-        fifo.r_level.eq(level),
-        fifo.r_data.eq(slots[consume]),
-    ]
+    m.d.comb += fifo.r_data.eq(slots[consume])
     do_write, do_read = _level_logic(m, fifo, level, name)
     with m.If(do_write):
         m.d.sync += [slots[produce].eq(fifo.w_data),
@@ -112,13 +108,14 @@ def register_fifo_logic(m, fifo, name="fifo"):
 
 
 def _level_logic(m, fifo, level, name):
-    """The fill level of ``fifo`` and its ``w_rdy``/``r_rdy``, both flip-flops (so
-    that a read or write enable is one gate from them); returns the accepted
-    ``(do_write, do_read)``."""
+    """The fill ``level`` of ``fifo``, its ``w_level``/``r_level``, and ``w_rdy``/``r_rdy``,
+    both flip-flops (so that a read or write enable is one gate from them); returns
+    the accepted ``(do_write, do_read)``."""
     depth = fifo.depth
     not_full = Signal(init=1, name=f"{name}_not_full")
     not_empty = Signal(name=f"{name}_not_empty")
-    m.d.comb += [fifo.w_rdy.eq(not_full), fifo.r_rdy.eq(not_empty)]
+    m.d.comb += [fifo.w_rdy.eq(not_full), fifo.r_rdy.eq(not_empty),
+                 fifo.w_level.eq(level), fifo.r_level.eq(level)]
     do_write = fifo.w_en & not_full
     do_read = fifo.r_en & not_empty
     with m.If(do_write & ~do_read):
@@ -143,11 +140,7 @@ def head_register_fifo_logic(m, fifo, name="fifo"):
     head = Signal(width, name=f"{name}_head")
     head_valid = Signal(name=f"{name}_head_valid")
     level = Signal(range(depth + 1), name=f"{name}_level")
-    m.d.comb += [
-        fifo.w_level.eq(level),
-        fifo.r_level.eq(level),
-        fifo.r_data.eq(head),
-    ]
+    m.d.comb += fifo.r_data.eq(head)
     # (the level logic's r_rdy flip-flop equals head_valid)
     do_write, do_read = _level_logic(m, fifo, level, name)
     m.d.comb += head_valid.eq(fifo.r_rdy)
@@ -194,11 +187,7 @@ def memory_fifo_logic(m, fifo, name="fifo"):
     produce = Signal(range(depth), name=f"{name}_produce")
     consume = Signal(range(depth), name=f"{name}_consume")
     level = Signal(range(depth + 1), name=f"{name}_level")
-    m.d.comb += [
-        fifo.w_level.eq(level),
-        fifo.r_level.eq(level),
-        fifo.r_data.eq(read.data),
-    ]
+    m.d.comb += fifo.r_data.eq(read.data)
     do_write, do_read = _level_logic(m, fifo, level, name)
     m.d.comb += [
         write.addr.eq(produce),
