@@ -10,7 +10,7 @@ from ..topology.deadlock import required_vcs, wrap_ports
 from ..topology.turns import router_turns
 from .allocator import least_recently_granted
 from .crossbar import one_hot_mux
-from .fifo import head_register_fifo_logic, memory_fifo_logic, register_fifo_logic
+from .fifo import memory_fifo_logic, register_fifo_logic
 from .flit import FlitLayout, LinkSignature
 from .route import route_unit
 
@@ -202,11 +202,12 @@ class Router(wiring.Component):
                         with m.Case(o):
                             m.d.comb += enter.vc.eq(Mux(wraps[o] & (arriving.vc != vcs - 1),
                                                         arriving.vc + 1, arriving.vc))
-            # Each input VC buffers its entries in two FIFOs in lock step: the route
-            # (the output port, one bit per output this input may turn to, and the
-            # VC) in a head-register FIFO, so that switch allocation starts the cycle
-            # from flip-flops, and the flit in registers or block RAM. Body flits take
-            # their head's route: routers read a packet's header from its head only.
+            # Each input VC buffers entries of a route (the output port, one bit per
+            # output this input may turn to, and the VC) and a flit. The oldest
+            # entry's route sits in a register of its own (``head``), so that switch
+            # allocation starts the cycle from flip-flops; the flits are in registers
+            # or block RAM. Body flits take their head's route: routers read a
+            # packet's header from its head only.
             route_layout = data.StructLayout({"port": unsigned(len(outputs[p])),
                                               "vc": entry["vc"].shape})
             new = Cat(Cat(enter.port[o] for o in outputs[p]), enter.vc)
@@ -216,14 +217,11 @@ class Router(wiring.Component):
                     with m.If(arriving.head & (enter.port & missing).any()):
                         m.d.sync += self.bad_turn.eq(1)
             for v in range(vcs if p < degree else 1):
-                route = FIFOInterface(width=route_layout.size, depth=depth)
-                head_register_fifo_logic(m, route, name=f"route_p{p}_vc{v}")
-                fifo = FIFOInterface(width=layout.size, depth=depth)
-                BUFFERS[self.buffer](m, fifo, name=f"fifo_p{p}_vc{v}")
+                fifo = FIFOInterface(width=route_layout.size + layout.size, depth=depth)
+                BUFFERS[self.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
+                                     head=route_layout.size)
                 held = Signal(route_layout, name=f"held_route_p{p}_vc{v}")
-                m.d.comb += [route.w_data.eq(Mux(arriving.head, new, held)),
-                             fifo.w_data.eq(arriving),
-                             route.w_en.eq(fifo.w_en), route.r_en.eq(fifo.r_en)]
+                m.d.comb += fifo.w_data.eq(Cat(Mux(arriving.head, new, held), arriving))
                 with m.If(fifo.w_en & arriving.head):
                     m.d.sync += held.eq(new)
                 if p < degree:
@@ -236,8 +234,8 @@ class Router(wiring.Component):
                 else:
                     m.d.comb += [fifo.w_en.eq(self.local_in.valid),
                                  self.local_in.ready.eq(fifo.w_rdy)]
-                heads.append((data.View(route_layout, route.r_data),
-                              data.View(layout, fifo.r_data)))
+                heads.append((data.View(route_layout, fifo.r_data[:route_layout.size]),
+                              data.View(layout, fifo.r_data[route_layout.size:])))
                 fifos.append(fifo)
 
         # Output state: a busy bit per output VC (held from head to tail) and a credit
