@@ -173,8 +173,3 @@ def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name):
         m.d.sync += register.eq(Mux(nothing_after, Mux(do_write, incoming, 0),
                                     slots[_next(consume, depth)]))
     return register
-
-
-def head_register_fifo_logic(m, fifo, name="fifo"):
-    """:func:`register_fifo_logic` with every bit in the head register."""
-    register_fifo_logic(m, fifo, name, head=fifo.width)
