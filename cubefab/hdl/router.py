@@ -115,8 +115,9 @@ class Router(wiring.Component):
         when ``node`` is ``None``, held at :meth:`strap_values`' value.
 
     A packet's head reserves an output VC (wormhole switching: it stays reserved
-    until the tail passes), each output port sends one flit a cycle, chosen by a
-    round-robin arbiter among the input VCs that may use it.
+    until the tail passes), each output port sends one flit a cycle, chosen among
+    the input VCs that may use it by a least-recently-granted (matrix) arbiter: one
+    that keeps requesting waits at most one grant per other requester.
     """
 
     def __init__(self, topology, node, *, payload_width=16, vcs=None, depth=4,
