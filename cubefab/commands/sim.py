@@ -19,13 +19,16 @@ def router_options(parser):
                              "freedom needs)")
     parser.add_argument("--depth", type=int, default=4, metavar="N",
                         help="buffer depth per input VC in flits (default 4)")
+    parser.add_argument("--vcs-per-class", type=int, default=1, metavar="N",
+                        help="VCs per VC class, a power of two; a flow keeps one VC of "
+                             "each class (default 1)")
     parser.add_argument("--payload-width", type=int, default=16, metavar="BITS",
                         help="payload bits per flit (default 16)")
 
 
 def router_params(args):
     return {"algorithm": args.algorithm, "vcs": args.vcs, "depth": args.depth,
-            "payload_width": args.payload_width}
+            "vcs_per_class": args.vcs_per_class, "payload_width": args.payload_width}
 
 
 def _options(parser):

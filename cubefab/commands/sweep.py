@@ -7,7 +7,7 @@ from ..progress import Progress
 from ..sim import register_engine
 from ..sim.patterns import PATTERNS
 from ..sim.selfcheck_run import ENGINES
-from ..sim.sweep import parse_rates, plot_sweep, sweep, sweep_csv
+from ..sim.sweep import SWEEP_ROUTER, parse_rates, plot_sweep, sweep, sweep_csv
 
 
 __all__ = ["register"]
@@ -34,7 +34,11 @@ def _options(parser):
     parser.add_argument("--packet-flits", type=int, default=1, metavar="L")
     parser.add_argument("--vcs", type=int, default=None, help="virtual channels "
                         "(default: what deadlock freedom needs)")
-    parser.add_argument("--depth", type=int, default=4, help="flits per VC buffer")
+    parser.add_argument("--depth", type=int, default=SWEEP_ROUTER["depth"],
+                        help=f"flits per VC buffer (default {SWEEP_ROUTER['depth']})")
+    parser.add_argument("--vcs-per-class", type=int, default=SWEEP_ROUTER["vcs_per_class"],
+                        metavar="N", help="VCs per VC class, a power of two (default "
+                        f"{SWEEP_ROUTER['vcs_per_class']}; a flow keeps one VC of each class)")
     parser.add_argument("--hotspot-fraction", type=float, default=0.1)
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="parallel simulation processes")
@@ -66,6 +70,7 @@ def _sweep(args, topology):
             topology, rates, traffic=args.traffic, engine=args.engine, algorithm=name,
             cycles=args.cycles, warmup=args.warmup, seed=args.seed, jobs=args.jobs,
             packet_flits=args.packet_flits, vcs=args.vcs, depth=args.depth,
+            vcs_per_class=args.vcs_per_class,
             hotspot_fraction=args.hotspot_fraction, progress=bar.update,
             build_progress=building))
         bar.close()

@@ -27,14 +27,17 @@ def inverse_ports(topology):
     return tuple(out)
 
 
-def configure_fabric(obj, topology, payload_width, vcs, depth, algorithm, check):
+def configure_fabric(obj, topology, payload_width, vcs, depth, algorithm, check,
+                     vcs_per_class=1):
     """:func:`~cubefab.hdl.router.configure_router` for a whole network, then (when
     ``check``) prove it deadlock-free: sets ``deadlock_report`` on ``obj`` and raises
     :class:`DeadlockError` if the channel dependency graph has a cycle."""
-    configure_router(obj, topology, payload_width, vcs, depth, algorithm)
+    configure_router(obj, topology, payload_width, vcs, depth, algorithm,
+                     vcs_per_class=vcs_per_class)
     obj.deadlock_report = None
     if check:
-        obj.deadlock_report = check_deadlock_free(topology, obj.algorithm, obj.vcs)
+        # the VCs of a class are interchangeable: the class-level graph decides
+        obj.deadlock_report = check_deadlock_free(topology, obj.algorithm, obj.vc_classes)
         if not obj.deadlock_report.deadlock_free:
             obj._MustUse__used = True   # refused, not forgotten: no unused warning
             raise DeadlockError(obj.deadlock_report)
@@ -60,7 +63,7 @@ class Fabric(wiring.Component):
     Parameters
     ----------
     topology : Topology
-    payload_width, vcs, depth, algorithm
+    payload_width, vcs, depth, algorithm, vcs_per_class
         Router parameters (see :class:`~cubefab.hdl.router.Router`); ``vcs`` defaults
         to what the VC-assignment function needs.
     check : bool
@@ -81,8 +84,9 @@ class Fabric(wiring.Component):
     """
 
     def __init__(self, topology, *, payload_width=16, vcs=None, depth=4, algorithm=None,
-                 check=True):
-        configure_fabric(self, topology, payload_width, vcs, depth, algorithm, check)
+                 vcs_per_class=1, check=True):
+        configure_fabric(self, topology, payload_width, vcs, depth, algorithm, check,
+                         vcs_per_class)
         n = topology.num_nodes
         #: list of Router, in dense node order (``routers[topology.index(address)]``)
         self.routers = [Router(topology, int(node), **self.router_params())
@@ -95,7 +99,7 @@ class Fabric(wiring.Component):
     def router_params(self):
         """The keyword arguments every router of the fabric is built with."""
         return {"payload_width": self.payload_width, "vcs": self.vcs, "depth": self.depth,
-                "algorithm": self.algorithm}
+                "algorithm": self.algorithm, "vcs_per_class": self.vcs_per_class}
 
     def elaborate(self, platform):
         m = Module()

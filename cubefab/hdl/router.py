@@ -6,7 +6,7 @@ from amaranth.lib.fifo import FIFOInterface
 from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology, check_int
-from ..topology.deadlock import required_vcs, wrap_ports
+from ..topology.deadlock import lane_bits, required_vcs, wrap_ports
 from ..topology.turns import router_turns
 from .allocator import least_recently_granted
 from .crossbar import one_hot_mux
@@ -36,10 +36,11 @@ TURNS = ("reference", "all")
 
 
 def configure_router(obj, topology, payload_width, vcs, depth, algorithm,
-                     buffer="registers", turns="reference"):
+                     buffer="registers", turns="reference", vcs_per_class=1):
     """Check router parameters and set ``topology``, ``algorithm``, ``vcs`` (default:
-    what the VC assignment needs), ``depth``, ``buffer``, ``turns``, ``layout`` and
-    ``payload_width`` on ``obj`` (a router, or a fabric of such routers)."""
+    what the VC assignment needs times ``vcs_per_class``), ``vcs_per_class``,
+    ``vc_classes``, ``depth``, ``buffer``, ``turns``, ``layout`` and ``payload_width``
+    on ``obj`` (a router, or a fabric of such routers)."""
     if buffer not in BUFFERS:
         raise ValueError(f"Buffer must be one of {', '.join(map(repr, BUFFERS))}, "
                          f"not {buffer!r}")
@@ -51,9 +52,15 @@ def configure_router(obj, topology, payload_width, vcs, depth, algorithm,
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     obj.topology = topology
     obj.algorithm = topology.check_algorithm(algorithm)
+    lane_bits(vcs_per_class)   # a power of two
+    obj.vcs_per_class = vcs_per_class
     if vcs is None:
-        vcs = required_vcs(topology, obj.algorithm)
+        vcs = required_vcs(topology, obj.algorithm) * obj.vcs_per_class
     obj.vcs = check_int("Number of virtual channels", vcs, 1)
+    if obj.vcs % obj.vcs_per_class:
+        raise ValueError(f"Number of virtual channels must be a multiple of "
+                         f"vcs_per_class = {obj.vcs_per_class}, not {obj.vcs}")
+    obj.vc_classes = obj.vcs // obj.vcs_per_class
     obj.depth = check_int("Buffer depth", depth, 1)
     obj.layout = FlitLayout(topology.address_bits, payload_width, obj.vcs)
     obj.payload_width = obj.layout.payload_width
@@ -74,7 +81,16 @@ class Router(wiring.Component):
         Width of a flit's ``payload`` field.
     vcs : int or None
         Virtual channels per link (default: what the VC-assignment function of
-        :mod:`cubefab.topology.deadlock` needs to be deadlock-free).
+        :mod:`cubefab.topology.deadlock` needs to be deadlock-free, times
+        ``vcs_per_class``).
+    vcs_per_class : int
+        VCs of each class (a power of two; consecutive VC numbers; ``vcs`` is a
+        multiple of it). The VC-assignment function picks a packet's class on each
+        hop, its flow the VC within the class
+        (:func:`cubefab.topology.deadlock.flow_lane`): flows spread over more
+        buffers (less head-of-line blocking) and each stays in order. Deadlock
+        freedom is the class-level property (each flow's VCs form a copy of the
+        class-level channel dependency graph).
     depth : int
         Flits of buffering per input virtual channel (>= 1; 4 sustains one flit per
         cycle on one VC across the credit loop).
@@ -121,9 +137,9 @@ class Router(wiring.Component):
     """
 
     def __init__(self, topology, node, *, payload_width=16, vcs=None, depth=4,
-                 algorithm=None, buffer="registers", turns="reference"):
+                 algorithm=None, buffer="registers", turns="reference", vcs_per_class=1):
         configure_router(self, topology, payload_width, vcs, depth, algorithm,
-                         buffer, turns)
+                         buffer, turns, vcs_per_class)
         self.node = None if node is None else topology.check_node(node, "node")
         degree = topology.degree
         #: Sticky flag for simulation: a flit arrived at a full buffer (a broken
@@ -155,6 +171,7 @@ class Router(wiring.Component):
         m = Module()
         topo, layout = self.topology, self.layout
         degree, vcs, depth = topo.degree, self.vcs, self.depth
+        classes, lanes = self.vc_classes, lane_bits(self.vcs_per_class)
         if self.node is None:
             wraps = [self.wrap_mask[p] for p in range(degree)]
         else:
@@ -196,13 +213,25 @@ class Router(wiring.Component):
             if hasattr(ru, "src") and "src" in ru.signature.members:
                 m.d.comb += ru.src.eq(arriving.src)
             enter = Signal(entry, name=f"enter_p{p}")
-            m.d.comb += [enter.port.eq(ru.request), enter.vc.eq(arriving.vc)]
+            # The VC of the next link: its class by the VC-assignment function, the VC
+            # within the class by the flow (flow_lane: XOR-folded src ^ dest).
+            vc_class = arriving.vc[lanes:]
+            next_class = Signal(len(vc_class), name=f"next_class_p{p}")
+            m.d.comb += [enter.port.eq(ru.request), next_class.eq(vc_class)]
             with m.Switch(ru.port):
                 for o in range(degree):
-                    if wraps[o] is not False and vcs > 1:   # a strap or a constant True
+                    if wraps[o] is not False and classes > 1:  # a strap or a constant True
                         with m.Case(o):
-                            m.d.comb += enter.vc.eq(Mux(wraps[o] & (arriving.vc != vcs - 1),
-                                                        arriving.vc + 1, arriving.vc))
+                            m.d.comb += next_class.eq(Mux(wraps[o] & (vc_class != classes - 1),
+                                                          vc_class + 1, vc_class))
+            if lanes:
+                flow = arriving.src ^ arriving.dest
+                lane = 0
+                for at in range(0, len(flow), lanes):
+                    lane = lane ^ flow[at:at + lanes]
+                m.d.comb += enter.vc.eq(Cat(lane, next_class))
+            else:
+                m.d.comb += enter.vc.eq(next_class)
             # Each input VC buffers entries of a route (the output port, one bit per
             # output this input may turn to, and the VC) and a flit. The oldest
             # entry's route sits in a register of its own (``head``), so that switch
@@ -268,7 +297,7 @@ class Router(wiring.Component):
         for o in range(degree + 1):
             if users[o]:
                 least_recently_granted(m, requests[o], grants[o], 1, name=f"prio_p{o}")
-        departing = []
+        departing, delivering = [], []
         for q, (p, v) in enumerate(queues):
             fifo, (route, head) = fifos[q], heads[q]
             active = Signal(name=f"active_p{p}_vc{v}")
@@ -287,6 +316,7 @@ class Router(wiring.Component):
             m.d.comb += fifo.r_en.eq(granted)
             flit = head.as_value()   # the flit leaves on its output VC
             departing.append(Cat(flit[:vc_at], out_vc, flit[vc_end:]))
+            delivering.append(flit)  # ejected flits keep the VC of their last link
             with m.If(granted):
                 m.d.sync += active.eq(~head.tail)
 
@@ -294,8 +324,9 @@ class Router(wiring.Component):
         switched = [Signal(layout, name=f"switched_p{o}") for o in range(degree + 1)]
         for o in range(degree + 1):
             if users[o]:
+                leaving = delivering if o == local else departing
                 m.d.comb += switched[o].eq(one_hot_mux(grants[o],
-                                                       [departing[q] for q in users[o]]))
+                                                       [leaving[q] for q in users[o]]))
         for o in range(degree):
             out = self.link_out[o]
             sent = grants[o].any()

@@ -60,7 +60,7 @@ class SelfCheckingFabric(wiring.Component):
         Traffic pattern of :mod:`cubefab.sim.patterns`.
     packet_flits : int
         Flits per packet.
-    payload_width, vcs, depth, algorithm
+    payload_width, vcs, depth, algorithm, vcs_per_class
         Router parameters (see :class:`~cubefab.hdl.fabric.Fabric`).
     hotspot : int, optional
         Hot node for ``hotspot`` traffic.
@@ -99,12 +99,13 @@ class SelfCheckingFabric(wiring.Component):
 
     def __init__(self, topology, *, pattern="uniform", packet_flits=1, payload_width=32,
                  vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
-                 timestamp_bits=16, sequence_bits=8, strapped=False):
+                 timestamp_bits=16, sequence_bits=8, vcs_per_class=1, strapped=False):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         if not isinstance(strapped, bool):
             raise TypeError(f"Strapped must be a bool, not {strapped!r}")
-        configure_fabric(self, topology, payload_width, vcs, depth, algorithm, check=True)
+        configure_fabric(self, topology, payload_width, vcs, depth, algorithm, True,
+                         vcs_per_class)
         self.fmt = PacketFormat(self.layout, packet_flits,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits)
         self.strapped = strapped
@@ -132,7 +133,8 @@ class SelfCheckingFabric(wiring.Component):
             self.topology, node, self.fmt, pattern=pattern, hotspot=hotspot,
             queue_depth=queue_depth,
             router_params={"payload_width": self.payload_width, "vcs": self.vcs,
-                           "depth": self.depth, "algorithm": self.algorithm})
+                           "depth": self.depth, "algorithm": self.algorithm,
+                           "vcs_per_class": self.vcs_per_class})
 
     @property
     def histogram_buckets(self):

@@ -43,9 +43,9 @@ class AmaranthEngine:
     name = "amaranth"
 
     def __init__(self, topology, *, payload_width=16, vcs=None, depth=4, algorithm=None,
-                 trace_hops=True, vcd=None):
+                 vcs_per_class=1, trace_hops=True, vcd=None):
         self.fabric = Fabric(topology, payload_width=payload_width, vcs=vcs, depth=depth,
-                             algorithm=algorithm)
+                             algorithm=algorithm, vcs_per_class=vcs_per_class)
         self.topology = topology
         self.trace_hops = bool(trace_hops)
         self.vcd = vcd
@@ -92,7 +92,8 @@ class AmaranthEngine:
         for at, src, dest, length in (packets or ()):
             extra.setdefault(at, []).append((src, dest, length))
         n = topo.num_nodes
-        board = Scoreboard(topo, fabric.layout, fabric.algorithm, fabric.vcs)
+        board = Scoreboard(topo, fabric.layout, fabric.algorithm, fabric.vcs,
+                           fabric.vcs_per_class)
         queues = [deque() for _ in range(n)]       # per node: (packet, flit index)
         state = {"cycle": 0, "stalled": False, "drain_cycles": 0, "injected_flits": 0,
                  "window_flits": 0}

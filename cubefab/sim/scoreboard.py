@@ -55,15 +55,18 @@ class Scoreboard:
     vcs : int or None
         Number of VCs: the VC each packet arrives on must be the reference
         assignment's (:func:`cubefab.topology.deadlock.hop_vcs`); None skips the check.
+    vcs_per_class : int
+        VCs per VC class of the routers (see :class:`~cubefab.hdl.router.Router`).
     """
 
-    def __init__(self, topology, layout, algorithm=None, vcs=None):
+    def __init__(self, topology, layout, algorithm=None, vcs=None, vcs_per_class=1):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         self.topology = topology
         self.layout = layout
         self.algorithm = topology.check_algorithm(algorithm)
         self.vcs = vcs
+        self.vcs_per_class = vcs_per_class
         self._vcs_of = {}
         self.addresses = [int(a) for a in topology.nodes()]
         self._index = {a: i for i, a in enumerate(self.addresses)}
@@ -242,7 +245,7 @@ class Scoreboard:
         key = (src, dest)
         if key not in self._vcs_of:
             vcs = hop_vcs(self.topology, self.addresses[src], self.addresses[dest],
-                          self.algorithm, self.vcs)
+                          self.algorithm, self.vcs, self.vcs_per_class)
             self._vcs_of[key] = vcs[-1] if vcs else 0
         return self._vcs_of[key]
 

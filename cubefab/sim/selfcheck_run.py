@@ -31,17 +31,18 @@ FLAT_NODES_MAX = 64
 
 
 def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_width=32,
-                     vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16):
+                     vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
+                     vcs_per_class=1):
     """The hardware configuration (a JSON-able dict; the Verilator cache key)."""
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     algorithm = topology.check_algorithm(algorithm)
     if vcs is None:
-        vcs = required_vcs(topology, algorithm)
+        vcs = required_vcs(topology, algorithm) * vcs_per_class
     return {"design": "SelfCheckingFabric", "family": topology.name,
             "params": dict(topology.params), "pattern": pattern,
             "packet_flits": packet_flits, "payload_width": payload_width, "vcs": vcs,
-            "depth": depth, "algorithm": algorithm,
+            "depth": depth, "algorithm": algorithm, "vcs_per_class": vcs_per_class,
             "hotspot": hotspot, "queue_depth": queue_depth}
 
 
@@ -309,13 +310,14 @@ class VerilatorEngine:
     :func:`run_selfcheck`, which runs the same hardware in both)."""
 
     def __init__(self, topology, *, payload_width=32, vcs=None, depth=4, algorithm=None,
-                 trace_hops=False, vcd=None):
+                 vcs_per_class=1, trace_hops=False, vcd=None):
         if vcd is not None:
             raise ValueError("the verilator engine writes no VCD; use --engine amaranth")
         self.topology = topology
         # The self-checking packet format needs 24 payload bits (timestamp, sequence).
         self.hardware = {"payload_width": max(32, payload_width), "vcs": vcs,
-                         "depth": depth, "algorithm": algorithm}
+                         "depth": depth, "algorithm": algorithm,
+                         "vcs_per_class": vcs_per_class}
 
     def run(self, traffic, cycles, *, drain=None, watchdog=None, stall=None, packets=None,
             progress=None):

@@ -36,7 +36,7 @@ from .hypercube import Hypercube
 from .metacube import Metacube
 
 
-__all__ = ["wrap_array", "wrap_ports", "next_vc", "hop_vcs", "required_vcs",
+__all__ = ["lane_bits", "flow_lane", "wrap_array", "wrap_ports", "next_vc", "hop_vcs", "required_vcs",
            "translation_mask", "channel_dependency_graph", "check_deadlock_free",
            "DeadlockReport", "DeadlockError"]
 
@@ -78,16 +78,43 @@ def next_vc(topology, here, port, vc_in, vcs):
     return min(vc_in + int(wrap_ports(topology, here)[port]), vcs - 1)
 
 
-def hop_vcs(topology, src, dst, algorithm=None, vcs=None):
+def lane_bits(vcs_per_class):
+    """Bits of a VC number that select the VC within its class (``vcs_per_class`` a
+    power of two); raises ValueError otherwise."""
+    per = check_int("Virtual channels per class", vcs_per_class, 1)
+    if per & (per - 1):
+        raise ValueError(f"Virtual channels per class must be a power of two, not {per!r}")
+    return per.bit_length() - 1
+
+
+def flow_lane(src, dst, vcs_per_class):
+    """The VC within its class that every hop of the flow ``src -> dst`` takes when
+    each VC class has ``vcs_per_class`` VCs: the XOR of the ``lane_bits``-wide pieces
+    of ``src ^ dst``. One VC per flow and class keeps a flow's packets in order (they
+    follow one path through FIFOs), while flows spread over the VCs of a class,
+    which cuts head-of-line blocking. The VC of a hop is ``class * vcs_per_class +
+    lane``; the class follows the VC-assignment function."""
+    bits = lane_bits(vcs_per_class)
+    x, lane = int(src) ^ int(dst), 0
+    while bits and x:
+        lane ^= x & ((1 << bits) - 1)
+        x >>= bits
+    return lane
+
+
+def hop_vcs(topology, src, dst, algorithm=None, vcs=None, vcs_per_class=1):
     """The VC of every hop of the reference route from ``src`` to ``dst``
-    (``vcs=None``: uncapped)."""
+    (``vcs=None``: uncapped), with ``vcs_per_class`` VCs per class (see
+    :func:`flow_lane`)."""
     path = topology.route(src, dst, algorithm)
+    lane = flow_lane(src, dst, vcs_per_class)
+    classes = None if vcs is None else max(1, vcs // vcs_per_class)
     vc, out = 0, []
     for u, v in zip(path, path[1:]):
         vc += int(wrap_ports(topology, u)[topology.port(u, v)])
-        if vcs is not None:
-            vc = min(vc, vcs - 1)
-        out.append(vc)
+        if classes is not None:
+            vc = min(vc, classes - 1)
+        out.append(vc * vcs_per_class + lane)
     return out
 
 

@@ -11,7 +11,7 @@ from amaranth.sim import Simulator
 from cubefab.hdl.flit import FlitLayout, LinkSignature, flit_layout, vc_width
 from cubefab.hdl.router import BUFFERS, HOP_LATENCY, ROUTER_LATENCY, TURNS, Router
 from cubefab.topology import DLH, Hypercube, Metacube
-from cubefab.topology.deadlock import next_vc
+from cubefab.topology.deadlock import flow_lane, next_vc
 from cubefab.topology.turns import router_turns
 
 
@@ -64,6 +64,10 @@ def test_bad_parameters_are_refused():
         Router(Hypercube(2), 0, buffer="bram")
     with pytest.raises(ValueError, match="Turns must be one of 'reference', 'all'"):
         Router(Hypercube(2), 0, turns="some")
+    with pytest.raises(ValueError, match="per class must be a power of two, not 3"):
+        Router(Hypercube(2), 0, vcs_per_class=3)
+    with pytest.raises(ValueError, match="multiple of vcs_per_class = 2, not 3"):
+        Router(Hypercube(2), 0, vcs=3, vcs_per_class=2)
 
 
 def test_router_ports():
@@ -83,15 +87,36 @@ CASES = [
 ]
 
 
+def expected_vc(router, node, out, vc_in, src, dest):
+    """The reference VC of a flit leaving ``router`` through ``out``: the class by the
+    VC-assignment function, the VC within it by the flow; ejection keeps ``vc_in``."""
+    topo, per = router.topology, router.vcs_per_class
+    if out == topo.degree:
+        return vc_in
+    return (per * next_vc(topo, node, out, vc_in // per, router.vc_classes)
+            + flow_lane(src, dest, per))
+
+
 @pytest.mark.parametrize("turns", TURNS)
 @pytest.mark.parametrize("topology,node,algorithm", CASES,
                          ids=lambda c: getattr(c, "label", str(c)))
 def test_output_port_and_vc_equal_the_reference(topology, node, algorithm, turns):
+    check_ports_and_vcs(topology, node, algorithm, turns)
+
+
+@pytest.mark.parametrize("topology,node,algorithm", [CASES[0], CASES[3]],
+                         ids=lambda c: getattr(c, "label", str(c)))
+def test_two_vcs_per_class_follow_the_flow_lane(topology, node, algorithm):
+    check_ports_and_vcs(topology, node, algorithm, "reference", vcs_per_class=2)
+
+
+def check_ports_and_vcs(topology, node, algorithm, turns, vcs_per_class=1):
     # every destination through every input VC (turns="reference": through those
     # input ports that reference routes lead to that destination's output port)
     if node is None:
         node = topology.make_address(1, 2 * topology.m - 1, 1)
-    router = Router(topology, node, algorithm=algorithm, payload_width=8, turns=turns)
+    router = Router(topology, node, algorithm=algorithm, payload_width=8, turns=turns,
+                    vcs_per_class=vcs_per_class)
     degree, vcs = topology.degree, router.vcs
     src = int(topology.nodes()[-1])
     inputs = [(degree, 0)] + [(p, v) for p in range(degree) for v in range(vcs)]
@@ -119,7 +144,8 @@ def test_output_port_and_vc_equal_the_reference(topology, node, algorithm, turns
                 assert len(seen) == 1, (dest, p, v, seen)
                 out, f = seen[0]
                 assert out == want_port, (dest, p, v)
-                assert f.vc == next_vc(topology, node, out, v, vcs), (dest, p, v, out)
+                assert f.vc == expected_vc(router, node, out, v, src, dest), \
+                    (dest, p, v, out)
                 # return the credit the flit used so that no VC runs dry
                 if out < degree:
                     ctx.set(router.link_out[out].credit, 1 << f.vc)

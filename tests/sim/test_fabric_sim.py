@@ -48,9 +48,9 @@ def test_zero_load_latency_is_exact(topology):
         assert p.latency == p.network_latency        # nothing else in the network
 
 
-def _full_load(topology, cycles, packet_flits=2, seed=7):
+def _full_load(topology, cycles, packet_flits=2, seed=7, **router):
     traffic = Traffic(topology, "uniform", 1.0, packet_flits, seed)
-    result = AmaranthEngine(topology).run(traffic, cycles)
+    result = AmaranthEngine(topology, **router).run(traffic, cycles)
     assert_clean(result)
     # delivery keeps progressing through the whole run
     done = sorted(p.delivered for p in result.packets)
@@ -65,6 +65,11 @@ def _full_load(topology, cycles, packet_flits=2, seed=7):
                                              (DLH(2, 1), 200)], ids=str)
 def test_full_load_exactly_once_no_deadlock(topology, cycles):
     _full_load(topology, cycles)
+
+
+def test_two_vcs_per_class_keep_flows_in_order_at_full_load():
+    # the scoreboard checks order per flow and every packet's VC against hop_vcs
+    _full_load(DLH(2, 1), 200, vcs_per_class=2)
 
 
 @pytest.mark.slow

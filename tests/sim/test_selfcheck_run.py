@@ -30,6 +30,16 @@ def test_engines_agree_on_a_small_fabric(verilator_cache):
     assert a["ok"] and a["delivered"] > 150 and a["drained"]
 
 
+@needs_verilator
+def test_engines_agree_with_two_vcs_per_class(verilator_cache):
+    # the Verilator build is the address-strapped node; Amaranth runs one per node
+    topo = make_topology("metacube", k=1, m=1)
+    a, v = both_engines(topo, rate=0.6, cycles=150, warmup=30, drain=100, seed=2,
+                        vcs_per_class=2, depth=8)
+    assert {k: a[k] for k in ENGINE_INDEPENDENT} == {k: v[k] for k in ENGINE_INDEPENDENT}
+    assert a["ok"] and a["delivered"] > 100
+
+
 @pytest.mark.slow
 @needs_verilator
 @pytest.mark.parametrize("family, params, pattern", [

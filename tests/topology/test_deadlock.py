@@ -6,7 +6,7 @@ import pytest
 from cubefab.hdl.fabric import Fabric
 from cubefab.topology import DLH, Hypercube, Metacube
 from cubefab.topology.deadlock import (DeadlockError, channel_dependency_graph,
-                                       check_deadlock_free, hop_vcs, next_vc,
+                                       check_deadlock_free, flow_lane, hop_vcs, next_vc,
                                        required_vcs, translation_mask, wrap_ports)
 
 
@@ -124,3 +124,23 @@ def test_vc_assignment_function():
     assert hop_vcs(mc, 0b110, 0b011) == [1, 1]
     with pytest.raises(ValueError, match="vc_in"):
         next_vc(topo, last, 1, 2, 2)
+
+
+def test_flow_lanes_spread_flows_over_a_class():
+    # XOR of the lane-wide pieces of src ^ dst: every lane used, by equal shares
+    for per in (2, 4):
+        lanes = [flow_lane(s, d, per) for s in range(64) for d in range(64)]
+        assert sorted(set(lanes)) == list(range(per))
+        assert all(lanes.count(x) == len(lanes) // per for x in range(per))
+    assert flow_lane(0b1011, 0b0001, 4) == 0b10 ^ 0b10
+    assert flow_lane(5, 9, 1) == 0
+    with pytest.raises(ValueError, match="power of two, not 3"):
+        flow_lane(1, 2, 3)
+
+
+def test_hop_vcs_with_classes_keep_one_lane_per_flow():
+    topo = DLH(2, 2)
+    for s, d in [(0, int(topo.nodes()[-1])), (int(topo.nodes()[5]), int(topo.nodes()[9]))]:
+        classes = hop_vcs(topo, s, d, vcs=2)
+        lane = flow_lane(s, d, 2)
+        assert hop_vcs(topo, s, d, vcs=4, vcs_per_class=2) == [2 * c + lane for c in classes]
