@@ -323,8 +323,11 @@ class Router(wiring.Component):
         # Crossbar into the registered outputs.
         switched = [Signal(layout, name=f"switched_p{o}") for o in range(degree + 1)]
         for o in range(degree + 1):
-            if users[o]:
-                leaving = delivering if o == local else departing
+            leaving = delivering if o == local else departing
+            if len(users[o]) == 1:
+                # one input: no multiplexer (the payload of an invalid flit is undefined)
+                m.d.comb += switched[o].eq(leaving[users[o][0]])
+            elif users[o]:
                 m.d.comb += switched[o].eq(one_hot_mux(grants[o],
                                                        [leaving[q] for q in users[o]]))
         for o in range(degree):

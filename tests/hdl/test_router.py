@@ -338,9 +338,11 @@ def test_memory_buffers_behave_like_register_buffers_cycle_by_cycle():
 
 
 def observed(router):
-    """Every output of ``router``, in a fixed order."""
-    values = [router.local_in.ready, router.local_out.valid, router.local_out.payload.as_value()]
+    """Every output of ``router``, in a fixed order (a payload multiplied by its valid:
+    the payload of an invalid flit is undefined)."""
+    values = [router.local_in.ready, router.local_out.valid,
+              router.local_out.valid * router.local_out.payload.as_value()]
     for p in range(router.topology.degree):
-        values += [router.link_out[p].flit.valid, router.link_out[p].flit.payload.as_value(),
-                   router.link_in[p].credit]
+        flit = router.link_out[p].flit
+        values += [flit.valid, flit.valid * flit.payload.as_value(), router.link_in[p].credit]
     return values
