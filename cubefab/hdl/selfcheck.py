@@ -157,7 +157,7 @@ class SelfCheckingFabric(wiring.Component):
         design = self.node_design
         iface = design.signature.create(path=(f"node_{address}",))
         straps = design.strap_layout.const(design.strap_values(address)).as_value()
-        ports = {"i_clk": ClockSignal(), "i_rst": ResetSignal()}
+        ports = {"i_clk": ClockSignal(), "i_rst": ResetSignal(allow_reset_less=True)}
         for name, (value, direction) in component_ports(iface).items():
             if name == "straps":
                 value = straps

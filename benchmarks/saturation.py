@@ -1,0 +1,79 @@
+"""Uniform-traffic saturation of the default sweep router against the channel-load bound.
+
+    python benchmarks/saturation.py [--cycles N] [--warmup N] [--jobs N] [--plot-dir DIR]
+                                    [--json FILE] [--only LABEL ...]
+
+For MC(1,3), MC(2,2), DLH(4,3) and DLH(8,4) (issue 7's goal: saturation throughput at
+least 70% of the bound) it runs ``cubefab sweep``'s engine (the self-checking fabric
+in Verilator, router settings :data:`cubefab.sim.sweep.SWEEP_ROUTER`) at offered loads
+from 50% to 95% of the bound, and prints the bound, the saturation throughput (the
+largest accepted throughput), its fraction of the bound and the zero-load latency.
+Builds are cached; a first run builds four fabrics (minutes each).
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from cubefab.cli import format_table  # noqa: E402
+from cubefab.sim.channel_load import channel_load_bound  # noqa: E402
+from cubefab.sim.sweep import SWEEP_ROUTER, plot_sweep, sweep  # noqa: E402
+from cubefab.topology import DLH, Metacube  # noqa: E402
+
+
+NETWORKS = [Metacube(1, 3), Metacube(2, 2), DLH(4, 3), DLH(8, 4)]
+FRACTIONS = (0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+GOAL = 0.70
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cycles", type=int, default=5000)
+    ap.add_argument("--warmup", type=int, default=1000)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--plot-dir", default=None)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--only", nargs="*", default=None, help="labels, e.g. 'DLH(4,3)'")
+    args = ap.parse_args()
+    rows, docs = [], []
+    for topo in NETWORKS:
+        if args.only and topo.label not in args.only:
+            continue
+        bound = channel_load_bound(topo, "uniform")["saturation_bound"]
+        rates = [round(f * bound, 4) for f in FRACTIONS]
+        start = time.monotonic()
+        result = sweep(topo, rates, cycles=args.cycles, warmup=args.warmup, jobs=args.jobs,
+                       build_progress=lambda stage: print(f"  {topo.label}: build {stage}",
+                                                          flush=True))
+        seconds = time.monotonic() - start
+        docs.append(result)
+        if args.plot_dir:
+            os.makedirs(args.plot_dir, exist_ok=True)
+            plot_sweep([result], os.path.join(args.plot_dir, f"saturation_{topo.name}_"
+                       + "_".join(str(v) for v in topo.params.values()) + ".png"))
+        first = result["points"][0]
+        rows.append([topo.label, topo.num_nodes, f"{bound:.4f}",
+                     f"{result['saturation_throughput']:.4f}",
+                     f"{result['fraction_of_bound']:.1%}",
+                     "yes" if result["fraction_of_bound"] >= GOAL else "NO",
+                     f"{first['avg_latency']:.1f}", "yes" if result["ok"] else "NO",
+                     f"{seconds:.0f}"])
+        print(format_table(["network", "nodes", "bound", "saturation", "of bound",
+                            f">= {GOAL:.0%}", f"latency @{FRACTIONS[0]:.0%}", "no errors",
+                            "seconds"], rows[-1:]), flush=True)
+    print(f"\nrouter: {SWEEP_ROUTER}, {args.cycles} cycles after {args.warmup} warm-up, "
+          "uniform traffic, 1-flit packets")
+    print(format_table(["network", "nodes", "bound", "saturation", "of bound",
+                        f">= {GOAL:.0%}", f"latency @{FRACTIONS[0]:.0%}", "no errors",
+                        "seconds"], rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(docs, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
