@@ -14,14 +14,14 @@ to constants), whose Verilog :meth:`SelfCheckingFabric.extra_verilog` gives: a
 simulator or synthesis tool then compiles one node, not one per node.
 """
 
-from amaranth.hdl import ClockSignal, Instance, Module, ResetSignal, Signal
+from amaranth.hdl import ClockSignal, Instance, Module, Signal
 from amaranth.hdl._ir import PortDirection
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology, check_int
 from .fabric import configure_fabric, connect_links
-from .ports import component_ports
+from .ports import component_ports, reset_less_verilog
 from .selfcheck_node import NODE_EVENTS, SelfCheckingNode
 from .traffic_gen import PacketFormat, RATE_BITS
 
@@ -71,8 +71,9 @@ class SelfCheckingFabric(wiring.Component):
     strapped : bool
         Instantiate one address-strapped node module (named :data:`NODE_MODULE`,
         Verilog from :meth:`extra_verilog`) per node instead of elaborating a node
-        design per address: for Verilog flows only (Amaranth's simulator cannot run
-        instances). Both forms behave identically.
+        design per address: for simulation from Verilog only (Amaranth's simulator
+        cannot run instances, and the node module has no reset: its registers start
+        at their ``init`` values). Both forms behave identically from power-up.
 
     Raises
     ------
@@ -146,10 +147,8 @@ class SelfCheckingFabric(wiring.Component):
         strapped node when ``strapped``, else nothing."""
         if not self.strapped:
             return {}
-        from amaranth.back import verilog
-        return {NODE_MODULE + ".v": verilog.convert(
-            self.node_design, name=NODE_MODULE, ports=component_ports(self.node_design),
-            emit_src=False)}
+        # simulation only (the node has no reset: registers start at their init)
+        return {NODE_MODULE + ".v": reset_less_verilog(self.node_design, NODE_MODULE)}
 
     def _instance(self, m, address):
         """An instance of the strapped node module, strapped to ``address``; returns
@@ -157,7 +156,7 @@ class SelfCheckingFabric(wiring.Component):
         design = self.node_design
         iface = design.signature.create(path=(f"node_{address}",))
         straps = design.strap_layout.const(design.strap_values(address)).as_value()
-        ports = {"i_clk": ClockSignal(), "i_rst": ResetSignal(allow_reset_less=True)}
+        ports = {"i_clk": ClockSignal()}
         for name, (value, direction) in component_ports(iface).items():
             if name == "straps":
                 value = straps

@@ -23,11 +23,10 @@ import shutil
 import subprocess
 import tempfile
 
-from amaranth.hdl import ClockDomain, Module, Shape
-from amaranth.hdl._ir import PortDirection
+from amaranth.hdl import Shape
 from amaranth.lib import wiring
 
-from ..hdl.ports import component_ports
+from ..hdl.ports import reset_less_verilog
 
 
 __all__ = ["verilator_executable", "verilator_missing_reason", "cache_root",
@@ -308,19 +307,11 @@ class VerilatorModel:
         reason = verilator_missing_reason()
         if reason:
             raise VerilatorError(reason)
-        from amaranth.back import verilog
         if progress:
             progress("verilog")
         component = self.factory()
         ports = self._ports_of(component)
-        # Reset is held low for the whole run, so the top's sync domain is made
-        # reset-less: no next-state logic then depends on a top-level input, which
-        # Verilator would re-evaluate on every clock edge (measured 1.5x slower).
-        top = Module()
-        top.domains.sync = sync = ClockDomain("sync", reset_less=True)
-        top.submodules.design = component
-        top_ports = {"clk": (sync.clk, PortDirection.Input), **component_ports(component)}
-        text = verilog.convert(top, name=self.name, ports=top_ports, emit_src=False)
+        text = reset_less_verilog(component, self.name)   # the run never resets
         extra = getattr(component, "extra_verilog", dict)()
         os.makedirs(os.path.dirname(self.directory), exist_ok=True)
         work = tempfile.mkdtemp(prefix=self.key + ".", dir=os.path.dirname(self.directory))
