@@ -5,26 +5,11 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..topology.deadlock import DeadlockError, check_deadlock_free
+from ..topology.turns import inverse_ports
 from .router import Router, configure_router
 
 
-__all__ = ["Fabric", "inverse_ports", "configure_fabric", "connect_links"]
-
-
-def inverse_ports(topology):
-    """``q[p]``: the port through which the neighbour reached via ``p`` leads back
-    (``p`` itself for the cubes; successor and predecessor swap on DLH rings)."""
-    nodes = topology.nodes()
-    out = []
-    for p in range(topology.degree):
-        there = topology.neighbor_array(nodes, p)
-        for q in range(topology.degree):
-            if (topology.neighbor_array(there, q) == nodes).all():
-                out.append(q)
-                break
-        else:  # pragma: no cover - every family here has inverse ports
-            raise ValueError(f"{topology.label}: port {p} has no inverse port")
-    return tuple(out)
+__all__ = ["Fabric", "configure_fabric", "connect_links"]
 
 
 def configure_fabric(obj, topology, payload_width, vcs, depth, algorithm, check,
