@@ -70,8 +70,12 @@ class Fabric(wiring.Component):
 
     def __init__(self, topology, *, payload_width=16, vcs=None, depth=4, algorithm=None,
                  vcs_per_class=1, check=True):
-        configure_fabric(self, topology, payload_width, vcs, depth, algorithm, check,
-                         vcs_per_class)
+        try:
+            configure_fabric(self, topology, payload_width, vcs, depth, algorithm, check,
+                             vcs_per_class)
+        except (TypeError, ValueError):
+            self._MustUse__silence = True      # refused, not forgotten: no unused warning
+            raise
         n = topology.num_nodes
         #: list of Router, in dense node order (``routers[topology.index(address)]``)
         self.routers = [Router(topology, int(node), **self.router_params())

@@ -138,9 +138,13 @@ class Router(wiring.Component):
 
     def __init__(self, topology, node, *, payload_width=16, vcs=None, depth=4,
                  algorithm=None, buffer="registers", turns="reference", vcs_per_class=1):
-        configure_router(self, topology, payload_width, vcs, depth, algorithm,
-                         buffer, turns, vcs_per_class)
-        self.node = None if node is None else topology.check_node(node, "node")
+        try:
+            configure_router(self, topology, payload_width, vcs, depth, algorithm,
+                             buffer, turns, vcs_per_class)
+            self.node = None if node is None else topology.check_node(node, "node")
+        except (TypeError, ValueError):
+            self._MustUse__silence = True      # refused, not forgotten: no unused warning
+            raise
         degree = topology.degree
         #: Sticky flag for simulation: a flit arrived at a full buffer (a broken
         #: credit protocol); never set in a correct network.
