@@ -111,11 +111,23 @@ class MatrixArbiter(_Arbiter):
     _logic = staticmethod(lambda m, *ports: least_recently_granted(m, *ports))
 
 
-def least_recently_granted(m, requests, grant, commit, name="prio"):
+def least_recently_granted(m, requests, grant, commit, name="prio", *, contenders=None,
+                           uncontested=None):
     """Build matrix arbitration of ``requests`` into ``grant`` in module ``m`` (the
     logic of :class:`MatrixArbiter`, for components that arbitrate many resources
-    in one module)."""
+    in one module).
+
+    ``contenders`` and ``uncontested`` let a caller start the priority comparison
+    from earlier signals than the requests (fewer logic levels): requester ``i`` is
+    granted when it requests and either ``uncontested`` is set or no contender
+    ``j`` with priority over it exists. The grant is the least recently granted
+    requester when, in every cycle, either the contenders are the requesters, or
+    nobody requests, or ``uncontested`` is set and at most one requests (default:
+    the contenders are the requests, ``uncontested`` is 0).
+    """
     n = len(requests)
+    if contenders is None:
+        contenders = requests
     if n == 1:
         m.d.comb += grant.eq(requests)
         return
@@ -124,9 +136,11 @@ def least_recently_granted(m, requests, grant, commit, name="prio"):
               for i in range(n) for j in range(i + 1, n)}
     terms = []
     for i in range(n):
-        wins = [~requests[j] | (before[i, j] if i < j else ~before[j, i])
-                for j in range(n) if j != i]
-        terms.append(requests[i] & Cat(wins).all())
+        wins = Cat(~contenders[j] | (before[i, j] if i < j else ~before[j, i])
+                   for j in range(n) if j != i).all()
+        if uncontested is not None:
+            wins = wins | uncontested
+        terms.append(requests[i] & wins)
     m.d.comb += grant.eq(Cat(terms))
     with m.If(commit):
         for (i, j), flag in before.items():

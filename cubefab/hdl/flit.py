@@ -14,13 +14,41 @@ from amaranth.lib.wiring import In, Out
 from ..topology.base import Topology, check_int
 
 
-__all__ = ["FlitLayout", "flit_layout", "vc_width", "LinkSignature"]
+__all__ = ["FlitLayout", "flit_layout", "vc_width", "header_width",
+           "payload_width_for", "LinkSignature"]
 
 
 def vc_width(vcs):
     """Width of the ``vc`` field for ``vcs`` virtual channels (0 for one channel)."""
     vcs = check_int("Number of virtual channels", vcs, 1)
     return (vcs - 1).bit_length()
+
+
+def header_width(address_bits, vcs=1):
+    """Bits of a flit besides its payload: ``head``, ``tail``, ``vc``, ``dest`` and
+    ``src`` (every flit carries them; see :class:`FlitLayout`)."""
+    address_bits = check_int("Address width", address_bits, 1)
+    return 2 + vc_width(vcs) + 2 * address_bits
+
+
+def payload_width_for(address_bits, flit_width, vcs=1):
+    """The payload width that makes flits ``flit_width`` bits wide in all (the
+    width of a link, as "flit width" is used in the router literature).
+
+    Raises
+    ------
+    ValueError
+        When ``flit_width`` leaves no payload bit beside the header
+        (:func:`header_width`).
+    """
+    header = header_width(address_bits, vcs)
+    flit_width = check_int("Flit width", flit_width, 1)
+    if flit_width <= header:
+        raise ValueError(f"Flit width must be at least {header + 1} bits for "
+                         f"{address_bits}-bit addresses and {vcs} VC(s) (a {header}-bit "
+                         f"header: head, tail, vc, dest, src; and a payload), "
+                         f"not {flit_width}")
+    return flit_width - header
 
 
 class FlitLayout(data.StructLayout):

@@ -119,7 +119,8 @@ class Router(wiring.Component):
         router sends on VC ``v`` only with a credit, and starts with ``depth``.
     local_in : In(stream.Signature(layout))
         Injection. Packets must be well formed (a head, body flits, a tail; ``head``
-        and ``tail`` both set for one flit); ``vc`` is ignored.
+        and ``tail`` both set for one flit), every flit carrying its head's ``dest``
+        and ``src`` (each flit is routed by its own); ``vc`` is ignored.
     local_out : Out(stream.Signature(layout))
         Ejection (registered); a packet's flits leave consecutively, never
         interleaved with another packet's. ``vc`` holds the VC of the last link.
@@ -240,8 +241,9 @@ class Router(wiring.Component):
             # output this input may turn to, and the VC) and a flit. The oldest
             # entry's route sits in a register of its own (``head``), so that switch
             # allocation starts the cycle from flip-flops; the flits are in registers
-            # or block RAM. Body flits take their head's route: routers read a
-            # packet's header from its head only.
+            # or block RAM. Every flit is routed by its own header: a packet's flits
+            # carry its head's dest and src and cross each link on its head's VC, so
+            # they all get the head's route (no register holds it for them).
             route_layout = data.StructLayout({"port": unsigned(len(outputs[p])),
                                               "vc": entry["vc"].shape})
             new = Cat(Cat(enter.port[o] for o in outputs[p]), enter.vc)
@@ -254,10 +256,7 @@ class Router(wiring.Component):
                 fifo = FIFOInterface(width=route_layout.size + layout.size, depth=depth)
                 BUFFERS[self.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
                                      head=route_layout.size)
-                held = Signal(route_layout, name=f"held_route_p{p}_vc{v}")
-                m.d.comb += fifo.w_data.eq(Cat(Mux(arriving.head, new, held), arriving))
-                with m.If(fifo.w_en & arriving.head):
-                    m.d.sync += held.eq(new)
+                m.d.comb += fifo.w_data.eq(Cat(new, arriving))
                 if p < degree:
                     link = self.link_in[p]
                     m.d.comb += fifo.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))
@@ -298,9 +297,8 @@ class Router(wiring.Component):
                  for o in range(degree + 1)]
         requests = [Signal(len(users[o]), name=f"requests_p{o}") for o in range(degree + 1)]
         grants = [Signal(len(users[o]), name=f"grants_p{o}") for o in range(degree + 1)]
-        for o in range(degree + 1):
-            if users[o]:
-                least_recently_granted(m, requests[o], grants[o], 1, name=f"prio_p{o}")
+        # contenders[o]: the route head bits of the queues that may turn to o
+        contenders = [[None] * len(users[o]) for o in range(degree + 1)]
         departing, delivering = [], []
         for q, (p, v) in enumerate(queues):
             fifo, (route, head) = fifos[q], heads[q]
@@ -315,6 +313,7 @@ class Router(wiring.Component):
                     vc_busy, credit = busy[o][0], can_send[o]
                 i = users[o].index(q)
                 m.d.comb += requests[o][i].eq(route.port[k] & (active | ~vc_busy) & credit)
+                contenders[o][i] = route.port[k]
                 granted.append(grants[o][i])
             granted = Cat(granted).any()
             m.d.comb += fifo.r_en.eq(granted)
@@ -323,6 +322,22 @@ class Router(wiring.Component):
             delivering.append(flit)  # ejected flits keep the VC of their last link
             with m.If(granted):
                 m.d.sync += active.eq(~head.tail)
+
+        for o in range(degree + 1):
+            if not users[o]:
+                continue
+            if out_vcs[o] == 1:
+                # One output VC: while it is free, no queue routed to it is active (an
+                # active queue owns the VC it sends on), so the queues whose route
+                # head names it all request (with a credit) or none does; while it is
+                # busy, only its owner may request. The arbiter can then compare the
+                # route bits (flip-flops) instead of the requests: one LUT level less
+                # from the start of the cycle to the grants, and the same grants.
+                least_recently_granted(m, requests[o], grants[o], 1, name=f"prio_p{o}",
+                                       contenders=Cat(contenders[o]),
+                                       uncontested=busy[o][0])
+            else:
+                least_recently_granted(m, requests[o], grants[o], 1, name=f"prio_p{o}")
 
         # Crossbar into the registered outputs.
         switched = [Signal(layout, name=f"switched_p{o}") for o in range(degree + 1)]

@@ -3,9 +3,13 @@
 import random
 
 import pytest
+from amaranth.hdl import Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from cubefab.hdl.allocator import MatrixArbiter, RoundRobinArbiter, SwitchAllocator
+from cubefab.hdl.allocator import (MatrixArbiter, RoundRobinArbiter, SwitchAllocator,
+                                   least_recently_granted)
 
 
 def run(dut, bench):
@@ -170,3 +174,43 @@ def test_matrix_priorities_hold_without_commit():
 def test_matrix_arbiter_checks_its_count():
     with pytest.raises(ValueError, match="Requester count"):
         MatrixArbiter(0)
+
+
+class _EarlyContenders(wiring.Component):
+    """least_recently_granted comparing contenders (given early) instead of requests."""
+
+    def __init__(self, n):
+        super().__init__({"requests": In(n), "contenders": In(n), "uncontested": In(1),
+                          "grant": Out(n)})
+
+    def elaborate(self, platform):
+        m = Module()
+        least_recently_granted(m, self.requests, self.grant, 1,
+                               contenders=self.contenders, uncontested=self.uncontested)
+        return m
+
+
+def test_matrix_grant_from_contenders_is_the_least_recently_granted_requester():
+    # every cycle meets the contract: contenders = requests, or no request, or
+    # uncontested with at most one request (contenders arbitrary otherwise)
+    n = 4
+    dut = _EarlyContenders(n)
+
+    async def bench(ctx):
+        rng = random.Random(3)
+        history = list(range(n))        # least recently granted first
+        for _ in range(600):
+            case = rng.randrange(3)
+            contenders = rng.randrange(1 << n)
+            req = contenders if case == 0 else 0 if case == 1 else \
+                rng.choice([0] + [1 << i for i in range(n)])
+            ctx.set(dut.requests, req)
+            ctx.set(dut.contenders, contenders)
+            ctx.set(dut.uncontested, case == 2)
+            want = next((i for i in history if req >> i & 1), None)
+            assert ctx.get(dut.grant) == (0 if want is None else 1 << want), (case, req)
+            if want is not None:
+                history.remove(want)
+                history.append(want)
+            await ctx.tick()
+    run(dut, bench)

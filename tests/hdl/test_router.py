@@ -8,7 +8,8 @@ from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
-from cubefab.hdl.flit import FlitLayout, LinkSignature, flit_layout, vc_width
+from cubefab.hdl.flit import (FlitLayout, LinkSignature, flit_layout, header_width,
+                              payload_width_for, vc_width)
 from cubefab.hdl.router import BUFFERS, HOP_LATENCY, ROUTER_LATENCY, TURNS, Router
 from cubefab.topology import DLH, Hypercube, Metacube
 from cubefab.topology.deadlock import flow_lane, next_vc
@@ -49,6 +50,20 @@ def test_flit_layout_fields():
     sig = LinkSignature(layout)
     assert set(sig.members) == {"flit", "credit"}
     assert sig.members["credit"].shape == 3
+
+
+def test_a_flit_width_counts_the_header():
+    # Q(4), one VC: head, tail, dest 4, src 4 -> a 16-bit flit carries 6 payload bits
+    assert header_width(4) == 10
+    assert payload_width_for(4, 16) == 6
+    assert FlitLayout(4, payload_width_for(4, 16)).size == 16
+    assert FlitLayout(5, payload_width_for(5, 32, vcs=3), vcs=3).size == 32
+
+
+def test_a_flit_width_without_room_for_a_payload_is_refused():
+    with pytest.raises(ValueError, match="at least 17 bits for 7-bit addresses and 1 "
+                                         "VC.*not 16"):
+        payload_width_for(7, 16)
 
 
 def test_bad_parameters_are_refused():
