@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 
 from amaranth.hdl import Shape
@@ -243,7 +244,7 @@ class VerilatorModel:
         self.hier_blocks = tuple(hier_blocks)
         self.inputs = self.counters = None
         key = hashlib.sha256()
-        for part in (config_text, name, opt, _hdl_source_digest(), _MAIN_TEMPLATE,
+        for part in (config_text, name, opt, _hdl_source_digest(), self._generator_source(),
                      " ".join(_VERILATOR_FLAGS), self._verilator_version(),
                      " ".join(self.hier_blocks)):
             key.update(part.encode())
@@ -260,6 +261,17 @@ class VerilatorModel:
             raise ValueError(f"value of input {name!r} must be an integer in [0, 2**64), "
                              f"not {value!r}")
         return name
+
+    def _generator_source(self):
+        """Source of the modules that generate this class's build (its main, its
+        sources): part of the cache key."""
+        text = []
+        for cls in type(self).__mro__:
+            module = sys.modules.get(cls.__module__)
+            if cls.__module__.startswith("cubefab.") and getattr(module, "__file__", None):
+                with open(module.__file__) as f:
+                    text.append(f.read())
+        return "\0".join(text)
 
     @staticmethod
     def _verilator_version():
@@ -295,6 +307,20 @@ class VerilatorModel:
             ports = json.load(f)
         self.inputs, self.counters = ports["inputs"], ports["counters"]
 
+    def _sources(self, component):
+        """``(files, main, ports)`` of a build: ``{file name: Verilog}``, the C++ main
+        and :meth:`_ports_of` ``component``."""
+        ports = self._ports_of(component)
+        files = {self.name + ".v": reset_less_verilog(component, self.name)}  # never reset
+        for filename, source in getattr(component, "extra_verilog", dict)().items():
+            files[filename] = _mark_hier_blocks(source, self.hier_blocks)
+        reports = "\n".join(f'    std::printf(" {c}=%" PRIu64, (uint64_t)top->{c});'
+                            for c in ports["counters"])
+        setters = "\n".join(f'    if (name == "{i}") {{ top->{i} = value; return true; }}'
+                            for i in ports["inputs"])
+        main = _MAIN_TEMPLATE.format(top=self.name, reports=reports, setters=setters)
+        return files, main, ports
+
     def build(self, progress=None):
         """Build (or find cached) the simulator binary; returns its path.
 
@@ -309,32 +335,20 @@ class VerilatorModel:
             raise VerilatorError(reason)
         if progress:
             progress("verilog")
-        component = self.factory()
-        ports = self._ports_of(component)
-        text = reset_less_verilog(component, self.name)   # the run never resets
-        extra = getattr(component, "extra_verilog", dict)()
+        files, main, ports = self._sources(self.factory())
         os.makedirs(os.path.dirname(self.directory), exist_ok=True)
         work = tempfile.mkdtemp(prefix=self.key + ".", dir=os.path.dirname(self.directory))
         try:
-            with open(os.path.join(work, self.name + ".v"), "w") as f:
-                f.write(text)
-            for filename, source in extra.items():
+            for filename, source in {**files, "main.cpp": main}.items():
                 with open(os.path.join(work, filename), "w") as f:
-                    f.write(_mark_hier_blocks(source, self.hier_blocks))
-            reports = "\n".join(f'    std::printf(" {c}=%" PRIu64, (uint64_t)top->{c});'
-                                for c in ports["counters"])
-            setters = "\n".join(f'    if (name == "{i}") {{ top->{i} = value; return true; }}'
-                                for i in ports["inputs"])
-            with open(os.path.join(work, "main.cpp"), "w") as f:
-                f.write(_MAIN_TEMPLATE.format(top=self.name, reports=reports,
-                                              setters=setters))
+                    f.write(source)
             if progress:
                 progress("verilate")
             hierarchical = ["--hierarchical"] if self.hier_blocks else []
             args = [verilator_executable(), "--cc", "--exe", "--build", *hierarchical,
                     "-j", str(self.jobs), "--top-module", self.name,
                     *_VERILATOR_FLAGS, "-MAKEFLAGS", f"OPT_FAST={self.opt}",
-                    "--Mdir", "obj", self.name + ".v", *extra, "main.cpp"]
+                    "--Mdir", "obj", *files, "main.cpp"]
             proc = subprocess.run(args, cwd=work, env=_verilator_env(),
                                   capture_output=True, text=True)
             if proc.returncode:
