@@ -41,9 +41,9 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
             "hotspot": hotspot, "queue_depth": queue_depth}
 
 
-def _design(topology, config, strapped=False):
+def _design(topology, config):
     hw = {k: v for k, v in config.items() if k not in ("design", "family", "params")}
-    return SelfCheckingFabric(topology, **hw, strapped=strapped)
+    return SelfCheckingFabric(topology, **hw)
 
 
 def verilator_model(topology, config, opt="-O2"):
@@ -51,8 +51,7 @@ def verilator_model(topology, config, opt="-O2"):
     :func:`selfcheck_config`: one compiled address-strapped node, run once per node
     by a C++ netlist, so build time and code size do not grow with the fabric."""
     from .verilator_fabric import VerilatorFabricModel
-    return VerilatorFabricModel(lambda: _design(topology, config, strapped=True),
-                                config, opt=opt)
+    return VerilatorFabricModel(lambda: _design(topology, config), config, opt=opt)
 
 
 def statistics(topology, packet_flits, window, start, end, final, drain):

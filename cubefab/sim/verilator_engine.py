@@ -18,7 +18,6 @@ fabric happen once.
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -185,18 +184,6 @@ _VERILATOR_FLAGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "fast
                     "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include")
 
 
-def _mark_hier_blocks(text, modules):
-    """``text`` with a ``/*verilator hier_block*/`` metacomment in each module of
-    ``modules`` that it defines."""
-    for module in modules:
-        match = re.search(rf"^module\s+{re.escape(module)}\s*\(.*?\);", text,
-                          re.MULTILINE | re.DOTALL)
-        if match:
-            text = (text[:match.end()] + "\n  /*verilator hier_block*/"
-                    + text[match.end():])
-    return text
-
-
 class VerilatorModel:
     """A design compiled by Verilator, cached, run for a number of cycles.
 
@@ -205,8 +192,7 @@ class VerilatorModel:
     factory : callable
         ``factory()`` returns the :class:`wiring.Component` to build; called only
         when no cached build exists. Every member must be unsigned and at most 64
-        bits wide. A component that instantiates modules by name provides their
-        Verilog as ``component.extra_verilog()``, a ``{file name: text}`` dict.
+        bits wide.
     config : dict
         JSON-serialisable description of everything ``factory`` depends on (the
         cache key; the source of :mod:`cubefab.hdl` is added automatically).
@@ -217,14 +203,9 @@ class VerilatorModel:
         ``-O2`` at some cost in speed).
     jobs : int, optional
         Parallel compile jobs (default: the number of CPUs).
-    hier_blocks : iterable of str
-        Modules (of ``extra_verilog()``) that Verilator builds once as hierarchical
-        blocks however many times they are instantiated (``--hierarchical``): without
-        it, Verilator expands every instance in memory before merging them again.
     """
 
-    def __init__(self, factory, config, *, name="cubefab_top", opt="-O2", jobs=None,
-                 hier_blocks=()):
+    def __init__(self, factory, config, *, name="cubefab_top", opt="-O2", jobs=None):
         if not callable(factory):
             raise TypeError(f"Factory must be callable, not {factory!r}")
         try:
@@ -241,12 +222,10 @@ class VerilatorModel:
         self.name = name
         self.opt = opt
         self.jobs = jobs or os.cpu_count() or 1
-        self.hier_blocks = tuple(hier_blocks)
         self.inputs = self.counters = None
         key = hashlib.sha256()
         for part in (config_text, name, opt, _hdl_source_digest(), self._generator_source(),
-                     " ".join(_VERILATOR_FLAGS), self._verilator_version(),
-                     " ".join(self.hier_blocks)):
+                     " ".join(_VERILATOR_FLAGS), self._verilator_version()):
             key.update(part.encode())
             key.update(b"\0")
         self.key = key.hexdigest()[:24]
@@ -312,8 +291,6 @@ class VerilatorModel:
         and :meth:`_ports_of` ``component``."""
         ports = self._ports_of(component)
         files = {self.name + ".v": reset_less_verilog(component, self.name)}  # never reset
-        for filename, source in getattr(component, "extra_verilog", dict)().items():
-            files[filename] = _mark_hier_blocks(source, self.hier_blocks)
         reports = "\n".join(f'    std::printf(" {c}=%" PRIu64, (uint64_t)top->{c});'
                             for c in ports["counters"])
         setters = "\n".join(f'    if (name == "{i}") {{ top->{i} = value; return true; }}'
@@ -344,8 +321,7 @@ class VerilatorModel:
                     f.write(source)
             if progress:
                 progress("verilate")
-            hierarchical = ["--hierarchical"] if self.hier_blocks else []
-            args = [verilator_executable(), "--cc", "--exe", "--build", *hierarchical,
+            args = [verilator_executable(), "--cc", "--exe", "--build",
                     "-j", str(self.jobs), "--top-module", self.name,
                     *_VERILATOR_FLAGS, "-MAKEFLAGS", f"OPT_FAST={self.opt}",
                     "--Mdir", "obj", *files, "main.cpp"]

@@ -1,8 +1,9 @@
 """A self-checking fabric in Verilator as one compiled node and a C++ netlist.
 
-Every node of a strapped :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` is the
-same module (:data:`~cubefab.hdl.selfcheck.NODE_MODULE`) with its node-dependent
-constants on an input port. :class:`VerilatorFabricModel` compiles that module
+Every node of a :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` can be the same
+module, the address-strapped node of
+:meth:`~cubefab.hdl.selfcheck.SelfCheckingFabric.node_verilog`, with its
+node-dependent constants on an input port. :class:`VerilatorFabricModel` compiles that module
 alone, once, and runs the fabric from a generated C++ main that creates one model of
 it per node, ties each node's straps to its constants, copies every link from its
 sender to its receiver each cycle and adds the nodes' event outputs into the
@@ -19,7 +20,7 @@ node by node.
 
 from amaranth.hdl import Shape
 
-from ..hdl.selfcheck import NODE_MODULE
+from ..hdl.selfcheck import NODE_MODULE, SelfCheckingFabric
 from ..hdl.selfcheck_node import NODE_EVENTS
 from ..topology.turns import inverse_ports
 from .verilator_engine import VerilatorModel
@@ -205,7 +206,7 @@ int main(int argc, char** argv) {{
 
 
 def fabric_main(fabric, ports):
-    """C++ main of :class:`VerilatorFabricModel` for a strapped ``fabric`` whose
+    """C++ main of :class:`VerilatorFabricModel` for ``fabric``, whose
     inputs and counters are ``ports`` (``{"inputs": [...], "counters": [...]}``)."""
     topo, node = fabric.topology, fabric.node_design
     degree, n = topo.degree, topo.num_nodes
@@ -272,22 +273,22 @@ def fabric_main(fabric, ports):
 
 
 class VerilatorFabricModel(VerilatorModel):
-    """A strapped :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` compiled as one
+    """A :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` compiled as one
     node model and run by a generated C++ netlist (see the module's description).
 
     Same interface, caching and output as
     :class:`~cubefab.sim.verilator_engine.VerilatorModel`; ``factory()`` must return
-    a ``SelfCheckingFabric(..., strapped=True)``.
+    a :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` (never elaborated: only
+    its node is compiled).
     """
 
     def __init__(self, factory, config, *, opt="-O2", jobs=None):
         super().__init__(factory, config, name=NODE_MODULE, opt=opt, jobs=jobs)
 
     def _sources(self, component):
-        if not getattr(component, "strapped", False):
-            raise TypeError(f"Factory must return a strapped SelfCheckingFabric, "
-                            f"not {component!r}")
+        if not isinstance(component, SelfCheckingFabric):
+            raise TypeError(f"Factory must return a SelfCheckingFabric, not {component!r}")
         component._MustUse__silence = True   # only its node is compiled
         ports = self._ports_of(component)
-        files = component.extra_verilog()
+        files = {NODE_MODULE + ".v": component.node_verilog()}
         return files, fabric_main(component, ports), ports
