@@ -8,20 +8,19 @@ threshold, hotspot threshold) and its outputs are counters, so the same design
 runs unchanged in Amaranth's simulator, in Verilator, and on an FPGA (tie the
 inputs to constants or switches and read the counters out).
 
-Built with ``strapped=True``, every node is an instance of one address-strapped
-node module (its address and other node-dependent constants are input ports tied
-to constants), whose Verilog :meth:`SelfCheckingFabric.extra_verilog` gives: a
-simulator or synthesis tool then compiles one node, not one per node.
+:meth:`SelfCheckingFabric.node_verilog` gives the Verilog of the address-strapped
+node (:data:`NODE_MODULE`: its address and every other node-dependent constant are
+input ports), from which a simulator can build the whole fabric compiling one node,
+not one per node (:mod:`cubefab.sim.verilator_fabric`).
 """
 
-from amaranth.hdl import ClockSignal, Instance, Module, Signal
-from amaranth.hdl._ir import PortDirection
+from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology, check_int
 from .fabric import configure_fabric, connect_links
-from .ports import component_ports, reset_less_verilog
+from .ports import reset_less_verilog
 from .selfcheck_node import NODE_EVENTS, SelfCheckingNode
 from .traffic_gen import PacketFormat, RATE_BITS
 
@@ -35,7 +34,7 @@ COUNTER_BITS = 48
 #: The event counters, in output order (besides ``latency_sum`` and ``hist_<b>``).
 COUNTERS = ("cycles",) + NODE_EVENTS
 
-#: Verilog module name of the strapped node of ``SelfCheckingFabric(strapped=True)``.
+#: Verilog module name of :meth:`SelfCheckingFabric.node_verilog`.
 NODE_MODULE = "cubefab_node"
 
 
@@ -68,13 +67,6 @@ class SelfCheckingFabric(wiring.Component):
         Source queue depth of every generator.
     timestamp_bits, sequence_bits : int
         See :class:`~cubefab.hdl.traffic_gen.PacketFormat`.
-    strapped : bool
-        Instantiate one address-strapped node module (named :data:`NODE_MODULE`,
-        Verilog from :meth:`extra_verilog`) per node instead of elaborating a node
-        design per address: for simulation from Verilog only (Amaranth's simulator
-        cannot run instances, and the node module has no reset: its registers start
-        at their ``init`` values). Both forms behave identically from power-up.
-
     Raises
     ------
     DeadlockError
@@ -100,24 +92,19 @@ class SelfCheckingFabric(wiring.Component):
 
     def __init__(self, topology, *, pattern="uniform", packet_flits=1, payload_width=32,
                  vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
-                 timestamp_bits=16, sequence_bits=8, vcs_per_class=1, strapped=False):
+                 timestamp_bits=16, sequence_bits=8, vcs_per_class=1):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-        if not isinstance(strapped, bool):
-            raise TypeError(f"Strapped must be a bool, not {strapped!r}")
         configure_fabric(self, topology, payload_width, vcs, depth, algorithm, True,
                          vcs_per_class)
         self.fmt = PacketFormat(self.layout, packet_flits,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits)
-        self.strapped = strapped
-        # The strapped node design (also built, never elaborated, to check the
-        # generator and router parameters here rather than in elaborate()).
+        # The strapped node design: checks the generator and router parameters here
+        # rather than in elaborate(); elaborated only by node_verilog().
         self.node_design = self._node(None, pattern, hotspot, queue_depth)
-        if not strapped:
-            self.node_design._MustUse__silence = True
-            self.node_design.router._MustUse__silence = True
-            self.node_design.generator._MustUse__silence = True
-            self.node_design.checker._MustUse__silence = True
+        for design in (self.node_design, self.node_design.router,
+                       self.node_design.generator, self.node_design.checker):
+            design._MustUse__silence = True
         self.pattern, self.hotspot = pattern, hotspot
         self.queue_depth = check_int("Queue depth", queue_depth, 1)
         members = {"seed": In(32), "threshold": In(RATE_BITS + 1),
@@ -142,27 +129,16 @@ class SelfCheckingFabric(wiring.Component):
         """Number of latency histogram buckets (``timestamp_bits``)."""
         return self.fmt.timestamp_bits
 
-    def extra_verilog(self):
-        """``{file name: Verilog}`` of the modules this design instantiates: the
-        strapped node when ``strapped``, else nothing."""
-        if not self.strapped:
-            return {}
-        # simulation only (the node has no reset: registers start at their init)
-        return {NODE_MODULE + ".v": reset_less_verilog(self.node_design, NODE_MODULE)}
-
-    def _instance(self, m, address):
-        """An instance of the strapped node module, strapped to ``address``; returns
-        an interface object with the node's members."""
-        design = self.node_design
-        iface = design.signature.create(path=(f"node_{address}",))
-        straps = design.strap_layout.const(design.strap_values(address)).as_value()
-        ports = {"i_clk": ClockSignal()}
-        for name, (value, direction) in component_ports(iface).items():
-            if name == "straps":
-                value = straps
-            ports[("i_" if direction == PortDirection.Input else "o_") + name] = value
-        m.submodules[f"node_{address}"] = Instance(NODE_MODULE, **ports)
-        return iface
+    def node_verilog(self):
+        """Verilog of the address-strapped node, module :data:`NODE_MODULE`: ports
+        ``clk`` (no reset: registers start at their ``init`` values, as this fabric's
+        do from power-up), ``straps`` (held at the node's
+        :meth:`~cubefab.hdl.selfcheck_node.SelfCheckingNode.strap_values`) and the
+        members of :class:`~cubefab.hdl.selfcheck_node.SelfCheckingNode`. Node ``i``
+        of this fabric is that module strapped to ``i``, with ``now`` the low bits of
+        ``cycles`` and its links wired as :func:`~cubefab.hdl.fabric.connect_links`
+        wires them; for simulation."""
+        return reset_less_verilog(self.node_design, NODE_MODULE)
 
     def elaborate(self, platform):
         m = Module()
@@ -173,11 +149,8 @@ class SelfCheckingFabric(wiring.Component):
 
         nodes = []
         for address in (int(a) for a in topo.nodes()):
-            if self.strapped:
-                node = self._instance(m, address)
-            else:
-                node = m.submodules[f"node_{address}"] = self._node(
-                    address, self.pattern, self.hotspot, self.queue_depth)
+            node = m.submodules[f"node_{address}"] = self._node(
+                address, self.pattern, self.hotspot, self.queue_depth)
             m.d.comb += [node.seed.eq(self.seed), node.threshold.eq(self.threshold),
                          node.hot_threshold.eq(self.hot_threshold), node.now.eq(now)]
             nodes.append(node)

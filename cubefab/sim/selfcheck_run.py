@@ -13,7 +13,7 @@ counters for the same configuration and seed.
 import resource
 import time
 
-from ..hdl.selfcheck import COUNTERS, NODE_MODULE, SelfCheckingFabric
+from ..hdl.selfcheck import COUNTERS, SelfCheckingFabric
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import required_vcs
@@ -24,11 +24,6 @@ __all__ = ["ENGINES", "selfcheck_config", "verilator_model", "run_selfcheck",
 
 
 ENGINES = ("amaranth", "verilator")
-
-#: Largest fabric the Verilator engine builds flat; larger ones are built with the
-#: node as a hierarchical block (less memory and build time, slower per cycle).
-FLAT_NODES_MAX = 64
-
 
 def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_width=32,
                      vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
@@ -46,22 +41,17 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
             "hotspot": hotspot, "queue_depth": queue_depth}
 
 
-def _design(topology, config, strapped=False):
+def _design(topology, config):
     hw = {k: v for k, v in config.items() if k not in ("design", "family", "params")}
-    return SelfCheckingFabric(topology, **hw, strapped=strapped)
+    return SelfCheckingFabric(topology, **hw)
 
 
 def verilator_model(topology, config, opt="-O2"):
-    """The (cached) :class:`~cubefab.sim.verilator_engine.VerilatorModel` of a
-    :func:`selfcheck_config`."""
-    from .verilator_engine import VerilatorModel
-    # One address-strapped node module, instantiated per node: Verilator compiles one
-    # node whatever the fabric's size. Verilator still expands every instance in
-    # memory (about 20 MB per MC(2,2) node) unless the node is a hierarchical block,
-    # which runs about half as fast: large fabrics only.
-    hier = (NODE_MODULE,) if topology.num_nodes > FLAT_NODES_MAX else ()
-    return VerilatorModel(lambda: _design(topology, config, strapped=True),
-                          config, opt=opt, hier_blocks=hier)
+    """The (cached) :class:`~cubefab.sim.verilator_fabric.VerilatorFabricModel` of a
+    :func:`selfcheck_config`: one compiled address-strapped node, run once per node
+    by a C++ netlist, so build time and code size do not grow with the fabric."""
+    from .verilator_fabric import VerilatorFabricModel
+    return VerilatorFabricModel(lambda: _design(topology, config), config, opt=opt)
 
 
 def statistics(topology, packet_flits, window, start, end, final, drain):

@@ -18,9 +18,9 @@ fabric happen once.
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
+import sys
 import tempfile
 
 from amaranth.hdl import Shape
@@ -184,18 +184,6 @@ _VERILATOR_FLAGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "fast
                     "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include")
 
 
-def _mark_hier_blocks(text, modules):
-    """``text`` with a ``/*verilator hier_block*/`` metacomment in each module of
-    ``modules`` that it defines."""
-    for module in modules:
-        match = re.search(rf"^module\s+{re.escape(module)}\s*\(.*?\);", text,
-                          re.MULTILINE | re.DOTALL)
-        if match:
-            text = (text[:match.end()] + "\n  /*verilator hier_block*/"
-                    + text[match.end():])
-    return text
-
-
 class VerilatorModel:
     """A design compiled by Verilator, cached, run for a number of cycles.
 
@@ -204,8 +192,7 @@ class VerilatorModel:
     factory : callable
         ``factory()`` returns the :class:`wiring.Component` to build; called only
         when no cached build exists. Every member must be unsigned and at most 64
-        bits wide. A component that instantiates modules by name provides their
-        Verilog as ``component.extra_verilog()``, a ``{file name: text}`` dict.
+        bits wide.
     config : dict
         JSON-serialisable description of everything ``factory`` depends on (the
         cache key; the source of :mod:`cubefab.hdl` is added automatically).
@@ -216,14 +203,9 @@ class VerilatorModel:
         ``-O2`` at some cost in speed).
     jobs : int, optional
         Parallel compile jobs (default: the number of CPUs).
-    hier_blocks : iterable of str
-        Modules (of ``extra_verilog()``) that Verilator builds once as hierarchical
-        blocks however many times they are instantiated (``--hierarchical``): without
-        it, Verilator expands every instance in memory before merging them again.
     """
 
-    def __init__(self, factory, config, *, name="cubefab_top", opt="-O2", jobs=None,
-                 hier_blocks=()):
+    def __init__(self, factory, config, *, name="cubefab_top", opt="-O2", jobs=None):
         if not callable(factory):
             raise TypeError(f"Factory must be callable, not {factory!r}")
         try:
@@ -240,12 +222,10 @@ class VerilatorModel:
         self.name = name
         self.opt = opt
         self.jobs = jobs or os.cpu_count() or 1
-        self.hier_blocks = tuple(hier_blocks)
         self.inputs = self.counters = None
         key = hashlib.sha256()
-        for part in (config_text, name, opt, _hdl_source_digest(), _MAIN_TEMPLATE,
-                     " ".join(_VERILATOR_FLAGS), self._verilator_version(),
-                     " ".join(self.hier_blocks)):
+        for part in (config_text, name, opt, _hdl_source_digest(), self._generator_source(),
+                     " ".join(_VERILATOR_FLAGS), self._verilator_version()):
             key.update(part.encode())
             key.update(b"\0")
         self.key = key.hexdigest()[:24]
@@ -260,6 +240,17 @@ class VerilatorModel:
             raise ValueError(f"value of input {name!r} must be an integer in [0, 2**64), "
                              f"not {value!r}")
         return name
+
+    def _generator_source(self):
+        """Source of the modules that generate this class's build (its main, its
+        sources): part of the cache key."""
+        text = []
+        for cls in type(self).__mro__:
+            module = sys.modules.get(cls.__module__)
+            if cls.__module__.startswith("cubefab.") and getattr(module, "__file__", None):
+                with open(module.__file__) as f:
+                    text.append(f.read())
+        return "\0".join(text)
 
     @staticmethod
     def _verilator_version():
@@ -295,6 +286,18 @@ class VerilatorModel:
             ports = json.load(f)
         self.inputs, self.counters = ports["inputs"], ports["counters"]
 
+    def _sources(self, component):
+        """``(files, main, ports)`` of a build: ``{file name: Verilog}``, the C++ main
+        and :meth:`_ports_of` ``component``."""
+        ports = self._ports_of(component)
+        files = {self.name + ".v": reset_less_verilog(component, self.name)}  # never reset
+        reports = "\n".join(f'    std::printf(" {c}=%" PRIu64, (uint64_t)top->{c});'
+                            for c in ports["counters"])
+        setters = "\n".join(f'    if (name == "{i}") {{ top->{i} = value; return true; }}'
+                            for i in ports["inputs"])
+        main = _MAIN_TEMPLATE.format(top=self.name, reports=reports, setters=setters)
+        return files, main, ports
+
     def build(self, progress=None):
         """Build (or find cached) the simulator binary; returns its path.
 
@@ -309,32 +312,19 @@ class VerilatorModel:
             raise VerilatorError(reason)
         if progress:
             progress("verilog")
-        component = self.factory()
-        ports = self._ports_of(component)
-        text = reset_less_verilog(component, self.name)   # the run never resets
-        extra = getattr(component, "extra_verilog", dict)()
+        files, main, ports = self._sources(self.factory())
         os.makedirs(os.path.dirname(self.directory), exist_ok=True)
         work = tempfile.mkdtemp(prefix=self.key + ".", dir=os.path.dirname(self.directory))
         try:
-            with open(os.path.join(work, self.name + ".v"), "w") as f:
-                f.write(text)
-            for filename, source in extra.items():
+            for filename, source in {**files, "main.cpp": main}.items():
                 with open(os.path.join(work, filename), "w") as f:
-                    f.write(_mark_hier_blocks(source, self.hier_blocks))
-            reports = "\n".join(f'    std::printf(" {c}=%" PRIu64, (uint64_t)top->{c});'
-                                for c in ports["counters"])
-            setters = "\n".join(f'    if (name == "{i}") {{ top->{i} = value; return true; }}'
-                                for i in ports["inputs"])
-            with open(os.path.join(work, "main.cpp"), "w") as f:
-                f.write(_MAIN_TEMPLATE.format(top=self.name, reports=reports,
-                                              setters=setters))
+                    f.write(source)
             if progress:
                 progress("verilate")
-            hierarchical = ["--hierarchical"] if self.hier_blocks else []
-            args = [verilator_executable(), "--cc", "--exe", "--build", *hierarchical,
+            args = [verilator_executable(), "--cc", "--exe", "--build",
                     "-j", str(self.jobs), "--top-module", self.name,
                     *_VERILATOR_FLAGS, "-MAKEFLAGS", f"OPT_FAST={self.opt}",
-                    "--Mdir", "obj", self.name + ".v", *extra, "main.cpp"]
+                    "--Mdir", "obj", *files, "main.cpp"]
             proc = subprocess.run(args, cwd=work, env=_verilator_env(),
                                   capture_output=True, text=True)
             if proc.returncode:

@@ -3,22 +3,8 @@
 import pytest
 
 from cubefab.sim.selfcheck_run import run_selfcheck, statistics
-from cubefab.sim.verilator_engine import verilator_missing_reason
 from cubefab.topology.catalog import make_topology
-
-
-needs_verilator = pytest.mark.skipif(verilator_missing_reason() is not None,
-                                     reason=str(verilator_missing_reason()))
-
-ENGINE_INDEPENDENT = ("offered", "injection_rate", "throughput", "avg_latency",
-                      "latency_histogram", "window", "created", "refused", "injected",
-                      "delivered", "errors", "undelivered", "ok")
-
-
-def both_engines(topology, **options):
-    a = run_selfcheck(topology, engine="amaranth", **options)
-    v = run_selfcheck(topology, engine="verilator", **options)
-    return a, v
+from tests.sim.engine_helpers import ENGINE_INDEPENDENT, both_engines, needs_verilator
 
 
 @needs_verilator

@@ -6,12 +6,8 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from cubefab.sim.verilator_engine import (VerilatorModel, VerilatorError,
-                                          verilator_missing_reason)
-
-
-needs_verilator = pytest.mark.skipif(verilator_missing_reason() is not None,
-                                     reason=str(verilator_missing_reason()))
+from cubefab.sim.verilator_engine import VerilatorModel
+from tests.sim.engine_helpers import needs_verilator
 
 
 class Counters(wiring.Component):
