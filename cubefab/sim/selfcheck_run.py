@@ -10,6 +10,7 @@ have been delivered, when the drain is long enough). Both engines give identical
 counters for the same configuration and seed.
 """
 
+import os
 import resource
 import time
 
@@ -19,8 +20,8 @@ from ..topology.base import Topology, check_int
 from ..topology.deadlock import required_vcs
 
 
-__all__ = ["ENGINES", "selfcheck_config", "verilator_model", "run_selfcheck",
-           "run_verilator", "statistics", "SelfCheckResult", "VerilatorEngine"]
+__all__ = ["ENGINES", "selfcheck_config", "default_threads", "verilator_model",
+           "run_selfcheck", "run_verilator", "statistics", "SelfCheckResult", "VerilatorEngine"]
 
 
 ENGINES = ("amaranth", "verilator")
@@ -46,12 +47,22 @@ def _design(topology, config):
     return SelfCheckingFabric(topology, **hw)
 
 
-def verilator_model(topology, config, opt="-O2"):
+def default_threads(topology):
+    """Threads of a Verilator run of ``topology``'s fabric: one per 256 nodes, at most
+    the CPUs this process may use."""
+    cpus = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+            else os.cpu_count() or 1)
+    return max(1, min(cpus, topology.num_nodes // 256))
+
+
+def verilator_model(topology, config, opt="-O2", threads=1):
     """The (cached) :class:`~cubefab.sim.verilator_fabric.VerilatorFabricModel` of a
     :func:`selfcheck_config`: one compiled address-strapped node, run once per node
-    by a C++ netlist, so build time and code size do not grow with the fabric."""
+    by a C++ netlist (on ``threads`` threads), so build time and code size do not grow
+    with the fabric."""
     from .verilator_fabric import VerilatorFabricModel
-    return VerilatorFabricModel(lambda: _design(topology, config), config, opt=opt)
+    return VerilatorFabricModel(lambda: _design(topology, config), config, opt=opt,
+                                threads=threads)
 
 
 def statistics(topology, packet_flits, window, start, end, final, drain):
@@ -115,7 +126,7 @@ def _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction):
 
 def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup=0,
                   drain=0, seed=1, hotspot_fraction=0.1, progress=None, build_progress=None,
-                  opt="-O2", **hardware):
+                  opt="-O2", threads=None, **hardware):
     """Simulate the self-checking fabric and return its statistics.
 
     Parameters
@@ -136,6 +147,11 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         ``progress(cycle, total_cycles)`` as the run goes.
     build_progress : callable, optional
         ``build_progress(stage)`` while a Verilator build runs.
+    opt : str
+        C++ optimisation of a Verilator build.
+    threads : int, optional
+        Threads of a Verilator run (default :func:`default_threads`); results do not
+        depend on it.
     **hardware
         :func:`selfcheck_config` keywords (pattern, packet_flits, payload_width, vcs,
         depth, algorithm, hotspot, queue_depth).
@@ -157,9 +173,13 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
                                    int(round(hotspot_fraction * (1 << RATE_BITS))))}
     total = warmup + cycles + drain
     marks = [warmup, warmup + cycles]
-    runner = _run_amaranth if engine == "amaranth" else _run_verilator
-    snapshots, final, seconds, cpu_seconds, build_seconds = runner(
-        topology, config, inputs, total, marks, progress, build_progress, opt)
+    if engine == "amaranth":
+        run = _run_amaranth(topology, config, inputs, total, marks, progress)
+    else:
+        threads = default_threads(topology) if threads is None else threads
+        run = _run_verilator(topology, config, inputs, total, marks, progress,
+                             build_progress, opt, threads)
+    snapshots, final, seconds, cpu_seconds, build_seconds = run
     result = {"topology": topology.label, "engine": engine, "rate": rate, "seed": seed,
               "cycles": cycles, "warmup": warmup, "drain": drain,
               "hotspot_fraction": hotspot_fraction}
@@ -182,8 +202,9 @@ def run_verilator(topology, **options):
     return run_selfcheck(topology, engine="verilator", **options)
 
 
-def _run_verilator(topology, config, inputs, total, marks, progress, build_progress, opt):
-    model = verilator_model(topology, config, opt)
+def _run_verilator(topology, config, inputs, total, marks, progress, build_progress, opt,
+                   threads):
+    model = verilator_model(topology, config, opt, threads)
     start = time.monotonic()
     model.build(progress=build_progress)
     build_seconds = time.monotonic() - start
@@ -212,7 +233,7 @@ def _children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def _run_amaranth(topology, config, inputs, total, marks, progress, build_progress, opt):
+def _run_amaranth(topology, config, inputs, total, marks, progress):
     from amaranth.sim import Simulator
     dut = _design(topology, config)
     names = [name for name, member in dut.signature.members.items()

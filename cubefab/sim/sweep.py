@@ -111,6 +111,8 @@ def sweep(topology, rates, *, traffic="uniform", engine="verilator", algorithm=N
     options = dict(engine=engine, cycles=cycles, warmup=warmup, drain=0, seed=seed,
                    hotspot_fraction=hotspot_fraction, opt=opt, pattern=traffic,
                    algorithm=algorithm, **hardware)
+    if engine == "verilator" and jobs > 1:
+        options["threads"] = 1   # the processes share the cores already
     if engine == "verilator":
         verilator_model(topology, config, opt).build(progress=build_progress)
     tasks = [(topology, rate, options) for rate in rates]

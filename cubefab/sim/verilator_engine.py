@@ -345,6 +345,10 @@ class VerilatorModel:
         self.inputs, self.counters = ports["inputs"], ports["counters"]
         return self.binary
 
+    def _run_options(self):
+        """Extra arguments of the simulation binary (none here)."""
+        return []
+
     def run(self, cycles, *, inputs=None, schedule=(), report_at=(), report_every=None,
             progress=None, timeout=None):
         """Run ``cycles`` clock cycles from the initial state; returns the counters.
@@ -372,7 +376,8 @@ class VerilatorModel:
         if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 0:
             raise ValueError(f"Cycles must be a non-negative integer, not {cycles!r}")
         self.build()
-        args = [self.binary, str(cycles), str(report_every or max(1, cycles // 100))]
+        args = [self.binary, str(cycles), str(report_every or max(1, cycles // 100)),
+                *self._run_options()]
         for name, value in (inputs or {}).items():
             args.append(f"{self._check_input(name, value)}={int(value)}")
         for when, changes in schedule:

@@ -2,7 +2,6 @@
 
 import os
 
-import numpy as np
 import pytest
 
 from cubefab.sim.booksim import (anynet_text, booksim_config, parse_booksim_output,
