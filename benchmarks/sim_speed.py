@@ -85,7 +85,8 @@ def big_run(args, common):
                       **{**common, "drain": 3000})
     total = time.perf_counter() - t
     print(f"  MC(2,2): build {r['build_seconds']:.1f} s, 100000 cycles + 3000 drain in "
-          f"{r['seconds']:.1f} s -> {r['router_cycles_per_second']:.0f} router-cycles/s "
+          f"{r['seconds']:.1f} s on {r['threads']} thread(s) -> "
+          f"{r['router_cycles_per_second']:.0f} router-cycles/s "
           f"({r['router_cycles_per_cpu_second']:.0f} per CPU second); "
           f"errors {r['errors']}, delivered {r['delivered']} of {r['created']} created, "
           f"accepted {r['throughput']:.4f}, avg latency {r['avg_latency']:.2f}")

@@ -161,7 +161,8 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     dict
         :func:`statistics` plus ``engine``, ``rate``, ``seed``, ``cycles``, ``warmup``,
         ``drain``, ``topology``, the configuration, ``seconds`` (simulation only),
-        ``build_seconds``, ``cycles_per_second`` and ``router_cycles_per_second``.
+        ``build_seconds``, ``cpu_seconds``, ``threads``, ``cycles_per_second``,
+        ``router_cycles_per_second`` and ``router_cycles_per_cpu_second``.
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
@@ -174,6 +175,7 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     total = warmup + cycles + drain
     marks = [warmup, warmup + cycles]
     if engine == "amaranth":
+        threads = 1
         run = _run_amaranth(topology, config, inputs, total, marks, progress)
     else:
         threads = default_threads(topology) if threads is None else threads
@@ -189,6 +191,7 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     result["seconds"] = round(seconds, 3)
     result["cpu_seconds"] = round(cpu_seconds, 3)
     result["build_seconds"] = round(build_seconds, 3)
+    result["threads"] = threads
     result["cycles_per_second"] = total / seconds if seconds > 0 else None
     result["router_cycles_per_second"] = (total * topology.num_nodes / seconds
                                           if seconds > 0 else None)
