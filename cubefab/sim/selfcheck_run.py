@@ -3,7 +3,8 @@
 The same :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` runs in Amaranth's
 simulator (``engine="amaranth"``) or compiled by Verilator (``"verilator"``,
 :mod:`cubefab.sim.verilator_engine`), under the same schedule: ``warmup`` cycles,
-then ``cycles`` measured cycles, then ``drain`` cycles with injection off. The
+then ``cycles`` measured cycles, then up to ``drain`` cycles with injection off
+(ending as soon as every packet created has arrived). The
 counters are read after the warm-up and after the measurement window (the window's
 statistics are the differences) and at the end (every packet created must by then
 have been delivered, when the drain is long enough). Both engines give identical
@@ -138,7 +139,8 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         Offered load, flits per node per cycle; each node creates a packet with
         probability ``rate / packet_flits`` per cycle (quantised to 1/65536).
     cycles, warmup, drain : int
-        Measured cycles, cycles before them, cycles after them with injection off.
+        Measured cycles, cycles before them, and at most ``drain`` cycles after them
+        with injection off (the run ends as soon as every packet created has arrived).
     seed : int
         32-bit run seed.
     hotspot_fraction : float
@@ -160,7 +162,9 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     -------
     dict
         :func:`statistics` plus ``engine``, ``rate``, ``seed``, ``cycles``, ``warmup``,
-        ``drain``, ``topology``, the configuration, ``seconds`` (simulation only),
+        ``drain`` (the limit), ``drain_cycles`` (run: the drain ends once every packet
+        created has arrived), ``simulated_cycles``, ``topology``, the configuration,
+        ``seconds`` (simulation only),
         ``build_seconds``, ``cpu_seconds``, ``threads``, ``cycles_per_second``,
         ``router_cycles_per_second`` and ``router_cycles_per_cpu_second``.
     """
@@ -192,10 +196,13 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     result["cpu_seconds"] = round(cpu_seconds, 3)
     result["build_seconds"] = round(build_seconds, 3)
     result["threads"] = threads
-    result["cycles_per_second"] = total / seconds if seconds > 0 else None
-    result["router_cycles_per_second"] = (total * topology.num_nodes / seconds
+    ran = final["cycles"]   # the drain ends early once every packet has arrived
+    result["simulated_cycles"] = ran
+    result["drain_cycles"] = ran - warmup - cycles
+    result["cycles_per_second"] = ran / seconds if seconds > 0 else None
+    result["router_cycles_per_second"] = (ran * topology.num_nodes / seconds
                                           if seconds > 0 else None)
-    result["router_cycles_per_cpu_second"] = (total * topology.num_nodes / cpu_seconds
+    result["router_cycles_per_cpu_second"] = (ran * topology.num_nodes / cpu_seconds
                                               if cpu_seconds > 0 else None)
     return result
 
@@ -221,7 +228,8 @@ def _run_verilator(topology, config, inputs, total, marks, progress, build_progr
 
     start, cpu = time.monotonic(), _children_cpu()
     final = model.run(total, inputs=inputs, schedule=[(marks[1], {"threshold": 0})],
-                      report_at=[c for c in marks if 0 < c < total], progress=report)
+                      report_at=[c for c in marks if 0 < c < total], progress=report,
+                      stop_when_drained=_drain_stop(marks, total))
     seconds, cpu = time.monotonic() - start, _children_cpu() - cpu
     for c in marks:
         if c == total:
@@ -229,6 +237,12 @@ def _run_verilator(topology, config, inputs, total, marks, progress, build_progr
         elif c == 0:
             snapshots[c] = {k: 0 for k in final}
     return snapshots, final, seconds, cpu, build_seconds
+
+
+def _drain_stop(marks, total):
+    """First cycle at which a run may end early, once every packet has arrived (the
+    drain is a limit): the cycle after injection stops, or None without a drain."""
+    return marks[1] + 1 if marks[1] < total else None
 
 
 def _children_cpu():
@@ -264,6 +278,16 @@ def _run_amaranth(topology, config, inputs, total, marks, progress):
                 snapshots[stop] = read(ctx)
             if stop == marks[1]:
                 ctx.set(dut.threshold, 0)
+                break
+        # the drain, cycle by cycle: it ends once every packet created has arrived
+        first = _drain_stop(marks, total)
+        while done < total:
+            await ctx.tick()
+            done += 1
+            if progress and (done % step == 0 or done == total):
+                progress(done, total)
+            if done >= first and ctx.get(dut.created) == ctx.get(dut.delivered):
+                break
         state["final"] = read(ctx)
 
     sim = Simulator(dut)
@@ -293,7 +317,7 @@ class SelfCheckResult:
                                  "cycles", "created", "injected", "delivered")}
         doc["traffic"] = doc.pop("pattern")
         doc.update({
-            "drain_cycles": s["drain"], "simulated_cycles": s["cycles"] + s["drain"],
+            "drain_cycles": s["drain_cycles"], "simulated_cycles": s["simulated_cycles"],
             "pending": s["undelivered"], "lost": 0 if s["undelivered"] == 0 else None,
             "duplicated": None, "corrupted": None, "misrouted": None, "reordered": None,
             "hop_mismatches": None, "vc_mismatches": None,

@@ -98,10 +98,12 @@ def known_inputs(inputs):
     return " || ".join(f'name == "{i}"' for i in inputs) or "false"
 
 
-#: C++ shared by the generated mains: their command line,
-#: ``CYCLES REPORT_EVERY [threads=N] [NAME=VALUE | NAME@CYCLE=VALUE | report@CYCLE]...``
+#: C++ shared by the generated mains: their command line, ``CYCLES REPORT_EVERY
+#: [threads=N] [NAME=VALUE | NAME@CYCLE=VALUE | report@CYCLE | drained@CYCLE]...``
 #: (``NAME=VALUE`` holds an input from the start; ``NAME@CYCLE=VALUE`` sets it after
-#: ``CYCLE`` cycles; ``report@CYCLE`` prints the counters then too).
+#: ``CYCLE`` cycles; ``report@CYCLE`` prints the counters then too; ``drained@CYCLE``
+#: stops the run at the first cycle from ``CYCLE`` on after which the counters
+#: ``created`` and ``delivered`` are equal).
 RUN_ARGUMENTS_CPP = r"""
 struct Change { std::string name; uint64_t value; };
 
@@ -111,6 +113,7 @@ struct RunArguments {
     std::vector<Change> held;                  // inputs held from the start
     std::multimap<uint64_t, Change> changes;   // inputs changed after a cycle
     std::map<uint64_t, bool> reports;
+    uint64_t stop_drained = UINT64_MAX;
 };
 
 // Parses the command line; prints why and returns false when it is wrong.
@@ -127,6 +130,10 @@ static bool parse_run_arguments(int argc, char** argv, RunArguments& a) {
         size_t at = arg.find('@'), eq = arg.find('=');
         if (arg.rfind("report@", 0) == 0) {
             a.reports[std::strtoull(arg.c_str() + 7, nullptr, 10)] = true;
+            continue;
+        }
+        if (arg.rfind("drained@", 0) == 0) {
+            a.stop_drained = std::strtoull(arg.c_str() + 8, nullptr, 10);
             continue;
         }
         if (eq == std::string::npos) {
@@ -185,6 +192,8 @@ static bool set_input(V{top}* top, const std::string& name, uint64_t value) {{
 }}
 
 static bool is_input(const std::string& name) {{ return {known}; }}
+
+static bool drained(V{top}* top) {{ return {drained}; }}
 {run_arguments}
 int main(int argc, char** argv) {{
     RunArguments a;
@@ -202,6 +211,10 @@ int main(int argc, char** argv) {{
         top->eval();
         top->clk = 0;
         top->eval();
+        if (cycle >= a.stop_drained && cycle != a.cycles && drained(top)) {{
+            a.cycles = cycle;
+            break;
+        }}
         if (cycle != a.cycles && ((a.every && cycle % a.every == 0) || a.reports.count(cycle)))
             report(top, cycle);
     }}
@@ -337,6 +350,8 @@ class VerilatorModel:
                             for i in ports["inputs"])
         main = _MAIN_TEMPLATE.format(top=self.name, reports=reports, setters=setters,
                                      known=known_inputs(ports["inputs"]),
+                                     drained=("top->created == top->delivered"
+                                              if self._drainable(ports) else "false"),
                                      run_arguments=RUN_ARGUMENTS_CPP)
         return files, main, ports
 
@@ -387,12 +402,16 @@ class VerilatorModel:
         self.inputs, self.counters = ports["inputs"], ports["counters"]
         return self.binary
 
+    @staticmethod
+    def _drainable(ports):
+        return {"created", "delivered"} <= set(ports["counters"])
+
     def _run_options(self):
         """Extra arguments of the simulation binary (none here)."""
         return []
 
     def run(self, cycles, *, inputs=None, schedule=(), report_at=(), report_every=None,
-            progress=None, timeout=None):
+            progress=None, timeout=None, stop_when_drained=None):
         """Run ``cycles`` clock cycles from the initial state; returns the counters.
 
         Parameters
@@ -409,6 +428,11 @@ class VerilatorModel:
             Report every this many cycles (default: about 100 reports).
         progress : callable, optional
             ``progress(cycle, counters)`` for every report before the last cycle.
+        stop_when_drained : int, optional
+            Stop at the first cycle from this one on after which the counters
+            ``created`` and ``delivered`` (which the design must have) are equal: a
+            self-checking design whose packets have all arrived. The counters returned
+            are those of that cycle (``cycles`` tells which).
 
         Returns
         -------
@@ -426,6 +450,10 @@ class VerilatorModel:
             for name, value in changes.items():
                 args.append(f"{self._check_input(name, value)}@{int(when)}={int(value)}")
         args += [f"report@{int(c)}" for c in report_at]
+        if stop_when_drained is not None:
+            if not self._drainable({"counters": self.counters}):
+                raise ValueError("stop_when_drained needs counters 'created' and 'delivered'")
+            args.append(f"drained@{int(stop_when_drained)}")
         final = None
         with tempfile.TemporaryFile("w+") as errors, subprocess.Popen(
                 args, stdout=subprocess.PIPE,

@@ -127,6 +127,8 @@ static bool set_input(Node* n, const std::string& name, uint64_t value) {{
 
 static bool is_input(const std::string& name) {{ return {known}; }}
 {run_arguments}
+static bool drained() {{ return {drained}; }}
+
 // All workers wait until every one has arrived.
 class Barrier {{
     std::mutex mutex;
@@ -221,14 +223,15 @@ int main(int argc, char** argv) {{
         }}
     }}
     Barrier settled(threads), finished(threads);
-    bool broken = false;   // written by worker 0 before a barrier, read after it
+    bool broken = false, stop = false;   // written by worker 0 before a barrier
+    uint64_t last = cycles;
     std::vector<std::thread> pool;
     for (int w = 1; w < threads; ++w)
         pool.emplace_back([&, w] {{
             for (uint64_t done = 0; done < cycles; ++done) {{
                 cycle_of(workers[w], done, settled);
                 finished.wait();
-                if (broken) break;
+                if (stop) break;
             }}
         }});
     for (uint64_t cycle = 1; cycle <= cycles; ++cycle) {{
@@ -239,9 +242,13 @@ int main(int argc, char** argv) {{
             for (int k = 0; k < EVENTS; ++k) events[k] += w.events[k];
             broken |= w.broken;
         }}
-        finished.wait();   // every worker's clock edge done
 {commit}
-        if (broken) break;
+        stop = broken || (cycle >= a.stop_drained && cycle != cycles && drained());
+        finished.wait();   // every worker's clock edge done
+        if (stop) {{
+            last = cycle;
+            break;
+        }}
         if (cycle != cycles && ((every && cycle % every == 0) || a.reports.count(cycle)))
             report(cycle);
     }}
@@ -252,7 +259,7 @@ int main(int argc, char** argv) {{
         return 3;
     }}
     std::printf("final ");
-    report(cycles);
+    report(last);
     for (Node* n : nodes) {{
         n->final();
         delete n;
@@ -289,6 +296,7 @@ def fabric_main(fabric, ports):
     index = {name: k for k, name in enumerate(counters)}
     if counters[0] != "cycles":
         raise ValueError("the fabric's first counter must be 'cycles'")
+    self_checking = {"created", "delivered"} <= set(index)
     buckets = fabric.histogram_buckets
     # events[]: NODE_EVENTS, then latency, then the histogram buckets
     slots = list(NODE_EVENTS) + ["latency_sum"] + [f"hist_{b}" for b in range(buckets)]
@@ -326,6 +334,8 @@ def fabric_main(fabric, ports):
         counter_count=len(counters),
         counter_names=", ".join(counters), reports=reports, setters=setters,
         known=known_inputs(ports["inputs"]), run_arguments=RUN_ARGUMENTS_CPP,
+        drained=(f"counters[{index['created']}] == counters[{index['delivered']}]"
+                 if self_checking else "false"),
         now_mask=(1 << fabric.fmt.timestamp_bits) - 1, event_slots=len(slots),
         accumulate="\n".join(accumulate), commit="\n".join(commit))
 

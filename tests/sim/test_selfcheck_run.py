@@ -26,6 +26,15 @@ def test_engines_agree_with_two_vcs_per_class(verilator_cache):
     assert a["ok"] and a["delivered"] > 100
 
 
+@needs_verilator
+def test_both_engines_end_the_drain_once_every_packet_arrived(verilator_cache):
+    topo = make_topology("hypercube", n=2)
+    a, v = both_engines(topo, rate=0.5, cycles=100, warmup=0, drain=5000, seed=4)
+    assert a["drained"] and v["drained"]
+    assert 0 < a["drain_cycles"] == v["drain_cycles"] < 100
+    assert a["simulated_cycles"] == v["simulated_cycles"] == 100 + a["drain_cycles"]
+
+
 @pytest.mark.slow
 @needs_verilator
 @pytest.mark.parametrize("family, params, pattern", [

@@ -73,6 +73,8 @@ def test_verilator_equals_amaranth_and_caches(cache):
     assert again.run(10, inputs={"step": 2})["count"] == 20
     with pytest.raises(ValueError, match="input must be one of step, limit"):
         again.run(10, inputs={"stride": 2})
+    with pytest.raises(ValueError, match="'created' and 'delivered'"):
+        again.run(10, stop_when_drained=5)
 
 
 def test_configuration_changes_the_key(cache):
