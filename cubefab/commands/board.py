@@ -15,10 +15,14 @@ def _options(parser):
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
                         help="build directory (bitstream DIR/top.bin, logs top.rpt, top.tim)")
     parser.add_argument("--payload-width", type=int, default=8, metavar="BITS",
-                        help="payload bits per flit (default 8: a 5-bit timestamp and a "
-                             "3-bit sequence number)")
+                        help="payload bits per flit (default 8: a 3-bit sequence number "
+                             "and a 5-bit timestamp; 4 gives a 3-bit sequence number "
+                             "and a 1-bit timestamp)")
     parser.add_argument("--depth", type=int, default=2, metavar="N",
                         help="buffer depth per input VC in flits (default 2)")
+    parser.add_argument("--queue-depth", type=int, default=2, metavar="N",
+                        help="packets each traffic generator's source queue holds "
+                             "(default 2)")
     parser.add_argument("--vcs", type=int, default=None, metavar="N",
                         help="virtual channels per link (default: what deadlock freedom "
                              "needs)")
@@ -32,20 +36,25 @@ def _options(parser):
 
 
 def _board(args, topology):
-    timestamp_bits = min(5, args.payload_width)
-    sequence_bits = max(0, min(3, args.payload_width - timestamp_bits))
+    # the sequence number (loss, duplication and reordering checks) before the
+    # timestamp (latency, which no lamp shows); at least one timestamp bit
+    sequence_bits = max(0, min(3, args.payload_width - 1))
+    timestamp_bits = max(1, min(5, args.payload_width - sequence_bits))
     top = selfcheck_board_top(topology, args.board, payload_width=args.payload_width,
                               timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
                               depth=args.depth, vcs=args.vcs, algorithm=args.algorithm,
-                              rate=args.rate, seed=args.seed)
+                              queue_depth=args.queue_depth, rate=args.rate,
+                              seed=args.seed)
     try:
         result = build_bitstream(top, args.board, args.output)
     except (ToolMissing, ToolFailed) as exc:
         raise CliError(f"{topology.label} on {exc}") from None
     board = BOARDS[args.board]
     document = dict(result, topology=topology.label, nodes=topology.num_nodes,
-                    payload_width=args.payload_width, depth=args.depth,
-                    vcs=top.design.fabric.vcs, rate=args.rate, seed=args.seed,
+                    payload_width=args.payload_width, sequence_bits=sequence_bits,
+                    timestamp_bits=timestamp_bits, depth=args.depth,
+                    queue_depth=args.queue_depth, vcs=top.design.vcs, rate=args.rate,
+                    seed=args.seed,
                     leds={"fail": board.fail_led, "pass": board.pass_led,
                           "activity": list(board.activity_leds)})
     lamps = (f"LED {board.fail_led}: failure (an error, or no delivery for 1.4 s); "

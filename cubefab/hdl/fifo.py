@@ -133,11 +133,20 @@ def _pointer_logic(m, fifo, name):
     as flip-flops (so that a read or write enable is one gate from them), and the
     write and read pointers; returns ``(do_write, do_read, produce, consume)``."""
     depth = fifo.depth
-    level = Signal(range(depth + 1), name=f"{name}_level")
     produce = Signal(range(depth), name=f"{name}_produce")
     consume = Signal(range(depth), name=f"{name}_consume")
-    not_full = Signal(init=1, name=f"{name}_not_full")
     not_empty = Signal(name=f"{name}_not_empty")
+    if depth == 1:
+        # the level is the "not empty" flip-flop, "not full" its complement
+        m.d.comb += [fifo.w_rdy.eq(~not_empty), fifo.r_rdy.eq(not_empty),
+                     fifo.w_level.eq(not_empty), fifo.r_level.eq(not_empty)]
+        do_write = fifo.w_en & ~not_empty
+        do_read = fifo.r_en & not_empty
+        with m.If(do_write | do_read):
+            m.d.sync += not_empty.eq(do_write)
+        return do_write, do_read, produce, consume
+    level = Signal(range(depth + 1), name=f"{name}_level")
+    not_full = Signal(init=1, name=f"{name}_not_full")
     m.d.comb += [fifo.w_rdy.eq(not_full), fifo.r_rdy.eq(not_empty),
                  fifo.w_level.eq(level), fifo.r_level.eq(level)]
     do_write = fifo.w_en & not_full
@@ -158,9 +167,17 @@ def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name):
     if not head:
         return C(0, 0)
     depth = fifo.depth
-    slots = Array(Signal(head, name=f"{name}_head_slot{i}") for i in range(depth))
     register = Signal(head, name=f"{name}_head")
     incoming = fifo.w_data[:head]
+    if depth == 1:
+        # the one entry is the oldest: the register is all the storage it needs
+        # (a write finds the FIFO empty, a read leaves it so)
+        with m.If(do_write):
+            m.d.sync += register.eq(incoming)
+        with m.Elif(do_read):
+            m.d.sync += register.eq(0)
+        return register
+    slots = Array(Signal(head, name=f"{name}_head_slot{i}") for i in range(depth))
     with m.If(do_write):
         m.d.sync += slots[produce].eq(incoming)
     # The register changes when the oldest entry leaves or the FIFO is empty. Its next

@@ -268,7 +268,14 @@ class TrafficGenerator(wiring.Component):
         topo = self.topology
         n = topo.num_nodes
         pick = Signal(range(max(2, n)), name="uniform_pick")
-        m.d.comb += pick.eq((random32 * (n - 1)) >> 32)
+        k = (n - 1).bit_length()
+        if n > 1 and n == 1 << k:
+            # (random32 * (2**k - 1)) >> 32 without a multiplier: the top k bits of
+            # random32, less one when (random32 << k) mod 2**32 < random32 (the
+            # borrow of 2**k * random32 - random32 into bit 32): one comparator
+            m.d.comb += pick.eq(random32[32 - k:] - ((random32 << k)[:32] < random32))
+        else:
+            m.d.comb += pick.eq((random32 * (n - 1)) >> 32)
         index = Signal(range(max(2, n)), name="uniform_index")
         m.d.comb += index.eq(pick + (pick >= straps.index))
         low, table = dense_to_address(topo)

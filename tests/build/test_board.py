@@ -8,7 +8,7 @@ from amaranth.sim import Simulator
 
 from cubefab.build import pnr
 from cubefab.build.board import StatusLeds, BoardTop, build_bitstream, selfcheck_board_top
-from cubefab.topology import Hypercube
+from cubefab.topology import Hypercube, Metacube
 
 
 def run_leds(leds, testbench):
@@ -84,6 +84,11 @@ needs_ice40 = pytest.mark.skipif(
 #: The self-checking fabric each board carries in these tests (what fits).
 BOARD_DESIGNS = {"icestick": Hypercube(1), "icebreaker": Hypercube(2)}
 
+#: MC(1,1) on the iCEBreaker: narrow flits (a 3-bit sequence number and a 1-bit
+#: timestamp), one-flit buffers and source queues.
+NARROW = {"payload_width": 4, "timestamp_bits": 1, "sequence_bits": 3, "depth": 1,
+          "queue_depth": 1}
+
 
 def simulate_board_top(top, cycles):
     """Run a board top (no platform: no pins) and read its counters and lamps."""
@@ -112,6 +117,15 @@ def test_board_top_runs_without_errors(board, cycles):
     nodes = BOARD_DESIGNS[board].num_nodes
     assert r["created"] > 0.2 * cycles * nodes
     assert r["injected"] - r["delivered"] <= 4 * nodes
+    assert (r["passing"], r["fail"]) == (1, 0)
+
+
+def test_narrow_metacube_board_top_runs_without_errors():
+    cycles = 2000
+    top = selfcheck_board_top(Metacube(1, 1), "icebreaker", rate=0.1, seed=3, **NARROW)
+    r = simulate_board_top(top, cycles)
+    assert r["errors"] == 0
+    assert r["delivered"] > 0.08 * cycles * 8
     assert (r["passing"], r["fail"]) == (1, 0)
 
 
@@ -152,6 +166,13 @@ def test_icestick_bitstream_of_the_self_checking_fabric(tmp_path):
 @needs_ice40
 def test_icebreaker_bitstream_of_the_self_checking_fabric(tmp_path):
     top = selfcheck_board_top(BOARD_DESIGNS["icebreaker"], "icebreaker")
+    check_bitstream(build_bitstream(top, "icebreaker", str(tmp_path)))
+
+
+@pytest.mark.slow
+@needs_ice40
+def test_icebreaker_bitstream_of_the_narrow_metacube(tmp_path):
+    top = selfcheck_board_top(Metacube(1, 1), "icebreaker", **NARROW)
     check_bitstream(build_bitstream(top, "icebreaker", str(tmp_path)))
 
 

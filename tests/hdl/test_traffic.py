@@ -53,6 +53,24 @@ def test_creation_follows_the_reference_random_stream():
     assert [c for c, _ in records] == expected
 
 
+@pytest.mark.parametrize("family, params, node", [
+    ("hypercube", {"n": 3}, 3),
+    ("dlh", {"m": 2, "d": 1}, 0b1010),
+])
+def test_uniform_destinations_follow_the_reference_random_stream(family, params, node):
+    # the multiply-shift pick (draw * (N - 1)) >> 32 of the upper 32 random bits,
+    # skipping this node (the hardware computes it without a multiplier)
+    topo = make_topology(family, **params)
+    records = run_generator(topo, node, "uniform", 120, rate=1.0, seed=9)
+    state, expected = node_seed(9, topo.index(node)), []
+    for _ in range(119):
+        pick = ((state >> 32) * (topo.num_nodes - 1)) >> 32
+        expected.append(int(topo.address(pick + (pick >= topo.index(node)))))
+        state = xorshift64(state)
+    sent = [flit["dest"] for _, flit in records if flit is not None]
+    assert len(sent) > 100 and sent == expected[:len(sent)]
+
+
 @pytest.mark.parametrize("family, params, node, pattern", [
     ("dlh", {"m": 2, "d": 1}, 0b1010, "uniform"),
     ("metacube", {"k": 1, "m": 1}, 5, "neighbor"),
