@@ -18,7 +18,6 @@ from ..cli import CliError, emit, format_table
 from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
 from ..build.harness import TimingHarness
 from .router_targets import router_target_options, fabric_target_options, router_build_params
-from .sim import router_params
 
 
 __all__ = ["router_synth_options", "fabric_synth_options", "synth_router", "synth_fabric",
@@ -108,10 +107,11 @@ def synth_router(args, topology):
 
 def synth_fabric(args, topology):
     from ..hdl.fabric import Fabric
-    fabric = Fabric(topology, **router_params(args))
+    fabric = Fabric(topology, **router_build_params(args))
     report_implementation(
         args, f"{topology.label} fabric", fabric,
         os.path.join("build", "synth", f"fabric_{_stem(topology)}_{args.device}"),
         {"topology": topology.label, "nodes": topology.num_nodes, "vcs": fabric.vcs,
          "depth": fabric.depth, "payload_width": fabric.payload_width,
-         "flit_width": fabric.layout.size})
+         "flit_width": fabric.layout.size, "buffer": fabric.buffer,
+         "turns": fabric.turns})

@@ -13,6 +13,10 @@ __all__ = ["router_target_options", "fabric_target_options", "router_build_param
 def router_target_options(parser):
     parser.add_argument("--node", type=parse_address, required=True, metavar="A",
                         help="address of the node whose router is generated")
+    fabric_target_options(parser)
+
+
+def fabric_target_options(parser):
     router_options(parser)
     parser.add_argument("--buffer", default="registers", choices=list(BUFFERS),
                         help="flit storage of the input buffers: registers (default) or "
@@ -23,12 +27,9 @@ def router_target_options(parser):
 
 
 def router_build_params(args):
-    """The :class:`Router` keyword arguments of the router targets' options."""
+    """The :class:`Router` (and :class:`Fabric`) keyword arguments of the router and
+    fabric targets' options."""
     return dict(router_params(args), buffer=args.buffer, turns=args.turns)
-
-
-def fabric_target_options(parser):
-    router_options(parser)
 
 
 def write_router(args, topology):
@@ -42,6 +43,6 @@ def write_router(args, topology):
 def write_fabric(args, topology):
     from ..build.verilog import verilog_text
     from .verilog import _write
-    fabric = Fabric(topology, **router_params(args))
+    fabric = Fabric(topology, **router_build_params(args))
     _write(args, topology, verilog_text(fabric, args.top),
            f"{topology.label} fabric ({topology.num_nodes} routers, {fabric.vcs} VCs)")

@@ -13,11 +13,11 @@ __all__ = ["Fabric", "configure_fabric", "connect_links"]
 
 
 def configure_fabric(obj, topology, payload_width, vcs, depth, algorithm, check,
-                     vcs_per_class=1):
+                     vcs_per_class=1, *, buffer="registers", turns="reference"):
     """:func:`~cubefab.hdl.router.configure_router` for a whole network, then (when
     ``check``) prove it deadlock-free: sets ``deadlock_report`` on ``obj`` and raises
     :class:`DeadlockError` if the channel dependency graph has a cycle."""
-    configure_router(obj, topology, payload_width, vcs, depth, algorithm,
+    configure_router(obj, topology, payload_width, vcs, depth, algorithm, buffer, turns,
                      vcs_per_class=vcs_per_class)
     obj.deadlock_report = None
     if check:
@@ -48,9 +48,11 @@ class Fabric(wiring.Component):
     Parameters
     ----------
     topology : Topology
-    payload_width, vcs, depth, algorithm, vcs_per_class
+    payload_width, vcs, depth, algorithm, vcs_per_class, buffer, turns
         Router parameters (see :class:`~cubefab.hdl.router.Router`); ``vcs`` defaults
-        to what the VC-assignment function needs.
+        to what the VC-assignment function needs. Every router gets them (with
+        ``turns="reference"``, the turns reference routes make at its node: all that
+        the fabric needs).
     check : bool
         Prove the configuration deadlock-free first (default True).
 
@@ -69,10 +71,10 @@ class Fabric(wiring.Component):
     """
 
     def __init__(self, topology, *, payload_width=16, vcs=None, depth=4, algorithm=None,
-                 vcs_per_class=1, check=True):
+                 vcs_per_class=1, buffer="registers", turns="reference", check=True):
         try:
             configure_fabric(self, topology, payload_width, vcs, depth, algorithm, check,
-                             vcs_per_class)
+                             vcs_per_class, buffer=buffer, turns=turns)
         except (TypeError, ValueError):
             self._MustUse__silence = True      # refused, not forgotten: no unused warning
             raise
@@ -88,7 +90,8 @@ class Fabric(wiring.Component):
     def router_params(self):
         """The keyword arguments every router of the fabric is built with."""
         return {"payload_width": self.payload_width, "vcs": self.vcs, "depth": self.depth,
-                "algorithm": self.algorithm, "vcs_per_class": self.vcs_per_class}
+                "algorithm": self.algorithm, "vcs_per_class": self.vcs_per_class,
+                "buffer": self.buffer, "turns": self.turns}
 
     def elaborate(self, platform):
         m = Module()

@@ -48,6 +48,16 @@ def test_synth_router_with_memory_buffers_uses_block_ram(cli, tmp_path):
     assert doc["ram"] == 3          # one SB_RAM40_4K per input buffer (18-bit flits)
 
 
+@needs_tools
+def test_synth_fabric_with_memory_buffers_uses_block_ram(cli, tmp_path):
+    r = cli("synth", "fabric", "hypercube", "-n", 1, "--payload-width", 8,
+            "--buffer", "memory", "--no-pnr", "--workdir", tmp_path, "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["buffer"] == "memory" and doc["turns"] == "reference"
+    assert doc["ram"] == 4          # two routers, an SB_RAM40_4K per input buffer
+
+
 def test_synth_router_rejects_unknown_buffer(cli):
     r = cli("synth", "router", "hypercube", "-n", 2, "--node", 0, "--buffer", "bram")
     assert r.status == 2 and r.err.startswith("error:") and "registers" in r.err

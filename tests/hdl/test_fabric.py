@@ -1,0 +1,58 @@
+"""Fabric: router parameters reach every router."""
+
+import gc
+
+import pytest
+from amaranth.sim import Simulator
+
+from cubefab.hdl.fabric import Fabric
+from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY
+from cubefab.topology import Hypercube
+
+
+def test_every_router_gets_the_buffer_and_turns():
+    fabric = Fabric(Hypercube(2), payload_width=4, buffer="memory", turns="all")
+    assert {(r.buffer, r.turns) for r in fabric.routers} == {("memory", "all")}
+    assert fabric.router_params()["buffer"] == "memory"
+
+
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+def test_fabric_refuses_an_unknown_buffer():
+    with pytest.raises(ValueError, match="Buffer must be one of 'registers', 'memory'"):
+        Fabric(Hypercube(2), buffer="bram")
+    gc.collect()
+
+
+def delivery(fabric, src, dest):
+    """Cycles from a one-flit packet's injection at ``src`` to its ejection at
+    ``dest``, and the payload ejected."""
+    topo = fabric.topology
+    i, j = topo.index(src), topo.index(dest)
+    seen = {}
+
+    async def bench(ctx):
+        for k in range(topo.num_nodes):
+            ctx.set(fabric.local_out[k].ready, 1)
+        ctx.set(fabric.local_in[i].payload, {"head": 1, "tail": 1, "dest": dest,
+                                               "src": src, "payload": 5})
+        ctx.set(fabric.local_in[i].valid, 1)
+        await ctx.tick()
+        ctx.set(fabric.local_in[i].valid, 0)
+        for cycle in range(1, 20):
+            if ctx.get(fabric.local_out[j].valid):
+                seen.update(cycle=cycle, payload=ctx.get(fabric.local_out[j].payload).payload)
+                return
+            await ctx.tick()
+
+    sim = Simulator(fabric)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    return seen
+
+
+@pytest.mark.parametrize("buffer", ["registers", "memory"])
+def test_a_packet_crosses_the_fabric_in_the_zero_load_latency(buffer):
+    # Q(2): node 0 to node 3 is two hops
+    seen = delivery(Fabric(Hypercube(2), payload_width=4, buffer=buffer), 0, 3)
+    assert seen == {"cycle": ROUTER_LATENCY + 2 * HOP_LATENCY, "payload": 5}
