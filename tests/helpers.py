@@ -1,6 +1,7 @@
 """Checks shared by the test modules (import as ``from tests.helpers import ...``)."""
 
 import numpy as np
+from amaranth.sim import Simulator
 
 from cubefab.topology import bfs_distances
 
@@ -16,3 +17,12 @@ def assert_is_walk(topology, path, src, dst):
 def distance_matrix(topology):
     """All-pairs BFS distances, ``D[index(s), index(t)]`` (small networks only)."""
     return np.stack([bfs_distances(topology, int(s)) for s in topology.nodes()])
+
+
+def run_clocked(dut, bench):
+    """Simulate ``dut`` with a 1 MHz ``sync`` clock, running the async testbench
+    ``bench`` to its end."""
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()

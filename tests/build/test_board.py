@@ -9,13 +9,7 @@ from amaranth.sim import Simulator
 from cubefab.build import pnr
 from cubefab.build.board import StatusLeds, BoardTop, build_bitstream, selfcheck_board_top
 from cubefab.topology import Hypercube, Metacube
-
-
-def run_leds(leds, testbench):
-    sim = Simulator(leds)
-    sim.add_clock(1e-6)
-    sim.add_testbench(testbench)
-    sim.run()
+from tests.helpers import run_clocked
 
 
 def test_lamps_pass_while_deliveries_progress():
@@ -28,7 +22,7 @@ def test_lamps_pass_while_deliveries_progress():
             await ctx.tick()
         assert ctx.get(leds.passing) == 1 and ctx.get(leds.fail) == 0
         assert ctx.get(leds.activity) == 11 >> 2
-    run_leds(leds, bench)
+    run_clocked(leds, bench)
 
 
 def test_fail_lamp_latches_on_an_error():
@@ -43,7 +37,7 @@ def test_fail_lamp_latches_on_an_error():
             ctx.set(leds.delivered, n)
             await ctx.tick()
         assert ctx.get(leds.fail) == 1 and ctx.get(leds.passing) == 0
-    run_leds(leds, bench)
+    run_clocked(leds, bench)
 
 
 def test_fail_lamp_lights_when_deliveries_stall():
@@ -58,7 +52,7 @@ def test_fail_lamp_lights_when_deliveries_stall():
         ctx.set(leds.delivered, 2)                 # traffic resumes: the watchdog clears
         await ctx.tick().repeat(2)
         assert ctx.get(leds.fail) == 0 and ctx.get(leds.passing) == 1
-    run_leds(leds, bench)
+    run_clocked(leds, bench)
 
 
 @pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")

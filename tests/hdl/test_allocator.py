@@ -6,17 +6,10 @@ import pytest
 from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
-from amaranth.sim import Simulator
 
 from cubefab.hdl.allocator import (MatrixArbiter, RoundRobinArbiter, SwitchAllocator,
                                    least_recently_granted)
-
-
-def run(dut, bench):
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+from tests.helpers import run_clocked
 
 
 def test_grant_is_one_hot_and_requested():
@@ -34,7 +27,7 @@ def test_grant_is_one_hot_and_requested():
             else:
                 assert grant == 0
             await ctx.tick()
-    run(dut, bench)
+    run_clocked(dut, bench)
 
 
 def test_all_requesting_rotates_in_order():
@@ -48,7 +41,7 @@ def test_all_requesting_rotates_in_order():
             order.append(ctx.get(dut.grant).bit_length() - 1)
             await ctx.tick()
         assert order == [0, 1, 2, 3, 0, 1, 2, 3]
-    run(dut, bench)
+    run_clocked(dut, bench)
 
 
 def test_no_grant_change_without_commit():
@@ -60,7 +53,7 @@ def test_no_grant_change_without_commit():
         for _ in range(3):
             await ctx.tick()
             assert ctx.get(dut.grant) == first
-    run(dut, bench)
+    run_clocked(dut, bench)
 
 
 @pytest.mark.parametrize("arbiter", [RoundRobinArbiter, MatrixArbiter],
@@ -83,7 +76,7 @@ def test_persistent_requester_never_starves(seed, arbiter):
                 waited += 1
                 assert waited < n, "requester 2 waited n grants"
             await ctx.tick()
-    run(dut, bench)
+    run_clocked(dut, bench)
 
 
 def test_equal_share_under_full_load():
@@ -98,7 +91,7 @@ def test_equal_share_under_full_load():
             counts[ctx.get(dut.grant).bit_length() - 1] += 1
             await ctx.tick()
         assert counts == [10] * n
-    run(dut, bench)
+    run_clocked(dut, bench)
 
 
 def test_switch_allocator_arbitrates_each_output():
@@ -114,7 +107,7 @@ def test_switch_allocator_arbitrates_each_output():
                 g = ctx.get(dut.grants[o])
                 assert g & (g - 1) == 0 and (g & reqs[o]) == g and bool(g) == bool(reqs[o])
             await ctx.tick()
-    run(dut, bench)
+    run_clocked(dut, bench)
 
 
 def test_parameters_are_checked():
@@ -143,7 +136,7 @@ def test_matrix_grant_is_the_least_recently_granted_requester_exhaustively():
                 history.remove(want)
                 history.append(want)
             await ctx.tick()
-    run(dut, bench)
+    run_clocked(dut, bench)
 
 
 @pytest.mark.parametrize("n", [2, 3, 5])
@@ -157,7 +150,7 @@ def test_matrix_grant_is_one_hot_for_every_request_pattern(n):
             grant = ctx.get(dut.grant)
             assert grant & (grant - 1) == 0 and grant & req == grant
             assert bool(grant) == bool(req)
-    run(dut, bench)
+    run_clocked(dut, bench)
 
 
 def test_matrix_priorities_hold_without_commit():
@@ -168,7 +161,7 @@ def test_matrix_priorities_hold_without_commit():
         for _ in range(3):
             assert ctx.get(dut.grant) == 0b010
             await ctx.tick()
-    run(dut, bench)
+    run_clocked(dut, bench)
 
 
 def test_matrix_arbiter_checks_its_count():
@@ -213,4 +206,4 @@ def test_matrix_grant_from_contenders_is_the_least_recently_granted_requester():
                 history.remove(want)
                 history.append(want)
             await ctx.tick()
-    run(dut, bench)
+    run_clocked(dut, bench)

@@ -3,11 +3,11 @@
 import gc
 
 import pytest
-from amaranth.sim import Simulator
 
 from cubefab.hdl.fabric import Fabric
 from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY
 from cubefab.topology import Hypercube
+from tests.helpers import run_clocked
 
 
 def test_every_router_gets_the_buffer_and_turns():
@@ -44,10 +44,7 @@ def delivery(fabric, src, dest):
                 return
             await ctx.tick()
 
-    sim = Simulator(fabric)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    run_clocked(fabric, bench)
     return seen
 
 

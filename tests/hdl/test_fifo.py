@@ -5,18 +5,11 @@ import random
 import pytest
 from amaranth.hdl import Module
 from amaranth.lib.fifo import SyncFIFO
-from amaranth.sim import Simulator
 
 from cubefab.hdl.fifo import MemoryFIFO, RegisterFIFO
+from tests.helpers import run_clocked
 
 FIFOS = [RegisterFIFO, MemoryFIFO]
-
-
-def simulate(m, bench):
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
 
 
 @pytest.mark.parametrize("fifo_class", FIFOS, ids=lambda c: c.__name__)
@@ -42,7 +35,7 @@ def test_fifo_equals_syncfifo_cycle_by_cycle(fifo_class, head, depth):
                 assert ctx.get(ours.r_data) == ctx.get(ref.r_data)
             await ctx.tick()
 
-    simulate(m, bench)
+    run_clocked(m, bench)
 
 
 @pytest.mark.parametrize("fifo_class", FIFOS, ids=lambda c: c.__name__)
@@ -60,7 +53,7 @@ def test_head_bits_read_zero_while_empty(fifo_class, depth):
         await ctx.tick()
         assert not ctx.get(dut.r_rdy) and ctx.get(dut.r_data) & 0b111 == 0
 
-    simulate(dut, bench)
+    run_clocked(dut, bench)
 
 
 @pytest.mark.parametrize("fifo_class", FIFOS, ids=lambda c: c.__name__)

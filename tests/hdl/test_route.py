@@ -5,7 +5,7 @@ import random
 import pytest
 from amaranth.hdl import Fragment, Shape
 
-from cubefab.hdl.route import (RouteUnit, TableRoute, HypercubeRoute, MetacubeRoute,
+from cubefab.hdl.route import (TableRoute, HypercubeRoute, MetacubeRoute,
                                DLHRoute, route_unit, register_route_unit, LOGIC_UNITS)
 from cubefab.topology.catalog import make_topology
 from cubefab.topology.dlh import DLH

@@ -6,7 +6,6 @@ import random
 import pytest
 from amaranth.hdl import Module
 from amaranth.lib import wiring
-from amaranth.sim import Simulator
 
 from cubefab.hdl.flit import (FlitLayout, LinkSignature, flit_layout, header_width,
                               payload_width_for, vc_width)
@@ -14,18 +13,12 @@ from cubefab.hdl.router import BUFFERS, HOP_LATENCY, ROUTER_LATENCY, TURNS, Rout
 from cubefab.topology import DLH, Hypercube, Metacube
 from cubefab.topology.deadlock import flow_lane, next_vc
 from cubefab.topology.turns import router_turns
+from tests.helpers import run_clocked
 
 
 def flit(dest, src, payload=0, head=1, tail=1, vc=0):
     return {"head": head, "tail": tail, "vc": vc, "dest": dest, "src": src,
             "payload": payload}
-
-
-def simulate(router, bench):
-    sim = Simulator(router)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
 
 
 async def outputs(ctx, router):
@@ -167,7 +160,7 @@ def check_ports_and_vcs(topology, node, algorithm, turns, vcs_per_class=1):
                     await ctx.tick()
                     ctx.set(router.link_out[out].credit, 0)
                 await ctx.tick()
-    simulate(router, bench)
+    run_clocked(router, bench)
 
 
 def test_zero_load_latencies():
@@ -198,7 +191,7 @@ def test_zero_load_latencies():
                 break
             await ctx.tick()
         assert seen[0][0] == 1 and cycle == HOP_LATENCY
-    simulate(router, bench)
+    run_clocked(router, bench)
 
 
 def test_credits_limit_flits_in_flight():
@@ -227,7 +220,7 @@ def test_credits_limit_flits_in_flight():
             sent += ctx.get(router.link_out[0].flit.valid)
             await ctx.tick()
         assert sent == depth + 2
-    simulate(router, bench)
+    run_clocked(router, bench)
 
 
 def test_wormhole_packets_are_not_interleaved_at_the_local_port():
@@ -258,7 +251,7 @@ def test_wormhole_packets_are_not_interleaved_at_the_local_port():
             part = got[k * length:(k + 1) * length]
             assert [f.payload % 16 for f in part] == list(range(length))
             assert part[0].head and part[-1].tail
-    simulate(router, bench)
+    run_clocked(router, bench)
 
 
 def test_stalled_local_output_holds_flits():
@@ -282,7 +275,7 @@ def test_stalled_local_output_holds_flits():
             await ctx.tick()
         assert got == [0, 1, 2]
         # and the credits of the three flits came back on link_in[0]
-    simulate(router, bench)
+    run_clocked(router, bench)
 
 
 def test_a_turn_the_router_was_built_without_is_flagged():
@@ -298,7 +291,7 @@ def test_a_turn_the_router_was_built_without_is_flagged():
             assert not await outputs(ctx, router)
             await ctx.tick()
         assert ctx.get(router.bad_turn) and not ctx.get(router.overflow)
-    simulate(router, bench)
+    run_clocked(router, bench)
 
 
 def test_memory_buffers_behave_like_register_buffers_cycle_by_cycle():
@@ -346,10 +339,7 @@ def test_memory_buffers_behave_like_register_buffers_cycle_by_cycle():
             await ctx.tick()
         assert moved > 100, moved
 
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    run_clocked(m, bench)
 
 
 def observed(router):

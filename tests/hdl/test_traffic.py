@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 from amaranth.hdl import Module
-from amaranth.sim import Simulator
 
 from cubefab.hdl.flit import flit_layout
 from cubefab.hdl.traffic_check import TrafficChecker
@@ -11,6 +10,7 @@ from cubefab.hdl.traffic_gen import (PacketFormat, TrafficGenerator, node_seed,
                                      rate_threshold, xorshift64, dense_to_address)
 from cubefab.sim.patterns import traffic_matrix
 from cubefab.topology.catalog import make_topology
+from tests.helpers import run_clocked
 
 
 def run_generator(topology, node, pattern, cycles, *, rate=1.0, seed=5, hot=0,
@@ -34,10 +34,7 @@ def run_generator(topology, node, pattern, cycles, *, rate=1.0, seed=5, hot=0,
                              "src": flit.src, "payload": flit.payload}))
             await ctx.tick()
 
-    sim = Simulator(gen)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    run_clocked(gen, bench)
     return records
 
 
@@ -148,10 +145,7 @@ def loopback(topology, src, dst, packet_flits, cycles, corrupt=None, drop=None):
                 totals["latency"].append(ctx.get(chk.latency))
             await ctx.tick()
 
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    run_clocked(m, bench)
     return totals
 
 

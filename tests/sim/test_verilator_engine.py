@@ -4,9 +4,9 @@ import pytest
 from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
-from amaranth.sim import Simulator
 
 from cubefab.sim.verilator_engine import VerilatorModel
+from tests.helpers import run_clocked
 from tests.sim.engine_helpers import needs_verilator
 
 
@@ -42,10 +42,7 @@ def amaranth_counters(component, cycles, change_at):
         for name in ("count", "lfsr", "low"):
             values[name] = ctx.get(getattr(component, name))
 
-    sim = Simulator(component)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
+    run_clocked(component, bench)
     return values
 
 

@@ -9,8 +9,7 @@ from cubefab.topology import Mcube, Hypercube, make_topology
 from cubefab.topology.mcube import (check_requirements, mroute_table, mroute_path,
                                     routing_tables,
                                     paper_distribution, paper_average_distance,
-                                    paper_average_distance_closed_form, hem_neighbors,
-                                    algorithmic_neighbors)
+                                    paper_average_distance_closed_form, hem_neighbors)
 from cubefab.topology.mcube_analysis import (distance_report, hypercube_emulation,
                                              reconfiguration_switches, route_lengths)
 from tests.helpers import assert_is_walk

@@ -146,7 +146,6 @@ def test_minimal_route_is_memoryless_walk(k, m):
     # the per-hop decision uses only (here, dest) and always leads one hop closer
     mc = Metacube(k, m)
     D = distance_matrix(mc)
-    nodes = np.arange(mc.num_nodes)
     for here in range(mc.num_nodes):
         for dest in range(mc.num_nodes):
             p = mc.next_port(here, dest)
