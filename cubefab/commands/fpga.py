@@ -94,7 +94,7 @@ def _stem(topology):
 
 def synth_router(args, topology):
     from ..hdl.router import Router
-    router = Router(topology, args.node, **router_build_params(args))
+    router = Router(topology, args.node, **router_build_params(args, topology))
     report_implementation(
         args, f"{topology.label} router of node {router.node}", router,
         os.path.join("build", "synth", f"router_{_stem(topology)}_{router.node}"
@@ -107,7 +107,7 @@ def synth_router(args, topology):
 
 def synth_fabric(args, topology):
     from ..hdl.fabric import Fabric
-    fabric = Fabric(topology, **router_build_params(args))
+    fabric = Fabric(topology, **router_build_params(args, topology))
     report_implementation(
         args, f"{topology.label} fabric", fabric,
         os.path.join("build", "synth", f"fabric_{_stem(topology)}_{args.device}"),

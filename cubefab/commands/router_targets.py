@@ -1,8 +1,10 @@
 """The ``router`` and ``fabric`` targets of ``cubefab verilog`` (listed in its TARGETS)."""
 
-from ..cli import parse_address
+from ..cli import CliError, parse_address
+from ..hdl.flit import payload_width_for
 from ..hdl.fabric import Fabric
 from ..hdl.router import BUFFERS, TURNS, Router
+from ..topology.deadlock import required_vcs
 from .sim import router_options, router_params
 
 
@@ -18,6 +20,10 @@ def router_target_options(parser):
 
 def fabric_target_options(parser):
     router_options(parser)
+    parser.add_argument("--flit-width", type=int, default=None, metavar="BITS",
+                        help="bits of a flit on a link, header included (head, tail, "
+                             "vc, dest, src): sets the payload to what is left; "
+                             "instead of --payload-width")
     parser.add_argument("--buffer", default="registers", choices=list(BUFFERS),
                         help="flit storage of the input buffers: registers (default) or "
                              "memory (block RAM on FPGAs; same timing)")
@@ -26,16 +32,24 @@ def fabric_target_options(parser):
                              "routes make at the node; all: any input to any output")
 
 
-def router_build_params(args):
+def router_build_params(args, topology):
     """The :class:`Router` (and :class:`Fabric`) keyword arguments of the router and
-    fabric targets' options."""
-    return dict(router_params(args), buffer=args.buffer, turns=args.turns)
+    fabric targets' options for ``topology``."""
+    params = dict(router_params(args), buffer=args.buffer, turns=args.turns)
+    if args.flit_width is not None:
+        if args.payload_width is not None:
+            raise CliError("give --flit-width or --payload-width, not both")
+        algorithm = topology.check_algorithm(args.algorithm)
+        vcs = args.vcs or required_vcs(topology, algorithm) * args.vcs_per_class
+        params["payload_width"] = payload_width_for(topology.address_bits,
+                                                    args.flit_width, vcs)
+    return params
 
 
 def write_router(args, topology):
     from ..build.verilog import verilog_text
     from .verilog import _write
-    router = Router(topology, args.node, **router_build_params(args))
+    router = Router(topology, args.node, **router_build_params(args, topology))
     _write(args, topology, verilog_text(router, args.top),
            f"{topology.label} router of node {router.node} ({router.vcs} VCs)")
 
@@ -43,6 +57,6 @@ def write_router(args, topology):
 def write_fabric(args, topology):
     from ..build.verilog import verilog_text
     from .verilog import _write
-    fabric = Fabric(topology, **router_build_params(args))
+    fabric = Fabric(topology, **router_build_params(args, topology))
     _write(args, topology, verilog_text(fabric, args.top),
            f"{topology.label} fabric ({topology.num_nodes} routers, {fabric.vcs} VCs)")

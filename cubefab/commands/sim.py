@@ -7,7 +7,11 @@ from ..sim.patterns import PATTERNS
 from ..sim.traffic import Traffic
 
 
-__all__ = ["register", "router_options", "router_params"]
+__all__ = ["register", "router_options", "router_params", "PAYLOAD_DEFAULT"]
+
+
+#: Default ``--payload-width``.
+PAYLOAD_DEFAULT = 16
 
 
 def router_options(parser):
@@ -22,13 +26,15 @@ def router_options(parser):
     parser.add_argument("--vcs-per-class", type=int, default=1, metavar="N",
                         help="VCs per VC class, a power of two; a flow keeps one VC of "
                              "each class (default 1)")
-    parser.add_argument("--payload-width", type=int, default=16, metavar="BITS",
-                        help="payload bits per flit (default 16)")
+    parser.add_argument("--payload-width", type=int, default=None, metavar="BITS",
+                        help=f"payload bits per flit (default {PAYLOAD_DEFAULT})")
 
 
 def router_params(args):
     return {"algorithm": args.algorithm, "vcs": args.vcs, "depth": args.depth,
-            "vcs_per_class": args.vcs_per_class, "payload_width": args.payload_width}
+            "vcs_per_class": args.vcs_per_class,
+            "payload_width": (PAYLOAD_DEFAULT if args.payload_width is None
+                              else args.payload_width)}
 
 
 def _options(parser):

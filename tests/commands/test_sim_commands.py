@@ -57,3 +57,22 @@ def test_verilog_router_and_fabric(cli, tmp_path):
     r = cli("verilog", "fabric", "hypercube", "-n", "2", "-o", out, "--json")
     assert r.status == 0 and r.json()["path"] == str(out)
     assert "local_out__3__payload" in out.read_text()
+
+
+def test_verilog_router_by_flit_width(cli, tmp_path):
+    # Q(4): a 10-bit header (head, tail, dest 4, src 4), so 16-bit flits carry 6 bits
+    out = tmp_path / "router.v"
+    r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0",
+            "--flit-width", "16", "-o", out)
+    assert r.status == 0, r.err
+    assert "input [15:0] link_in__0__flit__payload" in out.read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--flit-width", "10"], "at least 11 bits"),
+    (["--flit-width", "16", "--payload-width", "6"], "not both"),
+])
+def test_verilog_router_bad_flit_width_is_one_error_line(cli, tmp_path, args, message):
+    r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0", *args,
+            "-o", tmp_path / "r.v")
+    assert r.status == 2 and message in r.err and len(r.err.strip().splitlines()) == 1
