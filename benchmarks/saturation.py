@@ -8,7 +8,7 @@ least 70% of the bound) it runs ``cubefab sweep``'s engine (the self-checking fa
 in Verilator, router settings :data:`cubefab.sim.sweep.SWEEP_ROUTER`) at offered loads
 from 50% to 95% of the bound, and prints the bound, the saturation throughput (the
 largest accepted throughput), its fraction of the bound and the latency at the lowest load.
-Builds are cached; a first run builds four fabrics (minutes each).
+Builds are cached; a first run builds four nodes (about 20 s each).
 """
 
 import argparse
