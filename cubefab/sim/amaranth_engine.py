@@ -46,6 +46,9 @@ class AmaranthEngine:
                  vcs_per_class=1, trace_hops=True, vcd=None):
         self.fabric = Fabric(topology, payload_width=payload_width, vcs=vcs, depth=depth,
                              algorithm=algorithm, vcs_per_class=vcs_per_class)
+        # built here to check the parameters early; an engine never run leaves it unused
+        for design in (self.fabric, *self.fabric.routers):
+            design._MustUse__silence = True
         self.topology = topology
         self.trace_hops = bool(trace_hops)
         self.vcd = vcd
