@@ -1,4 +1,4 @@
-"""Run an Amaranth design compiled by Verilator: clock and reset in, counters out.
+"""Run an Amaranth design compiled by Verilator: a clock in, counters out.
 
 The design is a :class:`amaranth.lib.wiring.Component` whose members are outputs
 (the counters of a self-checking design) and inputs that hold run settings (set

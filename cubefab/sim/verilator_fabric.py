@@ -321,8 +321,7 @@ def fabric_main(fabric, ports):
         node=NODE_MODULE, nodes=n, degree=degree,
         in_payload0=_cxx("link_in__0__flit__payload"), in_valid0=_cxx("link_in__0__flit__valid"),
         in_credit0=_cxx("link_in__0__credit"),
-        sources=",\n".join("    {" + ", ".join("{%d, %d}" % s for s in row) + "}"
-                            for row in sources),
+        sources=_table([["{%d, %d}" % s for s in row] for row in sources]),
         strap_words=strap_words, straps=_table(straps),
         in_payload_cases=cases("link_in__{}__flit__payload"),
         in_valid_cases=cases("link_in__{}__flit__valid"),
