@@ -117,6 +117,22 @@ def test_parameters_are_checked():
         SwitchAllocator(2, "3")
 
 
+class LeastRecentlyGranted:
+    """Reference model of a matrix arbiter that commits every grant."""
+
+    def __init__(self, n):
+        self.history = list(range(n))        # least recently granted first
+
+    def grant(self, requests):
+        """The expected grant (one-hot, 0 for none) of ``requests``; remembers it."""
+        want = next((i for i in self.history if requests >> i & 1), None)
+        if want is None:
+            return 0
+        self.history.remove(want)
+        self.history.append(want)
+        return 1 << want
+
+
 def test_matrix_grant_is_the_least_recently_granted_requester_exhaustively():
     # every request pattern from every priority order reachable in 3 grants
     n = 4
@@ -124,17 +140,12 @@ def test_matrix_grant_is_the_least_recently_granted_requester_exhaustively():
 
     async def bench(ctx):
         rng = random.Random(7)
-        history = list(range(n))        # least recently granted first
+        model = LeastRecentlyGranted(n)
         for _ in range(600):
             req = rng.randrange(1 << n)
             ctx.set(dut.requests, req)
             ctx.set(dut.commit, 1)
-            want = next((i for i in history if req >> i & 1), None)
-            grant = ctx.get(dut.grant)
-            assert grant == (0 if want is None else 1 << want), (req, history)
-            if want is not None:
-                history.remove(want)
-                history.append(want)
+            assert ctx.get(dut.grant) == model.grant(req), req
             await ctx.tick()
     run_clocked(dut, bench)
 
@@ -191,7 +202,7 @@ def test_matrix_grant_from_contenders_is_the_least_recently_granted_requester():
 
     async def bench(ctx):
         rng = random.Random(3)
-        history = list(range(n))        # least recently granted first
+        model = LeastRecentlyGranted(n)
         for _ in range(600):
             case = rng.randrange(3)
             contenders = rng.randrange(1 << n)
@@ -200,10 +211,6 @@ def test_matrix_grant_from_contenders_is_the_least_recently_granted_requester():
             ctx.set(dut.requests, req)
             ctx.set(dut.contenders, contenders)
             ctx.set(dut.uncontested, case == 2)
-            want = next((i for i in history if req >> i & 1), None)
-            assert ctx.get(dut.grant) == (0 if want is None else 1 << want), (case, req)
-            if want is not None:
-                history.remove(want)
-                history.append(want)
+            assert ctx.get(dut.grant) == model.grant(req), (case, req)
             await ctx.tick()
     run_clocked(dut, bench)
