@@ -1,0 +1,107 @@
+"""Dask clusters for work that fans out over many independent tasks.
+
+Sweeps (:mod:`cubefab.sim.sweep`) and all-sources property checks run their tasks on
+``dask.distributed``: an embedded local cluster by default (one single-threaded worker
+process per core), or a running cluster named by its scheduler address
+(``--scheduler tcp://host:8786`` on the command line). cubefab never schedules work
+itself: it submits tasks and gathers results, and Dask places them, retries a task
+whose worker died and reports progress.
+"""
+
+import contextlib
+import logging
+import os
+
+
+__all__ = ["ClusterError", "SCHEDULER_TIMEOUT", "default_workers", "open_client",
+           "gather_as_completed"]
+
+
+#: Seconds to wait for a named scheduler before giving up.
+SCHEDULER_TIMEOUT = 10
+
+
+class ClusterError(RuntimeError):
+    """A cluster could not be started or reached (the message says which and why)."""
+
+
+def default_workers():
+    """Worker processes of an embedded cluster: the CPUs this process may use."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+@contextlib.contextmanager
+def open_client(scheduler=None, *, workers=None, timeout=SCHEDULER_TIMEOUT):
+    """A ``dask.distributed.Client`` for the duration of a ``with`` block.
+
+    Parameters
+    ----------
+    scheduler : str or None
+        Address of a running scheduler (``tcp://host:port`` or ``host:port``). None
+        starts an embedded local cluster, closed again when the block ends.
+    workers : int or None
+        Worker processes of the embedded cluster (default :func:`default_workers`);
+        ignored with ``scheduler``.
+    timeout : float
+        Seconds to wait for ``scheduler`` to answer.
+
+    Raises
+    ------
+    ClusterError
+        If the scheduler does not answer within ``timeout`` seconds, or the local
+        cluster cannot start.
+    """
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as exc:  # pragma: no cover - a declared dependency
+        raise ClusterError(f"dask.distributed is not installed ({exc}); "
+                           f"pip install 'dask[distributed]'") from None
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise ValueError(f"Workers must be a positive integer, not {workers!r}")
+    if scheduler is not None:
+        if not isinstance(scheduler, str) or not scheduler.strip():
+            raise ValueError(f"Scheduler must be an address like tcp://host:8786, "
+                             f"not {scheduler!r}")
+        address = scheduler.strip()
+        if "://" not in address:
+            address = "tcp://" + address
+        try:
+            client = Client(address, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"no Dask scheduler answered at {scheduler} within "
+                               f"{timeout:g} s ({type(exc).__name__})") from None
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    try:
+        cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
+                               processes=True, dashboard_address=None,
+                               silence_logs=logging.ERROR)
+    except Exception as exc:  # noqa: BLE001 - reported as one line
+        raise ClusterError(f"could not start a local Dask cluster: {exc}") from None
+    try:
+        with Client(cluster, set_as_default=False) as client:
+            yield client
+    finally:
+        cluster.close()
+
+
+def gather_as_completed(client, futures, progress=None):
+    """Results of ``futures`` in submission order, reporting ``progress(done, total)``
+    as each completes. A task whose worker dies is retried by Dask (submit with
+    ``retries=``); a task that raises re-raises its exception here."""
+    from dask.distributed import as_completed
+
+    futures = list(futures)
+    index = {f.key: i for i, f in enumerate(futures)}
+    results = [None] * len(futures)
+    for done, future in enumerate(as_completed(futures, loop=client.loop), 1):
+        results[index[future.key]] = future.result()
+        if progress is not None:
+            progress(done, len(futures))
+    return results
