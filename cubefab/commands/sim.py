@@ -3,7 +3,7 @@
 from ..cli import CliError, add_topology_command, emit, format_table
 from ..progress import Progress
 from ..sim import ENGINES, engine_class
-from ..sim.patterns import PATTERNS
+from ..topology.patterns import PATTERNS
 from ..sim.traffic import Traffic
 
 

@@ -5,7 +5,7 @@ import sys
 from ..cli import CliError, add_topology_command, emit, format_table
 from ..progress import Progress
 from ..sim import register_engine
-from ..sim.patterns import PATTERNS
+from ..topology.patterns import PATTERNS
 from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import SWEEP_ROUTER, parse_rates, plot_sweep, sweep, sweep_csv
 

@@ -56,7 +56,7 @@ class SelfCheckingFabric(wiring.Component):
     ----------
     topology : Topology
     pattern : str
-        Traffic pattern of :mod:`cubefab.sim.patterns`.
+        Traffic pattern of :mod:`cubefab.topology.patterns`.
     packet_flits : int
         Flits per packet.
     payload_width, vcs, depth, algorithm, vcs_per_class

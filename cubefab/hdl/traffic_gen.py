@@ -4,7 +4,7 @@ A :class:`TrafficGenerator` sits on a node's injection port. Every cycle it draw
 64 pseudo-random bits from a xorshift64 generator (a linear feedback shift
 generator over GF(2), seeded from a run-time seed XOR a per-node constant) and
 creates a packet when 16 of them fall below the injection threshold; the packet's destination follows
-one of the patterns of :mod:`cubefab.sim.patterns`, drawn with the same definitions.
+one of the patterns of :mod:`cubefab.topology.patterns`, drawn with the same definitions.
 Packets wait in a source queue with their creation time (so latency includes
 source queueing, as in open-loop measurement) and leave as ``packet_flits`` flits.
 
@@ -23,7 +23,7 @@ from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..sim.patterns import check_pattern, permutation_destination
+from ..topology.patterns import check_pattern, permutation_destination
 from ..topology.base import Topology, check_int
 from .flit import FlitLayout
 
@@ -174,7 +174,7 @@ class TrafficGenerator(wiring.Component):
         constants come from its ``straps`` input (one design for every node).
     fmt : PacketFormat
     pattern : str
-        A pattern of :mod:`cubefab.sim.patterns`.
+        A pattern of :mod:`cubefab.topology.patterns`.
     hotspot : int, optional
         Hot node address for ``hotspot`` traffic (default: dense index 0).
     queue_depth : int

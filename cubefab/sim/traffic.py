@@ -1,6 +1,6 @@
 """Traffic generators: which node creates a packet for which node, and when.
 
-Destinations follow the patterns of :mod:`cubefab.sim.patterns` (uniform,
+Destinations follow the patterns of :mod:`cubefab.topology.patterns` (uniform,
 bit-complement, transpose, shuffle, hotspot, nearest-neighbour); the injection
 process is Bernoulli: every cycle each node creates a packet of ``packet_flits``
 flits with probability ``rate / packet_flits``, so ``rate`` is the offered load in
@@ -11,7 +11,7 @@ network accepts them; latency counts that wait.
 import numpy as np
 
 from ..topology.base import Topology, check_int
-from .patterns import PATTERNS, check_pattern, traffic_matrix
+from ..topology.patterns import PATTERNS, check_pattern, traffic_matrix
 
 
 __all__ = ["Traffic", "PATTERNS"]
@@ -24,7 +24,7 @@ class Traffic:
     ----------
     topology : Topology
     pattern : str
-        One of :data:`~cubefab.sim.patterns.PATTERNS`.
+        One of :data:`~cubefab.topology.patterns.PATTERNS`.
     rate : float
         Offered load, flits per node per cycle, in [0, 1].
     packet_flits : int

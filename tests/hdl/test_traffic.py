@@ -8,7 +8,7 @@ from cubefab.hdl.flit import flit_layout
 from cubefab.hdl.traffic_check import TrafficChecker
 from cubefab.hdl.traffic_gen import (PacketFormat, TrafficGenerator, node_seed,
                                      rate_threshold, xorshift64, dense_to_address)
-from cubefab.sim.patterns import traffic_matrix
+from cubefab.topology.patterns import traffic_matrix
 from cubefab.topology.catalog import make_topology
 from tests.helpers import run_clocked
 
