@@ -1,6 +1,6 @@
 """One node of a self-checking fabric: router, traffic generator and checker."""
 
-from amaranth.hdl import Module, Mux
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -10,12 +10,36 @@ from .traffic_check import TrafficChecker
 from .traffic_gen import PacketFormat, RATE_BITS, TrafficGenerator
 
 
-__all__ = ["SelfCheckingNode", "NODE_EVENTS"]
+__all__ = ["SelfCheckingNode", "NODE_EVENTS", "DEFECTS", "check_defect"]
 
 
 #: One-cycle event outputs of a node, summed into the fabric's counters.
 NODE_EVENTS = ("created", "refused", "injected", "injected_flits", "delivered",
-               "delivered_flits", "errors")
+               "delivered_flits", "errors", "corrupted")
+
+#: Deliberate defects a node can be built with, for mutation tests of the checks:
+#: ``drop``, ``duplicate`` (at the node's ejection port: the first flit ejected is lost,
+#: or delivered twice), ``corrupt`` (the first flit sent on a link has payload bit 0
+#: flipped), ``wrong_hop`` (the first flit sent on the link leaves through the next
+#: port instead), ``wrong_vc`` (the first flit sent on the link has VC bit 0 flipped).
+DEFECTS = ("drop", "duplicate", "corrupt", "wrong_hop", "wrong_vc")
+
+
+def check_defect(defect, topology):
+    """Check a defect description: None, or a dict ``{"kind": one of DEFECTS,
+    "node": address, "port": network port}`` (``port`` for the link defects; default
+    0); returns it with defaults filled in."""
+    if defect is None:
+        return None
+    if not isinstance(defect, dict) or defect.get("kind") not in DEFECTS:
+        raise ValueError(f"Defect must be None or a dict with kind one of "
+                         f"{', '.join(DEFECTS)}, not {defect!r}")
+    unknown = set(defect) - {"kind", "node", "port"}
+    if unknown:
+        raise ValueError(f"Defect keys must be kind, node and port, not {sorted(unknown)}")
+    node = topology.check_node(defect.get("node", topology.address(0)), "defect node")
+    port = topology.check_port(defect.get("port", 0), "defect port")
+    return {"kind": defect["kind"], "node": node, "port": port}
 
 
 class SelfCheckingNode(wiring.Component):
@@ -36,6 +60,9 @@ class SelfCheckingNode(wiring.Component):
     router_params : dict
         Keyword arguments of :class:`~cubefab.hdl.router.Router` (``payload_width``,
         ``vcs``, ``depth``, ``algorithm``) matching ``fmt.layout``.
+    defect : dict, optional
+        A deliberate defect at one node (see :data:`DEFECTS`, :func:`check_defect`),
+        for mutation tests of the checks; None (default) builds a correct node.
 
     Members
     -------
@@ -45,20 +72,26 @@ class SelfCheckingNode(wiring.Component):
         The router's network ports.
     straps : In(strap_layout)
         Only when ``node`` is ``None``: held at :meth:`strap_values` of a node.
-    created, refused, injected, injected_flits, delivered, delivered_flits, errors : Out(1)
+    created, refused, injected, injected_flits, delivered, delivered_flits, errors,
+    corrupted : Out(1)
         This cycle's events (see :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric`).
+    inject_flit, eject_flit : Out(layout)
+        Observation taps for a simulation harness: the flit entering the router's
+        ``local_in`` (valid with ``injected_flits``) and the flit leaving its
+        ``local_out`` into the checker (valid with ``delivered_flits``).
     latency : Out(timestamp_bits)
         Latency of the packet delivered this cycle, 0 when none.
-    bucket : Out(timestamp_bits)
-        One-hot latency histogram bucket of the packet delivered this cycle (bit
-        ``b``: latency in ``[2**b, 2**(b+1))``, bit 0 also for latency 0), 0 when none.
     """
 
     def __init__(self, topology, node, fmt, *, pattern="uniform", hotspot=None,
-                 queue_depth=16, router_params):
+                 queue_depth=16, router_params, defect=None):
         if not isinstance(fmt, PacketFormat):
             raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
         self.topology = topology
+        self.defect = check_defect(defect, topology)
+        if self.defect and self.defect["kind"] == "wrong_vc" \
+                and router_params.get("vcs") is not None and router_params["vcs"] < 2:
+            raise ValueError("A wrong_vc defect needs at least 2 VCs")
         self.fmt = fmt
         self.router = Router(topology, node, **router_params)
         self.node = self.router.node
@@ -84,8 +117,9 @@ class SelfCheckingNode(wiring.Component):
             members["straps"] = In(self.strap_layout)
         for name in NODE_EVENTS:
             members[name] = Out(1)
+        members["inject_flit"] = Out(layout)
+        members["eject_flit"] = Out(layout)
         members["latency"] = Out(ts_bits)
-        members["bucket"] = Out(ts_bits)
         super().__init__(members)
 
     def strap_values(self, node):
@@ -106,20 +140,73 @@ class SelfCheckingNode(wiring.Component):
                          gen.straps.eq(self.straps.generator), chk.here.eq(here)]
         for p in range(self.topology.degree):
             wiring.connect(m, wiring.flipped(self.link_in[p]), router.link_in[p])
-            wiring.connect(m, router.link_out[p], wiring.flipped(self.link_out[p]))
+            m.d.comb += router.link_out[p].credit.eq(self.link_out[p].credit)
         wiring.connect(m, gen.flits, router.local_in)
-        wiring.connect(m, router.local_out, chk.flits)
         m.d.comb += [gen.seed.eq(self.seed), gen.threshold.eq(self.threshold),
                      gen.hot_threshold.eq(self.hot_threshold), gen.now.eq(self.now),
                      chk.now.eq(self.now)]
+        self._outputs(m, here if self.node is None else self.node)
         m.d.comb += [self.created.eq(gen.created), self.refused.eq(gen.refused),
                      self.injected.eq(gen.injected), self.injected_flits.eq(gen.flit_sent),
+                     self.inject_flit.eq(router.local_in.payload),
+                     self.eject_flit.eq(chk.flits.payload),
                      self.delivered.eq(chk.delivered),
                      self.delivered_flits.eq(chk.flit_received), self.errors.eq(chk.error),
+                     self.corrupted.eq(chk.corrupted),
                      self.latency.eq(Mux(chk.delivered, chk.latency, 0))]
-        # Histogram bucket: the position of the latency's leading one (0 -> bucket 0).
-        for b in range(fmt.timestamp_bits):
-            low = 0 if b == 0 else 1 << b
-            m.d.comb += self.bucket[b].eq(chk.delivered & (chk.latency >= low)
-                                          & (chk.latency < (1 << (b + 1))))
         return m
+
+    def _outputs(self, m, here):
+        """The router's link outputs to ``link_out`` and its ejection port to the
+        checker: wires, or through this node's defect."""
+        router, chk, degree = self.router, self.checker, self.topology.degree
+        flits = [router.link_out[p].flit for p in range(degree)]
+        valid = [f.valid for f in flits]
+        payload = [f.payload.as_value() for f in flits]
+        eject_valid, eject = router.local_out.valid, router.local_out.payload.as_value()
+        m.d.comb += router.local_out.ready.eq(chk.flits.ready)
+        defect = self.defect
+        if defect is not None:
+            kind, port = defect["kind"], defect["port"]
+            # the defect strikes once: at the first flit through its place at its node
+            fired = Signal(name="defect_fired")
+            at_node = Signal(name="defect_at_node")
+            m.d.comb += at_node.eq(here == defect["node"])
+            layout = self.router.layout
+            if kind in ("drop", "duplicate"):
+                fire = Signal(name="defect_fire")
+                m.d.comb += fire.eq(at_node & ~fired & eject_valid)
+                if kind == "drop":
+                    eject_valid = eject_valid & ~fire
+                else:
+                    # the copy follows in the first cycle the ejection port is idle
+                    pending = Signal(name="defect_pending")
+                    copy = Signal(layout.size, name="defect_copy")
+                    with m.If(fire):
+                        m.d.sync += [pending.eq(1), copy.eq(eject)]
+                    with m.If(pending & ~eject_valid):
+                        m.d.sync += pending.eq(0)
+                    eject = Mux(eject_valid, eject, copy)
+                    eject_valid = eject_valid | pending
+            else:
+                fire = Signal(name="defect_fire")
+                m.d.comb += fire.eq(at_node & ~fired & valid[port])
+                if kind == "corrupt":
+                    bit = layout["payload"].offset
+                    payload[port] = payload[port] ^ Mux(fire, 1 << bit, 0)
+                elif kind == "wrong_vc":
+                    bit = layout["vc"].offset
+                    payload[port] = payload[port] ^ Mux(fire, 1 << bit, 0)
+                else:   # wrong_hop: this cycle, ports port and port + 1 swap flits
+                    other = (port + 1) % degree
+                    valid[port], valid[other] = (Mux(fire, valid[other], valid[port]),
+                                                 Mux(fire, valid[port], valid[other]))
+                    payload[port], payload[other] = (
+                        Mux(fire, payload[other], payload[port]),
+                        Mux(fire, payload[port], payload[other]))
+            with m.If(fire):
+                m.d.sync += fired.eq(1)
+        for p in range(degree):
+            m.d.comb += [self.link_out[p].flit.valid.eq(valid[p]),
+                         self.link_out[p].flit.payload.eq(payload[p])]
+        m.d.comb += [chk.flits.valid.eq(eject_valid), chk.flits.payload.eq(eject)]

@@ -28,7 +28,7 @@ from ..topology.base import Topology, check_int
 from .flit import FlitLayout
 
 
-__all__ = ["PacketFormat", "TrafficGenerator", "RATE_BITS", "rate_threshold",
+__all__ = ["PacketFormat", "TrafficGenerator", "check_generator", "RATE_BITS", "rate_threshold",
            "xorshift64", "node_seed", "dense_to_address"]
 
 
@@ -107,6 +107,23 @@ def dense_to_address(topology):
             if np.array_equal(table[idx >> low], high):
                 return low, [int(v) for v in table]
     raise ValueError(f"{topology.label}: no table form of its dense addresses")  # pragma: no cover
+
+
+def check_generator(topology, layout, pattern, hotspot, queue_depth):
+    """Check the parameters of a :class:`TrafficGenerator` (before building one);
+    returns ``(pattern, hotspot, queue_depth)`` with the hotspot's default filled in."""
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    if layout.address_bits != topology.address_bits:
+        raise ValueError(f"Layout address width must be {topology.address_bits} for "
+                         f"{topology.label}, not {layout.address_bits}")
+    check_pattern(pattern)
+    hotspot = topology.check_node(topology.address(0) if hotspot is None else hotspot,
+                                  "hotspot")
+    queue_depth = check_int("Queue depth", queue_depth, 1)
+    if pattern in ("transpose", "shuffle", "bitcomp"):
+        permutation_destination(topology, pattern)  # raises if undefined anywhere
+    return pattern, hotspot, queue_depth
 
 
 class PacketFormat:
@@ -202,26 +219,13 @@ class TrafficGenerator(wiring.Component):
 
     def __init__(self, topology, node, fmt, pattern="uniform", *, hotspot=None,
                  queue_depth=16):
-        try:
-            if not isinstance(topology, Topology):
-                raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-            if not isinstance(fmt, PacketFormat):
-                raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
-            if fmt.layout.address_bits != topology.address_bits:
-                raise ValueError(f"Layout address width must be {topology.address_bits} for "
-                                 f"{topology.label}, not {fmt.layout.address_bits}")
-            self.topology = topology
-            self.node = None if node is None else topology.check_node(node, "node")
-            self.fmt = fmt
-            self.pattern = check_pattern(pattern)
-            self.hotspot = topology.check_node(
-                topology.address(0) if hotspot is None else hotspot, "hotspot")
-            self.queue_depth = check_int("Queue depth", queue_depth, 1)
-            if pattern in ("transpose", "shuffle", "bitcomp"):
-                permutation_destination(topology, pattern)  # raises if undefined anywhere
-        except (TypeError, ValueError):
-            self._MustUse__silence = True      # refused, not forgotten: no unused warning
-            raise
+        if not isinstance(fmt, PacketFormat):
+            raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
+        self.pattern, self.hotspot, self.queue_depth = check_generator(
+            topology, fmt.layout, pattern, hotspot, queue_depth)
+        self.topology = topology
+        self.node = None if node is None else topology.check_node(node, "node")
+        self.fmt = fmt
         bits = topology.address_bits
         #: Layout of the node-dependent constants (see :meth:`strap_values`).
         self.strap_layout = data.StructLayout({
