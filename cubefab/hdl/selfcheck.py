@@ -21,7 +21,7 @@ from amaranth.lib.wiring import In, Out
 from ..topology.base import Topology
 from .fabric import configure_fabric, connect_links
 from .ports import reset_less_verilog
-from .selfcheck_node import NODE_EVENTS, SelfCheckingNode, check_defect
+from .selfcheck_node import DEFECT_INPUTS, NODE_EVENTS, SelfCheckingNode
 from .traffic_gen import PacketFormat, RATE_BITS, check_generator
 
 
@@ -70,9 +70,11 @@ class SelfCheckConfig:
         See :class:`~cubefab.hdl.traffic_gen.PacketFormat`. Latencies are exact in
         runs shorter than ``2**timestamp_bits`` cycles (the simulation engines refuse
         longer ones).
-    defect : dict, optional
-        A deliberate defect (:func:`~cubefab.hdl.selfcheck_node.check_defect`), for
-        mutation tests of the checks.
+    defects : bool
+        Build the deliberate defects of
+        :data:`~cubefab.hdl.selfcheck_node.DEFECTS` in, chosen at run time by the
+        inputs :data:`~cubefab.hdl.selfcheck_node.DEFECT_INPUTS` (for mutation tests of
+        the checks; default False).
 
     Raises
     ------
@@ -86,7 +88,7 @@ class SelfCheckConfig:
 
     def __init__(self, topology, *, pattern="uniform", packet_flits=1, payload_width=40,
                  vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
-                 timestamp_bits=24, sequence_bits=8, vcs_per_class=1, defect=None):
+                 timestamp_bits=24, sequence_bits=8, vcs_per_class=1, defects=False):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         configure_fabric(self, topology, payload_width, vcs, depth, algorithm, True,
@@ -95,16 +97,14 @@ class SelfCheckConfig:
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits)
         self.pattern, self.hotspot, self.queue_depth = check_generator(
             topology, self.layout, pattern, hotspot, queue_depth)
-        self.defect = check_defect(defect, topology)
-        if self.defect and self.defect["kind"] == "wrong_vc" and self.vcs < 2:
-            raise ValueError("A wrong_vc defect needs at least 2 VCs")
+        self.defects = bool(defects)
 
     def node(self, address):
         """The :class:`~cubefab.hdl.selfcheck_node.SelfCheckingNode` of ``address``
         (``None``: the address-strapped node)."""
         return SelfCheckingNode(
             self.topology, address, self.fmt, pattern=self.pattern, hotspot=self.hotspot,
-            queue_depth=self.queue_depth, defect=self.defect,
+            queue_depth=self.queue_depth, defects=self.defects,
             router_params={"payload_width": self.payload_width, "vcs": self.vcs,
                            "depth": self.depth, "algorithm": self.algorithm,
                            "vcs_per_class": self.vcs_per_class})
@@ -119,6 +119,11 @@ class SelfCheckConfig:
         of ``cycles``, its links wired as :func:`~cubefab.hdl.fabric.connect_links`
         wires them and its events summed into the counters; for simulation."""
         return reset_less_verilog(self.node(None) if node is None else node, NODE_MODULE)
+
+    def inputs(self):
+        """The run-setting inputs of the fabric (and of each node, but ``now``)."""
+        return ("seed", "threshold", "hot_threshold") + (DEFECT_INPUTS if self.defects
+                                                         else ())
 
     def counter_members(self):
         """The output members of the fabric: :data:`COUNTERS` and ``latency_sum``."""
@@ -161,7 +166,11 @@ class SelfCheckingFabric(wiring.Component):
         self.fmt = self.config.fmt
         self.layout = self.config.layout
         members = {"seed": In(32), "threshold": In(RATE_BITS + 1),
-                   "hot_threshold": In(RATE_BITS), **self.config.counter_members()}
+                   "hot_threshold": In(RATE_BITS)}
+        if self.config.defects:
+            members.update({"defect": In(8), "defect_node": In(topology.address_bits),
+                            "defect_port": In(range(topology.degree))})
+        members.update(self.config.counter_members())
         self.nodes = [self.config.node(int(a)) for a in topology.nodes()]
         super().__init__(members)
 
@@ -176,6 +185,10 @@ class SelfCheckingFabric(wiring.Component):
             m.submodules[f"node_{address}"] = node
             m.d.comb += [node.seed.eq(self.seed), node.threshold.eq(self.threshold),
                          node.hot_threshold.eq(self.hot_threshold), node.now.eq(now)]
+            if self.config.defects:
+                m.d.comb += [node.defect.eq(self.defect),
+                             node.defect_node.eq(self.defect_node),
+                             node.defect_port.eq(self.defect_port)]
         connect_links(m, topo, self.nodes)
 
         # Global totals: add this cycle's events of every node (adder trees).

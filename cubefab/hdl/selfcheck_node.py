@@ -1,6 +1,6 @@
 """One node of a self-checking fabric: router, traffic generator and checker."""
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -10,27 +10,32 @@ from .traffic_check import TrafficChecker
 from .traffic_gen import PacketFormat, RATE_BITS, TrafficGenerator
 
 
-__all__ = ["SelfCheckingNode", "NODE_EVENTS", "DEFECTS", "check_defect"]
+__all__ = ["SelfCheckingNode", "NODE_EVENTS", "DEFECTS", "defect_inputs",
+           "DEFECT_INPUTS"]
 
 
 #: One-cycle event outputs of a node, summed into the fabric's counters.
 NODE_EVENTS = ("created", "refused", "injected", "injected_flits", "delivered",
                "delivered_flits", "errors", "corrupted")
 
-#: Deliberate defects a node can be built with, for mutation tests of the checks:
+#: The inputs of a node (and a fabric) built with ``defects=True``.
+DEFECT_INPUTS = ("defect", "defect_node", "defect_port")
+
+#: Deliberate defects a node built with ``defects=True`` can be told to make (input
+#: ``defect``: 0 for none, else 1 + the index here), for mutation tests of the checks:
 #: ``drop``, ``duplicate`` (at the node's ejection port: the first flit ejected is lost,
-#: or delivered twice), ``corrupt`` (the first flit sent on a link has payload bit 0
-#: flipped), ``wrong_hop`` (the first flit sent on the link leaves through the next
-#: port instead), ``wrong_vc`` (the first flit sent on the link has VC bit 0 flipped).
+#: or delivered twice), ``corrupt`` (the first flit sent on link ``defect_port`` has
+#: its last payload bit flipped), ``wrong_hop`` (it leaves through the next port instead),
+#: ``wrong_vc`` (its VC bit 0 is flipped). Only the node ``defect_node`` makes it.
 DEFECTS = ("drop", "duplicate", "corrupt", "wrong_hop", "wrong_vc")
 
 
-def check_defect(defect, topology):
-    """Check a defect description: None, or a dict ``{"kind": one of DEFECTS,
-    "node": address, "port": network port}`` (``port`` for the link defects; default
-    0); returns it with defaults filled in."""
+def defect_inputs(defect, topology):
+    """The ``defect``, ``defect_node`` and ``defect_port`` inputs for a defect
+    description: None, or a dict ``{"kind": one of DEFECTS, "node": address (default:
+    dense index 0), "port": network port (default 0)}``."""
     if defect is None:
-        return None
+        return {"defect": 0, "defect_node": 0, "defect_port": 0}
     if not isinstance(defect, dict) or defect.get("kind") not in DEFECTS:
         raise ValueError(f"Defect must be None or a dict with kind one of "
                          f"{', '.join(DEFECTS)}, not {defect!r}")
@@ -39,7 +44,8 @@ def check_defect(defect, topology):
         raise ValueError(f"Defect keys must be kind, node and port, not {sorted(unknown)}")
     node = topology.check_node(defect.get("node", topology.address(0)), "defect node")
     port = topology.check_port(defect.get("port", 0), "defect port")
-    return {"kind": defect["kind"], "node": node, "port": port}
+    return {"defect": 1 + DEFECTS.index(defect["kind"]), "defect_node": node,
+            "defect_port": port}
 
 
 class SelfCheckingNode(wiring.Component):
@@ -60,9 +66,10 @@ class SelfCheckingNode(wiring.Component):
     router_params : dict
         Keyword arguments of :class:`~cubefab.hdl.router.Router` (``payload_width``,
         ``vcs``, ``depth``, ``algorithm``) matching ``fmt.layout``.
-    defect : dict, optional
-        A deliberate defect at one node (see :data:`DEFECTS`, :func:`check_defect`),
-        for mutation tests of the checks; None (default) builds a correct node.
+    defects : bool
+        Build the deliberate defects of :data:`DEFECTS` in, chosen at run time by the
+        inputs :data:`DEFECT_INPUTS` (for mutation tests of the checks; default False:
+        a plain node).
 
     Members
     -------
@@ -84,14 +91,11 @@ class SelfCheckingNode(wiring.Component):
     """
 
     def __init__(self, topology, node, fmt, *, pattern="uniform", hotspot=None,
-                 queue_depth=16, router_params, defect=None):
+                 queue_depth=16, router_params, defects=False):
         if not isinstance(fmt, PacketFormat):
             raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
         self.topology = topology
-        self.defect = check_defect(defect, topology)
-        if self.defect and self.defect["kind"] == "wrong_vc" \
-                and router_params.get("vcs") is not None and router_params["vcs"] < 2:
-            raise ValueError("A wrong_vc defect needs at least 2 VCs")
+        self.defects = bool(defects)
         self.fmt = fmt
         self.router = Router(topology, node, **router_params)
         self.node = self.router.node
@@ -115,6 +119,10 @@ class SelfCheckingNode(wiring.Component):
         }
         if self.node is None:
             members["straps"] = In(self.strap_layout)
+        if self.defects:
+            members.update({"defect": In(range(len(DEFECTS) + 1)),
+                            "defect_node": In(topology.address_bits),
+                            "defect_port": In(range(topology.degree))})
         for name in NODE_EVENTS:
             members[name] = Out(1)
         members["inject_flit"] = Out(layout)
@@ -165,47 +173,49 @@ class SelfCheckingNode(wiring.Component):
         payload = [f.payload.as_value() for f in flits]
         eject_valid, eject = router.local_out.valid, router.local_out.payload.as_value()
         m.d.comb += router.local_out.ready.eq(chk.flits.ready)
-        defect = self.defect
-        if defect is not None:
-            kind, port = defect["kind"], defect["port"]
-            # the defect strikes once: at the first flit through its place at its node
-            fired = Signal(name="defect_fired")
-            at_node = Signal(name="defect_at_node")
-            m.d.comb += at_node.eq(here == defect["node"])
+        if self.defects:
             layout = self.router.layout
-            if kind in ("drop", "duplicate"):
-                fire = Signal(name="defect_fire")
-                m.d.comb += fire.eq(at_node & ~fired & eject_valid)
-                if kind == "drop":
-                    eject_valid = eject_valid & ~fire
-                else:
-                    # the copy follows in the first cycle the ejection port is idle
-                    pending = Signal(name="defect_pending")
-                    copy = Signal(layout.size, name="defect_copy")
-                    with m.If(fire):
-                        m.d.sync += [pending.eq(1), copy.eq(eject)]
-                    with m.If(pending & ~eject_valid):
-                        m.d.sync += pending.eq(0)
-                    eject = Mux(eject_valid, eject, copy)
-                    eject_valid = eject_valid | pending
-            else:
-                fire = Signal(name="defect_fire")
-                m.d.comb += fire.eq(at_node & ~fired & valid[port])
-                if kind == "corrupt":
-                    bit = layout["payload"].offset
-                    payload[port] = payload[port] ^ Mux(fire, 1 << bit, 0)
-                elif kind == "wrong_vc":
-                    bit = layout["vc"].offset
-                    payload[port] = payload[port] ^ Mux(fire, 1 << bit, 0)
-                else:   # wrong_hop: this cycle, ports port and port + 1 swap flits
-                    other = (port + 1) % degree
-                    valid[port], valid[other] = (Mux(fire, valid[other], valid[port]),
-                                                 Mux(fire, valid[port], valid[other]))
-                    payload[port], payload[other] = (
-                        Mux(fire, payload[other], payload[port]),
-                        Mux(fire, payload[port], payload[other]))
-            with m.If(fire):
+            kind = {name: (self.defect == 1 + i) & (self.defect_node == here)
+                    for i, name in enumerate(DEFECTS)}
+            # a defect strikes once: at the first flit through its place
+            fired = Signal(name="defect_fired")
+            fire_eject = Signal(name="defect_fire_eject")
+            m.d.comb += fire_eject.eq(~fired & eject_valid)
+            # the copy of a duplicate follows in the first cycle the ejection is idle
+            pending = Signal(name="defect_pending")
+            copy = Signal(layout.size, name="defect_copy")
+            with m.If(fire_eject & kind["duplicate"]):
+                m.d.sync += [pending.eq(1), copy.eq(eject), fired.eq(1)]
+            with m.If(pending & ~eject_valid):
+                m.d.sync += pending.eq(0)
+            with m.If(fire_eject & kind["drop"]):
                 m.d.sync += fired.eq(1)
+            eject = Mux(eject_valid, eject, copy)
+            eject_valid = (eject_valid & ~(fire_eject & kind["drop"])) | pending
+            # link defects: at the first flit on link defect_port
+            on_link = Signal(name="defect_on_link")
+            m.d.comb += on_link.eq(~fired & Cat(valid).bit_select(self.defect_port, 1))
+            flip = Signal(layout.size, name="defect_flip")
+            m.d.comb += flip.eq(Mux(on_link & kind["corrupt"], 1 << (layout.size - 1), 0)
+                                | Mux(on_link & kind["wrong_vc"] & (layout["vc"].shape.width > 0),
+                                      1 << layout["vc"].offset, 0))
+            swap = Signal(name="defect_swap")
+            m.d.comb += swap.eq(on_link & kind["wrong_hop"])
+            with m.If(on_link & (kind["corrupt"] | kind["wrong_vc"] | kind["wrong_hop"])):
+                m.d.sync += fired.eq(1)
+            new_valid, new_payload = [], []
+            for p in range(degree):
+                # wrong_hop: this cycle, defect_port's flit leaves through the next port
+                # and that port's flit through defect_port
+                nxt, prv = (p + 1) % degree, (p - 1) % degree
+                mine = self.defect_port == p
+                theirs = self.defect_port == prv
+                new_valid.append(Mux(swap & mine, valid[nxt],
+                                     Mux(swap & theirs, valid[prv], valid[p])))
+                new_payload.append(Mux(swap & mine, payload[nxt],
+                                       Mux(swap & theirs, payload[prv], payload[p]))
+                                   ^ Mux(mine, flip, 0))
+            valid, payload = new_valid, new_payload
         for p in range(degree):
             m.d.comb += [self.link_out[p].flit.valid.eq(valid[p]),
                          self.link_out[p].flit.payload.eq(payload[p])]

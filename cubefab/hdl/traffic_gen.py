@@ -28,12 +28,19 @@ from ..topology.base import Topology, check_int
 from .flit import FlitLayout
 
 
-__all__ = ["PacketFormat", "TrafficGenerator", "check_generator", "RATE_BITS", "rate_threshold",
+__all__ = ["PacketFormat", "TrafficGenerator", "check_generator", "RATE_BITS",
+           "SOURCE_LATENCY", "rate_threshold",
            "xorshift64", "node_seed", "dense_to_address"]
 
 
 #: The injection decision compares 16 random bits with a 17-bit threshold.
 RATE_BITS = 16
+
+#: Cycles from a packet's creation to its head entering the router with no packet
+#: before it: one in the source queue. A packet of ``L`` flits over ``h`` hops with
+#: no contention has latency ``SOURCE_LATENCY + ROUTER_LATENCY + h * HOP_LATENCY +
+#: L - 1`` from creation to its tail's delivery (:mod:`cubefab.hdl.router`).
+SOURCE_LATENCY = 1
 
 _MASK64 = (1 << 64) - 1
 _CHECK_CONSTANT = 0x9E3779B97F4A7C15F39CC0605CEDC834

@@ -18,6 +18,7 @@ import time
 from amaranth.hdl import Cat, Elaboratable, Module, Signal
 
 from ..hdl.selfcheck import COUNTERS, SelfCheckConfig, SelfCheckingFabric
+from ..hdl.selfcheck_node import defect_inputs
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import required_vcs
@@ -45,7 +46,7 @@ CHECKS = ("lost", "duplicated", "corrupted", "reordered", "misrouted")
 def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_width=40,
                      vcs=None, depth=DEFAULT_ROUTER["depth"], algorithm=None, hotspot=None,
                      queue_depth=16, vcs_per_class=DEFAULT_ROUTER["vcs_per_class"],
-                     timestamp_bits=24, sequence_bits=8, defect=None):
+                     timestamp_bits=24, sequence_bits=8, defects=False):
     """The hardware configuration of a run (a JSON-able dict of
     :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` keywords, plus the topology; the
     Verilator cache key)."""
@@ -60,7 +61,7 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
             "depth": depth, "algorithm": algorithm, "vcs_per_class": vcs_per_class,
             "hotspot": hotspot, "queue_depth": queue_depth,
             "timestamp_bits": timestamp_bits, "sequence_bits": sequence_bits,
-            "defect": defect}
+            "defects": defects}
 
 
 def _hardware(config):
@@ -168,7 +169,7 @@ def _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction):
 
 def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup=0,
                   drain=0, seed=1, hotspot_fraction=0.1, progress=None, build_progress=None,
-                  opt="-O2", threads=None, vcd=None, **hardware):
+                  opt="-O2", threads=None, vcd=None, defect=None, **hardware):
     """Simulate the self-checking fabric, check every flit, and return the statistics.
 
     Both engines simulate the same design (:class:`~cubefab.hdl.selfcheck.SelfCheckingFabric`)
@@ -203,10 +204,14 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         depend on it.
     vcd : str, optional
         Amaranth engine: write a VCD waveform of the run to this path.
+    defect : dict, optional
+        Simulate a fabric with one deliberate defect
+        (:func:`~cubefab.hdl.selfcheck_node.defect_inputs`; the design is built with
+        ``defects=True``), for mutation tests of the checks.
     **hardware
         :func:`selfcheck_config` keywords (pattern, packet_flits, payload_width, vcs,
         depth, algorithm, hotspot, queue_depth, vcs_per_class, timestamp_bits,
-        sequence_bits, defect); the router defaults to :data:`DEFAULT_ROUTER`.
+        sequence_bits); the router defaults to :data:`DEFAULT_ROUTER`.
 
     Returns
     -------
@@ -225,6 +230,8 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     if vcd is not None and engine != "amaranth":
         raise ValueError("the verilator engine writes no VCD; use the amaranth engine")
     _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction)
+    if defect is not None:
+        hardware["defects"] = True
     config = selfcheck_config(topology, **hardware)
     design = SelfCheckConfig(topology, **_hardware(config))   # checks every parameter
     packet_flits = config["packet_flits"]
@@ -236,6 +243,8 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     inputs = {"seed": seed, "threshold": rate_threshold(rate / packet_flits),
               "hot_threshold": min((1 << RATE_BITS) - 1,
                                    int(round(hotspot_fraction * (1 << RATE_BITS))))}
+    if config["defects"]:
+        inputs.update(defect_inputs(defect, topology))
     marks = [warmup, warmup + cycles]
     if engine == "amaranth":
         threads = 1
@@ -359,7 +368,7 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd):
     from amaranth.sim import Simulator
     params = {k: getattr(design, k) for k in ("pattern", "hotspot", "queue_depth",
                                               "payload_width", "vcs", "depth",
-                                              "algorithm", "vcs_per_class", "defect")}
+                                              "algorithm", "vcs_per_class", "defects")}
     dut = SelfCheckingFabric(topology, packet_flits=design.fmt.packet_flits,
                              timestamp_bits=design.fmt.timestamp_bits,
                              sequence_bits=design.fmt.sequence_bits, **params)

@@ -30,11 +30,7 @@ from .checks import RouteReference
 from .verilator_engine import VerilatorModel, cxx_name, input_setters
 
 
-__all__ = ["VerilatorFabricModel", "fabric_header", "FABRIC_INPUTS"]
-
-
-#: The inputs of a fabric run (the node's ``now`` is the netlist's cycle counter).
-FABRIC_INPUTS = ("seed", "threshold", "hot_threshold")
+__all__ = ["VerilatorFabricModel", "fabric_header"]
 
 
 def _words(value, count):
@@ -119,7 +115,7 @@ def fabric_header(config, node):
         _array("EVENT_COUNTER", "int", event_counter),
         "static inline void node_events(Node* n, uint64_t* e) { "
         + " ".join(f"e[{k}] += n->{cxx_name(e)};" for k, e in enumerate(events)) + " }",
-        input_setters("Node", FABRIC_INPUTS),
+        input_setters("Node", config.inputs()),
         f"static const uint64_t NOW_MASK = {(1 << fmt.timestamp_bits) - 1}ULL;",
         f"static const int TIMESTAMP_BITS = {fmt.timestamp_bits};",
         f"static const int ADDRESS_BITS = {topo.address_bits};",
@@ -180,6 +176,6 @@ class VerilatorFabricModel(VerilatorModel):
             raise TypeError(f"Factory must return a SelfCheckConfig, not {design!r}")
         node = design.node(None)
         files = {NODE_MODULE + ".v": design.node_verilog(node)}
-        ports = {"inputs": list(FABRIC_INPUTS),
+        ports = {"inputs": list(design.inputs()),
                  "counters": list(COUNTERS) + ["latency_sum"]}
         return files, {"fabric.h": fabric_header(design, node)}, ports
