@@ -32,6 +32,13 @@ template <std::size_t W> static void set_words(VlWide<W>& port, const uint32_t* 
     for (std::size_t i = 0; i < W; ++i) port[i] = w[i];
 }
 
+template <typename T> static bool same_value(const T& a, const T& b) { return a == b; }
+template <std::size_t W> static bool same_value(const VlWide<W>& a, const VlWide<W>& b) {
+    for (std::size_t i = 0; i < W; ++i)   // (== on VlWide compares their addresses)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
 // A node's link outputs after its last clock edge: what its neighbours read.
 struct Outputs { Payload payload[D]; Valid valid[D]; Credit credit[D]; };
 static std::vector<Outputs> snapshot;
@@ -46,7 +53,7 @@ static void take_snapshot(Node* n, Outputs& o) {
 
 static bool same_snapshot(Node* n, const Outputs& o) {
     for (int p = 0; p < D; ++p)
-        if (!(*out_payload(n, p) == o.payload[p]) || *out_valid(n, p) != o.valid[p]
+        if (!same_value(*out_payload(n, p), o.payload[p]) || *out_valid(n, p) != o.valid[p]
                 || *in_credit(n, p) != o.credit[p])
             return false;
     return true;
