@@ -30,6 +30,9 @@ UNREACHED = 255
 
 _CHUNK = 1 << 22
 
+# bfs_distances checks the memory limit itself from this size on (cheaper below)
+_CHECKED_FROM = 1 << 20
+
 #: Bytes per node that one BFS needs: the ``uint8`` distance array plus the int64
 #: address and index arrays of the largest levels (measured: 1.2 GB peak for the
 #: 2**27 nodes of MC(3,3), about 9 bytes per node).
@@ -53,7 +56,7 @@ class SizeLimitError(ValueError):
 
 
 def _size_text(nbytes):
-    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20)):
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if nbytes >= size:
             return f"{nbytes / size:.1f} {unit}"
     return f"{nbytes} bytes"
@@ -70,16 +73,19 @@ def bfs_memory_limit():
     return psutil.virtual_memory().available // 2
 
 
-def check_bfs_size(topology, why="no structural method is known for it"):
+def check_bfs_size(topology, why=None):
     """Raise :class:`SizeLimitError` if one BFS of ``topology`` would exceed
-    :func:`bfs_memory_limit` (the message gives the estimate and the limit)."""
+    :func:`bfs_memory_limit` (the message gives the estimate and the limit, and ``why``
+    BFS is used, if given)."""
     need = bfs_memory_estimate(topology)
     limit = bfs_memory_limit()
     if need > limit:
+        reason = f"{topology.label} needs BFS ({why}), and BFS" if why else \
+            f"{topology.label}: BFS"
         raise SizeLimitError(
-            f"{topology.label} needs BFS ({why}), and BFS of its {topology.num_nodes} nodes "
-            f"needs about {_size_text(need)} ({BFS_BYTES_PER_NODE} bytes per node); the limit "
-            f"is {_size_text(limit)} (half the available memory)")
+            f"{reason} of its {topology.num_nodes} nodes needs about {_size_text(need)} "
+            f"({BFS_BYTES_PER_NODE} bytes per node); the limit is {_size_text(limit)} "
+            f"(half the available memory)")
 
 
 def bfs_distances(topology, source, progress=None):
@@ -93,12 +99,19 @@ def bfs_distances(topology, source, progress=None):
     progress : callable, optional
         Called as ``progress(level, reached)`` after each BFS level.
 
+    Raises
+    ------
+    SizeLimitError
+        If the network exceeds :func:`bfs_memory_limit` (checked before allocating).
+
     Returns
     -------
     numpy.ndarray of uint8, shape ``(num_nodes,)``
         ``dist[topology.index(t)]`` is ``d(source, t)``; :data:`UNREACHED` if unreachable.
     """
     source = topology.check_node(source, "source")
+    if topology.num_nodes > _CHECKED_FROM:
+        check_bfs_size(topology)
     dist = np.full(topology.num_nodes, UNREACHED, dtype=np.uint8)
     dist[topology.index(source)] = 0
     frontier = np.array([source], dtype=np.int64)

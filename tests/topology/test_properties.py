@@ -182,7 +182,7 @@ def test_bfs_beyond_the_memory_limit_is_refused_before_allocating(monkeypatch):
     monkeypatch.setattr(props, "bfs_distances", pytest.fail)
     topo = Mcube(8)
     assert bfs_memory_estimate(topo) == 2560
-    with pytest.raises(SizeLimitError, match=r"about 2560 bytes .*the limit is 1000 bytes"):
+    with pytest.raises(SizeLimitError, match=r"about 2.5 KiB .*the limit is 1000 bytes"):
         props.properties(topo)
 
 
