@@ -31,8 +31,10 @@ UNREACHED = 255
 
 _CHUNK = 1 << 22
 
-# sources per bit-parallel BFS (one uint64 word per node)
+# sources per bit-parallel BFS (one uint64 word per node), and the largest network it
+# runs on (it needs about 8 * degree + 100 bytes per node)
 _BATCH = 64
+_BIT_PARALLEL_NODES = 1 << 20
 
 # bfs_distances checks the memory limit itself from this size on (cheaper below)
 _CHECKED_FROM = 1 << 20
@@ -179,9 +181,14 @@ def bfs_source_batch(topology, sources):
     neighbours' frontier bits). Needs the dense neighbour table (``8 * degree`` bytes
     per node) besides; the all-sources check only runs on networks small enough.
 
+    Networks above 2**20 nodes (only ever checked from a few sampled sources) run one
+    plain BFS per source instead, within :data:`BFS_BYTES_PER_NODE`.
+
     Raises ValueError if some node is unreachable.
     """
     n = topology.num_nodes
+    if n > _BIT_PARALLEL_NODES:
+        return _stack([distance_distribution(topology, int(s))[None, :] for s in sources])
     nb = dense_neighbors(topology)
     rows = []
     for start in range(0, len(sources), 64):

@@ -207,3 +207,13 @@ def test_all_sources_on_a_two_worker_cluster_equal_in_process():
         if key == "vertex_transitive_check":
             local[key].pop("by"), dask[key].pop("by")
         assert local[key] == dask[key], key
+
+
+def test_bit_parallel_batch_equals_one_bfs_per_source(monkeypatch):
+    topo = Mcube(9)
+    sources = topo.nodes().tolist()[::3]                     # 171 sources: 3 words, one partial
+    bit_parallel = props.bfs_source_batch(topo, sources)
+    monkeypatch.setattr(props, "_BIT_PARALLEL_NODES", 1)
+    one_by_one = props.bfs_source_batch(topo, sources)
+    assert bit_parallel.shape == one_by_one.shape and (bit_parallel == one_by_one).all()
+    assert len({tuple(r) for r in bit_parallel.tolist()}) > 1  # Mcube(9) is not transitive
