@@ -94,7 +94,7 @@ def step_properties(ctx):
         progress.update(i + 1, len(DEFAULT_NETWORKS))
     progress.close()
     table = property_table(results)
-    ctx.say("Exact properties of the default networks (BFS; paper values in parentheses "
+    ctx.say("Exact properties of the default networks (by structure; paper values in parentheses "
             "where they differ):")
     ctx.say(table)
     with open(ctx.path("properties.txt"), "w") as f:
