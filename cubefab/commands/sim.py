@@ -3,8 +3,11 @@
 from ..cli import CliError, add_topology_command, emit, format_table
 from ..progress import Progress
 from ..sim import ENGINES, engine_class
+from ..sim.engine_choice import AUTO_RULE, choose_engine
 from ..sim.patterns import PATTERNS
+from ..sim.selfcheck_run import selfcheck_config, verilator_model
 from ..sim.traffic import Traffic
+from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
 
 
 __all__ = ["register", "router_options", "router_params", "PAYLOAD_DEFAULT"]
@@ -53,9 +56,9 @@ def _options(parser):
     parser.add_argument("--drain", type=int, default=None, metavar="N",
                         help="most cycles to wait for outstanding packets afterwards "
                              "(default: until delivered or the watchdog fires)")
-    parser.add_argument("--engine", default="amaranth", metavar="NAME",
-                        help=f"simulation engine ({', '.join(sorted(ENGINES))}; "
-                             f"default amaranth)")
+    parser.add_argument("--engine", default="auto", metavar="NAME",
+                        help=f"simulation engine: auto, {', '.join(sorted(ENGINES))}. "
+                             f"auto (default) picks {AUTO_RULE}; --vcd needs amaranth")
     parser.add_argument("--no-trace", action="store_true",
                         help="do not watch every link (faster; routes are not checked)")
     parser.add_argument("--vcd", default=None, metavar="FILE", help="write a VCD waveform")
@@ -76,6 +79,11 @@ def _sim(args, topology):
         raise CliError(f"--cycles must be >= 0, not {args.cycles}")
     if args.drain is not None and args.drain < 0:
         raise CliError(f"--drain must be >= 0, not {args.drain}")
+    if args.engine != "auto" and args.engine not in ENGINES:
+        raise CliError(f"engine must be one of auto, {', '.join(sorted(ENGINES))}, "
+                       f"not {args.engine!r}")
+    if args.engine == "auto":
+        args.engine = _auto_engine(args, topology)
     cls = engine_class(args.engine)
     traffic = Traffic(topology, args.traffic, args.rate, args.packet_flits, args.seed,
                       hotspot=args.hotspot, hotspot_fraction=args.hotspot_fraction)
@@ -83,6 +91,8 @@ def _sim(args, topology):
     progress = Progress(f"sim {topology.label}", unit="cycles")
     try:
         result = engine.run(traffic, args.cycles, drain=args.drain, progress=progress.update)
+    except VerilatorUnavailable as exc:
+        raise CliError(f"{exc}; or use --engine amaranth") from None
     finally:
         progress.close()
     doc = result.as_dict()
@@ -100,6 +110,21 @@ def _sim(args, topology):
         format_table(["measure", "value"], rows), verdict] + doc["errors"][:5])
     emit(args, doc, text)
     return 0 if result.ok else 1
+
+
+def _auto_engine(args, topology):
+    """The engine ``--engine auto`` runs (:func:`~cubefab.sim.engine_choice.choose_engine`):
+    never Verilator for a VCD, which only Amaranth writes."""
+    if args.vcd is not None:
+        return "amaranth"
+    params = router_params(args)
+    config = selfcheck_config(
+        topology, pattern=args.traffic, packet_flits=args.packet_flits,
+        hotspot=args.hotspot, payload_width=max(32, params.pop("payload_width")), **params)
+    engine, _ = choose_engine(topology.num_nodes, args.cycles,
+                              cached=verilator_model(topology, config).cached,
+                              available=verilator_missing_reason() is None)
+    return engine
 
 
 def _verdict(doc):
