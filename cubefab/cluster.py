@@ -13,6 +13,7 @@ import logging
 import os
 import socket
 import time
+import warnings
 
 
 __all__ = ["ClusterError", "SCHEDULER_TIMEOUT", "default_workers", "open_client",
@@ -85,9 +86,12 @@ def open_client(scheduler=None, *, workers=None, timeout=SCHEDULER_TIMEOUT):
             client.close()
         return
     try:
-        cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
-                               processes=True, dashboard_address=None,
-                               silence_logs=logging.ERROR)
+        with warnings.catch_warnings():
+            # the scheduler's status page moves off a busy port 8787 with a warning
+            warnings.filterwarnings("ignore", message="Port .* is already in use")
+            cluster = LocalCluster(n_workers=workers or default_workers(),
+                                   threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
     except Exception as exc:  # noqa: BLE001 - reported as one line
         raise ClusterError(f"could not start a local Dask cluster: {exc}") from None
     try:
