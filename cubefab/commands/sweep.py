@@ -1,4 +1,9 @@
-"""``cubefab sweep``: latency-throughput curves of the self-checking fabric."""
+"""``cubefab sweep``: latency-throughput curves of the self-checking fabric.
+
+The points (offered loads x algorithms x seeds) run as ``dask.distributed`` tasks on an
+embedded local cluster (``--jobs`` workers) or on a running one (``--scheduler``); see
+:mod:`cubefab.sim.sweep`.
+"""
 
 import os
 import sys
