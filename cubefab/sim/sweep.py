@@ -205,9 +205,9 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
     ----------
     topology : Topology
     rates : list of float
-        Offered loads, flits per node per cycle.
+        Offered loads, flits per node per cycle (each run once).
     algorithms : sequence of str or None
-        Routing algorithms, one curve each (None: the topology's first).
+        Routing algorithms, one curve each (None: the topology's first; each once).
     traffic, **hardware
         Pattern and :func:`selfcheck_config` keywords (and ``hotspot_fraction``);
         ``depth`` and ``vcs_per_class`` default to :data:`SWEEP_ROUTER`'s.
@@ -235,7 +235,8 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
         (saturation throughput / bound, or None) and ``ok`` (no run found an error).
     """
     seed_list = derive_seeds(seed, seeds)
-    algorithms = [topology.check_algorithm(a) for a in algorithms]
+    rates = sorted(set(rates))
+    algorithms = list(dict.fromkeys(topology.check_algorithm(a) for a in algorithms))
     hotspot_fraction = hardware.pop("hotspot_fraction", 0.1)
     hardware = {**SWEEP_ROUTER, **hardware}
     base = dict(engine=engine, cycles=cycles, warmup=warmup, drain=0,
@@ -262,7 +263,7 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
         runs = gather_as_completed(client, futures, progress)
     by_task = dict(zip(tasks, runs))
     return [_curve(topology, a, traffic, engine, cycles, warmup, seed, seed_list,
-                   [_point([by_task[a, r, s] for s in seed_list]) for r in sorted(rates)],
+                   [_point([by_task[a, r, s] for s in seed_list]) for r in rates],
                    hardware, hotspot_fraction) for a in algorithms]
 
 

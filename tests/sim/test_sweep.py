@@ -126,6 +126,12 @@ def test_seeds_give_mean_and_interval(three_seeds):
     assert len(set(values)) > 1     # three seeds, three different experiments
 
 
+def test_progress_counts_points():
+    reports = []
+    tiny_sweep([0.1], seeds=2, progress=lambda done, total: reports.append((done, total)))
+    assert reports == [(1, 2), (2, 2)]
+
+
 def test_first_seed_is_the_single_seed_run(three_seeds):
     single = tiny_sweep([0.3])["points"][0]
     first = three_seeds["points"][0]["runs"][0]
