@@ -33,6 +33,13 @@ def _measured(point):
     return point
 
 
+def _sums(curve):
+    """Wall and CPU seconds of the simulation binaries, summed over the runs."""
+    runs = [r for p in curve["points"] for r in p.get("runs", [p])]
+    return [f"{sum(r['seconds'] for r in runs):.1f}",
+            f"{sum(r['cpu_seconds'] for r in runs):.1f}"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--network", default="MC(2,2)", choices=sorted(NETWORKS))
@@ -61,10 +68,12 @@ def main():
     print(f"{topo.label} ({topo.num_nodes} nodes), {points} points of {args.cycles} cycles "
           f"after {args.warmup} warm-up, verilator; build {build:.1f} s (then cached); "
           f"{os.cpu_count()} CPUs")
-    print(format_table(["run", "seconds", "points/s"], [
-        ["in this process", f"{in_process:.1f}", f"{points / in_process:.2f}"],
+    print(format_table(["run", "seconds", "points/s", "simulation s (sum)",
+                        "simulation CPU s (sum)"], [
+        ["in this process", f"{in_process:.1f}", f"{points / in_process:.2f}",
+         *_sums(here)],
         [f"embedded cluster, {args.jobs} workers (start {started:.1f} s)",
-         f"{on_cluster:.1f}", f"{points / on_cluster:.2f}"]]))
+         f"{on_cluster:.1f}", f"{points / on_cluster:.2f}", *_sums(spread)]]))
     print(f"speed-up {in_process / on_cluster:.2f}x; results identical: "
           f"{'yes' if same else 'NO'}")
     return 0 if same else 1
