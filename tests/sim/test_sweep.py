@@ -63,7 +63,7 @@ def test_derived_seeds_start_at_the_base_seed_and_differ():
 @pytest.fixture(scope="module")
 def small_sweep():
     topo = make_topology("metacube", k=1, m=1)
-    return sweep(topo, [0.2, 1.0], engine="amaranth", cycles=150, warmup=50)
+    return sweep(topo, [0.2, 1.0], engine="amaranth", cycles=100, warmup=30)
 
 
 def tiny_sweep(rates, **options):

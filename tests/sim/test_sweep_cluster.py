@@ -22,7 +22,7 @@ from .engine_helpers import needs_verilator
 # Worker processes cannot import this test module by name: pickle its classes by value.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
-#: A sweep small enough for a test: Q(2), two loads, two seeds, a short Verilator run.
+#: A sweep small enough for a test: Q(1), two loads, two seeds, a short Verilator run.
 SWEEP = dict(rates=[0.2, 0.9], engine="verilator", cycles=300, warmup=50, seed=5, seeds=2)
 
 
@@ -50,7 +50,7 @@ def on_cluster(two_workers):
     import io
     import json
     out = io.StringIO()
-    args = ["sweep", "hypercube", "-n", "2", "--rates", "0.2,0.9", "--cycles", "300",
+    args = ["sweep", "hypercube", "-n", "1", "--rates", "0.2,0.9", "--cycles", "300",
             "--warmup", "50", "--seed", "5", "--seeds", "2", "--scheduler",
             two_workers.scheduler_address, "--json"]
     with contextlib.redirect_stdout(out):
@@ -61,7 +61,7 @@ def on_cluster(two_workers):
 
 @needs_verilator
 def test_cluster_sweep_equals_the_in_process_sweep(on_cluster):
-    local = sweep(make_topology("hypercube", n=2), **SWEEP)
+    local = sweep(make_topology("hypercube", n=1), **SWEEP)
     assert [measured(p) for p in on_cluster["points"]] == \
         [measured(p) for p in local["points"]]
     assert on_cluster["seeds"] == local["seeds"] == [5, local["seeds"][1]]
@@ -94,7 +94,7 @@ def test_killed_worker_loses_no_point(two_workers, on_cluster, tmp_path):
     with Client(two_workers.scheduler_address, set_as_default=False) as client:
         client.register_plugin(KillFirstTask(str(marker)), name="kill-first-task")
         try:
-            result = sweep(make_topology("hypercube", n=2), client=client, **SWEEP)
+            result = sweep(make_topology("hypercube", n=1), client=client, **SWEEP)
         finally:
             client.unregister_worker_plugin("kill-first-task")
     assert marker.exists()          # a worker died mid-sweep ...
