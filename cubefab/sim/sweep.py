@@ -25,16 +25,11 @@ import io
 import math
 
 from .channel_load import channel_load_bound
-from .selfcheck_run import run_selfcheck, selfcheck_config
+from .selfcheck_run import CHECKS, run_selfcheck, selfcheck_config
 
 
-__all__ = ["SWEEP_ROUTER", "TIMING_KEYS", "parse_rates", "derive_seeds", "t_quantile_975",
-           "mean_ci95", "saturation", "sweep", "sweep_curves", "sweep_csv", "plot_sweep"]
-
-#: Router settings a sweep uses unless told otherwise: two VCs per class (flows
-#: spread over them) and 8-flit buffers, which measured 67% -> 7x% of the
-#: channel-load bound on DLH(4,3) against 50% with one VC per class and 4 flits.
-SWEEP_ROUTER = {"depth": 8, "vcs_per_class": 2}
+__all__ = ["TIMING_KEYS", "parse_rates", "derive_seeds", "t_quantile_975", "mean_ci95",
+           "saturation", "sweep", "sweep_curves", "sweep_csv", "plot_sweep"]
 
 #: Keys of a run's result that measure the host, not the network: they differ between
 #: runs of the same point (everything else is identical for the same seed).
@@ -176,14 +171,16 @@ def _run_point(topology, options):
 
 def _point(runs):
     """A curve's point from the runs of its seeds: the run itself for one seed, else
-    the mean of :data:`SEED_FIGURES` with 95 % intervals, errors summed, and the runs."""
+    the mean of :data:`SEED_FIGURES` with 95 % intervals, the error counts summed, and
+    the runs."""
     first = runs[0]
     if len(runs) == 1:
         return {**first, "seeds": [first["seed"]]}
     point = {"rate": first["rate"], "seeds": [r["seed"] for r in runs]}
     for key in SEED_FIGURES:
         point[key], point[key + "_ci95"] = mean_ci95(r[key] for r in runs)
-    point["errors"] = sum(r["errors"] for r in runs)
+    for key in ("errors", "checker_errors") + CHECKS:
+        point[key] = sum(r[key] for r in runs)
     point["ok"] = all(r["ok"] for r in runs)
     point["window_cycles"] = first["window_cycles"]
     point["seconds"] = round(sum(r["seconds"] for r in runs), 3)
@@ -209,8 +206,9 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
     algorithms : sequence of str or None
         Routing algorithms, one curve each (None: the topology's first; each once).
     traffic, **hardware
-        Pattern and :func:`selfcheck_config` keywords (and ``hotspot_fraction``);
-        ``depth`` and ``vcs_per_class`` default to :data:`SWEEP_ROUTER`'s.
+        Pattern and :func:`selfcheck_config` keywords (and ``hotspot_fraction``); the
+        router defaults to :data:`~cubefab.sim.selfcheck_run.DEFAULT_ROUTER`, as every
+        run's.
     engine : str
         ``"verilator"`` or ``"amaranth"``.
     cycles, warmup : int
@@ -238,7 +236,6 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
     rates = sorted(set(rates))
     algorithms = list(dict.fromkeys(topology.check_algorithm(a) for a in algorithms))
     hotspot_fraction = hardware.pop("hotspot_fraction", 0.1)
-    hardware = {**SWEEP_ROUTER, **hardware}
     base = dict(engine=engine, cycles=cycles, warmup=warmup, drain=0,
                 hotspot_fraction=hotspot_fraction, opt=opt, pattern=traffic, **hardware)
     if client is not None and engine == "verilator":

@@ -7,6 +7,7 @@ import socket
 import sys
 import threading
 import time
+import warnings
 
 import cloudpickle
 import pytest
@@ -37,8 +38,11 @@ def measured(point):
 @pytest.fixture(scope="module")
 def two_workers(verilator_cache):
     """A running 2-worker cluster (its workers inherit CUBEFAB_CACHE and sys.path)."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=40) as running:
+    with warnings.catch_warnings():     # port 8787 may be another cluster's
+        warnings.filterwarnings("ignore", message="Port .* is already in use")
+        running = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=40)
+    with running:
         yield running
 
 
