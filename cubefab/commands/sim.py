@@ -2,7 +2,10 @@
 
 from ..cli import CliError, add_topology_command, emit, format_table
 from ..progress import Progress
-from ..sim.selfcheck_run import CHECKS, DEFAULT_ROUTER, ENGINES, run_selfcheck
+from ..sim.engine_choice import AUTO_RULE, choose_engine
+from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, run_selfcheck,
+                                 selfcheck_config, verilator_model)
+from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
 from ..topology.patterns import PATTERNS
 
 
@@ -55,9 +58,10 @@ def _options(parser):
     parser.add_argument("--drain", type=int, default=None, metavar="N",
                         help="most cycles to wait for outstanding packets afterwards "
                              "(default 20 x nodes + 2000; the run ends once all arrived)")
-    parser.add_argument("--engine", default="amaranth", choices=ENGINES,
-                        help="simulation engine (default amaranth); both simulate the "
-                             "same design and give the same results")
+    parser.add_argument("--engine", default="auto", choices=("auto",) + ENGINES,
+                        help="simulation engine; both simulate the same design and give "
+                             f"the same results. auto (default) picks {AUTO_RULE}, and "
+                             "amaranth for --vcd")
     parser.add_argument("--vcd", default=None, metavar="FILE",
                         help="write a VCD waveform (amaranth engine)")
     router_options(parser)
@@ -89,14 +93,19 @@ def _sim(args, topology):
     params = router_params(args)
     if args.payload_width is None:
         del params["payload_width"]      # the self-checking packets' default
+    hardware = dict(pattern=args.traffic, packet_flits=args.packet_flits,
+                    hotspot=args.hotspot, **params)
+    if args.engine == "auto":
+        args.engine = _auto_engine(args, topology, hardware)
     progress = Progress(f"sim {topology.label}", unit="cycles")
     try:
         doc = run_selfcheck(
             topology, engine=args.engine, rate=args.rate, cycles=args.cycles,
             warmup=args.warmup, drain=drain, seed=args.seed,
-            hotspot_fraction=args.hotspot_fraction, pattern=args.traffic,
-            packet_flits=args.packet_flits, hotspot=args.hotspot, vcd=args.vcd,
-            progress=progress.update, **params)
+            hotspot_fraction=args.hotspot_fraction, vcd=args.vcd,
+            progress=progress.update, **hardware)
+    except VerilatorUnavailable as exc:
+        raise CliError(f"{exc}; or use --engine amaranth") from None
     finally:
         progress.close()
     rows = [[key, _fmt(doc[key])] for key in ROWS]
@@ -114,6 +123,18 @@ def _sim(args, topology):
         format_table(["measure", "value"], rows), verdict])
     emit(args, doc, text)
     return 0 if doc["ok"] else 1
+
+
+def _auto_engine(args, topology, hardware):
+    """The engine ``--engine auto`` runs (:func:`~cubefab.sim.engine_choice.choose_engine`):
+    amaranth for a VCD, which only it writes."""
+    if args.vcd is not None:
+        return "amaranth"
+    config = selfcheck_config(topology, **hardware)
+    engine, _ = choose_engine(topology.num_nodes, args.warmup + args.cycles,
+                              cached=verilator_model(topology, config).cached,
+                              available=verilator_missing_reason() is None)
+    return engine
 
 
 def register(sub):
