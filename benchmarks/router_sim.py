@@ -54,7 +54,8 @@ def main():
         idle = idle_speed(AmaranthEngine(topo), args.cycles)
         result = engine.run(Traffic(topo, "uniform", args.rate, 2, seed=1), args.cycles)
         load = result.simulated_cycles / result.seconds
-        print(f"{topo.label:>10} {topo.num_nodes:>7} {engine.fabric.vcs:>3} {build:>7.2f} "
+        vcs = engine.fabric.config.router.vcs
+        print(f"{topo.label:>10} {topo.num_nodes:>7} {vcs:>3} {build:>7.2f} "
               f"{idle:>10.0f} {load:>10.1f} {load * topo.num_nodes:>12.0f} "
               f"{'yes' if result.ok else 'NO':>3}")
 

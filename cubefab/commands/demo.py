@@ -129,13 +129,14 @@ def step_route_unit(ctx):
 
 
 def make_router():
-    Router = need("cubefab.hdl.router", "Router")
-    return Router(DEFAULT_DESIGN, node=DEMO_NODE, payload_width=PAYLOAD_WIDTH)
+    Router, RouterConfig = need("cubefab.hdl.router", "Router", "RouterConfig")
+    return Router(RouterConfig.for_topology(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH),
+                  DEMO_NODE)
 
 
 def make_fabric():
-    Fabric = need("cubefab.hdl.fabric", "Fabric")
-    return Fabric(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH)
+    Fabric, FabricConfig = need("cubefab.hdl.fabric", "Fabric", "FabricConfig")
+    return Fabric(FabricConfig.for_topology(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH))
 
 
 def step_router(ctx):

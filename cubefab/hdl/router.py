@@ -5,17 +5,16 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.fifo import FIFOInterface
 from amaranth.lib.wiring import In, Out
 
-from ..topology.base import Topology, check_int
-from ..topology.deadlock import lane_bits, required_vcs, wrap_ports
+from ..topology.deadlock import lane_bits, wrap_ports
 from ..topology.turns import router_turns
 from .allocator import least_recently_granted
+from .config import BUFFERS, TURNS, RouterConfig
 from .crossbar import one_hot_mux
-from .fifo import memory_fifo_logic, register_fifo_logic
-from .flit import FlitLayout, LinkSignature
+from .flit import LinkSignature
 from .route import route_unit
 
 
-__all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY", "BUFFERS", "TURNS", "configure_router"]
+__all__ = ["Router", "RouterConfig", "HOP_LATENCY", "ROUTER_LATENCY", "BUFFERS", "TURNS"]
 
 
 #: Cycles a head flit takes per hop with no contention: one in the input buffer, one
@@ -28,86 +27,21 @@ HOP_LATENCY = 2
 #: its tail's appearance, with no contention.
 ROUTER_LATENCY = 2
 
-#: Flit storage of the input buffers: the FIFO logic that builds each.
-BUFFERS = {"registers": register_fifo_logic, "memory": memory_fifo_logic}
-
-#: Which turns (input port to output port) a router can make.
-TURNS = ("reference", "all")
-
-
-def configure_router(obj, topology, payload_width, vcs, depth, algorithm,
-                     buffer="registers", turns="reference", vcs_per_class=1):
-    """Check router parameters and set ``topology``, ``algorithm``, ``vcs`` (default:
-    what the VC assignment needs times ``vcs_per_class``), ``vcs_per_class``,
-    ``vc_classes``, ``depth``, ``buffer``, ``turns``, ``layout`` and ``payload_width``
-    on ``obj`` (a router, or a fabric of such routers)."""
-    if buffer not in BUFFERS:
-        raise ValueError(f"Buffer must be one of {', '.join(map(repr, BUFFERS))}, "
-                         f"not {buffer!r}")
-    if turns not in TURNS:
-        raise ValueError(f"Turns must be one of {', '.join(map(repr, TURNS))}, "
-                         f"not {turns!r}")
-    obj.buffer, obj.turns = buffer, turns
-    if not isinstance(topology, Topology):
-        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-    obj.topology = topology
-    obj.algorithm = topology.check_algorithm(algorithm)
-    lane_bits(vcs_per_class)   # a power of two
-    obj.vcs_per_class = vcs_per_class
-    if vcs is None:
-        vcs = required_vcs(topology, obj.algorithm) * obj.vcs_per_class
-    obj.vcs = check_int("Number of virtual channels", vcs, 1)
-    if obj.vcs % obj.vcs_per_class:
-        raise ValueError(f"Number of virtual channels must be a multiple of "
-                         f"vcs_per_class = {obj.vcs_per_class}, not {obj.vcs}")
-    obj.vc_classes = obj.vcs // obj.vcs_per_class
-    obj.depth = check_int("Buffer depth", depth, 1)
-    obj.layout = FlitLayout(topology.address_bits, payload_width, obj.vcs)
-    obj.payload_width = obj.layout.payload_width
-
 
 class Router(wiring.Component):
     """Input-buffered wormhole router with virtual channels and credit flow control.
 
     Parameters
     ----------
-    topology : Topology
-        The network; ports are numbered as in conventions.md.
+    config : RouterConfig
+        The topology, routing algorithm, virtual channels, buffers and turns.
     node : int or None
         This router's node address, or ``None`` for a router whose address comes
         from its ``here`` and ``wrap_mask`` inputs (address straps): one design for
-        every node, which a simulator or synthesis tool then builds once.
-    payload_width : int
-        Width of a flit's ``payload`` field.
-    vcs : int or None
-        Virtual channels per link (default: what the VC-assignment function of
-        :mod:`cubefab.topology.deadlock` needs to be deadlock-free, times
-        ``vcs_per_class``).
-    vcs_per_class : int
-        VCs of each class (a power of two; consecutive VC numbers; ``vcs`` is a
-        multiple of it). The VC-assignment function picks a packet's class on each
-        hop, its flow the VC within the class
-        (:func:`cubefab.topology.deadlock.flow_lane`): flows spread over more
-        buffers (less head-of-line blocking) and each stays in order. Deadlock
-        freedom is the class-level property (each flow's VCs form a copy of the
-        class-level channel dependency graph).
-    depth : int
-        Flits of buffering per input virtual channel (>= 1; 4 sustains one flit per
-        cycle on one VC across the credit loop).
-    algorithm : str or None
-        Routing algorithm (the topology's default when ``None``).
-    buffer : str
-        Flit storage of the input buffers: ``"registers"`` (flip-flops; fastest in
-        the Python simulator) or ``"memory"`` (``lib.memory``, block RAM on FPGAs:
-        fewer LUTs and flip-flops). Both have the same timing.
-    turns : str
-        ``"reference"`` (default): the crossbar and arbiters connect only the turns
-        (input port to output port) that reference routes make at this node (at any
-        node when ``node`` is ``None``; :func:`cubefab.topology.turns.router_turns`):
-        all that a fabric of these routers ever needs, in less logic and a shorter
-        critical path. A flit wanting another turn stays in its buffer and sets
-        :attr:`bad_turn`. ``"all"``: a flit on any input port may leave through any
-        output port.
+        every node, which a simulator or synthesis tool then builds once. With
+        ``turns="reference"`` a router connects the turns reference routes make at
+        its node (at any node when ``node`` is ``None``); a flit wanting another
+        turn stays in its buffer and sets :attr:`bad_turn`.
 
     Members
     -------
@@ -116,7 +50,7 @@ class Router(wiring.Component):
         a credit on ``link_in[p].credit[v]`` when a flit of VC ``v`` leaves its buffer.
     link_out : Out(LinkSignature(layout)).array(degree)
         ``link_out[p]``: flits leaving through network port ``p`` (registered); the
-        router sends on VC ``v`` only with a credit, and starts with ``depth``.
+        router sends on VC ``v`` only with a credit, and starts with ``config.depth``.
     local_in : In(stream.Signature(layout))
         Injection. Packets must be well formed (a head, body flits, a tail; ``head``
         and ``tail`` both set for one flit), every flit carrying its head's ``dest``
@@ -137,15 +71,16 @@ class Router(wiring.Component):
     that keeps requesting waits at most one grant per other requester.
     """
 
-    def __init__(self, topology, node, *, payload_width=16, vcs=None, depth=4,
-                 algorithm=None, buffer="registers", turns="reference", vcs_per_class=1):
-        try:
-            configure_router(self, topology, payload_width, vcs, depth, algorithm,
-                             buffer, turns, vcs_per_class)
-            self.node = None if node is None else topology.check_node(node, "node")
-        except (TypeError, ValueError):
-            self._MustUse__silence = True      # refused, not forgotten: no unused warning
-            raise
+    def __init__(self, config, node):
+        if not isinstance(config, RouterConfig):
+            raise TypeError(f"Router configuration must be a RouterConfig, not {config!r}")
+        topology = config.topology
+        #: RouterConfig: what this router is built from
+        self.config = config
+        self.topology = topology
+        #: FlitLayout: the flits of its links
+        self.layout = config.layout
+        self.node = None if node is None else topology.check_node(node, "node")
         degree = topology.degree
         #: Sticky flag for simulation: a flit arrived at a full buffer (a broken
         #: credit protocol); never set in a correct network.
@@ -174,9 +109,9 @@ class Router(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        topo, layout = self.topology, self.layout
-        degree, vcs, depth = topo.degree, self.vcs, self.depth
-        classes, lanes = self.vc_classes, lane_bits(self.vcs_per_class)
+        config, topo, layout = self.config, self.topology, self.layout
+        degree, vcs, depth = topo.degree, config.vcs, config.depth
+        classes, lanes = config.vc_classes, lane_bits(config.vcs_per_class)
         if self.node is None:
             wraps = [self.wrap_mask[p] for p in range(degree)]
         else:
@@ -195,10 +130,10 @@ class Router(wiring.Component):
             "vc": unsigned(layout["vc"].shape.width),
         })
         queues = [(p, v) for p in range(degree) for v in range(vcs)] + [(local, 0)]
-        if self.turns == "all":
+        if config.turns == "all":
             turns = {(i, o) for i in range(degree + 1) for o in range(degree + 1)}
         else:
-            turns = router_turns(topo, self.node, self.algorithm)
+            turns = router_turns(topo, self.node, config.algorithm)
         # outputs[p]: the output ports input port p may turn to
         outputs = [[o for o in range(degree + 1) if (p, o) in turns] for p in range(degree + 1)]
         heads, fifos = [], []
@@ -211,7 +146,7 @@ class Router(wiring.Component):
                 arriving = data.View(layout, Cat(self.local_in.payload.as_value()[:vc_at],
                                                  C(0, vc_bits),
                                                  self.local_in.payload.as_value()[vc_end:]))
-            ru = m.submodules[f"route_p{p}"] = route_unit(topo, self.node, self.algorithm)
+            ru = m.submodules[f"route_p{p}"] = route_unit(topo, self.node, config.algorithm)
             m.d.comb += ru.dest.eq(arriving.dest)
             if self.node is None:
                 m.d.comb += ru.here.eq(self.here)
@@ -254,7 +189,7 @@ class Router(wiring.Component):
                         m.d.sync += self.bad_turn.eq(1)
             for v in range(vcs if p < degree else 1):
                 fifo = FIFOInterface(width=route_layout.size + layout.size, depth=depth)
-                BUFFERS[self.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
+                BUFFERS[config.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
                                      head=route_layout.size)
                 m.d.comb += fifo.w_data.eq(Cat(new, arriving))
                 if p < degree:

@@ -19,7 +19,8 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology, check_int
-from .fabric import configure_fabric, connect_links
+from .config import FabricConfig
+from .fabric import connect_links
 from .ports import reset_less_verilog
 from .selfcheck_node import NODE_EVENTS, SelfCheckingNode
 from .traffic_gen import PacketFormat, RATE_BITS
@@ -95,8 +96,10 @@ class SelfCheckingFabric(wiring.Component):
                  timestamp_bits=16, sequence_bits=8, vcs_per_class=1):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-        configure_fabric(self, topology, payload_width, vcs, depth, algorithm, True,
-                         vcs_per_class)
+        self.config = FabricConfig.for_topology(
+            topology, payload_width=payload_width, vcs=vcs, depth=depth,
+            algorithm=algorithm, vcs_per_class=vcs_per_class)
+        self.topology, self.layout = topology, self.config.router.layout
         self.fmt = PacketFormat(self.layout, packet_flits,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits)
         # The strapped node design: checks the generator and router parameters here
@@ -120,9 +123,7 @@ class SelfCheckingFabric(wiring.Component):
         return SelfCheckingNode(
             self.topology, node, self.fmt, pattern=pattern, hotspot=hotspot,
             queue_depth=queue_depth,
-            router_params={"payload_width": self.payload_width, "vcs": self.vcs,
-                           "depth": self.depth, "algorithm": self.algorithm,
-                           "vcs_per_class": self.vcs_per_class})
+            router_config=self.config.router)
 
     @property
     def histogram_buckets(self):

@@ -33,9 +33,9 @@ class SelfCheckingNode(wiring.Component):
     fmt : PacketFormat
     pattern, hotspot, queue_depth
         Generator parameters (see :class:`~cubefab.hdl.traffic_gen.TrafficGenerator`).
-    router_params : dict
-        Keyword arguments of :class:`~cubefab.hdl.router.Router` (``payload_width``,
-        ``vcs``, ``depth``, ``algorithm``) matching ``fmt.layout``.
+    router_config : RouterConfig
+        The router's configuration (:class:`~cubefab.hdl.config.RouterConfig`), for
+        ``topology`` and matching ``fmt.layout``.
 
     Members
     -------
@@ -55,12 +55,12 @@ class SelfCheckingNode(wiring.Component):
     """
 
     def __init__(self, topology, node, fmt, *, pattern="uniform", hotspot=None,
-                 queue_depth=16, router_params):
+                 queue_depth=16, router_config):
         if not isinstance(fmt, PacketFormat):
             raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
         self.topology = topology
         self.fmt = fmt
-        self.router = Router(topology, node, **router_params)
+        self.router = Router(router_config, node)
         self.node = self.router.node
         if self.router.layout != fmt.layout:
             raise ValueError("Router parameters must give the packet format's flit layout")

@@ -16,7 +16,7 @@ import time
 from amaranth.hdl import Cat, Elaboratable, Module, Signal
 from amaranth.sim import Simulator
 
-from ..hdl.fabric import Fabric
+from ..hdl.fabric import Fabric, FabricConfig
 from ..topology.base import check_int
 from .result import SimResult
 from .scoreboard import Scoreboard
@@ -44,8 +44,9 @@ class AmaranthEngine:
 
     def __init__(self, topology, *, payload_width=16, vcs=None, depth=4, algorithm=None,
                  vcs_per_class=1, trace_hops=True, vcd=None):
-        self.fabric = Fabric(topology, payload_width=payload_width, vcs=vcs, depth=depth,
-                             algorithm=algorithm, vcs_per_class=vcs_per_class)
+        self.fabric = Fabric(FabricConfig.for_topology(
+            topology, payload_width=payload_width, vcs=vcs, depth=depth,
+            algorithm=algorithm, vcs_per_class=vcs_per_class))
         # built here to check the parameters early; an engine never run leaves it unused
         for design in (self.fabric, *self.fabric.routers):
             design._MustUse__silence = True
@@ -82,6 +83,7 @@ class AmaranthEngine:
         SimResult
         """
         topo, fabric = self.topology, self.fabric
+        config = fabric.config.router
         cycles = check_int("Cycles", cycles, 0)
         if traffic is not None and not isinstance(traffic, Traffic):
             raise TypeError(f"Traffic must be a Traffic, not {traffic!r}")
@@ -89,14 +91,14 @@ class AmaranthEngine:
             raise ValueError(f"Traffic is for {traffic.topology.label}, not {topo.label}")
         flits_per_packet = traffic.packet_flits if traffic is not None else 1
         if watchdog is None:
-            watchdog = 64 + 8 * topo.address_bits * (fabric.depth + flits_per_packet)
+            watchdog = 64 + 8 * topo.address_bits * (config.depth + flits_per_packet)
         watchdog = check_int("Watchdog", watchdog, 1)
         extra = {}
         for at, src, dest, length in (packets or ()):
             extra.setdefault(at, []).append((src, dest, length))
         n = topo.num_nodes
-        board = Scoreboard(topo, fabric.layout, fabric.algorithm, fabric.vcs,
-                           fabric.vcs_per_class)
+        board = Scoreboard(topo, fabric.layout, config.algorithm, config.vcs,
+                           config.vcs_per_class)
         queues = [deque() for _ in range(n)]       # per node: (packet, flit index)
         state = {"cycle": 0, "stalled": False, "drain_cycles": 0, "injected_flits": 0,
                  "window_flits": 0}
@@ -212,9 +214,9 @@ class AmaranthEngine:
                          window_flits=state["window_flits"],
                          injected_flits=state["injected_flits"], stalled=state["stalled"],
                          watchdog=watchdog, seconds=seconds, traffic=traffic,
-                         config={"vcs": fabric.vcs, "depth": fabric.depth,
-                                 "payload_width": fabric.payload_width,
-                                 "algorithm": fabric.algorithm})
+                         config={"vcs": config.vcs, "depth": config.depth,
+                                 "payload_width": config.payload_width,
+                                 "algorithm": config.algorithm})
 
 
 class _Harness(Elaboratable):
