@@ -42,7 +42,8 @@ def verilog_text(component, name="top", omit=()):
         if member not in ports:
             raise ValueError(f"Member to omit must be one of {sorted(ports)}, not {member!r}")
         del ports[member]
-    return amaranth_verilog.convert(component, name=name, ports=ports, emit_src=False)
+    return amaranth_verilog.convert(component, name=name, ports=list(ports.values()),
+                                    emit_src=False)
 
 
 def route_unit_verilog(unit, name="top"):

@@ -8,15 +8,6 @@ from amaranth.lib.wiring import In, Out
 from ..topology.base import check_int
 
 
-def _check_count(component, name, value):
-    """check_int for a constructor: a refused component is not an unused one."""
-    try:
-        return check_int(name, value, 1)
-    except (TypeError, ValueError):
-        component._MustUse__silence = True
-        raise
-
-
 __all__ = ["RoundRobinArbiter", "MatrixArbiter", "SwitchAllocator", "round_robin",
            "least_recently_granted"]
 
@@ -25,7 +16,7 @@ class _Arbiter(wiring.Component):
     """Base of the arbiters: ``count`` requesters, logic from :attr:`_logic`."""
 
     def __init__(self, count):
-        self.count = _check_count(self, "Requester count", count)
+        self.count = check_int("Requester count", count, 1)
         super().__init__({
             "requests": In(count),
             "grant": Out(count),
@@ -169,8 +160,8 @@ class SwitchAllocator(wiring.Component):
     """
 
     def __init__(self, inputs, outputs):
-        self.inputs = _check_count(self, "Input count", inputs)
-        self.outputs = _check_count(self, "Output count", outputs)
+        self.inputs = check_int("Input count", inputs, 1)
+        self.outputs = check_int("Output count", outputs, 1)
         super().__init__({
             "requests": In(inputs).array(outputs),
             "grants": Out(inputs).array(outputs),

@@ -9,7 +9,7 @@ from amaranth.lib.wiring import In, Out
 
 from cubefab.hdl.allocator import (MatrixArbiter, RoundRobinArbiter, SwitchAllocator,
                                    least_recently_granted)
-from tests.helpers import run_clocked
+from tests.helpers import refused, run_clocked
 
 
 def test_grant_is_one_hot_and_requested():
@@ -111,9 +111,9 @@ def test_switch_allocator_arbitrates_each_output():
 
 
 def test_parameters_are_checked():
-    with pytest.raises(ValueError, match="Requester count"):
+    with refused(ValueError, match="Requester count"):
         RoundRobinArbiter(0)
-    with pytest.raises(TypeError, match="Output count"):
+    with refused(TypeError, match="Output count"):
         SwitchAllocator(2, "3")
 
 
@@ -176,7 +176,7 @@ def test_matrix_priorities_hold_without_commit():
 
 
 def test_matrix_arbiter_checks_its_count():
-    with pytest.raises(ValueError, match="Requester count"):
+    with refused(ValueError, match="Requester count"):
         MatrixArbiter(0)
 
 
