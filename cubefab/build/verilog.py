@@ -12,7 +12,7 @@ import re
 from amaranth.back import verilog as amaranth_verilog
 
 from ..hdl.route import RouteUnit
-from .manifest import component_ports
+from ..hdl.ports import component_ports
 
 
 __all__ = ["verilog_text", "route_unit_verilog", "write_verilog"]

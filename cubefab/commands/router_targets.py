@@ -2,6 +2,7 @@
 
 import dataclasses
 
+from ..build.verilog import verilog_text
 from ..cli import CliError, parse_address
 from ..hdl.flit import payload_width_for
 from ..hdl.config import BUFFERS, TURNS, FabricConfig, RouterConfig
@@ -11,7 +12,7 @@ from .sim import router_options, router_params
 
 
 __all__ = ["router_target_options", "fabric_target_options", "router_config",
-           "write_router", "write_fabric"]
+           "router_verilog", "fabric_verilog"]
 
 
 def router_target_options(parser):
@@ -47,18 +48,16 @@ def router_config(args, topology):
     return config
 
 
-def write_router(args, topology):
-    from ..build.verilog import verilog_text
-    from .verilog import _write
+def router_verilog(args, topology):
+    """The Verilog of the router the options name, and what it is (in words)."""
     router = Router(router_config(args, topology), args.node)
-    _write(args, topology, verilog_text(router, args.top),
-           f"{topology.label} router of node {router.node} ({router.config.vcs} VCs)")
+    return (verilog_text(router, args.top),
+            f"{topology.label} router of node {router.node} ({router.config.vcs} VCs)")
 
 
-def write_fabric(args, topology):
-    from ..build.verilog import verilog_text
-    from .verilog import _write
+def fabric_verilog(args, topology):
+    """The Verilog of the fabric the options name, and what it is (in words)."""
     fabric = Fabric(FabricConfig(router_config(args, topology)))
-    _write(args, topology, verilog_text(fabric, args.top),
-           f"{topology.label} fabric ({topology.num_nodes} routers, "
-           f"{fabric.config.router.vcs} VCs)")
+    return (verilog_text(fabric, args.top),
+            f"{topology.label} fabric ({topology.num_nodes} routers, "
+            f"{fabric.config.router.vcs} VCs)")
