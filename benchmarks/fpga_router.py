@@ -92,13 +92,15 @@ def _module_at(path, name, replace=()):
 
 
 def baseline_router_module():
-    """cubefab/hdl/router.py of :data:`BASELINE_COMMIT` with the FIFO of that commit
-    (its other helpers, round-robin arbiter and crossbar, are unchanged since), or
-    None outside a git checkout."""
+    """cubefab/hdl/router.py of :data:`BASELINE_COMMIT` with the FIFO and the
+    (round-robin) arbiter of that commit (its crossbar multiplexer is unchanged
+    since), or None outside a git checkout."""
     try:
         _module_at("cubefab/hdl/fifo.py", "_fifo_baseline")
+        _module_at("cubefab/hdl/allocator.py", "_allocator_baseline")
         return _module_at("cubefab/hdl/router.py", "_router_baseline",
-                          [("from .fifo import", "from ._fifo_baseline import")])
+                          [("from .fifo import", "from ._fifo_baseline import"),
+                           ("from .allocator import", "from ._allocator_baseline import")])
     except (OSError, subprocess.CalledProcessError):
         return None
 
