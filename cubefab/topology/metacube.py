@@ -77,6 +77,15 @@ class Metacube(Topology):
         """Field ``M_i`` of ``address``."""
         return (address >> (i * self.m)) & self._field_mask
 
+    def with_field(self, address, i, value):
+        """``address`` with its field ``M_i`` set to ``value``."""
+        shift = i * self.m
+        return (address & ~(self._field_mask << shift)) | (value << shift)
+
+    def with_class(self, address, c):
+        """``address`` with its class set to ``c`` (the fields kept)."""
+        return (address & ((1 << self._class_shift) - 1)) | (c << self._class_shift)
+
     def neighbor_array(self, addresses, port):
         a = np.asarray(addresses, dtype=np.int64)
         if port < self.k:
