@@ -14,12 +14,11 @@ import re
 
 import amaranth
 from .. import __version__
-from ..hdl.ports import component_ports
 from ..topology.base import Topology
+from .verilog import verilog_text as convert
 
 
-__all__ = ["MANIFEST_VERSION", "component_ports", "verilog_ports", "address_map",
-           "write_design"]
+__all__ = ["MANIFEST_VERSION", "verilog_ports", "address_map", "write_design"]
 
 #: Version of the manifest's format.
 MANIFEST_VERSION = 1
@@ -90,7 +89,6 @@ def write_design(component, name, out_dir, kind, topology=None, parameters=None,
         raise ValueError(f"Module name must be a Verilog identifier, not {name!r}")
     os.makedirs(out_dir, exist_ok=True)
     if verilog_text is None:
-        from .verilog import verilog_text as convert   # (that module imports this one)
         verilog_text = convert(component, name)
     ports = verilog_ports(verilog_text, name)
     manifest = {

@@ -12,7 +12,7 @@ import re
 from amaranth.back import verilog as amaranth_verilog
 
 from ..hdl.route import RouteUnit
-from .manifest import component_ports
+from ..hdl.ports import component_ports
 
 
 __all__ = ["verilog_text", "route_unit_verilog", "write_verilog"]
@@ -42,7 +42,8 @@ def verilog_text(component, name="top", omit=()):
         if member not in ports:
             raise ValueError(f"Member to omit must be one of {sorted(ports)}, not {member!r}")
         del ports[member]
-    return amaranth_verilog.convert(component, name=name, ports=ports, emit_src=False)
+    return amaranth_verilog.convert(component, name=name, ports=list(ports.values()),
+                                    emit_src=False)
 
 
 def route_unit_verilog(unit, name="top"):

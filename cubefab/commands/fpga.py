@@ -17,7 +17,7 @@ from amaranth.back import verilog as amaranth_verilog
 from ..cli import CliError, emit, format_table
 from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
 from ..build.harness import TimingHarness
-from .router_targets import router_target_options, fabric_target_options, router_build_params
+from .router_targets import router_target_options, fabric_target_options, router_config
 
 
 __all__ = ["router_synth_options", "fabric_synth_options", "synth_router", "synth_fabric",
@@ -92,26 +92,28 @@ def _stem(topology):
     return f"{topology.name}_" + "_".join(f"{k}{v}" for k, v in topology.params.items())
 
 
+def _parameters(config):
+    """The router parameters a synthesis report shows."""
+    return {"vcs": config.vcs, "depth": config.depth, "payload_width": config.payload_width,
+            "flit_width": config.layout.size, "buffer": config.buffer, "turns": config.turns}
+
+
 def synth_router(args, topology):
     from ..hdl.router import Router
-    router = Router(topology, args.node, **router_build_params(args, topology))
+    router = Router(router_config(args, topology), args.node)
     report_implementation(
         args, f"{topology.label} router of node {router.node}", router,
         os.path.join("build", "synth", f"router_{_stem(topology)}_{router.node}"
                      f"_{args.device}"),
-        {"topology": topology.label, "node": router.node, "vcs": router.vcs,
-         "depth": router.depth, "payload_width": router.payload_width,
-         "flit_width": router.layout.size, "ports": topology.degree + 1,
-         "buffer": router.buffer, "turns": router.turns})
+        {"topology": topology.label, "node": router.node,
+         **_parameters(router.config), "ports": topology.degree + 1})
 
 
 def synth_fabric(args, topology):
-    from ..hdl.fabric import Fabric
-    fabric = Fabric(topology, **router_build_params(args, topology))
+    from ..hdl.fabric import Fabric, FabricConfig
+    fabric = Fabric(FabricConfig(router_config(args, topology)))
     report_implementation(
         args, f"{topology.label} fabric", fabric,
         os.path.join("build", "synth", f"fabric_{_stem(topology)}_{args.device}"),
-        {"topology": topology.label, "nodes": topology.num_nodes, "vcs": fabric.vcs,
-         "depth": fabric.depth, "payload_width": fabric.payload_width,
-         "flit_width": fabric.layout.size, "buffer": fabric.buffer,
-         "turns": fabric.turns})
+        {"topology": topology.label, "nodes": topology.num_nodes,
+         **_parameters(fabric.config.router)})

@@ -1,15 +1,18 @@
 """The ``router`` and ``fabric`` targets of ``cubefab verilog`` (listed in its TARGETS)."""
 
+import dataclasses
+
+from ..build.verilog import verilog_text
 from ..cli import CliError, parse_address
 from ..hdl.flit import payload_width_for
+from ..hdl.config import BUFFERS, TURNS, FabricConfig, RouterConfig
 from ..hdl.fabric import Fabric
-from ..hdl.router import BUFFERS, TURNS, Router
-from ..topology.deadlock import required_vcs
+from ..hdl.router import Router
 from .sim import router_options, router_params
 
 
-__all__ = ["router_target_options", "fabric_target_options", "router_build_params",
-           "write_router", "write_fabric"]
+__all__ = ["router_target_options", "fabric_target_options", "router_config",
+           "router_verilog", "fabric_verilog"]
 
 
 def router_target_options(parser):
@@ -32,31 +35,29 @@ def fabric_target_options(parser):
                              "routes make at the node; all: any input to any output")
 
 
-def router_build_params(args, topology):
-    """The :class:`Router` (and :class:`Fabric`) keyword arguments of the router and
-    fabric targets' options for ``topology``."""
-    params = dict(router_params(args), buffer=args.buffer, turns=args.turns)
+def router_config(args, topology):
+    """The :class:`RouterConfig` of the router and fabric targets' options for
+    ``topology``."""
+    config = RouterConfig.for_topology(topology, **router_params(args), buffer=args.buffer,
+                                       turns=args.turns)
     if args.flit_width is not None:
         if args.payload_width is not None:
             raise CliError("give --flit-width or --payload-width, not both")
-        algorithm = topology.check_algorithm(args.algorithm)
-        vcs = args.vcs or required_vcs(topology, algorithm) * args.vcs_per_class
-        params["payload_width"] = payload_width_for(topology.address_bits,
-                                                    args.flit_width, vcs)
-    return params
+        config = dataclasses.replace(config, payload_width=payload_width_for(
+            topology.address_bits, args.flit_width, config.vcs))
+    return config
 
 
-def write_router(args, topology):
-    from ..build.verilog import verilog_text
-    from .verilog import _write
-    router = Router(topology, args.node, **router_build_params(args, topology))
-    _write(args, topology, verilog_text(router, args.top),
-           f"{topology.label} router of node {router.node} ({router.vcs} VCs)")
+def router_verilog(args, topology):
+    """The Verilog of the router the options name, and what it is (in words)."""
+    router = Router(router_config(args, topology), args.node)
+    return (verilog_text(router, args.top),
+            f"{topology.label} router of node {router.node} ({router.config.vcs} VCs)")
 
 
-def write_fabric(args, topology):
-    from ..build.verilog import verilog_text
-    from .verilog import _write
-    fabric = Fabric(topology, **router_build_params(args, topology))
-    _write(args, topology, verilog_text(fabric, args.top),
-           f"{topology.label} fabric ({topology.num_nodes} routers, {fabric.vcs} VCs)")
+def fabric_verilog(args, topology):
+    """The Verilog of the fabric the options name, and what it is (in words)."""
+    fabric = Fabric(FabricConfig(router_config(args, topology)))
+    return (verilog_text(fabric, args.top),
+            f"{topology.label} fabric ({topology.num_nodes} routers, "
+            f"{fabric.config.router.vcs} VCs)")

@@ -9,8 +9,8 @@ from typing import Callable, NamedTuple
 from ..cli import CliError, _Parser, add_topology_command, emit, parse_address
 from ..build.verilog import route_unit_verilog, write_verilog
 from ..hdl.route import route_unit
-from .router_targets import (router_target_options, fabric_target_options, write_router,
-                             write_fabric)
+from .router_targets import (router_target_options, fabric_target_options, router_verilog,
+                             fabric_verilog)
 
 
 __all__ = ["register", "register_targets", "TARGETS", "Target", "route_options",
@@ -67,12 +67,20 @@ def _route(args, topology):
            f"{topology.label} {unit.algorithm} route unit of node {unit.node}")
 
 
+def _router(args, topology):
+    _write(args, topology, *router_verilog(args, topology))
+
+
+def _fabric(args, topology):
+    _write(args, topology, *fabric_verilog(args, topology))
+
+
 #: ``cubefab verilog`` targets by name.
 TARGETS = {
     "route": Target("the combinational route unit of one node", route_options, _route),
-    "router": Target("the router of one node", router_target_options, write_router),
+    "router": Target("the router of one node", router_target_options, _router),
     "fabric": Target("a whole fabric: one router per node, every link wired",
-                     fabric_target_options, write_fabric),
+                     fabric_target_options, _fabric),
 }
 
 

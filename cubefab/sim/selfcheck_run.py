@@ -367,14 +367,16 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd):
     node)."""
     from amaranth.sim import Simulator
     params = {k: getattr(design, k) for k in ("pattern", "hotspot", "queue_depth",
-                                              "payload_width", "vcs", "depth",
-                                              "algorithm", "vcs_per_class", "defects")}
+                                              "defects")}
+    params.update({k: getattr(design.router, k) for k in ("payload_width", "vcs", "depth",
+                                                          "algorithm", "vcs_per_class")})
     dut = SelfCheckingFabric(topology, packet_flits=design.fmt.packet_flits,
                              timestamp_bits=design.fmt.timestamp_bits,
                              sequence_bits=design.fmt.sequence_bits, **params)
     harness = _Harness(dut)
     names = list(design.counter_members())
-    ref = RouteReference(topology, design.algorithm, design.vcs, design.vcs_per_class)
+    ref = RouteReference(topology, design.router.algorithm, design.router.vcs,
+                         design.router.vcs_per_class)
     fields = FlitFields(design.layout, design.fmt.timestamp_bits)
     ledger = Ledger()
     degree = topology.degree

@@ -86,6 +86,15 @@ class Metacube(Topology):
         """Field ``M_i`` of ``address``."""
         return (address >> (i * self.m)) & self._field_mask
 
+    def with_field(self, address, i, value):
+        """``address`` with its field ``M_i`` set to ``value``."""
+        shift = i * self.m
+        return (address & ~(self._field_mask << shift)) | (value << shift)
+
+    def with_class(self, address, c):
+        """``address`` with its class set to ``c`` (the fields kept)."""
+        return (address & ((1 << self._class_shift) - 1)) | (c << self._class_shift)
+
     def _check_array_width(self):
         if self.address_bits > ARRAY_ADDRESS_BITS:
             raise ValueError(f"{self.label} has {self.address_bits}-bit addresses; address "

@@ -2,19 +2,7 @@
 
 import json
 
-import pytest
-
 from cubefab.commands import demo
-
-
-def test_need_names_a_missing_module():
-    with pytest.raises(demo.Missing, match="cubefab.no_such_part is not available"):
-        demo.need("cubefab.no_such_part", "thing")
-
-
-def test_need_names_a_missing_attribute():
-    with pytest.raises(demo.Missing, match="cubefab.topology.no_such_function"):
-        demo.need("cubefab.topology", "no_such_function")
 
 
 def test_missing_and_failing_parts_are_reported_not_raised(cli, tmp_path, monkeypatch):
