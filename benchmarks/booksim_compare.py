@@ -16,7 +16,8 @@ as a next-hop table (routing_function = cubefab_table, the same routes as cubefa
 and with BookSim's own `min` routing (other shortest paths, any VC), both on the
 patch's uniform_other traffic, so the two BookSim columns differ in routing only.
 
-The first load is the zero-load point (BookSim: sim_type = latency); the others run
+The first load is the zero-load point (BookSim: sim_type = latency; both simulators'
+runs lengthened to measure at least 5000 packets there); the others run
 BookSim with sim_type = throughput (accepted flit rate; the last, default offered 1.0,
 gives the saturation throughput). cubefab runs the self-checking fabric in Verilator
 (every check on, build time excluded) for --warmup + --cycles cycles per load.
@@ -26,6 +27,7 @@ cycles over "Total run time"; BookSim is single-threaded, so compare with
 """
 
 import argparse
+import math
 import os
 import sys
 import tempfile
@@ -38,6 +40,9 @@ from cubefab.topology.catalog import make_topology
 
 DEFAULT_TOPOLOGIES = ("metacube:k=1,m=2", "metacube:k=2,m=2", "dlh:m=4,d=3")
 
+#: Packets the zero-load point measures at least (its runs are lengthened to get them).
+ZERO_LOAD_PACKETS = 5000
+
 
 def parse_topology(text):
     family, _, params = text.partition(":")
@@ -45,28 +50,43 @@ def parse_topology(text):
     return make_topology(family, **kw)
 
 
+def zero_load_cycles(topo, rate, cycles):
+    """Cycles that give the zero-load point about ZERO_LOAD_PACKETS packets."""
+    return max(cycles, math.ceil(ZERO_LOAD_PACKETS / (topo.num_nodes * rate)))
+
+
 def cubefab_runs(topo, router, loads, args):
     runs = []
-    for rate in loads:
-        runs.append(run_selfcheck(topo, engine="verilator", rate=rate, cycles=args.cycles,
+    for i, rate in enumerate(loads):
+        cycles = zero_load_cycles(topo, rate, args.cycles) if i == 0 else args.cycles
+        runs.append(run_selfcheck(topo, engine="verilator", rate=rate, cycles=cycles,
                                   warmup=args.warmup, seed=1, threads=args.threads,
                                   depth=router["depth"], vcs=router["vcs"],
                                   vcs_per_class=router["vcs_per_class"]))
     return runs
 
 
-def booksim_runs(binary, config_file, loads, args):
+def booksim_runs(binary, topo, config_file, loads, args):
     runs = []
     for i, rate in enumerate(loads):
         mode = "latency" if i == 0 else "throughput"
+        period = (zero_load_cycles(topo, rate, args.sample_period) if i == 0
+                  else args.sample_period)
         runs.append(run_booksim(binary, config_file, injection_rate=rate, sim_type=mode,
-                                traffic="uniform_other", sample_period=args.sample_period,
+                                traffic="uniform_other", sample_period=period,
                                 warmup_periods=1, max_samples=args.max_samples))
     return runs
 
 
 def fmt(value, spec):
     return "-" if value is None else format(value, spec)
+
+
+def cell(run, key, spec):
+    """A BookSim figure, or why it is missing."""
+    if run[key] is not None:
+        return format(run[key], spec)
+    return "deadlock" if run["deadlocked"] else "unstable" if run["unstable"] else "-"
 
 
 def speed(run):
@@ -81,8 +101,8 @@ def compare(binary, topo, loads, args):
     with tempfile.TemporaryDirectory() as tmp:
         table = write_booksim(topo, os.path.join(tmp, "table"), routing="table")
         shortest = write_booksim(topo, os.path.join(tmp, "min"), routing="min")
-        theirs = {"table": booksim_runs(binary, table["config_file"], loads, args),
-                  "min": booksim_runs(binary, shortest["config_file"], loads, args)}
+        theirs = {"table": booksim_runs(binary, topo, table["config_file"], loads, args),
+                  "min": booksim_runs(binary, topo, shortest["config_file"], loads, args)}
     ours = cubefab_runs(topo, router, loads, args)
     print(f"{topo.label}: {topo.num_nodes} nodes, uniform, 1-flit packets; router "
           f"{router['label']}")
@@ -94,23 +114,21 @@ def compare(binary, topo, loads, args):
     header = f"  {'':30} {'cubefab':>10} {'BookSim table':>14} {'BookSim min':>12}"
     print(header)
     z = loads[0]
-    rows = [(f"latency @ {z:g} (cycles)", ours[0]["avg_latency"],
-             theirs["table"][0]["avg_latency"], theirs["min"][0]["avg_latency"], ".2f"),
-            (f"routers per packet @ {z:g}", bound["average_hops"] + 1,
-             theirs["table"][0]["avg_hops"],
-             theirs["min"][0]["avg_hops"], ".3f")]
+    rows = [(f"latency @ {z:g} (cycles)", fmt(ours[0]["avg_latency"], ".2f"),
+             *(cell(theirs[k][0], "avg_latency", ".2f") for k in theirs)),
+            (f"routers per packet @ {z:g}", fmt(bound["average_hops"] + 1, ".3f"),
+             *(cell(theirs[k][0], "avg_hops", ".3f") for k in theirs))]
     for i, rate in enumerate(loads[1:], 1):
-        rows.append((f"accepted @ offered {rate:g}", ours[i]["throughput"],
-                     theirs["table"][i]["accepted_flit_rate"],
-                     theirs["min"][i]["accepted_flit_rate"], ".4f"))
+        rows.append((f"accepted @ offered {rate:g}", fmt(ours[i]["throughput"], ".4f"),
+                     *(cell(theirs[k][i], "accepted_flit_rate", ".4f") for k in theirs)))
     for i, rate in enumerate(loads):
-        rows.append((f"cycles/s @ {rate:g}", ours[i]["cycles_per_second"],
-                     speed(theirs["table"][i]), speed(theirs["min"][i]), ".0f"))
-    for label, a, b, c, spec in rows:
-        print(f"  {label:30} {fmt(a, spec):>10} {fmt(b, spec):>14} {fmt(c, spec):>12}")
+        rows.append((f"cycles/s @ {rate:g}", fmt(ours[i]["cycles_per_second"], ".0f"),
+                     *(fmt(speed(theirs[k][i]), ".0f") for k in theirs)))
+    for label, a, b, c in rows:
+        print(f"  {label:30} {a:>10} {b:>14} {c:>12}")
     errors = sum(r["errors"] for r in ours)
     unstable = [f"{kind}@{rate:g}" for kind, runs in theirs.items()
-                for rate, r in zip(loads, runs) if r["unstable"]]
+                for rate, r in zip(loads, runs) if r["unstable"] and not r["deadlocked"]]
     ratio = (ours[0]["avg_latency"] / theirs["table"][0]["avg_latency"]
              if ours[0]["avg_latency"] and theirs["table"][0]["avg_latency"] else None)
     speeds = [(ours[i]["cycles_per_second"], speed(theirs["table"][i]))
