@@ -14,7 +14,9 @@ class, 8-flit buffers per VC), uniform traffic over the other nodes, 1-flit pack
 `cubefab export booksim` writes BookSim's side twice: with cubefab's routing and VCs
 as a next-hop table (routing_function = cubefab_table, the same routes as cubefab)
 and with BookSim's own `min` routing (other shortest paths, any VC), both on the
-patch's uniform_other traffic, so the two BookSim columns differ in routing only.
+patch's uniform_other traffic, so the two BookSim columns differ in routing only; the
+channel-load bound of BookSim's min routes (reproduced by cubefab.sim.booksim.minroute)
+is printed beside cubefab's.
 
 The first load is the zero-load point (BookSim: sim_type = latency; both simulators'
 runs lengthened to measure at least 5000 packets there); the others run
@@ -32,7 +34,8 @@ import os
 import sys
 import tempfile
 
-from cubefab.sim.booksim import booksim_router, run_booksim, write_booksim
+from cubefab.sim.booksim import (booksim_router, min_channel_loads, run_booksim,
+                                 write_booksim)
 from cubefab.sim.channel_load import channel_load_bound
 from cubefab.sim.selfcheck_run import run_selfcheck
 from cubefab.topology.catalog import make_topology
@@ -112,6 +115,10 @@ def compare(binary, topo, loads, args):
           f"{args.warmup}+{args.cycles} cycles per load (build "
           f"{ours[0]['build_seconds']:.0f} s, excluded)")
     header = f"  {'':30} {'cubefab':>10} {'BookSim table':>14} {'BookSim min':>12}"
+    busiest = min_channel_loads(topo).max()
+    print(f"  BookSim min routing: busiest channel {busiest / bound['max_channel_load']:.2f}x "
+          f"cubefab's ({busiest:.4f} vs {bound['max_channel_load']:.4f}), channel-load "
+          f"bound {1 / busiest:.4f}")
     print(header)
     z = loads[0]
     rows = [(f"latency @ {z:g} (cycles)", fmt(ours[0]["avg_latency"], ".2f"),

@@ -9,8 +9,10 @@ import pytest
 
 from cubefab.sim.booksim import (BOOKSIM_ROUTER, MAX_TABLE_ROUTERS, PATCH_NAME, anynet_text,
                                  booksim_config, booksim_ports, booksim_router,
-                                 next_port_table, parse_booksim_output, patch_text,
-                                 run_booksim, table_text, write_booksim)
+                                 min_channel_loads, min_parents, next_port_table,
+                                 parse_booksim_output, patch_text, run_booksim, table_text,
+                                 write_booksim)
+from cubefab.sim.channel_load import channel_loads
 from cubefab.sim.sweep import SWEEP_ROUTER
 from cubefab.topology.catalog import make_topology
 from cubefab.topology.deadlock import hop_vcs, required_vcs
@@ -147,6 +149,40 @@ def test_table_rejects_header_routing_and_huge_networks():
     big = make_topology("hypercube", n=MAX_TABLE_ROUTERS.bit_length())
     with pytest.raises(ValueError, match="at most"):
         next_port_table(big)
+
+
+def anynet_dijkstra(neighbours, start):
+    """AnyNet::route transcribed: Dijkstra over a std::set scanned in id order,
+    relaxing on a strictly shorter distance; returns prev."""
+    n = len(neighbours)
+    dist, prev, rlist = [float("inf")] * n, [-1] * n, set(range(n))
+    dist[start] = 0
+    while rlist:
+        best = min(sorted(rlist), key=lambda i: dist[i])   # first minimum in id order
+        rlist.remove(best)
+        for j in sorted(neighbours[best]):
+            if dist[best] + 1 < dist[j]:
+                dist[j], prev[j] = dist[best] + 1, best
+    return prev
+
+
+@pytest.mark.parametrize("family, params", [("metacube", {"k": 1, "m": 2}),
+                                            ("dlh", {"m": 2, "d": 1}), ("hypercube", {"n": 4})])
+def test_min_parents_are_anynet_dijkstra(family, params):
+    topo = make_topology(family, **params)
+    neighbours = parse_anynet(anynet_text(topo))[2]
+    neighbours = [set(neighbours[r].values()) for r in range(topo.num_nodes)]
+    for s in range(topo.num_nodes):
+        assert min_parents(topo, s).tolist() == anynet_dijkstra(neighbours, s)
+
+
+@pytest.mark.parametrize("family, params", [("metacube", {"k": 1, "m": 2}),
+                                            ("dlh", {"m": 4, "d": 3})])
+def test_min_routes_are_as_long_but_load_channels_unevenly(family, params):
+    topo = make_topology(family, **params)
+    ours, theirs = channel_loads(topo, "uniform"), min_channel_loads(topo)
+    assert theirs.sum() == pytest.approx(ours.sum())      # the same hop counts
+    assert theirs.max() > 1.1 * ours.max()
 
 
 def config_values(text):
