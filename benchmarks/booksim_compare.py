@@ -75,9 +75,15 @@ def booksim_runs(binary, topo, config_file, loads, args):
         mode = "latency" if i == 0 else "throughput"
         period = (zero_load_cycles(topo, rate, args.sample_period) if i == 0
                   else args.sample_period)
-        runs.append(run_booksim(binary, config_file, injection_rate=rate, sim_type=mode,
-                                traffic="uniform_other", sample_period=period,
-                                warmup_periods=1, max_samples=args.max_samples))
+        try:
+            runs.append(run_booksim(binary, config_file, timeout=args.timeout,
+                                    injection_rate=rate, sim_type=mode,
+                                    traffic="uniform_other", sample_period=period,
+                                    warmup_periods=1, max_samples=args.max_samples))
+        except RuntimeError as exc:
+            if "ran longer" not in str(exc):
+                raise
+            runs.append({"timeout": True})
     return runs
 
 
@@ -87,6 +93,8 @@ def fmt(value, spec):
 
 def cell(run, key, spec):
     """A BookSim figure, or why it is missing."""
+    if run.get("timeout"):
+        return "timeout"
     if run[key] is not None:
         return format(run[key], spec)
     return "deadlock" if run["deadlocked"] else "unstable" if run["unstable"] else "-"
@@ -135,9 +143,10 @@ def compare(binary, topo, loads, args):
         print(f"  {label:30} {a:>10} {b:>14} {c:>12}")
     errors = sum(r["errors"] for r in ours)
     unstable = [f"{kind}@{rate:g}" for kind, runs in theirs.items()
-                for rate, r in zip(loads, runs) if r["unstable"] and not r["deadlocked"]]
+                for rate, r in zip(loads, runs)
+                if r.get("unstable") and not r["deadlocked"]]
     ratio = (ours[0]["avg_latency"] / theirs["table"][0]["avg_latency"]
-             if ours[0]["avg_latency"] and theirs["table"][0]["avg_latency"] else None)
+             if ours[0]["avg_latency"] and theirs["table"][0].get("avg_latency") else None)
     speeds = [(ours[i]["cycles_per_second"], speed(theirs["table"][i]))
               for i in range(len(loads))]
     slowest = min((a / b for a, b in speeds if a and b), default=None)
@@ -162,6 +171,7 @@ def main():
                     help="BookSim sample_period (one warm-up period, then samples)")
     ap.add_argument("--max-samples", type=int, default=4, help="BookSim max_samples")
     ap.add_argument("--threads", type=int, default=1, help="cubefab Verilator threads")
+    ap.add_argument("--timeout", type=int, default=600, help="seconds per BookSim run")
     args = ap.parse_args()
     binary = os.environ.get("BOOKSIM")
     if not binary:
