@@ -383,3 +383,21 @@ def test_booksim_routes_on_the_table_at_three_cycles_per_hop(tmp_path):
                        sim_type="throughput", sample_period=1000, warmup_periods=1,
                        max_samples=3)
     assert high["accepted_flit_rate"] > 0.2   # cubefab's VC classes: no deadlock
+
+
+@pytest.mark.skipif(not BOOKSIM, reason="set BOOKSIM to a BookSim2 binary built with "
+                    "cubefab_table_routing.patch to run BookSim")
+def test_booksim_rejects_a_table_in_cubefab_port_order(tmp_path):
+    """BookSim's anynet ports ascend with neighbour id; 1 + cubefab port is wrong for
+    DLH, and the patch's load-time walk check says so."""
+    topo = make_topology("dlh", m=2, d=1)
+    paths = write_booksim(topo, tmp_path)
+    table = read_table(open(paths["table_file"]).read())[5]
+    ports = next_port_table(topo)
+    naive = np.where(ports < topo.degree, 2 * (1 + ports) + (table & 1), 0)
+    lines = open(paths["table_file"]).read().splitlines()
+    head = [l for l in lines if l.startswith("#")] + [l for l in lines if not l.startswith("#")][:2]
+    with open(paths["table_file"], "w") as f:
+        f.write("\n".join(head + [" ".join(map(str, r)) for r in naive.tolist()]) + "\n")
+    with pytest.raises(RuntimeError, match="status 1"):
+        run_booksim(BOOKSIM, paths["config_file"], injection_rate=0.01)
