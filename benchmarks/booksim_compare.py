@@ -9,7 +9,7 @@ ships in cubefab/sim/booksim/; apply it in a BookSim2 checkout with `git apply` 
 rebuild). Without BOOKSIM the benchmark says so and exits 0.
 
 For each network (default MC(1,2), MC(2,2) and DLH(4,3)) both simulators model one
-router: cubefab's sweep router (the VC classes deadlock freedom needs x 2 VCs per
+router: cubefab's default router (of sim and sweep) (the VC classes deadlock freedom needs x 2 VCs per
 class, 8-flit buffers per VC), uniform traffic over the other nodes, 1-flit packets.
 `cubefab export booksim` writes BookSim's side twice: with cubefab's routing and VCs
 as a next-hop table (routing_function = cubefab_table, the same routes as cubefab)

@@ -2,7 +2,7 @@
 
 from ..cli import CliError, _Parser, add_topology_command, emit
 from ..sim.booksim import BOOKSIM_TRAFFIC, PATCH_NAME, ROUTINGS, booksim_router, write_booksim
-from ..sim.sweep import SWEEP_ROUTER
+from ..sim.selfcheck_run import DEFAULT_ROUTER
 
 
 __all__ = ["register"]
@@ -17,7 +17,7 @@ def register(sub):
     targets = parser.add_subparsers(dest="target", metavar="TARGET", parser_class=_Parser)
     targets.required = True
     add_topology_command(targets, "booksim",
-                         "BookSim2 anynet network, configuration of the sweep router, "
+                         "BookSim2 anynet network, configuration of cubefab's default router, "
                          "cubefab's routing as a next-hop table, node map", _booksim,
                          _booksim_options)
 
@@ -37,13 +37,13 @@ def _booksim_options(parser):
     parser.add_argument("--packet-flits", type=int, default=1, metavar="L")
     parser.add_argument("--vcs", type=int, default=None, metavar="N",
                         help="virtual channels (default: the VC classes deadlock freedom "
-                             "needs x --vcs-per-class, as cubefab sweep)")
-    parser.add_argument("--depth", type=int, default=SWEEP_ROUTER["depth"], metavar="N",
-                        help=f"flits per VC buffer (default {SWEEP_ROUTER['depth']}, as "
+                             "needs x --vcs-per-class, as cubefab sim and sweep)")
+    parser.add_argument("--depth", type=int, default=DEFAULT_ROUTER["depth"], metavar="N",
+                        help=f"flits per VC buffer (default {DEFAULT_ROUTER['depth']}, as "
                              "cubefab sweep)")
-    parser.add_argument("--vcs-per-class", type=int, default=SWEEP_ROUTER["vcs_per_class"],
+    parser.add_argument("--vcs-per-class", type=int, default=DEFAULT_ROUTER["vcs_per_class"],
                         metavar="N", help="VCs per VC class, a power of two (default "
-                        f"{SWEEP_ROUTER['vcs_per_class']}, as cubefab sweep)")
+                        f"{DEFAULT_ROUTER['vcs_per_class']}, as cubefab sim and sweep)")
     parser.add_argument("--seed", type=int, default=1, metavar="S",
                         help=f"BookSim's random seed, 0 to {MAX_SEED} (default 1)")
     parser.add_argument("--force", action="store_true",
@@ -78,6 +78,7 @@ def _booksim(args, topology):
         routing = (f"routing: BookSim's min (its own shortest paths, any VC), not cubefab's "
                    f"{algorithm} routing")
     emit(args, doc, f"{topology.label}: {topology.num_nodes} routers, {topology.num_links} "
-         f"links\nrouter modelled: cubefab's sweep router, {router['label']}\n{routing}\n"
+         f"links\nrouter modelled: cubefab's default router (of sim and sweep), "
+         f"{router['label']}\n{routing}\n"
          + "\n".join(f"wrote {p}" for p in paths.values())
          + f"\nrun: booksim {paths['config_file']}")

@@ -13,7 +13,7 @@ from cubefab.sim.booksim import (BOOKSIM_ROUTER, MAX_TABLE_ROUTERS, PATCH_NAME, 
                                  parse_booksim_output, patch_text, run_booksim, table_text,
                                  write_booksim)
 from cubefab.sim.channel_load import channel_loads
-from cubefab.sim.sweep import SWEEP_ROUTER
+from cubefab.sim.selfcheck_run import DEFAULT_ROUTER
 from cubefab.topology.catalog import make_topology
 from cubefab.topology.deadlock import hop_vcs, required_vcs
 
@@ -198,8 +198,8 @@ def config_values(text):
 def test_router_defaults_are_the_sweep_router():
     topo = make_topology("metacube", k=2, m=2)
     router = booksim_router(topo)
-    assert router["vcs"] == required_vcs(topo) * SWEEP_ROUTER["vcs_per_class"] == 8
-    assert router["depth"] == SWEEP_ROUTER["depth"]
+    assert router["vcs"] == required_vcs(topo) * DEFAULT_ROUTER["vcs_per_class"] == 8
+    assert router["depth"] == DEFAULT_ROUTER["depth"]
     assert router["classes"] == 4 and router["vcs_per_class"] == 2
 
 
@@ -207,7 +207,7 @@ def test_config_models_the_sweep_router_at_booksims_shortest_pipeline():
     topo = make_topology("metacube", k=2, m=2)
     text = booksim_config(topo)
     values = config_values(text)
-    assert values["num_vcs"] == "8" and values["vc_buf_size"] == str(SWEEP_ROUTER["depth"])
+    assert values["num_vcs"] == "8" and values["vc_buf_size"] == str(DEFAULT_ROUTER["depth"])
     assert values["routing_delay"] == "0" and values["speculative"] == "1"
     assert values["credit_delay"] == "1" and values["input_speedup"] == "8"
     assert values["routing_function"] == "cubefab_table"
@@ -336,7 +336,7 @@ def test_export_command(cli, tmp_path):
 def test_export_command_says_which_router_and_routing(cli, tmp_path):
     result = cli("export", "booksim", "metacube", "-k", 1, "-m", 2, "-o", tmp_path)
     assert result.status == 0
-    assert "router modelled: cubefab's sweep router, 4 VCs" in result.out
+    assert "router modelled: cubefab's default router (of sim and sweep), 4 VCs" in result.out
     assert PATCH_NAME in result.out
 
 

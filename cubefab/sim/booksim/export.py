@@ -30,8 +30,9 @@ Two routings:
     deadlock near saturation where cubefab's routers cannot), and BookSim's
     ``uniform`` traffic, which includes self-traffic.
 
-The router modelled has cubefab's sweep defaults (:data:`SWEEP_ROUTER`): the VCs
-that deadlock freedom needs times ``vcs_per_class``, ``depth``-flit buffers per VC;
+The router modelled has cubefab's defaults, those of ``cubefab sim`` and ``sweep``
+(:data:`~cubefab.sim.selfcheck_run.DEFAULT_ROUTER`): the VCs that deadlock freedom
+needs times ``vcs_per_class``, ``depth``-flit buffers per VC;
 :data:`BOOKSIM_ROUTER` sets BookSim's input-queued router to its shortest pipeline
 (lookahead routing, speculative VC and switch allocation, one crossbar input per
 VC, one-cycle credits).
@@ -44,7 +45,7 @@ import numpy as np
 
 from ...topology.base import Topology, check_int
 from ...topology.deadlock import lane_bits, required_vcs, translation_mask, wrap_array
-from ..sweep import SWEEP_ROUTER
+from ..selfcheck_run import DEFAULT_ROUTER
 
 
 __all__ = ["BOOKSIM_TRAFFIC", "BOOKSIM_ROUTER", "ROUTINGS", "MAX_TABLE_ROUTERS",
@@ -97,7 +98,7 @@ def _check_topology(topology):
 
 
 def booksim_router(topology, algorithm=None, *, vcs=None, depth=None, vcs_per_class=None):
-    """The router both simulators model: cubefab's sweep defaults where not given.
+    """The router both simulators model: cubefab's defaults where not given.
 
     Returns
     -------
@@ -106,9 +107,9 @@ def booksim_router(topology, algorithm=None, *, vcs=None, depth=None, vcs_per_cl
     """
     _check_topology(topology)
     algorithm = topology.check_algorithm(algorithm)
-    per = SWEEP_ROUTER["vcs_per_class"] if vcs_per_class is None else vcs_per_class
+    per = DEFAULT_ROUTER["vcs_per_class"] if vcs_per_class is None else vcs_per_class
     lane_bits(per)
-    depth = check_int("Buffer depth", SWEEP_ROUTER["depth"] if depth is None else depth, 1)
+    depth = check_int("Buffer depth", DEFAULT_ROUTER["depth"] if depth is None else depth, 1)
     if vcs is None:
         vcs = required_vcs(topology, algorithm) * per
     vcs = check_int("Number of VCs", vcs, per)
@@ -271,7 +272,7 @@ def booksim_config(topology, network_file="anynet_file", *, routing="table",
     return "\n".join([
         f"// BookSim2 configuration of {topology.label} written by cubefab export booksim.",
         f"// {topology.num_nodes} routers, router i <-> node i (dense index, see nodes.txt).",
-        f"// Router modelled: cubefab's sweep router, {router['label']};",
+        f"// Router modelled: cubefab's default router (of sim and sweep), {router['label']};",
         "// BookSim's input-queued router at its shortest pipeline (lookahead routing,",
         "// speculative allocation, a crossbar input per VC, one-cycle credits).",
         "topology = anynet;",
