@@ -72,7 +72,7 @@ class Router(wiring.Component):
     Parameters
     ----------
     topology : Topology
-        The network; ports are numbered as in conventions.md.
+        The network; ports are numbered as in docs/conventions.md.
     node : int or None
         This router's node address, or ``None`` for a router whose address comes
         from its ``here`` and ``wrap_mask`` inputs (address straps): one design for
