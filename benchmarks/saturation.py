@@ -5,7 +5,7 @@
 
 For MC(1,3), MC(2,2), DLH(4,3) and DLH(8,4) (issue 7's goal: saturation throughput at
 least 70% of the bound) it runs ``cubefab sweep``'s engine (the self-checking fabric
-in Verilator, router settings :data:`cubefab.sim.sweep.SWEEP_ROUTER`) at offered loads
+in Verilator, router settings :data:`cubefab.sim.selfcheck_run.DEFAULT_ROUTER`) at offered loads
 from 50% to 95% of the bound, and prints the bound, the saturation throughput (the
 largest accepted throughput), its fraction of the bound and the latency at the lowest load.
 Builds are cached; a first run builds four nodes (about 20 s each).
@@ -21,7 +21,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from cubefab.cli import format_table  # noqa: E402
 from cubefab.sim.channel_load import channel_load_bound  # noqa: E402
-from cubefab.sim.sweep import SWEEP_ROUTER, plot_sweep, sweep  # noqa: E402
+from cubefab.sim.selfcheck_run import DEFAULT_ROUTER  # noqa: E402
+from cubefab.sim.sweep import plot_sweep, sweep  # noqa: E402
 from cubefab.topology import DLH, Metacube  # noqa: E402
 
 
@@ -68,7 +69,7 @@ def main():
         print(format_table(["network", "nodes", "bound", "saturation", "of bound",
                             f">= {GOAL:.0%}", "latency, lowest load", "no errors",
                             "seconds"], rows[-1:]), flush=True)
-    print(f"\nrouter: {SWEEP_ROUTER}, {args.cycles} cycles after {args.warmup} warm-up, "
+    print(f"\nrouter: {DEFAULT_ROUTER}, {args.cycles} cycles after {args.warmup} warm-up, "
           "uniform traffic, 1-flit packets")
     print(format_table(["network", "nodes", "bound", "saturation", "of bound",
                         f">= {GOAL:.0%}", "latency, lowest load", "no errors",

@@ -4,19 +4,15 @@ import sys
 
 from ..cli import CliError, add_topology_command, emit, format_table
 from ..progress import Progress
-from ..sim import register_engine
-from ..sim.patterns import PATTERNS
-from ..sim.selfcheck_run import ENGINES
-from ..sim.sweep import SWEEP_ROUTER, parse_rates, plot_sweep, sweep, sweep_csv
+from ..topology.patterns import PATTERNS
+from ..sim.selfcheck_run import DEFAULT_ROUTER, ENGINES
+from ..sim.sweep import parse_rates, plot_sweep, sweep, sweep_csv
 
 
 __all__ = ["register"]
 
 
 def register(sub):
-    # cubefab sim --engine verilator: the self-checking fabric compiled by Verilator
-    # (registered here, before cubefab.commands.sim builds its --engine help).
-    register_engine("verilator", "cubefab.sim.selfcheck_run:VerilatorEngine")
     add_topology_command(sub, "sweep", "latency and accepted throughput against offered "
                          "load, beside the channel-load bound", _sweep, _options)
 
@@ -34,11 +30,11 @@ def _options(parser):
     parser.add_argument("--packet-flits", type=int, default=1, metavar="L")
     parser.add_argument("--vcs", type=int, default=None, help="virtual channels "
                         "(default: what deadlock freedom needs)")
-    parser.add_argument("--depth", type=int, default=SWEEP_ROUTER["depth"],
-                        help=f"flits per VC buffer (default {SWEEP_ROUTER['depth']})")
-    parser.add_argument("--vcs-per-class", type=int, default=SWEEP_ROUTER["vcs_per_class"],
+    parser.add_argument("--depth", type=int, default=DEFAULT_ROUTER["depth"],
+                        help=f"flits per VC buffer (default {DEFAULT_ROUTER['depth']})")
+    parser.add_argument("--vcs-per-class", type=int, default=DEFAULT_ROUTER["vcs_per_class"],
                         metavar="N", help="VCs per VC class, a power of two (default "
-                        f"{SWEEP_ROUTER['vcs_per_class']}; a flow keeps one VC of each class)")
+                        f"{DEFAULT_ROUTER['vcs_per_class']}; a flow keeps one VC of each class)")
     parser.add_argument("--hotspot-fraction", type=float, default=0.1)
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="parallel simulation processes")

@@ -19,12 +19,7 @@ from .channel_load import channel_load_bound
 from .selfcheck_run import run_selfcheck, selfcheck_config, verilator_model
 
 
-__all__ = ["SWEEP_ROUTER", "parse_rates", "sweep", "saturation", "sweep_csv", "plot_sweep"]
-
-#: Router settings a sweep uses unless told otherwise: two VCs per class (flows
-#: spread over them) and 8-flit buffers, which measured 67% -> 7x% of the
-#: channel-load bound on DLH(4,3) against 50% with one VC per class and 4 flits.
-SWEEP_ROUTER = {"depth": 8, "vcs_per_class": 2}
+__all__ = ["parse_rates", "sweep", "saturation", "sweep_csv", "plot_sweep"]
 
 
 def parse_rates(text):
@@ -81,8 +76,8 @@ def sweep(topology, rates, *, traffic="uniform", engine="verilator", algorithm=N
     rates : list of float
         Offered loads, flits per node per cycle.
     traffic, algorithm, **hardware
-        Pattern, routing algorithm and :func:`selfcheck_config` keywords; ``depth``
-        and ``vcs_per_class`` default to :data:`SWEEP_ROUTER`'s.
+        Pattern, routing algorithm and :func:`selfcheck_config` keywords (the router
+        defaults to :data:`~cubefab.sim.selfcheck_run.DEFAULT_ROUTER`, as every run's).
     engine : str
         ``"verilator"`` or ``"amaranth"``.
     cycles, warmup, seed : int
@@ -104,7 +99,6 @@ def sweep(topology, rates, *, traffic="uniform", engine="verilator", algorithm=N
         raise ValueError(f"Jobs must be a positive integer, not {jobs!r}")
     algorithm = topology.check_algorithm(algorithm)
     hotspot_fraction = hardware.pop("hotspot_fraction", 0.1)
-    hardware = {**SWEEP_ROUTER, **hardware}
     config = selfcheck_config(topology, pattern=traffic, algorithm=algorithm, **hardware)
     bound = channel_load_bound(topology, traffic, algorithm,
                                hotspot=config["hotspot"], hotspot_fraction=hotspot_fraction)
