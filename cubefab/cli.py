@@ -2,7 +2,7 @@
 
 Each command lives in a module of :mod:`cubefab.commands` that defines
 ``register(subparsers)``; :data:`COMMAND_MODULES` lists them in help order.
-Conventions (../shared/conventions.md): addresses accept decimal, ``0b...`` and
+Conventions (docs/conventions.md): addresses accept decimal, ``0b...`` and
 ``0x...``; ``--json`` prints exactly one JSON document; bad input prints one
 ``error: ...`` line to stderr and exits 2.
 """

@@ -1,4 +1,4 @@
-"""Verilog of components, with the interfaces conventions.md fixes.
+"""Verilog of components, with the interfaces docs/conventions.md fixes.
 
 A route unit's top module is purely combinational: input ``dest``, input ``src``
 only when the algorithm reads it (metacube ``paper``), input ``here`` only for a
@@ -47,7 +47,7 @@ def verilog_text(component, name="top", omit=()):
 
 
 def route_unit_verilog(unit, name="top"):
-    """Verilog of a :class:`~cubefab.hdl.route.RouteUnit` with the conventions.md
+    """Verilog of a :class:`~cubefab.hdl.route.RouteUnit` with the docs/conventions.md
     interface (``dest``, ``src`` when read, ``here`` for straps, ``port``)."""
     if not isinstance(unit, RouteUnit):
         raise TypeError(f"Unit must be a RouteUnit, not {unit!r}")

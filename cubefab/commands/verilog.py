@@ -1,7 +1,7 @@
 """``cubefab verilog TARGET TOPO ...``: Verilog of the hardware.
 
 Targets are listed in :data:`TARGETS`; ``route`` writes the combinational route
-unit of one node (conventions.md interface). Another target is one entry there.
+unit of one node (docs/conventions.md interface). Another target is one entry there.
 """
 
 from typing import Callable, NamedTuple

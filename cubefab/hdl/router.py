@@ -34,7 +34,8 @@ class Router(wiring.Component):
     Parameters
     ----------
     config : RouterConfig
-        The topology, routing algorithm, virtual channels, buffers and turns.
+        The topology, routing algorithm, virtual channels, buffers and turns; ports are
+        numbered as in docs/conventions.md.
     node : int or None
         This router's node address, or ``None`` for a router whose address comes
         from its ``here`` and ``wrap_mask`` inputs (address straps): one design for

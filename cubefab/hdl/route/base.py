@@ -32,7 +32,7 @@ class RouteUnit(wiring.Component):
     here : In(topology.address_bits)
         This node's address; present only when ``node`` is ``None``.
     port : Out(topology.port_width)
-        Output port, numbered as in conventions.md; ``degree`` means deliver locally.
+        Output port, numbered as in docs/conventions.md; ``degree`` means deliver locally.
     request : Out(topology.degree + 1)
         One-hot form of ``port`` (bit ``p`` set iff ``port == p``).
 
