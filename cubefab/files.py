@@ -81,6 +81,7 @@ def _write_manifest(directory, data):
     try:
         with os.fdopen(fd, "w") as f:
             json.dump(data, f, indent=1, sort_keys=True)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, _manifest_path(directory))
     except BaseException:
         with contextlib.suppress(OSError):

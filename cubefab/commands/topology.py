@@ -2,7 +2,7 @@
 
 import sys
 
-from ..cli import add_topology_command, emit, format_table, parse_address, CliError
+from ..cli import add_topology_command, emit, format_table, parse_address, CliError, input_errors
 from ..progress import Progress
 from ..topology.properties import properties
 
@@ -89,8 +89,11 @@ def _edges(args, topology):
 
 
 def _route(args, topology):
+    with input_errors():
+        topology.check_node(args.src, "--src")
+        topology.check_node(args.dst, "--dst")
+        algorithm = topology.check_algorithm(args.algorithm)
     path = topology.route(args.src, args.dst, algorithm=args.algorithm)
-    algorithm = topology.check_algorithm(args.algorithm)
     document = {"path": path, "hops": len(path) - 1, "algorithm": algorithm,
                 "distance": topology.distance(args.src, args.dst)}
     text = (f"{topology.label} {algorithm} route {args.src} -> {args.dst}: "

@@ -1,0 +1,140 @@
+"""What the commands accept: fixed ceilings of the numeric options, and memory
+estimates checked before anything is allocated.
+
+A command estimates the memory its work takes from the sizes it was given (the
+models below were measured on Amaranth 0.5 and CPython 3.11 and err on the high
+side) and refuses, with the estimate and the limit in one ``error:`` line, when
+the estimate is over :func:`memory_limit`: :data:`MEMORY_LIMIT`, or three quarters
+of the memory the machine has available when that is less. The environment
+variable ``CUBEFAB_MEMORY_LIMIT_MB`` sets another limit.
+"""
+
+import math
+import os
+
+from ..cli import CliError, check_size
+
+
+__all__ = ["MEMORY_LIMIT", "MAX_VCS", "MAX_DEPTH", "MAX_PAYLOAD_WIDTH", "MAX_FLIT_WIDTH",
+           "MAX_PACKET_FLITS", "MAX_QUEUE_DEPTH", "MAX_CYCLES", "MAX_JOBS", "MAX_SEED",
+           "memory_limit", "check_memory", "flit_bits", "hardware_bytes",
+           "check_hardware", "check_traffic", "check_channel_graph", "check_vcs_per_class"]
+
+#: Default memory limit of one command (bytes).
+MEMORY_LIMIT = 2 << 30
+#: Virtual channels per link.
+MAX_VCS = 64
+#: Flits per input-VC buffer.
+MAX_DEPTH = 4096
+#: Payload bits per flit, and bits of a whole flit.
+MAX_PAYLOAD_WIDTH = 1024
+MAX_FLIT_WIDTH = 1024 + 256
+#: Flits per packet.
+MAX_PACKET_FLITS = 1024
+#: Packets a board's traffic generator queues.
+MAX_QUEUE_DEPTH = 64
+#: Simulated cycles of one run.
+MAX_CYCLES = 10 ** 8
+#: Parallel processes.
+MAX_JOBS = 256
+#: Seeds (what numpy's and the hardware generators' seeds hold).
+MAX_SEED = 2 ** 32 - 1
+
+# Memory models (bytes). Amaranth elaboration and conversion of a router: about
+# 0.2 MB per crossbar turn (ports squared) and 6 KB per flip-flop bit of a register
+# buffer (64 bytes per bit of a memory buffer); a fabric is that per router.
+_PER_TURN = 200_000
+_PER_REGISTER_BIT = 6_000
+_PER_MEMORY_BIT = 64
+# The channel dependency graph: about 48 bytes per dependency, (degree + 1) per channel.
+_PER_DEPENDENCY = 48
+# A dense traffic matrix and its cumulative sums: two float64 per ordered pair.
+_PER_PAIR = 16
+
+
+def _available():
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def memory_limit():
+    """The memory one command may use (bytes): :data:`MEMORY_LIMIT` (or
+    ``CUBEFAB_MEMORY_LIMIT_MB``), at most 3/4 of the machine's available memory."""
+    limit = MEMORY_LIMIT
+    text = os.environ.get("CUBEFAB_MEMORY_LIMIT_MB", "").strip()
+    if text:
+        if not (text.isascii() and text.isdigit() and 0 < len(text) <= 9):
+            raise CliError(f"CUBEFAB_MEMORY_LIMIT_MB must be a positive integer, not {text!r}")
+        limit = int(text) << 20
+    available = _available()
+    if available is not None:
+        limit = min(limit, available * 3 // 4)
+    return limit
+
+
+def check_memory(what, estimate, hint="use a smaller network or smaller parameters"):
+    """Refuse ``what`` when its ``estimate`` (bytes) is over :func:`memory_limit`."""
+    limit = memory_limit()
+    if estimate > limit:
+        check_size(what, math.ceil(estimate / 2 ** 20), limit // 2 ** 20, "MiB of memory",
+                   hint)
+
+
+def flit_bits(topology, payload_width, vcs):
+    """Bits of a flit: head, tail, VC number, destination and source, payload."""
+    return 2 + max(1, (vcs - 1).bit_length()) + 2 * topology.address_bits + payload_width
+
+
+def hardware_bytes(topology, routers, vcs, depth, payload_width, buffer="registers"):
+    """Estimated memory to elaborate and convert (or simulate) ``routers`` routers."""
+    ports = topology.degree + 1
+    bits = ports * vcs * depth * flit_bits(topology, payload_width, vcs)
+    per_bit = _PER_MEMORY_BIT if buffer == "memory" else _PER_REGISTER_BIT
+    return routers * (_PER_TURN * ports * ports * max(1, vcs) + per_bit * bits)
+
+
+def default_vcs(topology, algorithm, vcs, vcs_per_class=1):
+    """``vcs``, or what deadlock freedom needs (bad ``algorithm``: CliError)."""
+    if vcs is not None:
+        return vcs
+    from ..topology.deadlock import required_vcs
+    try:
+        return required_vcs(topology, topology.check_algorithm(algorithm)) * vcs_per_class
+    except (TypeError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+
+
+def check_hardware(what, topology, routers, *, algorithm=None, vcs=None, vcs_per_class=1,
+                   depth=4, payload_width=16, buffer="registers"):
+    """Refuse hardware of ``routers`` routers whose elaboration would not fit in memory."""
+    vcs = default_vcs(topology, algorithm, vcs, vcs_per_class)
+    check_memory(what, hardware_bytes(topology, routers, vcs, depth, payload_width, buffer),
+                 "use a smaller network, fewer VCs, shallower buffers or narrower flits")
+
+
+def check_traffic(topology):
+    """Refuse a synthetic traffic source whose matrix (every ordered pair) would not fit."""
+    check_memory(f"the traffic matrix of {topology.label} ({topology.num_nodes} nodes)",
+                 _PER_PAIR * topology.num_nodes ** 2)
+
+
+def check_channel_graph(topology, vcs):
+    """Refuse a channel dependency graph that would not fit in memory."""
+    channels = topology.num_nodes * topology.degree * vcs
+    check_memory(f"the channel dependency graph of {topology.label} ({channels:,} "
+                 f"channels)", channels * (topology.degree + 1) * _PER_DEPENDENCY)
+
+
+def check_vcs_per_class(vcs_per_class, vcs=None):
+    """``--vcs-per-class`` is a power of two and divides ``--vcs``."""
+    if vcs_per_class & (vcs_per_class - 1):
+        raise CliError(f"--vcs-per-class must be a power of two, not {vcs_per_class}")
+    if vcs is not None and vcs % vcs_per_class:
+        raise CliError(f"--vcs ({vcs}) must be a multiple of --vcs-per-class "
+                       f"({vcs_per_class})")
