@@ -17,7 +17,8 @@ from ..cli import CliError, check_size
 
 __all__ = ["MEMORY_LIMIT", "MAX_VCS", "MAX_DEPTH", "MAX_PAYLOAD_WIDTH", "MAX_FLIT_WIDTH",
            "MAX_PACKET_FLITS", "MAX_QUEUE_DEPTH", "MAX_CYCLES", "MAX_JOBS", "MAX_SEED",
-           "memory_limit", "check_memory", "flit_bits", "hardware_bytes",
+           "TIME_LIMIT", "memory_limit", "check_memory", "check_time", "flit_bits",
+           "hardware_cost",
            "check_hardware", "check_traffic", "check_channel_graph", "check_vcs_per_class"]
 
 #: Default memory limit of one command (bytes).
@@ -40,12 +41,20 @@ MAX_JOBS = 256
 #: Seeds (what numpy's and the hardware generators' seeds hold).
 MAX_SEED = 2 ** 32 - 1
 
-# Memory models (bytes). Amaranth elaboration and conversion of a router: about
-# 0.2 MB per crossbar turn (ports squared) and 6 KB per flip-flop bit of a register
-# buffer (64 bytes per bit of a memory buffer); a fabric is that per router.
-_PER_TURN = 200_000
+#: Longest estimated run of work that shows no progress bar (seconds).
+TIME_LIMIT = 600
+
+# Cost models. Amaranth elaboration and conversion of a router grows with the cube
+# of its ports (crossbar and arbiters, per VC): about 40 KB and 4.5 ms per port^3
+# and VC, plus 6 KB and 0.5 ms per flip-flop bit of a register buffer (64 bytes and
+# 5 us per bit of a memory buffer); a fabric costs that per router. (Measured: the
+# Q(16) router, 17 ports: 23 s, 230 MB; the Q(6) fabric, 64 routers: 53 s, 680 MB.)
+_PER_PORT3 = 40_000
+_SECONDS_PER_PORT3 = 0.0045
 _PER_REGISTER_BIT = 6_000
+_SECONDS_PER_REGISTER_BIT = 0.0005
 _PER_MEMORY_BIT = 64
+_SECONDS_PER_MEMORY_BIT = 0.000005
 # The channel dependency graph: about 48 bytes per dependency, (degree + 1) per channel.
 _PER_DEPENDENCY = 48
 # A dense traffic matrix and its cumulative sums: two float64 per ordered pair.
@@ -91,12 +100,22 @@ def flit_bits(topology, payload_width, vcs):
     return 2 + max(1, (vcs - 1).bit_length()) + 2 * topology.address_bits + payload_width
 
 
-def hardware_bytes(topology, routers, vcs, depth, payload_width, buffer="registers"):
-    """Estimated memory to elaborate and convert (or simulate) ``routers`` routers."""
+def hardware_cost(topology, routers, vcs, depth, payload_width, buffer="registers"):
+    """Estimated (bytes, seconds) to elaborate and convert ``routers`` routers."""
     ports = topology.degree + 1
     bits = ports * vcs * depth * flit_bits(topology, payload_width, vcs)
-    per_bit = _PER_MEMORY_BIT if buffer == "memory" else _PER_REGISTER_BIT
-    return routers * (_PER_TURN * ports * ports * max(1, vcs) + per_bit * bits)
+    memory = buffer == "memory"
+    port3 = ports ** 3 * vcs
+    size = routers * (_PER_PORT3 * port3
+                      + (_PER_MEMORY_BIT if memory else _PER_REGISTER_BIT) * bits)
+    seconds = routers * (_SECONDS_PER_PORT3 * port3 + bits * (
+        _SECONDS_PER_MEMORY_BIT if memory else _SECONDS_PER_REGISTER_BIT))
+    return size, seconds
+
+
+def check_time(what, seconds, hint="use a smaller network or smaller parameters"):
+    """Refuse ``what`` when it would run longer than :data:`TIME_LIMIT` seconds."""
+    check_size(what, math.ceil(seconds), TIME_LIMIT, "s of work", hint)
 
 
 def default_vcs(topology, algorithm, vcs, vcs_per_class=1):
@@ -114,8 +133,11 @@ def check_hardware(what, topology, routers, *, algorithm=None, vcs=None, vcs_per
                    depth=4, payload_width=16, buffer="registers"):
     """Refuse hardware of ``routers`` routers whose elaboration would not fit in memory."""
     vcs = default_vcs(topology, algorithm, vcs, vcs_per_class)
-    check_memory(what, hardware_bytes(topology, routers, vcs, depth, payload_width, buffer),
-                 "use a smaller network, fewer VCs, shallower buffers or narrower flits")
+    size, seconds = hardware_cost(topology, routers, vcs, depth, payload_width, buffer)
+    hint = "use a smaller network, fewer VCs, shallower buffers or narrower flits"
+    check_memory(what, size, hint)
+    check_time(what, seconds, hint)
+    return seconds
 
 
 def check_traffic(topology):
@@ -124,11 +146,13 @@ def check_traffic(topology):
                  _PER_PAIR * topology.num_nodes ** 2)
 
 
-def check_channel_graph(topology, vcs):
-    """Refuse a channel dependency graph that would not fit in memory."""
+def check_channel_graph(topology, vcs, what=None):
+    """Refuse a channel dependency graph (or the reference routes' turns, which
+    enumerate the same hops) that would not fit in memory."""
     channels = topology.num_nodes * topology.degree * vcs
-    check_memory(f"the channel dependency graph of {topology.label} ({channels:,} "
-                 f"channels)", channels * (topology.degree + 1) * _PER_DEPENDENCY)
+    what = what or (f"the channel dependency graph of {topology.label} ({channels:,} "
+                    f"channels)")
+    check_memory(what, channels * (topology.degree + 1) * _PER_DEPENDENCY)
 
 
 def check_vcs_per_class(vcs_per_class, vcs=None):

@@ -11,7 +11,8 @@ from ..sim.patterns import PATTERNS
 from ..sim.traffic import Traffic
 from ..sim.verilator_engine import VerilatorError
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MAX_CYCLES,
-                     MAX_SEED, check_hardware, check_traffic, check_vcs_per_class)
+                     MAX_SEED, check_hardware, check_traffic, check_vcs_per_class,
+                     check_channel_graph)
 
 
 __all__ = ["register", "router_options", "router_params", "check_router_args",
@@ -53,14 +54,18 @@ def check_engine(name):
     return cls
 
 
-def check_router_args(args, topology, routers, what, buffer="registers"):
+def check_router_args(args, topology, routers, what, buffer="registers", turns="reference"):
     """Check the router options against each other and the memory the hardware of
-    ``routers`` routers would take (CliError)."""
+    ``routers`` routers would take (CliError); returns the estimated seconds."""
+    if turns == "reference" or args.vcs is None:
+        # the turns, and the VCs deadlock freedom needs, come from every route's hops
+        check_channel_graph(topology, 1, f"the reference routes of {topology.label} "
+                            f"({topology.num_nodes:,} nodes)")
     check_vcs_per_class(args.vcs_per_class, args.vcs)
     with input_errors():
         topology.check_algorithm(args.algorithm)
     payload = PAYLOAD_DEFAULT if args.payload_width is None else args.payload_width
-    check_hardware(what, topology, routers, algorithm=args.algorithm, vcs=args.vcs,
+    return check_hardware(what, topology, routers, algorithm=args.algorithm, vcs=args.vcs,
                    vcs_per_class=args.vcs_per_class, depth=args.depth,
                    payload_width=payload, buffer=buffer)
 
