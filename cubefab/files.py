@@ -33,7 +33,8 @@ import tempfile
 
 
 __all__ = ["OutputRefused", "MANIFEST", "policy", "check_output", "output_path",
-           "open_output", "write_text", "write_bytes", "claim_directory", "owned"]
+           "open_output", "write_text", "write_bytes", "check_directory", "claim_directory",
+           "owned"]
 
 #: Name of the hidden manifest of what cubefab wrote, one per output directory.
 MANIFEST = ".cubefab-outputs.json"
@@ -214,25 +215,44 @@ def write_bytes(path, data, force=None):
     return path
 
 
-def claim_directory(path, force=None):
-    """Make ``path`` a work directory that cubefab owns whole (tools write what they
-    like in it): allowed when it is absent, empty, already claimed, or ``force``.
-    Created if missing; returns the absolute path; raises :class:`OutputRefused`."""
+def check_directory(path, force=None):
+    """Check, before any work, that ``path`` may become a work directory that
+    cubefab owns whole (see :func:`claim_directory`); nothing is created. Returns
+    the absolute path; raises :class:`OutputRefused`."""
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
         raise OutputRefused(f"directory name must be a non-empty path, not {path!r}")
     directory = os.path.abspath(os.fspath(path))
+    if "\0" in directory:
+        raise OutputRefused(f"directory name must not contain NUL: {directory!r}")
     if os.path.lexists(directory) and not os.path.isdir(directory):
         raise OutputRefused(f"{directory} exists and is not a directory")
-    _make_directory(directory, directory)
-    data = _read_manifest(directory)
-    if not data["workdir"]:
+    parent = directory
+    while not os.path.exists(parent):      # the nearest existing ancestor
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise OutputRefused(f"cannot create {directory}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputRefused(f"cannot write into {directory}: {parent} is not writable")
+    if parent == directory and not _read_manifest(directory)["workdir"] \
+            and not _force(force):
         foreign = [n for n in os.listdir(directory)
                    if n != MANIFEST and not owned(os.path.join(directory, n))]
-        if foreign and not _force(force):
+        if foreign:
             raise OutputRefused(
                 f"{directory} already holds files cubefab did not write "
                 f"({', '.join(sorted(foreign)[:3])}{', ...' if len(foreign) > 3 else ''}); "
                 f"give --force to use it anyway, or another directory")
+    return directory
+
+
+def claim_directory(path, force=None):
+    """Make ``path`` a work directory that cubefab owns whole (tools write what they
+    like in it): allowed when it is absent, empty, already claimed, or ``force``.
+    Created if missing; returns the absolute path; raises :class:`OutputRefused`."""
+    directory = check_directory(path, force)
+    _make_directory(directory, directory)
+    data = _read_manifest(directory)
+    if not data["workdir"]:
         data["workdir"] = True
         try:
             _write_manifest(directory, data)
