@@ -1,7 +1,8 @@
 """``cubefab deadlock TOPO ...``: the channel dependency graph check (Dally & Seitz)."""
 
-from ..cli import add_topology_command, emit, format_table
+from ..cli import add_topology_command, emit, format_table, int_range, input_errors
 from ..topology.deadlock import check_deadlock_free
+from .limits import MAX_VCS, check_channel_graph, default_vcs
 
 
 __all__ = ["register"]
@@ -10,12 +11,16 @@ __all__ = ["register"]
 def _options(parser):
     parser.add_argument("--algorithm", default=None, metavar="NAME",
                         help="routing algorithm (default: the topology's first)")
-    parser.add_argument("--vcs", type=int, default=None, metavar="N",
+    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None, metavar="N",
                         help="virtual channels (default: what the VC assignment needs)")
     parser.add_argument("--json", action="store_true")
 
 
 def _deadlock(args, topology):
+    with input_errors():
+        topology.check_algorithm(args.algorithm)
+    check_channel_graph(topology, 1)      # what finding the VCs needed takes
+    check_channel_graph(topology, default_vcs(topology, args.algorithm, args.vcs))
     report = check_deadlock_free(topology, args.algorithm, args.vcs)
     doc = report.as_dict()
     rows = [["channels (link, VC)", report.channels], ["dependencies", report.dependencies],

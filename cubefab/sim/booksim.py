@@ -20,6 +20,7 @@ import subprocess
 
 import numpy as np
 
+from .. import files
 from ..topology.base import Topology
 
 
@@ -113,6 +114,9 @@ def booksim_config(topology, network_file="anynet_file", *, traffic="uniform",
 def write_booksim(topology, directory, **config):
     """Write ``anynet_file``, ``booksim_config`` and ``nodes.txt`` into ``directory``.
 
+    Files are written atomically and replace only files that cubefab wrote (or any,
+    under ``files.policy(force=True)``): see :mod:`cubefab.files`.
+
     Returns
     -------
     dict
@@ -128,10 +132,10 @@ def write_booksim(topology, directory, **config):
                                            **config),
              "nodes_file": "# booksim_index cubefab_address\n" + "".join(
                  f"{i} {int(a)}\n" for i, a in enumerate(topology.nodes()))}
-    os.makedirs(directory, exist_ok=True)
+    for path in paths.values():     # every file may be written, before any is
+        files.check_output(path)
     for key, path in paths.items():
-        with open(path, "w") as f:
-            f.write(texts[key])
+        files.write_text(path, texts[key])
     return paths
 
 
