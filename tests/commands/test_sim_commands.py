@@ -24,7 +24,7 @@ def test_sim_text(cli):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--rate", "2"], "Injection rate"), (["--engine", "spice"], "engine must be one of"),
+    (["--rate", "2"], "--rate"), (["--engine", "spice"], "engine must be one of"),
     (["--vcs", "1"], "can deadlock"), (["--cycles", "-1"], "--cycles"),
     (["--traffic", "transpose"], "even number")])
 def test_sim_bad_input(cli, args, message):
