@@ -5,7 +5,8 @@ A command estimates the memory its work takes from the sizes it was given (the
 models below were measured on Amaranth 0.5 and CPython 3.11 and err on the high
 side) and refuses, with the estimate and the limit in one ``error:`` line, when
 the estimate is over :func:`memory_limit`: :data:`MEMORY_LIMIT`, or three quarters
-of the memory the machine has available when that is less. The environment
+of the memory the machine has available (or half the process's address-space limit)
+when that is less. The environment
 variable ``CUBEFAB_MEMORY_LIMIT_MB`` sets another limit.
 """
 
@@ -84,6 +85,13 @@ def memory_limit():
     available = _available()
     if available is not None:
         limit = min(limit, available * 3 // 4)
+    try:                       # a cap on this process's address space (ulimit -v)
+        import resource
+        cap = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if cap != resource.RLIM_INFINITY:
+            limit = min(limit, cap // 2)
+    except (ImportError, OSError, ValueError):
+        pass
     return limit
 
 
