@@ -78,7 +78,7 @@ def _rates(text):
                        f"{MAX_RATES} (use a larger step)")
     if ":" not in text and len(values) > MAX_RATES:
         raise CliError(f"--rates lists {len(values)} loads; the limit is {MAX_RATES}")
-    with input_errors("--rates: "):
+    with input_errors():
         return parse_rates(text)
 
 
