@@ -331,7 +331,7 @@ def command_lines(draw, spec_name, fast):
     spec = SPECS[spec_name]
     family = draw(st.sampled_from(spec.families)) if spec.families else None
     topology = list(TOPOLOGIES[family]) if family else []
-    if family and spec_name != "info" and draw(st.booleans()):
+    if family and spec_name != "info" and draw(st.integers(0, 3)) == 0:
         # a hostile topology parameter (info's own size limits: issue 21)
         i = draw(st.integers(0, len(topology) - 1))
         topology[i] = (topology[i][0], draw(st.sampled_from(TOPOLOGY_VALUES)))
@@ -353,7 +353,7 @@ def command_lines(draw, spec_name, fast):
     return family, topology, options
 
 
-FAST_EXAMPLES = {True: 6, False: 12}     # heavy, light
+FAST_EXAMPLES = {True: 8, False: 40}     # heavy, light
 
 
 @pytest.mark.parametrize("spec_name", sorted(SPECS))
