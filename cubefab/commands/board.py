@@ -9,6 +9,7 @@ from ..build.pnr import ToolFailed, ToolMissing
 from .limits import MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_QUEUE_DEPTH, MAX_SEED, \
     check_hardware, check_channel_graph
 from .synth import check_tools
+from ..progress import working
 
 
 __all__ = ["register"]
@@ -66,7 +67,8 @@ def _board(args, topology):
                                   seed=args.seed)
     files.claim_directory(args.output)
     try:
-        result = build_bitstream(top, args.board, args.output)
+        with working(f"bitstream of the {topology.label} self-checking fabric"):
+            result = build_bitstream(top, args.board, args.output)
     except (ToolMissing, ToolFailed) as exc:
         raise CliError(f"{topology.label} on {exc}") from None
     board = BOARDS[args.board]

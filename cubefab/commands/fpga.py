@@ -68,8 +68,9 @@ def report_implementation(args, what, component, default_workdir, extra=None):
         # with source locations: nextpnr's critical path then names the Python lines
         with working(f"Verilog of the {what}", getattr(args, "estimate", None)):
             text = amaranth_verilog.convert(TimingHarness(component), name="top")
-        report = implement(text, "top", args.device, workdir, seed=args.seed,
-                           pnr=not args.no_pnr, submodule="dut")
+        with working(f"yosys and nextpnr on the {what}"):
+            report = implement(text, "top", args.device, workdir, seed=args.seed,
+                               pnr=not args.no_pnr, submodule="dut")
     except (ToolMissing, ToolFailed) as exc:
         raise CliError(str(exc).splitlines()[0]) from None
     document = dict(extra or {}, design=what, **report.as_dict(),

@@ -9,6 +9,7 @@ import os
 from ..cli import CliError, emit, format_table, add_force_option
 from .. import files
 from ..build.pnr import ToolFailed, ToolMissing, find_tool
+from ..progress import working
 from ..build.synth import synthesize_logic
 from ..build.verilog import route_unit_verilog
 from .verilog import Target, route_options, build_route_unit, register_targets
@@ -57,7 +58,8 @@ def report_cost(args, what, verilog, default_workdir, extra=None):
     """Synthesise ``verilog`` (top module ``top``) and print its cost."""
     workdir = claim_workdir(args, default_workdir)
     try:
-        cost = synthesize_logic(verilog, "top", workdir)
+        with working(f"yosys synth_ice40 of the {what}"):
+            cost = synthesize_logic(verilog, "top", workdir)
     except (ToolMissing, ToolFailed) as exc:
         raise CliError(str(exc).splitlines()[0]) from None
     document = dict(extra or {}, design=what, lut4=cost.lut4, depth=cost.depth,
