@@ -134,26 +134,39 @@ def _make_directory(directory, what):
                             f"{_describe(exc)}") from None
 
 
+def _absolute(path, what):
+    """``path`` as an absolute path; OutputRefused when empty or with a NUL."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+        raise OutputRefused(f"{what} must be a non-empty path, not {path!r}")
+    path = os.path.abspath(os.fspath(path))
+    if "\0" in path:
+        raise OutputRefused(f"{what} must not contain NUL: {path!r}")
+    return path
+
+
+def _writable_ancestor(directory, target):
+    """The nearest existing ancestor of ``directory`` (itself included), which must be
+    a writable directory for ``target`` to be written."""
+    parent = directory
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise OutputRefused(f"cannot write {target}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputRefused(f"cannot write {target}: directory {parent} is not writable")
+    return parent
+
+
 def check_output(path, force=None, create=False):
     """Check, before any work, that ``path`` may be written as a file: not empty, not a
     directory, its directory creatable and writable, and either absent, written by
     cubefab, or ``force``. With ``create`` the parent directories are made now.
     Returns the absolute path; raises :class:`OutputRefused`."""
-    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
-        raise OutputRefused(f"output file name must be a non-empty path, not {path!r}")
-    path = os.path.abspath(os.fspath(path))
-    if "\0" in path:
-        raise OutputRefused(f"output file name must not contain NUL: {path!r}")
+    path = _absolute(path, "output file name")
     if os.path.isdir(path):
         raise OutputRefused(f"{path} is a directory; give a file name")
     directory = os.path.dirname(path)
-    parent = directory
-    while not os.path.exists(parent):      # the nearest existing ancestor
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent):
-        raise OutputRefused(f"cannot write {path}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputRefused(f"cannot write {path}: directory {parent} is not writable")
+    _writable_ancestor(directory, path)
     if os.path.lexists(path) and not _force(force) and not owned(path):
         raise OutputRefused(f"{path} exists and was not written by cubefab (or was "
                             f"changed since); give --force to replace it")
@@ -219,20 +232,10 @@ def check_directory(path, force=None):
     """Check, before any work, that ``path`` may become a work directory that
     cubefab owns whole (see :func:`claim_directory`); nothing is created. Returns
     the absolute path; raises :class:`OutputRefused`."""
-    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
-        raise OutputRefused(f"directory name must be a non-empty path, not {path!r}")
-    directory = os.path.abspath(os.fspath(path))
-    if "\0" in directory:
-        raise OutputRefused(f"directory name must not contain NUL: {directory!r}")
+    directory = _absolute(path, "directory name")
     if os.path.lexists(directory) and not os.path.isdir(directory):
         raise OutputRefused(f"{directory} exists and is not a directory")
-    parent = directory
-    while not os.path.exists(parent):      # the nearest existing ancestor
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent):
-        raise OutputRefused(f"cannot create {directory}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputRefused(f"cannot write into {directory}: {parent} is not writable")
+    parent = _writable_ancestor(directory, directory)
     if parent == directory and not _read_manifest(directory)["workdir"] \
             and not _force(force):
         foreign = [n for n in os.listdir(directory)

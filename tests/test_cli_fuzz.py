@@ -356,29 +356,26 @@ def command_lines(draw, spec_name, fast):
 FAST_EXAMPLES = {True: 8, False: 40}     # heavy, light
 
 
-@pytest.mark.parametrize("spec_name", sorted(SPECS))
-def test_hostile_options(spec_name):
-    heavy = SPECS[spec_name].heavy
-
-    @settings(max_examples=FAST_EXAMPLES[heavy], deadline=None, database=None,
+def fuzz(spec_name, examples, fast, limit):
+    """Run ``examples`` generated command lines of ``spec_name``."""
+    @settings(max_examples=examples, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
-    @given(command_lines(spec_name, fast=True))
+    @given(command_lines(spec_name, fast=fast))
     def check(line):
         family, topology, options = line
-        run_in_sandbox(spec_name, family, topology, options, limit=20)
+        run_in_sandbox(spec_name, family, topology, options, limit=limit)
     check()
+
+
+@pytest.mark.parametrize("spec_name", sorted(SPECS))
+def test_hostile_options(spec_name):
+    fuzz(spec_name, FAST_EXAMPLES[SPECS[spec_name].heavy], fast=True, limit=20)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec_name", sorted(SPECS))
 def test_hostile_options_long(spec_name):
-    @settings(max_examples=150, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
-    @given(command_lines(spec_name, fast=False))
-    def check(line):
-        family, topology, options = line
-        run_in_sandbox(spec_name, family, topology, options, limit=600)
-    check()
+    fuzz(spec_name, 150, fast=False, limit=600)
 
 
 # ---------------------------------------------------------------- size bombs
