@@ -43,15 +43,18 @@ MAX_JOBS = 256
 MAX_SEED = 2 ** 32 - 1
 
 #: Longest estimated run of work that shows no progress bar (seconds).
-TIME_LIMIT = 600
+TIME_LIMIT = 300
 
 # Cost models. Amaranth elaboration and conversion of a router grows with the cube
 # of its ports (crossbar and arbiters, per VC): about 40 KB and 4.5 ms per port^3
-# and VC, plus 6 KB and 0.5 ms per flip-flop bit of a register buffer (64 bytes and
-# 5 us per bit of a memory buffer); a fabric costs that per router. (Measured: the
-# Q(16) router, 17 ports: 23 s, 230 MB; the Q(6) fabric, 64 routers: 53 s, 680 MB.)
+# and VC, plus 12.5 ms per pair of input VCs (VC allocation), plus 6 KB and 0.5 ms
+# per flip-flop bit of a register buffer (64 bytes and 5 us per bit of a memory
+# buffer); a fabric costs that per router. (Measured: the Q(16) router, 17 ports:
+# 23 s, 230 MB; the Q(2) router with 16 VCs: 29 s; the Q(6) fabric, 64 routers:
+# 53 s, 680 MB.)
 _PER_PORT3 = 40_000
 _SECONDS_PER_PORT3 = 0.0045
+_SECONDS_PER_VC_PAIR = 0.0125
 _PER_REGISTER_BIT = 6_000
 _SECONDS_PER_REGISTER_BIT = 0.0005
 _PER_MEMORY_BIT = 64
@@ -116,7 +119,8 @@ def hardware_cost(topology, routers, vcs, depth, payload_width, buffer="register
     port3 = ports ** 3 * vcs
     size = routers * (_PER_PORT3 * port3
                       + (_PER_MEMORY_BIT if memory else _PER_REGISTER_BIT) * bits)
-    seconds = routers * (_SECONDS_PER_PORT3 * port3 + bits * (
+    seconds = routers * (_SECONDS_PER_PORT3 * port3
+                         + _SECONDS_PER_VC_PAIR * (ports * vcs) ** 2 + bits * (
         _SECONDS_PER_MEMORY_BIT if memory else _SECONDS_PER_REGISTER_BIT))
     return size, seconds
 
