@@ -1,6 +1,6 @@
 """``cubefab export booksim``: the network for other simulators."""
 
-from ..cli import (CliError, _Parser, add_topology_command, emit, int_range, fraction,
+from ..cli import (_Parser, add_topology_command, emit, int_range, fraction,
                    add_force_option, input_errors)
 from .. import files
 from ..sim.booksim import BOOKSIM_TRAFFIC, booksim_config, write_booksim
