@@ -9,7 +9,7 @@ from ..progress import Progress
 from ..sim import ENGINES, engine_class
 from ..sim.patterns import PATTERNS
 from ..sim.traffic import Traffic
-from ..sim.verilator_engine import VerilatorError
+from ..sim.verilator_engine import VerilatorError, verilator_missing_reason
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MAX_CYCLES,
                      MAX_SEED, check_hardware, check_traffic, check_vcs_per_class,
                      check_channel_graph)
@@ -46,7 +46,6 @@ def check_engine(name):
     with input_errors():
         cls = engine_class(name)
     if name == "verilator":
-        from ..sim.verilator_engine import verilator_missing_reason
         reason = verilator_missing_reason()
         if reason:
             raise CliError(f"--engine verilator cannot run: {reason}; "
