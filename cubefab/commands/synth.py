@@ -5,6 +5,7 @@ another target is one entry there.
 """
 
 import os
+import shutil
 
 from ..cli import CliError, emit, format_table, add_force_option
 from .. import files
@@ -34,11 +35,14 @@ def synth_options(configure):
 
 def check_tools(*names):
     """Raise CliError naming the first of the tools ``names`` that is missing."""
-    try:
-        for name in names:
-            find_tool(name)
-    except ToolMissing as exc:
-        raise CliError(str(exc).splitlines()[0]) from None
+    for name in names:
+        try:
+            command = find_tool(name)
+        except ToolMissing as exc:
+            raise CliError(str(exc).splitlines()[0]) from None
+        if shutil.which(command) is None:     # e.g. YOSYS=/a/path/that/is/not/there
+            raise CliError(f"{name}: {command} is not an executable program (check the "
+                           f"environment variable that names it, or install the tool)")
 
 
 def check_workdir(args):
