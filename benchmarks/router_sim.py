@@ -1,9 +1,9 @@
-"""Speed of the Amaranth (Python) simulator on router fabrics: router-cycles per second.
+"""Speed of the Amaranth (Python) simulator on self-checking fabrics: router-cycles per second.
 
-Prints, per fabric, the elaboration time and the simulated cycles per second and
-router-cycles per second, idle and under uniform load (2-flit packets, every link
-watched by the scoreboard, as the tests run it). The fast-simulation engines compare
-against these figures.
+Prints, per fabric, the seconds to build and simulate, the simulated cycles per second
+and router-cycles per second under uniform load (2-flit packets, every check on, the
+default router of ``cubefab sim``), as ``cubefab sim --engine amaranth`` runs them. The
+Verilator engine compares against these figures (``benchmarks/sim_speed.py``).
 
     python benchmarks/router_sim.py [--cycles N] [--rate R] [--quick]
 """
@@ -11,27 +11,8 @@ against these figures.
 import argparse
 import time
 
-from amaranth.sim import Simulator
-
-from cubefab.sim.amaranth_engine import AmaranthEngine
-from cubefab.sim.traffic import Traffic
+from cubefab.sim.selfcheck_run import run_selfcheck
 from cubefab.topology import DLH, Hypercube, Metacube
-
-
-def idle_speed(engine, cycles):
-    fabric = engine.fabric
-    sim = Simulator(fabric)
-    sim.add_clock(1e-8)
-
-    async def bench(ctx):
-        for i in range(fabric.topology.num_nodes):
-            ctx.set(fabric.local_out[i].ready, 1)
-        await ctx.tick().repeat(cycles)
-
-    sim.add_testbench(bench)
-    t0 = time.perf_counter()
-    sim.run()
-    return cycles / (time.perf_counter() - t0)
 
 
 def main():
@@ -44,19 +25,17 @@ def main():
     if args.quick:
         fabrics = fabrics[:2]
     print(f"Amaranth simulator, uniform traffic at {args.rate} flits/node/cycle, 2-flit "
-          f"packets, {args.cycles} cycles")
-    print(f"{'fabric':>10} {'routers':>7} {'VCs':>3} {'build s':>7} {'idle cyc/s':>10} "
-          f"{'load cyc/s':>10} {'router-cyc/s':>12} {'ok':>3}")
+          f"packets, {args.cycles} cycles, every check on")
+    print(f"{'fabric':>10} {'routers':>7} {'VCs':>3} {'total s':>7} {'cycles/s':>9} "
+          f"{'router-cyc/s':>12} {'ok':>3}")
     for topo in fabrics:
         t0 = time.perf_counter()
-        engine = AmaranthEngine(topo)
-        build = time.perf_counter() - t0
-        idle = idle_speed(AmaranthEngine(topo), args.cycles)
-        result = engine.run(Traffic(topo, "uniform", args.rate, 2, seed=1), args.cycles)
-        load = result.simulated_cycles / result.seconds
-        print(f"{topo.label:>10} {topo.num_nodes:>7} {engine.fabric.vcs:>3} {build:>7.2f} "
-              f"{idle:>10.0f} {load:>10.1f} {load * topo.num_nodes:>12.0f} "
-              f"{'yes' if result.ok else 'NO':>3}")
+        r = run_selfcheck(topo, engine="amaranth", rate=args.rate, cycles=args.cycles,
+                          packet_flits=2, seed=1)
+        total = time.perf_counter() - t0
+        print(f"{topo.label:>10} {topo.num_nodes:>7} {r['vcs']:>3} {total:>7.1f} "
+              f"{r['cycles_per_second']:>9.1f} {r['router_cycles_per_second']:>12.0f} "
+              f"{'yes' if r['ok'] else 'NO':>3}")
 
 
 if __name__ == "__main__":

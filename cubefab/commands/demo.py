@@ -95,7 +95,7 @@ def step_properties(ctx):
         progress.update(i + 1, len(DEFAULT_NETWORKS))
     progress.close()
     table = property_table(results)
-    ctx.say("Exact properties of the default networks (BFS; paper values in parentheses "
+    ctx.say("Exact properties of the default networks (by structure; paper values in parentheses "
             "where they differ):")
     ctx.say(table)
     files.write_text(ctx.path("properties.txt"), table + "\n")
@@ -149,17 +149,14 @@ def step_fabric(ctx):
 
 
 def step_simulation(ctx):
-    engine_class = need("cubefab.sim", "engine_class")
-    Traffic = need("cubefab.sim.traffic", "Traffic")
-    engine = engine_class("amaranth")(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH,
-                                      trace_hops=True)
-    traffic = Traffic(DEFAULT_DESIGN, "uniform", SIM_RATE, 1, SIM_SEED)
+    run_selfcheck = need("cubefab.sim.selfcheck_run", "run_selfcheck")
     progress = Progress(f"simulating the {DEFAULT_DESIGN.label} fabric", unit="cycles")
     try:
-        result = engine.run(traffic, SIM_CYCLES, progress=progress.update)
+        doc = run_selfcheck(DEFAULT_DESIGN, engine="amaranth", rate=SIM_RATE,
+                            cycles=SIM_CYCLES, drain=20 * DEFAULT_DESIGN.num_nodes + 2000,
+                            seed=SIM_SEED, progress=progress.update)
     finally:
         progress.close()
-    doc = result.as_dict()
 
     def show(key, digits=4):
         value = doc.get(key)
@@ -167,16 +164,18 @@ def step_simulation(ctx):
                                           else str(value))
     rows = [[key, show(key)] for key in (
         "offered", "throughput", "injected", "delivered", "lost", "duplicated",
-        "corrupted", "hop_mismatches", "avg_latency", "p99_latency", "max_latency",
-        "avg_hops")]
+        "corrupted", "reordered", "misrouted", "avg_latency", "p99_latency",
+        "max_latency")]
     ctx.say(f"{DEFAULT_DESIGN.label} fabric ({doc.get('vcs')} VCs x {doc.get('depth')} "
             f"flits), uniform traffic at {SIM_RATE} flits/node/cycle for {SIM_CYCLES} "
             f"cycles, every packet checked (Amaranth simulator):")
     ctx.say(format_table(["measure", "value"], rows))
     files.write_text(ctx.path("simulation.json"), json.dumps(doc, indent=2, default=str))
     ctx.say(f"wrote {ctx.rel(ctx.path('simulation.json'))}")
-    if not result.ok:
-        raise RuntimeError("the simulation found errors: " + "; ".join(doc["errors"][:3]))
+    if not doc["ok"]:
+        raise RuntimeError("the simulation found errors: " + ", ".join(
+            f"{doc[k]} {k}" for k in ("lost", "duplicated", "corrupted", "reordered",
+                                      "misrouted", "undelivered") if doc[k]))
     return {"delivered": doc["delivered"], "avg_latency": doc["avg_latency"],
             "throughput": doc["throughput"], "file": ctx.path("simulation.json")}
 

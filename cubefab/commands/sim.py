@@ -1,4 +1,4 @@
-"""``cubefab sim TOPO ...``: a whole fabric under synthetic load, checked packet by packet."""
+"""``cubefab sim TOPO ...``: a self-checking fabric under synthetic load, every flit checked."""
 
 import contextlib
 
@@ -6,13 +6,13 @@ from ..cli import (CliError, add_topology_command, emit, format_table, int_range
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
 from ..progress import Progress
-from ..sim import ENGINES, engine_class
-from ..sim.patterns import PATTERNS
-from ..sim.traffic import Traffic
-from ..sim.verilator_engine import VerilatorError, verilator_missing_reason
+from ..sim.engine_choice import AUTO_RULE, choose_engine
+from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, run_selfcheck,
+                                 selfcheck_config, verilator_model)
+from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
+from ..topology.patterns import PATTERNS
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MAX_CYCLES,
-                     MAX_SEED, check_hardware, check_traffic, check_vcs_per_class,
-                     check_channel_graph)
+                     MAX_SEED, check_hardware, check_vcs_per_class, check_channel_graph)
 
 
 __all__ = ["register", "router_options", "router_params", "check_router_args",
@@ -41,16 +41,13 @@ def router_options(parser):
 
 
 def check_engine(name):
-    """The engine class named ``name``; CliError when it is unknown or its tools
-    (Verilator, make, a C++ compiler) are missing."""
-    with input_errors():
-        cls = engine_class(name)
+    """CliError when the engine ``name`` cannot run here (Verilator, make or a C++
+    compiler missing)."""
     if name == "verilator":
         reason = verilator_missing_reason()
         if reason:
             raise CliError(f"--engine verilator cannot run: {reason}; "
                            f"use --engine amaranth")
-    return cls
 
 
 def check_router_args(args, topology, routers, what, buffer="registers", turns="reference"):
@@ -81,24 +78,30 @@ def _options(parser):
                         help="traffic pattern (default uniform)")
     parser.add_argument("--rate", type=fraction, default=0.1, metavar="R",
                         help="offered load, flits per node per cycle, 0..1 (default 0.1)")
-    parser.add_argument("--cycles", type=int_range(0, MAX_CYCLES), default=1000, metavar="N",
-                        help="cycles during which packets are created (default 1000)")
+    parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=1000, metavar="N",
+                        help="measured cycles, during which packets are created "
+                             "(default 1000)")
+    parser.add_argument("--warmup", type=int_range(0, MAX_CYCLES), default=0, metavar="N",
+                        help="cycles before the measured ones (default 0)")
     parser.add_argument("--packet-flits", type=int_range(1, MAX_PACKET_FLITS), default=1,
-                        metavar="L", help="flits per packet (default 1)")
+                        metavar="L",
+                        help="flits per packet (default 1)")
     parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S")
     parser.add_argument("--hotspot", type=parse_address, default=None, metavar="A",
                         help="hot node of --traffic hotspot (default: dense index 0)")
     parser.add_argument("--hotspot-fraction", type=fraction, default=0.1, metavar="F")
     parser.add_argument("--drain", type=int_range(0, MAX_CYCLES), default=None, metavar="N",
                         help="most cycles to wait for outstanding packets afterwards "
-                             "(default: until delivered or the watchdog fires)")
-    parser.add_argument("--engine", default="amaranth", metavar="NAME",
-                        help=f"simulation engine ({', '.join(sorted(ENGINES))}; "
-                             f"default amaranth)")
-    parser.add_argument("--no-trace", action="store_true",
-                        help="do not watch every link (faster; routes are not checked)")
-    parser.add_argument("--vcd", default=None, metavar="FILE", help="write a VCD waveform")
+                             "(default 20 x nodes + 2000; the run ends once all arrived)")
+    parser.add_argument("--engine", default="auto", choices=("auto",) + ENGINES,
+                        help="simulation engine; both simulate the same design and give "
+                             f"the same results. auto (default) picks {AUTO_RULE}, and "
+                             "amaranth for --vcd")
+    parser.add_argument("--vcd", default=None, metavar="FILE",
+                        help="write a VCD waveform (amaranth engine)")
     router_options(parser)
+    parser.set_defaults(depth=DEFAULT_ROUTER["depth"],
+                        vcs_per_class=DEFAULT_ROUTER["vcs_per_class"])
     parser.add_argument("--json", action="store_true")
     add_force_option(parser)
 
@@ -111,53 +114,76 @@ def _fmt(value, digits=4):
     return str(value)
 
 
+#: The rows of the text table of ``cubefab sim``.
+ROWS = ("injected", "delivered", "in_flight") + CHECKS + (
+    "avg_latency", "p50_latency", "p90_latency", "p99_latency", "max_latency",
+    "offered", "throughput", "drain_cycles", "cycles_per_second")
+
+
 def _sim(args, topology):
-    cls = check_engine(args.engine)
-    check_router_args(args, topology, topology.num_nodes, f"the {topology.label} fabric")
-    check_traffic(topology)
+    check_engine(args.engine)
+    check_router_args(args, topology, topology.num_nodes,
+                      f"the {topology.label} self-checking fabric")
+    if args.hotspot is not None:
+        with input_errors():
+            topology.check_node(args.hotspot, "--hotspot")
     if args.vcd is not None:
         files.check_output(args.vcd)
-    with input_errors():
-        traffic = Traffic(topology, args.traffic, args.rate, args.packet_flits, args.seed,
-                          hotspot=args.hotspot, hotspot_fraction=args.hotspot_fraction)
-    with files.output_path(args.vcd) if args.vcd else contextlib.nullcontext() as vcd:
+    drain = 20 * topology.num_nodes + 2000 if args.drain is None else args.drain
+    params = router_params(args)
+    if args.payload_width is None:
+        del params["payload_width"]      # the self-checking packets' default
+    hardware = dict(pattern=args.traffic, packet_flits=args.packet_flits,
+                    hotspot=args.hotspot, **params)
+    with input_errors():        # the configuration's own checks (VCs, widths, pattern)
+        selfcheck_config(topology, **hardware)
+    if args.engine == "auto":
         with input_errors():
-            engine = cls(topology, trace_hops=not args.no_trace, vcd=vcd,
-                         **router_params(args))
-        progress = Progress(f"sim {topology.label}", unit="cycles")
-        try:
-            result = engine.run(traffic, args.cycles, drain=args.drain,
-                                progress=progress.update)
-        except VerilatorError as exc:
-            raise CliError(f"verilator failed: {str(exc).splitlines()[0]}") from None
-        finally:
-            progress.close()
-    doc = result.as_dict()
-    rows = [[key, _fmt(doc[key])] for key in (
-        "injected", "delivered", "lost", "pending", "duplicated", "corrupted",
-        "hop_mismatches", "vc_mismatches", "avg_latency", "p50_latency", "p99_latency",
-        "max_latency", "avg_network_latency", "avg_hops", "offered", "throughput",
-        "drain_cycles", "cycles_per_second")]
-    verdict = _verdict(doc) if result.ok else (
-        "NO PROGRESS (watchdog)" if result.stalled else "FAILED")
+            args.engine = _auto_engine(args, topology, hardware)
+    progress = Progress(f"sim {topology.label}", unit="cycles")
+    try:
+        # run_selfcheck builds (and checks) the design before it simulates: its
+        # ValueErrors (a pattern the network cannot take, too few VCs) are the user's
+        with files.output_path(args.vcd) if args.vcd else contextlib.nullcontext() as vcd, \
+                input_errors():
+            doc = run_selfcheck(
+                topology, engine=args.engine, rate=args.rate, cycles=args.cycles,
+                warmup=args.warmup, drain=drain, seed=args.seed,
+                hotspot_fraction=args.hotspot_fraction, vcd=vcd,
+                progress=progress.update, **hardware)
+    except VerilatorUnavailable as exc:
+        raise CliError(f"{exc}; or use --engine amaranth") from None
+    finally:
+        progress.close()
+    rows = [[key, _fmt(doc[key])] for key in ROWS]
+    problems = [f"{doc[k]} {k}" for k in ("checker_errors",) + CHECKS if doc[k]]
+    if doc["ok"]:
+        verdict = ("ok: every packet delivered once, intact, in order, on its reference "
+                   "route and VCs")
+    else:
+        verdict = "FAILED: " + (", ".join(problems) if problems else
+                                f"{doc['undelivered']} packets undelivered after the drain")
     text = "\n".join([
         f"{topology.label}, {doc['algorithm']} routing, {doc['vcs']} VC(s) x {doc['depth']} "
         f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "
         f"{args.packet_flits}-flit packets, {args.cycles} cycles ({doc['engine']})",
-        format_table(["measure", "value"], rows), verdict] + doc["errors"][:5])
+        format_table(["measure", "value"], rows), verdict])
     emit(args, doc, text)
-    return 0 if result.ok else 1
+    return 0 if doc["ok"] else 1
 
 
-def _verdict(doc):
-    """What a passing run showed: the scoreboard's checks, or the hardware checkers'."""
-    if doc["duplicated"] is None:   # the self-checking fabric's own checkers
-        return ("ok: every packet delivered; the hardware checkers found no wrong "
-                "destination, corrupted flit or out-of-order packet")
-    route = ", on its reference route" if doc["hop_mismatches"] is not None else ""
-    return f"ok: every packet delivered once, intact, in order{route}"
+def _auto_engine(args, topology, hardware):
+    """The engine ``--engine auto`` runs (:func:`~cubefab.sim.engine_choice.choose_engine`):
+    amaranth for a VCD, which only it writes."""
+    if args.vcd is not None:
+        return "amaranth"
+    config = selfcheck_config(topology, **hardware)
+    engine, _ = choose_engine(topology.num_nodes, args.warmup + args.cycles,
+                              cached=verilator_model(topology, config).cached,
+                              available=verilator_missing_reason() is None)
+    return engine
 
 
 def register(sub):
-    add_topology_command(sub, "sim", "simulate a router fabric under load and check every "
-                         "packet", _sim, _options)
+    add_topology_command(sub, "sim", "simulate a self-checking router fabric under load "
+                         "and check every flit", _sim, _options)

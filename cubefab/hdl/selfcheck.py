@@ -8,7 +8,7 @@ threshold, hotspot threshold) and its outputs are counters, so the same design
 runs unchanged in Amaranth's simulator, in Verilator, and on an FPGA (tie the
 inputs to constants or switches and read the counters out).
 
-:meth:`SelfCheckingFabric.node_verilog` gives the Verilog of the address-strapped
+:meth:`SelfCheckConfig.node_verilog` gives the Verilog of the address-strapped
 node (:data:`NODE_MODULE`: its address and every other node-dependent constant are
 input ports), from which a simulator can build the whole fabric compiling one node,
 not one per node (:mod:`cubefab.sim.verilator_fabric`).
@@ -18,23 +18,24 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..topology.base import Topology, check_int
+from ..topology.base import Topology
 from .fabric import configure_fabric, connect_links
 from .ports import reset_less_verilog
-from .selfcheck_node import NODE_EVENTS, SelfCheckingNode
-from .traffic_gen import PacketFormat, RATE_BITS
+from .selfcheck_node import DEFECT_INPUTS, NODE_EVENTS, SelfCheckingNode
+from .traffic_gen import PacketFormat, RATE_BITS, check_generator
 
 
-__all__ = ["SelfCheckingFabric", "COUNTERS", "COUNTER_BITS", "NODE_MODULE"]
+__all__ = ["SelfCheckConfig", "SelfCheckingFabric", "COUNTERS", "COUNTER_BITS",
+           "NODE_MODULE"]
 
 
 #: Width of every event counter.
 COUNTER_BITS = 48
 
-#: The event counters, in output order (besides ``latency_sum`` and ``hist_<b>``).
+#: The event counters, in output order (besides ``latency_sum``).
 COUNTERS = ("cycles",) + NODE_EVENTS
 
-#: Verilog module name of :meth:`SelfCheckingFabric.node_verilog`.
+#: Verilog module name of :meth:`SelfCheckConfig.node_verilog`.
 NODE_MODULE = "cubefab_node"
 
 
@@ -49,14 +50,14 @@ def _tree_sum(values):
     return values[0]
 
 
-class SelfCheckingFabric(wiring.Component):
-    """A fabric with a traffic generator and a checker on every node.
+class SelfCheckConfig:
+    """The checked parameters of a self-checking fabric, and its nodes.
 
     Parameters
     ----------
     topology : Topology
     pattern : str
-        Traffic pattern of :mod:`cubefab.sim.patterns`.
+        Traffic pattern of :mod:`cubefab.topology.patterns`.
     packet_flits : int
         Flits per packet.
     payload_width, vcs, depth, algorithm, vcs_per_class
@@ -66,11 +67,79 @@ class SelfCheckingFabric(wiring.Component):
     queue_depth : int
         Source queue depth of every generator.
     timestamp_bits, sequence_bits : int
-        See :class:`~cubefab.hdl.traffic_gen.PacketFormat`.
+        See :class:`~cubefab.hdl.traffic_gen.PacketFormat`. Latencies are exact in
+        runs shorter than ``2**timestamp_bits`` cycles (the simulation engines refuse
+        longer ones).
+    defects : bool
+        Build the deliberate defects of
+        :data:`~cubefab.hdl.selfcheck_node.DEFECTS` in, chosen at run time by the
+        inputs :data:`~cubefab.hdl.selfcheck_node.DEFECT_INPUTS` (for mutation tests of
+        the checks; default False).
+
     Raises
     ------
     DeadlockError
         If the router configuration can deadlock (see :class:`~cubefab.hdl.fabric.Fabric`).
+
+    Nothing is built until asked for (:meth:`node`, :meth:`node_verilog`,
+    :class:`SelfCheckingFabric`), so a configuration can be checked, or describe a
+    compiled simulation, without constructing designs that are never elaborated.
+    """
+
+    def __init__(self, topology, *, pattern="uniform", packet_flits=1, payload_width=40,
+                 vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
+                 timestamp_bits=24, sequence_bits=8, vcs_per_class=1, defects=False):
+        if not isinstance(topology, Topology):
+            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+        configure_fabric(self, topology, payload_width, vcs, depth, algorithm, True,
+                         vcs_per_class)
+        self.fmt = PacketFormat(self.layout, packet_flits,
+                                timestamp_bits=timestamp_bits, sequence_bits=sequence_bits)
+        self.pattern, self.hotspot, self.queue_depth = check_generator(
+            topology, self.layout, pattern, hotspot, queue_depth)
+        self.defects = bool(defects)
+
+    def node(self, address):
+        """The :class:`~cubefab.hdl.selfcheck_node.SelfCheckingNode` of ``address``
+        (``None``: the address-strapped node)."""
+        return SelfCheckingNode(
+            self.topology, address, self.fmt, pattern=self.pattern, hotspot=self.hotspot,
+            queue_depth=self.queue_depth, defects=self.defects,
+            router_params={"payload_width": self.payload_width, "vcs": self.vcs,
+                           "depth": self.depth, "algorithm": self.algorithm,
+                           "vcs_per_class": self.vcs_per_class})
+
+    def node_verilog(self, node=None):
+        """Verilog of the address-strapped node ``node`` (default: a new one), module
+        :data:`NODE_MODULE`: ports ``clk`` (no reset: registers start at their
+        ``init`` values, as the fabric's do from power-up), ``straps`` (held at the
+        node's :meth:`~cubefab.hdl.selfcheck_node.SelfCheckingNode.strap_values`) and
+        the members of :class:`~cubefab.hdl.selfcheck_node.SelfCheckingNode`. Node
+        ``i`` of the fabric is that module strapped to ``i``, with ``now`` the low bits
+        of ``cycles``, its links wired as :func:`~cubefab.hdl.fabric.connect_links`
+        wires them and its events summed into the counters; for simulation."""
+        return reset_less_verilog(self.node(None) if node is None else node, NODE_MODULE)
+
+    def inputs(self):
+        """The run-setting inputs of the fabric (and of each node, but ``now``)."""
+        return ("seed", "threshold", "hot_threshold") + (DEFECT_INPUTS if self.defects
+                                                         else ())
+
+    def counter_members(self):
+        """The output members of the fabric: :data:`COUNTERS` and ``latency_sum``."""
+        members = {name: Out(COUNTER_BITS) for name in COUNTERS}
+        members["latency_sum"] = Out(64)
+        return members
+
+
+class SelfCheckingFabric(wiring.Component):
+    """A fabric with a traffic generator and a checker on every node.
+
+    Parameters
+    ----------
+    topology : Topology
+    **params
+        :class:`SelfCheckConfig` keywords (router, traffic, packet format, defect).
 
     Members
     -------
@@ -80,65 +149,30 @@ class SelfCheckingFabric(wiring.Component):
     hot_threshold : In(16)
         Probability times ``2**16`` that a ``hotspot`` packet goes to the hot node.
     cycles, created, refused, injected, injected_flits, delivered, delivered_flits,
-    errors : Out(48)
+    errors, corrupted : Out(48)
         Totals over all nodes since the start: cycles run, packets created (queued),
         created but refused (queue full), whose head entered the network; flits that
-        entered; packets and flits delivered; packets found wrong (plus stray flits).
+        entered; packets and flits delivered; packets found wrong (plus stray flits);
+        of those, packets corrupted (payload or framing).
     latency_sum : Out(64)
         Sum of the latencies of delivered packets (creation to tail delivery).
-    hist_<b> : Out(48), for b in range(timestamp_bits)
-        Delivered packets with latency in ``[2**b, 2**(b+1))`` (``hist_0``: 0 or 1).
+
+    The nodes are in :attr:`nodes` (dense order) once elaborated.
     """
 
-    def __init__(self, topology, *, pattern="uniform", packet_flits=1, payload_width=32,
-                 vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
-                 timestamp_bits=16, sequence_bits=8, vcs_per_class=1):
-        if not isinstance(topology, Topology):
-            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-        configure_fabric(self, topology, payload_width, vcs, depth, algorithm, True,
-                         vcs_per_class)
-        self.fmt = PacketFormat(self.layout, packet_flits,
-                                timestamp_bits=timestamp_bits, sequence_bits=sequence_bits)
-        # The strapped node design: checks the generator and router parameters here
-        # rather than in elaborate(); elaborated only by node_verilog().
-        self.node_design = self._node(None, pattern, hotspot, queue_depth)
-        for design in (self.node_design, self.node_design.router,
-                       self.node_design.generator, self.node_design.checker):
-            design._MustUse__silence = True
-        self.pattern, self.hotspot = pattern, hotspot
-        self.queue_depth = check_int("Queue depth", queue_depth, 1)
+    def __init__(self, topology, **params):
+        self.config = SelfCheckConfig(topology, **params)
+        self.topology = topology
+        self.fmt = self.config.fmt
+        self.layout = self.config.layout
         members = {"seed": In(32), "threshold": In(RATE_BITS + 1),
                    "hot_threshold": In(RATE_BITS)}
-        for name in COUNTERS:
-            members[name] = Out(COUNTER_BITS)
-        members["latency_sum"] = Out(64)
-        for b in range(timestamp_bits):
-            members[f"hist_{b}"] = Out(COUNTER_BITS)
+        if self.config.defects:
+            members.update({"defect": In(8), "defect_node": In(topology.address_bits),
+                            "defect_port": In(range(topology.degree))})
+        members.update(self.config.counter_members())
+        self.nodes = [self.config.node(int(a)) for a in topology.nodes()]
         super().__init__(members)
-
-    def _node(self, node, pattern, hotspot, queue_depth):
-        return SelfCheckingNode(
-            self.topology, node, self.fmt, pattern=pattern, hotspot=hotspot,
-            queue_depth=queue_depth,
-            router_params={"payload_width": self.payload_width, "vcs": self.vcs,
-                           "depth": self.depth, "algorithm": self.algorithm,
-                           "vcs_per_class": self.vcs_per_class})
-
-    @property
-    def histogram_buckets(self):
-        """Number of latency histogram buckets (``timestamp_bits``)."""
-        return self.fmt.timestamp_bits
-
-    def node_verilog(self):
-        """Verilog of the address-strapped node, module :data:`NODE_MODULE`: ports
-        ``clk`` (no reset: registers start at their ``init`` values, as this fabric's
-        do from power-up), ``straps`` (held at the node's
-        :meth:`~cubefab.hdl.selfcheck_node.SelfCheckingNode.strap_values`) and the
-        members of :class:`~cubefab.hdl.selfcheck_node.SelfCheckingNode`. Node ``i``
-        of this fabric is that module strapped to ``i``, with ``now`` the low bits of
-        ``cycles`` and its links wired as :func:`~cubefab.hdl.fabric.connect_links`
-        wires them; for simulation."""
-        return reset_less_verilog(self.node_design, NODE_MODULE)
 
     def elaborate(self, platform):
         m = Module()
@@ -147,21 +181,20 @@ class SelfCheckingFabric(wiring.Component):
         m.d.comb += now.eq(self.cycles[:fmt.timestamp_bits])
         m.d.sync += self.cycles.eq(self.cycles + 1)
 
-        nodes = []
-        for address in (int(a) for a in topo.nodes()):
-            node = m.submodules[f"node_{address}"] = self._node(
-                address, self.pattern, self.hotspot, self.queue_depth)
+        for address, node in zip((int(a) for a in topo.nodes()), self.nodes):
+            m.submodules[f"node_{address}"] = node
             m.d.comb += [node.seed.eq(self.seed), node.threshold.eq(self.threshold),
                          node.hot_threshold.eq(self.hot_threshold), node.now.eq(now)]
-            nodes.append(node)
-        connect_links(m, topo, nodes)
+            if self.config.defects:
+                m.d.comb += [node.defect.eq(self.defect),
+                             node.defect_node.eq(self.defect_node),
+                             node.defect_port.eq(self.defect_port)]
+        connect_links(m, topo, self.nodes)
 
         # Global totals: add this cycle's events of every node (adder trees).
         for name in NODE_EVENTS:
             counter = getattr(self, name)
-            m.d.sync += counter.eq(counter + _tree_sum(getattr(n, name) for n in nodes))
-        m.d.sync += self.latency_sum.eq(self.latency_sum + _tree_sum(n.latency for n in nodes))
-        for b in range(fmt.timestamp_bits):
-            counter = getattr(self, f"hist_{b}")
-            m.d.sync += counter.eq(counter + _tree_sum(n.bucket[b] for n in nodes))
+            m.d.sync += counter.eq(counter + _tree_sum(getattr(n, name) for n in self.nodes))
+        m.d.sync += self.latency_sum.eq(self.latency_sum
+                                        + _tree_sum(n.latency for n in self.nodes))
         return m

@@ -1,6 +1,6 @@
 """One node of a self-checking fabric: router, traffic generator and checker."""
 
-from amaranth.hdl import Module, Mux
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -10,12 +10,42 @@ from .traffic_check import TrafficChecker
 from .traffic_gen import PacketFormat, RATE_BITS, TrafficGenerator
 
 
-__all__ = ["SelfCheckingNode", "NODE_EVENTS"]
+__all__ = ["SelfCheckingNode", "NODE_EVENTS", "DEFECTS", "defect_inputs",
+           "DEFECT_INPUTS"]
 
 
 #: One-cycle event outputs of a node, summed into the fabric's counters.
 NODE_EVENTS = ("created", "refused", "injected", "injected_flits", "delivered",
-               "delivered_flits", "errors")
+               "delivered_flits", "errors", "corrupted")
+
+#: The inputs of a node (and a fabric) built with ``defects=True``.
+DEFECT_INPUTS = ("defect", "defect_node", "defect_port")
+
+#: Deliberate defects a node built with ``defects=True`` can be told to make (input
+#: ``defect``: 0 for none, else 1 + the index here), for mutation tests of the checks:
+#: ``drop``, ``duplicate`` (at the node's ejection port: the first flit ejected is lost,
+#: or delivered twice), ``corrupt`` (the first flit sent on link ``defect_port`` has
+#: its last payload bit flipped), ``wrong_hop`` (it leaves through the next port instead),
+#: ``wrong_vc`` (its VC bit 0 is flipped). Only the node ``defect_node`` makes it.
+DEFECTS = ("drop", "duplicate", "corrupt", "wrong_hop", "wrong_vc")
+
+
+def defect_inputs(defect, topology):
+    """The ``defect``, ``defect_node`` and ``defect_port`` inputs for a defect
+    description: None, or a dict ``{"kind": one of DEFECTS, "node": address (default:
+    dense index 0), "port": network port (default 0)}``."""
+    if defect is None:
+        return {"defect": 0, "defect_node": 0, "defect_port": 0}
+    if not isinstance(defect, dict) or defect.get("kind") not in DEFECTS:
+        raise ValueError(f"Defect must be None or a dict with kind one of "
+                         f"{', '.join(DEFECTS)}, not {defect!r}")
+    unknown = set(defect) - {"kind", "node", "port"}
+    if unknown:
+        raise ValueError(f"Defect keys must be kind, node and port, not {sorted(unknown)}")
+    node = topology.check_node(defect.get("node", topology.address(0)), "defect node")
+    port = topology.check_port(defect.get("port", 0), "defect port")
+    return {"defect": 1 + DEFECTS.index(defect["kind"]), "defect_node": node,
+            "defect_port": port}
 
 
 class SelfCheckingNode(wiring.Component):
@@ -36,6 +66,10 @@ class SelfCheckingNode(wiring.Component):
     router_params : dict
         Keyword arguments of :class:`~cubefab.hdl.router.Router` (``payload_width``,
         ``vcs``, ``depth``, ``algorithm``) matching ``fmt.layout``.
+    defects : bool
+        Build the deliberate defects of :data:`DEFECTS` in, chosen at run time by the
+        inputs :data:`DEFECT_INPUTS` (for mutation tests of the checks; default False:
+        a plain node).
 
     Members
     -------
@@ -45,20 +79,23 @@ class SelfCheckingNode(wiring.Component):
         The router's network ports.
     straps : In(strap_layout)
         Only when ``node`` is ``None``: held at :meth:`strap_values` of a node.
-    created, refused, injected, injected_flits, delivered, delivered_flits, errors : Out(1)
+    created, refused, injected, injected_flits, delivered, delivered_flits, errors,
+    corrupted : Out(1)
         This cycle's events (see :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric`).
+    inject_flit, eject_flit : Out(layout)
+        Observation taps for a simulation harness: the flit entering the router's
+        ``local_in`` (valid with ``injected_flits``) and the flit leaving its
+        ``local_out`` into the checker (valid with ``delivered_flits``).
     latency : Out(timestamp_bits)
         Latency of the packet delivered this cycle, 0 when none.
-    bucket : Out(timestamp_bits)
-        One-hot latency histogram bucket of the packet delivered this cycle (bit
-        ``b``: latency in ``[2**b, 2**(b+1))``, bit 0 also for latency 0), 0 when none.
     """
 
     def __init__(self, topology, node, fmt, *, pattern="uniform", hotspot=None,
-                 queue_depth=16, router_params):
+                 queue_depth=16, router_params, defects=False):
         if not isinstance(fmt, PacketFormat):
             raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
         self.topology = topology
+        self.defects = bool(defects)
         self.fmt = fmt
         self.router = Router(topology, node, **router_params)
         self.node = self.router.node
@@ -82,10 +119,15 @@ class SelfCheckingNode(wiring.Component):
         }
         if self.node is None:
             members["straps"] = In(self.strap_layout)
+        if self.defects:
+            members.update({"defect": In(range(len(DEFECTS) + 1)),
+                            "defect_node": In(topology.address_bits),
+                            "defect_port": In(range(topology.degree))})
         for name in NODE_EVENTS:
             members[name] = Out(1)
+        members["inject_flit"] = Out(layout)
+        members["eject_flit"] = Out(layout)
         members["latency"] = Out(ts_bits)
-        members["bucket"] = Out(ts_bits)
         super().__init__(members)
 
     def strap_values(self, node):
@@ -106,20 +148,75 @@ class SelfCheckingNode(wiring.Component):
                          gen.straps.eq(self.straps.generator), chk.here.eq(here)]
         for p in range(self.topology.degree):
             wiring.connect(m, wiring.flipped(self.link_in[p]), router.link_in[p])
-            wiring.connect(m, router.link_out[p], wiring.flipped(self.link_out[p]))
+            m.d.comb += router.link_out[p].credit.eq(self.link_out[p].credit)
         wiring.connect(m, gen.flits, router.local_in)
-        wiring.connect(m, router.local_out, chk.flits)
         m.d.comb += [gen.seed.eq(self.seed), gen.threshold.eq(self.threshold),
                      gen.hot_threshold.eq(self.hot_threshold), gen.now.eq(self.now),
                      chk.now.eq(self.now)]
+        self._outputs(m, here if self.node is None else self.node)
         m.d.comb += [self.created.eq(gen.created), self.refused.eq(gen.refused),
                      self.injected.eq(gen.injected), self.injected_flits.eq(gen.flit_sent),
+                     self.inject_flit.eq(router.local_in.payload),
+                     self.eject_flit.eq(chk.flits.payload),
                      self.delivered.eq(chk.delivered),
                      self.delivered_flits.eq(chk.flit_received), self.errors.eq(chk.error),
+                     self.corrupted.eq(chk.corrupted),
                      self.latency.eq(Mux(chk.delivered, chk.latency, 0))]
-        # Histogram bucket: the position of the latency's leading one (0 -> bucket 0).
-        for b in range(fmt.timestamp_bits):
-            low = 0 if b == 0 else 1 << b
-            m.d.comb += self.bucket[b].eq(chk.delivered & (chk.latency >= low)
-                                          & (chk.latency < (1 << (b + 1))))
         return m
+
+    def _outputs(self, m, here):
+        """The router's link outputs to ``link_out`` and its ejection port to the
+        checker: wires, or through this node's defect."""
+        router, chk, degree = self.router, self.checker, self.topology.degree
+        flits = [router.link_out[p].flit for p in range(degree)]
+        valid = [f.valid for f in flits]
+        payload = [f.payload.as_value() for f in flits]
+        eject_valid, eject = router.local_out.valid, router.local_out.payload.as_value()
+        m.d.comb += router.local_out.ready.eq(chk.flits.ready)
+        if self.defects:
+            layout = self.router.layout
+            kind = {name: (self.defect == 1 + i) & (self.defect_node == here)
+                    for i, name in enumerate(DEFECTS)}
+            # a defect strikes once: at the first flit through its place
+            fired = Signal(name="defect_fired")
+            fire_eject = Signal(name="defect_fire_eject")
+            m.d.comb += fire_eject.eq(~fired & eject_valid)
+            # the copy of a duplicate follows in the first cycle the ejection is idle
+            pending = Signal(name="defect_pending")
+            copy = Signal(layout.size, name="defect_copy")
+            with m.If(fire_eject & kind["duplicate"]):
+                m.d.sync += [pending.eq(1), copy.eq(eject), fired.eq(1)]
+            with m.If(pending & ~eject_valid):
+                m.d.sync += pending.eq(0)
+            with m.If(fire_eject & kind["drop"]):
+                m.d.sync += fired.eq(1)
+            eject = Mux(eject_valid, eject, copy)
+            eject_valid = (eject_valid & ~(fire_eject & kind["drop"])) | pending
+            # link defects: at the first flit on link defect_port
+            on_link = Signal(name="defect_on_link")
+            m.d.comb += on_link.eq(~fired & Cat(valid).bit_select(self.defect_port, 1))
+            flip = Signal(layout.size, name="defect_flip")
+            m.d.comb += flip.eq(Mux(on_link & kind["corrupt"], 1 << (layout.size - 1), 0)
+                                | Mux(on_link & kind["wrong_vc"] & (layout["vc"].shape.width > 0),
+                                      1 << layout["vc"].offset, 0))
+            swap = Signal(name="defect_swap")
+            m.d.comb += swap.eq(on_link & kind["wrong_hop"])
+            with m.If(on_link & (kind["corrupt"] | kind["wrong_vc"] | kind["wrong_hop"])):
+                m.d.sync += fired.eq(1)
+            new_valid, new_payload = [], []
+            for p in range(degree):
+                # wrong_hop: this cycle, defect_port's flit leaves through the next port
+                # and that port's flit through defect_port
+                nxt, prv = (p + 1) % degree, (p - 1) % degree
+                mine = self.defect_port == p
+                theirs = self.defect_port == prv
+                new_valid.append(Mux(swap & mine, valid[nxt],
+                                     Mux(swap & theirs, valid[prv], valid[p])))
+                new_payload.append(Mux(swap & mine, payload[nxt],
+                                       Mux(swap & theirs, payload[prv], payload[p]))
+                                   ^ Mux(mine, flip, 0))
+            valid, payload = new_valid, new_payload
+        for p in range(degree):
+            m.d.comb += [self.link_out[p].flit.valid.eq(valid[p]),
+                         self.link_out[p].flit.payload.eq(payload[p])]
+        m.d.comb += [chk.flits.valid.eq(eject_valid), chk.flits.payload.eq(eject)]

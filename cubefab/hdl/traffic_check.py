@@ -44,6 +44,10 @@ class TrafficChecker(wiring.Component):
     error : Out(1)
         Pulse: a packet was wrong (with ``delivered``: misrouted, corrupted, badly
         framed or out of order), or a flit arrived outside any packet.
+    corrupted : Out(1)
+        Pulse: a packet was corrupted (with ``delivered``: a payload check word or
+        its framing was wrong), or a flit arrived outside any packet, or a head cut
+        an open packet short.
     latency : Out(timestamp_bits)
         Cycles from the packet's creation to its tail's arrival, with ``delivered``.
     here : In(topology.address_bits)
@@ -65,6 +69,7 @@ class TrafficChecker(wiring.Component):
             "delivered": Out(1),
             "flit_received": Out(1),
             "error": Out(1),
+            "corrupted": Out(1),
             "latency": Out(fmt.timestamp_bits),
         })
 
@@ -84,7 +89,8 @@ class TrafficChecker(wiring.Component):
         dest = Signal(bits)
         sequence = Signal(max(1, seq_bits))
         stamp = Signal(ts_bits)
-        bad = Signal()
+        bad = Signal()          # the open packet is wrong (any check)
+        broken = Signal()       # the open packet is corrupted (payload or framing)
 
         head_seq = flit.payload[ts_bits:ts_bits + seq_bits] if seq_bits else Const(0, 1)
         expected = Signal(max(1, seq_bits))
@@ -97,14 +103,16 @@ class TrafficChecker(wiring.Component):
         # Checks of the arriving flit, as if it were the next one of a packet.
         is_head = Signal()
         in_order = Signal(init=1)
+        head_intact = Signal()
         head_ok = Signal()
         body_ok = Signal()
         m.d.comb += [
             is_head.eq(flit.head),
+            head_intact.eq((flit.payload == fmt.head_payload(
+                               flit.payload[:ts_bits], head_seq, flit.src, flit.dest))
+                           & (flit.tail == (fmt.packet_flits == 1))),
             head_ok.eq((flit.dest == (self.here if self.node is None else self.node))
-                       & (flit.payload == fmt.head_payload(
-                           flit.payload[:ts_bits], head_seq, flit.src, flit.dest))
-                       & (flit.tail == (fmt.packet_flits == 1)) & in_order),
+                       & head_intact & in_order),
             body_ok.eq((flit.src == src) & (flit.dest == dest)
                        & (flit.payload == fmt.check_word(src, dest, sequence,
                                                          index[:fmt.index_bits]))
@@ -119,22 +127,27 @@ class TrafficChecker(wiring.Component):
                 # A head while a packet is open ends that packet as an error.
                 m.d.sync += [inside.eq(~flit.tail), index.eq(1), src.eq(flit.src),
                              dest.eq(flit.dest), sequence.eq(head_seq),
-                             stamp.eq(flit.payload[:ts_bits]), bad.eq(~head_ok)]
+                             stamp.eq(flit.payload[:ts_bits]), bad.eq(~head_ok),
+                             broken.eq(~head_intact)]
                 if seq_bits:
                     # resynchronise on the sequence number received, so one error
                     # is counted once
                     m.d.comb += [wr.addr.eq(flit.src), wr.data.eq(head_seq + 1),
                                  wr.en.eq(1)]
                 with m.If(inside):
-                    m.d.comb += self.error.eq(1)
+                    m.d.comb += [self.error.eq(1), self.corrupted.eq(1)]
                 with m.If(flit.tail):
                     m.d.comb += [self.delivered.eq(1), self.error.eq(~head_ok),
+                                 self.corrupted.eq(~head_intact),
                                  self.latency.eq(self.now - flit.payload[:ts_bits])]
             with m.Elif(~inside):
-                m.d.comb += self.error.eq(1)      # a body flit outside any packet
+                # a body flit outside any packet
+                m.d.comb += [self.error.eq(1), self.corrupted.eq(1)]
             with m.Else():
-                m.d.sync += [index.eq(index + 1), bad.eq(bad | ~body_ok)]
+                m.d.sync += [index.eq(index + 1), bad.eq(bad | ~body_ok),
+                             broken.eq(broken | ~body_ok)]
                 with m.If(flit.tail):
                     m.d.sync += inside.eq(0)
-                    m.d.comb += [self.delivered.eq(1), self.error.eq(bad | ~body_ok)]
+                    m.d.comb += [self.delivered.eq(1), self.error.eq(bad | ~body_ok),
+                                 self.corrupted.eq(broken | ~body_ok)]
         return m

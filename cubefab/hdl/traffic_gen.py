@@ -4,7 +4,7 @@ A :class:`TrafficGenerator` sits on a node's injection port. Every cycle it draw
 64 pseudo-random bits from a xorshift64 generator (a linear feedback shift
 generator over GF(2), seeded from a run-time seed XOR a per-node constant) and
 creates a packet when 16 of them fall below the injection threshold; the packet's destination follows
-one of the patterns of :mod:`cubefab.sim.patterns`, drawn with the same definitions.
+one of the patterns of :mod:`cubefab.topology.patterns`, drawn with the same definitions.
 Packets wait in a source queue with their creation time (so latency includes
 source queueing, as in open-loop measurement) and leave as ``packet_flits`` flits.
 
@@ -23,17 +23,24 @@ from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..sim.patterns import check_pattern, permutation_destination
+from ..topology.patterns import check_pattern, permutation_destination
 from ..topology.base import Topology, check_int
 from .flit import FlitLayout
 
 
-__all__ = ["PacketFormat", "TrafficGenerator", "RATE_BITS", "rate_threshold",
+__all__ = ["PacketFormat", "TrafficGenerator", "check_generator", "RATE_BITS",
+           "SOURCE_LATENCY", "rate_threshold",
            "xorshift64", "node_seed", "dense_to_address"]
 
 
 #: The injection decision compares 16 random bits with a 17-bit threshold.
 RATE_BITS = 16
+
+#: Cycles from a packet's creation to its head entering the router with no packet
+#: before it: one in the source queue. A packet of ``L`` flits over ``h`` hops with
+#: no contention has latency ``SOURCE_LATENCY + ROUTER_LATENCY + h * HOP_LATENCY +
+#: L - 1`` from creation to its tail's delivery (:mod:`cubefab.hdl.router`).
+SOURCE_LATENCY = 1
 
 _MASK64 = (1 << 64) - 1
 _CHECK_CONSTANT = 0x9E3779B97F4A7C15F39CC0605CEDC834
@@ -109,6 +116,23 @@ def dense_to_address(topology):
     raise ValueError(f"{topology.label}: no table form of its dense addresses")  # pragma: no cover
 
 
+def check_generator(topology, layout, pattern, hotspot, queue_depth):
+    """Check the parameters of a :class:`TrafficGenerator` (before building one);
+    returns ``(pattern, hotspot, queue_depth)`` with the hotspot's default filled in."""
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    if layout.address_bits != topology.address_bits:
+        raise ValueError(f"Layout address width must be {topology.address_bits} for "
+                         f"{topology.label}, not {layout.address_bits}")
+    check_pattern(pattern)
+    hotspot = topology.check_node(topology.address(0) if hotspot is None else hotspot,
+                                  "hotspot")
+    queue_depth = check_int("Queue depth", queue_depth, 1)
+    if pattern in ("transpose", "shuffle", "bitcomp"):
+        permutation_destination(topology, pattern)  # raises if undefined anywhere
+    return pattern, hotspot, queue_depth
+
+
 class PacketFormat:
     """How self-checking packets use a flit's payload.
 
@@ -174,7 +198,7 @@ class TrafficGenerator(wiring.Component):
         constants come from its ``straps`` input (one design for every node).
     fmt : PacketFormat
     pattern : str
-        A pattern of :mod:`cubefab.sim.patterns`.
+        A pattern of :mod:`cubefab.topology.patterns`.
     hotspot : int, optional
         Hot node address for ``hotspot`` traffic (default: dense index 0).
     queue_depth : int
@@ -202,26 +226,13 @@ class TrafficGenerator(wiring.Component):
 
     def __init__(self, topology, node, fmt, pattern="uniform", *, hotspot=None,
                  queue_depth=16):
-        try:
-            if not isinstance(topology, Topology):
-                raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-            if not isinstance(fmt, PacketFormat):
-                raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
-            if fmt.layout.address_bits != topology.address_bits:
-                raise ValueError(f"Layout address width must be {topology.address_bits} for "
-                                 f"{topology.label}, not {fmt.layout.address_bits}")
-            self.topology = topology
-            self.node = None if node is None else topology.check_node(node, "node")
-            self.fmt = fmt
-            self.pattern = check_pattern(pattern)
-            self.hotspot = topology.check_node(
-                topology.address(0) if hotspot is None else hotspot, "hotspot")
-            self.queue_depth = check_int("Queue depth", queue_depth, 1)
-            if pattern in ("transpose", "shuffle", "bitcomp"):
-                permutation_destination(topology, pattern)  # raises if undefined anywhere
-        except (TypeError, ValueError):
-            self._MustUse__silence = True      # refused, not forgotten: no unused warning
-            raise
+        if not isinstance(fmt, PacketFormat):
+            raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
+        self.pattern, self.hotspot, self.queue_depth = check_generator(
+            topology, fmt.layout, pattern, hotspot, queue_depth)
+        self.topology = topology
+        self.node = None if node is None else topology.check_node(node, "node")
+        self.fmt = fmt
         bits = topology.address_bits
         #: Layout of the node-dependent constants (see :meth:`strap_values`).
         self.strap_layout = data.StructLayout({

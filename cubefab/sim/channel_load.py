@@ -16,7 +16,7 @@ Each node's injection and ejection channels carry at most one flit a cycle too;
 import numpy as np
 
 from ..topology.base import Topology
-from .patterns import traffic_matrix
+from ..topology.patterns import traffic_matrix
 
 
 __all__ = ["channel_loads", "channel_load_bound"]
@@ -77,14 +77,14 @@ def channel_loads(topology, traffic="uniform", algorithm=None, *, progress=None,
     ----------
     topology : Topology
     traffic : str or numpy.ndarray
-        A pattern name of :data:`cubefab.sim.patterns.PATTERNS` or a traffic matrix
+        A pattern name of :data:`cubefab.topology.patterns.PATTERNS` or a traffic matrix
         ``P[s, t]`` over dense indices whose rows sum to 1.
     algorithm : str, optional
         Routing algorithm (the topology's default when ``None``).
     progress : callable, optional
         ``progress(done, total)`` over destinations.
     **pattern_options
-        Passed to :func:`cubefab.sim.patterns.traffic_matrix` (``hotspot``,
+        Passed to :func:`cubefab.topology.patterns.traffic_matrix` (``hotspot``,
         ``hotspot_fraction``).
 
     Returns

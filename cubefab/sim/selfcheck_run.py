@@ -15,22 +15,41 @@ import os
 import resource
 import time
 
-from ..hdl.selfcheck import COUNTERS, SelfCheckingFabric
+from amaranth.hdl import Cat, Elaboratable, Module, Signal
+
+from ..hdl.selfcheck import COUNTERS, SelfCheckConfig, SelfCheckingFabric
+from ..hdl.selfcheck_node import defect_inputs
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import required_vcs
+from .checks import FlitFields, Ledger, RouteReference
 
 
-__all__ = ["ENGINES", "selfcheck_config", "default_threads", "verilator_model",
-           "run_selfcheck", "run_verilator", "statistics", "SelfCheckResult", "VerilatorEngine"]
+__all__ = ["ENGINES", "DEFAULT_ROUTER", "CHECKS", "selfcheck_config", "default_threads",
+           "verilator_model", "run_selfcheck", "run_verilator", "statistics",
+           "latency_statistics"]
 
 
 ENGINES = ("amaranth", "verilator")
 
-def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_width=32,
-                     vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
-                     vcs_per_class=1):
-    """The hardware configuration (a JSON-able dict; the Verilator cache key)."""
+#: The router both engines simulate unless told otherwise (``cubefab sim`` and
+#: ``cubefab sweep`` alike): two VCs per class (flows spread over them) and 8-flit
+#: buffers, which measured 75.5% of the channel-load bound on DLH(4,3) against 49.8%
+#: with one VC per class and 4 flits (the hardware default, for FPGAs).
+DEFAULT_ROUTER = {"depth": 8, "vcs_per_class": 2}
+
+#: The checks every run reports, as integers: packets lost, duplicated, corrupted
+#: (hardware checkers), reordered, and flits misrouted (:mod:`cubefab.sim.checks`).
+CHECKS = ("lost", "duplicated", "corrupted", "reordered", "misrouted")
+
+
+def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_width=40,
+                     vcs=None, depth=DEFAULT_ROUTER["depth"], algorithm=None, hotspot=None,
+                     queue_depth=16, vcs_per_class=DEFAULT_ROUTER["vcs_per_class"],
+                     timestamp_bits=24, sequence_bits=8, defects=False):
+    """The hardware configuration of a run (a JSON-able dict of
+    :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` keywords, plus the topology; the
+    Verilator cache key)."""
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     algorithm = topology.check_algorithm(algorithm)
@@ -40,12 +59,13 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
             "params": dict(topology.params), "pattern": pattern,
             "packet_flits": packet_flits, "payload_width": payload_width, "vcs": vcs,
             "depth": depth, "algorithm": algorithm, "vcs_per_class": vcs_per_class,
-            "hotspot": hotspot, "queue_depth": queue_depth}
+            "hotspot": hotspot, "queue_depth": queue_depth,
+            "timestamp_bits": timestamp_bits, "sequence_bits": sequence_bits,
+            "defects": defects}
 
 
-def _design(topology, config):
-    hw = {k: v for k, v in config.items() if k not in ("design", "family", "params")}
-    return SelfCheckingFabric(topology, **hw)
+def _hardware(config):
+    return {k: v for k, v in config.items() if k not in ("design", "family", "params")}
 
 
 def default_threads(topology):
@@ -62,53 +82,75 @@ def verilator_model(topology, config, opt="-O2", threads=1):
     by a C++ netlist (on ``threads`` threads), so build time and code size do not grow
     with the fabric."""
     from .verilator_fabric import VerilatorFabricModel
-    return VerilatorFabricModel(lambda: _design(topology, config), config, opt=opt,
-                                threads=threads)
+    return VerilatorFabricModel(lambda: SelfCheckConfig(topology, **_hardware(config)),
+                                config, opt=opt, threads=threads)
 
 
-def statistics(topology, packet_flits, window, start, end, final, drain):
+def latency_statistics(histogram):
+    """Mean, nearest-rank percentiles p50/p90/p99, minimum and maximum of an exact
+    latency histogram ``[[latency, packets], ...]`` (None when it is empty)."""
+    total = sum(c for _, c in histogram)
+    out = {"avg_latency": None, "min_latency": None, "p50_latency": None,
+           "p90_latency": None, "p99_latency": None, "max_latency": None}
+    if not total:
+        return out
+    out["avg_latency"] = sum(l * c for l, c in histogram) / total
+    out["min_latency"] = histogram[0][0]
+    out["max_latency"] = histogram[-1][0]
+    for p in (50, 90, 99):
+        rank = -(-p * total // 100)     # nearest rank: the ceil(p% of n)-th smallest
+        seen = 0
+        for latency, count in histogram:
+            seen += count
+            if seen >= rank:
+                out[f"p{p}_latency"] = latency
+                break
+    return out
+
+
+def statistics(topology, packet_flits, window, start, end, final, drain, checks):
     """Statistics of a run from counter snapshots (after warm-up, after the window,
-    at the end)."""
+    at the end) and the harness checks (``checks``: ``misrouted``, ``reordered``,
+    ``duplicated``, ``waiting_overtaken``, ``waiting`` and the window's
+    ``latency_histogram``)."""
     n = topology.num_nodes
     d = {k: end[k] - start[k] for k in end}
-    buckets = sorted((int(k[5:]), v) for k, v in d.items() if k.startswith("hist_"))
-    hist = [v for _, v in buckets]
     per = n * window if window else 0
 
     def rate(flits):
         return flits / per if per else None
 
-    def percentile(p):
-        total = sum(hist)
-        if not total:
-            return None
-        seen = 0
-        for b, count in enumerate(hist):
-            seen += count
-            if seen * 100 >= p * total:
-                return [0 if b == 0 else 1 << b, (1 << (b + 1)) - 1]
-        return None  # pragma: no cover
-
     undelivered = final["created"] - final["delivered"]
+    drain_expired = drain > 0 and undelivered > 0
+    lost = checks["waiting_overtaken"] + (checks["waiting"] if drain_expired else 0)
+    histogram = [list(e) for e in checks["latency_histogram"]]
+    found = {"lost": lost, "duplicated": checks["duplicated"],
+             "corrupted": final["corrupted"], "reordered": checks["reordered"],
+             "misrouted": checks["misrouted"]}
+    latency = latency_statistics(histogram)
+    if d["delivered"]:   # the hardware's sum, exact as the histogram's mean
+        latency["avg_latency"] = d["latency_sum"] / d["delivered"]
     return {
         "nodes": n,
         "window_cycles": window,
         "offered": rate((d["created"] + d["refused"]) * packet_flits),
         "injection_rate": rate(d["injected_flits"]),
         "throughput": rate(d["delivered_flits"]),
-        "avg_latency": d["latency_sum"] / d["delivered"] if d["delivered"] else None,
-        "latency_p50_range": percentile(50),
-        "latency_p99_range": percentile(99),
-        "latency_histogram": hist,
+        **latency,
+        "latency_histogram": histogram,
         "window": {k: d[k] for k in COUNTERS if k != "cycles"},
         "created": final["created"],
         "refused": final["refused"],
         "injected": final["injected"],
         "delivered": final["delivered"],
-        "errors": final["errors"],
+        **found,
+        "in_flight": 0 if drain_expired else checks["waiting"],
+        "checker_errors": final["errors"],
+        "errors": final["errors"] + sum(v for k, v in found.items() if k != "corrupted"),
         "undelivered": undelivered,
         "drained": drain > 0 and undelivered == 0,
-        "ok": final["errors"] == 0 and (drain == 0 or undelivered == 0),
+        "ok": (final["errors"] == 0 and not any(found.values())
+               and (drain == 0 or undelivered == 0)),
     }
 
 
@@ -127,20 +169,26 @@ def _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction):
 
 def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup=0,
                   drain=0, seed=1, hotspot_fraction=0.1, progress=None, build_progress=None,
-                  opt="-O2", threads=None, **hardware):
-    """Simulate the self-checking fabric and return its statistics.
+                  opt="-O2", threads=None, vcd=None, defect=None, **hardware):
+    """Simulate the self-checking fabric, check every flit, and return the statistics.
+
+    Both engines simulate the same design (:class:`~cubefab.hdl.selfcheck.SelfCheckingFabric`)
+    with the same traffic and apply the same checks: for equal arguments they return
+    identical results, but for the timing keys.
 
     Parameters
     ----------
     topology : Topology
     engine : str
-        ``"amaranth"`` or ``"verilator"``.
+        ``"amaranth"`` (the reference; ``vcd`` writes a waveform) or ``"verilator"``.
     rate : float
         Offered load, flits per node per cycle; each node creates a packet with
         probability ``rate / packet_flits`` per cycle (quantised to 1/65536).
     cycles, warmup, drain : int
         Measured cycles, cycles before them, and at most ``drain`` cycles after them
         with injection off (the run ends as soon as every packet created has arrived).
+        The whole run must be shorter than ``2**timestamp_bits`` cycles, so that no
+        timestamp wraps and every latency is exact.
     seed : int
         32-bit run seed.
     hotspot_fraction : float
@@ -154,44 +202,64 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     threads : int, optional
         Threads of a Verilator run (default :func:`default_threads`); results do not
         depend on it.
+    vcd : str, optional
+        Amaranth engine: write a VCD waveform of the run to this path.
+    defect : dict, optional
+        Simulate a fabric with one deliberate defect
+        (:func:`~cubefab.hdl.selfcheck_node.defect_inputs`; the design is built with
+        ``defects=True``), for mutation tests of the checks.
     **hardware
         :func:`selfcheck_config` keywords (pattern, packet_flits, payload_width, vcs,
-        depth, algorithm, hotspot, queue_depth).
+        depth, algorithm, hotspot, queue_depth, vcs_per_class, timestamp_bits,
+        sequence_bits); the router defaults to :data:`DEFAULT_ROUTER`.
 
     Returns
     -------
     dict
-        :func:`statistics` plus ``engine``, ``rate``, ``seed``, ``cycles``, ``warmup``,
+        :func:`statistics` (the counts of :data:`CHECKS` and ``in_flight``; exact
+        latency mean, p50/p90/p99, min, max and histogram of the packets delivered in
+        the window) plus ``engine``, ``rate``, ``seed``, ``cycles``, ``warmup``,
         ``drain`` (the limit), ``drain_cycles`` (run: the drain ends once every packet
         created has arrived), ``simulated_cycles``, ``topology``, the configuration,
-        ``seconds`` (simulation only),
-        ``build_seconds``, ``cpu_seconds``, ``threads``, ``cycles_per_second``,
-        ``router_cycles_per_second`` and ``router_cycles_per_cpu_second``.
+        ``seconds`` (simulation only), ``build_seconds``, ``cpu_seconds``,
+        ``threads``, ``cycles_per_second``, ``router_cycles_per_second`` and
+        ``router_cycles_per_cpu_second``.
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if vcd is not None and engine != "amaranth":
+        raise ValueError("the verilator engine writes no VCD; use the amaranth engine")
     _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction)
+    if defect is not None:
+        hardware["defects"] = True
     config = selfcheck_config(topology, **hardware)
+    design = SelfCheckConfig(topology, **_hardware(config))   # checks every parameter
     packet_flits = config["packet_flits"]
+    total = warmup + cycles + drain
+    if total >= 1 << config["timestamp_bits"]:
+        raise ValueError(f"Runs must be shorter than 2**timestamp_bits = "
+                         f"{1 << config['timestamp_bits']} cycles (timestamps must not "
+                         f"wrap), not {total}")
     inputs = {"seed": seed, "threshold": rate_threshold(rate / packet_flits),
               "hot_threshold": min((1 << RATE_BITS) - 1,
                                    int(round(hotspot_fraction * (1 << RATE_BITS))))}
-    total = warmup + cycles + drain
+    if config["defects"]:
+        inputs.update(defect_inputs(defect, topology))
     marks = [warmup, warmup + cycles]
     if engine == "amaranth":
         threads = 1
-        run = _run_amaranth(topology, config, inputs, total, marks, progress)
+        run = _run_amaranth(topology, design, inputs, total, marks, progress, vcd)
     else:
         threads = default_threads(topology) if threads is None else threads
         run = _run_verilator(topology, config, inputs, total, marks, progress,
                              build_progress, opt, threads)
-    snapshots, final, seconds, cpu_seconds, build_seconds = run
+    snapshots, final, checks, seconds, cpu_seconds, build_seconds = run
     result = {"topology": topology.label, "engine": engine, "rate": rate, "seed": seed,
               "cycles": cycles, "warmup": warmup, "drain": drain,
               "hotspot_fraction": hotspot_fraction}
     result.update({k: v for k, v in config.items() if k not in ("design",)})
     result.update(statistics(topology, packet_flits, cycles, snapshots[warmup],
-                             snapshots[warmup + cycles], final, drain))
+                             snapshots[warmup + cycles], final, drain, checks))
     result["seconds"] = round(seconds, 3)
     result["cpu_seconds"] = round(cpu_seconds, 3)
     result["build_seconds"] = round(build_seconds, 3)
@@ -212,6 +280,10 @@ def run_verilator(topology, **options):
     return run_selfcheck(topology, engine="verilator", **options)
 
 
+_CHECK_KEYS = ("misrouted", "reordered", "duplicated", "waiting_overtaken", "waiting",
+               "latency_histogram")
+
+
 def _run_verilator(topology, config, inputs, total, marks, progress, build_progress, opt,
                    threads):
     model = verilator_model(topology, config, opt, threads)
@@ -229,14 +301,15 @@ def _run_verilator(topology, config, inputs, total, marks, progress, build_progr
     start, cpu = time.monotonic(), _children_cpu()
     final = model.run(total, inputs=inputs, schedule=[(marks[1], {"threshold": 0})],
                       report_at=[c for c in marks if 0 < c < total], progress=report,
-                      stop_when_drained=_drain_stop(marks, total))
+                      stop_when_drained=_drain_stop(marks, total), window=marks)
     seconds, cpu = time.monotonic() - start, _children_cpu() - cpu
+    checks = {k: final.pop(k) for k in _CHECK_KEYS}
     for c in marks:
         if c == total:
             snapshots[c] = final
         elif c == 0:
             snapshots[c] = {k: 0 for k in final}
-    return snapshots, final, seconds, cpu, build_seconds
+    return snapshots, final, checks, seconds, cpu, build_seconds
 
 
 def _drain_stop(marks, total):
@@ -250,128 +323,136 @@ def _children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def _run_amaranth(topology, config, inputs, total, marks, progress):
+class _Harness(Elaboratable):
+    """The fabric with what the checks watch gathered into a few wide signals (the
+    simulator reads one plain signal much faster than many): the valid bits of every
+    link output, injection and ejection."""
+
+    def __init__(self, fabric):
+        self.fabric = fabric
+        nodes, degree = fabric.nodes, fabric.topology.degree
+        self.link_valid = Signal(len(nodes) * degree)
+        self.inject_valid = Signal(len(nodes))
+        self.eject_valid = Signal(len(nodes))
+        self.link_flits = [n.link_out[p].flit.payload.as_value()
+                           for n in nodes for p in range(degree)]
+        self.inject_flits = [n.inject_flit.as_value() for n in nodes]
+        self.eject_flits = [n.eject_flit.as_value() for n in nodes]
+
+    def elaborate(self, platform):
+        m = Module()
+        fabric = m.submodules.fabric = self.fabric
+        nodes, degree = fabric.nodes, fabric.topology.degree
+        m.d.comb += [
+            self.link_valid.eq(Cat(n.link_out[p].flit.valid
+                                   for n in nodes for p in range(degree))),
+            self.inject_valid.eq(Cat(n.injected_flits for n in nodes)),
+            self.eject_valid.eq(Cat(n.delivered_flits for n in nodes)),
+        ]
+        return m
+
+
+def _bits(value):
+    """Positions of the one bits of ``value``, ascending."""
+    while value:
+        low = value & -value
+        yield low.bit_length() - 1
+        value ^= low
+
+
+def _run_amaranth(topology, design, inputs, total, marks, progress, vcd):
+    """The Amaranth engine: the whole fabric in Amaranth's simulator, with the checks
+    of :mod:`cubefab.sim.checks` applied cycle by cycle by the testbench, in the
+    order the Verilator main applies them (links; injections, then ejections, node by
+    node)."""
     from amaranth.sim import Simulator
-    dut = _design(topology, config)
-    names = [name for name, member in dut.signature.members.items()
-             if member.flow.name == "Out"]
+    params = {k: getattr(design, k) for k in ("pattern", "hotspot", "queue_depth",
+                                              "payload_width", "vcs", "depth",
+                                              "algorithm", "vcs_per_class", "defects")}
+    dut = SelfCheckingFabric(topology, packet_flits=design.fmt.packet_flits,
+                             timestamp_bits=design.fmt.timestamp_bits,
+                             sequence_bits=design.fmt.sequence_bits, **params)
+    harness = _Harness(dut)
+    names = list(design.counter_members())
+    ref = RouteReference(topology, design.algorithm, design.vcs, design.vcs_per_class)
+    fields = FlitFields(design.layout, design.fmt.timestamp_bits)
+    ledger = Ledger()
+    degree = topology.degree
+    addresses = [int(a) for a in topology.nodes()]
+    now_mask = (1 << design.fmt.timestamp_bits) - 1
+    histogram = {}
+    state = {"misrouted": 0}
     snapshots = {}
-    state = {}
+    get = fields.get
 
     def read(ctx):
         return {name: ctx.get(getattr(dut, name)) for name in names}
 
+    def check(ctx, cycle):
+        misrouted = 0
+        for j in _bits(ctx.get(harness.link_valid)):
+            raw = ctx.get(harness.link_flits[j])
+            if not ref.allowed(addresses[j // degree], j % degree, get(raw, "src"),
+                               get(raw, "dest"), get(raw, "vc")):
+                misrouted += 1
+        for i in _bits(ctx.get(harness.inject_valid)):
+            raw = ctx.get(harness.inject_flits[i])
+            if get(raw, "head"):
+                ledger.inject(get(raw, "src"), get(raw, "dest"), fields.timestamp(raw))
+        measured = marks[0] <= cycle < marks[1]
+        for i in _bits(ctx.get(harness.eject_valid)):
+            raw = ctx.get(harness.eject_flits[i])
+            if get(raw, "dest") != addresses[i]:
+                misrouted += 1
+            if get(raw, "head"):
+                open_stamp[i] = fields.timestamp(raw)
+                ledger.deliver(get(raw, "src"), get(raw, "dest"), open_stamp[i])
+            if get(raw, "tail") and measured:
+                latency = (cycle - open_stamp[i]) & now_mask
+                histogram[latency] = histogram.get(latency, 0) + 1
+        state["misrouted"] += misrouted
+
+    open_stamp = [0] * topology.num_nodes
+
     async def bench(ctx):
         for name, value in inputs.items():
             ctx.set(getattr(dut, name), value)
-        done = 0
-        stops = sorted(set(marks + [total]))
         step = max(1, total // 100)
-        for stop in stops:
-            while done < stop:
-                chunk = min(step, stop - done)
-                await ctx.tick().repeat(chunk)
-                done += chunk
-                if progress:
-                    progress(done, total)
-            if stop in marks:
-                snapshots[stop] = read(ctx)
-            if stop == marks[1]:
-                ctx.set(dut.threshold, 0)
-                break
-        # the drain, cycle by cycle: it ends once every packet created has arrived
         first = _drain_stop(marks, total)
+        done = 0
         while done < total:
+            if done == marks[1]:
+                ctx.set(dut.threshold, 0)
+            check(ctx, done)
             await ctx.tick()
             done += 1
+            if done in marks:
+                snapshots[done] = read(ctx)
             if progress and (done % step == 0 or done == total):
                 progress(done, total)
-            if done >= first and ctx.get(dut.created) == ctx.get(dut.delivered):
+            if first is not None and done >= first \
+                    and ctx.get(dut.created) == ctx.get(dut.delivered):
                 break
         state["final"] = read(ctx)
 
-    sim = Simulator(dut)
+    sim = Simulator(harness)
     sim.add_clock(1e-6)
     sim.add_testbench(bench)
     start, cpu = time.monotonic(), time.process_time()
-    sim.run()
-    return (snapshots, state["final"], time.monotonic() - start, time.process_time() - cpu,
-            0.0)
-
-
-class SelfCheckResult:
-    """A :func:`run_selfcheck` result in the shape ``cubefab sim`` prints
-    (:class:`~cubefab.sim.result.SimResult`'s keys; what the hardware counters cannot
-    tell apart, e.g. lost from duplicated packets, is None, and ``checker_errors``
-    counts every packet a checker rejected)."""
-
-    def __init__(self, stats):
-        self.stats = stats
-        self.stalled = stats["drain"] > 0 and stats["undelivered"] > 0
-        self.ok = stats["ok"] and not self.stalled
-
-    def as_dict(self):
-        s = self.stats
-        doc = {k: s[k] for k in ("topology", "engine", "pattern", "rate", "packet_flits",
-                                 "seed", "algorithm", "vcs", "depth", "payload_width",
-                                 "cycles", "created", "injected", "delivered")}
-        doc["traffic"] = doc.pop("pattern")
-        doc.update({
-            "drain_cycles": s["drain_cycles"], "simulated_cycles": s["simulated_cycles"],
-            "pending": s["undelivered"], "lost": 0 if s["undelivered"] == 0 else None,
-            "duplicated": None, "corrupted": None, "misrouted": None, "reordered": None,
-            "hop_mismatches": None, "vc_mismatches": None,
-            "checker_errors": s["errors"],
-            "avg_latency": s["avg_latency"], "p50_latency": None, "p99_latency": None,
-            "max_latency": None, "latency_p50_range": s["latency_p50_range"],
-            "latency_p99_range": s["latency_p99_range"],
-            "latency_histogram": s["latency_histogram"],
-            "avg_network_latency": None, "avg_hops": None,
-            "offered": s["offered"], "injection_rate": s["injection_rate"],
-            "throughput": s["throughput"], "stalled": self.stalled, "ok": self.ok,
-            "errors": ([f"{s['errors']} packets failed the hardware checks"]
-                       if s["errors"] else [])
-                      + ([f"{s['undelivered']} packets undelivered after the drain"]
-                         if self.stalled else []),
-            "seconds": s["seconds"], "build_seconds": s["build_seconds"],
-            "cycles_per_second": s["cycles_per_second"],
-            "router_cycles_per_second": s["router_cycles_per_second"],
-        })
-        return doc
-
-
-class VerilatorEngine:
-    """``cubefab sim --engine verilator``: the self-checking fabric compiled by
-    Verilator, driven by the traffic's settings (pattern, rate, packet length, seed,
-    hotspot); its hardware generators draw their own random numbers, so the packets
-    differ from the ``amaranth`` engine's Python traffic (compare engines with
-    :func:`run_selfcheck`, which runs the same hardware in both)."""
-
-    def __init__(self, topology, *, payload_width=32, vcs=None, depth=4, algorithm=None,
-                 vcs_per_class=1, trace_hops=False, vcd=None):
-        if vcd is not None:
-            raise ValueError("the verilator engine writes no VCD; use --engine amaranth")
-        self.topology = topology
-        # The self-checking packet format needs 24 payload bits (timestamp, sequence).
-        self.hardware = {"payload_width": max(32, payload_width), "vcs": vcs,
-                         "depth": depth, "algorithm": algorithm,
-                         "vcs_per_class": vcs_per_class}
-
-    def run(self, traffic, cycles, *, drain=None, watchdog=None, stall=None, packets=None,
-            progress=None):
-        if packets is not None:
-            raise ValueError("the verilator engine generates its packets in hardware")
-        if traffic.pattern == "hotspot" and not hasattr(traffic, "hotspot_fraction"):
-            raise ValueError("the verilator engine cannot read this traffic's hotspot "
-                             "settings; use cubefab sweep --traffic hotspot")
-        drain = 20 * self.topology.num_nodes + 2000 if drain is None else drain
-        total = cycles + drain
-        stats = run_selfcheck(
-            self.topology, engine="verilator", rate=traffic.rate, cycles=cycles,
-            warmup=0, drain=drain, seed=traffic.seed,
-            hotspot_fraction=getattr(traffic, "hotspot_fraction", 0.1),
-            pattern=traffic.pattern, packet_flits=traffic.packet_flits,
-            hotspot=getattr(traffic, "hotspot", None),
-            progress=(lambda done, _total: progress(done, total)) if progress else None,
-            **self.hardware)
-        return SelfCheckResult(stats)
+    if vcd:
+        with sim.write_vcd(vcd):
+            sim.run()
+    else:
+        sim.run()
+    seconds, cpu = time.monotonic() - start, time.process_time() - cpu
+    if 0 in marks:
+        snapshots[0] = {name: 0 for name in names}
+    final = state["final"]
+    for c in marks:
+        snapshots.setdefault(c, final)
+    counts = ledger.counts(False)
+    checks = {"misrouted": state["misrouted"], "reordered": counts["reordered"],
+              "duplicated": counts["duplicated"], "waiting_overtaken": counts["lost"],
+              "waiting": counts["in_flight"],
+              "latency_histogram": sorted([k, v] for k, v in histogram.items())}
+    return snapshots, final, checks, seconds, cpu, 0.0

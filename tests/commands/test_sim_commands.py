@@ -4,28 +4,30 @@ import pytest
 
 
 def test_sim_json(cli):
-    r = cli("sim", "metacube", "-k", "1", "-m", "1", "--rate", "0.4", "--cycles", "150",
+    r = cli("sim", "hypercube", "-n", "2", "--rate", "0.4", "--cycles", "100",
             "--packet-flits", "2", "--seed", "3", "--json")
     assert r.status == 0, r.err
     doc = r.json()
-    for key in ("injected", "delivered", "lost", "duplicated", "corrupted", "avg_latency",
-                "throughput", "p99_latency", "hop_mismatches"):
-        assert key in doc
-    assert doc["lost"] == doc["duplicated"] == doc["corrupted"] == 0
+    for key in ("injected", "delivered", "lost", "duplicated", "corrupted", "reordered",
+                "misrouted", "in_flight"):
+        assert isinstance(doc[key], int), key
+    assert doc["lost"] == doc["duplicated"] == doc["corrupted"] == doc["misrouted"] == 0
     assert doc["delivered"] == doc["injected"] > 0 and doc["ok"] is True
-    assert doc["vcs"] == 2
+    assert doc["p50_latency"] <= doc["p99_latency"] <= doc["max_latency"]
+    assert doc["depth"] == 8 and doc["vcs_per_class"] == 2 and doc["vcs"] == 2
 
 
 def test_sim_text(cli):
     r = cli("sim", "hypercube", "-n", "2", "--cycles", "50", "--traffic", "bitcomp",
             "--rate", "0.5")
     assert r.status == 0
-    assert "throughput" in r.out and "ok:" in r.out
+    assert "throughput" in r.out and "misrouted" in r.out
+    assert "ok: every packet delivered once, intact, in order, on its reference" in r.out
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--rate", "2"], "--rate"), (["--engine", "spice"], "engine must be one of"),
-    (["--vcs", "1"], "can deadlock"), (["--cycles", "-1"], "--cycles"),
+    (["--rate", "2"], "--rate"), (["--engine", "spice"], "invalid choice"),
+    (["--vcs", "2"], "can deadlock"), (["--cycles", "-1"], "--cycles"),
     (["--traffic", "transpose"], "even number")])
 def test_sim_bad_input(cli, args, message):
     r = cli("sim", "dlh", "-m", "3", "-d", "1", *args)

@@ -5,8 +5,7 @@ import gc
 import pytest
 
 from cubefab.hdl.fabric import Fabric
-from cubefab.sim.amaranth_engine import AmaranthEngine
-from cubefab.sim.traffic import Traffic
+from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck
 from cubefab.topology import Mcube
 from cubefab.topology.deadlock import DeadlockError, check_deadlock_free
 from cubefab.topology.mcube_analysis import ascent_vc_deadlock_check
@@ -46,24 +45,19 @@ def test_mroute_is_deadlock_free_with_one_vc_per_link_ascent(k, ascents):
 
 
 def _saturate(k, cycles, seed, pattern="uniform"):
-    topology = Mcube(k)
-    engine = AmaranthEngine(topology, algorithm="ecube")
-    result = engine.run(Traffic(topology, pattern, rate=1.0, packet_flits=2, seed=seed),
-                        cycles)
-    counts = result.counts
-    assert result.ok, counts
-    assert counts["lost"] == counts["duplicated"] == counts["corrupted"] == 0
-    assert counts["hop_mismatches"] == 0 and counts["delivered"] == counts["created"]
-    return counts
+    r = run_selfcheck(Mcube(k), engine="amaranth", algorithm="ecube", rate=1.0,
+                      cycles=cycles, drain=400, seed=seed, pattern=pattern,
+                      packet_flits=2)
+    assert r["ok"] and r["drained"], r
+    assert all(r[k] == 0 for k in CHECKS) and r["delivered"] == r["created"]
+    return r
 
 
 def test_mcube4_fabric_saturated_delivers_every_packet_once():
-    counts = _saturate(4, 60, seed=3)
-    assert counts["created"] > 400
+    assert _saturate(4, 30, seed=3)["created"] > 100
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("pattern", ["uniform", "hotspot"])
 def test_mcube5_fabric_saturated_delivers_every_packet_once(pattern):
-    counts = _saturate(5, 40, seed=5, pattern=pattern)
-    assert counts["created"] > 300
+    assert _saturate(5, 40, seed=5, pattern=pattern)["created"] > 300

@@ -6,9 +6,9 @@ from amaranth.hdl import Module
 
 from cubefab.hdl.flit import flit_layout
 from cubefab.hdl.traffic_check import TrafficChecker
-from cubefab.hdl.traffic_gen import (PacketFormat, TrafficGenerator, node_seed,
+from cubefab.hdl.traffic_gen import (PacketFormat, TrafficGenerator, check_generator, node_seed,
                                      rate_threshold, xorshift64, dense_to_address)
-from cubefab.sim.patterns import traffic_matrix
+from cubefab.topology.patterns import traffic_matrix
 from cubefab.topology.catalog import make_topology
 from tests.helpers import run_clocked
 
@@ -177,11 +177,13 @@ def test_bad_parameters():
     topo = make_topology("hypercube", n=2)
     with pytest.raises(ValueError, match="Payload width must be at least"):
         PacketFormat(flit_layout(topo, 16), 1)
-    fmt = PacketFormat(flit_layout(topo, 32), 1)
+    # the generator's parameters are checked before one is built
     with pytest.raises(ValueError, match="traffic pattern"):
-        TrafficGenerator(topo, 0, fmt, "tornado")
+        check_generator(topo, flit_layout(topo, 32), "tornado", None, 16)
     with pytest.raises(ValueError, match="not a node"):
         dlh = make_topology("dlh", m=3, d=1)
-        TrafficGenerator(dlh, 0, PacketFormat(flit_layout(dlh, 32), 1), "shuffle")
+        check_generator(dlh, flit_layout(dlh, 32), "shuffle", None, 16)
+    with pytest.raises(ValueError, match="Queue depth"):
+        check_generator(topo, flit_layout(topo, 32), "uniform", None, 0)
     with pytest.raises(ValueError, match="Packet rate"):
         rate_threshold(1.5)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from cubefab.sim.channel_load import channel_load_bound, channel_loads
-from cubefab.sim.patterns import traffic_matrix, permutation_destination
+from cubefab.topology.patterns import traffic_matrix, permutation_destination
 from cubefab.topology.catalog import make_topology
 
 

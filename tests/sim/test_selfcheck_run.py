@@ -1,78 +1,97 @@
-"""The self-checking fabric in both engines: identical statistics, errors caught."""
+"""The self-checking fabric in both engines: identical results, every check fires,
+exact latency."""
 
 import pytest
 
-from cubefab.sim.selfcheck_run import run_selfcheck, statistics
+from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY
+from cubefab.hdl.traffic_gen import SOURCE_LATENCY
+from cubefab.hdl.selfcheck_node import DEFECTS
+from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck, statistics
 from cubefab.topology.catalog import make_topology
-from tests.sim.engine_helpers import ENGINE_INDEPENDENT, both_engines, needs_verilator
+from tests.sim.engine_helpers import both_engines, needs_verilator
 
 
 @needs_verilator
-def test_engines_agree_on_a_small_fabric(verilator_cache):
+def test_engines_agree_past_saturation(verilator_cache):
+    # offered 1 flit/node/cycle in 2-flit packets: the source queues overflow
     topo = make_topology("hypercube", n=2)
-    a, v = both_engines(topo, rate=0.5, cycles=200, warmup=50, drain=100, seed=4,
-                        packet_flits=2)
-    assert {k: a[k] for k in ENGINE_INDEPENDENT} == {k: v[k] for k in ENGINE_INDEPENDENT}
-    assert a["ok"] and a["delivered"] > 150 and a["drained"]
-
-
-@needs_verilator
-def test_engines_agree_with_two_vcs_per_class(verilator_cache):
-    # the Verilator build is the address-strapped node; Amaranth runs one per node
-    topo = make_topology("metacube", k=1, m=1)
-    a, v = both_engines(topo, rate=0.6, cycles=150, warmup=30, drain=100, seed=2,
-                        vcs_per_class=2, depth=8)
-    assert {k: a[k] for k in ENGINE_INDEPENDENT} == {k: v[k] for k in ENGINE_INDEPENDENT}
-    assert a["ok"] and a["delivered"] > 100
+    r = both_engines(topo, rate=1.0, cycles=200, warmup=50, drain=150, seed=4,
+                     packet_flits=2)
+    assert r["ok"] and r["refused"] > 0 and r["drained"] and r["delivered"] > 250
+    assert all(r[k] == 0 for k in CHECKS)
+    assert sum(c for _, c in r["latency_histogram"]) == r["window"]["delivered"]
 
 
 @needs_verilator
 def test_both_engines_end_the_drain_once_every_packet_arrived(verilator_cache):
     topo = make_topology("hypercube", n=2)
-    a, v = both_engines(topo, rate=0.5, cycles=100, warmup=0, drain=5000, seed=4)
-    assert a["drained"] and v["drained"]
-    assert 0 < a["drain_cycles"] == v["drain_cycles"] < 100
-    assert a["simulated_cycles"] == v["simulated_cycles"] == 100 + a["drain_cycles"]
+    r = both_engines(topo, rate=0.5, cycles=100, warmup=0, drain=5000, seed=4,
+                     packet_flits=2)
+    assert r["drained"] and 0 < r["drain_cycles"] < 100
+    assert r["simulated_cycles"] == 100 + r["drain_cycles"] and r["in_flight"] == 0
 
 
-@pytest.mark.slow
+# the count each deliberate defect must make non-zero
+DETECTS = {"drop": "lost", "duplicate": "duplicated", "corrupt": "corrupted",
+           "wrong_hop": "misrouted", "wrong_vc": "misrouted"}
+
+
 @needs_verilator
-@pytest.mark.parametrize("family, params, pattern", [
-    ("metacube", {"k": 1, "m": 1}, "uniform"),
-    ("dlh", {"m": 2, "d": 1}, "hotspot"),
-])
-def test_engines_agree(verilator_cache, family, params, pattern):
-    topo = make_topology(family, **params)
-    a, v = both_engines(topo, rate=0.4, cycles=400, warmup=100, drain=300, seed=9,
-                        pattern=pattern)
-    assert {k: a[k] for k in ENGINE_INDEPENDENT} == {k: v[k] for k in ENGINE_INDEPENDENT}
-    assert a["ok"]
+@pytest.mark.parametrize("kind", DEFECTS)
+def test_every_check_catches_its_defect_in_both_engines(verilator_cache, kind):
+    topo = make_topology("hypercube", n=2)
+    r = both_engines(topo, rate=0.3, cycles=80, drain=60, seed=3,
+                     defect={"kind": kind, "node": 0, "port": 0})
+    assert r[DETECTS[kind]] >= 1 and not r["ok"]
+    if kind in ("corrupt", "wrong_vc"):
+        # the flit still reaches its destination: nothing else is wrong
+        others = [k for k in CHECKS if k != DETECTS[kind]]
+        assert [r[k] for k in others] == [0] * len(others), r
 
 
-def test_amaranth_run_delivers_everything_and_measures_latency():
-    topo = make_topology("metacube", k=1, m=1)
-    r = run_selfcheck(topo, engine="amaranth", rate=0.2, cycles=150, warmup=30, drain=120,
-                      seed=2)
-    assert r["ok"] and r["drained"] and r["errors"] == 0
-    assert r["created"] == r["delivered"] > 0
-    # zero-ish load latency: at least the router pipeline, below a loaded bound
-    assert 2 <= r["avg_latency"] < 20
-    assert r["offered"] == pytest.approx(0.2, abs=0.06)
-    assert r["throughput"] == pytest.approx(r["offered"], abs=0.06)
+@needs_verilator
+def test_a_fabric_built_with_defects_but_told_none_is_clean(verilator_cache):
+    topo = make_topology("hypercube", n=2)
+    r = both_engines(topo, rate=0.3, cycles=80, drain=60, seed=3, defects=True)
+    assert r["ok"] and all(r[k] == 0 for k in CHECKS)
+
+
+@pytest.mark.parametrize("packet_flits", [1, 3])
+def test_zero_load_latency_is_the_routers_per_hop_formula(packet_flits):
+    # bit-complement traffic on Q(3): every packet crosses 3 hops; so few packets
+    # that none meets another
+    topo = make_topology("hypercube", n=3)
+    r = run_selfcheck(topo, engine="amaranth", rate=0.004 * packet_flits, cycles=400,
+                      drain=100, seed=2, pattern="bitcomp", packet_flits=packet_flits,
+                      depth=4, vcs_per_class=1)
+    expected = SOURCE_LATENCY + ROUTER_LATENCY + 3 * HOP_LATENCY + packet_flits - 1
+    assert r["ok"] and r["window"]["delivered"] >= 8
+    assert r["latency_histogram"] == [[expected, r["window"]["delivered"]]]
+    assert r["avg_latency"] == r["p50_latency"] == r["p99_latency"] == expected
+
+
+def test_runs_longer_than_the_timestamps_are_refused():
+    topo = make_topology("hypercube", n=2)
+    with pytest.raises(ValueError, match="shorter than 2\\*\\*timestamp_bits = 256"):
+        run_selfcheck(topo, engine="amaranth", cycles=200, drain=56, timestamp_bits=8)
 
 
 def test_statistics_from_snapshots():
     topo = make_topology("hypercube", n=2)
     zero = {k: 0 for k in ("cycles", "created", "refused", "injected", "injected_flits",
-                           "delivered", "delivered_flits", "errors", "latency_sum",
-                           "hist_0", "hist_1", "hist_2")}
+                           "delivered", "delivered_flits", "errors", "corrupted",
+                           "latency_sum")}
     end = dict(zero, created=40, injected=40, injected_flits=80, delivered=38,
-               delivered_flits=78, latency_sum=190, hist_2=38)
-    s = statistics(topo, 2, 100, zero, end, end, drain=0)
+               delivered_flits=78, latency_sum=190)
+    checks = {"misrouted": 0, "reordered": 0, "duplicated": 0, "waiting_overtaken": 0,
+              "waiting": 2, "latency_histogram": [[4, 20], [6, 18]]}
+    s = statistics(topo, 2, 100, zero, end, end, drain=0, checks=checks)
     assert s["offered"] == 0.2 and s["throughput"] == 0.195
-    assert s["avg_latency"] == 5 and s["latency_p50_range"] == [4, 7]
-    assert s["undelivered"] == 2 and s["ok"]
-    assert not statistics(topo, 2, 100, zero, end, end, drain=10)["ok"]
+    assert s["avg_latency"] == 5 and s["p50_latency"] == 4 and s["max_latency"] == 6
+    assert s["undelivered"] == 2 and s["in_flight"] == 2 and s["lost"] == 0 and s["ok"]
+    # a drain that ran out: the packets still waiting are lost
+    s = statistics(topo, 2, 100, zero, end, end, drain=10, checks=checks)
+    assert s["lost"] == 2 and s["in_flight"] == 0 and not s["ok"]
 
 
 def test_bad_run_parameters():
@@ -83,3 +102,36 @@ def test_bad_run_parameters():
         run_selfcheck(topo, engine="amaranth", rate=1.5)
     with pytest.raises(ValueError, match="Seed"):
         run_selfcheck(topo, engine="amaranth", seed=1 << 40)
+    with pytest.raises(ValueError, match="Defect must be"):
+        run_selfcheck(topo, engine="amaranth", defect={"kind": "melt"})
+    with pytest.raises(ValueError, match="writes no VCD"):
+        run_selfcheck(topo, engine="verilator", vcd="x.vcd")
+
+
+@pytest.mark.slow
+@needs_verilator
+@pytest.mark.parametrize("family, params, options", [
+    ("metacube", {"k": 1, "m": 1}, {"rate": 0.4}),
+    ("metacube", {"k": 1, "m": 1}, {"rate": 1.0, "packet_flits": 3}),
+    ("metacube", {"k": 1, "m": 1}, {"rate": 0.6, "algorithm": "paper"}),
+    ("dlh", {"m": 2, "d": 1}, {"rate": 0.4, "pattern": "hotspot"}),
+    ("dlh", {"m": 2, "d": 1}, {"rate": 1.0, "pattern": "neighbor", "packet_flits": 2}),
+    ("hypercube", {"n": 4}, {"rate": 0.8, "pattern": "transpose"}),
+    ("hypercube", {"n": 3}, {"rate": 1.0, "pattern": "bitcomp", "depth": 4,
+                             "vcs_per_class": 1}),
+    ("mcube", {"k": 4}, {"rate": 1.0, "algorithm": "ecube", "packet_flits": 2}),
+])
+def test_engines_agree(verilator_cache, family, params, options):
+    topo = make_topology(family, **params)
+    r = both_engines(topo, cycles=300, warmup=100, drain=400, seed=9, **options)
+    assert r["ok"] and r["delivered"] > 100
+
+
+@pytest.mark.slow
+@needs_verilator
+@pytest.mark.parametrize("kind", DEFECTS)
+def test_every_check_catches_its_defect_on_a_metacube(verilator_cache, kind):
+    topo = make_topology("metacube", k=1, m=1)
+    r = both_engines(topo, rate=0.3, cycles=100, drain=100, seed=5,
+                     defect={"kind": kind, "node": int(topo.nodes()[3]), "port": 1})
+    assert r[DETECTS[kind]] >= 1 and not r["ok"]

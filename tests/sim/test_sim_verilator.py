@@ -1,32 +1,19 @@
-"""cubefab sim --engine verilator (the self-checking fabric behind the sim command)."""
+"""cubefab sim --engine verilator: the same design and results as --engine amaranth."""
 
-import pytest
-
-from cubefab.sim.verilator_engine import verilator_missing_reason
+from tests.sim.engine_helpers import needs_verilator, same_results
 
 
-@pytest.mark.skipif(verilator_missing_reason() is not None,
-                    reason=str(verilator_missing_reason()))
-def test_sim_command_with_the_verilator_engine(cli, verilator_cache):
-    # same hardware configuration as test_selfcheck_run's CI test: one shared build
-    r = cli("sim", "hypercube", "-n", 2, "--engine", "verilator", "--rate", 0.3,
-            "--cycles", 1000, "--packet-flits", 2, "--seed", 4, "--json")
-    assert r.status == 0, r.err
-    doc = r.json()
-    assert doc["engine"] == "verilator" and doc["ok"] and doc["checker_errors"] == 0
-    assert doc["delivered"] == doc["created"] > 100 and doc["pending"] == 0
-    assert doc["vcs"] == 1 and doc["throughput"] == pytest.approx(0.3, abs=0.05)
-    assert 0 < doc["drain_cycles"] < 200   # ends once every packet arrived (limit 2080)
-
-
-@pytest.mark.skipif(verilator_missing_reason() is not None,
-                    reason=str(verilator_missing_reason()))
-def test_sim_command_says_what_the_hardware_checked(cli, verilator_cache):
-    r = cli("sim", "hypercube", "-n", 2, "--engine", "verilator", "--rate", 0.3,
-            "--cycles", 300, "--packet-flits", 2, "--seed", 4)
-    assert r.status == 0, r.err
-    assert "the hardware checkers found no wrong destination" in r.out
-    assert "reference route" not in r.out
+@needs_verilator
+def test_sim_command_gives_the_same_results_in_both_engines(cli, verilator_cache):
+    # same hardware configuration as test_selfcheck_run's: one shared build
+    args = ("sim", "hypercube", "-n", 2, "--rate", 0.3, "--cycles", 300,
+            "--packet-flits", 2, "--seed", 4, "--json")
+    v = cli(*args, "--engine", "verilator")
+    a = cli(*args, "--engine", "amaranth")
+    assert v.status == a.status == 0, v.err + a.err
+    left, right = same_results(a.json(), v.json())
+    assert left == right and left["ok"]
+    assert 0 < left["drain_cycles"] < 200   # ends once every packet arrived (limit 2080)
 
 
 def test_verilator_engine_refuses_vcd(cli):

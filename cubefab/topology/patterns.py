@@ -30,7 +30,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..topology.base import Topology
+from .base import Topology
 
 
 __all__ = ["PATTERNS", "check_pattern", "permutation_destination", "traffic_matrix"]

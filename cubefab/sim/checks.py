@@ -1,0 +1,180 @@
+"""The harness checks of a self-checking fabric run, beside its hardware checkers.
+
+Both engines watch every flit of the run and apply the same checks, in the same order,
+so that they report the same counts (Python here for the Amaranth engine; the C++ of
+:mod:`cubefab.sim.verilator_fabric`, ``cxx/fabric_main.cpp``, for Verilator, from
+the tables of :class:`RouteReference`):
+
+misrouted
+    Flits on a link or VC that the reference routing does not allow for their packet:
+    the link must be the hop the reference route from ``src`` to ``dest`` takes from
+    this node (:meth:`Topology.next_port`), and the VC the one the VC-assignment
+    function gives that hop (:func:`~cubefab.topology.deadlock.hop_vcs`); plus flits
+    ejected at a node other than their destination.
+reordered, duplicated, lost
+    Packets are identified by their flow (``src``, ``dest``) and creation timestamp
+    (unique per source: one packet a cycle at most, and timestamps do not wrap within
+    a run). A packet delivered after a later packet of its flow is ``reordered``; one
+    delivered again ``duplicated``; one never delivered although a later packet of its
+    flow was, or still undelivered when a drain ran to its limit, ``lost``. Packets
+    undelivered otherwise (the run ended with them on their way) are ``in_flight``.
+
+Corruption (payload check words, framing) is counted by the hardware checkers.
+"""
+
+import functools
+
+import numpy as np
+
+from ..topology.deadlock import flow_lane, lane_bits, translation_mask, wrap_array
+from ..topology.metacube import Metacube
+
+
+__all__ = ["RouteReference", "FlitFields", "Ledger"]
+
+
+class RouteReference:
+    """The reference route and VCs of every flow, as small tables.
+
+    ``next[rep, key, u]``: the port the reference routing takes at the node of dense
+    index ``u`` towards the representative destination ``rep`` (destinations are
+    reduced by the topology's route-preserving XOR translations,
+    :func:`~cubefab.topology.deadlock.translation_mask`), for the source key ``key``
+    (what the algorithm reads of the source: 0 unless it reads ``src``).
+
+    Parameters
+    ----------
+    topology : Topology
+    algorithm : str
+    vcs, vcs_per_class : int
+        The fabric's VCs (the class is capped at ``vcs // vcs_per_class - 1``).
+    """
+
+    def __init__(self, topology, algorithm, vcs, vcs_per_class):
+        self.topology = topology
+        self.algorithm = topology.check_algorithm(algorithm)
+        self.vcs_per_class = vcs_per_class
+        self.lane_bits = lane_bits(vcs_per_class)
+        self.classes = max(1, vcs // vcs_per_class)
+        bits = topology.address_bits
+        nodes = topology.nodes()
+        self.addresses = nodes.astype(np.int64)
+        self.index = np.full(1 << bits, -1, dtype=np.int64)
+        self.index[nodes] = np.arange(len(nodes))
+        degree = topology.degree
+        self.neighbors = np.stack([topology.index_array(topology.neighbor_array(nodes, p))
+                                   for p in range(degree)], axis=1).astype(np.int64)
+        self.wraps = np.stack([wrap_array(topology, nodes, p) for p in range(degree)],
+                              axis=1).astype(np.int64)
+        self.mask = translation_mask(topology)
+        reps = nodes[(nodes & self.mask) == 0]
+        self.rep_index = np.full(1 << bits, -1, dtype=np.int64)
+        self.rep_index[reps] = np.arange(len(reps))
+        needs_src = "src" in topology.header_fields.get(self.algorithm, ())
+        if not needs_src:
+            self.key_shift, keys = bits, 1
+        elif isinstance(topology, Metacube) and self.algorithm == "paper":
+            self.key_shift = topology.m * topology.h   # it reads the class bits only
+            keys = 1 << (bits - self.key_shift)
+        else:  # pragma: no cover - every source-reading algorithm is listed above
+            raise NotImplementedError(f"{self.algorithm} routing reads the source")
+        self.next = np.zeros((len(reps), keys, len(nodes)), dtype=np.int64)
+        step = topology._next_port
+        for r, dest in enumerate(int(a) for a in reps):
+            for key in range(keys):
+                header = {"src": key << self.key_shift} if needs_src else {}
+                for u, here in enumerate(int(a) for a in nodes):
+                    self.next[r, key, u] = (degree if here == dest
+                                            else step(here, dest, self.algorithm, **header))
+        self.limit = 4 * bits + 4 * topology.num_nodes.bit_length() + 64
+
+    @functools.lru_cache(maxsize=1 << 16)
+    def hops(self, src, dest):
+        """``{node: (port, vc)}``: the hop the reference route from ``src`` to
+        ``dest`` takes from each node it visits, and its VC (empty for a flow that is
+        not between two nodes)."""
+        index = self.index
+        if not (0 <= src < len(index) and 0 <= dest < len(index)) \
+                or index[src] < 0 or index[dest] < 0:
+            return {}
+        t = dest & self.mask
+        rep = self.rep_index[dest ^ t]
+        key = src >> self.key_shift
+        lane = flow_lane(src, dest, self.vcs_per_class)
+        out, here, vc_class = {}, src, 0
+        for _ in range(self.limit):
+            if here == dest:
+                break
+            u = int(index[here])
+            port = int(self.next[rep, key, index[here ^ t]])
+            vc_class = min(vc_class + int(self.wraps[u, port]), self.classes - 1)
+            out[here] = (port, (vc_class << self.lane_bits) | lane)
+            here = int(self.addresses[self.neighbors[u, port]])
+        return out
+
+    def allowed(self, here, port, src, dest, vc):
+        """Whether a flit of the flow ``src -> dest`` on VC ``vc`` may leave ``here``
+        through ``port``."""
+        return self.hops(src, dest).get(here) == (port, vc)
+
+
+class FlitFields:
+    """Decoding of raw flits (integers) of a :class:`~cubefab.hdl.flit.FlitLayout`
+    whose payload starts with a ``timestamp_bits``-bit timestamp."""
+
+    def __init__(self, layout, timestamp_bits):
+        self.offsets = {name: (layout[name].offset, layout[name].shape.width)
+                        for name in ("head", "tail", "vc", "dest", "src", "payload")}
+        self.timestamp_bits = timestamp_bits
+
+    def get(self, raw, name):
+        offset, width = self.offsets[name]
+        return (raw >> offset) & ((1 << width) - 1)
+
+    def timestamp(self, raw):
+        return self.get(raw, "payload") & ((1 << self.timestamp_bits) - 1)
+
+
+class Ledger:
+    """Packets injected and delivered, flow by flow (see the module's description)."""
+
+    def __init__(self):
+        self.flows = {}          # (src, dest) -> [outstanding [stamp, overtaken]], last
+        self.reordered = 0
+        self.duplicated = 0
+
+    def inject(self, src, dest, stamp):
+        """A packet's head entered the network."""
+        flow = self.flows.setdefault((src, dest), [[], -1])
+        flow[0].append([stamp, False])
+        flow[1] = stamp
+
+    def deliver(self, src, dest, stamp):
+        """A packet's head was ejected."""
+        flow = self.flows.get((src, dest))
+        if flow is None:
+            return               # never injected: a corrupted header (the checker counts it)
+        waiting = flow[0]
+        for i, (s, overtaken) in enumerate(waiting):
+            if s == stamp:
+                if overtaken:
+                    self.reordered += 1
+                for earlier in waiting[:i]:
+                    earlier[1] = True
+                del waiting[i]
+                return
+        if stamp <= flow[1]:
+            self.duplicated += 1
+
+    def counts(self, drain_expired):
+        """``lost`` and ``in_flight`` at the end of a run; ``drain_expired``: the run
+        ended at the end of a drain with packets undelivered."""
+        lost = in_flight = 0
+        for waiting, _ in self.flows.values():
+            for _, overtaken in waiting:
+                if overtaken or drain_expired:
+                    lost += 1
+                else:
+                    in_flight += 1
+        return {"lost": lost, "in_flight": in_flight, "reordered": self.reordered,
+                "duplicated": self.duplicated}

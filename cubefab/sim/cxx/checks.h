@@ -1,0 +1,129 @@
+// The harness checks of a self-checking fabric run (cubefab.sim.checks, the same
+// checks in Python for the Amaranth engine): misrouted flits against the reference
+// routing tables of fabric.h, and the ledger of packets by flow (reordered,
+// duplicated, and the packets still waiting at the end), and the exact latency
+// histogram of the measured window.
+#pragma once
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <unordered_map>
+
+struct Flit {
+    int node;   // dense index of the node where it was seen
+    bool head, tail;
+    uint32_t vc, dest, src, stamp;
+};
+
+static inline uint64_t field(uint64_t v, int lo, int width) {
+    return (v >> lo) & ((width >= 64) ? ~0ULL : ((1ULL << width) - 1));
+}
+template <typename T> static inline uint64_t bits_of(const T& v, int lo, int width) {
+    return field((uint64_t)v, lo, width);
+}
+template <std::size_t W> static inline uint64_t bits_of(const VlWide<W>& v, int lo, int width) {
+    // width <= 32: the field spans at most two 32-bit words
+    const std::size_t word = lo >> 5, shift = lo & 31;
+    uint64_t x = (uint64_t)v[word] >> shift;
+    if (word + 1 < W) x |= (uint64_t)v[word + 1] << (32 - shift);
+    return field(x, 0, width);
+}
+
+template <typename T> static inline Flit flit_of(const T& raw, int node) {
+    Flit f;
+    f.node = node;
+    f.head = bits_of(raw, HEAD_LO, 1);
+    f.tail = bits_of(raw, TAIL_LO, 1);
+    f.vc = VC_WIDTH ? (uint32_t)bits_of(raw, VC_LO, VC_WIDTH) : 0;
+    f.dest = (uint32_t)bits_of(raw, DEST_LO, ADDRESS_BITS);
+    f.src = (uint32_t)bits_of(raw, SRC_LO, ADDRESS_BITS);
+    f.stamp = (uint32_t)bits_of(raw, PAYLOAD_LO, TIMESTAMP_BITS);
+    return f;
+}
+
+static inline uint32_t flow_lane(uint32_t src, uint32_t dest) {
+    uint32_t x = src ^ dest, lane = 0;
+    while (LANE_BITS && x) {
+        lane ^= x & ((1u << LANE_BITS) - 1);
+        x >>= LANE_BITS;
+    }
+    return lane;
+}
+
+// Whether flit f may leave the node of dense index `node` through `port`: the
+// reference route of its flow takes that hop, on that VC (cubefab.sim.checks).
+static bool link_allowed(int node, int port, const Flit& f) {
+    if (INDEX[f.src] < 0 || INDEX[f.dest] < 0) return false;
+    const uint32_t here = ADDRESS[node];
+    const uint32_t t = f.dest & TRANSLATION_MASK;
+    const int rep = REP_INDEX[f.dest ^ t];
+    const uint32_t key = KEYS > 1 ? f.src >> KEY_SHIFT : 0;
+    uint32_t x = f.src, vc_class = 0;
+    for (int step = 0; step < ROUTE_LIMIT && x != f.dest; ++step) {
+        const int u = INDEX[x];
+        const int p = NEXT[rep][key][INDEX[x ^ t]];
+        vc_class += WRAPS[u][p];
+        if (vc_class > CLASSES - 1) vc_class = CLASSES - 1;
+        if (x == here)
+            return p == port && f.vc == ((vc_class << LANE_BITS) | flow_lane(f.src, f.dest));
+        x = ADDRESS[NEIGHBORS[u][p]];
+    }
+    return false;
+}
+
+struct Checks {
+    struct Waiting { uint32_t stamp; bool overtaken; };
+    struct Flow { std::deque<Waiting> waiting; int64_t last = -1; };
+    std::unordered_map<uint64_t, Flow> flows;
+    uint64_t misrouted = 0, reordered = 0, duplicated = 0;
+    std::map<uint64_t, uint64_t> latency;   // measured window: latency -> packets
+    uint32_t open_stamp[N] = {0};            // per node: stamp of the packet ejecting
+
+    static uint64_t key(uint32_t src, uint32_t dest) { return ((uint64_t)src << 32) | dest; }
+
+    void inject(const Flit& f) {
+        if (!f.head) return;
+        Flow& flow = flows[key(f.src, f.dest)];
+        flow.waiting.push_back({f.stamp, false});
+        flow.last = f.stamp;
+    }
+
+    void eject(const Flit& f, uint64_t cycle, bool measured) {
+        if (f.dest != ADDRESS[f.node]) ++misrouted;
+        if (f.head) {
+            open_stamp[f.node] = f.stamp;
+            deliver(f);
+        }
+        if (f.tail && measured)
+            ++latency[(cycle - open_stamp[f.node]) & NOW_MASK];
+    }
+
+    void deliver(const Flit& f) {
+        auto it = flows.find(key(f.src, f.dest));
+        if (it == flows.end()) return;   // never injected: a corrupted header
+        std::deque<Waiting>& waiting = it->second.waiting;
+        for (std::size_t i = 0; i < waiting.size(); ++i)
+            if (waiting[i].stamp == f.stamp) {
+                if (waiting[i].overtaken) ++reordered;
+                for (std::size_t j = 0; j < i; ++j) waiting[j].overtaken = true;
+                waiting.erase(waiting.begin() + i);
+                return;
+            }
+        if ((int64_t)f.stamp <= it->second.last) ++duplicated;
+    }
+
+    void print() const {
+        uint64_t overtaken = 0, waiting = 0;
+        for (const auto& flow : flows)
+            for (const Waiting& w : flow.second.waiting) ++(w.overtaken ? overtaken : waiting);
+        std::printf("checks misrouted=%" PRIu64 " reordered=%" PRIu64 " duplicated=%" PRIu64
+                    " waiting_overtaken=%" PRIu64 " waiting=%" PRIu64 "\n",
+                    misrouted, reordered, duplicated, overtaken, waiting);
+        std::printf("latency");
+        for (const auto& entry : latency)
+            std::printf(" %" PRIu64 ":%" PRIu64, entry.first, entry.second);
+        std::printf("\n");
+    }
+};

@@ -1,0 +1,231 @@
+// cubefab.sim.verilator_fabric: a self-checking fabric as one compiled node and a
+// netlist. fabric.h (generated) defines the node model (Node), the netlist (N nodes of
+// D ports, SOURCE, STRAPS), the node's port accessors, its events and the fabric's
+// counters, the flit fields and the reference routing tables (see checks.h).
+#include <cinttypes>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+#include "verilated.h"
+#include "fabric.h"
+#include "run_arguments.h"
+#include "checks.h"
+
+double sc_time_stamp() { return 0; }
+
+using Payload = std::remove_reference_t<decltype(*out_payload(nullptr, 0))>;
+using Valid = std::remove_reference_t<decltype(*out_valid(nullptr, 0))>;
+using Credit = std::remove_reference_t<decltype(*in_credit(nullptr, 0))>;
+
+static void set_words(CData& port, const uint32_t* w) { port = w[0]; }
+static void set_words(SData& port, const uint32_t* w) { port = w[0]; }
+static void set_words(IData& port, const uint32_t* w) { port = w[0]; }
+static void set_words(QData& port, const uint32_t* w) { port = (QData)w[0] | ((QData)w[1] << 32); }
+template <std::size_t W> static void set_words(VlWide<W>& port, const uint32_t* w) {
+    for (std::size_t i = 0; i < W; ++i) port[i] = w[i];
+}
+
+template <typename T> static bool same_value(const T& a, const T& b) { return a == b; }
+template <std::size_t W> static bool same_value(const VlWide<W>& a, const VlWide<W>& b) {
+    for (std::size_t i = 0; i < W; ++i)   // (== on VlWide compares their addresses)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
+// A node's link outputs after its last clock edge: what its neighbours read.
+struct Outputs { Payload payload[D]; Valid valid[D]; Credit credit[D]; };
+static std::vector<Outputs> snapshot;
+
+static void take_snapshot(Node* n, Outputs& o) {
+    for (int p = 0; p < D; ++p) {
+        o.payload[p] = *out_payload(n, p);
+        o.valid[p] = *out_valid(n, p);
+        o.credit[p] = *in_credit(n, p);
+    }
+}
+
+static bool same_snapshot(Node* n, const Outputs& o) {
+    for (int p = 0; p < D; ++p)
+        if (!same_value(*out_payload(n, p), o.payload[p]) || *out_valid(n, p) != o.valid[p]
+                || *in_credit(n, p) != o.credit[p])
+            return false;
+    return true;
+}
+
+static uint64_t counters[COUNTERS];
+
+static void report(uint64_t cycle) {
+    std::printf("cycle=%" PRIu64, cycle);
+    for (int k = 0; k < COUNTERS; ++k)
+        std::printf(" %s=%" PRIu64, COUNTER_NAMES[k], counters[k]);
+    std::printf("\n");
+    std::fflush(stdout);
+}
+
+static bool drained() { return counters[IDX_CREATED] == counters[IDX_DELIVERED]; }
+
+// All workers wait until every one has arrived.
+class Barrier {
+    std::mutex mutex;
+    std::condition_variable arrived;
+    const int count;
+    int waiting = 0;
+    uint64_t generation = 0;
+public:
+    explicit Barrier(int count) : count(count) {}
+    void wait() {
+        if (count == 1) return;
+        std::unique_lock<std::mutex> lock(mutex);
+        uint64_t gen = generation;
+        if (++waiting == count) {
+            waiting = 0;
+            ++generation;
+            arrived.notify_all();
+        } else {
+            arrived.wait(lock, [&] { return gen != generation; });
+        }
+    }
+};
+
+// Worker w simulates nodes [first, last) on its own thread (worker 0 on the main one).
+struct Worker {
+    int first, last;
+    VerilatedContext* context;
+    uint64_t events[EVENTS];
+    bool broken = false;
+    uint64_t misrouted = 0;
+    std::vector<Flit> injected, ejected;   // this cycle's, in node order
+};
+
+static std::vector<Node*> nodes;
+static std::multimap<uint64_t, Change> changes;
+
+// One clock cycle of a worker's nodes, after `done` cycles: before the edge, each
+// node's inputs from its neighbours' snapshots, then it settles, its events are added
+// and its flits checked; its own outputs must not have moved (they are registers).
+// Barrier. Then the clock edge and the new snapshot.
+static void cycle_of(Worker& w, uint64_t done, Barrier& settled) {
+    auto range = changes.equal_range(done);
+    for (int i = w.first; i < w.last; ++i)
+        for (auto it = range.first; it != range.second; ++it)
+            set_input(nodes[i], it->second.name, it->second.value);
+    const uint64_t now = done & NOW_MASK;   // the fabric's cycle counter
+    for (int k = 0; k < EVENTS; ++k) w.events[k] = 0;
+    w.injected.clear();
+    w.ejected.clear();
+    for (int i = w.first; i < w.last; ++i) {
+        Node* n = nodes[i];
+        for (int p = 0; p < D; ++p) {
+            const Outputs& from = snapshot[SOURCE[i][p][0]];
+            int q = SOURCE[i][p][1];
+            *in_payload(n, p) = from.payload[q];
+            *in_valid(n, p) = from.valid[q];
+            *out_credit(n, p) = from.credit[q];
+        }
+        n->now = now;
+        n->clk = 0;
+        n->eval();
+        node_events(n, w.events);
+        const Outputs& mine = snapshot[i];
+        for (int p = 0; p < D; ++p)
+            if (mine.valid[p] && !link_allowed(i, p, flit_of(mine.payload[p], i)))
+                ++w.misrouted;
+        if (n->injected_flits) w.injected.push_back(flit_of(n->inject_flit, i));
+        if (n->delivered_flits) w.ejected.push_back(flit_of(n->eject_flit, i));
+        if (!same_snapshot(n, snapshot[i])) w.broken = true;
+    }
+    settled.wait();
+    for (int i = w.first; i < w.last; ++i) {
+        nodes[i]->clk = 1;
+        nodes[i]->eval();
+        take_snapshot(nodes[i], snapshot[i]);
+    }
+}
+
+int main(int argc, char** argv) {
+    RunArguments a;
+    if (!parse_run_arguments(argc, argv, a)) return 2;
+    const uint64_t cycles = a.cycles, every = a.every;
+    const int threads = a.threads;
+    if (threads > N) { std::fprintf(stderr, "more threads than nodes\n"); return 2; }
+    changes = a.changes;
+    std::vector<Worker> workers(threads);
+    nodes.resize(N);
+    snapshot.resize(N);
+    for (int w = 0; w < threads; ++w) {
+        workers[w].first = (int)((int64_t)N * w / threads);
+        workers[w].last = (int)((int64_t)N * (w + 1) / threads);
+        workers[w].context = new VerilatedContext;
+        for (int i = workers[w].first; i < workers[w].last; ++i) {
+            Node* n = nodes[i] = new Node{workers[w].context, ("node" + std::to_string(i)).c_str()};
+            set_words(n->straps, STRAPS[i]);
+            for (auto& input : a.held) set_input(n, input.name, input.value);
+            n->clk = 0;
+            n->eval();
+            take_snapshot(n, snapshot[i]);
+        }
+    }
+    Checks checks;
+    Barrier settled(threads), finished(threads);
+    bool broken = false, stop = false;   // written by worker 0 before a barrier
+    uint64_t last = cycles;
+    std::vector<std::thread> pool;
+    for (int w = 1; w < threads; ++w)
+        pool.emplace_back([&, w] {
+            for (uint64_t done = 0; done < cycles; ++done) {
+                cycle_of(workers[w], done, settled);
+                finished.wait();
+                if (stop) break;
+            }
+        });
+    for (uint64_t cycle = 1; cycle <= cycles; ++cycle) {
+        cycle_of(workers[0], cycle - 1, settled);
+        // every worker's events are final once all have settled (until the barrier)
+        uint64_t events[EVENTS] = {0};
+        for (Worker& w : workers) {
+            for (int k = 0; k < EVENTS; ++k) events[k] += w.events[k];
+            broken |= w.broken;
+        }
+        // the harness checks, node by node: injections, then ejections
+        const bool measured = a.window_first <= cycle - 1 && cycle - 1 < a.window_end;
+        for (Worker& w : workers)
+            for (const Flit& f : w.injected) checks.inject(f);
+        for (Worker& w : workers)
+            for (const Flit& f : w.ejected) checks.eject(f, cycle - 1, measured);
+        counters[0] = (counters[0] + 1) & COUNTER_MASKS[0];
+        for (int k = 0; k < EVENTS; ++k)
+            counters[EVENT_COUNTER[k]] = (counters[EVENT_COUNTER[k]] + events[k])
+                                         & COUNTER_MASKS[EVENT_COUNTER[k]];
+        stop = broken || (cycle >= a.stop_drained && cycle != cycles && drained());
+        finished.wait();   // every worker's clock edge done
+        if (stop) {
+            last = cycle;
+            break;
+        }
+        if (cycle != cycles && ((every && cycle % every == 0) || a.reports.count(cycle)))
+            report(cycle);
+    }
+    for (std::thread& t : pool) t.join();
+    if (broken) {
+        std::fprintf(stderr, "a node's link output depends combinationally on its inputs; "
+                     "the C++ netlist cannot run this node\n");
+        return 3;
+    }
+    for (Worker& w : workers) checks.misrouted += w.misrouted;
+    checks.print();
+    std::printf("final ");
+    report(last);
+    for (Node* n : nodes) {
+        n->final();
+        delete n;
+    }
+    for (Worker& w : workers) delete w.context;
+    return 0;
+}
