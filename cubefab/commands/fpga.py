@@ -14,10 +14,13 @@ import os
 
 from amaranth.back import verilog as amaranth_verilog
 
-from ..cli import CliError, emit, format_table
+from ..cli import CliError, emit, format_table, int_range
 from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
 from ..build.harness import TimingHarness
-from .router_targets import router_target_options, fabric_target_options, router_config
+from ..progress import working
+from .router_targets import (router_target_options, fabric_target_options, build_router,
+                             build_fabric)
+from .limits import MAX_SEED
 
 
 __all__ = ["router_synth_options", "fabric_synth_options", "synth_router", "synth_fabric",
@@ -27,7 +30,7 @@ __all__ = ["router_synth_options", "fabric_synth_options", "synth_router", "synt
 def _device_options(parser):
     parser.add_argument("--device", default="hx8k", choices=sorted(DEVICES),
                         help="iCE40 device (default hx8k: HX8K in the ct256 package)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S",
+    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
                         help="nextpnr placement seed (default 1)")
     parser.add_argument("--no-pnr", action="store_true",
                         help="synthesis only: resources without place and route")
@@ -59,12 +62,15 @@ def implementation_table(rows):
 def report_implementation(args, what, component, default_workdir, extra=None):
     """Implement ``component`` in a timing harness on ``args.device`` and print
     the report (``--json``: one document)."""
-    workdir = args.workdir or default_workdir
+    from .synth import claim_workdir
+    workdir = claim_workdir(args, default_workdir)
     try:
         # with source locations: nextpnr's critical path then names the Python lines
-        text = amaranth_verilog.convert(TimingHarness(component), name="top")
-        report = implement(text, "top", args.device, workdir, seed=args.seed,
-                           pnr=not args.no_pnr, submodule="dut")
+        with working(f"Verilog of the {what}", getattr(args, "estimate", None)):
+            text = amaranth_verilog.convert(TimingHarness(component), name="top")
+        with working(f"yosys and nextpnr on the {what}"):
+            report = implement(text, "top", args.device, workdir, seed=args.seed,
+                               pnr=not args.no_pnr, submodule="dut")
     except (ToolMissing, ToolFailed) as exc:
         raise CliError(str(exc).splitlines()[0]) from None
     document = dict(extra or {}, design=what, **report.as_dict(),
@@ -98,9 +104,15 @@ def _parameters(config):
             "flit_width": config.layout.size, "buffer": config.buffer, "turns": config.turns}
 
 
+def _check(args):
+    from .synth import check_tools, check_workdir
+    check_tools("yosys", *(() if args.no_pnr else ("nextpnr-ice40",)))
+    check_workdir(args)
+
+
 def synth_router(args, topology):
-    from ..hdl.router import Router
-    router = Router(router_config(args, topology), args.node)
+    _check(args)
+    router = build_router(args, topology)
     report_implementation(
         args, f"{topology.label} router of node {router.node}", router,
         os.path.join("build", "synth", f"router_{_stem(topology)}_{router.node}"
@@ -110,8 +122,8 @@ def synth_router(args, topology):
 
 
 def synth_fabric(args, topology):
-    from ..hdl.fabric import Fabric, FabricConfig
-    fabric = Fabric(FabricConfig(router_config(args, topology)))
+    _check(args)
+    fabric = build_fabric(args, topology)
     report_implementation(
         args, f"{topology.label} fabric", fabric,
         os.path.join("build", "synth", f"fabric_{_stem(topology)}_{args.device}"),

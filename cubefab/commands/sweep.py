@@ -9,13 +9,23 @@ import os
 import sys
 
 from .. import cluster
-from ..cli import CliError, add_topology_command, emit, format_table
+from ..cli import (CliError, add_topology_command, emit, format_table, int_range, fraction,
+                   add_force_option, input_errors)
+from .. import files
 from ..cluster import ClusterError, open_client
 from ..progress import Progress
 from ..sim.selfcheck_run import DEFAULT_ROUTER, ENGINES
 from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_curves
 from ..sim.verilator_engine import VerilatorUnavailable
+from ..topology.deadlock import DeadlockError
 from ..topology.patterns import PATTERNS
+from .limits import (MAX_VCS, MAX_DEPTH, MAX_PACKET_FLITS, MAX_CYCLES, MAX_JOBS, MAX_SEED,
+                     check_channel_graph, check_hardware, check_vcs_per_class)
+from .sim import check_engine
+
+#: Most offered loads, and most seeds per point, in one sweep.
+MAX_RATES = 1000
+MAX_SEEDS = 1000
 
 
 __all__ = ["register"]
@@ -34,73 +44,100 @@ def _options(parser):
                         help="routing algorithm (repeat to compare several)")
     parser.add_argument("--engine", default="verilator", choices=ENGINES,
                         help="simulation engine (default verilator)")
-    parser.add_argument("--cycles", type=int, default=2000, help="measured cycles per run")
-    parser.add_argument("--warmup", type=int, default=500, help="cycles before measuring")
-    parser.add_argument("--seed", type=int, default=1,
+    parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=2000,
+                        help="measured cycles per run")
+    parser.add_argument("--warmup", type=int_range(0, MAX_CYCLES), default=500,
+                        help="cycles before measuring")
+    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1,
                         help="base seed; the first run of every point uses it (default 1)")
-    parser.add_argument("--seeds", type=int, default=1, metavar="N",
+    parser.add_argument("--seeds", type=int_range(1, MAX_SEEDS), default=1, metavar="N",
                         help="runs per point, seeds derived from --seed; with N > 1 every "
                         "figure is the mean with a 95%% confidence interval (default 1)")
-    parser.add_argument("--packet-flits", type=int, default=1, metavar="L")
-    parser.add_argument("--vcs", type=int, default=None, help="virtual channels "
-                        "(default: what deadlock freedom needs)")
-    parser.add_argument("--depth", type=int, default=DEFAULT_ROUTER["depth"],
+    parser.add_argument("--packet-flits", type=int_range(1, MAX_PACKET_FLITS), default=1,
+                        metavar="L")
+    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None,
+                        help="virtual channels (default: what deadlock freedom needs)")
+    parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=DEFAULT_ROUTER["depth"],
                         help=f"flits per VC buffer (default {DEFAULT_ROUTER['depth']})")
-    parser.add_argument("--vcs-per-class", type=int, default=DEFAULT_ROUTER["vcs_per_class"],
+    parser.add_argument("--vcs-per-class", type=int_range(1, MAX_VCS),
+                        default=DEFAULT_ROUTER["vcs_per_class"],
                         metavar="N", help="VCs per VC class, a power of two (default "
                         f"{DEFAULT_ROUTER['vcs_per_class']}; a flow keeps one VC of each class)")
-    parser.add_argument("--hotspot-fraction", type=float, default=0.1)
+    parser.add_argument("--hotspot-fraction", type=fraction, default=0.1)
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the points on the running Dask cluster whose scheduler "
                         "is at ADDRESS (tcp://host:8786; default: an embedded local "
                         "cluster)")
-    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+    parser.add_argument("--jobs", type=int_range(1, MAX_JOBS), default=None, metavar="N",
                         help="worker processes of the embedded Dask cluster (default: one "
                         "per core); 1 runs the points in this process")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--csv", action="store_true")
     parser.add_argument("--plot", metavar="FILE", help="write the curves (PNG, SVG, PDF)")
-    parser.add_argument("--force", action="store_true",
-                        help="overwrite an existing --plot file")
+    add_force_option(parser)
+
+
+def _rates(text):
+    """The offered loads of ``--rates`` (at most :data:`MAX_RATES`), or CliError."""
+    parts = text.replace(":", ",").split(",")
+    allowed = "a:b:step (0 < step, a <= b) or r1,r2,... with every rate in (0, 1]"
+    try:
+        values = [fraction(p) for p in parts]
+    except Exception:
+        raise CliError(f"--rates must be {allowed}, not {text!r}") from None
+    if ":" in text and len(values) == 3 and values[2] > 0 and values[1] >= values[0] \
+            and (values[1] - values[0]) / values[2] >= MAX_RATES:
+        raise CliError(f"--rates {text} gives more than {MAX_RATES} loads; the limit is "
+                       f"{MAX_RATES} (use a larger step)")
+    if ":" not in text and len(values) > MAX_RATES:
+        raise CliError(f"--rates lists {len(values)} loads; the limit is {MAX_RATES}")
+    with input_errors():
+        return parse_rates(text)
 
 
 def _check(args):
     """Reject bad options before any work starts."""
-    try:
-        rates = parse_rates(args.rates)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    if args.seeds < 1:
-        raise CliError(f"--seeds must be a positive integer, not {args.seeds}")
-    if args.jobs is not None and args.jobs < 1:
-        raise CliError(f"--jobs must be a positive integer, not {args.jobs}")
+    rates = _rates(args.rates)
     if args.jobs is not None and args.scheduler is not None:
         raise CliError("--jobs sizes the embedded cluster; a --scheduler's cluster has "
                        "its own workers")
     if args.plot:
-        _check_plot(args.plot, args.force)
+        _check_plot(args.plot)
     return rates
 
 
-def _check_plot(path, force):
-    """A --plot file must have a format matplotlib writes and, unless ``force``, not
-    exist yet (a run never overwrites a file it did not create)."""
+def _check_work(args, topology, algorithms):
+    """The engine's tools, and what the self-checking fabric costs (CliError)."""
+    check_engine(args.engine)
+    check_vcs_per_class(args.vcs_per_class, args.vcs)
+    check_channel_graph(topology, 1, f"the reference routes of {topology.label}")
+    for name in algorithms:
+        check_hardware(f"the {topology.label} self-checking fabric", topology,
+                       topology.num_nodes, algorithm=name, vcs=args.vcs,
+                       vcs_per_class=args.vcs_per_class, depth=args.depth,
+                       payload_width=16)
+
+
+def _check_plot(path):
+    """A --plot file must have a format matplotlib writes and may be written (not a
+    user's file unless --force; see :mod:`cubefab.files`)."""
     from matplotlib.backend_bases import FigureCanvasBase
     formats = FigureCanvasBase.get_supported_filetypes()
     suffix = os.path.splitext(path)[1].lstrip(".").lower()
     if suffix not in formats:
         raise CliError(f"--plot {path}: the file name must end in one of "
                        f"{', '.join('.' + f for f in sorted(formats))}")
-    if os.path.exists(path) and not force:
-        raise CliError(f"--plot {path} exists; pass --force to overwrite it")
+    files.check_output(path)
 
 
 def _sweep(args, topology):
     rates = _check(args)
     algorithms = args.algorithm or [None]
-    for name in algorithms:
-        topology.check_algorithm(name)
+    with input_errors():
+        for name in algorithms:
+            topology.check_algorithm(name)
+    _check_work(args, topology, algorithms)
     bar = Progress(f"sweep {topology.label} {args.traffic}", unit="points")
 
     def building(stage):
@@ -121,15 +158,13 @@ def _sweep(args, topology):
             with open_client(args.scheduler, workers=args.jobs,
                              timeout=cluster.SCHEDULER_TIMEOUT) as client:
                 results = sweep_curves(topology, rates, client=client, **options)
-    except (ClusterError, VerilatorUnavailable) as exc:
+    except (ClusterError, VerilatorUnavailable, DeadlockError) as exc:
         raise CliError(str(exc)) from None
     finally:
         bar.close()
     if args.plot:
-        try:
-            plot_sweep(results, args.plot)
-        except OSError as exc:
-            raise CliError(f"cannot write {args.plot}: {exc.strerror}") from None
+        with files.output_path(args.plot) as tmp:
+            plot_sweep(results, tmp)
     if args.csv:
         sys.stdout.write(sweep_csv(results))
         return _status(results)

@@ -5,16 +5,20 @@ another target is one entry there.
 """
 
 import os
+import shutil
 
-from ..cli import CliError, emit, format_table
-from ..build.pnr import ToolFailed, ToolMissing
+from ..cli import CliError, emit, format_table, add_force_option
+from .. import files
+from ..build.pnr import ToolFailed, ToolMissing, find_tool
+from ..progress import working
 from ..build.synth import synthesize_logic
 from ..build.verilog import route_unit_verilog
 from .verilog import Target, route_options, build_route_unit, register_targets
 from . import fpga
 
 
-__all__ = ["register", "TARGETS", "synth_options", "report_cost"]
+__all__ = ["register", "TARGETS", "synth_options", "report_cost", "check_tools",
+           "check_workdir", "claim_workdir"]
 
 
 def synth_options(configure):
@@ -25,14 +29,41 @@ def synth_options(configure):
                             help="where yosys runs and leaves its files and log "
                                  "(default: build/synth/<design>)")
         parser.add_argument("--json", action="store_true")
+        add_force_option(parser)
     return options
+
+
+def check_tools(*names):
+    """Raise CliError naming the first of the tools ``names`` that is missing."""
+    for name in names:
+        try:
+            command = find_tool(name)
+        except ToolMissing as exc:
+            raise CliError(str(exc).splitlines()[0]) from None
+        if shutil.which(command) is None:     # e.g. YOSYS=/a/path/that/is/not/there
+            raise CliError(f"{name}: {command} is not an executable program (check the "
+                           f"environment variable that names it, or install the tool)")
+
+
+def check_workdir(args):
+    """Check ``--workdir`` (before the work): a directory cubefab may fill."""
+    if args.workdir is not None:
+        files.check_directory(args.workdir)
+
+
+def claim_workdir(args, default_workdir):
+    """The work directory (``--workdir`` or the default), claimed for the tools."""
+    workdir = args.workdir or default_workdir
+    files.claim_directory(workdir)
+    return workdir
 
 
 def report_cost(args, what, verilog, default_workdir, extra=None):
     """Synthesise ``verilog`` (top module ``top``) and print its cost."""
-    workdir = args.workdir or default_workdir
+    workdir = claim_workdir(args, default_workdir)
     try:
-        cost = synthesize_logic(verilog, "top", workdir)
+        with working(f"yosys synth_ice40 of the {what}"):
+            cost = synthesize_logic(verilog, "top", workdir)
     except (ToolMissing, ToolFailed) as exc:
         raise CliError(str(exc).splitlines()[0]) from None
     document = dict(extra or {}, design=what, lut4=cost.lut4, depth=cost.depth,
@@ -45,6 +76,8 @@ def report_cost(args, what, verilog, default_workdir, extra=None):
 
 
 def _route(args, topology):
+    check_tools("yosys")
+    check_workdir(args)
     unit = build_route_unit(args, topology)
     params = "_".join(f"{k}{v}" for k, v in topology.params.items())
     default = os.path.join("build", "synth",

@@ -1,9 +1,9 @@
 """``cubefab info``, ``cubefab edges`` and ``cubefab route``."""
 
-import argparse
 import sys
 
-from ..cli import add_topology_command, emit, format_table, parse_address, CliError
+from ..cli import (add_topology_command, emit, format_table, parse_address, CliError,
+                   input_errors, int_range)
 from ..progress import Progress
 from ..cluster import ClusterError
 from ..topology.properties import properties, METHODS
@@ -30,19 +30,9 @@ def _info_options(parser):
                         help="run the BFS all-sources check on this Dask scheduler "
                              "(default: in-process for small networks, else an embedded "
                              "local cluster)")
-    parser.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+    parser.add_argument("--workers", type=int_range(1, 256), default=None, metavar="N",
                         help="worker processes of the embedded local cluster")
     parser.add_argument("--json", action="store_true")
-
-
-def _positive_int(text):
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid integer {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}")
-    return value
 
 
 def _route_options(parser):
@@ -81,8 +71,11 @@ def property_table(results):
 def _info(args, topology):
     progress = Progress(f"BFS {topology.label}", unit="sources")
     try:
-        result = properties(topology, args.method, scheduler=args.scheduler,
-                            workers=args.workers, progress=progress.update)
+        # properties() checks the method and its size limits (SizeLimitError) before
+        # it measures: those ValueErrors are the user's
+        with input_errors():
+            result = properties(topology, args.method, scheduler=args.scheduler,
+                                workers=args.workers, progress=progress.update)
     except ClusterError as exc:
         raise CliError(str(exc)) from None
     finally:
@@ -133,8 +126,11 @@ def _edges(args, topology):
 
 
 def _route(args, topology):
+    with input_errors():
+        topology.check_node(args.src, "--src")
+        topology.check_node(args.dst, "--dst")
+        algorithm = topology.check_algorithm(args.algorithm)
     path = topology.route(args.src, args.dst, algorithm=args.algorithm)
-    algorithm = topology.check_algorithm(args.algorithm)
     document = {"path": path, "hops": len(path) - 1, "algorithm": algorithm,
                 "distance": topology.distance(args.src, args.dst)}
     text = (f"{topology.label} {algorithm} route {args.src} -> {args.dst}: "

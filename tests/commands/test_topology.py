@@ -60,7 +60,7 @@ def test_info_method_bfs_agrees_with_structure(cli):
                                      r"1.2 TiB \(10 bytes per node\); the limit is .* \(half"),
     (["mcube", "-k", 6, "--method", "structure"], "Mcube\\(6\\) has no structural method"),
     (["metacube", "-k", 2, "-m", 1, "--method", "exact"], "invalid choice"),
-    (["mcube", "-k", 6, "--workers", 0], "must be a positive integer"),
+    (["mcube", "-k", 6, "--workers", 0], "must be an integer from 1"),
 ])
 def test_info_refusals_are_one_error_line(cli, args, match):
     r = cli("info", *args)

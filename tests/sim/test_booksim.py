@@ -7,6 +7,8 @@ import stat
 import numpy as np
 import pytest
 
+from cubefab.files import OutputRefused
+
 from cubefab.sim.booksim import (BOOKSIM_ROUTER, MAX_TABLE_ROUTERS, PATCH_NAME, anynet_text,
                                  booksim_config, booksim_ports, booksim_router,
                                  min_channel_loads, min_parents, next_port_table,
@@ -251,7 +253,7 @@ def test_write_booksim_files(tmp_path):
 def test_write_booksim_keeps_existing_files_unless_forced(tmp_path):
     topo = make_topology("hypercube", n=2)
     (tmp_path / "anynet_file").write_text("mine")
-    with pytest.raises(FileExistsError):
+    with pytest.raises(OutputRefused):
         write_booksim(topo, tmp_path)
     assert (tmp_path / "anynet_file").read_text() == "mine"
     assert not (tmp_path / "booksim_config").exists()

@@ -157,7 +157,7 @@ def test_unsaturated_text_says_so(cli):
 def test_seed_count_must_be_positive(cli):
     r = cli("sweep", "hypercube", "-n", 1, "--rates", "0.1", "--seeds", 0)
     assert r.status == 2 and r.err.count("\n") == 1
-    assert r.err.startswith("error: --seeds must be a positive integer")
+    assert r.err.startswith("error: argument --seeds: must be an integer from 1")
 
 
 def test_unknown_engine_is_one_error_line(cli):

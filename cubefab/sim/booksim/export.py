@@ -43,6 +43,7 @@ from importlib import resources
 
 import numpy as np
 
+from ... import files
 from ...topology.base import Topology, check_int
 from ...topology.deadlock import lane_bits, required_vcs, translation_mask, wrap_array
 from ..selfcheck_run import DEFAULT_ROUTER
@@ -296,13 +297,15 @@ def booksim_config(topology, network_file="anynet_file", *, routing="table",
     ])
 
 
-def write_booksim(topology, directory, *, force=False, **config):
+def write_booksim(topology, directory, *, force=None, **config):
     """Write the BookSim2 input files of ``topology`` into ``directory``.
 
     ``anynet_file``, ``booksim_config`` and ``nodes.txt``; with the table routing
     (``routing="table"``, the default) also ``cubefab_table`` and the patch
     :data:`PATCH_NAME`. ``config`` are :func:`booksim_config` keywords. Every file is
-    generated before any is written; an existing file is replaced only with ``force``.
+    generated and checked before any is written, and written atomically; a file that
+    cubefab did not write is replaced only with ``force`` (None: the command line's
+    ``--force``, see :mod:`cubefab.files`).
 
     Returns
     -------
@@ -312,8 +315,9 @@ def write_booksim(topology, directory, *, force=False, **config):
 
     Raises
     ------
-    FileExistsError
-        If a file to write exists and ``force`` is false.
+    cubefab.files.OutputRefused
+        If a file to write exists, cubefab did not write it and ``force`` is false, or
+        the directory cannot be written.
     """
     _check_topology(topology)
     names = {"network_file": "anynet_file", "config_file": "booksim_config",
@@ -337,12 +341,8 @@ def write_booksim(topology, directory, *, force=False, **config):
                                          vcs_per_class=router["vcs_per_class"],
                                          classes=router["classes"])
         texts["patch_file"] = patch_text()
-    if not force:
-        existing = [p for p in paths.values() if os.path.exists(p)]
-        if existing:
-            raise FileExistsError(f"{existing[0]} exists")
-    os.makedirs(directory, exist_ok=True)
+    for path in paths.values():     # every file may be written, before any is
+        files.check_output(path, force)
     for key, path in paths.items():
-        with open(path, "w") as f:
-            f.write(texts[key])
+        files.write_text(path, texts[key], force)
     return paths
