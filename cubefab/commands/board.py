@@ -8,7 +8,7 @@ from ..build.board import BOARDS, build_bitstream, selfcheck_board_top
 from ..build.pnr import ToolFailed, ToolMissing
 from .limits import MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_QUEUE_DEPTH, MAX_SEED, \
     check_hardware, check_channel_graph
-from .synth import check_tools
+from .fpga import check_tools
 from ..progress import working
 
 

@@ -11,11 +11,13 @@ included.
 """
 
 import os
+import shutil
 
 from amaranth.back import verilog as amaranth_verilog
 
+from .. import files
 from ..cli import CliError, emit, format_table, int_range
-from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
+from ..build.pnr import DEVICES, ToolFailed, ToolMissing, find_tool, implement
 from ..build.harness import TimingHarness
 from ..progress import working
 from .router_targets import (router_target_options, fabric_target_options, build_router,
@@ -24,7 +26,33 @@ from .limits import MAX_SEED
 
 
 __all__ = ["router_synth_options", "fabric_synth_options", "synth_router", "synth_fabric",
-           "implementation_table", "report_implementation"]
+           "implementation_table", "report_implementation", "check_tools", "check_workdir",
+           "claim_workdir"]
+
+
+def check_tools(*names):
+    """Raise CliError naming the first of the tools ``names`` that is missing."""
+    for name in names:
+        try:
+            command = find_tool(name)
+        except ToolMissing as exc:
+            raise CliError(str(exc).splitlines()[0]) from None
+        if shutil.which(command) is None:     # e.g. YOSYS=/a/path/that/is/not/there
+            raise CliError(f"{name}: {command} is not an executable program (check the "
+                           f"environment variable that names it, or install the tool)")
+
+
+def check_workdir(args):
+    """Check ``--workdir`` (before the work): a directory cubefab may fill."""
+    if args.workdir is not None:
+        files.check_directory(args.workdir)
+
+
+def claim_workdir(args, default_workdir):
+    """The work directory (``--workdir`` or the default), claimed for the tools."""
+    workdir = args.workdir or default_workdir
+    files.claim_directory(workdir)
+    return workdir
 
 
 def _device_options(parser):
@@ -62,7 +90,6 @@ def implementation_table(rows):
 def report_implementation(args, what, component, default_workdir, extra=None):
     """Implement ``component`` in a timing harness on ``args.device`` and print
     the report (``--json``: one document)."""
-    from .synth import claim_workdir
     workdir = claim_workdir(args, default_workdir)
     try:
         # with source locations: nextpnr's critical path then names the Python lines
@@ -105,7 +132,6 @@ def _parameters(config):
 
 
 def _check(args):
-    from .synth import check_tools, check_workdir
     check_tools("yosys", *(() if args.no_pnr else ("nextpnr-ice40",)))
     check_workdir(args)
 

@@ -5,20 +5,19 @@ another target is one entry there.
 """
 
 import os
-import shutil
 
 from ..cli import CliError, emit, format_table, add_force_option
 from .. import files
-from ..build.pnr import ToolFailed, ToolMissing, find_tool
+from ..build.pnr import ToolFailed, ToolMissing
 from ..progress import working
 from ..build.synth import synthesize_logic
 from ..build.verilog import route_unit_verilog
 from .verilog import Target, route_options, build_route_unit, register_targets
 from . import fpga
+from .fpga import check_tools, check_workdir, claim_workdir
 
 
-__all__ = ["register", "TARGETS", "synth_options", "report_cost", "check_tools",
-           "check_workdir", "claim_workdir"]
+__all__ = ["register", "TARGETS", "synth_options", "report_cost"]
 
 
 def synth_options(configure):
@@ -31,31 +30,6 @@ def synth_options(configure):
         parser.add_argument("--json", action="store_true")
         add_force_option(parser)
     return options
-
-
-def check_tools(*names):
-    """Raise CliError naming the first of the tools ``names`` that is missing."""
-    for name in names:
-        try:
-            command = find_tool(name)
-        except ToolMissing as exc:
-            raise CliError(str(exc).splitlines()[0]) from None
-        if shutil.which(command) is None:     # e.g. YOSYS=/a/path/that/is/not/there
-            raise CliError(f"{name}: {command} is not an executable program (check the "
-                           f"environment variable that names it, or install the tool)")
-
-
-def check_workdir(args):
-    """Check ``--workdir`` (before the work): a directory cubefab may fill."""
-    if args.workdir is not None:
-        files.check_directory(args.workdir)
-
-
-def claim_workdir(args, default_workdir):
-    """The work directory (``--workdir`` or the default), claimed for the tools."""
-    workdir = args.workdir or default_workdir
-    files.claim_directory(workdir)
-    return workdir
 
 
 def report_cost(args, what, verilog, default_workdir, extra=None):
