@@ -9,7 +9,7 @@ from .config import FabricConfig
 from .router import Router
 
 
-__all__ = ["Fabric", "FabricConfig", "connect_links"]
+__all__ = ["Fabric", "connect_links"]
 
 
 def connect_links(m, topology, nodes):

@@ -14,7 +14,7 @@ from .flit import LinkSignature
 from .route import route_unit
 
 
-__all__ = ["Router", "RouterConfig", "HOP_LATENCY", "ROUTER_LATENCY", "BUFFERS", "TURNS"]
+__all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY"]
 
 
 #: Cycles a head flit takes per hop with no contention: one in the input buffer, one
