@@ -57,10 +57,12 @@ def router_config(args, topology):
 def _checked_config(args, topology, routers, what):
     """:func:`router_config`, after the options are checked against each other and the
     memory ``routers`` routers take (CliError); sets ``args.estimate`` (seconds)."""
-    config = router_config(args, topology)
+    if args.flit_width is not None and args.payload_width is not None:
+        raise CliError("give --flit-width or --payload-width, not both")
+    # sizes first: the configuration computes the VCs from every route of the network
     args.estimate = check_router_args(args, topology, routers, what, buffer=args.buffer,
                                       turns=args.turns)
-    return config
+    return router_config(args, topology)
 
 
 def build_router(args, topology):
