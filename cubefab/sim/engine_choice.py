@@ -12,9 +12,10 @@ __all__ = ["AMARANTH_ROUTER_CYCLES_PER_SECOND", "AMARANTH_ELABORATION_SECONDS",
            "VERILATOR_BUILD_SECONDS", "AUTO_RULE", "amaranth_seconds", "choose_engine"]
 
 
-#: Router-cycles per second of the Amaranth simulator on the self-checking fabric
-#: (measured 977-1100 on Q(3) and MC(1,2)).
-AMARANTH_ROUTER_CYCLES_PER_SECOND = 1000
+#: Router-cycles per second of the Amaranth simulator on the self-checking fabric with
+#: every check on (measured 261 per CPU second on MC(1,2), 49 on DLH(4,3):
+#: ``benchmarks/sim_speed.py``).
+AMARANTH_ROUTER_CYCLES_PER_SECOND = 250
 
 #: Seconds the Amaranth engine spends per node before its first cycle (elaboration;
 #: measured 0.3).
