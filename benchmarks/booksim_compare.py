@@ -1,75 +1,197 @@
-"""cubefab's latency-throughput curve beside BookSim2's on the same network.
+"""cubefab beside BookSim2 on the same networks: latency, saturation and speed.
 
 Usage: BOOKSIM=/path/to/booksim python benchmarks/booksim_compare.py
-       [--topology metacube:k=1,m=2] [--rates 0.05:0.6:0.05] [--engine verilator]
+       [--topology metacube:k=1,m=2 ...] [--loads 0.01,0.3,1.0] [--cycles 4000]
+       [--warmup 1000] [--threads 1]
 
-Without BOOKSIM (the path of a built booksim binary) it says so and exits 0. Otherwise it
-exports the network (cubefab export booksim), runs BookSim2 once per offered load (BookSim
-exits 255 after a normal run; its "Overall Traffic Statistics" are parsed) and the
-self-checking fabric at the same loads, and prints both curves: offered load, accepted
-throughput and average packet latency, with average hops and the channel-load bound.
-Differences to expect: BookSim's input-queued router has a deeper pipeline than cubefab's
-2-cycle hop, its `min` routing picks other shortest paths (same hop counts, other channel
-loads), its uniform traffic includes self-traffic, and its VCs follow no deadlock-avoidance
-discipline, so it can deadlock near saturation ("unstable").
+BOOKSIM is a BookSim2 binary built with cubefab_table_routing.patch applied (the patch
+ships in cubefab/sim/booksim/; apply it in a BookSim2 checkout with `git apply` and
+rebuild). Without BOOKSIM the benchmark says so and exits 0.
+
+For each network (default MC(1,2), MC(2,2) and DLH(4,3)) both simulators model one
+router: cubefab's default router (of sim and sweep) (the VC classes deadlock freedom needs x 2 VCs per
+class, 8-flit buffers per VC), uniform traffic over the other nodes, 1-flit packets.
+`cubefab export booksim` writes BookSim's side twice: with cubefab's routing and VCs
+as a next-hop table (routing_function = cubefab_table, the same routes as cubefab)
+and with BookSim's own `min` routing (other shortest paths, any VC), both on the
+patch's uniform_other traffic, so the two BookSim columns differ in routing only; the
+channel-load bound of BookSim's min routes (reproduced by cubefab.sim.booksim.minroute)
+is printed beside cubefab's.
+
+The first load is the zero-load point (BookSim: sim_type = latency; both simulators'
+runs lengthened to measure at least 5000 packets there); the others run
+BookSim with sim_type = throughput (accepted flit rate; the last, default offered 1.0,
+gives the saturation throughput). cubefab runs the self-checking fabric in Verilator
+(every check on, build time excluded) for --warmup + --cycles cycles per load.
+Speed is simulated cycles per wall-clock second of each run (BookSim: "Time taken"
+cycles over "Total run time"; BookSim is single-threaded, so compare with
+--threads 1).
 """
 
 import argparse
+import math
 import os
 import sys
 import tempfile
 
-from cubefab.sim.booksim import run_booksim, write_booksim
-from cubefab.sim.sweep import parse_rates, sweep
-from cubefab.topology.deadlock import required_vcs
+from cubefab.sim.booksim import (booksim_router, min_channel_loads, run_booksim,
+                                 write_booksim)
+from cubefab.sim.channel_load import channel_load_bound
+from cubefab.sim.selfcheck_run import run_selfcheck
+from cubefab.topology.catalog import make_topology
 
-from sim_speed import parse_topology  # benchmarks/ is on sys.path when run as a script
+
+DEFAULT_TOPOLOGIES = ("metacube:k=1,m=2", "metacube:k=2,m=2", "dlh:m=4,d=3")
+
+#: Packets the zero-load point measures at least (its runs are lengthened to get them).
+ZERO_LOAD_PACKETS = 5000
+
+
+def parse_topology(text):
+    family, _, params = text.partition(":")
+    kw = {k: int(v) for k, v in (p.split("=") for p in params.split(",") if p)}
+    return make_topology(family, **kw)
+
+
+def zero_load_cycles(topo, rate, cycles):
+    """Cycles that give the zero-load point about ZERO_LOAD_PACKETS packets."""
+    return max(cycles, math.ceil(ZERO_LOAD_PACKETS / (topo.num_nodes * rate)))
+
+
+def cubefab_runs(topo, router, loads, args):
+    runs = []
+    for i, rate in enumerate(loads):
+        cycles = zero_load_cycles(topo, rate, args.cycles) if i == 0 else args.cycles
+        runs.append(run_selfcheck(topo, engine="verilator", rate=rate, cycles=cycles,
+                                  warmup=args.warmup, seed=1, threads=args.threads,
+                                  depth=router["depth"], vcs=router["vcs"],
+                                  vcs_per_class=router["vcs_per_class"]))
+    return runs
+
+
+def booksim_runs(binary, topo, config_file, loads, args):
+    runs = []
+    for i, rate in enumerate(loads):
+        mode = "latency" if i == 0 else "throughput"
+        period = (zero_load_cycles(topo, rate, args.sample_period) if i == 0
+                  else args.sample_period)
+        try:
+            runs.append(run_booksim(binary, config_file, timeout=args.timeout,
+                                    injection_rate=rate, sim_type=mode,
+                                    traffic="uniform_other", sample_period=period,
+                                    warmup_periods=1, max_samples=args.max_samples))
+        except RuntimeError as exc:
+            if "ran longer" not in str(exc):
+                raise
+            runs.append({"timeout": True})
+    return runs
+
+
+def fmt(value, spec):
+    return "-" if value is None else format(value, spec)
+
+
+def cell(run, key, spec):
+    """A BookSim figure, or why it is missing."""
+    if run.get("timeout"):
+        return "timeout"
+    if run[key] is not None:
+        return format(run[key], spec)
+    return "deadlock" if run["deadlocked"] else "unstable" if run["unstable"] else "-"
+
+
+def speed(run):
+    if run.get("cycles") is not None and run.get("seconds"):
+        return run["cycles"] / run["seconds"]
+    return None
+
+
+def compare(binary, topo, loads, args):
+    router = booksim_router(topo)
+    bound = channel_load_bound(topo, "uniform", topo.algorithms[0])
+    with tempfile.TemporaryDirectory() as tmp:
+        table = write_booksim(topo, os.path.join(tmp, "table"), routing="table")
+        shortest = write_booksim(topo, os.path.join(tmp, "min"), routing="min")
+        theirs = {"table": booksim_runs(binary, topo, table["config_file"], loads, args),
+                  "min": booksim_runs(binary, topo, shortest["config_file"], loads, args)}
+    ours = cubefab_runs(topo, router, loads, args)
+    print(f"{topo.label}: {topo.num_nodes} nodes, uniform, 1-flit packets; router "
+          f"{router['label']}")
+    print(f"  cubefab {topo.algorithms[0]} routing: average hops "
+          f"{bound['average_hops']:.4f}, channel-load bound {bound['saturation_bound']:.4f}"
+          f"; Verilator, every check on, {args.threads} thread(s), "
+          f"{args.warmup}+{args.cycles} cycles per load (build "
+          f"{ours[0]['build_seconds']:.0f} s, excluded)")
+    header = f"  {'':30} {'cubefab':>10} {'BookSim table':>14} {'BookSim min':>12}"
+    busiest = min_channel_loads(topo).max()
+    print(f"  BookSim min routing: busiest channel {busiest / bound['max_channel_load']:.2f}x "
+          f"cubefab's ({busiest:.4f} vs {bound['max_channel_load']:.4f}), channel-load "
+          f"bound {1 / busiest:.4f}")
+    print(header)
+    z = loads[0]
+    rows = [(f"latency @ {z:g} (cycles)", fmt(ours[0]["avg_latency"], ".2f"),
+             *(cell(theirs[k][0], "avg_latency", ".2f") for k in theirs)),
+            (f"routers per packet @ {z:g}", fmt(bound["average_hops"] + 1, ".3f"),
+             *(cell(theirs[k][0], "avg_hops", ".3f") for k in theirs))]
+    for i, rate in enumerate(loads[1:], 1):
+        rows.append((f"accepted @ offered {rate:g}", fmt(ours[i]["throughput"], ".4f"),
+                     *(cell(theirs[k][i], "accepted_flit_rate", ".4f") for k in theirs)))
+    for i, rate in enumerate(loads):
+        rows.append((f"cycles/s @ {rate:g}", fmt(ours[i]["cycles_per_second"], ".0f"),
+                     *(fmt(speed(theirs[k][i]), ".0f") for k in theirs)))
+    for label, a, b, c in rows:
+        print(f"  {label:30} {a:>10} {b:>14} {c:>12}")
+    errors = sum(r["errors"] for r in ours)
+    unstable = [f"{kind}@{rate:g}" for kind, runs in theirs.items()
+                for rate, r in zip(loads, runs)
+                if r.get("unstable") and not r["deadlocked"]]
+    ratio = (ours[0]["avg_latency"] / theirs["table"][0]["avg_latency"]
+             if ours[0]["avg_latency"] and theirs["table"][0].get("avg_latency") else None)
+    speeds = [(ours[i]["cycles_per_second"], speed(theirs["table"][i]))
+              for i in range(len(loads))]
+    slowest = min((a / b for a, b in speeds if a and b), default=None)
+    print(f"  zero-load latency cubefab / BookSim (same routes): {fmt(ratio, '.3f')}; "
+          f"speed cubefab / BookSim table, worst load: {fmt(slowest, '.2f')}x; "
+          f"cubefab check errors: {errors}"
+          + (f"; BookSim unstable: {', '.join(unstable)}" if unstable else ""))
+    print()
+    return {"topology": topo.label, "nodes": topo.num_nodes, "latency_ratio": ratio,
+            "speed_ratio": slowest, "errors": errors}
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--topology", default="metacube:k=1,m=2")
-    ap.add_argument("--rates", default="0.05:0.6:0.05")
-    ap.add_argument("--engine", default="verilator", choices=("verilator", "amaranth"))
-    ap.add_argument("--cycles", type=int, default=5000)
-    ap.add_argument("--depth", type=int, default=4)
+    ap.add_argument("--topology", action="append", metavar="FAMILY:k=v,...",
+                    help="network (repeat; default MC(1,2), MC(2,2), DLH(4,3))")
+    ap.add_argument("--loads", default="0.01,0.3,1.0",
+                    help="offered loads; the first is the zero-load point")
+    ap.add_argument("--cycles", type=int, default=4000, help="cubefab measured cycles")
+    ap.add_argument("--warmup", type=int, default=1000, help="cubefab warm-up cycles")
+    ap.add_argument("--sample-period", type=int, default=1000,
+                    help="BookSim sample_period (one warm-up period, then samples)")
+    ap.add_argument("--max-samples", type=int, default=4, help="BookSim max_samples")
+    ap.add_argument("--threads", type=int, default=1, help="cubefab Verilator threads")
+    ap.add_argument("--timeout", type=int, default=600, help="seconds per BookSim run")
     args = ap.parse_args()
-    booksim = os.environ.get("BOOKSIM")
-    if not booksim:
-        print("skipped: set BOOKSIM to the path of a booksim binary (BookSim2) to compare")
+    binary = os.environ.get("BOOKSIM")
+    if not binary:
+        print("skipped: set BOOKSIM to the path of a BookSim2 binary built with "
+              "cubefab_table_routing.patch to compare")
         return 0
-    if not os.access(booksim, os.X_OK):
-        print(f"error: BOOKSIM={booksim} is not an executable file", file=sys.stderr)
+    if not os.access(binary, os.X_OK):
+        print(f"error: BOOKSIM={binary} is not an executable file", file=sys.stderr)
         return 2
-    topo = parse_topology(args.topology)
-    rates = parse_rates(args.rates)
-    vcs = required_vcs(topo, topo.algorithms[0])
-    ours = sweep(topo, rates, engine=args.engine, cycles=args.cycles, warmup=1000,
-                 depth=args.depth)
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = write_booksim(topo, tmp, num_vcs=vcs, vc_buf_size=args.depth)
-        theirs = [run_booksim(booksim, paths["config_file"], injection_rate=r)
-                  for r in rates]
-    b = ours["bound"]
-    print(f"{topo.label} uniform: cubefab {ours['algorithm']} routing ({args.engine}, "
-          f"{vcs} VCs x {args.depth} flits) vs BookSim2 anynet min routing "
-          f"({vcs} VCs x {args.depth})")
-    print(f"channel-load bound {b['saturation_bound']:.4f}; cubefab average hops "
-          f"{b['average_hops']:.4f} (BookSim counts routers: hops + 1, self-traffic 0)")
-    print(f"{'offered':>8} {'cubefab acc':>12} {'cubefab lat':>12} {'booksim acc':>12} "
-          f"{'booksim lat':>12} {'booksim hops':>12}")
-    for rate, p, q in zip(rates, ours["points"], theirs):
-        def f(v, spec=".4f"):
-            return "-" if v is None else format(v, spec)
-        status = " unstable" if q["unstable"] else ""
-        print(f"{rate:8.3f} {f(p['throughput']):>12} {f(p['avg_latency'], '.2f'):>12} "
-              f"{f(q['accepted_flit_rate']):>12} {f(q['avg_latency'], '.2f'):>12} "
-              f"{f(q['avg_hops'], '.3f'):>12}{status}")
-    stable = [q["accepted_flit_rate"] for q in theirs if not q["unstable"]]
-    print(f"saturation: cubefab {ours['saturation_throughput']:.4f} "
-          f"({100 * ours['fraction_of_bound']:.1f}% of bound); BookSim max stable accepted "
-          f"{max(stable) if stable else float('nan'):.4f}")
-    return 0
+    loads = [float(x) for x in args.loads.split(",")]
+    results = [compare(binary, parse_topology(t), loads, args)
+               for t in (args.topology or DEFAULT_TOPOLOGIES)]
+    print("summary: zero-load latency cubefab/BookSim and speed cubefab/BookSim (worst load)")
+    for r in results:
+        goal = "" if r["nodes"] < 128 else (
+            "  goal >= 1x: met" if r["speed_ratio"] and r["speed_ratio"] >= 1
+            else "  goal >= 1x: NOT met")
+        print(f"  {r['topology']:10} {r['nodes']:5} nodes  latency {fmt(r['latency_ratio'], '.3f')}"
+              f"  speed {fmt(r['speed_ratio'], '.2f')}x{goal}")
+    return 1 if any(r["errors"] for r in results) else 0
 
 
 if __name__ == "__main__":

@@ -47,10 +47,11 @@ from cubefab.build.harness import TimingHarness  # noqa: E402
 from cubefab.build.pnr import implement, place_and_route, tools_available  # noqa: E402
 from cubefab.cli import format_table  # noqa: E402
 from cubefab.hdl import route as route_pkg  # noqa: E402
-from cubefab.hdl.fabric import Fabric  # noqa: E402
+from cubefab.hdl.fabric import Fabric, FabricConfig  # noqa: E402
 from cubefab.hdl import router as router_module  # noqa: E402
 from cubefab.hdl.flit import payload_width_for  # noqa: E402
-from cubefab.hdl.router import Router, HOP_LATENCY, BUFFERS, TURNS  # noqa: E402
+from cubefab.hdl.router import (Router, RouterConfig, HOP_LATENCY, BUFFERS,  # noqa: E402
+                                TURNS)
 from cubefab.topology import Hypercube, Metacube, DLH  # noqa: E402
 from cubefab.topology.deadlock import required_vcs  # noqa: E402
 
@@ -91,13 +92,15 @@ def _module_at(path, name, replace=()):
 
 
 def baseline_router_module():
-    """cubefab/hdl/router.py of :data:`BASELINE_COMMIT` with the FIFO of that commit
-    (its other helpers, round-robin arbiter and crossbar, are unchanged since), or
-    None outside a git checkout."""
+    """cubefab/hdl/router.py of :data:`BASELINE_COMMIT` with the FIFO and the
+    (round-robin) arbiter of that commit (its crossbar multiplexer is unchanged
+    since), or None outside a git checkout."""
     try:
         _module_at("cubefab/hdl/fifo.py", "_fifo_baseline")
+        _module_at("cubefab/hdl/allocator.py", "_allocator_baseline")
         return _module_at("cubefab/hdl/router.py", "_router_baseline",
-                          [("from .fifo import", "from ._fifo_baseline import")])
+                          [("from .fifo import", "from ._fifo_baseline import"),
+                           ("from .allocator import", "from ._allocator_baseline import")])
     except (OSError, subprocess.CalledProcessError):
         return None
 
@@ -117,7 +120,8 @@ def goal_rows(args):
             for buffer in BUFFERS:
                 configs.append((f"turns={turns}, buffer={buffer}", payload, router_module,
                                 lambda w=payload, t=turns, b=buffer:
-                                Router(topo, 0, payload_width=w, turns=t, buffer=b),
+                                Router(RouterConfig.for_topology(
+                                    topo, payload_width=w, turns=t, buffer=b), 0),
                                 turns, buffer))
     rows = []
     for label, payload, module, make, turns, buffer in configs:
@@ -205,28 +209,29 @@ def router_rows(args):
             except ValueError as error:
                 print(f"  Q({n}) {width}-bit flits: skipped ({error})", file=sys.stderr)
                 continue
-            router = Router(topo, 0, payload_width=payload)
+            router = Router(RouterConfig.for_topology(topo, payload_width=payload), 0)
             row = measure(f"Q({n}) {width}-bit", router,
                           os.path.join(args.workdir, f"router_q{n}_f{width}"))
             row.update(ports=n + 1, payload=payload, flit=router.layout.size,
-                       vcs=router.vcs, routing="logic", topology=topo.label)
+                       vcs=router.config.vcs, routing="logic", topology=topo.label)
             rows.append(row)
             if width == 16:
                 with table_routing("hypercube"):
-                    router = Router(topo, 0, payload_width=payload)
+                    router = Router(RouterConfig.for_topology(topo, payload_width=payload),
+                                    0)
                     row = measure(f"Q({n}) {width}-bit, table routing", router,
                                   os.path.join(args.workdir, f"router_q{n}_f{width}_table"))
                 row.update(ports=n + 1, payload=payload, flit=router.layout.size,
-                           vcs=router.vcs, routing="table", topology=topo.label)
+                           vcs=router.config.vcs, routing="table", topology=topo.label)
                 rows.append(row)
     if not args.quick:
         for topo in (Metacube(1, 2), DLH(2, 1)):
             payload = flit_payload(topo, 16)
-            router = Router(topo, 0, payload_width=payload)
+            router = Router(RouterConfig.for_topology(topo, payload_width=payload), 0)
             row = measure(f"{topo.label} 16-bit", router,
                           os.path.join(args.workdir, f"router_{topo.name}_f16"))
             row.update(ports=topo.degree + 1, payload=payload, flit=router.layout.size,
-                       vcs=router.vcs, routing="logic", topology=topo.label)
+                       vcs=router.config.vcs, routing="logic", topology=topo.label)
             rows.append(row)
     return rows
 
@@ -236,10 +241,11 @@ def fabric_rows(args):
     topos = (Hypercube(1), Hypercube(2)) if args.quick else \
         (Hypercube(1), Hypercube(2), Hypercube(3), Metacube(1, 1), DLH(2, 1))
     for topo in topos:
-        fabric = Fabric(topo, payload_width=16)
+        fabric = Fabric(FabricConfig.for_topology(topo, payload_width=16))
         row = measure(f"{topo.label} fabric", fabric,
                       os.path.join(args.workdir, f"fabric_{topo.name}_{topo.num_nodes}"))
-        row.update(nodes=topo.num_nodes, ports=topo.degree + 1, vcs=fabric.vcs,
+        row.update(nodes=topo.num_nodes, ports=topo.degree + 1,
+                   vcs=fabric.config.router.vcs,
                    topology=topo.label)
         rows.append(row)
     return rows

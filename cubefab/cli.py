@@ -2,21 +2,45 @@
 
 Each command lives in a module of :mod:`cubefab.commands` that defines
 ``register(subparsers)``; :data:`COMMAND_MODULES` lists them in help order.
-Conventions (../shared/conventions.md): addresses accept decimal, ``0b...`` and
-``0x...``; ``--json`` prints exactly one JSON document; bad input prints one
-``error: ...`` line to stderr and exits 2.
+Conventions (docs/conventions.md): addresses accept decimal, ``0b...`` and
+``0x...``; ``--json`` prints exactly one JSON document.
+
+Exit statuses, the same in every command:
+
+- 0: done, and every check passed;
+- 1: done, and a check or validation failed (an invalid layout, a deadlock cycle,
+  a lost packet, no fault-free path): the handler returns 1;
+- 2: bad input: the handler (or an argparse type helper of this module) raises
+  :class:`CliError`, printed as one ``error: ...`` line on stderr;
+- 3: internal error: any other exception is a bug, reported in a short message
+  (``--debug`` shows the traceback).
+
+Handlers validate their input before they work: option types come from the
+helpers here (:func:`positive_int`, :func:`int_range`, :func:`fraction`, ...),
+library checks that reject a parameter are wrapped in :func:`input_errors`, and
+sizes are checked against a limit before memory is allocated (:func:`check_size`).
 """
 
 import argparse
+import contextlib
 import importlib
 import json
+import math
 import sys
+import traceback
 
+from . import files
 from .topology.catalog import FAMILIES, make_topology
 
 
 __all__ = ["main", "CliError", "parse_address", "add_topology_command", "emit",
-           "format_table", "COMMAND_MODULES"]
+           "format_table", "COMMAND_MODULES", "int_range", "positive_int", "nonneg_int",
+           "float_range", "fraction", "finite_float", "nonempty", "input_errors",
+           "check_size", "add_force_option", "EXIT_OK", "EXIT_CHECK_FAILED",
+           "EXIT_BAD_INPUT", "EXIT_INTERNAL"]
+
+#: Exit statuses (see the module docstring).
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 COMMAND_MODULES = [
@@ -44,27 +68,144 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(message)
 
 
+#: Integers on the command line have at most this many digits (no huge-int parsing).
+_MAX_DIGITS = 40
+
+
 def parse_address(text):
-    """Parse a node address written in decimal, ``0b...`` or ``0x...``."""
+    """Parse a node address written in decimal, ``0b...`` or ``0x...`` (ASCII only)."""
     t = text.strip().lower().replace("_", "")
-    try:
-        if t.startswith(("0b", "0x")):
-            value = int(t, 0)
-        else:
-            value = int(t, 10)
-    except ValueError:
+    value = None
+    if t.isascii() and 0 < len(t) <= 2 + 4 * _MAX_DIGITS:
+        try:
+            value = int(t, 0) if t.startswith(("0b", "0x")) else int(t, 10)
+        except ValueError:
+            value = None
+    if value is None:
         raise argparse.ArgumentTypeError(
-            f"invalid address {text!r} (use decimal, 0b... or 0x...)") from None
+            f"invalid address {text!r} (use decimal, 0b... or 0x...)")
     if value < 0:
         raise argparse.ArgumentTypeError(f"invalid address {text!r}: must be >= 0")
     return value
 
 
-def _nonneg_int(text):
+def _parse_int(text):
+    """``text`` as an int: ASCII decimal digits with an optional sign, else None."""
+    t = text.strip()
+    body = t[1:] if t[:1] in "+-" else t
+    if not (body.isascii() and body.isdigit()) or len(body) > _MAX_DIGITS:
+        return None
+    return int(t, 10)
+
+
+def _describe_range(kind, lo, hi):
+    if lo is not None and hi is not None:
+        return f"{kind} from {lo} to {hi}"
+    if lo is not None:
+        return f"{kind} >= {lo}"
+    if hi is not None:
+        return f"{kind} <= {hi}"
+    return kind
+
+
+def int_range(lo=None, hi=None):
+    """An argparse ``type``: an integer in ``[lo, hi]`` (either bound may be None).
+
+    Accepts ASCII decimal only: non-ASCII digits, underscores, fractions and empty
+    strings are rejected with a message that says what is allowed.
+    """
+    allowed = _describe_range("an integer", lo, hi)
+
+    def parse(text):
+        value = _parse_int(text)
+        if value is None or (lo is not None and value < lo) or \
+                (hi is not None and value > hi):
+            raise argparse.ArgumentTypeError(f"must be {allowed}, not {text!r}")
+        return value
+    parse.__name__ = allowed
+    return parse
+
+
+#: An integer >= 1 (counts, sizes).
+positive_int = int_range(1)
+#: An integer >= 0 (seeds, cycles, offsets).
+nonneg_int = int_range(0)
+#: Topology parameters (-n, -k, -m, -d); the topology checks its own range.
+_topology_int = int_range(0, 1 << 20)
+
+
+def float_range(lo=None, hi=None, lo_open=False, hi_open=False):
+    """An argparse ``type``: a finite float in the interval from ``lo`` to ``hi``
+    (closed unless ``lo_open``/``hi_open``); NaN, infinities and non-ASCII text
+    are rejected."""
+    left = "(" if lo_open else "["
+    right = ")" if hi_open else "]"
+    if lo is not None and hi is not None:
+        allowed = f"a number in {left}{lo}, {hi}{right}"
+    elif lo is not None:
+        allowed = f"a number {'>' if lo_open else '>='} {lo}"
+    elif hi is not None:
+        allowed = f"a number {'<' if hi_open else '<='} {hi}"
+    else:
+        allowed = "a finite number"
+
+    def parse(text):
+        t = text.strip()
+        value = None
+        if t.isascii() and 0 < len(t) <= 64 and "_" not in t:
+            try:
+                value = float(t)
+            except ValueError:
+                value = None
+        bad = (value is None or not math.isfinite(value)
+               or (lo is not None and (value <= lo if lo_open else value < lo))
+               or (hi is not None and (value >= hi if hi_open else value > hi)))
+        if bad:
+            raise argparse.ArgumentTypeError(f"must be {allowed}, not {text!r}")
+        return value
+    parse.__name__ = allowed
+    return parse
+
+
+#: A probability or fraction in [0, 1].
+fraction = float_range(0.0, 1.0)
+#: Any finite float.
+finite_float = float_range()
+
+
+def nonempty(text):
+    """An argparse ``type``: a non-empty string (names, files)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    if "\0" in text:
+        raise argparse.ArgumentTypeError(f"must not contain a NUL character: {text!r}")
+    return text
+
+
+@contextlib.contextmanager
+def input_errors(prefix=""):
+    """Turn the ValueError/TypeError a library raises when it rejects a parameter
+    into :class:`CliError` (exit 2). Wrap only the code that builds objects from the
+    user's input, never the work itself: there such an exception is a bug."""
     try:
-        return int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid integer {text!r}") from None
+        yield
+    except (TypeError, ValueError) as exc:
+        raise CliError(f"{prefix}{exc}") from None
+
+
+def check_size(what, cost, limit, unit="", hint=""):
+    """Refuse work whose estimated ``cost`` exceeds ``limit`` (same ``unit``), before
+    anything is allocated: raises :class:`CliError` with both figures."""
+    if cost > limit:
+        unit = f" {unit}" if unit else ""
+        raise CliError(f"{what} would need about {cost:,}{unit}; the limit is "
+                       f"{limit:,}{unit}" + (f" ({hint})" if hint else ""))
+
+
+def add_force_option(parser):
+    """Add ``--force``: replace files that this command did not write itself."""
+    parser.add_argument("--force", action="store_true",
+                        help="replace existing files that cubefab did not write")
 
 
 def add_topology_command(subparsers, name, help, handler, configure=None, families=None):
@@ -88,7 +229,7 @@ def add_topology_command(subparsers, name, help, handler, configure=None, famili
         _, parameters = FAMILIES[family]
         fp = fams.add_parser(family, help=f"{family} network")
         for param, letter, param_help in parameters:
-            fp.add_argument(f"-{letter}", dest=f"param_{param}", type=_nonneg_int,
+            fp.add_argument(f"-{letter}", dest=f"param_{param}", type=_topology_int,
                             required=True, metavar=letter.upper(), help=param_help)
         if configure is not None:
             configure(fp)
@@ -124,7 +265,11 @@ def format_table(headers, rows):
 
 def build_parser():
     parser = _Parser(prog="cubefab", description="Hypercube-family interconnects from "
-                     "paper to verified hardware.")
+                     "paper to verified hardware.",
+                     epilog="exit status: 0 done, every check passed; 1 a check failed; "
+                            "2 bad input; 3 internal error")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the traceback of an internal error")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for module in COMMAND_MODULES:
@@ -132,28 +277,50 @@ def build_parser():
     return parser
 
 
+def _command_name(argv):
+    words = ["cubefab"]
+    for word in argv:
+        if word.startswith("-"):
+            break
+        words.append(word)
+    return " ".join(words[:3])
+
+
 def main(argv=None):
-    """Entry point; returns the exit status."""
+    """Entry point; returns the exit status (see the module docstring)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
+    command = _command_name(argv)
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
-        if hasattr(args, "_parameters"):
-            topology = topology_from_args(args)
-            status = args._handler(args, topology)
-        else:
-            status = args._handler(args)
-        return 0 if status is None else status
-    except CliError as exc:
+        with files.policy(force=getattr(args, "force", False)):
+            if hasattr(args, "_parameters"):
+                topology = topology_from_args(args)
+                status = args._handler(args, topology)
+            else:
+                status = args._handler(args)
+        return EXIT_OK if status is None else status
+    except (CliError, files.OutputRefused) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except (TypeError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        return 0
+        return EXIT_OK
+    except SystemExit as exc:   # argparse --help
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    except BaseException as exc:
+        if debug:
+            traceback.print_exc()
+        what = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        print(f"internal error in '{command}' ({what}). This is a bug in cubefab: "
+              f"please report it with the command line"
+              + ("." if debug else " and the traceback that --debug shows."),
+              file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

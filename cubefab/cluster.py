@@ -11,14 +11,18 @@ whose worker died and reports progress.
 import contextlib
 import logging
 import os
+import socket
+import time
+import warnings
 
 
 __all__ = ["ClusterError", "SCHEDULER_TIMEOUT", "default_workers", "open_client",
            "gather_as_completed"]
 
 
-#: Seconds to wait for a named scheduler before giving up.
-SCHEDULER_TIMEOUT = 10
+#: Seconds to wait for a named scheduler before giving up (the command line answers
+#: within 10 s, its own start included).
+SCHEDULER_TIMEOUT = 8
 
 
 class ClusterError(RuntimeError):
@@ -68,9 +72,12 @@ def open_client(scheduler=None, *, workers=None, timeout=SCHEDULER_TIMEOUT):
         address = scheduler.strip()
         if "://" not in address:
             address = "tcp://" + address
+        deadline = time.monotonic() + timeout
+        _probe(address, scheduler, timeout)
         try:
-            client = Client(address, timeout=timeout, set_as_default=False)
-        except (OSError, TimeoutError) as exc:
+            client = Client(address, timeout=max(1.0, deadline - time.monotonic()),
+                            set_as_default=False)
+        except Exception as exc:  # noqa: BLE001 - whatever answered, it is no scheduler
             raise ClusterError(f"no Dask scheduler answered at {scheduler} within "
                                f"{timeout:g} s ({type(exc).__name__})") from None
         try:
@@ -79,9 +86,12 @@ def open_client(scheduler=None, *, workers=None, timeout=SCHEDULER_TIMEOUT):
             client.close()
         return
     try:
-        cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
-                               processes=True, dashboard_address=None,
-                               silence_logs=logging.ERROR)
+        with warnings.catch_warnings():
+            # the scheduler's status page moves off a busy port 8787 with a warning
+            warnings.filterwarnings("ignore", message="Port .* is already in use")
+            cluster = LocalCluster(n_workers=workers or default_workers(),
+                                   threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
     except Exception as exc:  # noqa: BLE001 - reported as one line
         raise ClusterError(f"could not start a local Dask cluster: {exc}") from None
     try:
@@ -89,6 +99,41 @@ def open_client(scheduler=None, *, workers=None, timeout=SCHEDULER_TIMEOUT):
             yield client
     finally:
         cluster.close()
+
+
+def _probe(address, scheduler, timeout):
+    """Fail fast unless something speaking Dask's protocol answers at ``address``: a
+    refused TCP connection at once (Dask itself would retry until ``timeout``), a
+    server of another protocol (whose reply Dask may misread) without waiting for it."""
+    import asyncio
+    from distributed.comm import connect
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    def failed(why):
+        return ClusterError(f"no Dask scheduler answered at {scheduler} ({why})")
+
+    deadline = time.monotonic() + timeout
+    scheme, location = parse_address(address)
+    if scheme == "tcp":
+        try:
+            host, port = parse_host_port(location, default_port=8786)
+            socket.create_connection((host, port), timeout=timeout).close()
+        except TimeoutError:
+            raise failed(f"nothing within {timeout:g} s") from None
+        except (OSError, ValueError) as exc:
+            raise failed(exc.strerror if isinstance(exc, OSError) and exc.strerror
+                         else type(exc).__name__) from None
+
+    async def handshake():
+        comm = await connect(address, timeout=max(1.0, deadline - time.monotonic()))
+        await comm.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(handshake(), max(1.0, deadline - time.monotonic())))
+    except (TimeoutError, asyncio.TimeoutError):
+        raise failed(f"no handshake within {timeout:g} s") from None
+    except Exception as exc:  # noqa: BLE001 - a garbled reply may raise anything
+        raise failed(f"not a Dask scheduler: {type(exc).__name__}") from None
 
 
 def gather_as_completed(client, futures, progress=None):

@@ -1,10 +1,12 @@
 """Progress reporting on standard error for long work."""
 
+import contextlib
 import sys
+import threading
 import time
 
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "working"]
 
 
 class Progress:
@@ -53,3 +55,31 @@ class Progress:
             self.stream.write("\n")
             self.stream.flush()
             self._drawn = False
+
+
+@contextlib.contextmanager
+def working(label, estimate=None, stream=None):
+    """Show, while the block runs, the seconds spent (against the ``estimate`` in
+    seconds when given) for work that reports no progress of its own, such as a
+    Verilog conversion. Drawn like :class:`Progress`, only on a terminal."""
+    bar = Progress(label, unit="s (estimate)" if estimate else "s", stream=stream)
+    if not bar.enabled:
+        yield
+        return
+    done = threading.Event()
+
+    def tick():
+        start = time.monotonic()
+        while not done.wait(0.5):
+            elapsed = int(time.monotonic() - start)
+            total = max(int(estimate), elapsed + 1) if estimate else None
+            bar.update(elapsed, total)
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        bar.close()

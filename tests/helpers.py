@@ -1,6 +1,13 @@
 """Checks shared by the test modules (import as ``from tests.helpers import ...``)."""
 
+import contextlib
+import gc
+import traceback
+import warnings
+
 import numpy as np
+import pytest
+from amaranth.hdl import UnusedElaboratable
 from amaranth.sim import Simulator
 
 from cubefab.topology import bfs_distances
@@ -26,3 +33,16 @@ def run_clocked(dut, bench):
     sim.add_clock(1e-6)
     sim.add_testbench(bench)
     sim.run()
+
+
+@contextlib.contextmanager
+def refused(error, match):
+    """``pytest.raises(error, match=match)`` around a component's construction: the
+    component refused (made, then refused in ``__init__``), which Amaranth reports
+    as unused when it is collected, is collected here without that warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnusedElaboratable)
+        with pytest.raises(error, match=match) as info:
+            yield
+        traceback.clear_frames(info.tb)   # the constructor's frame holds the component
+        gc.collect()

@@ -13,13 +13,12 @@ import os
 import re
 
 import amaranth
-from .. import __version__
-from ..hdl.ports import component_ports
+from .. import __version__, files
 from ..topology.base import Topology
+from .verilog import verilog_text as convert
 
 
-__all__ = ["MANIFEST_VERSION", "component_ports", "verilog_ports", "address_map",
-           "write_design"]
+__all__ = ["MANIFEST_VERSION", "verilog_ports", "address_map", "write_design"]
 
 #: Version of the manifest's format.
 MANIFEST_VERSION = 1
@@ -90,7 +89,6 @@ def write_design(component, name, out_dir, kind, topology=None, parameters=None,
         raise ValueError(f"Module name must be a Verilog identifier, not {name!r}")
     os.makedirs(out_dir, exist_ok=True)
     if verilog_text is None:
-        from .verilog import verilog_text as convert   # (that module imports this one)
         verilog_text = convert(component, name)
     ports = verilog_ports(verilog_text, name)
     manifest = {
@@ -112,9 +110,8 @@ def write_design(component, name, out_dir, kind, topology=None, parameters=None,
         manifest["address_map"] = address_map(topology, nodes)
     verilog_path = os.path.join(out_dir, f"{name}.v")
     manifest_path = os.path.join(out_dir, f"{name}.json")
-    with open(verilog_path, "w") as f:
-        f.write(verilog_text)
-    with open(manifest_path, "w") as f:
-        json.dump(manifest, f, indent=2)
-        f.write("\n")
+    for path in (verilog_path, manifest_path):    # both may be written, before either is
+        files.check_output(path)
+    files.write_text(verilog_path, verilog_text)
+    files.write_text(manifest_path, json.dumps(manifest, indent=2) + "\n")
     return {**manifest, "verilog_path": verilog_path, "manifest_path": manifest_path}

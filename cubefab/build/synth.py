@@ -85,5 +85,5 @@ def synthesize_logic(verilog, top="top", workdir=None, timeout=600):
 
 
 def route_unit_cost(unit, workdir=None, top="top"):
-    """:func:`synthesize_logic` of a route unit's Verilog (conventions.md interface)."""
+    """:func:`synthesize_logic` of a route unit's Verilog (docs/conventions.md interface)."""
     return synthesize_logic(route_unit_verilog(unit, top), top, workdir)

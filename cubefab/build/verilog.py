@@ -1,4 +1,4 @@
-"""Verilog of components, with the interfaces conventions.md fixes.
+"""Verilog of components, with the interfaces docs/conventions.md fixes.
 
 A route unit's top module is purely combinational: input ``dest``, input ``src``
 only when the algorithm reads it (metacube ``paper``), input ``here`` only for a
@@ -12,7 +12,7 @@ import re
 from amaranth.back import verilog as amaranth_verilog
 
 from ..hdl.route import RouteUnit
-from .manifest import component_ports
+from ..hdl.ports import component_ports
 
 
 __all__ = ["verilog_text", "route_unit_verilog", "write_verilog"]
@@ -42,11 +42,12 @@ def verilog_text(component, name="top", omit=()):
         if member not in ports:
             raise ValueError(f"Member to omit must be one of {sorted(ports)}, not {member!r}")
         del ports[member]
-    return amaranth_verilog.convert(component, name=name, ports=ports, emit_src=False)
+    return amaranth_verilog.convert(component, name=name, ports=list(ports.values()),
+                                    emit_src=False)
 
 
 def route_unit_verilog(unit, name="top"):
-    """Verilog of a :class:`~cubefab.hdl.route.RouteUnit` with the conventions.md
+    """Verilog of a :class:`~cubefab.hdl.route.RouteUnit` with the docs/conventions.md
     interface (``dest``, ``src`` when read, ``here`` for straps, ``port``)."""
     if not isinstance(unit, RouteUnit):
         raise TypeError(f"Unit must be a RouteUnit, not {unit!r}")

@@ -1,9 +1,15 @@
 """``cubefab board TOPO ... --board icebreaker|icestick -o DIR``: a bitstream of the
 self-checking fabric, its state on the board's LEDs."""
 
-from ..cli import CliError, add_topology_command, emit, format_table
+from ..cli import (CliError, add_topology_command, emit, format_table, int_range, fraction,
+                   add_force_option, input_errors)
+from .. import files
 from ..build.board import BOARDS, build_bitstream, selfcheck_board_top
 from ..build.pnr import ToolFailed, ToolMissing
+from .limits import MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_QUEUE_DEPTH, MAX_SEED, \
+    check_hardware, check_channel_graph
+from .fpga import check_tools
+from ..progress import working
 
 
 __all__ = ["register"]
@@ -14,25 +20,28 @@ def _options(parser):
                         help="icebreaker (iCE40UP5K) or icestick (iCE40HX1K)")
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
                         help="build directory (bitstream DIR/top.bin, logs top.rpt, top.tim)")
-    parser.add_argument("--payload-width", type=int, default=8, metavar="BITS",
+    parser.add_argument("--payload-width", type=int_range(2, MAX_PAYLOAD_WIDTH), default=8,
+                        metavar="BITS",
                         help="payload bits per flit (default 8: a 3-bit sequence number "
                              "and a 5-bit timestamp; 4 gives a 3-bit sequence number "
                              "and a 1-bit timestamp)")
-    parser.add_argument("--depth", type=int, default=2, metavar="N",
+    parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=2, metavar="N",
                         help="buffer depth per input VC in flits (default 2)")
-    parser.add_argument("--queue-depth", type=int, default=2, metavar="N",
+    parser.add_argument("--queue-depth", type=int_range(1, MAX_QUEUE_DEPTH), default=2,
+                        metavar="N",
                         help="packets each traffic generator's source queue holds "
                              "(default 2)")
-    parser.add_argument("--vcs", type=int, default=None, metavar="N",
+    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None, metavar="N",
                         help="virtual channels per link (default: what deadlock freedom "
                              "needs)")
     parser.add_argument("--algorithm", default=None, metavar="NAME",
                         help="routing algorithm (default: the topology's first)")
-    parser.add_argument("--rate", type=float, default=0.25, metavar="R",
+    parser.add_argument("--rate", type=fraction, default=0.25, metavar="R",
                         help="packets created per node per cycle (default 0.25)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S",
+    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
                         help="traffic generators' run seed (default 1)")
     parser.add_argument("--json", action="store_true")
+    add_force_option(parser)
 
 
 def _board(args, topology):
@@ -40,20 +49,33 @@ def _board(args, topology):
     # timestamp (latency, which no lamp shows); at least one timestamp bit
     sequence_bits = max(0, min(3, args.payload_width - 1))
     timestamp_bits = max(1, min(5, args.payload_width - sequence_bits))
-    top = selfcheck_board_top(topology, args.board, payload_width=args.payload_width,
-                              timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
-                              depth=args.depth, vcs=args.vcs, algorithm=args.algorithm,
-                              queue_depth=args.queue_depth, rate=args.rate,
-                              seed=args.seed)
+    check_tools("yosys", "nextpnr-ice40", "icepack")
+    files.check_directory(args.output)
+    with input_errors():
+        topology.check_algorithm(args.algorithm)
+    check_channel_graph(topology, 1, f"the reference routes of {topology.label}")
+    # the generators and checkers about double each router
+    check_hardware(f"the {topology.label} self-checking fabric", topology,
+                   2 * topology.num_nodes, algorithm=args.algorithm, vcs=args.vcs,
+                   depth=args.depth, payload_width=args.payload_width)
+    with input_errors():
+        top = selfcheck_board_top(topology, args.board, payload_width=args.payload_width,
+                                  timestamp_bits=timestamp_bits,
+                                  sequence_bits=sequence_bits, depth=args.depth,
+                                  vcs=args.vcs, algorithm=args.algorithm,
+                                  queue_depth=args.queue_depth, rate=args.rate,
+                                  seed=args.seed)
+    files.claim_directory(args.output)
     try:
-        result = build_bitstream(top, args.board, args.output)
+        with working(f"bitstream of the {topology.label} self-checking fabric"):
+            result = build_bitstream(top, args.board, args.output)
     except (ToolMissing, ToolFailed) as exc:
         raise CliError(f"{topology.label} on {exc}") from None
     board = BOARDS[args.board]
     document = dict(result, topology=topology.label, nodes=topology.num_nodes,
                     payload_width=args.payload_width, sequence_bits=sequence_bits,
                     timestamp_bits=timestamp_bits, depth=args.depth,
-                    queue_depth=args.queue_depth, vcs=top.design.vcs, rate=args.rate,
+                    queue_depth=args.queue_depth, vcs=top.design.config.router.vcs, rate=args.rate,
                     seed=args.seed,
                     leds={"fail": board.fail_led, "pass": board.pass_led,
                           "activity": list(board.activity_leds)})

@@ -1,22 +1,36 @@
 """``cubefab deadlock TOPO ...``: the channel dependency graph check (Dally & Seitz)."""
 
-from ..cli import add_topology_command, emit, format_table
+from ..cli import add_topology_command, emit, format_table, int_range, input_errors
+from ..progress import working
 from ..topology.deadlock import check_deadlock_free
+from .limits import MAX_VCS, check_channel_graph, default_vcs
 
 
 __all__ = ["register"]
 
 
+#: Measured: about 15 us per channel to build and search the graph.
+SECONDS_PER_CHANNEL = 15e-6
+
+
 def _options(parser):
     parser.add_argument("--algorithm", default=None, metavar="NAME",
                         help="routing algorithm (default: the topology's first)")
-    parser.add_argument("--vcs", type=int, default=None, metavar="N",
+    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None, metavar="N",
                         help="virtual channels (default: what the VC assignment needs)")
     parser.add_argument("--json", action="store_true")
 
 
 def _deadlock(args, topology):
-    report = check_deadlock_free(topology, args.algorithm, args.vcs)
+    with input_errors():
+        topology.check_algorithm(args.algorithm)
+    check_channel_graph(topology, 1)      # what finding the VCs needed takes
+    vcs = default_vcs(topology, args.algorithm, args.vcs)
+    check_channel_graph(topology, vcs)
+    channels = topology.num_nodes * topology.degree * vcs
+    with working(f"channel dependency graph of {topology.label}",
+                 channels * SECONDS_PER_CHANNEL):
+        report = check_deadlock_free(topology, args.algorithm, args.vcs)
     doc = report.as_dict()
     rows = [["channels (link, VC)", report.channels], ["dependencies", report.dependencies],
             ["VCs checked", report.vcs], ["VCs needed", report.required_vcs],

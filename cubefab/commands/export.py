@@ -1,10 +1,20 @@
-"""``cubefab export booksim``: the network for other simulators."""
+"""``cubefab export booksim``: the network, router and routing for BookSim2."""
 
-from ..cli import CliError, _Parser, add_topology_command, emit
-from ..sim.booksim import BOOKSIM_TRAFFIC, write_booksim
+from ..cli import (_Parser, add_topology_command, emit, int_range, fraction,
+                   add_force_option, input_errors)
+from .. import files
+from ..sim.booksim import BOOKSIM_TRAFFIC, PATCH_NAME, ROUTINGS, booksim_router, write_booksim
+from ..sim.selfcheck_run import DEFAULT_ROUTER
+from .limits import MAX_VCS, MAX_DEPTH, MAX_PACKET_FLITS, check_memory
+
+#: Estimated bytes per link end of the exported text (written and held in memory).
+_PER_LINK_END = 200
 
 
 __all__ = ["register"]
+
+#: Largest seed BookSim2 reads (its configuration integers are C ints).
+MAX_SEED = (1 << 31) - 1
 
 
 def register(sub):
@@ -13,32 +23,67 @@ def register(sub):
     targets = parser.add_subparsers(dest="target", metavar="TARGET", parser_class=_Parser)
     targets.required = True
     add_topology_command(targets, "booksim",
-                         "BookSim2 anynet network file, configuration and node map",
-                         _booksim, _booksim_options)
+                         "BookSim2 anynet network, configuration of cubefab's default router, "
+                         "cubefab's routing as a next-hop table, node map", _booksim,
+                         _booksim_options)
 
 
 def _booksim_options(parser):
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
-                        help="directory for anynet_file, booksim_config and nodes.txt")
+                        help="directory for anynet_file, booksim_config, nodes.txt (and "
+                             f"cubefab_table, {PATCH_NAME})")
+    parser.add_argument("--routing", default="table", choices=ROUTINGS,
+                        help="table: cubefab's routing and VCs, read by the routing function "
+                             f"of {PATCH_NAME} (default); min: BookSim's own shortest paths")
+    parser.add_argument("--algorithm", default=None, metavar="NAME",
+                        help="cubefab routing algorithm (default: the topology's first)")
     parser.add_argument("--traffic", default="uniform", choices=sorted(BOOKSIM_TRAFFIC))
-    parser.add_argument("--rate", type=float, default=0.1,
+    parser.add_argument("--rate", type=fraction, default=0.1,
                         help="injection rate, flits per node per cycle (default 0.1)")
-    parser.add_argument("--packet-flits", type=int, default=1, metavar="L")
-    parser.add_argument("--vcs", type=int, default=2, help="virtual channels (default 2)")
-    parser.add_argument("--buffer", type=int, default=4, help="flits per VC buffer (default 4)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--packet-flits", type=int_range(1, MAX_PACKET_FLITS), default=1,
+                        metavar="L")
+    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None, metavar="N",
+                        help="virtual channels (default: the VC classes deadlock freedom "
+                             "needs x --vcs-per-class, as cubefab sim and sweep)")
+    parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=DEFAULT_ROUTER["depth"],
+                        metavar="N",
+                        help=f"flits per VC buffer (default {DEFAULT_ROUTER['depth']}, as "
+                             "cubefab sim and sweep)")
+    parser.add_argument("--vcs-per-class", type=int_range(1, MAX_VCS),
+                        default=DEFAULT_ROUTER["vcs_per_class"],
+                        metavar="N", help="VCs per VC class, a power of two (default "
+                        f"{DEFAULT_ROUTER['vcs_per_class']}, as cubefab sim and sweep)")
+    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
+                        help=f"BookSim's random seed, 0 to {MAX_SEED} (default 1)")
     parser.add_argument("--json", action="store_true")
+    add_force_option(parser)
 
 
 def _booksim(args, topology):
-    try:
-        paths = write_booksim(topology, args.output, traffic=args.traffic,
+    check_memory(f"the BookSim2 files of {topology.label} ({topology.num_links:,} links)",
+                 _PER_LINK_END * 2 * topology.num_links)
+    files.check_directory(args.output, force=True)   # writable; files checked one by one
+    with input_errors():
+        algorithm = topology.check_algorithm(args.algorithm)
+        router = booksim_router(topology, algorithm, vcs=args.vcs, depth=args.depth,
+                                vcs_per_class=args.vcs_per_class)
+        paths = write_booksim(topology, args.output, routing=args.routing,
+                              algorithm=algorithm, traffic=args.traffic,
                               injection_rate=args.rate, packet_size=args.packet_flits,
-                              num_vcs=args.vcs, vc_buf_size=args.buffer, seed=args.seed)
-    except OSError as exc:
-        raise CliError(f"cannot write {args.output}: {exc.strerror}") from None
+                              vcs=router["vcs"], depth=router["depth"],
+                              vcs_per_class=router["vcs_per_class"], seed=args.seed)
     doc = dict(paths, routers=topology.num_nodes, links=topology.num_links,
-               topology=topology.label)
+               topology=topology.label, routing=args.routing, algorithm=algorithm,
+               router={k: v for k, v in router.items() if k != "label"})
+    if args.routing == "table":
+        routing = (f"routing: cubefab's {algorithm} routing and VC classes as a next-hop "
+                   f"table; BookSim2 needs {PATCH_NAME} (apply it in a BookSim2 checkout "
+                   f"with git apply, then rebuild)")
+    else:
+        routing = (f"routing: BookSim's min (its own shortest paths, any VC), not cubefab's "
+                   f"{algorithm} routing")
     emit(args, doc, f"{topology.label}: {topology.num_nodes} routers, {topology.num_links} "
-         f"links\n" + "\n".join(f"wrote {p}" for p in paths.values())
+         f"links\nrouter modelled: cubefab's default router (of sim and sweep), "
+         f"{router['label']}\n{routing}\n"
+         + "\n".join(f"wrote {p}" for p in paths.values())
          + f"\nrun: booksim {paths['config_file']}")

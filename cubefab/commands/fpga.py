@@ -11,23 +11,54 @@ included.
 """
 
 import os
+import shutil
 
 from amaranth.back import verilog as amaranth_verilog
 
-from ..cli import CliError, emit, format_table
-from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
+from .. import files
+from ..cli import CliError, emit, format_table, int_range
+from ..build.pnr import DEVICES, ToolFailed, ToolMissing, find_tool, implement
 from ..build.harness import TimingHarness
-from .router_targets import router_target_options, fabric_target_options, router_build_params
+from ..progress import working
+from .router_targets import (router_target_options, fabric_target_options, build_router,
+                             build_fabric)
+from .limits import MAX_SEED
 
 
 __all__ = ["router_synth_options", "fabric_synth_options", "synth_router", "synth_fabric",
-           "implementation_table", "report_implementation"]
+           "implementation_table", "report_implementation", "check_tools", "check_workdir",
+           "claim_workdir"]
+
+
+def check_tools(*names):
+    """Raise CliError naming the first of the tools ``names`` that is missing."""
+    for name in names:
+        try:
+            command = find_tool(name)
+        except ToolMissing as exc:
+            raise CliError(str(exc).splitlines()[0]) from None
+        if shutil.which(command) is None:     # e.g. YOSYS=/a/path/that/is/not/there
+            raise CliError(f"{name}: {command} is not an executable program (check the "
+                           f"environment variable that names it, or install the tool)")
+
+
+def check_workdir(args):
+    """Check ``--workdir`` (before the work): a directory cubefab may fill."""
+    if args.workdir is not None:
+        files.check_directory(args.workdir)
+
+
+def claim_workdir(args, default_workdir):
+    """The work directory (``--workdir`` or the default), claimed for the tools."""
+    workdir = args.workdir or default_workdir
+    files.claim_directory(workdir)
+    return workdir
 
 
 def _device_options(parser):
     parser.add_argument("--device", default="hx8k", choices=sorted(DEVICES),
                         help="iCE40 device (default hx8k: HX8K in the ct256 package)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S",
+    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
                         help="nextpnr placement seed (default 1)")
     parser.add_argument("--no-pnr", action="store_true",
                         help="synthesis only: resources without place and route")
@@ -59,12 +90,14 @@ def implementation_table(rows):
 def report_implementation(args, what, component, default_workdir, extra=None):
     """Implement ``component`` in a timing harness on ``args.device`` and print
     the report (``--json``: one document)."""
-    workdir = args.workdir or default_workdir
+    workdir = claim_workdir(args, default_workdir)
     try:
         # with source locations: nextpnr's critical path then names the Python lines
-        text = amaranth_verilog.convert(TimingHarness(component), name="top")
-        report = implement(text, "top", args.device, workdir, seed=args.seed,
-                           pnr=not args.no_pnr, submodule="dut")
+        with working(f"Verilog of the {what}", getattr(args, "estimate", None)):
+            text = amaranth_verilog.convert(TimingHarness(component), name="top")
+        with working(f"yosys and nextpnr on the {what}"):
+            report = implement(text, "top", args.device, workdir, seed=args.seed,
+                               pnr=not args.no_pnr, submodule="dut")
     except (ToolMissing, ToolFailed) as exc:
         raise CliError(str(exc).splitlines()[0]) from None
     document = dict(extra or {}, design=what, **report.as_dict(),
@@ -92,26 +125,33 @@ def _stem(topology):
     return f"{topology.name}_" + "_".join(f"{k}{v}" for k, v in topology.params.items())
 
 
+def _parameters(config):
+    """The router parameters a synthesis report shows."""
+    return {"vcs": config.vcs, "depth": config.depth, "payload_width": config.payload_width,
+            "flit_width": config.layout.size, "buffer": config.buffer, "turns": config.turns}
+
+
+def _check(args):
+    check_tools("yosys", *(() if args.no_pnr else ("nextpnr-ice40",)))
+    check_workdir(args)
+
+
 def synth_router(args, topology):
-    from ..hdl.router import Router
-    router = Router(topology, args.node, **router_build_params(args, topology))
+    _check(args)
+    router = build_router(args, topology)
     report_implementation(
         args, f"{topology.label} router of node {router.node}", router,
         os.path.join("build", "synth", f"router_{_stem(topology)}_{router.node}"
                      f"_{args.device}"),
-        {"topology": topology.label, "node": router.node, "vcs": router.vcs,
-         "depth": router.depth, "payload_width": router.payload_width,
-         "flit_width": router.layout.size, "ports": topology.degree + 1,
-         "buffer": router.buffer, "turns": router.turns})
+        {"topology": topology.label, "node": router.node,
+         **_parameters(router.config), "ports": topology.degree + 1})
 
 
 def synth_fabric(args, topology):
-    from ..hdl.fabric import Fabric
-    fabric = Fabric(topology, **router_build_params(args, topology))
+    _check(args)
+    fabric = build_fabric(args, topology)
     report_implementation(
         args, f"{topology.label} fabric", fabric,
         os.path.join("build", "synth", f"fabric_{_stem(topology)}_{args.device}"),
-        {"topology": topology.label, "nodes": topology.num_nodes, "vcs": fabric.vcs,
-         "depth": fabric.depth, "payload_width": fabric.payload_width,
-         "flit_width": fabric.layout.size, "buffer": fabric.buffer,
-         "turns": fabric.turns})
+        {"topology": topology.label, "nodes": topology.num_nodes,
+         **_parameters(fabric.config.router)})

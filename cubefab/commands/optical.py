@@ -2,7 +2,9 @@
 free-space optical layout (Plane_L/Plane_R placement and shift rule) of dlh.txt section V,
 validated, as text, ``--json`` or a ``--plot``."""
 
-from ..cli import add_topology_command, emit, format_table, parse_address, CliError
+from ..cli import (add_topology_command, emit, format_table, parse_address, CliError,
+                   add_force_option, input_errors)
+from .. import files
 from ..optical import hypercube_layout, dlh_layout, validate, EMPTY
 from ..optical.hypercube import CONSTRUCTIONS
 from ..optical.dlh import RINGS, GAPS
@@ -39,6 +41,7 @@ def _options(parser):
     parser.add_argument("--highlight", type=parse_address, default=None, metavar="A",
                         help="in the plot, outline node A and its links")
     parser.add_argument("--json", action="store_true")
+    add_force_option(parser)
 
 
 def layout_document(layout, validation):
@@ -102,12 +105,17 @@ def layout_text(layout, validation):
 
 
 def _optical(args, topology):
-    if topology.name == "hypercube":
-        layout = hypercube_layout(topology.n, args.construction)
-    else:
-        layout = dlh_layout(topology.m, topology.d, ring=args.ring, gaps=args.gaps)
     if args.highlight is not None and not topology.is_node(args.highlight):
         raise CliError(f"--highlight {args.highlight} is not a node of {topology.label}")
+    if args.plot is not None:
+        if not args.plot.lower().endswith((".png", ".svg")):
+            raise CliError(f"--plot file must end in .png or .svg, not {args.plot!r}")
+        files.check_output(args.plot)
+    with input_errors():
+        if topology.name == "hypercube":
+            layout = hypercube_layout(topology.n, args.construction)
+        else:
+            layout = dlh_layout(topology.m, topology.d, ring=args.ring, gaps=args.gaps)
     validation = validate(layout)
     doc = layout_document(layout, validation)
     text = layout_text(layout, validation)
@@ -120,13 +128,13 @@ def _optical(args, topology):
                      f"{growth['images_next']} images (now {layout.images}); shifts that change: "
                      f"{changed}")
     if args.plot:
-        if not args.plot.lower().endswith((".png", ".svg")):
-            raise CliError(f"--plot file must end in .png or .svg, not {args.plot!r}")
         from ..optical.plot import plot_layout
-        plot_layout(layout, args.plot, highlight=args.highlight)
+        with files.output_path(args.plot) as tmp:
+            plot_layout(layout, tmp, highlight=args.highlight)
         doc["plot"] = args.plot
         text += f"\nwrote {args.plot}"
     emit(args, doc, text)
+    return 0 if validation.valid else 1     # an invalid layout is a failed check
 
 
 def _growth(layout, args):

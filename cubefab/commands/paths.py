@@ -3,7 +3,9 @@
 
 import argparse
 
-from ..cli import add_topology_command, emit, format_table, parse_address, CliError
+from ..cli import (add_topology_command, emit, format_table, parse_address, CliError,
+                   add_force_option, input_errors)
+from .. import files
 from ..topology.metacube import Metacube
 from ..topology.hypercube import Hypercube
 from ..topology.paths import (disjoint_paths, check_disjoint_paths, metacube_path_bound,
@@ -53,13 +55,16 @@ def _paths_options(parser):
     parser.add_argument("--plot", metavar="FILE", default=None,
                         help="draw the paths over the network into FILE (.png or .svg)")
     parser.add_argument("--json", action="store_true")
+    add_force_option(parser)
 
 
 def _check_plot(args, topology):
     """Refuse a bad --plot before the work starts."""
-    if args.plot:
+    if args.plot is not None:
         from ..plots import MAX_PLOT_NODES, check_plot_file
-        check_plot_file(args.plot)
+        with input_errors("--plot: "):
+            check_plot_file(args.plot)
+        files.check_output(args.plot)
         if topology.num_nodes > MAX_PLOT_NODES:
             raise CliError(f"{topology.label} has {topology.num_nodes} nodes; plots are "
                            f"drawn for networks up to {MAX_PLOT_NODES} nodes")
@@ -103,11 +108,29 @@ def paths_document(topology, s, t, faulty_nodes=(), faulty_links=()):
     return doc
 
 
+def _check_nodes(topology, args):
+    """Every address the options name is a node (and every faulty link a link)."""
+    with input_errors():
+        topology.check_node(args.src, "--src")
+        if hasattr(args, "dst"):
+            topology.check_node(args.dst, "--dst")
+        for node in getattr(args, "faults", ()):
+            topology.check_node(node, "--faults node")
+        for u, v in getattr(args, "faulty_links", ()):
+            topology.check_node(u, "--faulty-links end")
+            topology.check_node(v, "--faulty-links end")
+            topology.port(u, v)
+
+
 def _paths(args, topology):
+    _check_nodes(topology, args)
     if args.src == args.dst:
         raise CliError("--src and --dst must be different nodes")
     _check_plot(args, topology)
-    doc = paths_document(topology, args.src, args.dst, args.faults, args.faulty_links)
+    # the library checks the faults against --src/--dst and its size limits before it
+    # works; those ValueErrors are the user's
+    with input_errors():
+        doc = paths_document(topology, args.src, args.dst, args.faults, args.faulty_links)
     lines = [f"{topology.label}: {len(doc['paths'])} disjoint paths {doc['src']} -> "
              f"{doc['dst']} (distance {doc['distance']}), {doc['method']}"]
     rows = [[f"P{n}", len(p) - 1, " ".join(str(v) for v in p)]
@@ -130,8 +153,9 @@ def _paths(args, topology):
             lines.append(f"faults: nodes {doc['faulty_nodes']}, links {doc['faulty_links']}")
     if args.plot:
         from ..plots import plot_paths
-        plot_paths(topology, doc["paths"], args.plot, doc["src"], doc["dst"],
-                   faulty_nodes=doc.get("faulty_nodes", ()), highlight=doc.get("path"))
+        with files.output_path(args.plot) as tmp:
+            plot_paths(topology, doc["paths"], tmp, doc["src"], doc["dst"],
+                       faulty_nodes=doc.get("faulty_nodes", ()), highlight=doc.get("path"))
         lines.append(f"plot written to {args.plot}")
     emit(args, doc, "\n".join(lines))
     return 0 if doc.get("found", True) else 1
@@ -147,6 +171,7 @@ def _broadcast_options(parser):
                         help="draw the broadcast tree coloured by step into FILE "
                              "(.png or .svg)")
     parser.add_argument("--json", action="store_true")
+    add_force_option(parser)
 
 
 def broadcast_document(topology, source, model="one-port", algorithm=None):
@@ -161,8 +186,12 @@ def broadcast_document(topology, source, model="one-port", algorithm=None):
 
 
 def _broadcast(args, topology):
+    _check_nodes(topology, args)
     _check_plot(args, topology)
-    doc = broadcast_document(topology, args.src, args.model, args.algorithm)
+    # broadcast_schedule checks the algorithm, the model and its size limit before it
+    # builds; validate_schedule reports problems rather than raising
+    with input_errors():
+        doc = broadcast_document(topology, args.src, args.model, args.algorithm)
     bounds = doc["lower_bounds"]
     informed = 1
     rows = []
@@ -187,7 +216,8 @@ def _broadcast(args, topology):
              "INVALID schedule: " + "; ".join(doc["problems"])]
     if args.plot:
         from ..plots import plot_broadcast
-        plot_broadcast(topology, doc["steps"], args.plot, doc["source"])
+        with files.output_path(args.plot) as tmp:
+            plot_broadcast(topology, doc["steps"], tmp, doc["source"])
         lines.append(f"plot written to {args.plot}")
     emit(args, doc, "\n".join(lines))
     return 0 if doc["valid"] else 1

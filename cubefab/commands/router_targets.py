@@ -1,15 +1,20 @@
 """The ``router`` and ``fabric`` targets of ``cubefab verilog`` (listed in its TARGETS)."""
 
-from ..cli import CliError, parse_address
+import dataclasses
+
+from ..build.verilog import verilog_text
+from ..cli import CliError, parse_address, int_range, input_errors
 from ..hdl.flit import payload_width_for
+from ..hdl.config import BUFFERS, TURNS, FabricConfig, RouterConfig
 from ..hdl.fabric import Fabric
-from ..hdl.router import BUFFERS, TURNS, Router
-from ..topology.deadlock import required_vcs
-from .sim import router_options, router_params
+from ..hdl.router import Router
+from ..progress import working
+from .limits import MAX_FLIT_WIDTH
+from .sim import router_options, router_params, check_router_args
 
 
-__all__ = ["router_target_options", "fabric_target_options", "router_build_params",
-           "write_router", "write_fabric"]
+__all__ = ["router_target_options", "fabric_target_options", "router_config",
+           "build_router", "build_fabric", "router_verilog", "fabric_verilog"]
 
 
 def router_target_options(parser):
@@ -20,7 +25,8 @@ def router_target_options(parser):
 
 def fabric_target_options(parser):
     router_options(parser)
-    parser.add_argument("--flit-width", type=int, default=None, metavar="BITS",
+    parser.add_argument("--flit-width", type=int_range(1, MAX_FLIT_WIDTH), default=None,
+                        metavar="BITS",
                         help="bits of a flit on a link, header included (head, tail, "
                              "vc, dest, src): sets the payload to what is left; "
                              "instead of --payload-width")
@@ -32,31 +38,60 @@ def fabric_target_options(parser):
                              "routes make at the node; all: any input to any output")
 
 
-def router_build_params(args, topology):
-    """The :class:`Router` (and :class:`Fabric`) keyword arguments of the router and
-    fabric targets' options for ``topology``."""
-    params = dict(router_params(args), buffer=args.buffer, turns=args.turns)
+def router_config(args, topology):
+    """The :class:`RouterConfig` of the router and fabric targets' options for
+    ``topology`` (bad input: CliError)."""
+    if args.flit_width is not None and args.payload_width is not None:
+        raise CliError("give --flit-width or --payload-width, not both")
+    with input_errors():
+        config = RouterConfig.for_topology(topology, **router_params(args),
+                                           buffer=args.buffer, turns=args.turns)
     if args.flit_width is not None:
-        if args.payload_width is not None:
-            raise CliError("give --flit-width or --payload-width, not both")
-        algorithm = topology.check_algorithm(args.algorithm)
-        vcs = args.vcs or required_vcs(topology, algorithm) * args.vcs_per_class
-        params["payload_width"] = payload_width_for(topology.address_bits,
-                                                    args.flit_width, vcs)
-    return params
+        with input_errors("--flit-width: "):
+            config = dataclasses.replace(config, payload_width=payload_width_for(
+                topology.address_bits, args.flit_width, config.vcs))
+        args.payload_width = config.payload_width
+    return config
 
 
-def write_router(args, topology):
-    from ..build.verilog import verilog_text
-    from .verilog import _write
-    router = Router(topology, args.node, **router_build_params(args, topology))
-    _write(args, topology, verilog_text(router, args.top),
-           f"{topology.label} router of node {router.node} ({router.vcs} VCs)")
+def _checked_config(args, topology, routers, what):
+    """:func:`router_config`, after the options are checked against each other and the
+    memory ``routers`` routers take (CliError); sets ``args.estimate`` (seconds)."""
+    config = router_config(args, topology)
+    args.estimate = check_router_args(args, topology, routers, what, buffer=args.buffer,
+                                      turns=args.turns)
+    return config
 
 
-def write_fabric(args, topology):
-    from ..build.verilog import verilog_text
-    from .verilog import _write
-    fabric = Fabric(topology, **router_build_params(args, topology))
-    _write(args, topology, verilog_text(fabric, args.top),
-           f"{topology.label} fabric ({topology.num_nodes} routers, {fabric.vcs} VCs)")
+def build_router(args, topology):
+    """The router of ``--node`` that the options describe (bad input: CliError)."""
+    with input_errors():
+        node = topology.check_node(args.node, "--node")
+    config = _checked_config(args, topology, 1, f"the {topology.label} router")
+    with input_errors():
+        return Router(config, node)
+
+
+def build_fabric(args, topology):
+    """The fabric that the options describe (bad input: CliError)."""
+    config = _checked_config(args, topology, topology.num_nodes,
+                             f"the {topology.label} fabric")
+    with input_errors():
+        return Fabric(FabricConfig(config))
+
+
+def router_verilog(args, topology):
+    """The Verilog of the router the options name, and what it is (in words)."""
+    router = build_router(args, topology)
+    with working(f"Verilog of the {topology.label} router", args.estimate):
+        text = verilog_text(router, args.top)
+    return text, f"{topology.label} router of node {router.node} ({router.config.vcs} VCs)"
+
+
+def fabric_verilog(args, topology):
+    """The Verilog of the fabric the options name, and what it is (in words)."""
+    fabric = build_fabric(args, topology)
+    with working(f"Verilog of the {topology.label} fabric", args.estimate):
+        text = verilog_text(fabric, args.top)
+    return text, (f"{topology.label} fabric ({topology.num_nodes} routers, "
+                  f"{fabric.config.router.vcs} VCs)")

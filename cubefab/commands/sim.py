@@ -1,12 +1,22 @@
 """``cubefab sim TOPO ...``: a self-checking fabric under synthetic load, every flit checked."""
 
-from ..cli import CliError, add_topology_command, emit, format_table
+import contextlib
+
+from ..cli import (CliError, add_topology_command, emit, format_table, int_range,
+                   fraction, parse_address, add_force_option, input_errors)
+from .. import files
 from ..progress import Progress
-from ..sim.selfcheck_run import CHECKS, DEFAULT_ROUTER, ENGINES, run_selfcheck
+from ..sim.engine_choice import AUTO_RULE, choose_engine
+from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, run_selfcheck,
+                                 selfcheck_config, verilator_model)
+from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
 from ..topology.patterns import PATTERNS
+from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MAX_CYCLES,
+                     MAX_SEED, check_hardware, check_vcs_per_class, check_channel_graph)
 
 
-__all__ = ["register", "router_options", "router_params", "PAYLOAD_DEFAULT"]
+__all__ = ["register", "router_options", "router_params", "check_router_args",
+           "check_engine", "PAYLOAD_DEFAULT"]
 
 
 #: Default ``--payload-width``.
@@ -17,16 +27,43 @@ def router_options(parser):
     """Router parameters shared by the commands that build a fabric."""
     parser.add_argument("--algorithm", default=None, metavar="NAME",
                         help="routing algorithm (default: the topology's first)")
-    parser.add_argument("--vcs", type=int, default=None, metavar="N",
+    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None, metavar="N",
                         help="virtual channels per link (default: what deadlock "
                              "freedom needs)")
-    parser.add_argument("--depth", type=int, default=4, metavar="N",
+    parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=4, metavar="N",
                         help="buffer depth per input VC in flits (default 4)")
-    parser.add_argument("--vcs-per-class", type=int, default=1, metavar="N",
-                        help="VCs per VC class, a power of two; a flow keeps one VC of "
-                             "each class (default 1)")
-    parser.add_argument("--payload-width", type=int, default=None, metavar="BITS",
+    parser.add_argument("--vcs-per-class", type=int_range(1, MAX_VCS), default=1,
+                        metavar="N", help="VCs per VC class, a power of two; a flow keeps "
+                        "one VC of each class (default 1)")
+    parser.add_argument("--payload-width", type=int_range(1, MAX_PAYLOAD_WIDTH),
+                        default=None, metavar="BITS",
                         help=f"payload bits per flit (default {PAYLOAD_DEFAULT})")
+
+
+def check_engine(name):
+    """CliError when the engine ``name`` cannot run here (Verilator, make or a C++
+    compiler missing)."""
+    if name == "verilator":
+        reason = verilator_missing_reason()
+        if reason:
+            raise CliError(f"--engine verilator cannot run: {reason}; "
+                           f"use --engine amaranth")
+
+
+def check_router_args(args, topology, routers, what, buffer="registers", turns="reference"):
+    """Check the router options against each other and the memory the hardware of
+    ``routers`` routers would take (CliError); returns the estimated seconds."""
+    if turns == "reference" or args.vcs is None:
+        # the turns, and the VCs deadlock freedom needs, come from every route's hops
+        check_channel_graph(topology, 1, f"the reference routes of {topology.label} "
+                            f"({topology.num_nodes:,} nodes)")
+    check_vcs_per_class(args.vcs_per_class, args.vcs)
+    with input_errors():
+        topology.check_algorithm(args.algorithm)
+    payload = PAYLOAD_DEFAULT if args.payload_width is None else args.payload_width
+    return check_hardware(what, topology, routers, algorithm=args.algorithm, vcs=args.vcs,
+                   vcs_per_class=args.vcs_per_class, depth=args.depth,
+                   payload_width=payload, buffer=buffer)
 
 
 def router_params(args):
@@ -39,31 +76,34 @@ def router_params(args):
 def _options(parser):
     parser.add_argument("--traffic", default="uniform", choices=PATTERNS,
                         help="traffic pattern (default uniform)")
-    parser.add_argument("--rate", type=float, default=0.1, metavar="R",
+    parser.add_argument("--rate", type=fraction, default=0.1, metavar="R",
                         help="offered load, flits per node per cycle, 0..1 (default 0.1)")
-    parser.add_argument("--cycles", type=int, default=1000, metavar="N",
+    parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=1000, metavar="N",
                         help="measured cycles, during which packets are created "
                              "(default 1000)")
-    parser.add_argument("--warmup", type=int, default=0, metavar="N",
+    parser.add_argument("--warmup", type=int_range(0, MAX_CYCLES), default=0, metavar="N",
                         help="cycles before the measured ones (default 0)")
-    parser.add_argument("--packet-flits", type=int, default=1, metavar="L",
+    parser.add_argument("--packet-flits", type=int_range(1, MAX_PACKET_FLITS), default=1,
+                        metavar="L",
                         help="flits per packet (default 1)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S")
-    parser.add_argument("--hotspot", type=int, default=None, metavar="A",
+    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S")
+    parser.add_argument("--hotspot", type=parse_address, default=None, metavar="A",
                         help="hot node of --traffic hotspot (default: dense index 0)")
-    parser.add_argument("--hotspot-fraction", type=float, default=0.1, metavar="F")
-    parser.add_argument("--drain", type=int, default=None, metavar="N",
+    parser.add_argument("--hotspot-fraction", type=fraction, default=0.1, metavar="F")
+    parser.add_argument("--drain", type=int_range(0, MAX_CYCLES), default=None, metavar="N",
                         help="most cycles to wait for outstanding packets afterwards "
                              "(default 20 x nodes + 2000; the run ends once all arrived)")
-    parser.add_argument("--engine", default="amaranth", choices=ENGINES,
-                        help="simulation engine (default amaranth); both simulate the "
-                             "same design and give the same results")
+    parser.add_argument("--engine", default="auto", choices=("auto",) + ENGINES,
+                        help="simulation engine; both simulate the same design and give "
+                             f"the same results. auto (default) picks {AUTO_RULE}, and "
+                             "amaranth for --vcd")
     parser.add_argument("--vcd", default=None, metavar="FILE",
                         help="write a VCD waveform (amaranth engine)")
     router_options(parser)
     parser.set_defaults(depth=DEFAULT_ROUTER["depth"],
                         vcs_per_class=DEFAULT_ROUTER["vcs_per_class"])
     parser.add_argument("--json", action="store_true")
+    add_force_option(parser)
 
 
 def _fmt(value, digits=4):
@@ -81,22 +121,38 @@ ROWS = ("injected", "delivered", "in_flight") + CHECKS + (
 
 
 def _sim(args, topology):
-    if args.cycles < 1:
-        raise CliError(f"--cycles must be >= 1, not {args.cycles}")
-    if args.drain is not None and args.drain < 0:
-        raise CliError(f"--drain must be >= 0, not {args.drain}")
+    check_engine(args.engine)
+    check_router_args(args, topology, topology.num_nodes,
+                      f"the {topology.label} self-checking fabric")
+    if args.hotspot is not None:
+        with input_errors():
+            topology.check_node(args.hotspot, "--hotspot")
+    if args.vcd is not None:
+        files.check_output(args.vcd)
     drain = 20 * topology.num_nodes + 2000 if args.drain is None else args.drain
     params = router_params(args)
     if args.payload_width is None:
         del params["payload_width"]      # the self-checking packets' default
+    hardware = dict(pattern=args.traffic, packet_flits=args.packet_flits,
+                    hotspot=args.hotspot, **params)
+    with input_errors():        # the configuration's own checks (VCs, widths, pattern)
+        selfcheck_config(topology, **hardware)
+    if args.engine == "auto":
+        with input_errors():
+            args.engine = _auto_engine(args, topology, hardware)
     progress = Progress(f"sim {topology.label}", unit="cycles")
     try:
-        doc = run_selfcheck(
-            topology, engine=args.engine, rate=args.rate, cycles=args.cycles,
-            warmup=args.warmup, drain=drain, seed=args.seed,
-            hotspot_fraction=args.hotspot_fraction, pattern=args.traffic,
-            packet_flits=args.packet_flits, hotspot=args.hotspot, vcd=args.vcd,
-            progress=progress.update, **params)
+        # run_selfcheck builds (and checks) the design before it simulates: its
+        # ValueErrors (a pattern the network cannot take, too few VCs) are the user's
+        with files.output_path(args.vcd) if args.vcd else contextlib.nullcontext() as vcd, \
+                input_errors():
+            doc = run_selfcheck(
+                topology, engine=args.engine, rate=args.rate, cycles=args.cycles,
+                warmup=args.warmup, drain=drain, seed=args.seed,
+                hotspot_fraction=args.hotspot_fraction, vcd=vcd,
+                progress=progress.update, **hardware)
+    except VerilatorUnavailable as exc:
+        raise CliError(f"{exc}; or use --engine amaranth") from None
     finally:
         progress.close()
     rows = [[key, _fmt(doc[key])] for key in ROWS]
@@ -114,6 +170,18 @@ def _sim(args, topology):
         format_table(["measure", "value"], rows), verdict])
     emit(args, doc, text)
     return 0 if doc["ok"] else 1
+
+
+def _auto_engine(args, topology, hardware):
+    """The engine ``--engine auto`` runs (:func:`~cubefab.sim.engine_choice.choose_engine`):
+    amaranth for a VCD, which only it writes."""
+    if args.vcd is not None:
+        return "amaranth"
+    config = selfcheck_config(topology, **hardware)
+    engine, _ = choose_engine(topology.num_nodes, args.warmup + args.cycles,
+                              cached=verilator_model(topology, config).cached,
+                              available=verilator_missing_reason() is None)
+    return engine
 
 
 def register(sub):

@@ -1,12 +1,31 @@
-"""``cubefab sweep``: latency-throughput curves of the self-checking fabric."""
+"""``cubefab sweep``: latency-throughput curves of the self-checking fabric.
 
+The points (offered loads x algorithms x seeds) run as ``dask.distributed`` tasks on an
+embedded local cluster (``--jobs`` workers) or on a running one (``--scheduler``); see
+:mod:`cubefab.sim.sweep`.
+"""
+
+import os
 import sys
 
-from ..cli import CliError, add_topology_command, emit, format_table
+from .. import cluster
+from ..cli import (CliError, add_topology_command, emit, format_table, int_range, fraction,
+                   add_force_option, input_errors)
+from .. import files
+from ..cluster import ClusterError, open_client
 from ..progress import Progress
-from ..topology.patterns import PATTERNS
 from ..sim.selfcheck_run import DEFAULT_ROUTER, ENGINES
-from ..sim.sweep import parse_rates, plot_sweep, sweep, sweep_csv
+from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_curves
+from ..sim.verilator_engine import VerilatorUnavailable
+from ..topology.deadlock import DeadlockError
+from ..topology.patterns import PATTERNS
+from .limits import (MAX_VCS, MAX_DEPTH, MAX_PACKET_FLITS, MAX_CYCLES, MAX_JOBS, MAX_SEED,
+                     check_channel_graph, check_hardware, check_vcs_per_class)
+from .sim import check_engine
+
+#: Most offered loads, and most seeds per point, in one sweep.
+MAX_RATES = 1000
+MAX_SEEDS = 1000
 
 
 __all__ = ["register"]
@@ -23,58 +42,129 @@ def _options(parser):
                         help="offered loads in flits/node/cycle: a:b:step or r1,r2,...")
     parser.add_argument("--algorithm", action="append", metavar="NAME",
                         help="routing algorithm (repeat to compare several)")
-    parser.add_argument("--engine", default="verilator", choices=ENGINES)
-    parser.add_argument("--cycles", type=int, default=2000, help="measured cycles per run")
-    parser.add_argument("--warmup", type=int, default=500, help="cycles before measuring")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--packet-flits", type=int, default=1, metavar="L")
-    parser.add_argument("--vcs", type=int, default=None, help="virtual channels "
-                        "(default: what deadlock freedom needs)")
-    parser.add_argument("--depth", type=int, default=DEFAULT_ROUTER["depth"],
+    parser.add_argument("--engine", default="verilator", choices=ENGINES,
+                        help="simulation engine (default verilator)")
+    parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=2000,
+                        help="measured cycles per run")
+    parser.add_argument("--warmup", type=int_range(0, MAX_CYCLES), default=500,
+                        help="cycles before measuring")
+    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1,
+                        help="base seed; the first run of every point uses it (default 1)")
+    parser.add_argument("--seeds", type=int_range(1, MAX_SEEDS), default=1, metavar="N",
+                        help="runs per point, seeds derived from --seed; with N > 1 every "
+                        "figure is the mean with a 95%% confidence interval (default 1)")
+    parser.add_argument("--packet-flits", type=int_range(1, MAX_PACKET_FLITS), default=1,
+                        metavar="L")
+    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None,
+                        help="virtual channels (default: what deadlock freedom needs)")
+    parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=DEFAULT_ROUTER["depth"],
                         help=f"flits per VC buffer (default {DEFAULT_ROUTER['depth']})")
-    parser.add_argument("--vcs-per-class", type=int, default=DEFAULT_ROUTER["vcs_per_class"],
+    parser.add_argument("--vcs-per-class", type=int_range(1, MAX_VCS),
+                        default=DEFAULT_ROUTER["vcs_per_class"],
                         metavar="N", help="VCs per VC class, a power of two (default "
                         f"{DEFAULT_ROUTER['vcs_per_class']}; a flow keeps one VC of each class)")
-    parser.add_argument("--hotspot-fraction", type=float, default=0.1)
-    parser.add_argument("--jobs", type=int, default=1, metavar="N",
-                        help="parallel simulation processes")
+    parser.add_argument("--hotspot-fraction", type=fraction, default=0.1)
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the points on the running Dask cluster whose scheduler "
+                        "is at ADDRESS (tcp://host:8786; default: an embedded local "
+                        "cluster)")
+    parser.add_argument("--jobs", type=int_range(1, MAX_JOBS), default=None, metavar="N",
+                        help="worker processes of the embedded Dask cluster (default: one "
+                        "per core); 1 runs the points in this process")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--csv", action="store_true")
     parser.add_argument("--plot", metavar="FILE", help="write the curves (PNG, SVG, PDF)")
+    add_force_option(parser)
+
+
+def _rates(text):
+    """The offered loads of ``--rates`` (at most :data:`MAX_RATES`), or CliError."""
+    parts = text.replace(":", ",").split(",")
+    allowed = "a:b:step (0 < step, a <= b) or r1,r2,... with every rate in (0, 1]"
+    try:
+        values = [fraction(p) for p in parts]
+    except Exception:
+        raise CliError(f"--rates must be {allowed}, not {text!r}") from None
+    if ":" in text and len(values) == 3 and values[2] > 0 and values[1] >= values[0] \
+            and (values[1] - values[0]) / values[2] >= MAX_RATES:
+        raise CliError(f"--rates {text} gives more than {MAX_RATES} loads; the limit is "
+                       f"{MAX_RATES} (use a larger step)")
+    if ":" not in text and len(values) > MAX_RATES:
+        raise CliError(f"--rates lists {len(values)} loads; the limit is {MAX_RATES}")
+    with input_errors():
+        return parse_rates(text)
+
+
+def _check(args):
+    """Reject bad options before any work starts."""
+    rates = _rates(args.rates)
+    if args.jobs is not None and args.scheduler is not None:
+        raise CliError("--jobs sizes the embedded cluster; a --scheduler's cluster has "
+                       "its own workers")
+    if args.plot:
+        _check_plot(args.plot)
+    return rates
+
+
+def _check_work(args, topology, algorithms):
+    """The engine's tools, and what the self-checking fabric costs (CliError)."""
+    check_engine(args.engine)
+    check_vcs_per_class(args.vcs_per_class, args.vcs)
+    check_channel_graph(topology, 1, f"the reference routes of {topology.label}")
+    for name in algorithms:
+        check_hardware(f"the {topology.label} self-checking fabric", topology,
+                       topology.num_nodes, algorithm=name, vcs=args.vcs,
+                       vcs_per_class=args.vcs_per_class, depth=args.depth,
+                       payload_width=16)
+
+
+def _check_plot(path):
+    """A --plot file must have a format matplotlib writes and may be written (not a
+    user's file unless --force; see :mod:`cubefab.files`)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = os.path.splitext(path)[1].lstrip(".").lower()
+    if suffix not in formats:
+        raise CliError(f"--plot {path}: the file name must end in one of "
+                       f"{', '.join('.' + f for f in sorted(formats))}")
+    files.check_output(path)
 
 
 def _sweep(args, topology):
-    try:
-        rates = parse_rates(args.rates)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
+    rates = _check(args)
     algorithms = args.algorithm or [None]
-    for name in algorithms:
-        topology.check_algorithm(name)
-    results = []
-    for name in algorithms:
-        label = f"sweep {topology.label} {args.traffic} {topology.check_algorithm(name)}"
-        bar = Progress(label, unit="runs")
+    with input_errors():
+        for name in algorithms:
+            topology.check_algorithm(name)
+    _check_work(args, topology, algorithms)
+    bar = Progress(f"sweep {topology.label} {args.traffic}", unit="points")
 
-        def building(stage, bar=bar):
-            if bar.enabled:
-                bar.stream.write(f"\r{bar.label}: Verilator build ({stage})...\x1b[K")
-                bar.stream.flush()
+    def building(stage):
+        if bar.enabled:
+            bar.stream.write(f"\r{bar.label}: Verilator build ({stage})...\x1b[K")
+            bar.stream.flush()
 
-        results.append(sweep(
-            topology, rates, traffic=args.traffic, engine=args.engine, algorithm=name,
-            cycles=args.cycles, warmup=args.warmup, seed=args.seed, jobs=args.jobs,
-            packet_flits=args.packet_flits, vcs=args.vcs, depth=args.depth,
-            vcs_per_class=args.vcs_per_class,
-            hotspot_fraction=args.hotspot_fraction, progress=bar.update,
-            build_progress=building))
+    options = dict(
+        algorithms=algorithms, traffic=args.traffic, engine=args.engine,
+        cycles=args.cycles, warmup=args.warmup, seed=args.seed, seeds=args.seeds,
+        packet_flits=args.packet_flits, vcs=args.vcs, depth=args.depth,
+        vcs_per_class=args.vcs_per_class, hotspot_fraction=args.hotspot_fraction,
+        progress=bar.update, build_progress=building)
+    try:
+        if args.jobs == 1 and args.scheduler is None:
+            results = sweep_curves(topology, rates, **options)
+        else:
+            with open_client(args.scheduler, workers=args.jobs,
+                             timeout=cluster.SCHEDULER_TIMEOUT) as client:
+                results = sweep_curves(topology, rates, client=client, **options)
+    except (ClusterError, VerilatorUnavailable, DeadlockError) as exc:
+        raise CliError(str(exc)) from None
+    finally:
         bar.close()
     if args.plot:
-        try:
-            plot_sweep(results, args.plot)
-        except OSError as exc:
-            raise CliError(f"cannot write {args.plot}: {exc.strerror}") from None
+        with files.output_path(args.plot) as tmp:
+            plot_sweep(results, tmp)
     if args.csv:
         sys.stdout.write(sweep_csv(results))
         return _status(results)
@@ -91,23 +181,45 @@ def _text(results, plot):
     blocks = []
     for r in results:
         b = r["bound"]
-        rows = [[f"{p['rate']:.3f}", f"{p['offered']:.4f}", f"{p['throughput']:.4f}",
-                 "-" if p["avg_latency"] is None else f"{p['avg_latency']:.2f}",
-                 p["errors"]] for p in r["points"]]
-        sat = r["saturation_throughput"]
+        rows = [[f"{p['rate']:.3f}", _figure(p, "offered", 4), _figure(p, "throughput", 4),
+                 _figure(p, "avg_latency", 2), p["errors"]] for p in r["points"]]
         blocks.append("\n".join([
             f"{r['topology']} {r['traffic']} traffic, {r['algorithm']} routing, "
-            f"{r['engine']} engine, {r['cycles']} cycles after {r['warmup']} warm-up",
+            f"{r['engine']} engine, {r['cycles']} cycles after {r['warmup']} warm-up"
+            + (f", {len(r['seeds'])} seeds per point (mean, 95% confidence interval)"
+               if len(r["seeds"]) > 1 else ""),
             format_table(["rate", "offered", "accepted", "avg latency", "errors"], rows),
             f"average hops {b['average_hops']:.4f}; channel-load bound "
             f"{b['saturation_bound']:.4f} ({b['limited_by']}; max channel load "
             f"{b['max_channel_load']:.4f})",
-            f"saturation throughput {sat:.4f} = "
-            f"{100 * r['fraction_of_bound']:.1f}% of the bound"
-            + (f", saturates at offered {r['saturation_rate']}" if r["saturation_rate"]
-               else ", not saturated in the range"),
+            _saturation_line(r),
             "errors: none" if r["ok"] else "ERRORS FOUND by the checkers",
         ]))
     if plot:
         blocks.append(f"plot: {plot}")
     return "\n\n".join(blocks)
+
+
+def _figure(point, key, digits):
+    """A point's figure, with its 95 % interval when it ran several seeds."""
+    value = point[key]
+    if value is None:
+        return "-"
+    interval = point.get(key + "_ci95")
+    if interval is None:
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}f} [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
+
+
+def _saturation_line(curve):
+    """Where the curve saturates, or that it does not within the loads run."""
+    bound = curve["bound"]["saturation_bound"]
+    if not curve["saturated"]:
+        top = max(p["rate"] for p in curve["points"])
+        best = curve["max_throughput"]
+        return (f"not saturated up to offered {top}: highest accepted throughput "
+                + ("-" if best is None else f"{best:.4f}" + (
+                    f" = {100 * best / bound:.1f}% of the bound" if bound else "")))
+    return (f"saturation throughput {curve['saturation_throughput']:.4f} = "
+            f"{100 * curve['fraction_of_bound']:.1f}% of the bound, saturates at "
+            f"offered {curve['saturation_rate']}")

@@ -6,12 +6,15 @@ another target is one entry there.
 
 import os
 
-from ..cli import CliError, emit, format_table
+from ..cli import CliError, emit, format_table, add_force_option
+from .. import files
 from ..build.pnr import ToolFailed, ToolMissing
+from ..progress import working
 from ..build.synth import synthesize_logic
 from ..build.verilog import route_unit_verilog
 from .verilog import Target, route_options, build_route_unit, register_targets
 from . import fpga
+from .fpga import check_tools, check_workdir, claim_workdir
 
 
 __all__ = ["register", "TARGETS", "synth_options", "report_cost"]
@@ -25,14 +28,16 @@ def synth_options(configure):
                             help="where yosys runs and leaves its files and log "
                                  "(default: build/synth/<design>)")
         parser.add_argument("--json", action="store_true")
+        add_force_option(parser)
     return options
 
 
 def report_cost(args, what, verilog, default_workdir, extra=None):
     """Synthesise ``verilog`` (top module ``top``) and print its cost."""
-    workdir = args.workdir or default_workdir
+    workdir = claim_workdir(args, default_workdir)
     try:
-        cost = synthesize_logic(verilog, "top", workdir)
+        with working(f"yosys synth_ice40 of the {what}"):
+            cost = synthesize_logic(verilog, "top", workdir)
     except (ToolMissing, ToolFailed) as exc:
         raise CliError(str(exc).splitlines()[0]) from None
     document = dict(extra or {}, design=what, lut4=cost.lut4, depth=cost.depth,
@@ -45,6 +50,8 @@ def report_cost(args, what, verilog, default_workdir, extra=None):
 
 
 def _route(args, topology):
+    check_tools("yosys")
+    check_workdir(args)
     unit = build_route_unit(args, topology)
     params = "_".join(f"{k}{v}" for k, v in topology.params.items())
     default = os.path.join("build", "synth",

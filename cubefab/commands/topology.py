@@ -2,21 +2,37 @@
 
 import sys
 
-from ..cli import add_topology_command, emit, format_table, parse_address, CliError
+from ..cli import (add_topology_command, emit, format_table, parse_address, CliError,
+                   input_errors, int_range)
 from ..progress import Progress
-from ..topology.properties import properties
+from ..cluster import ClusterError
+from ..topology.properties import properties, METHODS
 
 
-__all__ = ["register", "property_table"]
+__all__ = ["register", "property_table", "info_text"]
 
 
 def register(sub):
     add_topology_command(sub, "info", "exact properties of a network, beside the papers' values",
-                         _info, lambda p: p.add_argument("--json", action="store_true"))
+                         _info, _info_options)
     add_topology_command(sub, "edges", "every undirected link once, 'u v' per line, u < v",
                          _edges)
     add_topology_command(sub, "route", "the path hop-by-hop routing takes from --src to --dst",
                          _route, _route_options)
+
+
+def _info_options(parser):
+    parser.add_argument("--method", choices=METHODS, default="auto",
+                        help="auto (default): by structure where the family has one, else "
+                             "BFS; structure: refuse families without one; bfs: measure by "
+                             "breadth-first search (for comparisons)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="run the BFS all-sources check on this Dask scheduler "
+                             "(default: in-process for small networks, else an embedded "
+                             "local cluster)")
+    parser.add_argument("--workers", type=int_range(1, 256), default=None, metavar="N",
+                        help="worker processes of the embedded local cluster")
+    parser.add_argument("--json", action="store_true")
 
 
 def _route_options(parser):
@@ -54,29 +70,50 @@ def property_table(results):
 
 def _info(args, topology):
     progress = Progress(f"BFS {topology.label}", unit="sources")
-    result = properties(topology, progress=progress.update)
-    progress.close()
+    try:
+        # properties() checks the method and its size limits (SizeLimitError) before
+        # it measures: those ValueErrors are the user's
+        with input_errors():
+            result = properties(topology, args.method, scheduler=args.scheduler,
+                                workers=args.workers, progress=progress.update)
+    except ClusterError as exc:
+        raise CliError(str(exc)) from None
+    finally:
+        progress.close()
+    emit(args, result, info_text(result))
+
+
+def info_text(result):
+    """The human-readable report of one :func:`properties` result."""
     check = result["vertex_transitive_check"]
+    lines = [property_table([result]), "",
+             f"method: {result['method']} ({result['method_detail']})"]
     if check["same_distribution"]:
-        distribution = ("distance distribution (from any node): " + " ".join(
-            f"{i}:{c}" for i, c in enumerate(result["distance_distribution"])))
+        lines.append("distance distribution (from any node): " + _counts(
+            result["distance_distribution"]))
         sources = (f"every node ({check['sources_checked']})" if check["all_sources"]
                    else f"{check['sources_checked']} sampled nodes")
         transitive = f"same distance distribution from {sources}"
     else:
-        distribution = ("distance distribution (ordered pairs): " + " ".join(
-            f"{i}:{c}" for i, c in enumerate(result["pair_distance_distribution"])))
-        transitive = ("nodes have different distance distributions (not vertex-transitive): "
-                      f"measured from all {check['sources_checked']} sources")
-    lines = [property_table([result]), "", distribution,
-             f"average distance (exact): {result['average_distance_exact']}, "
-             f"with self: {result['average_distance_with_self_exact']}", transitive]
+        lines.append("distance distribution (ordered pairs): " + _counts(
+            result["pair_distance_distribution"]))
+        classes = result["source_classes"]
+        transitive = (f"nodes have different distance distributions (not vertex-transitive): "
+                      f"measured from all {check['sources_checked']} sources, "
+                      f"{len(classes)} distinct; eccentricities "
+                      f"{result['radius']}..{result['diameter']}")
+    lines += [f"average distance (exact): {result['average_distance_exact']}, "
+              f"with self: {result['average_distance_with_self_exact']}", transitive]
     paper = result.get("paper", {})
     if paper:
         lines.append("paper values:")
         for key, entry in paper.items():
             lines.append(f"  {key} = {entry['value']}  [{entry['source']}]")
-    emit(args, result, "\n".join(lines))
+    return "\n".join(lines)
+
+
+def _counts(counts):
+    return " ".join(f"{i}:{c}" for i, c in enumerate(counts))
 
 
 def _edges(args, topology):
@@ -89,8 +126,11 @@ def _edges(args, topology):
 
 
 def _route(args, topology):
+    with input_errors():
+        topology.check_node(args.src, "--src")
+        topology.check_node(args.dst, "--dst")
+        algorithm = topology.check_algorithm(args.algorithm)
     path = topology.route(args.src, args.dst, algorithm=args.algorithm)
-    algorithm = topology.check_algorithm(args.algorithm)
     document = {"path": path, "hops": len(path) - 1, "algorithm": algorithm,
                 "distance": topology.distance(args.src, args.dst)}
     text = (f"{topology.label} {algorithm} route {args.src} -> {args.dst}: "

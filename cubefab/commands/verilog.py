@@ -1,16 +1,19 @@
 """``cubefab verilog TARGET TOPO ...``: Verilog of the hardware.
 
 Targets are listed in :data:`TARGETS`; ``route`` writes the combinational route
-unit of one node (conventions.md interface). Another target is one entry there.
+unit of one node (docs/conventions.md interface). Another target is one entry there.
 """
 
+import re
 from typing import Callable, NamedTuple
 
-from ..cli import CliError, _Parser, add_topology_command, emit, parse_address
-from ..build.verilog import route_unit_verilog, write_verilog
+from ..cli import (CliError, _Parser, add_topology_command, emit, parse_address,
+                   add_force_option, input_errors)
+from .. import files
+from ..build.verilog import route_unit_verilog
 from ..hdl.route import route_unit
-from .router_targets import (router_target_options, fabric_target_options, write_router,
-                             write_fabric)
+from .router_targets import (router_target_options, fabric_target_options, router_verilog,
+                             fabric_verilog)
 
 
 __all__ = ["register", "register_targets", "TARGETS", "Target", "route_options",
@@ -34,9 +37,22 @@ def route_options(parser):
 
 
 def build_route_unit(args, topology):
-    """The route unit that ``--node``/``--algorithm`` name (bad input raises
-    TypeError/ValueError, which :func:`cubefab.cli.main` prints as one error line)."""
+    """The route unit that ``--node``/``--algorithm`` name (bad input: CliError)."""
+    with input_errors():
+        topology.check_node(args.node, "--node")
+        topology.check_algorithm(args.algorithm)
     return route_unit(topology, args.node, args.algorithm)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_$]{0,127}\Z")
+
+
+def check_output_args(args):
+    """``--top`` is a Verilog identifier and ``-o`` a file that may be written."""
+    if not _IDENTIFIER.match(args.top):
+        raise CliError(f"--top must be a Verilog identifier (a letter or _, then letters, "
+                       f"digits, _ or $; at most 128), not {args.top!r}")
+    files.check_output(args.output)
 
 
 def _output_options(configure):
@@ -47,32 +63,41 @@ def _output_options(configure):
         parser.add_argument("--top", default="top", metavar="NAME",
                             help="name of the top module (default: top)")
         parser.add_argument("--json", action="store_true")
+        add_force_option(parser)
     return options
 
 
 def _write(args, topology, text, what):
-    try:
-        write_verilog(text, args.output)
-    except OSError as exc:
-        raise CliError(f"cannot write {args.output}: {exc.strerror}") from None
+    files.write_text(args.output, text)
     document = {"path": args.output, "top": args.top, "topology": topology.label,
                 "bytes": len(text.encode())}
     emit(args, document, f"wrote {what} to {args.output} (top module {args.top})")
 
 
 def _route(args, topology):
+    check_output_args(args)
     unit = build_route_unit(args, topology)
     text = route_unit_verilog(unit, args.top)
     _write(args, topology, text,
            f"{topology.label} {unit.algorithm} route unit of node {unit.node}")
 
 
+def _router(args, topology):
+    check_output_args(args)
+    _write(args, topology, *router_verilog(args, topology))
+
+
+def _fabric(args, topology):
+    check_output_args(args)
+    _write(args, topology, *fabric_verilog(args, topology))
+
+
 #: ``cubefab verilog`` targets by name.
 TARGETS = {
     "route": Target("the combinational route unit of one node", route_options, _route),
-    "router": Target("the router of one node", router_target_options, write_router),
+    "router": Target("the router of one node", router_target_options, _router),
     "fabric": Target("a whole fabric: one router per node, every link wired",
-                     fabric_target_options, write_fabric),
+                     fabric_target_options, _fabric),
 }
 
 

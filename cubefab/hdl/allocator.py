@@ -1,5 +1,5 @@
-"""Starvation-free arbiters for the router's switch allocation: round robin, and
-least recently granted (a matrix arbiter, two LUT levels deep on iCE40)."""
+"""The starvation-free arbiter of the router's switch allocation: least recently
+granted (a matrix arbiter, two LUT levels deep on iCE40)."""
 
 from amaranth.hdl import Module, Signal, Cat
 from amaranth.lib import wiring
@@ -8,80 +8,10 @@ from amaranth.lib.wiring import In, Out
 from ..topology.base import check_int
 
 
-def _check_count(component, name, value):
-    """check_int for a constructor: a refused component is not an unused one."""
-    try:
-        return check_int(name, value, 1)
-    except (TypeError, ValueError):
-        component._MustUse__silence = True
-        raise
+__all__ = ["MatrixArbiter", "least_recently_granted"]
 
 
-__all__ = ["RoundRobinArbiter", "MatrixArbiter", "SwitchAllocator", "round_robin",
-           "least_recently_granted"]
-
-
-class _Arbiter(wiring.Component):
-    """Base of the arbiters: ``count`` requesters, logic from :attr:`_logic`."""
-
-    def __init__(self, count):
-        self.count = _check_count(self, "Requester count", count)
-        super().__init__({
-            "requests": In(count),
-            "grant": Out(count),
-            "commit": In(1),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        type(self)._logic(m, self.requests, self.grant, self.commit)
-        return m
-
-
-class RoundRobinArbiter(_Arbiter):
-    """Grant one of ``count`` requesters, rotating priority after every used grant.
-
-    Parameters
-    ----------
-    count : int
-        Number of requesters (positive).
-
-    Members
-    -------
-    requests : In(count)
-        Bit ``i`` set when requester ``i`` wants the resource this cycle.
-    grant : Out(count)
-        One-hot (or zero when nothing is requested), combinational: the first requester
-        after the last one granted, cyclically.
-    commit : In(1)
-        Set in a cycle whose grant is used; the granted requester then becomes the
-        one with the lowest priority. A requester that keeps requesting is granted
-        within ``count`` committed grants: no starvation.
-    """
-
-    _logic = staticmethod(lambda m, *ports: round_robin(m, *ports))
-
-
-def round_robin(m, requests, grant, commit, name="last"):
-    """Build round-robin arbitration of ``requests`` into ``grant`` in module ``m``
-    (the logic of :class:`RoundRobinArbiter`, for components that arbitrate many
-    resources in one module)."""
-    n = len(requests)
-    if n == 1:
-        m.d.comb += grant.eq(requests)
-        return
-    # `last` is one-hot: the requester granted last. Requests strictly above it win
-    # first (the lowest set bit of `above`), else the lowest request overall.
-    last = Signal(n, init=1 << (n - 1), name=name)
-    above = requests & ~((last << 1) - 1)[:n]
-    wide = Cat(above, requests)
-    low = wide & (~wide + 1)[:2 * n]
-    m.d.comb += grant.eq(low[:n] | low[n:])
-    with m.If(commit & grant.any()):
-        m.d.sync += last.eq(grant)
-
-
-class MatrixArbiter(_Arbiter):
+class MatrixArbiter(wiring.Component):
     """Grant one of ``count`` requesters, the one granted least recently.
 
     Parameters
@@ -102,13 +32,24 @@ class MatrixArbiter(_Arbiter):
         priority. A requester that keeps requesting is granted within ``count``
         committed grants: no starvation.
 
-    Unlike :class:`RoundRobinArbiter`, whose grant is a carry chain through every
+    Unlike a round-robin arbiter, whose grant is a carry chain through every
     requester, each grant bit here is an AND of ``count`` terms of two bits (its
     request against every other one's, given a priority flip-flop per pair): two
     LUT4 levels for up to five requesters.
     """
 
-    _logic = staticmethod(lambda m, *ports: least_recently_granted(m, *ports))
+    def __init__(self, count):
+        self.count = check_int("Requester count", count, 1)
+        super().__init__({
+            "requests": In(count),
+            "grant": Out(count),
+            "commit": In(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        least_recently_granted(m, self.requests, self.grant, self.commit)
+        return m
 
 
 def least_recently_granted(m, requests, grant, commit, name="prio", *, contenders=None,
@@ -148,37 +89,3 @@ def least_recently_granted(m, requests, grant, commit, name="prio", *, contender
                 m.d.sync += flag.eq(0)
             with m.Elif(grant[j]):
                 m.d.sync += flag.eq(1)
-
-
-class SwitchAllocator(wiring.Component):
-    """One :class:`RoundRobinArbiter` per output: a separable output-first allocator for
-    inputs that each request at most one output (wormhole routers).
-
-    Parameters
-    ----------
-    inputs, outputs : int
-        Numbers of input queues and output ports.
-
-    Members
-    -------
-    requests : In(inputs).array(outputs)
-        ``requests[o]`` bit ``i``: input ``i`` wants output ``o``.
-    grants : Out(inputs).array(outputs)
-        ``grants[o]``: the input granted output ``o`` (one-hot or zero); every grant
-        is taken to be used.
-    """
-
-    def __init__(self, inputs, outputs):
-        self.inputs = _check_count(self, "Input count", inputs)
-        self.outputs = _check_count(self, "Output count", outputs)
-        super().__init__({
-            "requests": In(inputs).array(outputs),
-            "grants": Out(inputs).array(outputs),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        # the arbiters are built inline: one module simulates faster than many
-        for o in range(self.outputs):
-            round_robin(m, self.requests[o], self.grants[o], 1, name=f"last{o}")
-        return m

@@ -4,28 +4,12 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..topology.deadlock import DeadlockError, check_deadlock_free
 from ..topology.turns import inverse_ports
-from .router import Router, configure_router
+from .config import FabricConfig
+from .router import Router
 
 
-__all__ = ["Fabric", "configure_fabric", "connect_links"]
-
-
-def configure_fabric(obj, topology, payload_width, vcs, depth, algorithm, check,
-                     vcs_per_class=1, *, buffer="registers", turns="reference"):
-    """:func:`~cubefab.hdl.router.configure_router` for a whole network, then (when
-    ``check``) prove it deadlock-free: sets ``deadlock_report`` on ``obj`` and raises
-    :class:`DeadlockError` if the channel dependency graph has a cycle."""
-    configure_router(obj, topology, payload_width, vcs, depth, algorithm, buffer, turns,
-                     vcs_per_class=vcs_per_class)
-    obj.deadlock_report = None
-    if check:
-        # the VCs of a class are interchangeable: the class-level graph decides
-        obj.deadlock_report = check_deadlock_free(topology, obj.algorithm, obj.vc_classes)
-        if not obj.deadlock_report.deadlock_free:
-            obj._MustUse__used = True   # refused, not forgotten: no unused warning
-            raise DeadlockError(obj.deadlock_report)
+__all__ = ["Fabric", "connect_links"]
 
 
 def connect_links(m, topology, nodes):
@@ -41,26 +25,17 @@ def connect_links(m, topology, nodes):
 
 
 class Fabric(wiring.Component):
-    """One :class:`~cubefab.hdl.router.Router` per node of ``topology``, every link
+    """One :class:`~cubefab.hdl.router.Router` per node of the topology, every link
     wired (``link_out[p]`` of ``u`` to ``link_in[q]`` of ``neighbor(u, p)``, ``q`` the
     port leading back).
 
     Parameters
     ----------
-    topology : Topology
-    payload_width, vcs, depth, algorithm, vcs_per_class, buffer, turns
-        Router parameters (see :class:`~cubefab.hdl.router.Router`); ``vcs`` defaults
-        to what the VC-assignment function needs. Every router gets them (with
+    config : FabricConfig
+        The topology and the configuration every router gets (with
         ``turns="reference"``, the turns reference routes make at its node: all that
-        the fabric needs).
-    check : bool
-        Prove the configuration deadlock-free first (default True).
-
-    Raises
-    ------
-    DeadlockError
-        If the channel dependency graph of the configuration has a cycle; the message
-        shows it.
+        the fabric needs); a :class:`FabricConfig` that checks deadlock freedom
+        (the default) has proved the configuration deadlock-free.
 
     Members
     -------
@@ -70,28 +45,22 @@ class Fabric(wiring.Component):
         (``topology.index(address)``).
     """
 
-    def __init__(self, topology, *, payload_width=16, vcs=None, depth=4, algorithm=None,
-                 vcs_per_class=1, buffer="registers", turns="reference", check=True):
-        try:
-            configure_fabric(self, topology, payload_width, vcs, depth, algorithm, check,
-                             vcs_per_class, buffer=buffer, turns=turns)
-        except (TypeError, ValueError):
-            self._MustUse__silence = True      # refused, not forgotten: no unused warning
-            raise
-        n = topology.num_nodes
+    def __init__(self, config):
+        if not isinstance(config, FabricConfig):
+            raise TypeError(f"Fabric configuration must be a FabricConfig, not {config!r}")
+        topology = config.topology
+        #: FabricConfig: what this fabric is built from
+        self.config = config
+        self.topology = topology
+        #: FlitLayout: the flits of its links
+        self.layout = config.router.layout
         #: list of Router, in dense node order (``routers[topology.index(address)]``)
-        self.routers = [Router(topology, int(node), **self.router_params())
-                        for node in topology.nodes()]
+        self.routers = [Router(config.router, int(node)) for node in topology.nodes()]
+        n = topology.num_nodes
         super().__init__({
             "local_in": In(stream.Signature(self.layout)).array(n),
             "local_out": Out(stream.Signature(self.layout)).array(n),
         })
-
-    def router_params(self):
-        """The keyword arguments every router of the fabric is built with."""
-        return {"payload_width": self.payload_width, "vcs": self.vcs, "depth": self.depth,
-                "algorithm": self.algorithm, "vcs_per_class": self.vcs_per_class,
-                "buffer": self.buffer, "turns": self.turns}
 
     def elaborate(self, platform):
         m = Module()

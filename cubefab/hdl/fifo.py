@@ -33,13 +33,9 @@ class _FIFO(Elaboratable, FIFOInterface):
     """Base of the FIFOs here: checked parameters, logic from :attr:`_logic`."""
 
     def __init__(self, *, width, depth, head=0):
-        try:
-            width = check_int("FIFO width", width, 0)
-            depth = check_int("FIFO depth", depth, 1)
-            self.head = check_int("FIFO head width", head, 0, width)
-        except (TypeError, ValueError):
-            self._MustUse__silence = True      # a refused FIFO is not an unused one
-            raise
+        width = check_int("FIFO width", width, 0)
+        depth = check_int("FIFO depth", depth, 1)
+        self.head = check_int("FIFO head width", head, 0, width)
         super().__init__(width=width, depth=depth)
 
     def elaborate(self, platform):

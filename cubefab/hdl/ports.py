@@ -2,8 +2,6 @@
 
 from amaranth.back import verilog
 from amaranth.hdl import ClockDomain, Const, Module, ValueCastable
-from amaranth.hdl._ir import PortDirection
-from amaranth.lib import wiring
 
 
 __all__ = ["component_ports", "reset_less_verilog"]
@@ -11,18 +9,21 @@ __all__ = ["component_ports", "reset_less_verilog"]
 
 def component_ports(component):
     """The ``ports=`` argument of :func:`amaranth.back.verilog.convert` for a
-    :class:`wiring.Component` (or any interface object with a ``signature``): every
-    member named by its path joined with ``__`` (as Amaranth names them), leaving
-    out members that are constants (the ``ready`` of an ``always_ready`` stream),
-    which Amaranth cannot make ports of."""
+    :class:`wiring.Component` (or any interface object with a ``signature``), as a
+    dict ``{name: signal}``: every member's signal, named by its path joined with
+    ``__`` (the name Amaranth gives the signal of a member and the port of a
+    component), leaving out members that are constants (the ``ready`` of an
+    ``always_ready`` stream), which Amaranth cannot make ports of. Pass its values
+    as ``ports=list(...)``: each port has its signal's name, and a member's flow is
+    its direction (an input member is read, never driven, by the component; an
+    output member is driven)."""
     ports = {}
-    for path, member, value in component.signature.flatten(component):
+    for path, _member, value in component.signature.flatten(component):
         if isinstance(value, ValueCastable):
             value = value.as_value()
         if isinstance(value, Const):
             continue
-        direction = PortDirection.Input if member.flow == wiring.In else PortDirection.Output
-        ports["__".join(map(str, path))] = (value, direction)
+        ports["__".join(map(str, path))] = value
     return ports
 
 
@@ -35,5 +36,5 @@ def reset_less_verilog(component, name):
     top = Module()
     top.domains.sync = sync = ClockDomain("sync", reset_less=True)
     top.submodules.design = component
-    ports = {"clk": (sync.clk, PortDirection.Input), **component_ports(component)}
+    ports = [sync.clk, *component_ports(component).values()]
     return verilog.convert(top, name=name, ports=ports, emit_src=False)

@@ -5,17 +5,16 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.fifo import FIFOInterface
 from amaranth.lib.wiring import In, Out
 
-from ..topology.base import Topology, check_int
-from ..topology.deadlock import lane_bits, required_vcs, wrap_ports
+from ..topology.deadlock import lane_bits, wrap_ports
 from ..topology.turns import router_turns
 from .allocator import least_recently_granted
+from .config import BUFFERS, TURNS, RouterConfig
 from .crossbar import one_hot_mux
-from .fifo import memory_fifo_logic, register_fifo_logic
-from .flit import FlitLayout, LinkSignature
+from .flit import LinkSignature
 from .route import route_unit
 
 
-__all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY", "BUFFERS", "TURNS", "configure_router"]
+__all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY"]
 
 
 #: Cycles a head flit takes per hop with no contention: one in the input buffer, one
@@ -28,86 +27,22 @@ HOP_LATENCY = 2
 #: its tail's appearance, with no contention.
 ROUTER_LATENCY = 2
 
-#: Flit storage of the input buffers: the FIFO logic that builds each.
-BUFFERS = {"registers": register_fifo_logic, "memory": memory_fifo_logic}
-
-#: Which turns (input port to output port) a router can make.
-TURNS = ("reference", "all")
-
-
-def configure_router(obj, topology, payload_width, vcs, depth, algorithm,
-                     buffer="registers", turns="reference", vcs_per_class=1):
-    """Check router parameters and set ``topology``, ``algorithm``, ``vcs`` (default:
-    what the VC assignment needs times ``vcs_per_class``), ``vcs_per_class``,
-    ``vc_classes``, ``depth``, ``buffer``, ``turns``, ``layout`` and ``payload_width``
-    on ``obj`` (a router, or a fabric of such routers)."""
-    if buffer not in BUFFERS:
-        raise ValueError(f"Buffer must be one of {', '.join(map(repr, BUFFERS))}, "
-                         f"not {buffer!r}")
-    if turns not in TURNS:
-        raise ValueError(f"Turns must be one of {', '.join(map(repr, TURNS))}, "
-                         f"not {turns!r}")
-    obj.buffer, obj.turns = buffer, turns
-    if not isinstance(topology, Topology):
-        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-    obj.topology = topology
-    obj.algorithm = topology.check_algorithm(algorithm)
-    lane_bits(vcs_per_class)   # a power of two
-    obj.vcs_per_class = vcs_per_class
-    if vcs is None:
-        vcs = required_vcs(topology, obj.algorithm) * obj.vcs_per_class
-    obj.vcs = check_int("Number of virtual channels", vcs, 1)
-    if obj.vcs % obj.vcs_per_class:
-        raise ValueError(f"Number of virtual channels must be a multiple of "
-                         f"vcs_per_class = {obj.vcs_per_class}, not {obj.vcs}")
-    obj.vc_classes = obj.vcs // obj.vcs_per_class
-    obj.depth = check_int("Buffer depth", depth, 1)
-    obj.layout = FlitLayout(topology.address_bits, payload_width, obj.vcs)
-    obj.payload_width = obj.layout.payload_width
-
 
 class Router(wiring.Component):
     """Input-buffered wormhole router with virtual channels and credit flow control.
 
     Parameters
     ----------
-    topology : Topology
-        The network; ports are numbered as in conventions.md.
+    config : RouterConfig
+        The topology, routing algorithm, virtual channels, buffers and turns; ports are
+        numbered as in docs/conventions.md.
     node : int or None
         This router's node address, or ``None`` for a router whose address comes
         from its ``here`` and ``wrap_mask`` inputs (address straps): one design for
-        every node, which a simulator or synthesis tool then builds once.
-    payload_width : int
-        Width of a flit's ``payload`` field.
-    vcs : int or None
-        Virtual channels per link (default: what the VC-assignment function of
-        :mod:`cubefab.topology.deadlock` needs to be deadlock-free, times
-        ``vcs_per_class``).
-    vcs_per_class : int
-        VCs of each class (a power of two; consecutive VC numbers; ``vcs`` is a
-        multiple of it). The VC-assignment function picks a packet's class on each
-        hop, its flow the VC within the class
-        (:func:`cubefab.topology.deadlock.flow_lane`): flows spread over more
-        buffers (less head-of-line blocking) and each stays in order. Deadlock
-        freedom is the class-level property (each flow's VCs form a copy of the
-        class-level channel dependency graph).
-    depth : int
-        Flits of buffering per input virtual channel (>= 1; 4 sustains one flit per
-        cycle on one VC across the credit loop).
-    algorithm : str or None
-        Routing algorithm (the topology's default when ``None``).
-    buffer : str
-        Flit storage of the input buffers: ``"registers"`` (flip-flops; fastest in
-        the Python simulator) or ``"memory"`` (``lib.memory``, block RAM on FPGAs:
-        fewer LUTs and flip-flops). Both have the same timing.
-    turns : str
-        ``"reference"`` (default): the crossbar and arbiters connect only the turns
-        (input port to output port) that reference routes make at this node (at any
-        node when ``node`` is ``None``; :func:`cubefab.topology.turns.router_turns`):
-        all that a fabric of these routers ever needs, in less logic and a shorter
-        critical path. A flit wanting another turn stays in its buffer and sets
-        :attr:`bad_turn`. ``"all"``: a flit on any input port may leave through any
-        output port.
+        every node, which a simulator or synthesis tool then builds once. With
+        ``turns="reference"`` a router connects the turns reference routes make at
+        its node (at any node when ``node`` is ``None``); a flit wanting another
+        turn stays in its buffer and sets :attr:`bad_turn`.
 
     Members
     -------
@@ -116,7 +51,7 @@ class Router(wiring.Component):
         a credit on ``link_in[p].credit[v]`` when a flit of VC ``v`` leaves its buffer.
     link_out : Out(LinkSignature(layout)).array(degree)
         ``link_out[p]``: flits leaving through network port ``p`` (registered); the
-        router sends on VC ``v`` only with a credit, and starts with ``depth``.
+        router sends on VC ``v`` only with a credit, and starts with ``config.depth``.
     local_in : In(stream.Signature(layout))
         Injection. Packets must be well formed (a head, body flits, a tail; ``head``
         and ``tail`` both set for one flit), every flit carrying its head's ``dest``
@@ -137,15 +72,16 @@ class Router(wiring.Component):
     that keeps requesting waits at most one grant per other requester.
     """
 
-    def __init__(self, topology, node, *, payload_width=16, vcs=None, depth=4,
-                 algorithm=None, buffer="registers", turns="reference", vcs_per_class=1):
-        try:
-            configure_router(self, topology, payload_width, vcs, depth, algorithm,
-                             buffer, turns, vcs_per_class)
-            self.node = None if node is None else topology.check_node(node, "node")
-        except (TypeError, ValueError):
-            self._MustUse__silence = True      # refused, not forgotten: no unused warning
-            raise
+    def __init__(self, config, node):
+        if not isinstance(config, RouterConfig):
+            raise TypeError(f"Router configuration must be a RouterConfig, not {config!r}")
+        topology = config.topology
+        #: RouterConfig: what this router is built from
+        self.config = config
+        self.topology = topology
+        #: FlitLayout: the flits of its links
+        self.layout = config.layout
+        self.node = None if node is None else topology.check_node(node, "node")
         degree = topology.degree
         #: Sticky flag for simulation: a flit arrived at a full buffer (a broken
         #: credit protocol); never set in a correct network.
@@ -174,106 +110,157 @@ class Router(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        topo, layout = self.topology, self.layout
-        degree, vcs, depth = topo.degree, self.vcs, self.depth
-        classes, lanes = self.vc_classes, lane_bits(self.vcs_per_class)
-        if self.node is None:
-            wraps = [self.wrap_mask[p] for p in range(degree)]
-        else:
-            wraps = wrap_ports(topo, self.node)
-        local = degree
-        vc_bits = layout["vc"].shape.width
-        vc_at = layout["vc"].offset
-        vc_end = vc_at + vc_bits
-
-        # Route computation happens as a flit enters its input buffer (one route unit
-        # per input port); the buffer stores the flit and its route: the output port
-        # (one-hot) and the VC it takes on the next link: vc_out = min(vc_in +
-        # wrap(here, port), vcs - 1).
-        entry = data.StructLayout({
-            "port": unsigned(degree + 1),
-            "vc": unsigned(layout["vc"].shape.width),
-        })
-        queues = [(p, v) for p in range(degree) for v in range(vcs)] + [(local, 0)]
-        if self.turns == "all":
-            turns = {(i, o) for i in range(degree + 1) for o in range(degree + 1)}
-        else:
-            turns = router_turns(topo, self.node, self.algorithm)
+        # The pipeline of docs/router.md, a method per stage: as a flit enters its input
+        # buffer it gets its output port (route) and the VC of the next link (VC
+        # choice); every cycle each output grants one input VC (switch allocation),
+        # whose flit crosses the crossbar into the output register, and the output
+        # VCs' credits and owners follow what left (credits).
+        # (Arbiters, crossbar and buffers are built inline in this module; the Python
+        # simulator runs one module much faster than many small ones.)
+        degree = self.topology.degree
+        turns = self._turns()
         # outputs[p]: the output ports input port p may turn to
-        outputs = [[o for o in range(degree + 1) if (p, o) in turns] for p in range(degree + 1)]
-        heads, fifos = [], []
+        outputs = [[o for o in range(degree + 1) if (p, o) in turns]
+                   for p in range(degree + 1)]
+        buffers = []
         for p in range(degree + 1):
-            # (expressions rather than named signals where possible: every named
-            # signal costs the Python simulator an update per evaluation)
-            if p < degree:
-                arriving = self.link_in[p].flit.payload
-            else:
-                arriving = data.View(layout, Cat(self.local_in.payload.as_value()[:vc_at],
-                                                 C(0, vc_bits),
-                                                 self.local_in.payload.as_value()[vc_end:]))
-            ru = m.submodules[f"route_p{p}"] = route_unit(topo, self.node, self.algorithm)
-            m.d.comb += ru.dest.eq(arriving.dest)
-            if self.node is None:
-                m.d.comb += ru.here.eq(self.here)
-            if hasattr(ru, "src") and "src" in ru.signature.members:
-                m.d.comb += ru.src.eq(arriving.src)
-            enter = Signal(entry, name=f"enter_p{p}")
-            # The VC of the next link: its class by the VC-assignment function, the VC
-            # within the class by the flow (flow_lane: XOR-folded src ^ dest).
-            vc_class = arriving.vc[lanes:]
-            next_class = Signal(len(vc_class), name=f"next_class_p{p}")
-            m.d.comb += [enter.port.eq(ru.request), next_class.eq(vc_class)]
-            with m.Switch(ru.port):
-                for o in range(degree):
-                    if wraps[o] is not False and classes > 1:  # a strap or a constant True
-                        with m.Case(o):
-                            m.d.comb += next_class.eq(Mux(wraps[o] & (vc_class != classes - 1),
-                                                          vc_class + 1, vc_class))
-            if lanes:
-                flow = arriving.src ^ arriving.dest
-                lane = 0
-                for at in range(0, len(flow), lanes):
-                    lane = lane ^ flow[at:at + lanes]
-                m.d.comb += enter.vc.eq(Cat(lane, next_class))
-            else:
-                m.d.comb += enter.vc.eq(next_class)
-            # Each input VC buffers entries of a route (the output port, one bit per
-            # output this input may turn to, and the VC) and a flit. The oldest
-            # entry's route sits in a register of its own (``head``), so that switch
-            # allocation starts the cycle from flip-flops; the flits are in registers
-            # or block RAM. Every flit is routed by its own header: a packet's flits
-            # carry its head's dest and src and cross each link on its head's VC, so
-            # they all get the head's route (no register holds it for them).
-            route_layout = data.StructLayout({"port": unsigned(len(outputs[p])),
-                                              "vc": entry["vc"].shape})
-            new = Cat(Cat(enter.port[o] for o in outputs[p]), enter.vc)
-            if len(outputs[p]) <= degree:
-                missing = sum(1 << o for o in range(degree + 1) if o not in outputs[p])
-                with m.If(self.local_in.valid if p == local else self.link_in[p].flit.valid):
-                    with m.If(arriving.head & (enter.port & missing).any()):
-                        m.d.sync += self.bad_turn.eq(1)
-            for v in range(vcs if p < degree else 1):
-                fifo = FIFOInterface(width=route_layout.size + layout.size, depth=depth)
-                BUFFERS[self.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
-                                     head=route_layout.size)
-                m.d.comb += fifo.w_data.eq(Cat(new, arriving))
-                if p < degree:
-                    link = self.link_in[p]
-                    m.d.comb += fifo.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))
-                    with m.If(fifo.w_en & ~fifo.w_rdy):
-                        m.d.sync += self.overflow.eq(1)
-                    # credit return, registered: one pulse per flit leaving the buffer
-                    m.d.sync += link.credit[v].eq(fifo.r_en & fifo.r_rdy)
-                else:
-                    m.d.comb += [fifo.w_en.eq(self.local_in.valid),
-                                 self.local_in.ready.eq(fifo.w_rdy)]
-                heads.append((data.View(route_layout, fifo.r_data[:route_layout.size]),
-                              data.View(layout, fifo.r_data[route_layout.size:])))
-                fifos.append(fifo)
+            arriving = self._arriving(p)
+            enter, port = self._route(m, p, arriving)
+            self._choose_vc(m, p, arriving, port, enter)
+            buffers += self._input_buffers(m, p, arriving, enter, outputs[p])
+        busy, credits, has_credit, can_send = self._output_vcs(m)
+        grants, users, departing, delivering = self._allocate_switch(
+            m, turns, outputs, buffers, busy, can_send)
+        switched = self._crossbar(m, users, grants, departing, delivering)
+        self._output_and_credits(m, grants, switched, busy, credits, has_credit,
+                                 local_free=can_send[degree])
+        return m
 
-        # Output state: a busy bit per output VC (held from head to tail) and a credit
-        # counter per network output VC, with a registered "has a credit" flag. The
-        # local output has one VC and uses its output register's handshake instead.
+    def _turns(self):
+        """The (input port, output port) pairs this router connects."""
+        degree = self.topology.degree
+        if self.config.turns == "all":
+            return {(i, o) for i in range(degree + 1) for o in range(degree + 1)}
+        return router_turns(self.topology, self.node, self.config.algorithm)
+
+    def _queues(self):
+        """The input queues, (input port, VC): every VC of every network port, then
+        the one of ``local_in``."""
+        degree = self.topology.degree
+        network = [(p, v) for p in range(degree) for v in range(self.config.vcs)]
+        return network + [(degree, 0)]
+
+    def _arriving(self, p):
+        """The flit arriving on input port ``p`` (``degree``: ``local_in``, whose ``vc``
+        is ignored: taken as 0)."""
+        if p < self.topology.degree:
+            return self.link_in[p].flit.payload
+        layout = self.layout
+        vc_at, vc_bits = layout["vc"].offset, layout["vc"].shape.width
+        injected = self.local_in.payload.as_value()
+        return data.View(layout, Cat(injected[:vc_at], C(0, vc_bits),
+                                     injected[vc_at + vc_bits:]))
+
+    def _route(self, m, p, arriving):
+        """Route: the route unit of input port ``p``. Returns ``enter``, the route of
+        a flit entering its buffer (``port``: the output port, one-hot; ``vc``: the VC
+        of the next link, see :meth:`_choose_vc`), and the output port number."""
+        # (expressions rather than named signals where possible: every named signal
+        # costs the Python simulator an update per evaluation)
+        ru = m.submodules[f"route_p{p}"] = route_unit(self.topology, self.node,
+                                                      self.config.algorithm)
+        m.d.comb += ru.dest.eq(arriving.dest)
+        if self.node is None:
+            m.d.comb += ru.here.eq(self.here)
+        if hasattr(ru, "src") and "src" in ru.signature.members:
+            m.d.comb += ru.src.eq(arriving.src)
+        enter = Signal(data.StructLayout({
+            "port": unsigned(self.topology.degree + 1),
+            "vc": unsigned(self.layout["vc"].shape.width),
+        }), name=f"enter_p{p}")
+        m.d.comb += enter.port.eq(ru.request)
+        return enter, ru.port
+
+    def _choose_vc(self, m, p, arriving, port, enter):
+        """VC choice: drive ``enter.vc``, the VC on the next link of a flit arriving on
+        input port ``p`` and leaving through ``port``: its class by the VC-assignment
+        function (one class up on a wrap link, ``wraps(here, port)``, up to the last),
+        the VC within the class by the flow (flow_lane: XOR-folded src ^ dest)."""
+        config = self.config
+        classes, lanes = config.vc_classes, lane_bits(config.vcs_per_class)
+        if self.node is None:
+            wraps = [self.wrap_mask[o] for o in range(self.topology.degree)]
+        else:
+            wraps = wrap_ports(self.topology, self.node)
+        vc_class = arriving.vc[lanes:]
+        next_class = Signal(len(vc_class), name=f"next_class_p{p}")
+        m.d.comb += next_class.eq(vc_class)
+        with m.Switch(port):
+            for o in range(self.topology.degree):
+                if wraps[o] is not False and classes > 1:  # a strap or a constant True
+                    with m.Case(o):
+                        m.d.comb += next_class.eq(Mux(wraps[o] & (vc_class != classes - 1),
+                                                      vc_class + 1, vc_class))
+        if lanes:
+            flow = arriving.src ^ arriving.dest
+            lane = 0
+            for at in range(0, len(flow), lanes):
+                lane = lane ^ flow[at:at + lanes]
+            m.d.comb += enter.vc.eq(Cat(lane, next_class))
+        else:
+            m.d.comb += enter.vc.eq(next_class)
+
+    def _input_buffers(self, m, p, arriving, enter, outputs):
+        """Input buffers: a FIFO per VC of input port ``p`` storing the flits arriving
+        and their routes (``enter``, the port as one bit per output of ``outputs``, the
+        ports ``p`` may turn to); returns a ``(fifo, route, flit)`` per VC, ``route``
+        and ``flit`` views of the oldest entry."""
+        degree, layout = self.topology.degree, self.layout
+        local = degree   # the input port of local_in
+        # Each input VC buffers entries of a route (the output port, one bit per output
+        # this input may turn to, and the VC) and a flit. The oldest entry's route sits
+        # in a register of its own (``head``), so that switch allocation starts the
+        # cycle from flip-flops; the flits are in registers or block RAM. Every flit is
+        # routed by its own header: a packet's flits carry its head's dest and src and
+        # cross each link on its head's VC, so they all get the head's route (no
+        # register holds it for them).
+        route_layout = data.StructLayout({"port": unsigned(len(outputs)),
+                                          "vc": unsigned(layout["vc"].shape.width)})
+        new = Cat(Cat(enter.port[o] for o in outputs), enter.vc)
+        if len(outputs) <= degree:
+            missing = sum(1 << o for o in range(degree + 1) if o not in outputs)
+            with m.If(self.local_in.valid if p == local else self.link_in[p].flit.valid):
+                with m.If(arriving.head & (enter.port & missing).any()):
+                    m.d.sync += self.bad_turn.eq(1)
+        buffers = []
+        for v in range(self.config.vcs if p < degree else 1):
+            fifo = FIFOInterface(width=route_layout.size + layout.size,
+                                 depth=self.config.depth)
+            BUFFERS[self.config.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
+                                        head=route_layout.size)
+            m.d.comb += fifo.w_data.eq(Cat(new, arriving))
+            if p < degree:
+                link = self.link_in[p]
+                m.d.comb += fifo.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))
+                with m.If(fifo.w_en & ~fifo.w_rdy):
+                    m.d.sync += self.overflow.eq(1)
+                # credit return, registered: one pulse per flit leaving the buffer
+                m.d.sync += link.credit[v].eq(fifo.r_en & fifo.r_rdy)
+            else:
+                m.d.comb += [fifo.w_en.eq(self.local_in.valid),
+                             self.local_in.ready.eq(fifo.w_rdy)]
+            buffers.append((fifo, data.View(route_layout, fifo.r_data[:route_layout.size]),
+                            data.View(layout, fifo.r_data[route_layout.size:])))
+        return buffers
+
+    def _output_vcs(self, m):
+        """The state of the output VCs: a busy bit per output VC (held from head to
+        tail), a credit counter per network output VC and its registered "has a
+        credit" flag; and per output, ``can_send``: the flags of its VCs (the local
+        output: its output register is free)."""
+        degree, vcs, depth = self.topology.degree, self.config.vcs, self.config.depth
+        # The local output has one VC and uses its output register's handshake instead
+        # of credits.
         out_vcs = [vcs] * degree + [1]
         busy = [[Signal(name=f"busy_p{o}_vc{w}") for w in range(out_vcs[o])]
                 for o in range(degree + 1)]
@@ -285,14 +272,21 @@ class Router(wiring.Component):
         local_free = Signal()
         m.d.comb += local_free.eq(~self.local_out.valid | self.local_out.ready)
         can_send.append(local_free)
+        return busy, credits, has_credit, can_send
 
-        # Switch allocation: an arbiter per output among the input VCs whose input
-        # port may turn to it, granting the least recently granted one (a matrix
-        # arbiter: two LUT levels, where a round-robin carry chain was the critical
-        # path). The route FIFO heads are zero while empty, so that a request is one
-        # LUT: route port bit, VC free or held by this queue, credit.
-        # (Arbiters, crossbar and buffers are built inline in this module; the Python
-        # simulator runs one module much faster than many small ones.)
+    def _allocate_switch(self, m, turns, outputs, buffers, busy, can_send):
+        """Switch allocation: an arbiter per output among the input queues that may
+        turn to it. Returns the grants (per output, a bit per queue of ``users``),
+        ``users`` (per output, the queues that may turn to it), and the flits each
+        queue offers to network outputs (``departing``, on their output VC) and to the
+        local output (``delivering``)."""
+        degree, layout = self.topology.degree, self.layout
+        vc_at, vc_bits = layout["vc"].offset, layout["vc"].shape.width
+        queues = self._queues()
+        # An arbiter grants the least recently granted requester (a matrix arbiter: two
+        # LUT levels, where a round-robin carry chain was the critical path). The route
+        # FIFO heads are zero while empty, so that a request is one LUT: route port bit,
+        # VC free or held by this queue, credit.
         users = [[q for q, (p, _) in enumerate(queues) if (p, o) in turns]
                  for o in range(degree + 1)]
         requests = [Signal(len(users[o]), name=f"requests_p{o}") for o in range(degree + 1)]
@@ -301,7 +295,7 @@ class Router(wiring.Component):
         contenders = [[None] * len(users[o]) for o in range(degree + 1)]
         departing, delivering = [], []
         for q, (p, v) in enumerate(queues):
-            fifo, (route, head) = fifos[q], heads[q]
+            fifo, route, head = buffers[q]
             active = Signal(name=f"active_p{p}_vc{v}")
             out_vc = route.vc[:vc_bits]
             granted = []
@@ -318,7 +312,7 @@ class Router(wiring.Component):
             granted = Cat(granted).any()
             m.d.comb += fifo.r_en.eq(granted)
             flit = head.as_value()   # the flit leaves on its output VC
-            departing.append(Cat(flit[:vc_at], out_vc, flit[vc_end:]))
+            departing.append(Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:]))
             delivering.append(flit)  # ejected flits keep the VC of their last link
             with m.If(granted):
                 m.d.sync += active.eq(~head.tail)
@@ -326,7 +320,7 @@ class Router(wiring.Component):
         for o in range(degree + 1):
             if not users[o]:
                 continue
-            if out_vcs[o] == 1:
+            if len(busy[o]) == 1:
                 # One output VC: while it is free, no queue routed to it is active (an
                 # active queue owns the VC it sends on), so the queues whose route
                 # head names it all request (with a credit) or none does; while it is
@@ -338,28 +332,40 @@ class Router(wiring.Component):
                                        uncontested=busy[o][0])
             else:
                 least_recently_granted(m, requests[o], grants[o], 1, name=f"prio_p{o}")
+        return grants, users, departing, delivering
 
-        # Crossbar into the registered outputs.
-        switched = [Signal(layout, name=f"switched_p{o}") for o in range(degree + 1)]
+    def _crossbar(self, m, users, grants, departing, delivering):
+        """Crossbar: per output, the flit of the queue granted it (one-hot AND-OR
+        multiplexers); network outputs take ``departing``, the local one
+        ``delivering``."""
+        degree = self.topology.degree
+        switched = [Signal(self.layout, name=f"switched_p{o}") for o in range(degree + 1)]
         for o in range(degree + 1):
-            leaving = delivering if o == local else departing
+            leaving = delivering if o == degree else departing
             if len(users[o]) == 1:
                 # one input: no multiplexer (the payload of an invalid flit is undefined)
                 m.d.comb += switched[o].eq(leaving[users[o][0]])
             elif users[o]:
                 m.d.comb += switched[o].eq(one_hot_mux(grants[o],
                                                        [leaving[q] for q in users[o]]))
+        return switched
+
+    def _output_and_credits(self, m, grants, switched, busy, credits, has_credit, *,
+                            local_free):
+        """Credits: the switched flits into the output registers; per network output
+        VC a credit counter counts what left and what came back, and an output VC is
+        busy from a packet's head until its tail has left."""
+        degree, local = self.topology.degree, self.topology.degree
         for o in range(degree):
             out = self.link_out[o]
             sent = grants[o].any()
             m.d.sync += [out.flit.valid.eq(sent), out.flit.payload.eq(switched[o])]
-            for w in range(vcs):
+            for w in range(self.config.vcs):
                 used = sent & (switched[o].vc == w)
                 count = credits[o][w]
                 m.d.sync += [count.eq(count + out.credit[w] - used),
                              has_credit[o][w].eq(out.credit[w] | (count > 1)
                                                  | ((count == 1) & ~used))]
-                # an output VC is busy from a packet's head until its tail has left
                 with m.If(used):
                     m.d.sync += busy[o][w].eq(~switched[o].tail)
         with m.If(local_free):
@@ -367,4 +373,3 @@ class Router(wiring.Component):
                          self.local_out.payload.eq(switched[local])]
         with m.If(grants[local].any()):
             m.d.sync += busy[local][0].eq(~switched[local].tail)
-        return m

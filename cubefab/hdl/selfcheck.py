@@ -19,7 +19,8 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology
-from .fabric import configure_fabric, connect_links
+from .config import FabricConfig
+from .fabric import connect_links
 from .ports import reset_less_verilog
 from .selfcheck_node import DEFECT_INPUTS, NODE_EVENTS, SelfCheckingNode
 from .traffic_gen import PacketFormat, RATE_BITS, check_generator
@@ -91,8 +92,13 @@ class SelfCheckConfig:
                  timestamp_bits=24, sequence_bits=8, vcs_per_class=1, defects=False):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-        configure_fabric(self, topology, payload_width, vcs, depth, algorithm, True,
-                         vcs_per_class)
+        #: FabricConfig: the routers' configuration, proved deadlock-free
+        self.fabric = FabricConfig.for_topology(
+            topology, payload_width=payload_width, vcs=vcs, depth=depth,
+            algorithm=algorithm, vcs_per_class=vcs_per_class)
+        #: RouterConfig: every router's configuration
+        self.router = self.fabric.router
+        self.topology, self.layout = topology, self.router.layout
         self.fmt = PacketFormat(self.layout, packet_flits,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits)
         self.pattern, self.hotspot, self.queue_depth = check_generator(
@@ -105,9 +111,7 @@ class SelfCheckConfig:
         return SelfCheckingNode(
             self.topology, address, self.fmt, pattern=self.pattern, hotspot=self.hotspot,
             queue_depth=self.queue_depth, defects=self.defects,
-            router_params={"payload_width": self.payload_width, "vcs": self.vcs,
-                           "depth": self.depth, "algorithm": self.algorithm,
-                           "vcs_per_class": self.vcs_per_class})
+            router_config=self.router)
 
     def node_verilog(self, node=None):
         """Verilog of the address-strapped node ``node`` (default: a new one), module

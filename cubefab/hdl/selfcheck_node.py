@@ -63,9 +63,9 @@ class SelfCheckingNode(wiring.Component):
     fmt : PacketFormat
     pattern, hotspot, queue_depth
         Generator parameters (see :class:`~cubefab.hdl.traffic_gen.TrafficGenerator`).
-    router_params : dict
-        Keyword arguments of :class:`~cubefab.hdl.router.Router` (``payload_width``,
-        ``vcs``, ``depth``, ``algorithm``) matching ``fmt.layout``.
+    router_config : RouterConfig
+        The router's configuration (:class:`~cubefab.hdl.config.RouterConfig`), for
+        ``topology`` and matching ``fmt.layout``.
     defects : bool
         Build the deliberate defects of :data:`DEFECTS` in, chosen at run time by the
         inputs :data:`DEFECT_INPUTS` (for mutation tests of the checks; default False:
@@ -91,13 +91,13 @@ class SelfCheckingNode(wiring.Component):
     """
 
     def __init__(self, topology, node, fmt, *, pattern="uniform", hotspot=None,
-                 queue_depth=16, router_params, defects=False):
+                 queue_depth=16, router_config, defects=False):
         if not isinstance(fmt, PacketFormat):
             raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
         self.topology = topology
         self.defects = bool(defects)
         self.fmt = fmt
-        self.router = Router(topology, node, **router_params)
+        self.router = Router(router_config, node)
         self.node = self.router.node
         if self.router.layout != fmt.layout:
             raise ValueError("Router parameters must give the packet format's flit layout")

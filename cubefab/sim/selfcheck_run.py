@@ -369,7 +369,8 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd):
     dut = SelfCheckingFabric(design)
     harness = _Harness(dut)
     names = list(design.counter_members())
-    ref = RouteReference(topology, design.algorithm, design.vcs, design.vcs_per_class)
+    ref = RouteReference(topology, design.router.algorithm, design.router.vcs,
+                         design.router.vcs_per_class)
     fields = FlitFields(design.layout, design.fmt.timestamp_bits)
     ledger = Ledger()
     degree = topology.degree

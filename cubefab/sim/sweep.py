@@ -1,25 +1,47 @@
 """Latency-throughput curves: the self-checking fabric at a range of offered loads.
 
-:func:`sweep` runs :func:`~cubefab.sim.selfcheck_run.run_selfcheck` once per
-offered load (in parallel processes; a Verilator model is built once, before the
-runs, and shared through its cache), and sets the curve beside the channel-load
-bound of the same topology, routing and traffic (:mod:`cubefab.sim.channel_load`).
+:func:`sweep_curves` runs :func:`~cubefab.sim.selfcheck_run.run_selfcheck` once per
+point - offered load x routing algorithm x seed - as ``dask.distributed`` tasks when
+given a client (:func:`cubefab.cluster.open_client`), else one after another in this
+process; the results are the same either way. A Verilator model is built once on the
+client before any task is submitted; workers find it in the on-disk cache (keyed by
+the design), and a worker on another machine whose cache lacks it builds it once, under
+a file lock (:meth:`~cubefab.sim.verilator_engine.VerilatorModel.build`). Each curve is
+set beside the channel-load bound of the same topology, routing and traffic
+(:mod:`cubefab.sim.channel_load`).
 
-Saturation throughput is the largest accepted throughput measured; the saturation
-point is the first offered load whose accepted throughput falls below
-``0.95 x`` offered or whose latency exceeds three times the zero-load latency
-(the lowest load's).
+With ``seeds=N`` every point runs ``N`` seeds (:func:`derive_seeds`) and reports the
+mean of each figure with a 95 % Student-t confidence interval (:func:`mean_ci95`).
+
+A curve saturates at the first offered load whose accepted throughput falls below
+``0.95 x`` offered or whose latency exceeds three times the zero-load latency (the
+lowest load's); its saturation throughput is then the largest accepted throughput
+measured. A curve that does neither has no saturation throughput (``None``): it is
+reported as not saturated, with its highest accepted throughput.
 """
 
-import concurrent.futures
 import csv
 import io
+import math
 
 from .channel_load import channel_load_bound
-from .selfcheck_run import run_selfcheck, selfcheck_config, verilator_model
+from .selfcheck_run import CHECKS, run_selfcheck, selfcheck_config
 
 
-__all__ = ["parse_rates", "sweep", "saturation", "sweep_csv", "plot_sweep"]
+__all__ = ["TIMING_KEYS", "parse_rates", "derive_seeds", "t_quantile_975", "mean_ci95",
+           "saturation", "sweep", "sweep_curves", "sweep_csv", "plot_sweep"]
+
+#: Keys of a run's result that measure the host, not the network: they differ between
+#: runs of the same point (everything else is identical for the same seed).
+TIMING_KEYS = ("seconds", "cpu_seconds", "build_seconds", "threads", "cycles_per_second",
+               "router_cycles_per_second", "router_cycles_per_cpu_second")
+
+#: Figures of a point averaged over its seeds, each with a 95 % confidence interval.
+SEED_FIGURES = ("offered", "injection_rate", "throughput", "avg_latency")
+
+#: Times a task is run again after it raised (a task whose worker died is re-run by
+#: Dask's scheduler without counting against this).
+TASK_RETRIES = 2
 
 
 def parse_rates(text):
@@ -45,9 +67,91 @@ def parse_rates(text):
     return rates
 
 
+def _splitmix64(x):
+    x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return x ^ (x >> 31)
+
+
+def derive_seeds(seed, count):
+    """The ``count`` run seeds of a point for the base ``seed``: ``seed`` itself first
+    (so one seed is the run ``cubefab sim --seed SEED`` makes), then 32-bit splitmix64
+    hashes of ``(seed, i)``, which share no bit pattern with ``seed`` (neighbouring
+    seeds would start the nodes' xorshift generators in correlated states)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 1 << 32:
+        raise ValueError(f"Seed must be an integer in [0, 2**32), not {seed!r}")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"Seed count must be a positive integer, not {count!r}")
+    seeds = [seed]
+    i = 0
+    while len(seeds) < count:
+        i += 1
+        derived = _splitmix64((seed << 32) | i) & 0xFFFFFFFF
+        if derived not in seeds:
+            seeds.append(derived)
+    return seeds
+
+
+def _t_two_sided(t, df):
+    """P(|T| < t) for Student's t with integer ``df`` degrees of freedom (exact finite
+    series, Abramowitz and Stegun 26.7.3-4)."""
+    theta = math.atan(t / math.sqrt(df))
+    s, c2 = math.sin(theta), math.cos(theta) ** 2
+    if df % 2:
+        term, total = 1.0, 0.0
+        if df > 1:
+            term = math.cos(theta)
+            total = term
+            for j in range(3, df - 1, 2):
+                term *= c2 * (j - 1) / j
+                total += term
+        return 2 / math.pi * (theta + s * total) if df > 1 else 2 / math.pi * theta
+    term = total = 1.0
+    for j in range(2, df - 1, 2):
+        term *= c2 * (j - 1) / j
+        total += term
+    return s * total
+
+
+def t_quantile_975(df):
+    """The 97.5 % quantile of Student's t with ``df`` degrees of freedom (the factor
+    of a two-sided 95 % confidence interval), by bisection of the exact CDF."""
+    if isinstance(df, bool) or not isinstance(df, int) or df < 1:
+        raise ValueError(f"Degrees of freedom must be a positive integer, not {df!r}")
+    lo, hi = 0.0, 20.0
+    while _t_two_sided(hi, df) < 0.95:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if _t_two_sided(mid, df) < 0.95:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12:
+            break
+    return (lo + hi) / 2
+
+
+def mean_ci95(values):
+    """``(mean, [low, high])`` of ``values`` with the 95 % Student-t confidence interval
+    of the mean; the interval is None for fewer than two values, and both are None
+    when ``values`` holds a None (a figure a run could not measure)."""
+    values = list(values)
+    if not values or any(v is None for v in values):
+        return None, None
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, None
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    half = t_quantile_975(n - 1) * sd / math.sqrt(n)
+    return mean, [mean - half, mean + half]
+
+
 def saturation(points):
-    """``(saturation_throughput, saturation_offered)`` of a curve (see module doc);
-    ``saturation_offered`` is None when the curve never saturates."""
+    """``(saturation_throughput, saturation_offered)`` of a curve (see module doc); both
+    are None when the curve never saturates."""
     done = [p for p in points if p["throughput"] is not None]
     if not done:
         return None, None
@@ -57,81 +161,124 @@ def saturation(points):
         if p["throughput"] < 0.95 * p["offered"] or (
                 zero_load and p["avg_latency"] and p["avg_latency"] > 3 * zero_load):
             return best, p["rate"]
-    return best, None
+    return None, None
 
 
-def _one(args):
-    topology, rate, options = args
-    return run_selfcheck(topology, rate=rate, **options)
+def _run_point(topology, options):
+    """One task: a self-checking run (module level, so workers import it by name)."""
+    return run_selfcheck(topology, **options)
 
 
-def sweep(topology, rates, *, traffic="uniform", engine="verilator", algorithm=None,
-          cycles=2000, warmup=500, seed=1, jobs=1, progress=None, build_progress=None,
-          opt="-O2", **hardware):
-    """Run one self-checking simulation per offered load.
+def _point(runs):
+    """A curve's point from the runs of its seeds: the run itself for one seed, else
+    the mean of :data:`SEED_FIGURES` with 95 % intervals, the error counts summed, and
+    the runs."""
+    first = runs[0]
+    if len(runs) == 1:
+        return {**first, "seeds": [first["seed"]]}
+    point = {"rate": first["rate"], "seeds": [r["seed"] for r in runs]}
+    for key in SEED_FIGURES:
+        point[key], point[key + "_ci95"] = mean_ci95(r[key] for r in runs)
+    for key in ("errors", "checker_errors") + CHECKS:
+        point[key] = sum(r[key] for r in runs)
+    point["ok"] = all(r["ok"] for r in runs)
+    point["window_cycles"] = first["window_cycles"]
+    point["seconds"] = round(sum(r["seconds"] for r in runs), 3)
+    point["runs"] = runs
+    return point
+
+
+def sweep(topology, rates, *, algorithm=None, **options):
+    """One curve: :func:`sweep_curves` with one routing ``algorithm``."""
+    return sweep_curves(topology, rates, algorithms=[algorithm], **options)[0]
+
+
+def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
+                 engine="verilator", cycles=2000, warmup=500, seed=1, seeds=1, client=None,
+                 progress=None, build_progress=None, opt="-O2", **hardware):
+    """Run the self-checking fabric at every point: offered load x algorithm x seed.
 
     Parameters
     ----------
     topology : Topology
     rates : list of float
-        Offered loads, flits per node per cycle.
-    traffic, algorithm, **hardware
-        Pattern, routing algorithm and :func:`selfcheck_config` keywords (the router
-        defaults to :data:`~cubefab.sim.selfcheck_run.DEFAULT_ROUTER`, as every run's).
+        Offered loads, flits per node per cycle (each run once).
+    algorithms : sequence of str or None
+        Routing algorithms, one curve each (None: the topology's first; each once).
+    traffic, **hardware
+        Pattern and :func:`selfcheck_config` keywords (and ``hotspot_fraction``); the
+        router defaults to :data:`~cubefab.sim.selfcheck_run.DEFAULT_ROUTER`, as every
+        run's.
     engine : str
         ``"verilator"`` or ``"amaranth"``.
-    cycles, warmup, seed : int
+    cycles, warmup : int
         Per run.
-    jobs : int
-        Parallel processes.
+    seed, seeds : int
+        Base seed and seeds per point (:func:`derive_seeds`).
+    client : dask.distributed.Client, optional
+        Run the points as tasks on its cluster; None runs them here, one by one.
     progress : callable, optional
-        ``progress(done, total)`` over runs.
+        ``progress(done, total)`` over points (runs).
+    build_progress : callable, optional
+        ``build_progress(stage)`` while a Verilator model is built.
 
     Returns
     -------
-    dict
-        ``topology``, ``traffic``, ``algorithm``, ``engine``, ``points`` (one
-        :func:`run_selfcheck` result per rate, by rate), ``bound`` (the
-        :func:`channel_load_bound` result), ``saturation_throughput``,
-        ``saturation_rate``, ``fraction_of_bound`` and ``ok`` (no run found an error).
+    list of dict
+        One curve per algorithm: ``topology``, ``traffic``, ``algorithm``,
+        ``engine``, ``cycles``, ``warmup``, ``seed``, ``seeds``, ``points`` (by rate;
+        :func:`_point` of its runs), ``bound`` (the :func:`channel_load_bound`
+        result), ``saturated``, ``saturation_throughput`` and ``saturation_rate``
+        (None when not saturated), ``max_throughput``, ``fraction_of_bound``
+        (saturation throughput / bound, or None) and ``ok`` (no run found an error).
     """
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"Jobs must be a positive integer, not {jobs!r}")
-    algorithm = topology.check_algorithm(algorithm)
+    seed_list = derive_seeds(seed, seeds)
+    rates = sorted(set(rates))
+    algorithms = list(dict.fromkeys(topology.check_algorithm(a) for a in algorithms))
     hotspot_fraction = hardware.pop("hotspot_fraction", 0.1)
+    base = dict(engine=engine, cycles=cycles, warmup=warmup, drain=0,
+                hotspot_fraction=hotspot_fraction, opt=opt, pattern=traffic, **hardware)
+    if client is not None and engine == "verilator":
+        base["threads"] = 1   # the workers share the cores already
+    tasks = [(a, r, s) for a in algorithms for r in rates for s in seed_list]
+    options = [dict(base, algorithm=a, rate=r, seed=s) for a, r, s in tasks]
+    if engine == "verilator":   # build each model here, once, before any task runs
+        for a in algorithms:
+            run_selfcheck(topology, **dict(base, algorithm=a, rate=0, seed=seed_list[0],
+                                           cycles=1, warmup=0, threads=1),
+                          build_progress=build_progress)
+    if client is None:
+        runs = []
+        for o in options:
+            runs.append(_run_point(topology, o))
+            if progress:
+                progress(len(runs), len(options))
+    else:
+        from ..cluster import gather_as_completed
+        futures = [client.submit(_run_point, topology, o, pure=False, retries=TASK_RETRIES)
+                   for o in options]
+        runs = gather_as_completed(client, futures, progress)
+    by_task = dict(zip(tasks, runs))
+    return [_curve(topology, a, traffic, engine, cycles, warmup, seed, seed_list,
+                   [_point([by_task[a, r, s] for s in seed_list]) for r in rates],
+                   hardware, hotspot_fraction) for a in algorithms]
+
+
+def _curve(topology, algorithm, traffic, engine, cycles, warmup, seed, seed_list, points,
+           hardware, hotspot_fraction):
     config = selfcheck_config(topology, pattern=traffic, algorithm=algorithm, **hardware)
     bound = channel_load_bound(topology, traffic, algorithm,
                                hotspot=config["hotspot"], hotspot_fraction=hotspot_fraction)
-    options = dict(engine=engine, cycles=cycles, warmup=warmup, drain=0, seed=seed,
-                   hotspot_fraction=hotspot_fraction, opt=opt, pattern=traffic,
-                   algorithm=algorithm, **hardware)
-    if engine == "verilator" and jobs > 1:
-        options["threads"] = 1   # the processes share the cores already
-    if engine == "verilator":
-        verilator_model(topology, config, opt).build(progress=build_progress)
-    tasks = [(topology, rate, options) for rate in rates]
-    points = []
-    if jobs == 1:
-        for i, task in enumerate(tasks):
-            points.append(_one(task))
-            if progress:
-                progress(i + 1, len(tasks))
-    else:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_one, task) for task in tasks]
-            for i, future in enumerate(concurrent.futures.as_completed(futures)):
-                points.append(future.result())
-                if progress:
-                    progress(i + 1, len(tasks))
-    points.sort(key=lambda p: p["rate"])
-    best, sat_rate = saturation(points)
+    sat, sat_rate = saturation(points)
+    measured = [p["throughput"] for p in points if p["throughput"] is not None]
     limit = bound["saturation_bound"]
     return {
         "topology": topology.label, "traffic": traffic, "algorithm": algorithm,
         "engine": engine, "cycles": cycles, "warmup": warmup, "seed": seed,
-        "points": points, "bound": bound, "saturation_throughput": best,
-        "saturation_rate": sat_rate,
-        "fraction_of_bound": (best / limit) if best is not None and limit else None,
+        "seeds": seed_list, "points": points, "bound": bound,
+        "saturated": sat_rate is not None, "saturation_throughput": sat,
+        "saturation_rate": sat_rate, "max_throughput": max(measured) if measured else None,
+        "fraction_of_bound": (sat / limit) if sat is not None and limit else None,
         "ok": all(p["errors"] == 0 for p in points),
     }
 
@@ -141,21 +288,36 @@ _CSV_FIELDS = ("topology", "traffic", "algorithm", "rate", "offered", "injection
 
 
 def sweep_csv(results):
-    """CSV text of the points of one or more :func:`sweep` results."""
+    """CSV text of the points of one or more curves: one row per point, with the number
+    of seeds and the 95 % intervals of throughput and latency (empty for one seed)."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(_CSV_FIELDS + ("channel_load_bound",))
+    writer.writerow(_CSV_FIELDS + ("seeds", "throughput_ci95_low", "throughput_ci95_high",
+                                   "avg_latency_ci95_low", "avg_latency_ci95_high",
+                                   "channel_load_bound"))
     for result in results:
         for p in result["points"]:
             row = [result.get(k) if k in ("topology", "traffic", "algorithm") else p[k]
                    for k in _CSV_FIELDS]
+            row.append(len(p["seeds"]))
+            for key in ("throughput_ci95", "avg_latency_ci95"):
+                row += p.get(key) or ["", ""]
             writer.writerow(row + [result["bound"]["saturation_bound"]])
     return out.getvalue()
 
 
+def _error_bars(points, key):
+    """Matplotlib ``yerr`` of ``points``' 95 % intervals of ``key`` (None without)."""
+    if not all(p.get(key + "_ci95") for p in points):
+        return None
+    return [[p[key] - p[key + "_ci95"][0] for p in points],
+            [p[key + "_ci95"][1] - p[key] for p in points]]
+
+
 def plot_sweep(results, path):
-    """Latency and accepted throughput against offered load, with saturation and the
-    channel-load bound marked; writes ``path`` (format from its extension)."""
+    """Latency and accepted throughput against offered load (with 95 % intervals when a
+    point ran several seeds), the channel-load bound and, for a curve that saturates,
+    its saturation throughput and load; writes ``path`` (format from its extension)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -163,22 +325,25 @@ def plot_sweep(results, path):
     for i, result in enumerate(results):
         color = f"C{i}"
         label = f"{result['topology']} {result['traffic']} {result['algorithm']}"
+        if not result["saturated"]:
+            label += " (not saturated)"
         pts = [p for p in result["points"] if p["avg_latency"] is not None]
-        ax_lat.plot([p["offered"] for p in pts], [p["avg_latency"] for p in pts], "o-",
-                    color=color, label=label)
-        ax_thr.plot([p["offered"] for p in result["points"]],
-                    [p["throughput"] for p in result["points"]], "o-", color=color,
-                    label=label)
+        ax_lat.errorbar([p["offered"] for p in pts], [p["avg_latency"] for p in pts],
+                        yerr=_error_bars(pts, "avg_latency"), fmt="o-", color=color,
+                        capsize=2, label=label)
+        pts = [p for p in result["points"] if p["throughput"] is not None]
+        ax_thr.errorbar([p["offered"] for p in pts], [p["throughput"] for p in pts],
+                        yerr=_error_bars(pts, "throughput"), fmt="o-", color=color,
+                        capsize=2, label=label)
         bound = result["bound"]["saturation_bound"]
         for ax in (ax_lat, ax_thr):
             ax.axvline(bound, color=color, linestyle=":", linewidth=1)
         ax_thr.axhline(bound, color=color, linestyle=":", linewidth=1,
                        label=f"channel-load bound {bound:.3f}")
-        if result["saturation_throughput"] is not None:
-            what = "saturation" if result["saturation_rate"] is not None else "max accepted"
+        if result["saturated"]:
             ax_thr.axhline(result["saturation_throughput"], color=color, linestyle="--",
-                           linewidth=1, label=f"{what} {result['saturation_throughput']:.3f}")
-        if result["saturation_rate"] is not None:
+                           linewidth=1,
+                           label=f"saturation {result['saturation_throughput']:.3f}")
             ax_lat.axvline(result["saturation_rate"], color=color, linestyle="--",
                            linewidth=1)
     top = max(max(p["offered"] for p in r["points"]) for r in results)

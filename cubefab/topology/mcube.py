@@ -623,6 +623,3 @@ class Mcube(Topology):
                 "source": "mcube.txt Theorem 2: at most (k-2)*2^(k-2)"}
         return values
 
-
-# section 4's broadcast schedule registers itself with the broadcast dispatcher
-from . import mcube_broadcast  # noqa: E402,F401

@@ -16,7 +16,6 @@ doubles per step, so k steps are needed, more than ceil((k+1)/2) for k >= 2.
 
 import numpy as np
 
-from .broadcast import BroadcastAlgorithm, register_broadcast
 from .mcube import Mcube, _Frames, paper_diameter
 
 
@@ -106,8 +105,3 @@ def mcube_schedule(topology, source):
         steps[step].append((u, v))
     return steps
 
-
-register_broadcast(Mcube, BroadcastAlgorithm(
-    "mcube", "all-port", mcube_schedule, paper_broadcast_steps,
-    "mcube.txt section 4: ceil((k+1)/2) steps (all-port: the source sends on 3 links "
-    "at once)"))

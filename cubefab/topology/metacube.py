@@ -8,7 +8,14 @@ from .base import Topology, check_int
 from .classwalk import weak_hamiltonian_path, walk_successors, CoveringWalks
 
 
-__all__ = ["Metacube", "DualCube"]
+__all__ = ["Metacube", "DualCube", "MAX_ADDRESS_BITS", "ARRAY_ADDRESS_BITS"]
+
+#: Widest address of a metacube model. Scalar operations (routes, distances, exact
+#: properties by structure) use Python ints; MC(4, 4) has 68 bits, MC(4, 63) 1012.
+MAX_ADDRESS_BITS = 1024
+
+#: Widest address that numpy address arrays (int64) hold.
+ARRAY_ADDRESS_BITS = 62
 
 
 class Metacube(Topology):
@@ -21,7 +28,8 @@ class Metacube(Topology):
     m : int
         Dimension of the clusters, ``m >= 1``.
 
-    Addresses have ``n = k + m * 2**k`` bits (at most 62): the class ``c`` in the top
+    Addresses have ``n = k + m * 2**k`` bits (at most :data:`MAX_ADDRESS_BITS`; numpy
+    address arrays, hence BFS and simulation, at most 62): the class ``c`` in the top
     ``k`` bits and the fields ``M_i`` at bits ``[i*m, i*m + m)``. Ports ``0..k-1`` are
     cross-edges (flip class bit ``j``); ports ``k..k+m-1`` are cube-edges (flip bit
     ``j`` of ``M_c``).
@@ -49,9 +57,10 @@ class Metacube(Topology):
         self.m = check_int("Metacube cluster dimension m", m, 1)
         self.h = 1 << self.k
         n = self.k + self.m * self.h
-        if n > 62:
-            raise ValueError(f"MC({self.k},{self.m}) has {n}-bit addresses; at most 62 "
-                             f"are supported (k + m*2**k <= 62)")
+        if n > MAX_ADDRESS_BITS:
+            raise ValueError(f"MC({self.k},{self.m}) has {n}-bit addresses; at most "
+                             f"{MAX_ADDRESS_BITS} are supported (k + m*2**k <= "
+                             f"{MAX_ADDRESS_BITS})")
         self.address_bits = n
         self.num_nodes = 1 << n
         self.degree = self.k + self.m
@@ -77,7 +86,35 @@ class Metacube(Topology):
         """Field ``M_i`` of ``address``."""
         return (address >> (i * self.m)) & self._field_mask
 
+    def with_field(self, address, i, value):
+        """``address`` with its field ``M_i`` set to ``value``."""
+        shift = i * self.m
+        return (address & ~(self._field_mask << shift)) | (value << shift)
+
+    def with_class(self, address, c):
+        """``address`` with its class set to ``c`` (the fields kept)."""
+        return (address & ((1 << self._class_shift) - 1)) | (c << self._class_shift)
+
+    def _check_array_width(self):
+        if self.address_bits > ARRAY_ADDRESS_BITS:
+            raise ValueError(f"{self.label} has {self.address_bits}-bit addresses; address "
+                             f"arrays (BFS, edge lists, simulation) hold at most "
+                             f"{ARRAY_ADDRESS_BITS} bits")
+
+    def nodes(self):
+        self._check_array_width()
+        return super().nodes()
+
+    def index_array(self, addresses):
+        self._check_array_width()
+        return super().index_array(addresses)
+
+    def address_array(self, indices):
+        self._check_array_width()
+        return super().address_array(indices)
+
     def neighbor_array(self, addresses, port):
+        self._check_array_width()
         a = np.asarray(addresses, dtype=np.int64)
         if port < self.k:
             return a ^ (1 << (self._class_shift + port))

@@ -13,8 +13,8 @@ Constructions
   when they are valid and otherwise repairs them by a search over the same
   construction family, within Theorem 2's bound.
 * Any other topology (the DLH among them): a minimum-cost flow over the vertex-split
-  graph (:func:`flow_disjoint_paths`), which finds a maximum set of internally
-  vertex-disjoint paths of least total length.
+  graph (:func:`flow_disjoint_paths`, networkx), which finds a maximum set of
+  internally vertex-disjoint paths of least total length.
 
 Dispatch
 --------
@@ -27,8 +27,7 @@ A path is a list of node addresses, ``s`` first and ``t`` last; consecutive node
 adjacent. :func:`check_disjoint_paths` verifies a set of paths independently.
 """
 
-import heapq
-
+import networkx as nx
 import numpy as np
 
 from .classwalk import _gray_cycle
@@ -81,94 +80,75 @@ def _hypercube(topology, s, t):
 
 # -- metacube: Algorithm 4 -------------------------------------------------------------
 
-class _MC:
-    """Address arithmetic of MC(k, m) for Algorithm 4 (no argument checks)."""
+# Algorithm 4 reads addresses through the Metacube model: class_of, field, with_field,
+# with_class, and _neighbor(u, i) for u^(i) (dimension i < k flips class bit i, k + j
+# flips bit j of M[class(u)], the port numbering of the conventions).
 
-    def __init__(self, topology):
-        self.k, self.m, self.h = topology.k, topology.m, topology.h
-        self.shift = self.m * self.h
-        self.mask = (1 << self.m) - 1
+def _fix_field(mc, u, target):
+    """Nodes after ``u`` that set ``M[class(u)]`` to the target's, ascending bits."""
+    c = mc.class_of(u)
+    diff = mc.field(u ^ target, c)
+    out = []
+    for b in range(mc.m):
+        if diff >> b & 1:
+            u ^= 1 << (c * mc.m + b)
+            out.append(u)
+    return out
 
-    def cls(self, u):
-        return u >> self.shift
 
-    def field(self, u, c):
-        return (u >> (c * self.m)) & self.mask
+def _p1(mc, u, v, walk, open_end=False):
+    """Algorithm 1: the nodes after ``u`` on the path to ``v`` that follows the class
+    walk ``walk`` (starting at ``class(u)``, ending at ``class(v)``), fixing each
+    visited class's field on arrival. With ``open_end`` the walk may run past ``v``'s
+    class (the path stops at ``v``) and None means it never reaches ``v``."""
+    assert walk[0] == mc.class_of(u) and (open_end or walk[-1] == mc.class_of(v)), \
+        (walk, u, v)
+    out = []
+    cur = u
+    for idx, c in enumerate(walk):
+        fixed = _fix_field(mc, cur, v)
+        out += fixed
+        if fixed:
+            cur = fixed[-1]
+        if cur == v:
+            return out
+        if idx + 1 < len(walk):
+            cur = mc.with_class(cur, walk[idx + 1])
+            out.append(cur)
+    if open_end:
+        return None
+    raise AssertionError(f"class walk {walk} does not lead from {u} to {v}")
 
-    def with_field(self, u, c, value):
-        return (u & ~(self.mask << (c * self.m))) | (value << (c * self.m))
 
-    def with_class(self, u, c):
-        return (u & ((1 << self.shift) - 1)) | (c << self.shift)
+def _cycle_walk(cycle, start, end):
+    """The walk along the Hamiltonian cycle ``cycle`` from class ``start`` to class
+    ``end``; once around when ``start == end``."""
+    h = len(cycle)
+    a = cycle.index(start)
+    walk = [start]
+    for step in range(1, h + 1):
+        c = cycle[(a + step) % h]
+        walk.append(c)
+        if c == end:
+            break
+    return walk
 
-    def nb(self, u, i):
-        """``u^(i)``: dimension ``i < k`` flips class bit ``i``, ``k + j`` flips bit ``j``
-        of ``M[class(u)]`` (the port numbering of the conventions)."""
-        if i < self.k:
-            return u ^ (1 << (self.shift + i))
-        return u ^ (1 << (self.cls(u) * self.m + i - self.k))
 
-    def fix_field(self, u, target):
-        """Nodes after ``u`` that set ``M[class(u)]`` to the target's, ascending bits."""
-        c = self.cls(u)
-        diff = self.field(u ^ target, c)
-        out = []
-        for b in range(self.m):
-            if diff >> b & 1:
-                u ^= 1 << (c * self.m + b)
-                out.append(u)
-        return out
-
-    def p1(self, u, v, walk, open_end=False):
-        """Algorithm 1: the nodes after ``u`` on the path to ``v`` that follows the
-        class walk ``walk`` (starting at ``class(u)``, ending at ``class(v)``), fixing
-        each visited class's field on arrival. With ``open_end`` the walk may run past
-        ``v``'s class (the path stops at ``v``) and None means it never reaches ``v``."""
-        assert walk[0] == self.cls(u) and (open_end or walk[-1] == self.cls(v)), (walk, u, v)
-        out = []
-        cur = u
-        for idx, c in enumerate(walk):
-            fixed = self.fix_field(cur, v)
-            out += fixed
-            if fixed:
-                cur = fixed[-1]
-            if cur == v:
-                return out
-            if idx + 1 < len(walk):
-                cur = self.with_class(cur, walk[idx + 1])
-                out.append(cur)
-        if open_end:
-            return None
-        raise AssertionError(f"class walk {walk} does not lead from {u} to {v}")
-
-    def cycle_walk(self, cycle, start, end):
-        """The walk along the Hamiltonian cycle ``cycle`` from class ``start`` to
-        class ``end``; once around when ``start == end``."""
-        h = len(cycle)
-        a = cycle.index(start)
-        walk = [start]
-        for step in range(1, h + 1):
-            c = cycle[(a + step) % h]
-            walk.append(c)
-            if c == end:
-                break
-        return walk
-
-    def class_path(self, u, v):
-        """Nodes after ``u`` that change the class to ``class(v)`` by cross-edges,
-        ascending class bits (the order of Tables 4-5)."""
-        return [self.with_class(u, c) for c in cube_path(self.k, self.k - 1,
-                                                          self.cls(u), self.cls(v))]
+def _class_path(mc, u, v):
+    """Nodes after ``u`` that change the class to ``class(v)`` by cross-edges,
+    ascending class bits (the order of Tables 4-5)."""
+    return [mc.with_class(u, c) for c in cube_path(mc.k, mc.k - 1, mc.class_of(u),
+                                                    mc.class_of(v))]
 
 
 def metacube_case(topology, s, t):
     """The case of Algorithm 4 that the pair ``(s, t)`` falls in: 0 (same cluster),
     1 (same class, different clusters) or 2 (different classes)."""
-    mc = _MC(topology)
-    cs, ct = mc.cls(s), mc.cls(t)
+    mc = topology
+    cs, ct = mc.class_of(s), mc.class_of(t)
     if cs != ct:
         return 2
-    if (s ^ t) & ~(mc.mask << (cs * mc.m)) == 0:
+    if mc.with_field(s ^ t, cs, 0) == 0:
         return 0
     return 1
 
@@ -181,7 +161,7 @@ def metacube_path_bound(topology, s, t):
 def _key_bit(mc, a, b):
     """Key-bit dimension ``y = k + x``: ``x`` the lowest bit where the fields ``a`` and
     ``b`` agree (type 1), else ``x = 0`` (type 2)."""
-    same = ~(a ^ b) & mc.mask
+    same = ~(a ^ b) & ((1 << mc.m) - 1)
     x = (same & -same).bit_length() - 1 if same else 0
     return mc.k + x
 
@@ -212,11 +192,11 @@ def metacube_disjoint_paths(topology, s, t):
     list of list of int
         ``k + m`` paths; :func:`check_disjoint_paths` verifies them.
     """
-    mc = _MC(topology)
+    mc = topology
     k, m = mc.k, mc.m
-    nb = mc.nb
+    nb = mc._neighbor
     case = metacube_case(topology, s, t)
-    cs, ct = mc.cls(s), mc.cls(t)
+    cs, ct = mc.class_of(s), mc.class_of(t)
     paths = [None] * (k + m)
     cycles = [_gray_cycle(k, cs, i) for i in range(k)] if k else []
 
@@ -225,7 +205,7 @@ def metacube_disjoint_paths(topology, s, t):
             x = k + i % m                           # Table 2; the text says s^(i,k)
             a = nb(nb(nb(s, i), x), i)              # s^(i,x,i): field M[c_s^(i)] changed
             b = nb(nb(nb(t, i), x), i)
-            middle = [a] + mc.fix_field(a, b)
+            middle = [a] + _fix_field(mc, a, b)
             paths[i] = [s, nb(s, i), nb(nb(s, i), x)] + middle + [nb(nb(t, i), x), nb(t, i), t]
         for i in range(k, k + m):
             v = nb(s, i)
@@ -242,8 +222,8 @@ def metacube_disjoint_paths(topology, s, t):
             l_class = cyc[2 % len(cyc)]
             c = mc.with_class(b, l_class)
             ti = nb(t, i)
-            walk = mc.cycle_walk(cyc, l_class, c1)
-            paths[i] = [s, a, b, c] + mc.p1(c, ti, walk) + [t]
+            walk = _cycle_walk(cyc, l_class, c1)
+            paths[i] = [s, a, b, c] + _p1(mc, c, ti, walk) + [t]
         diff = mc.field(s ^ t, cs)
         special_j = None
         if diff.bit_count() == 1 and m >= 2:
@@ -256,18 +236,20 @@ def metacube_disjoint_paths(topology, s, t):
                 b = nb(a, jp)
                 c = nb(b, 0)
                 target = nb(t, jp)
-                paths[i] = [s, a, b, c] + mc.p1(c, target, mc.cycle_walk(cyc0, mc.cls(c), ct)) + [t]
+                walk = _cycle_walk(cyc0, mc.class_of(c), ct)
+                paths[i] = [s, a, b, c] + _p1(mc, c, target, walk) + [t]
                 continue
             if special_j is not None and i == (k if special_j != k else k + 1):
                 a = nb(s, i)
                 c = nb(a, 0)
                 target = nb(t, special_j)
-                paths[i] = [s, a, c] + mc.p1(c, target, mc.cycle_walk(cyc0, mc.cls(c), ct)) + [t]
+                walk = _cycle_walk(cyc0, mc.class_of(c), ct)
+                paths[i] = [s, a, c] + _p1(mc, c, target, walk) + [t]
                 continue
             a = nb(s, i)
             w = mc.with_field(t, ct, mc.field(a, ct))
             c = nb(a, 0)
-            head = [s, a, c] + mc.p1(c, w, mc.cycle_walk(cyc0, mc.cls(c), ct))
+            head = [s, a, c] + _p1(mc, c, w, _cycle_walk(cyc0, mc.class_of(c), ct))
             paths[i] = head + _field_path(mc, m, i - k, w, t)
         return paths
 
@@ -278,20 +260,20 @@ def metacube_disjoint_paths(topology, s, t):
         a = nb(s, i)
         if c1 == ct:
             ti = nb(t, i)
-            walk = mc.cycle_walk(cyc, c1, mc.cls(ti))
-            paths[i] = [s, a] + mc.p1(a, ti, walk) + [t]
+            walk = _cycle_walk(cyc, c1, mc.class_of(ti))
+            paths[i] = [s, a] + _p1(mc, a, ti, walk) + [t]
             continue
         w = mc.with_class(t, c1)
-        others = (s ^ t) & ~(mc.mask << (c1 * m)) & ((1 << mc.shift) - 1)
+        others = mc.with_class(mc.with_field(s ^ t, c1, 0), 0)
         if others == 0:
-            head = [s, a] + mc.p1(a, w, [c1])
+            head = [s, a] + _p1(mc, a, w, [c1])
         else:
             y = _key_bit(mc, mc.field(s, c1), mc.field(t, c1))
             b = nb(a, y)
             l_class = cyc[2 % len(cyc)]
             c = mc.with_class(b, l_class)
-            head = [s, a, b, c] + mc.p1(c, w, mc.cycle_walk(cyc, l_class, c1))
-        paths[i] = head + mc.class_path(w, t)
+            head = [s, a, b, c] + _p1(mc, c, w, _cycle_walk(cyc, l_class, c1))
+        paths[i] = head + _class_path(mc, w, t)
     cyc0 = cycles[0]
     ws = {}
     for i in range(k, k + m):
@@ -313,21 +295,21 @@ def metacube_disjoint_paths(topology, s, t):
             ip = k if i != k else k + 1
             b = nb(a, ip)
             c = nb(b, 0)
-            head = [s, a, b, c] + mc.p1(c, w, mc.cycle_walk(cyc0, mc.cls(c), cs))
+            head = [s, a, b, c] + _p1(mc, c, w, _cycle_walk(cyc0, mc.class_of(c), cs))
         else:
             c = nb(a, 0)
-            head = [s, a, c] + mc.p1(c, w, mc.cycle_walk(cyc0, mc.cls(c), cs))
-        paths[i] = head + mc.class_path(w, nb(t, j)) + [t]
+            head = [s, a, c] + _p1(mc, c, w, _cycle_walk(cyc0, mc.class_of(c), cs))
+        paths[i] = head + _class_path(mc, w, nb(t, j)) + [t]
         if j != i:
             wj = ws[i]          # = s^(j): P_j goes from s^(j) = w_i to t^(i)
-            paths[j] = [s, nb(s, j)] + mc.class_path(wj, nb(t, i)) + [t]
+            paths[j] = [s, nb(s, j)] + _class_path(mc, wj, nb(t, i)) + [t]
     return paths
 
 
 def _field_path(mc, m, i, u, v):
     """``p3(m, i, u, v)`` inside the cluster of ``u`` (``u``, ``v`` differ only in the
     field of their class)."""
-    c = mc.cls(u)
+    c = mc.class_of(u)
     return [mc.with_field(u, c, x) for x in cube_path(m, i, mc.field(u, c), mc.field(v, c))]
 
 
@@ -348,9 +330,9 @@ def _walk_route(mc, a, z, cycle):
     """Nodes after ``a`` on the way to ``z`` along the class cycle ``cycle`` (a list of
     all classes, starting anywhere), at most twice round, or None."""
     h = len(cycle)
-    pos = cycle.index(mc.cls(a))
+    pos = cycle.index(mc.class_of(a))
     walk = [cycle[(pos + i) % h] for i in range(2 * h + 1)] if h > 1 else [cycle[0]]
-    return mc.p1(a, z, walk, open_end=True)
+    return _p1(mc, a, z, walk, open_end=True)
 
 
 def _class_cycles(k, start):
@@ -372,26 +354,26 @@ def _candidates(topology, mc, s, t, e, bound):
     :func:`metacube_repaired_paths`: an optional key-bit flip, a cross-edge, then
     Algorithm 1 along a Gray-code class cycle to some neighbour ``t^(f)`` of ``t``."""
     k, m = mc.k, mc.m
-    a = mc.nb(s, e)
+    a = mc._neighbor(s, e)
     if a == t:
         yield [s, t]
         return
     # the path's own dimension first: P_e usually enters t through t^(e)
-    ends = [mc.nb(t, f) for f in [e] + [f for f in range(k + m) if f != e]]
+    ends = [mc._neighbor(t, f) for f in [e] + [f for f in range(k + m) if f != e]]
     seen = set()
     for z in ends:
         if z == s:
             continue
         for y in [None] + list(range(k, k + m)):
-            b = a if y is None else mc.nb(a, y)
+            b = a if y is None else mc._neighbor(a, y)
             if b == s:
                 continue
             for l in ([None] if y is None else []) + list(range(k)):
                 head = [s, a] + ([b] if y is not None else [])
-                start = b if l is None else mc.nb(b, l)
+                start = b if l is None else mc._neighbor(b, l)
                 if l is not None:
                     head.append(start)
-                cycles = _class_cycles(k, mc.cls(start))
+                cycles = _class_cycles(k, mc.class_of(start))
                 for cyc in cycles:
                     rest = _walk_route(mc, start, z, cyc)
                     if rest is None:
@@ -459,7 +441,7 @@ def metacube_repaired_paths(topology, s, t):
     search that keeps the valid paper paths first. Raises RuntimeError if no such
     choice exists (it exists for every pair of every network the tests cover).
     """
-    mc = _MC(topology)
+    mc = topology
     bound = metacube_path_bound(topology, s, t)
     paper = [remove_loops(p) for p in metacube_disjoint_paths(topology, s, t)]
     if (not check_disjoint_paths(topology, s, t, paper)
@@ -526,13 +508,14 @@ def adjacency(topology):
 def flow_disjoint_paths(topology, s, t, max_paths=None):
     """A maximum set of internally vertex-disjoint ``s``-``t`` paths of least total length.
 
-    Minimum-cost flow (successive shortest paths, Dijkstra with potentials) on the graph
-    where every node other than ``s`` and ``t`` is split into an in- and an out-copy
-    joined by an arc of capacity 1; every link is an arc of capacity 1 and cost 1 each
-    way. By Menger's theorem the number of paths is the local vertex connectivity
-    (``degree`` for the regular, maximally connected networks here). For ``s == t`` the
-    result is empty. Works on any :class:`~cubefab.topology.base.Topology`; pure Python,
-    fine for networks up to some ten thousand nodes.
+    A minimum-cost maximum flow (:func:`networkx.network_simplex`) on the graph where
+    every node other than ``s`` and ``t`` is split into an in- and an out-copy joined
+    by an arc of capacity 1; every link is an arc of capacity 1 and cost 1 each way.
+    By Menger's theorem the number of paths is the local vertex connectivity
+    (``degree`` for the regular, maximally connected networks here). At most
+    ``max_paths`` paths (default ``degree``). For ``s == t`` the result is empty.
+    Works on any :class:`~cubefab.topology.base.Topology`, for networks up to some ten
+    thousand nodes.
     """
     s = topology.check_node(s, "s")
     t = topology.check_node(t, "t")
@@ -544,69 +527,28 @@ def flow_disjoint_paths(topology, s, t, max_paths=None):
     addresses, position, nbrs = adjacency(topology)
     n = len(addresses)
     si, ti = position[s], position[t]
-    # arcs in flat lists: head, capacity, cost; arc a ^ 1 is the reverse of arc a
-    head, cap, cost = [], [], []
-    out = [[] for _ in range(2 * n)]
-
-    def arc(u, v, c, w):
-        out[u].append(len(head)); head.append(v); cap.append(c); cost.append(w)
-        out[v].append(len(head)); head.append(u); cap.append(0); cost.append(-w)
-
-    for v in range(n):          # in-copy 2v, out-copy 2v+1
-        arc(2 * v, 2 * v + 1, n if v in (si, ti) else 1, 0)
-        for w in nbrs[v]:
-            arc(2 * v + 1, 2 * w, 1, 1)
-    source, sink = 2 * si + 1, 2 * ti
-    potential = [0] * (2 * n)
+    graph = nx.DiGraph()
+    for v in range(n):          # in-copy 2v, out-copy 2v + 1
+        graph.add_edge(2 * v, 2 * v + 1, capacity=n if v in (si, ti) else 1, weight=0)
+        graph.add_edges_from(((2 * v + 1, 2 * w) for w in nbrs[v]), capacity=1, weight=1)
     limit = topology.degree if max_paths is None else max_paths
-    flows = 0
-    inf = float("inf")
-    while flows < limit:
-        dist = [inf] * (2 * n)
-        via = [-1] * (2 * n)
-        dist[source] = 0
-        heap = [(0, source)]
-        while heap:
-            d, u = heapq.heappop(heap)
-            if d > dist[u]:
-                continue
-            pu = potential[u]
-            for a in out[u]:
-                if cap[a] > 0:
-                    v = head[a]
-                    nd = d + cost[a] + pu - potential[v]
-                    if nd < dist[v]:
-                        dist[v] = nd
-                        via[v] = a
-                        heapq.heappush(heap, (nd, v))
-        if dist[sink] == inf:
-            break
-        for v in range(2 * n):
-            if dist[v] < inf:
-                potential[v] += dist[v]
-        v = sink
-        while v != source:
-            a = via[v]
-            cap[a] -= 1
-            cap[a ^ 1] += 1
-            v = head[a ^ 1]
-        flows += 1
-    # decompose: follow saturated forward link arcs (even index, residual 0) from s
-    used = {}
-    for u in range(2 * n):
-        for a in out[u]:
-            if a % 2 == 0 and cost[a] == 1 and cap[a] == 0:
-                used.setdefault(u, []).append(head[a])
+    source = 2 * n              # feeds s's out-copy at most `limit` paths
+    graph.add_edge(source, 2 * si + 1, capacity=limit, weight=0)
+    graph.add_node(source, demand=-limit)
+    graph.add_node(2 * ti, demand=limit)
+    try:
+        flow = nx.network_simplex(graph)[1]
+    except nx.NetworkXUnfeasible:   # fewer than `limit` paths: as many as there are
+        flow = nx.max_flow_min_cost(graph, source, 2 * ti)
+    # decompose: follow the links that carry flow from s
+    used = {v: [w // 2 for w, f in flow[2 * v + 1].items() if f] for v in range(n)}
     paths = []
-    for _ in range(flows):
+    for _ in range(flow[source][2 * si + 1]):
         path = [s]
-        u = source
-        while True:
-            v = used[u].pop()
-            path.append(addresses[v // 2])
-            if v == sink:
-                break
-            u = v + 1
+        v = si
+        while v != ti:
+            v = used[v].pop()
+            path.append(addresses[v])
         paths.append(path)
     paths.sort(key=len)
     return paths

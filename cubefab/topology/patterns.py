@@ -1,6 +1,6 @@
 """Synthetic traffic patterns: the reference definition of where each node sends.
 
-Every pattern is defined on node addresses (conventions.md) so that hardware
+Every pattern is defined on node addresses (docs/conventions.md) so that hardware
 generators (:mod:`cubefab.hdl.traffic_gen`) can compute it with a few gates, and
 :func:`traffic_matrix` gives its exact destination distribution, the reference
 against which the hardware generators and the channel-load bound are checked.

@@ -2,19 +2,7 @@
 
 import json
 
-import pytest
-
 from cubefab.commands import demo
-
-
-def test_need_names_a_missing_module():
-    with pytest.raises(demo.Missing, match="cubefab.no_such_part is not available"):
-        demo.need("cubefab.no_such_part", "thing")
-
-
-def test_need_names_a_missing_attribute():
-    with pytest.raises(demo.Missing, match="cubefab.topology.no_such_function"):
-        demo.need("cubefab.topology", "no_such_function")
 
 
 def test_missing_and_failing_parts_are_reported_not_raised(cli, tmp_path, monkeypatch):
@@ -51,3 +39,45 @@ def test_demo_json_prints_one_document(cli, tmp_path, monkeypatch):
     manifest = json.loads((tmp_path / "verilog" / "route_unit_n0.json").read_text())
     # the conventions' route-unit interface: dest in, port out
     assert {p["name"] for p in manifest["ports"]} == {"dest", "port"}
+
+
+def _first(ctx):
+    ctx.say("first results")
+    return {}
+
+
+def test_background_parts_start_after_the_first_results(cli, tmp_path, monkeypatch):
+    # a slow background part: the demo says what it waits for, then reports it
+    import concurrent.futures
+    import threading
+    release = threading.Event()
+
+    def fake_fabric(ctx):
+        def work():
+            release.wait(10)
+            return {"ports": [{"name": "clk", "width": 1}],
+                    "verilog_path": str(tmp_path / "verilog" / "fabric.v"),
+                    "manifest_path": str(tmp_path / "verilog" / "fabric.json")}
+        future = concurrent.futures.ThreadPoolExecutor(1).submit(work)
+        threading.Timer(1.0, release.set).start()
+        return future
+    monkeypatch.setattr(demo, "STEPS", [("first", _first), ("fabric", demo.step_fabric)])
+    monkeypatch.setattr(demo, "start_fabric", fake_fabric)
+    r = cli("demo", "-o", tmp_path)
+    assert r.status == 0, r.out
+    assert r.out.index("first results") < r.out.index("started in the background")
+    assert "still running: Verilog of the whole fabric" in r.out
+    assert "fabric.v (1 ports, 1 bits)" in r.out
+    summary = json.loads((tmp_path / "demo.json").read_text())
+    assert "fabric" in summary["background_seconds"]
+
+
+def test_a_background_part_that_cannot_start_is_reported_by_its_step(cli, tmp_path,
+                                                                     monkeypatch):
+    def missing(ctx):
+        raise demo.Missing("the fabric is not available in this installation")
+    monkeypatch.setattr(demo, "STEPS", [("first", _first), ("fabric", demo.step_fabric)])
+    monkeypatch.setattr(demo, "start_fabric", missing)
+    r = cli("demo", "-o", tmp_path)
+    assert r.status == 0, r.err
+    assert "skipped: the fabric is not available" in r.out

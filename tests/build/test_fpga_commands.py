@@ -75,4 +75,4 @@ def test_board_rejects_unknown_board(cli, tmp_path):
 
 def test_board_rejects_bad_rate(cli, tmp_path):
     r = cli("board", "hypercube", "-n", 1, "--board", "icestick", "--rate", 2, "-o", tmp_path)
-    assert r.status == 2 and "Packet rate must be a number in [0, 1]" in r.err
+    assert r.status == 2 and "--rate: must be a number in [0.0, 1.0]" in r.err

@@ -66,10 +66,10 @@ def test_module_name_must_be_an_identifier(tmp_path):
 
 
 def test_router_manifest_lists_every_non_constant_member(tmp_path):
-    from cubefab.hdl.router import Router
+    from cubefab.hdl.router import Router, RouterConfig
     from cubefab.topology import Hypercube
     topo = Hypercube(2)
-    router = Router(topo, 1, payload_width=8)
+    router = Router(RouterConfig.for_topology(topo, payload_width=8), 1)
     manifest = write_design(router, "router_n1", str(tmp_path), "router", topo,
                             {"node": 1}, nodes=[1])
     ports = {p["name"]: p for p in manifest["ports"]}

@@ -26,7 +26,7 @@ def test_sim_text(cli):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--rate", "2"], "Injection rate"), (["--engine", "spice"], "invalid choice"),
+    (["--rate", "2"], "--rate"), (["--engine", "spice"], "invalid choice"),
     (["--vcs", "2"], "can deadlock"), (["--cycles", "-1"], "--cycles"),
     (["--traffic", "transpose"], "even number")])
 def test_sim_bad_input(cli, args, message):

@@ -1,6 +1,7 @@
 """`cubefab info`, `edges`, `route` per conventions.md."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -29,6 +30,55 @@ def test_info_mc23(cli):
     doc = r.json()
     assert doc["nodes"] == 16384 and doc["diameter"] == 16
     assert doc["average_distance_exact"] == "51072/5461"
+
+
+def test_info_mc44_by_structure(cli):
+    doc = cli("info", "metacube", "-k", 4, "-m", 4, "--json").json()
+    assert doc["method"] == "structure" and doc["nodes"] == 2 ** 68
+    assert doc["diameter"] == 80 and sum(doc["distance_distribution"]) == 2 ** 68
+    assert doc["average_distance_with_self_exact"] == "433198539056870554787/9223372036854775808"
+
+
+def test_info_text_names_the_method(cli):
+    r = cli("info", "dualcube", "-m", 3)
+    assert r.status == 0 and "method: structure (dual-cube closed form" in r.out
+    r = cli("info", "mcube", "-k", 6)
+    assert r.status == 0 and "method: bfs (BFS from each source, in-process)" in r.out
+
+
+def test_info_method_bfs_agrees_with_structure(cli):
+    a = cli("info", "metacube", "-k", 2, "-m", 2, "--json").json()
+    b = cli("info", "metacube", "-k", 2, "-m", 2, "--method", "bfs", "--json").json()
+    assert (a["method"], b["method"]) == ("structure", "bfs")
+    for key in ["pair_distance_distribution", "diameter", "average_distance_exact"]:
+        assert a[key] == b[key]
+
+
+@pytest.mark.parametrize("args,match", [
+    (["metacube", "-k", 5, "-m", 1], r"MC\(5,1\) needs BFS \(no structural method is known "
+                                     r"for it\), and BFS of its 137438953472 nodes needs about "
+                                     r"1.2 TiB \(10 bytes per node\); the limit is .* \(half"),
+    (["mcube", "-k", 6, "--method", "structure"], "Mcube\\(6\\) has no structural method"),
+    (["metacube", "-k", 2, "-m", 1, "--method", "exact"], "invalid choice"),
+    (["mcube", "-k", 6, "--workers", 0], "must be an integer from 1"),
+])
+def test_info_refusals_are_one_error_line(cli, args, match):
+    r = cli("info", *args)
+    assert r.status == 2 and r.out == ""
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert re.search(match, lines[0]), lines[0]
+
+
+def test_info_bfs_memory_limit(cli, monkeypatch):
+    import importlib
+    props = importlib.import_module("cubefab.topology.properties")
+    monkeypatch.setattr(props, "bfs_memory_limit", lambda: 1 << 19)
+    r = cli("info", "mcube", "-k", 16)
+    assert r.status == 2
+    assert r.err.strip() == ("error: Mcube(16) needs BFS (no structural method is known for "
+                             "it), and BFS of its 65536 nodes needs about 640.0 KiB (10 bytes "
+                             "per node); the limit is 512.0 KiB (half the available memory)")
 
 
 def test_edges_lines(cli):

@@ -4,23 +4,26 @@ import gc
 
 import pytest
 
-from cubefab.hdl.fabric import Fabric
+from cubefab.hdl.fabric import Fabric, FabricConfig
 from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY
 from cubefab.topology import Hypercube
-from tests.helpers import run_clocked
-
-
-def test_every_router_gets_the_buffer_and_turns():
-    fabric = Fabric(Hypercube(2), payload_width=4, buffer="memory", turns="all")
-    assert {(r.buffer, r.turns) for r in fabric.routers} == {("memory", "all")}
-    assert fabric.router_params()["buffer"] == "memory"
+from tests.helpers import refused, run_clocked
 
 
 @pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
-def test_fabric_refuses_an_unknown_buffer():
-    with pytest.raises(ValueError, match="Buffer must be one of 'registers', 'memory'"):
-        Fabric(Hypercube(2), buffer="bram")
-    gc.collect()
+def test_every_router_gets_the_configuration():
+    config = FabricConfig.for_topology(Hypercube(2), payload_width=4, buffer="memory",
+                                       turns="all")
+    fabric = Fabric(config)
+    assert {r.config for r in fabric.routers} == {config.router}
+    assert {r.node for r in fabric.routers} == {0, 1, 2, 3}
+    del fabric
+    gc.collect()        # the fabric is reported unused here, not in a later test
+
+
+def test_a_fabric_is_built_from_a_fabric_config():
+    with refused(TypeError, match="must be a FabricConfig, not RouterConfig"):
+        Fabric(FabricConfig.for_topology(Hypercube(2)).router)
 
 
 def delivery(fabric, src, dest):
@@ -51,5 +54,6 @@ def delivery(fabric, src, dest):
 @pytest.mark.parametrize("buffer", ["registers", "memory"])
 def test_a_packet_crosses_the_fabric_in_the_zero_load_latency(buffer):
     # Q(2): node 0 to node 3 is two hops
-    seen = delivery(Fabric(Hypercube(2), payload_width=4, buffer=buffer), 0, 3)
+    seen = delivery(Fabric(FabricConfig.for_topology(Hypercube(2), payload_width=4,
+                                                  buffer=buffer)), 0, 3)
     assert seen == {"cycle": ROUTER_LATENCY + 2 * HOP_LATENCY, "payload": 5}

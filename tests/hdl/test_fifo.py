@@ -7,7 +7,7 @@ from amaranth.hdl import Module
 from amaranth.lib.fifo import SyncFIFO
 
 from cubefab.hdl.fifo import MemoryFIFO, RegisterFIFO
-from tests.helpers import run_clocked
+from tests.helpers import refused, run_clocked
 
 FIFOS = [RegisterFIFO, MemoryFIFO]
 
@@ -58,7 +58,7 @@ def test_head_bits_read_zero_while_empty(fifo_class, depth):
 
 @pytest.mark.parametrize("fifo_class", FIFOS, ids=lambda c: c.__name__)
 def test_fifo_checks_parameters(fifo_class):
-    with pytest.raises(ValueError, match="FIFO depth"):
+    with refused(ValueError, match="FIFO depth"):
         fifo_class(width=4, depth=0)
-    with pytest.raises(ValueError, match="FIFO head width"):
+    with refused(ValueError, match="FIFO head width"):
         fifo_class(width=4, depth=2, head=5)

@@ -58,7 +58,7 @@ def test_cli_folded_ring_growth_changes_nothing(cli):
 
 def test_cli_paper_recipe_reports_spurious(cli):
     result = cli("optical", "hypercube", "-n", 6, "--construction", "paper")
-    assert result.status == 0
+    assert result.status == 1    # an invalid layout is a failed check
     assert "INVALID" in result.out and "64 spurious images" in result.out
 
 

@@ -1,11 +1,15 @@
-"""cubefab sweep: rates, saturation detection, outputs."""
+"""cubefab sweep: rates, seeds and intervals, saturation detection, outputs, bad input
+(the sweep on Dask clusters: test_sweep_cluster.py)."""
 
 import csv
 import io
+import os
 
+import matplotlib
 import pytest
 
-from cubefab.sim.sweep import parse_rates, saturation, sweep, sweep_csv, plot_sweep
+from cubefab.sim.sweep import (derive_seeds, mean_ci95, parse_rates, plot_sweep, saturation,
+                               sweep, sweep_csv, t_quantile_975)
 from cubefab.topology.catalog import make_topology
 
 
@@ -27,15 +31,55 @@ def test_saturation_by_throughput_and_latency():
              point(0.7, 0.7, 0.41, 200)]
     assert saturation(curve) == (0.42, 0.5)
     calm = [point(0.1, 0.1, 0.1, 10), point(0.2, 0.2, 0.2, 11)]
-    assert saturation(calm) == (0.2, None)
+    assert saturation(calm) == (None, None)
     latency_only = [point(0.1, 0.1, 0.1, 10), point(0.2, 0.2, 0.2, 31)]
     assert saturation(latency_only) == (0.2, 0.2)
+
+
+def test_t_quantile_matches_the_tables():
+    table = {1: 12.7062, 2: 4.3027, 3: 3.1824, 4: 2.7764, 9: 2.2622, 10: 2.2281,
+             29: 2.0452, 100: 1.9840}
+    for df, t in table.items():
+        assert t_quantile_975(df) == pytest.approx(t, abs=1e-4)
+
+
+def test_mean_ci95():
+    mean, (low, high) = mean_ci95([1.0, 2.0, 3.0])
+    assert mean == 2.0 and high - 2.0 == pytest.approx(4.3027 / 3 ** 0.5, abs=1e-4)
+    assert low == pytest.approx(4.0 - high)
+    assert mean_ci95([5.0]) == (5.0, None)
+    assert mean_ci95([5.0, None]) == (None, None)
+
+
+def test_derived_seeds_start_at_the_base_seed_and_differ():
+    seeds = derive_seeds(7, 10)
+    assert seeds[0] == 7 and len(set(seeds)) == 10 and seeds == derive_seeds(7, 10)
+    assert all(0 <= s < 1 << 32 for s in seeds) and derive_seeds(7, 3) == seeds[:3]
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="Seed count must be a positive integer"):
+            derive_seeds(7, bad)
 
 
 @pytest.fixture(scope="module")
 def small_sweep():
     topo = make_topology("metacube", k=1, m=1)
-    return sweep(topo, [0.2, 1.0], engine="amaranth", cycles=150, warmup=50, jobs=2)
+    return sweep(topo, [0.2, 1.0], engine="amaranth", cycles=100, warmup=30)
+
+
+def tiny_sweep(rates, **options):
+    """In-process amaranth sweep of Q(1) (two nodes: ~0.5 s a run)."""
+    return sweep(make_topology("hypercube", n=1), rates, engine="amaranth", cycles=60,
+                 warmup=10, **options)
+
+
+@pytest.fixture(scope="module")
+def unsaturated():
+    return tiny_sweep([0.1, 0.2])
+
+
+@pytest.fixture(scope="module")
+def three_seeds():
+    return tiny_sweep([0.3], seeds=3)
 
 
 def test_sweep_reaches_saturation_below_the_bound(small_sweep):
@@ -55,6 +99,90 @@ def test_csv_and_plot(small_sweep, tmp_path):
     assert float(rows[0]["channel_load_bound"]) == pytest.approx(0.875)
     path = plot_sweep([small_sweep], tmp_path / "curve.png")
     assert (tmp_path / "curve.png").stat().st_size > 10000 and path
+
+
+def test_unsaturated_curve_has_no_saturation_throughput(unsaturated):
+    assert not unsaturated["saturated"]
+    assert unsaturated["saturation_throughput"] is None
+    assert unsaturated["saturation_rate"] is None and unsaturated["fraction_of_bound"] is None
+    assert unsaturated["max_throughput"] == max(p["throughput"]
+                                                for p in unsaturated["points"])
+
+
+def test_unsaturated_plot_draws_no_saturation_line(unsaturated, tmp_path):
+    path = tmp_path / "curve.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):   # text stays text
+        plot_sweep([unsaturated], path)
+    svg = path.read_text()
+    assert "not saturated" in svg and "saturation 0" not in svg
+
+
+def test_seeds_give_mean_and_interval(three_seeds):
+    (p,) = three_seeds["points"]
+    assert p["seeds"] == derive_seeds(1, 3) and len(p["runs"]) == 3
+    values = [r["throughput"] for r in p["runs"]]
+    assert p["throughput"] == pytest.approx(sum(values) / 3)
+    assert p["throughput_ci95"] == pytest.approx(mean_ci95(values)[1])
+    assert len(set(values)) > 1     # three seeds, three different experiments
+
+
+def test_progress_counts_points():
+    reports = []
+    tiny_sweep([0.1], seeds=2, progress=lambda done, total: reports.append((done, total)))
+    assert reports == [(1, 2), (2, 2)]
+
+
+def test_first_seed_is_the_single_seed_run(three_seeds):
+    single = tiny_sweep([0.3])["points"][0]
+    first = three_seeds["points"][0]["runs"][0]
+    assert single["seeds"] == [1] and first["seed"] == 1
+    for key in ("created", "delivered", "throughput", "avg_latency", "latency_histogram"):
+        assert single[key] == first[key]
+
+
+def test_csv_has_seed_intervals(three_seeds):
+    (row,) = csv.DictReader(io.StringIO(sweep_csv([three_seeds])))
+    assert row["seeds"] == "3"
+    assert float(row["throughput_ci95_low"]) <= float(row["throughput"]) \
+        <= float(row["throughput_ci95_high"])
+
+
+def test_unsaturated_text_says_so(cli):
+    r = cli("sweep", "hypercube", "-n", 1, "--rates", "0.1", "--engine", "amaranth",
+            "--cycles", 60, "--warmup", 10, "--jobs", 1)
+    assert r.status == 0 and "not saturated up to offered 0.1" in r.out
+    assert "saturation throughput" not in r.out
+
+
+def test_seed_count_must_be_positive(cli):
+    r = cli("sweep", "hypercube", "-n", 1, "--rates", "0.1", "--seeds", 0)
+    assert r.status == 2 and r.err.count("\n") == 1
+    assert r.err.startswith("error: argument --seeds: must be an integer from 1")
+
+
+def test_unknown_engine_is_one_error_line(cli):
+    r = cli("sweep", "hypercube", "-n", 1, "--rates", "0.1", "--engine", "booksim")
+    assert r.status == 2 and r.err.count("\n") == 1 and "verilator" in r.err
+
+
+def test_plot_never_overwrites_an_existing_file(cli, tmp_path):
+    path = tmp_path / "curve.png"
+    path.write_bytes(b"someone's figure")
+    r = cli("sweep", "hypercube", "-n", 1, "--rates", "0.1", "--plot", path)
+    assert r.status == 2 and "--force" in r.err and path.read_bytes() == b"someone's figure"
+
+
+def test_plot_force_overwrites(cli, tmp_path):
+    path = tmp_path / "curve.png"
+    path.write_bytes(b"old")
+    r = cli("sweep", "hypercube", "-n", 1, "--rates", "0.1", "--engine", "amaranth",
+            "--cycles", 60, "--warmup", 10, "--jobs", 1, "--plot", path, "--force")
+    assert r.status == 0 and path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_plot_format_checked_before_running(cli, tmp_path):
+    r = cli("sweep", "hypercube", "-n", 1, "--rates", "0.1", "--plot", tmp_path / "c.xyz")
+    assert r.status == 2 and ".png" in r.err and not os.path.exists(tmp_path / "c.xyz")
 
 
 def test_sweep_command_errors(cli):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from cubefab.hdl.fabric import Fabric
+from cubefab.hdl.config import FabricConfig
 from cubefab.topology import DLH, Hypercube, Metacube
 from cubefab.topology.deadlock import (DeadlockError, channel_dependency_graph,
                                        check_deadlock_free, flow_lane, hop_vcs, next_vc,
@@ -108,7 +108,7 @@ def test_one_vc_dlh_ring_cycle():
 
 def test_fabric_refuses_a_configuration_that_can_deadlock():
     with pytest.raises(DeadlockError, match="dependency cycle: .* -\\[port"):
-        Fabric(Metacube(1, 1), vcs=1)
+        FabricConfig.for_topology(Metacube(1, 1), vcs=1)
 
 
 def test_vc_assignment_function():

@@ -250,6 +250,14 @@ def test_flow_paths_total_length_is_minimal():
     assert sorted(len(p) - 1 for p in paths) == [2, 2, 4]
 
 
+def test_flow_finds_as_many_paths_as_there_are():
+    # Q(3) has 3 disjoint paths between any two nodes: asked for 5, it gives 3
+    paths = flow_disjoint_paths(Hypercube(3), 0, 7, max_paths=5)
+    assert sorted(len(p) - 1 for p in paths) == [3, 3, 3]
+    assert not check_disjoint_paths(Hypercube(3), 0, 7, paths)
+    assert len(flow_disjoint_paths(Hypercube(3), 0, 7, max_paths=2)) == 2
+
+
 def test_flow_is_the_fallback_and_registry_is_extensible():
     class Ring(Hypercube):
         pass

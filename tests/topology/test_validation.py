@@ -11,7 +11,7 @@ from cubefab.topology import Hypercube, Metacube, DLH, make_topology
     (Metacube, (1, 0), ValueError, "m must be an integer >= 1"),
     (Metacube, (1.5, 2), TypeError, "must be an integer"),
     (Metacube, (True, 2), TypeError, "must be an integer"),
-    (Metacube, (4, 4), ValueError, "at most 62"),
+    (Metacube, (4, 64), ValueError, "at most 1024"),
     (DLH, (1, 2), ValueError, "m must be an integer >= 2"),
     (DLH, (4, 0), ValueError, "d must be an integer >= 1"),
     (DLH, ("4", 1), TypeError, "must be an integer"),

@@ -32,7 +32,7 @@ class RouteUnit(wiring.Component):
     here : In(topology.address_bits)
         This node's address; present only when ``node`` is ``None``.
     port : Out(topology.port_width)
-        Output port, numbered as in conventions.md; ``degree`` means deliver locally.
+        Output port, numbered as in docs/conventions.md; ``degree`` means deliver locally.
     request : Out(topology.degree + 1)
         One-hot form of ``port`` (bit ``p`` set iff ``port == p``).
 
@@ -45,16 +45,7 @@ class RouteUnit(wiring.Component):
     topology_class = Topology
 
     def __init__(self, topology, node=None, algorithm=None):
-        try:
-            if not isinstance(topology, self.topology_class):
-                raise TypeError(f"Topology must be a {self.topology_class.__name__}, "
-                                f"not {topology!r}")
-            self.algorithm = topology.check_algorithm(algorithm)
-            self.check_parameters(topology, self.algorithm)
-            self.node = None if node is None else topology.check_node(node, "node")
-        except (TypeError, ValueError):
-            self._MustUse__silence = True      # a refused unit is not an unused one
-            raise
+        self.node, self.algorithm = self.check(topology, node, algorithm)
         self.topology = topology
         self.needs_src = "src" in topology.header_fields.get(self.algorithm, ())
         bits = topology.address_bits
@@ -73,9 +64,22 @@ class RouteUnit(wiring.Component):
             return self.here
         return Const(self.node, self.topology.address_bits)
 
-    def check_parameters(self, topology, algorithm):
-        """Raise ValueError if this unit cannot be built for ``topology`` and
-        ``algorithm``; subclasses with limits override it."""
+    @classmethod
+    def check(cls, topology, node=None, algorithm=None):
+        """Check the parameters of a unit of this class before it is built: returns
+        ``(node, algorithm)`` (the topology's default algorithm for ``None``), or
+        raises TypeError or ValueError saying what is wrong."""
+        if not isinstance(topology, cls.topology_class):
+            raise TypeError(f"Topology must be a {cls.topology_class.__name__}, "
+                            f"not {topology!r}")
+        algorithm = topology.check_algorithm(algorithm)
+        cls.check_parameters(topology, algorithm, node)
+        return None if node is None else topology.check_node(node, "node"), algorithm
+
+    @classmethod
+    def check_parameters(cls, topology, algorithm, node):
+        """Raise ValueError if a unit of this class cannot be built for ``topology``,
+        ``algorithm`` and ``node``; subclasses with limits override it."""
 
     def elaborate_port(self, m):
         """Drive ``self.port`` (combinationally) in module ``m``; subclasses implement."""

@@ -32,4 +32,5 @@ def route_unit(topology, node=None, algorithm=None):
     """The best route unit this package has for ``topology`` and ``algorithm``: the
     logic unit of its family, or a :class:`TableRoute` for families without one."""
     unit_class = LOGIC_UNITS.get(getattr(topology, "name", None), TableRoute)
+    unit_class.check(topology, node, algorithm)   # before a unit is made and refused
     return unit_class(topology, node, algorithm)

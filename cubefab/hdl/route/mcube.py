@@ -37,19 +37,17 @@ class McubeRoute(RouteUnit):
     MAX_K = 12
     MAX_K_STRAPS = 7
 
-    def __init__(self, topology, node=None, algorithm=None):
-        if (isinstance(topology, Mcube) and node is None
-                and topology.k > self.MAX_K_STRAPS and algorithm != "ecube"):
-            self._MustUse__silence = True
+    @classmethod
+    def check_parameters(cls, topology, algorithm, node):
+        if algorithm == "ecube":
+            return
+        if node is None and topology.k > cls.MAX_K_STRAPS:
             raise ValueError(f"McubeRoute with a 'here' input holds every node's tables; "
-                             f"it is built for k <= {self.MAX_K_STRAPS}, not k = "
+                             f"it is built for k <= {cls.MAX_K_STRAPS}, not k = "
                              f"{topology.k} (give a constant node)")
-        super().__init__(topology, node, algorithm)
-
-    def check_parameters(self, topology, algorithm):
-        if topology.k > self.MAX_K and algorithm != "ecube":
+        if topology.k > cls.MAX_K:
             raise ValueError(f"McubeRoute mroute holds 2**(k-1) - k table entries per "
-                             f"node; it is built for k <= {self.MAX_K}, not k = {topology.k}")
+                             f"node; it is built for k <= {cls.MAX_K}, not k = {topology.k}")
 
     def _entries(self):
         """{link: [switch keys]} of the table entries (keys as in the docstring)."""

@@ -34,7 +34,8 @@ class MetacubeRoute(RouteUnit):
 
     topology_class = Metacube
 
-    def check_parameters(self, topology, algorithm):
+    @classmethod
+    def check_parameters(cls, topology, algorithm, node):
         # the class-walk functions are tabulated: 2**(2**k - 1 + k) entries per class for
         # minimal, 2**(2k) for paper
         limit = 3 if algorithm == "minimal" else 4

@@ -1,0 +1,176 @@
+"""What the commands accept: fixed ceilings of the numeric options, and memory
+estimates checked before anything is allocated.
+
+A command estimates the memory its work takes from the sizes it was given (the
+models below were measured on Amaranth 0.5 and CPython 3.11 and err on the high
+side) and refuses, with the estimate and the limit in one ``error:`` line, when
+the estimate is over :func:`memory_limit`: :data:`MEMORY_LIMIT`, or three quarters
+of the memory the machine has available (or half the process's address-space limit)
+when that is less. The environment
+variable ``CUBEFAB_MEMORY_LIMIT_MB`` sets another limit.
+"""
+
+import math
+import os
+
+from ..cli import CliError, check_size
+
+
+__all__ = ["MEMORY_LIMIT", "MAX_VCS", "MAX_DEPTH", "MAX_PAYLOAD_WIDTH", "MAX_FLIT_WIDTH",
+           "MAX_PACKET_FLITS", "MAX_QUEUE_DEPTH", "MAX_CYCLES", "MAX_JOBS", "MAX_SEED",
+           "TIME_LIMIT", "memory_limit", "check_memory", "check_time", "flit_bits",
+           "hardware_cost",
+           "check_hardware", "check_traffic", "check_channel_graph", "check_vcs_per_class"]
+
+#: Default memory limit of one command (bytes).
+MEMORY_LIMIT = 2 << 30
+#: Virtual channels per link.
+MAX_VCS = 64
+#: Flits per input-VC buffer.
+MAX_DEPTH = 4096
+#: Payload bits per flit, and bits of a whole flit.
+MAX_PAYLOAD_WIDTH = 1024
+MAX_FLIT_WIDTH = 1024 + 256
+#: Flits per packet.
+MAX_PACKET_FLITS = 1024
+#: Packets a board's traffic generator queues.
+MAX_QUEUE_DEPTH = 64
+#: Simulated cycles of one run.
+MAX_CYCLES = 10 ** 8
+#: Parallel processes.
+MAX_JOBS = 256
+#: Seeds (what numpy's and the hardware generators' seeds hold).
+MAX_SEED = 2 ** 32 - 1
+
+#: Longest estimated run of work that shows no progress bar (seconds).
+TIME_LIMIT = 300
+
+# Cost models. Amaranth elaboration and conversion of a router grows with the cube
+# of its ports (crossbar and arbiters, per VC): about 40 KB and 4.5 ms per port^3
+# and VC, plus 12.5 ms per pair of input VCs (VC allocation), plus 6 KB and 0.5 ms
+# per flip-flop bit of a register buffer (64 bytes and 5 us per bit of a memory
+# buffer); a fabric costs that per router. (Measured: the Q(16) router, 17 ports:
+# 23 s, 230 MB; the Q(2) router with 16 VCs: 29 s; the Q(6) fabric, 64 routers:
+# 53 s, 680 MB.)
+_PER_PORT3 = 40_000
+_SECONDS_PER_PORT3 = 0.0045
+_SECONDS_PER_VC_PAIR = 0.0125
+_PER_REGISTER_BIT = 6_000
+_SECONDS_PER_REGISTER_BIT = 0.0005
+_PER_MEMORY_BIT = 64
+_SECONDS_PER_MEMORY_BIT = 0.000005
+# The channel dependency graph: about 48 bytes per dependency, (degree + 1) per channel.
+_PER_DEPENDENCY = 48
+# A dense traffic matrix and its cumulative sums: two float64 per ordered pair.
+_PER_PAIR = 16
+
+
+def _available():
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def memory_limit():
+    """The memory one command may use (bytes): :data:`MEMORY_LIMIT` (or
+    ``CUBEFAB_MEMORY_LIMIT_MB``), at most 3/4 of the machine's available memory."""
+    limit = MEMORY_LIMIT
+    text = os.environ.get("CUBEFAB_MEMORY_LIMIT_MB", "").strip()
+    if text:
+        if not (text.isascii() and text.isdigit() and 0 < len(text) <= 9):
+            raise CliError(f"CUBEFAB_MEMORY_LIMIT_MB must be a positive integer, not {text!r}")
+        limit = int(text) << 20
+    available = _available()
+    if available is not None:
+        limit = min(limit, available * 3 // 4)
+    try:                       # a cap on this process's address space (ulimit -v)
+        import resource
+        cap = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if cap != resource.RLIM_INFINITY:
+            limit = min(limit, cap // 2)
+    except (ImportError, OSError, ValueError):
+        pass
+    return limit
+
+
+def check_memory(what, estimate, hint="use a smaller network or smaller parameters"):
+    """Refuse ``what`` when its ``estimate`` (bytes) is over :func:`memory_limit`."""
+    limit = memory_limit()
+    if estimate > limit:
+        check_size(what, math.ceil(estimate / 2 ** 20), limit // 2 ** 20, "MiB of memory",
+                   hint)
+
+
+def flit_bits(topology, payload_width, vcs):
+    """Bits of a flit: head, tail, VC number, destination and source, payload."""
+    return 2 + max(1, (vcs - 1).bit_length()) + 2 * topology.address_bits + payload_width
+
+
+def hardware_cost(topology, routers, vcs, depth, payload_width, buffer="registers"):
+    """Estimated (bytes, seconds) to elaborate and convert ``routers`` routers."""
+    ports = topology.degree + 1
+    bits = ports * vcs * depth * flit_bits(topology, payload_width, vcs)
+    memory = buffer == "memory"
+    port3 = ports ** 3 * vcs
+    size = routers * (_PER_PORT3 * port3
+                      + (_PER_MEMORY_BIT if memory else _PER_REGISTER_BIT) * bits)
+    seconds = routers * (_SECONDS_PER_PORT3 * port3
+                         + _SECONDS_PER_VC_PAIR * (ports * vcs) ** 2 + bits * (
+        _SECONDS_PER_MEMORY_BIT if memory else _SECONDS_PER_REGISTER_BIT))
+    return size, seconds
+
+
+def check_time(what, seconds, hint="use a smaller network or smaller parameters"):
+    """Refuse ``what`` when it would run longer than :data:`TIME_LIMIT` seconds."""
+    check_size(what, math.ceil(seconds), TIME_LIMIT, "s of work", hint)
+
+
+def default_vcs(topology, algorithm, vcs, vcs_per_class=1):
+    """``vcs``, or what deadlock freedom needs (bad ``algorithm``: CliError)."""
+    if vcs is not None:
+        return vcs
+    from ..topology.deadlock import required_vcs
+    try:
+        return required_vcs(topology, topology.check_algorithm(algorithm)) * vcs_per_class
+    except (TypeError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+
+
+def check_hardware(what, topology, routers, *, algorithm=None, vcs=None, vcs_per_class=1,
+                   depth=4, payload_width=16, buffer="registers"):
+    """Refuse hardware of ``routers`` routers whose elaboration would not fit in memory."""
+    vcs = default_vcs(topology, algorithm, vcs, vcs_per_class)
+    size, seconds = hardware_cost(topology, routers, vcs, depth, payload_width, buffer)
+    hint = "use a smaller network, fewer VCs, shallower buffers or narrower flits"
+    check_memory(what, size, hint)
+    check_time(what, seconds, hint)
+    return seconds
+
+
+def check_traffic(topology):
+    """Refuse a synthetic traffic source whose matrix (every ordered pair) would not fit."""
+    check_memory(f"the traffic matrix of {topology.label} ({topology.num_nodes} nodes)",
+                 _PER_PAIR * topology.num_nodes ** 2)
+
+
+def check_channel_graph(topology, vcs, what=None):
+    """Refuse a channel dependency graph (or the reference routes' turns, which
+    enumerate the same hops) that would not fit in memory."""
+    channels = topology.num_nodes * topology.degree * vcs
+    what = what or (f"the channel dependency graph of {topology.label} ({channels:,} "
+                    f"channels)")
+    check_memory(what, channels * (topology.degree + 1) * _PER_DEPENDENCY)
+
+
+def check_vcs_per_class(vcs_per_class, vcs=None):
+    """``--vcs-per-class`` is a power of two and divides ``--vcs``."""
+    if vcs_per_class & (vcs_per_class - 1):
+        raise CliError(f"--vcs-per-class must be a power of two, not {vcs_per_class}")
+    if vcs is not None and vcs % vcs_per_class:
+        raise CliError(f"--vcs ({vcs}) must be a multiple of --vcs-per-class "
+                       f"({vcs_per_class})")

@@ -1,0 +1,184 @@
+"""The configuration of a router and of a fabric: frozen, validated, passed whole.
+
+A :class:`RouterConfig` holds every parameter of a
+:class:`~cubefab.hdl.router.Router` but its node address, a :class:`FabricConfig`
+those of a :class:`~cubefab.hdl.fabric.Fabric`. Both check their parameters when
+they are made, so that a component is only ever built from a configuration known to
+be good; :meth:`RouterConfig.for_topology` and :meth:`FabricConfig.for_topology`
+fill in the defaults that depend on the topology (algorithm, virtual channels).
+"""
+
+import dataclasses
+from dataclasses import dataclass
+
+from ..topology.base import Topology, check_int
+from ..topology.deadlock import DeadlockError, check_deadlock_free, lane_bits, required_vcs
+from .fifo import memory_fifo_logic, register_fifo_logic
+from .flit import FlitLayout
+
+
+__all__ = ["RouterConfig", "FabricConfig", "BUFFERS", "TURNS"]
+
+
+#: Flit storage of the input buffers: the FIFO logic that builds each.
+BUFFERS = {"registers": register_fifo_logic, "memory": memory_fifo_logic}
+
+#: Which turns (input port to output port) a router can make.
+TURNS = ("reference", "all")
+
+
+def _check_choice(name, value, choices):
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, "
+                         f"not {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class RouterConfig:
+    """Everything a :class:`~cubefab.hdl.router.Router` is built from but its node.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network; ports are numbered as in conventions.md.
+    algorithm : str
+        Routing algorithm (one of ``topology.algorithms``).
+    vcs : int
+        Virtual channels per link (a multiple of ``vcs_per_class``);
+        :meth:`for_topology` defaults it to what the VC-assignment function of
+        :mod:`cubefab.topology.deadlock` needs to be deadlock-free, times
+        ``vcs_per_class``.
+    depth : int
+        Flits of buffering per input virtual channel (>= 1; 4 sustains one flit per
+        cycle on one VC across the credit loop).
+    payload_width : int
+        Width of a flit's ``payload`` field.
+    vcs_per_class : int
+        VCs of each class (a power of two; consecutive VC numbers). The
+        VC-assignment function picks a packet's class on each hop, its flow the VC
+        within the class (:func:`cubefab.topology.deadlock.flow_lane`): flows spread
+        over more buffers (less head-of-line blocking) and each stays in order.
+        Deadlock freedom is the class-level property.
+    buffer : str
+        Flit storage of the input buffers, a key of :data:`BUFFERS`:
+        ``"registers"`` (flip-flops; fastest in the Python simulator) or
+        ``"memory"`` (``lib.memory``, block RAM on FPGAs: fewer LUTs and
+        flip-flops). Both have the same timing.
+    turns : str
+        One of :data:`TURNS`. ``"reference"``: the crossbar and arbiters connect
+        only the turns (input port to output port) that reference routes make at the
+        router's node (:func:`cubefab.topology.turns.router_turns`): all that a
+        fabric of these routers ever needs, in less logic and a shorter critical
+        path. ``"all"``: a flit on any input port may leave through any output port.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a parameter is not one of the values allowed above.
+    """
+
+    topology: Topology
+    _: dataclasses.KW_ONLY
+    algorithm: str
+    vcs: int
+    depth: int = 4
+    payload_width: int = 16
+    vcs_per_class: int = 1
+    buffer: str = "registers"
+    turns: str = "reference"
+
+    def __post_init__(self):
+        if not isinstance(self.topology, Topology):
+            raise TypeError(f"Topology must be a cubefab Topology, not {self.topology!r}")
+        if self.algorithm is None:
+            raise TypeError("Algorithm must be a routing algorithm of the topology, not "
+                            "None (RouterConfig.for_topology picks the default)")
+        self.topology.check_algorithm(self.algorithm)
+        lane_bits(self.vcs_per_class)   # a power of two
+        check_int("Number of virtual channels", self.vcs, 1)
+        if self.vcs % self.vcs_per_class:
+            raise ValueError(f"Number of virtual channels must be a multiple of "
+                             f"vcs_per_class = {self.vcs_per_class}, not {self.vcs}")
+        check_int("Buffer depth", self.depth, 1)
+        check_int("Payload width", self.payload_width, 1)
+        _check_choice("Buffer", self.buffer, BUFFERS)
+        _check_choice("Turns", self.turns, TURNS)
+
+    @classmethod
+    def for_topology(cls, topology, *, algorithm=None, vcs=None, vcs_per_class=1,
+                     **settings):
+        """The configuration for ``topology`` with its default ``algorithm`` (when
+        ``None``) and, when ``vcs`` is ``None``, the VCs its VC assignment needs
+        times ``vcs_per_class``; ``settings`` are the other parameters."""
+        if not isinstance(topology, Topology):
+            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+        algorithm = topology.check_algorithm(algorithm)
+        if vcs is None:
+            lane_bits(vcs_per_class)   # a power of two
+            vcs = required_vcs(topology, algorithm) * vcs_per_class
+        return cls(topology, algorithm=algorithm, vcs=vcs, vcs_per_class=vcs_per_class,
+                   **settings)
+
+    @property
+    def vc_classes(self):
+        """int: number of VC classes (``vcs // vcs_per_class``)."""
+        return self.vcs // self.vcs_per_class
+
+    @property
+    def layout(self):
+        """FlitLayout: the flits of links of this configuration."""
+        return FlitLayout(self.topology.address_bits, self.payload_width, self.vcs)
+
+    def as_dict(self):
+        """The parameters but the topology, as a JSON-able dict."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
+                if field.name != "topology"}
+
+
+@dataclass(frozen=True)
+class FabricConfig:
+    """Everything a :class:`~cubefab.hdl.fabric.Fabric` is built from.
+
+    Parameters
+    ----------
+    router : RouterConfig
+        The configuration of every router (with ``turns="reference"``, each router
+        connects the turns reference routes make at its node: all the fabric needs).
+    check_deadlock : bool
+        Prove the configuration deadlock-free when it is made (default True).
+
+    Raises
+    ------
+    DeadlockError
+        If ``check_deadlock`` and the channel dependency graph of the configuration
+        has a cycle; the message shows it.
+    """
+
+    router: RouterConfig
+    check_deadlock: bool = True
+
+    def __post_init__(self):
+        if not isinstance(self.router, RouterConfig):
+            raise TypeError(f"Router configuration must be a RouterConfig, "
+                            f"not {self.router!r}")
+        if not isinstance(self.check_deadlock, bool):
+            raise TypeError(f"Deadlock check must be a bool, not {self.check_deadlock!r}")
+        if self.check_deadlock:
+            # the VCs of a class are interchangeable: the class-level graph decides
+            report = check_deadlock_free(self.topology, self.router.algorithm,
+                                         self.router.vc_classes)
+            if not report.deadlock_free:
+                raise DeadlockError(report)
+
+    @classmethod
+    def for_topology(cls, topology, *, check_deadlock=True, **router):
+        """The configuration of a fabric of ``topology`` whose routers have
+        :meth:`RouterConfig.for_topology` ``(topology, **router)``."""
+        return cls(RouterConfig.for_topology(topology, **router),
+                   check_deadlock=check_deadlock)
+
+    @property
+    def topology(self):
+        """Topology: the network."""
+        return self.router.topology

@@ -1,0 +1,81 @@
+"""The command-line framework: argparse validators and the one error path."""
+
+import argparse
+
+import pytest
+
+from cubefab import cli
+
+
+@pytest.mark.parametrize("text", ["", " ", "abc", "1.5", "1e3", "1_000", "\u0663", "\uff13",
+                                  "0x10", "9" * 41, "nan"])
+def test_int_rejects(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="must be an integer"):
+        cli.nonneg_int(text)
+
+
+@pytest.mark.parametrize("text,value", [("0", 0), ("+3", 3), (" 7 ", 7)])
+def test_int_accepts(text, value):
+    assert cli.nonneg_int(text) == value
+
+
+def test_int_range_names_the_bounds():
+    with pytest.raises(argparse.ArgumentTypeError, match="from 1 to 64, not '65'"):
+        cli.int_range(1, 64)("65")
+
+
+@pytest.mark.parametrize("text", ["nan", "NaN", "inf", "-inf", "1e999", "", "\u0661.5",
+                                  "-0.1", "1.0001", "1_0"])
+def test_fraction_rejects(text):
+    with pytest.raises(argparse.ArgumentTypeError, match=r"\[0.0, 1.0\]"):
+        cli.fraction(text)
+
+
+@pytest.mark.parametrize("text", ["\u0663", "-1", "", "0x", "0b2", "1" * 200])
+def test_address_rejects(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="invalid address"):
+        cli.parse_address(text)
+
+
+def test_check_size_states_estimate_and_limit():
+    with pytest.raises(cli.CliError, match="about 10 MiB; the limit is 5 MiB"):
+        cli.check_size("the thing", 10, 5, "MiB")
+
+
+def test_input_errors_turns_value_errors_into_cli_errors():
+    with pytest.raises(cli.CliError, match="bad"):
+        with cli.input_errors():
+            raise ValueError("bad")
+
+
+def test_internal_error_exit_3_without_traceback(cli_bug, capsys):
+    assert cli.main(["route", "hypercube", "-n", "3", "--src", "0", "--dst", "1"]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" in err and "--debug" in err
+
+
+def test_debug_shows_the_traceback(cli_bug, capsys):
+    assert cli.main(["--debug", "route", "hypercube", "-n", "3", "--src", "0",
+                     "--dst", "1"]) == 3
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_debug_after_the_command(cli_bug, capsys):
+    assert cli.main(["route", "hypercube", "-n", "3", "--src", "0", "--dst", "1",
+                     "--debug"]) == 3
+    assert "Traceback" in capsys.readouterr().err
+
+
+@pytest.fixture
+def cli_bug(monkeypatch):
+    """A bug in the route command: a ValueError from the work, not from the input."""
+    from cubefab.topology.hypercube import Hypercube
+
+    def broken(self, *args, **kwargs):
+        raise ValueError("a bug")
+    monkeypatch.setattr(Hypercube, "route", broken)
+
+
+def test_help_exits_0(capsys):
+    assert cli.main(["--help"]) == 0
+    assert "exit status" in capsys.readouterr().out
