@@ -141,9 +141,10 @@ class SelfCheckingFabric(wiring.Component):
 
     Parameters
     ----------
-    topology : Topology
+    topology : Topology or SelfCheckConfig
+        The network, or a whole configuration (then no ``params``).
     **params
-        :class:`SelfCheckConfig` keywords (router, traffic, packet format, defect).
+        :class:`SelfCheckConfig` keywords (router, traffic, packet format, defects).
 
     Members
     -------
@@ -165,8 +166,14 @@ class SelfCheckingFabric(wiring.Component):
     """
 
     def __init__(self, topology, **params):
-        self.config = SelfCheckConfig(topology, **params)
-        self.topology = topology
+        if isinstance(topology, SelfCheckConfig):
+            if params:
+                raise TypeError(f"A SelfCheckConfig takes no more parameters, "
+                                f"not {sorted(params)}")
+            self.config = topology
+        else:
+            self.config = SelfCheckConfig(topology, **params)
+        self.topology = topology = self.config.topology
         self.fmt = self.config.fmt
         self.layout = self.config.layout
         members = {"seed": In(32), "threshold": In(RATE_BITS + 1),

@@ -366,13 +366,7 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd):
     order the Verilator main applies them (links; injections, then ejections, node by
     node)."""
     from amaranth.sim import Simulator
-    params = {k: getattr(design, k) for k in ("pattern", "hotspot", "queue_depth",
-                                              "defects")}
-    params.update({k: getattr(design.router, k) for k in ("payload_width", "vcs", "depth",
-                                                          "algorithm", "vcs_per_class")})
-    dut = SelfCheckingFabric(topology, packet_flits=design.fmt.packet_flits,
-                             timestamp_bits=design.fmt.timestamp_bits,
-                             sequence_bits=design.fmt.sequence_bits, **params)
+    dut = SelfCheckingFabric(design)
     harness = _Harness(dut)
     names = list(design.counter_members())
     ref = RouteReference(topology, design.router.algorithm, design.router.vcs,

@@ -24,7 +24,7 @@ def test_full_load_exactly_once_no_deadlock(topology, cycles, options):
     r = run_selfcheck(topology, engine="amaranth", rate=1.0, cycles=cycles, drain=300,
                       seed=7, packet_flits=2, **options)
     assert_clean(r)
-    assert r["refused"] > 0 and r["throughput"] > 0.2
+    assert r["throughput"] > 0.2
 
 
 def test_metacube_paper_routing_under_load():
