@@ -556,6 +556,21 @@ def flow_disjoint_paths(topology, s, t, max_paths=None):
 
 # -- checks and dispatch ---------------------------------------------------------------
 
+def _first_non_link(topology, path):
+    """Index of the first step of ``path`` that is not a link, or None."""
+    if topology.address_bits > 62:     # beyond int64: one scalar step at a time
+        for i, (u, v) in enumerate(zip(path, path[1:])):
+            if v not in topology.neighbors(u):
+                return i
+        return None
+    here = np.array(path[:-1], dtype=np.int64)
+    there = np.array(path[1:], dtype=np.int64)
+    ok = np.zeros(len(here), dtype=bool)
+    for p in range(topology.degree):
+        ok |= topology.neighbor_array(here, p) == there
+    return None if ok.all() else int(np.argmin(ok))
+
+
 def check_disjoint_paths(topology, s, t, paths):
     """Problems of a claimed set of internally disjoint ``s``-``t`` paths (empty list
     when it is valid): each path must start at ``s``, end at ``t``, step over real
@@ -570,13 +585,8 @@ def check_disjoint_paths(topology, s, t, paths):
         if len(set(path)) != len(path):
             problems.append(f"path {n} repeats a node: {path}")
         if len(path) > 1:
-            here = np.array(path[:-1], dtype=np.int64)
-            there = np.array(path[1:], dtype=np.int64)
-            ok = np.zeros(len(here), dtype=bool)
-            for p in range(topology.degree):
-                ok |= topology.neighbor_array(here, p) == there
-            if not ok.all():
-                bad = int(np.argmin(ok))
+            bad = _first_non_link(topology, path)
+            if bad is not None:
                 problems.append(f"path {n}: {path[bad]} and {path[bad + 1]} are not adjacent")
         for v in path[1:-1]:
             if v in seen:
