@@ -26,7 +26,7 @@ from .mcube import Mcube
 
 
 __all__ = ["escape_algorithm", "escape_port", "minimal_ports", "adaptive_ports",
-           "minimal_port_masks"]
+           "minimal_port_masks", "offered_port_masks"]
 
 
 def _check_topology(topology):
@@ -85,9 +85,13 @@ def minimal_ports(topology, here, dest):
 
 
 def adaptive_ports(topology, here, dest, algorithm=None):
-    """The ports an adaptive router may take on its adaptive VCs: the minimal ports, or
-    for the Mcube's ``mroute`` Mroute's own port (Mroute on adaptive VCs; its routes are
-    not all shortest).
+    """The ports an adaptive router may take on its adaptive VCs: the minimal ports; on
+    the Mcube, whose escape (e-cube) is not minimal, ports that make progress in the
+    escape's own order instead (minimal ports with an e-cube escape can cycle: a packet
+    escapes away from its destination and comes back adaptively): for ``mroute``
+    Mroute's own port (Mroute on the adaptive VCs), for ``ecube`` every link ``j`` with
+    bit ``j`` of ``here ^ dest`` set (it clears that bit and changes only lower ones, so
+    ``here ^ dest`` decreases).
 
     Returns
     -------
@@ -96,10 +100,12 @@ def adaptive_ports(topology, here, dest, algorithm=None):
     _check_topology(topology)
     algorithm = topology.check_algorithm(algorithm)
     escape_algorithm(topology, algorithm)
-    if isinstance(topology, Mcube) and algorithm == "mroute":
+    if isinstance(topology, Mcube):
         here = topology.check_node(here, "here")
         dest = topology.check_node(dest, "dest")
-        return () if here == dest else (topology.next_port(here, dest, algorithm),)
+        if algorithm == "mroute":
+            return () if here == dest else (topology.next_port(here, dest, algorithm),)
+        return tuple(p for p in range(topology.degree) if (here ^ dest) >> p & 1)
     return minimal_ports(topology, here, dest)
 
 
@@ -109,20 +115,11 @@ def _mcube_distances(topology):
     return np.stack([bfs_distances(topology, s) for s in range(topology.num_nodes)])
 
 
-def minimal_port_masks(topology, dest, algorithm=None, minimal=True):
-    """Vectorised offered sets towards ``dest``, by BFS distances.
-
-    Returns
-    -------
-    (masks, escape) : numpy int64 arrays indexed densely
-        ``masks[i]`` has bit ``p`` set when port ``p`` of node ``i`` is offered on the
-        adaptive VCs (a minimal port when ``minimal``, else :func:`adaptive_ports`);
-        ``escape[i]`` is the escape port (``degree`` at ``dest``).
-    """
+def minimal_port_masks(topology, dest):
+    """Vectorised :func:`minimal_ports` towards ``dest``, by BFS distances: int64 array
+    indexed densely, bit ``p`` of entry ``i`` set when port ``p`` of node ``i`` is minimal."""
     from .properties import bfs_distances
     _check_topology(topology)
-    algorithm = topology.check_algorithm(algorithm)
-    escape = escape_algorithm(topology, algorithm)
     dest = topology.check_node(dest, "dest")
     nodes = topology.nodes()
     dist = bfs_distances(topology, dest).astype(np.int64)    # links are symmetric
@@ -130,10 +127,29 @@ def minimal_port_masks(topology, dest, algorithm=None, minimal=True):
     for p in range(topology.degree):
         there = topology.index_array(topology.neighbor_array(nodes, p))
         masks |= (dist[there] == dist - 1).astype(np.int64) << p
+    return masks
+
+
+def offered_port_masks(topology, dest, algorithm=None):
+    """Vectorised :func:`adaptive_ports` and :func:`escape_port` towards ``dest``.
+
+    Returns
+    -------
+    (masks, escape) : numpy int64 arrays indexed densely
+        bit ``p`` of ``masks[i]`` set when port ``p`` of node ``i`` is offered on the
+        adaptive VCs; ``escape[i]`` the escape port (``degree`` at ``dest``).
+    """
+    _check_topology(topology)
+    algorithm = topology.check_algorithm(algorithm)
+    escape = escape_algorithm(topology, algorithm)
+    dest = topology.check_node(dest, "dest")
+    nodes = topology.nodes()
     ports = np.array([topology.next_port(int(a), dest, escape) for a in nodes],
                      dtype=np.int64)
-    if not minimal and isinstance(topology, Mcube) and algorithm == "mroute":
-        own = np.array([topology.next_port(int(a), dest, algorithm) for a in nodes],
-                       dtype=np.int64)
-        masks = np.where(own < topology.degree, np.int64(1) << np.minimum(own, 62), 0)
-    return masks, ports
+    if isinstance(topology, Mcube):
+        if algorithm == "mroute":
+            own = np.array([topology.next_port(int(a), dest, algorithm) for a in nodes],
+                           dtype=np.int64)
+            return np.where(own < topology.degree, np.int64(1) << (own % 63), 0), ports
+        return (nodes ^ dest) & ((1 << topology.degree) - 1), ports
+    return minimal_port_masks(topology, dest), ports

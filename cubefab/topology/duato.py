@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from .adaptive import escape_algorithm, minimal_port_masks
+from .adaptive import escape_algorithm, offered_port_masks
 from .base import Topology, check_int
 from .deadlock import _find_cycle, required_vcs, wrap_array
 
@@ -117,8 +117,7 @@ def _destination_graph(topology, dest, algorithm, classes, nodes, neighbours, wr
     numbered from ``base``), the number of reachable states and the escape's gaps."""
     n, degree = neighbours.shape
     t = topology.index(dest)
-    masks, escape = minimal_port_masks(topology, dest, algorithm,
-                                       minimal=not _own_adaptive(topology, algorithm))
+    masks, escape = offered_port_masks(topology, dest, algorithm)
     # escape connectivity: follow the escape ports from every node
     at = np.arange(n)
     for _ in range(n):
@@ -165,11 +164,6 @@ def _destination_graph(topology, dest, algorithm, classes, nodes, neighbours, wr
         frontier_i, frontier_c = key // classes, key % classes
         reach[frontier_i, frontier_c] = True
     return edges, int(reach.sum()), None
-
-
-def _own_adaptive(topology, algorithm):
-    from .mcube import Mcube
-    return isinstance(topology, Mcube) and algorithm == "mroute"
 
 
 def check_adaptive(topology, algorithm=None, escape_classes=None, adaptive_vcs=1):
