@@ -213,21 +213,10 @@ def prove_minimal_route(topology, algorithm=None, unit=None, workdir=None, timeo
     import time
     import z3
 
-    if not isinstance(topology, Topology):
-        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-    if topology.num_nodes > 1 << 16:
-        raise ValueError(f"prove_minimal_route enumerates the network; {topology.label} has "
-                         f"{topology.num_nodes} nodes, more than {1 << 16}")
-    if unit is None:
-        unit = route_unit(topology, None, algorithm)
-    if unit.node is not None or unit.topology != topology:
-        raise ValueError("Unit must be built for this topology with node=None (straps)")
     start = time.monotonic()
-    if workdir is None:
-        with tempfile.TemporaryDirectory(prefix="cubefab-formal-") as tmp:
-            smt = route_unit_smt2(unit, tmp)
-    else:
-        smt = route_unit_smt2(unit, workdir)
+    unit = _straps_unit(topology, unit, lambda: route_unit(topology, None, algorithm),
+                        "prove_minimal_route")
+    smt = _smt_of(unit, workdir)
 
     n = topology.address_bits
     degree = topology.degree
@@ -271,6 +260,21 @@ def prove_minimal_route(topology, algorithm=None, unit=None, workdir=None, timeo
     return result
 
 
+def _straps_unit(topology, unit, make, what):
+    """Check the topology's size and ``unit`` (``make()`` when None): built with address
+    straps for this topology."""
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    if topology.num_nodes > 1 << 16:
+        raise ValueError(f"{what} enumerates the network; {topology.label} has "
+                         f"{topology.num_nodes} nodes, more than {1 << 16}")
+    if unit is None:
+        unit = make()
+    if unit.node is not None or unit.topology != topology:
+        raise ValueError("Unit must be built for this topology with node=None (straps)")
+    return unit
+
+
 def _smt_of(unit, workdir):
     if workdir is not None:
         return route_unit_smt2(unit, workdir)
@@ -291,19 +295,12 @@ def prove_adaptive_route(topology, algorithm=None, unit=None, workdir=None, time
     import time
     import z3
 
-    if not isinstance(topology, Topology):
-        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     if isinstance(topology, Mcube):
         raise ValueError("the Mcube's adaptive ports are not its minimal ports (its escape, "
                          "e-cube, is not minimal); prove its units by simulation")
-    if topology.num_nodes > 1 << 16:
-        raise ValueError(f"prove_adaptive_route enumerates the network; {topology.label} "
-                         f"has {topology.num_nodes} nodes, more than {1 << 16}")
-    if unit is None:
-        unit = adaptive_route_unit(topology, None, algorithm)
-    if unit.node is not None or unit.topology != topology:
-        raise ValueError("Unit must be built for this topology with node=None (straps)")
     start = time.monotonic()
+    unit = _straps_unit(topology, unit, lambda: adaptive_route_unit(topology, None, algorithm),
+                        "prove_adaptive_route")
     smt = _smt_of(unit, workdir)
     n, degree, pw = topology.address_bits, topology.degree, topology.port_width
     is_node, distance, neighbour, t_bits, entries = _reference_terms(z3, topology)
