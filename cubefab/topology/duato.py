@@ -36,25 +36,16 @@ __all__ = ["AdaptiveReport", "check_adaptive"]
 class AdaptiveReport:
     """Result of :func:`check_adaptive`.
 
-    Attributes
-    ----------
-    topology, algorithm : the configuration; ``escape`` the escape routing's name
-    escape_classes : int
-        Escape VC classes (the escape routing's dateline/class VCs).
-    adaptive_vcs : int
-        Adaptive VCs per link (the proof holds for any number >= 1).
-    channels : int
-        Escape channels (link, class).
-    dependencies : int
-        Edges of the extended graph (escape channel -> state -> ... -> escape channel).
-    states : int
-        (destination, node, class) states a packet can reach.
-    cycle : list of (u, port, v, class, kind) or None
-        A cycle of escape channels (``kind`` how the previous one leads to it:
-        ``"direct"`` or ``"indirect"`` through adaptive channels), None when proven.
-    unreachable : list of (node, dest) or None
-        Where the escape routing does not reach the destination (None when it does).
-    seconds : float
+    Its attributes: ``topology``, ``algorithm`` and ``escape`` (the escape routing's name);
+    ``escape_classes``, the escape VC classes (the escape routing's dateline/class VCs);
+    ``adaptive_vcs``, adaptive VCs per link (the proof holds for any number >= 1);
+    ``channels``, the escape channels (link, class); ``dependencies``, the edges of the
+    extended graph (escape channel -> state -> ... -> escape channel); ``states``, the
+    (destination, node, class) states a packet can reach; ``cycle``, a cycle of escape
+    channels as ``(u, port, v, class, kind)`` with ``kind`` how the previous channel leads
+    to this one (``"direct"``, or ``"indirect"`` through adaptive channels), None when
+    proven; ``unreachable``, the ``(node, dest)`` pairs the escape routing does not connect
+    (None when it does); ``seconds``.
     """
 
     def __init__(self, topology, algorithm, escape, escape_classes, adaptive_vcs, channels,
