@@ -125,8 +125,13 @@ def _destination_graph(topology, dest, algorithm, classes, nodes, neighbours, wr
     frontier_c = np.zeros(len(frontier_i), dtype=np.int64)
     reach[frontier_i, frontier_c] = True
     edges = []
-    esc_id = lambda i, p, c: (i * degree + p) * classes + c
-    state_id = lambda i, c: base + i * classes + c
+
+    def esc_id(i, p, c):                # escape channel: link (i, p), class c
+        return (i * degree + p) * classes + c
+
+    def state_id(i, c):                 # a packet to dest at node i with class c
+        return base + i * classes + c
+
     while len(frontier_i):
         i, c = frontier_i, frontier_c
         # the escape hop

@@ -1,7 +1,6 @@
 """Adaptive minimal routing: the offered ports and Duato's deadlock proof."""
 
 import networkx as nx
-import numpy as np
 import pytest
 
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
