@@ -111,8 +111,9 @@ def test_shipped_adaptive_configuration_is_proven(topology, algorithm):
 
 
 @pytest.mark.slow
-def test_mc22_adaptive_is_proven():
-    assert check_adaptive(Metacube(2, 2)).deadlock_free
+@pytest.mark.parametrize("topology", [Metacube(2, 2), Metacube(1, 3), DLH(8, 4)], ids=_label)
+def test_larger_adaptive_configurations_are_proven(topology):
+    assert check_adaptive(topology).deadlock_free
 
 
 def _assert_witness(topology, report):
