@@ -109,6 +109,7 @@ SPECS = {
                        "--algorithm": "name", "--plot": "file", "--json": "flag",
                        "--force": "flag"}, ext=".svg"),
     "deadlock": Spec(("deadlock",), ALL, {}, {"--algorithm": "name", "--vcs": "int",
+                                              "--adaptive": "flag", "--escape-classes": "int",
                                               "--json": "flag"}),
     "optical": Spec(("optical",), ("hypercube", "dlh"), {},
                     {"--plot": "file", "--highlight": "address", "--json": "flag",
@@ -401,6 +402,7 @@ def run_capped(argv, cwd, limit=60):
 #: The issue's examples: each must be refused at once, with the estimate and the limit.
 SIZE_BOMBS = [
     "deadlock hypercube -n 30",
+    "deadlock hypercube -n 16 --adaptive",
     "export booksim hypercube -n 24 -o out",
     "sim hypercube -n 16",
     "verilog router hypercube -n 40 --node 0 -o out.v",

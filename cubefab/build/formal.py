@@ -26,13 +26,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..hdl.route import route_unit
+from ..hdl.route.adaptive import AdaptiveRoute, adaptive_route_unit
+from ..topology.mcube import Mcube
 from ..topology.base import Topology
 from ..topology.properties import bfs_distances
 from .pnr import find_tool, ToolFailed
-from .verilog import route_unit_verilog, write_verilog
+from .verilog import route_unit_verilog, verilog_text, write_verilog
 
 
-__all__ = ["ProofResult", "translation_mask", "route_unit_smt2", "prove_minimal_route"]
+__all__ = ["ProofResult", "translation_mask", "route_unit_smt2", "prove_minimal_route",
+           "prove_adaptive_route"]
 
 
 @dataclass
@@ -72,10 +75,13 @@ def translation_mask(topology):
 
 
 def route_unit_smt2(unit, workdir):
-    """SMT-LIB text (yosys ``write_smt2``) of ``unit``'s Verilog, written and run in
-    ``workdir`` (``top.v``, ``top.smt2``, ``formal.log``)."""
+    """SMT-LIB text (yosys ``write_smt2``) of ``unit``'s Verilog (a route unit, or an
+    adaptive route unit), written and run in ``workdir`` (``top.v``, ``top.smt2``,
+    ``formal.log``)."""
     os.makedirs(workdir, exist_ok=True)
-    write_verilog(route_unit_verilog(unit, "top"), os.path.join(workdir, "top.v"))
+    text = (verilog_text(unit, "top") if isinstance(unit, AdaptiveRoute)
+            else route_unit_verilog(unit, "top"))
+    write_verilog(text, os.path.join(workdir, "top.v"))
     # prep turns case statements into ROM cells (proc_rom); memory_map makes them logic,
     # as write_smt2 does not model ROM contents as the simulators do
     script = ("read_verilog top.v; prep -top top; flatten; memory_map; opt_clean; "
@@ -121,44 +127,10 @@ def _gather(z3, value, bits):
     return [z3.Extract(b, b, value) for b in bits]
 
 
-def prove_minimal_route(topology, algorithm=None, unit=None, workdir=None, timeout_s=600):
-    """Prove that ``unit`` (default: :func:`~cubefab.hdl.route.route_unit` of
-    ``topology`` with address straps) routes every packet one hop closer.
-
-    Parameters
-    ----------
-    topology : Topology
-        Small enough to enumerate (the reference tables are built from BFS).
-    algorithm : str, optional
-        The unit's algorithm; a non-minimal one yields a counterexample.
-    unit : RouteUnit, optional
-        A unit built with ``node=None`` (its ``here`` input is quantified over).
-    workdir : str, optional
-        Where yosys runs; a temporary directory when None.
-
-    Returns
-    -------
-    ProofResult
-    """
-    import time
-    import z3
-
-    if not isinstance(topology, Topology):
-        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-    if topology.num_nodes > 1 << 16:
-        raise ValueError(f"prove_minimal_route enumerates the network; {topology.label} has "
-                         f"{topology.num_nodes} nodes, more than {1 << 16}")
-    if unit is None:
-        unit = route_unit(topology, None, algorithm)
-    if unit.node is not None or unit.topology != topology:
-        raise ValueError("Unit must be built for this topology with node=None (straps)")
-    start = time.monotonic()
-    if workdir is None:
-        with tempfile.TemporaryDirectory(prefix="cubefab-formal-") as tmp:
-            smt = route_unit_smt2(unit, tmp)
-    else:
-        smt = route_unit_smt2(unit, workdir)
-
+def _reference_terms(z3, topology):
+    """SMT terms of the reference model: ``(is_node(u), distance(u, t), neighbour(u, p),
+    translation bits, table entries)``, from lookup tables indexed modulo the
+    translations (see the module docstring)."""
     n = topology.address_bits
     degree = topology.degree
     pw = topology.port_width
@@ -205,16 +177,6 @@ def prove_minimal_route(topology, algorithm=None, unit=None, workdir=None, timeo
             nbr_table[key] = int(topology.neighbor_array(np.array([u_r]), p)[0])
     node_table = [int(compose(r_bits, i) in rep_index) for i in range(1 << len(r_bits))]
 
-    here, dest, src = z3.BitVec("here", n), z3.BitVec("dest", n), z3.BitVec("src", n)
-    port = z3.BitVec("port", pw)
-    decls = {"here": here, "dest": dest, "port": port}
-    glue = ["(declare-fun s () |top_s|)", "(assert (= here (|top_n here| s)))",
-            "(assert (= dest (|top_n dest| s)))", "(assert (= port (|top_n port| s)))"]
-    if unit.needs_src:
-        decls["src"] = src
-        glue.append("(assert (= src (|top_n src| s)))")
-    circuit = z3.parse_smt2_string(smt + "\n".join(glue), decls=decls)
-
     def is_node(u):
         return _lookup(z3, _gather(z3, u, r_bits), node_table, 1) == 1
 
@@ -225,6 +187,51 @@ def prove_minimal_route(topology, algorithm=None, unit=None, workdir=None, timeo
     def neighbour(u, p):
         base = _lookup(z3, _gather(z3, u, r_bits) + _gather(z3, p, range(pw)), nbr_table, n)
         return base ^ (u & T)
+
+    return is_node, distance, neighbour, t_bits, len(dist_table) + len(nbr_table)
+
+
+def prove_minimal_route(topology, algorithm=None, unit=None, workdir=None, timeout_s=600):
+    """Prove that ``unit`` (default: :func:`~cubefab.hdl.route.route_unit` of
+    ``topology`` with address straps) routes every packet one hop closer.
+
+    Parameters
+    ----------
+    topology : Topology
+        Small enough to enumerate (the reference tables are built from BFS).
+    algorithm : str, optional
+        The unit's algorithm; a non-minimal one yields a counterexample.
+    unit : RouteUnit, optional
+        A unit built with ``node=None`` (its ``here`` input is quantified over).
+    workdir : str, optional
+        Where yosys runs; a temporary directory when None.
+
+    Returns
+    -------
+    ProofResult
+    """
+    import time
+    import z3
+
+    start = time.monotonic()
+    unit = _straps_unit(topology, unit, lambda: route_unit(topology, None, algorithm),
+                        "prove_minimal_route")
+    smt = _smt_of(unit, workdir)
+
+    n = topology.address_bits
+    degree = topology.degree
+    pw = topology.port_width
+    is_node, distance, neighbour, t_bits, entries = _reference_terms(z3, topology)
+
+    here, dest, src = z3.BitVec("here", n), z3.BitVec("dest", n), z3.BitVec("src", n)
+    port = z3.BitVec("port", pw)
+    decls = {"here": here, "dest": dest, "port": port}
+    glue = ["(declare-fun s () |top_s|)", "(assert (= here (|top_n here| s)))",
+            "(assert (= dest (|top_n dest| s)))", "(assert (= port (|top_n port| s)))"]
+    if unit.needs_src:
+        decls["src"] = src
+        glue.append("(assert (= src (|top_n src| s)))")
+    circuit = z3.parse_smt2_string(smt + "\n".join(glue), decls=decls)
 
     step = neighbour(here, port)
     closer = z3.And(z3.ULT(port, degree), distance(step, dest) + 1 == distance(here, dest))
@@ -238,7 +245,7 @@ def prove_minimal_route(topology, algorithm=None, unit=None, workdir=None, timeo
     outcome = solver.check()
     result = ProofResult(topology=topology.label, algorithm=unit.algorithm,
                          proved=outcome == z3.unsat, translation_bits=len(t_bits),
-                         table_entries=len(dist_table) + len(nbr_table))
+                         table_entries=entries)
     if outcome == z3.unknown:
         raise RuntimeError(f"z3 gave no answer for {topology.label}: {solver.reason_unknown()}")
     if outcome == z3.sat:
@@ -249,5 +256,83 @@ def prove_minimal_route(topology, algorithm=None, unit=None, workdir=None, timeo
         if value["here"] != value["dest"] and topology.is_node(value["here"]):
             result.counterexample["reference_distance"] = topology.distance(value["here"],
                                                                             value["dest"])
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def _straps_unit(topology, unit, make, what):
+    """Check the topology's size and ``unit`` (``make()`` when None): built with address
+    straps for this topology."""
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    if topology.num_nodes > 1 << 16:
+        raise ValueError(f"{what} enumerates the network; {topology.label} has "
+                         f"{topology.num_nodes} nodes, more than {1 << 16}")
+    if unit is None:
+        unit = make()
+    if unit.node is not None or unit.topology != topology:
+        raise ValueError("Unit must be built for this topology with node=None (straps)")
+    return unit
+
+
+def _smt_of(unit, workdir):
+    if workdir is not None:
+        return route_unit_smt2(unit, workdir)
+    with tempfile.TemporaryDirectory(prefix="cubefab-formal-") as tmp:
+        return route_unit_smt2(unit, tmp)
+
+
+def prove_adaptive_route(topology, algorithm=None, unit=None, workdir=None, timeout_s=600):
+    """Prove that an adaptive route unit (default:
+    :func:`~cubefab.hdl.route.adaptive.adaptive_route_unit` with address straps)
+    offers exactly the minimal ports (bit ``p`` of ``offered`` set iff the neighbour
+    through ``p`` is one hop closer to ``dest``) and an escape port that is one of
+    them (``degree`` exactly when ``here == dest``), for every pair of nodes.
+
+    For the families whose adaptive ports are the minimal ports (not the Mcube); the
+    parameters and the result are as for :func:`prove_minimal_route`.
+    """
+    import time
+    import z3
+
+    if isinstance(topology, Mcube):
+        raise ValueError("the Mcube's adaptive ports are not its minimal ports (its escape, "
+                         "e-cube, is not minimal); prove its units by simulation")
+    start = time.monotonic()
+    unit = _straps_unit(topology, unit, lambda: adaptive_route_unit(topology, None, algorithm),
+                        "prove_adaptive_route")
+    smt = _smt_of(unit, workdir)
+    n, degree, pw = topology.address_bits, topology.degree, topology.port_width
+    is_node, distance, neighbour, t_bits, entries = _reference_terms(z3, topology)
+    here, dest = z3.BitVec("here", n), z3.BitVec("dest", n)
+    offered, escape = z3.BitVec("offered", degree), z3.BitVec("escape", pw)
+    decls = {"here": here, "dest": dest, "offered": offered, "escape": escape}
+    glue = ["(declare-fun s () |top_s|)"] + [f"(assert (= {name} (|top_n {name}| s)))"
+                                             for name in decls]
+    circuit = z3.parse_smt2_string(smt + "\n".join(glue), decls=decls)
+    d_here = distance(here, dest)
+    minimal = [z3.And(here != dest,
+                      distance(neighbour(here, z3.BitVecVal(p, pw)), dest) + 1 == d_here)
+               for p in range(degree)]
+    exact = z3.And(*[(z3.Extract(p, p, offered) == 1) == minimal[p] for p in range(degree)])
+    wide = max(degree, pw)
+    escape_offered = z3.Extract(0, 0, z3.LShR(z3.ZeroExt(wide - degree, offered),
+                                              z3.ZeroExt(wide - pw, escape))) == 1
+    good = z3.And(exact, (escape == degree) == (here == dest),
+                  z3.Implies(here != dest, z3.And(z3.ULT(escape, degree), escape_offered)))
+    solver = z3.Solver()
+    solver.set("timeout", int(timeout_s * 1000))
+    solver.add(circuit)
+    solver.add(is_node(here), is_node(dest), z3.Not(good))
+    outcome = solver.check()
+    if outcome == z3.unknown:
+        raise RuntimeError(f"z3 gave no answer for {topology.label}: {solver.reason_unknown()}")
+    result = ProofResult(topology=topology.label, algorithm=unit.algorithm,
+                         proved=outcome == z3.unsat, translation_bits=len(t_bits),
+                         table_entries=entries)
+    if outcome == z3.sat:
+        model = solver.model()
+        result.counterexample = {name: model.eval(var, model_completion=True).as_long()
+                                 for name, var in decls.items()}
     result.seconds = time.monotonic() - start
     return result

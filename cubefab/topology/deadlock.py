@@ -350,12 +350,19 @@ class DeadlockReport:
         or None when the graph is acyclic.
     required_vcs : int
         VCs the assignment function would use uncapped.
+    rule_suffices : bool
+        Whether :attr:`required_vcs` VCs make the graph acyclic. When they do not, no
+        number of VCs does under this VC rule: with ``required_vcs`` or more every VC
+        the rule assigns is uncapped and the rest stay unused.
     seconds : float
         Time the check took.
     """
 
+    #: The VC-assignment rule every report is about.
+    RULE = "vc_out = min(vc_in + wrap(here, port), vcs - 1)"
+
     def __init__(self, topology, algorithm, vcs, channels, dependencies, cycle,
-                 required, seconds):
+                 required, seconds, rule_suffices=True):
         self.topology = topology
         self.algorithm = algorithm
         self.vcs = vcs
@@ -363,11 +370,18 @@ class DeadlockReport:
         self.dependencies = dependencies
         self.cycle = cycle
         self.required_vcs = required
+        self.rule_suffices = rule_suffices
         self.seconds = seconds
 
     @property
     def deadlock_free(self):
         return self.cycle is None
+
+    def describe_need(self):
+        """What the VC count needs, as text: ``"2"``, or that no count suffices."""
+        if self.rule_suffices:
+            return str(self.required_vcs)
+        return f"no number of VCs suffices under the rule {self.RULE}"
 
     def describe_cycle(self):
         """The offending cycle as text, e.g. ``0 -[p0,vc0]-> 1 -[p2,vc0]-> 3 ...``."""
@@ -381,7 +395,9 @@ class DeadlockReport:
             "topology": self.topology.label,
             "algorithm": self.algorithm,
             "vcs": self.vcs,
-            "required_vcs": self.required_vcs,
+            "required_vcs": self.required_vcs if self.rule_suffices else None,
+            "vcs_suffice": self.rule_suffices,
+            "vc_rule": self.RULE,
             "channels": self.channels,
             "dependencies": self.dependencies,
             "deadlock_free": self.deadlock_free,
@@ -398,7 +414,7 @@ class DeadlockError(ValueError):
         self.report = report
         super().__init__(
             f"{report.topology.label} with {report.algorithm} routing and {report.vcs} "
-            f"virtual channel(s) can deadlock (needs {report.required_vcs}); channel "
+            f"virtual channel(s) can deadlock (needs {report.describe_need()}); channel "
             f"dependency cycle: {report.describe_cycle()}")
 
 
@@ -443,4 +459,11 @@ def check_deadlock_free(topology, algorithm=None, vcs=None):
     required = required_vcs(topology, algorithm)
     vcs = required if vcs is None else check_int("Number of virtual channels", vcs, 1)
     num, deps, cycle, seconds = _check(topology, algorithm, vcs)
-    return DeadlockReport(topology, algorithm, vcs, num, deps, cycle, required, seconds)
+    if cycle is None:
+        suffices = True
+    elif vcs >= required:
+        suffices = False
+    else:
+        suffices = _check(topology, algorithm, required)[2] is None
+    return DeadlockReport(topology, algorithm, vcs, num, deps, cycle, required, seconds,
+                          suffices)

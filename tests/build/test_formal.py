@@ -2,9 +2,12 @@
 
 import pytest
 
-from cubefab.build.formal import prove_minimal_route, translation_mask
+from cubefab.build.formal import prove_adaptive_route, prove_minimal_route, translation_mask
 from cubefab.build.pnr import tools_available
 from cubefab.hdl.route import HypercubeRoute
+from cubefab.hdl.route.adaptive import DLHAdaptiveRoute
+from cubefab.topology.adaptive import minimal_ports
+from cubefab.topology.mcube import Mcube
 from cubefab.topology.dlh import DLH
 from cubefab.topology.hypercube import Hypercube
 from cubefab.topology.metacube import Metacube
@@ -67,3 +70,35 @@ def test_prover_refuses_a_constant_node_unit():
         prove_minimal_route(topology, unit=unit)
     from amaranth.hdl import Fragment
     Fragment.get(unit, None)
+
+
+# -- adaptive route units: exactly the minimal ports, and a minimal escape ----------------
+
+@pytest.mark.parametrize("topology", [Hypercube(6), Metacube(1, 3), DLH(4, 3)],
+                         ids=lambda t: t.label)
+def test_adaptive_unit_offers_exactly_the_minimal_ports(topology):
+    result = prove_adaptive_route(topology)
+    assert result.proved, result.counterexample
+
+
+@pytest.mark.slow
+def test_mc22_adaptive_unit_offers_exactly_the_minimal_ports():
+    assert prove_adaptive_route(Metacube(2, 2)).proved
+
+
+def test_an_adaptive_unit_missing_a_port_is_caught():
+    class NoPredecessorAtTheTie(DLHAdaptiveRoute):
+        def elaborate_offered(self, m):
+            super().elaborate_offered(m)
+            m.d.comb += self.offered[self.topology.d + 1].eq(0)
+
+    topology = DLH(2, 1)
+    result = prove_adaptive_route(topology, unit=NoPredecessorAtTheTie(topology))
+    assert not result.proved
+    cex = result.counterexample
+    assert topology.d + 1 in minimal_ports(topology, cex["here"], cex["dest"])
+
+
+def test_adaptive_proof_refuses_the_mcube():
+    with pytest.raises(ValueError, match="not its minimal ports"):
+        prove_adaptive_route(Mcube(4))

@@ -7,7 +7,21 @@ from .base import RouteUnit
 from .logic import first_true
 
 
-__all__ = ["DLHRoute"]
+__all__ = ["DLHRoute", "ring_ahead"]
+
+
+def ring_ahead(code, code_diff):
+    """Whether the destination lies 1..m ring steps ahead (the successor way; m is the
+    tie), from this node's Johnson ``code`` and ``code_diff``, the XOR of the two codes.
+
+    The Johnson code embeds the ring C_2m isometrically in the m-cube: the codes of two
+    positions differ in a cyclic run of bits, one bit per ring step between them. A
+    successor step flips exactly one code bit; the destination is ahead iff that bit is
+    in the run, otherwise 1..m-1 steps behind (predecessor).
+    """
+    dm = len(code)
+    successor_code = Cat(~code[dm - 1], code[:dm - 1])   # shift up, complement enters
+    return (code_diff & (code ^ successor_code)).any()
 
 
 class DLHRoute(RouteUnit):
@@ -36,15 +50,8 @@ class DLHRoute(RouteUnit):
         cube_diff = diff[:d]
         code_diff = diff[d:d + dm]
         ring_diff = diff[d + dm]
-        # The Johnson code embeds the ring C_2m isometrically in the m-cube: the codes of
-        # two positions differ in a cyclic run of bits, one bit per ring step between them.
-        # A successor step from here flips exactly one code bit (``succ_flip``); the
-        # destination lies 1..m steps ahead (successor; m is the tie) iff that bit is in the
-        # run, otherwise 1..m-1 steps behind (predecessor).
-        code = here[d:d + dm]
-        successor_code = Cat(~code[dm - 1], code[:dm - 1])   # shift up, complement enters
-        succ_flip = code ^ successor_code
-        ahead = (code_diff & succ_flip).any()
+        # the ring direction straight from the Johnson codes (see ring_ahead)
+        ahead = ring_ahead(here[d:d + dm], code_diff)
         choices = [(cube_diff[j], j) for j in range(d)]
         choices += [(ahead, d), (code_diff.any(), d + 1), (ring_diff, d + 2)]
         m.d.comb += self.port.eq(first_true(choices, d + 3))

@@ -1,0 +1,155 @@
+"""Adaptive minimal routing with an escape port: the reference model.
+
+At every hop an adaptive router is offered
+
+* the *minimal ports* of ``(here, dest)``: every network port whose neighbour is one hop
+  closer to ``dest`` (:func:`minimal_ports`, from the topology's exact distance:
+  closed forms for the hypercube, the DLH and the metacube with ``k <= 4``, BFS for
+  the Mcube), and
+* the *escape port*: the port of a deterministic, deadlock-free routing
+  (:func:`escape_port`), which the escape virtual channels follow (Duato's protocol,
+  :mod:`cubefab.topology.duato`).
+
+For the minimal routings (hypercube ``ecube``, metacube ``minimal``, DLH
+``dimension-order``) the escape port is the algorithm's own port and is itself minimal.
+The Mcube's ``mroute`` is not always shortest and deadlocks on its own VC rule, so
+``mroute`` in adaptive mode means Mroute's port on the adaptive VCs with e-cube (always
+deadlock-free on one VC) as the escape: :func:`escape_algorithm`.
+"""
+
+import functools
+
+import numpy as np
+
+from .base import Topology
+from .mcube import Mcube
+
+
+__all__ = ["escape_algorithm", "escape_port", "minimal_ports", "adaptive_ports",
+           "minimal_port_masks", "offered_port_masks"]
+
+
+def _check_topology(topology):
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+
+
+def escape_algorithm(topology, algorithm=None):
+    """The deterministic routing the escape VCs follow when ``algorithm`` runs adaptively.
+
+    Raises
+    ------
+    ValueError
+        For an algorithm whose decision reads header fields besides ``dest`` (the
+        metacube's ``paper``): an escape must be a function of ``(here, dest)``.
+    """
+    _check_topology(topology)
+    algorithm = topology.check_algorithm(algorithm)
+    if topology.header_fields.get(algorithm):
+        raise ValueError(f"adaptive routing needs an escape that reads only the destination; "
+                         f"{algorithm!r} reads {', '.join(topology.header_fields[algorithm])} "
+                         f"(use {topology.algorithms[0]!r})")
+    if isinstance(topology, Mcube) and algorithm == "mroute":
+        return "ecube"
+    return algorithm
+
+
+def escape_port(topology, here, dest, algorithm=None):
+    """The escape port of ``(here, dest)``: the escape routing's
+    :meth:`~cubefab.topology.base.Topology.next_port` (``degree`` when ``here == dest``)."""
+    return topology.next_port(here, dest, escape_algorithm(topology, algorithm))
+
+
+def _distance_function(topology):
+    if isinstance(topology, Mcube):
+        table = _mcube_distances(topology)
+        return lambda s, t: int(table[s, t])
+    return topology.distance
+
+
+def minimal_ports(topology, here, dest):
+    """The network ports of ``here`` whose neighbour is one hop closer to ``dest``
+    (empty when ``here == dest``), in ascending order.
+
+    Returns
+    -------
+    tuple of int
+    """
+    _check_topology(topology)
+    here = topology.check_node(here, "here")
+    dest = topology.check_node(dest, "dest")
+    distance = _distance_function(topology)
+    d = distance(here, dest)
+    return tuple(p for p, v in enumerate(topology.neighbors(here))
+                 if d and distance(v, dest) == d - 1)
+
+
+def adaptive_ports(topology, here, dest, algorithm=None):
+    """The ports an adaptive router may take on its adaptive VCs: the minimal ports; on
+    the Mcube, whose escape (e-cube) is not minimal, ports that make progress in the
+    escape's own order instead (minimal ports with an e-cube escape can cycle: a packet
+    escapes away from its destination and comes back adaptively): for ``mroute``
+    Mroute's own port (Mroute on the adaptive VCs), for ``ecube`` every link ``j`` with
+    bit ``j`` of ``here ^ dest`` set (it clears that bit and changes only lower ones, so
+    ``here ^ dest`` decreases).
+
+    Returns
+    -------
+    tuple of int
+    """
+    _check_topology(topology)
+    algorithm = topology.check_algorithm(algorithm)
+    escape_algorithm(topology, algorithm)
+    if isinstance(topology, Mcube):
+        here = topology.check_node(here, "here")
+        dest = topology.check_node(dest, "dest")
+        if algorithm == "mroute":
+            return () if here == dest else (topology.next_port(here, dest, algorithm),)
+        return tuple(p for p in range(topology.degree) if (here ^ dest) >> p & 1)
+    return minimal_ports(topology, here, dest)
+
+
+@functools.lru_cache(maxsize=8)
+def _mcube_distances(topology):
+    from .properties import bfs_distances
+    return np.stack([bfs_distances(topology, s) for s in range(topology.num_nodes)])
+
+
+def minimal_port_masks(topology, dest):
+    """Vectorised :func:`minimal_ports` towards ``dest``, by BFS distances: int64 array
+    indexed densely, bit ``p`` of entry ``i`` set when port ``p`` of node ``i`` is minimal."""
+    from .properties import bfs_distances
+    _check_topology(topology)
+    dest = topology.check_node(dest, "dest")
+    nodes = topology.nodes()
+    dist = bfs_distances(topology, dest).astype(np.int64)    # links are symmetric
+    masks = np.zeros(len(nodes), dtype=np.int64)
+    for p in range(topology.degree):
+        there = topology.index_array(topology.neighbor_array(nodes, p))
+        masks |= (dist[there] == dist - 1).astype(np.int64) << p
+    return masks
+
+
+def offered_port_masks(topology, dest, algorithm=None):
+    """Vectorised :func:`adaptive_ports` and :func:`escape_port` towards ``dest``.
+
+    Returns
+    -------
+    (masks, escape) : numpy int64 arrays indexed densely
+        bit ``p`` of ``masks[i]`` set when port ``p`` of node ``i`` is offered on the
+        adaptive VCs; ``escape[i]`` the escape port (``degree`` at ``dest``).
+    """
+    _check_topology(topology)
+    algorithm = topology.check_algorithm(algorithm)
+    escape = escape_algorithm(topology, algorithm)
+    dest = topology.check_node(dest, "dest")
+    nodes = topology.nodes()
+    ports = np.array([topology.next_port(int(a), dest, escape) for a in nodes],
+                     dtype=np.int64)
+    if isinstance(topology, Mcube):
+        if algorithm == "mroute":
+            own = np.array([topology.next_port(int(a), dest, algorithm) for a in nodes],
+                           dtype=np.int64)
+            return np.where(own < topology.degree, np.int64(1) << (own % 63), 0), ports
+        return (nodes ^ dest) & ((1 << topology.degree) - 1), ports
+    return minimal_port_masks(topology, dest), ports
