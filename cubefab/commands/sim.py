@@ -7,8 +7,8 @@ from ..cli import (CliError, add_topology_command, emit, format_table, int_range
 from .. import files
 from ..progress import Progress
 from ..sim.engine_choice import AUTO_RULE, choose_engine
-from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, run_selfcheck,
-                                 selfcheck_config, verilator_model)
+from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, SELFCHECK_PAYLOAD,
+                                 run_selfcheck, selfcheck_config, verilator_model)
 from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
 from ..topology.patterns import PATTERNS
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MAX_CYCLES,
@@ -23,21 +23,22 @@ __all__ = ["register", "router_options", "router_params", "check_router_args",
 PAYLOAD_DEFAULT = 16
 
 
-def router_options(parser):
-    """Router parameters shared by the commands that build a fabric."""
+def router_options(parser, payload_default=f"{PAYLOAD_DEFAULT}"):
+    """Router parameters shared by the commands that build a fabric; a command that
+    changes a default with ``parser.set_defaults`` has it shown in ``--help`` too."""
     parser.add_argument("--algorithm", default=None, metavar="NAME",
                         help="routing algorithm (default: the topology's first)")
     parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None, metavar="N",
                         help="virtual channels per link (default: what deadlock "
                              "freedom needs)")
     parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=4, metavar="N",
-                        help="buffer depth per input VC in flits (default 4)")
+                        help="buffer depth per input VC in flits (default %(default)s)")
     parser.add_argument("--vcs-per-class", type=int_range(1, MAX_VCS), default=1,
                         metavar="N", help="VCs per VC class, a power of two; a flow keeps "
-                        "one VC of each class (default 1)")
+                        "one VC of each class (default %(default)s)")
     parser.add_argument("--payload-width", type=int_range(1, MAX_PAYLOAD_WIDTH),
                         default=None, metavar="BITS",
-                        help=f"payload bits per flit (default {PAYLOAD_DEFAULT})")
+                        help=f"payload bits per flit (default {payload_default})")
 
 
 def check_engine(name):
@@ -99,7 +100,8 @@ def _options(parser):
                              "amaranth for --vcd")
     parser.add_argument("--vcd", default=None, metavar="FILE",
                         help="write a VCD waveform (amaranth engine)")
-    router_options(parser)
+    router_options(parser, payload_default=f"{SELFCHECK_PAYLOAD}: a 24-bit creation "
+                   "timestamp, an 8-bit sequence number and 8 check bits")
     parser.set_defaults(depth=DEFAULT_ROUTER["depth"],
                         vcs_per_class=DEFAULT_ROUTER["vcs_per_class"])
     parser.add_argument("--json", action="store_true")

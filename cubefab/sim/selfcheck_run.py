@@ -25,7 +25,7 @@ from ..topology.deadlock import required_vcs
 from .checks import FlitFields, Ledger, RouteReference
 
 
-__all__ = ["ENGINES", "DEFAULT_ROUTER", "CHECKS", "selfcheck_config", "default_threads",
+__all__ = ["ENGINES", "DEFAULT_ROUTER", "SELFCHECK_PAYLOAD", "CHECKS", "selfcheck_config", "default_threads",
            "verilator_model", "run_selfcheck", "run_verilator", "statistics",
            "latency_statistics"]
 
@@ -38,12 +38,16 @@ ENGINES = ("amaranth", "verilator")
 #: with one VC per class and 4 flits (the hardware default, for FPGAs).
 DEFAULT_ROUTER = {"depth": 8, "vcs_per_class": 2}
 
+#: Payload bits of a self-checking packet's flits: a 24-bit creation timestamp, an 8-bit
+#: sequence number and 8 check bits.
+SELFCHECK_PAYLOAD = 40
+
 #: The checks every run reports, as integers: packets lost, duplicated, corrupted
 #: (hardware checkers), reordered, and flits misrouted (:mod:`cubefab.sim.checks`).
 CHECKS = ("lost", "duplicated", "corrupted", "reordered", "misrouted")
 
 
-def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_width=40,
+def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_width=SELFCHECK_PAYLOAD,
                      vcs=None, depth=DEFAULT_ROUTER["depth"], algorithm=None, hotspot=None,
                      queue_depth=16, vcs_per_class=DEFAULT_ROUTER["vcs_per_class"],
                      timestamp_bits=24, sequence_bits=8, defects=False):

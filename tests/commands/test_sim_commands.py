@@ -25,6 +25,14 @@ def test_sim_text(cli):
     assert "ok: every packet delivered once, intact, in order, on its reference" in r.out
 
 
+def test_sim_help_states_the_defaults_it_runs(cli):
+    from cubefab.sim.selfcheck_run import DEFAULT_ROUTER, SELFCHECK_PAYLOAD
+    help_text = " ".join(cli("sim", "hypercube", "--help").out.split())
+    assert f"in flits (default {DEFAULT_ROUTER['depth']})" in help_text
+    assert f"of each class (default {DEFAULT_ROUTER['vcs_per_class']})" in help_text
+    assert f"payload bits per flit (default {SELFCHECK_PAYLOAD}:" in help_text
+
+
 @pytest.mark.parametrize("args,message", [
     (["--rate", "2"], "--rate"), (["--engine", "spice"], "invalid choice"),
     (["--vcs", "2"], "can deadlock"), (["--cycles", "-1"], "--cycles"),
