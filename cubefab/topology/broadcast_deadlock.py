@@ -39,7 +39,7 @@ from .deadlock import (channel_dependency_graph, required_vcs, translation_mask,
                        _find_cycle, _subset_sums)
 
 
-__all__ = ["SCHEMES", "broadcast_wrap_array", "broadcast_vcs", "broadcast_dependency_graph",
+__all__ = ["SCHEMES", "broadcast_wrap_array", "broadcast_next_vc", "broadcast_vcs", "broadcast_dependency_graph",
            "check_broadcast", "BroadcastDeadlockReport"]
 
 #: Replication schemes :func:`check_broadcast` knows (the first is the routers').
@@ -68,6 +68,21 @@ def broadcast_wrap_array(topology, addresses, in_ports, port):
         return (in_ports < topology.degree) & (port <= in_ports)
     there = topology.neighbor_array(addresses, port)
     return wrap_array(topology, there, back_ports(topology)[port])
+
+
+def broadcast_next_vc(topology, here, in_port, port, vc_in, vcs):
+    """The broadcast VC (within the broadcast class) of the copy that leaves ``here``
+    through network ``port``, for a packet that arrived through ``in_port`` on broadcast
+    VC ``vc_in`` (``in_port = degree`` and ``vc_in = 0`` at the source), with ``vcs``
+    broadcast VCs: ``min(vc_in + bwrap(here, in_port, port), vcs - 1)``. The reference
+    the routers' broadcast VC selection must equal."""
+    vcs = check_int("Broadcast VCs", vcs, 1)
+    vc_in = check_int("vc_in", vc_in, 0, vcs - 1)
+    here = topology.check_node(here, "here")
+    in_port = topology.check_port(in_port, "in_port", local=True)
+    port = topology.check_port(port)
+    wrap = broadcast_wrap_array(topology, np.array([here]), np.array([in_port]), port)
+    return min(vc_in + int(wrap[0]), vcs - 1)
 
 
 def _tree_hops(topology, source):

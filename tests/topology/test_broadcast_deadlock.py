@@ -6,7 +6,8 @@ import pytest
 
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
 from cubefab.topology.broadcast_deadlock import (
-    broadcast_dependency_graph, broadcast_vcs, broadcast_wrap_array, check_broadcast)
+    broadcast_dependency_graph, broadcast_next_vc, broadcast_vcs, broadcast_wrap_array,
+    check_broadcast, _tree_vcs)
 from cubefab.topology.broadcast_tree import broadcast_tree
 from cubefab.topology.deadlock import required_vcs
 
@@ -119,3 +120,18 @@ def test_check_broadcast_refuses_bad_input():
         check_broadcast(Hypercube(3), broadcast_vcs_=0)
     with pytest.raises(TypeError, match="Topology"):
         check_broadcast(object())
+
+
+@pytest.mark.parametrize("topology", [Metacube(2, 1), DLH(3, 1), Mcube(5)], ids=ids)
+def test_per_hop_vc_rule_gives_the_vcs_of_the_proof(topology):
+    vcs = broadcast_vcs(topology)
+    for s in topology.nodes().tolist()[::3]:
+        tree = broadcast_tree(topology, s)
+        proof = _tree_vcs(topology, s, vcs)
+        vc_in = {s: (topology.degree, 0)}          # node -> (arrival port, VC)
+        for u, v in tree.edges():                  # by depth: parents first
+            in_port, vc = vc_in[u]
+            out = topology.port(u, v)
+            vc_in[v] = (topology.port(v, u), broadcast_next_vc(topology, u, in_port, out, vc,
+                                                               vcs))
+            assert vc_in[v][1] == proof[topology.index(v)]
