@@ -243,22 +243,13 @@ def _sibling_types(topology, source, vc_in, mask, vcs):
 class BroadcastDeadlockReport:
     """Result of :func:`check_broadcast`.
 
-    Attributes
-    ----------
-    topology : Topology
-    algorithm : str
-        The unicast routing.
-    scheme : str
-        The replication scheme.
-    unicast_vcs, broadcast_vcs : int
-        VCs per link of each class (broadcast VCs follow the unicast ones).
-    channels, dependencies : int
-        Vertices and edges of the combined channel dependency graph.
-    unicast_dependencies, broadcast_dependencies : int
-        Edges of each part.
-    cycle : list of (u, port, v, vc, kind) or None
-        A cycle of channels (``kind`` ``"unicast"`` or ``"broadcast"``), or None.
-    seconds : float
+    Its attributes: ``topology``; ``algorithm``, the unicast routing; ``scheme``, the
+    replication scheme; ``unicast_vcs`` and ``broadcast_vcs``, the VCs per link of each
+    class (broadcast VCs follow the unicast ones); ``channels`` and ``dependencies``,
+    the vertices and edges of the combined channel dependency graph, of which
+    ``unicast_dependencies`` and ``broadcast_dependencies`` in each part; ``cycle``, a
+    cycle of channels as ``(u, port, v, vc, kind)`` with ``kind`` ``"unicast"`` or
+    ``"broadcast"`` and ``vc`` counted within its class, None when proven; ``seconds``.
     """
 
     def __init__(self, topology, algorithm, scheme, unicast_vcs, broadcast_vcs, channels,
