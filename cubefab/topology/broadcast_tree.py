@@ -184,6 +184,27 @@ class BroadcastTree:
             out.append((topo._neighbor(u, int(self.parent[i])), u))
         return out
 
+    def subtrees(self):
+        """Dense bool matrix ``[w, x]``: node ``x`` lies in the subtree of node ``w`` (its
+        own included; off a pruned tree, nothing)."""
+        topo = self.topology
+        n = topo.num_nodes
+        if n > 1 << 13:
+            raise ValueError(f"subtree matrices are built for at most {1 << 13} nodes, "
+                             f"not {n}")
+        nodes = topo.nodes()
+        up = np.arange(n)
+        for p in range(topo.degree):
+            sel = self.parent == p
+            up[sel] = topo.index_array(topo.neighbor_array(nodes[sel], p))
+        inside = np.zeros((n, n), dtype=bool)
+        on = self.depth >= 0
+        here = np.arange(n)
+        for _ in range(int(self.depth.max()) + 1):
+            inside[here[on], np.flatnonzero(on)] = True
+            here = up[here]
+        return inside
+
     def schedule(self):
         """The tree as an all-port schedule: step ``L`` holds the transfers into the
         nodes at depth ``L`` (for :func:`~cubefab.topology.broadcast.validate_schedule`)."""

@@ -232,3 +232,16 @@ def test_tree_refuses_bad_sources_and_topologies():
         broadcast_tree(Hypercube(3), 8)
     with pytest.raises(TypeError, match="Topology"):
         broadcast_tree("Q(3)", 0)
+
+
+def test_subtrees_are_the_nodes_whose_parent_chain_passes_through():
+    topology = DLH(2, 2)
+    for s in (0, 5):
+        tree = broadcast_tree(topology, s)
+        inside = tree.subtrees()
+        for x in topology.nodes().tolist():
+            chain = [x]
+            while chain[-1] != s:
+                chain.append(topology.neighbor(chain[-1], int(tree.parent[topology.index(chain[-1])])))
+            row = inside[:, topology.index(x)]
+            assert set(topology.nodes()[row].tolist()) == set(chain)
