@@ -327,11 +327,18 @@ def prove_adaptive_route(topology, algorithm=None, unit=None, workdir=None, time
     solver.set("timeout", int(timeout_s * 1000))
     solver.add(circuit)
     solver.add(is_node(here), is_node(dest), z3.Not(good))
+    return _verdict(z3, solver, topology, unit, decls, len(t_bits), entries, start)
+
+
+def _verdict(z3, solver, topology, unit, decls, translation_bits, entries, start):
+    """Run ``solver`` (its assertions: a counterexample exists) into a ProofResult whose
+    counterexample holds the values of ``decls``."""
+    import time
     outcome = solver.check()
     if outcome == z3.unknown:
         raise RuntimeError(f"z3 gave no answer for {topology.label}: {solver.reason_unknown()}")
     result = ProofResult(topology=topology.label, algorithm=unit.algorithm,
-                         proved=outcome == z3.unsat, translation_bits=len(t_bits),
+                         proved=outcome == z3.unsat, translation_bits=translation_bits,
                          table_entries=entries)
     if outcome == z3.sat:
         model = solver.model()
@@ -421,15 +428,5 @@ def prove_broadcast_children(topology, unit=None, workdir=None, timeout_s=600):
     solver.set("timeout", int(timeout_s * 1000))
     solver.add(circuit)
     solver.add(is_node(here), is_node(source), z3.Not(z3.And(*checks)))
-    outcome = solver.check()
-    if outcome == z3.unknown:
-        raise RuntimeError(f"z3 gave no answer for {topology.label}: {solver.reason_unknown()}")
-    result = ProofResult(topology=topology.label, algorithm=unit.algorithm,
-                         proved=outcome == z3.unsat, translation_bits=len(t_bits),
-                         table_entries=entries + parent_entries)
-    if outcome == z3.sat:
-        model = solver.model()
-        result.counterexample = {name: model.eval(var, model_completion=True).as_long()
-                                 for name, var in decls.items()}
-    result.seconds = time.monotonic() - start
-    return result
+    return _verdict(z3, solver, topology, unit, decls, len(t_bits), entries + parent_entries,
+                    start)

@@ -35,8 +35,8 @@ from .base import Topology, check_int
 from .broadcast_tree import (back_ports, parent_ports, _check_topology, _children_masks,
                              _depths)
 from .mcube import Mcube
-from .deadlock import (channel_dependency_graph, required_vcs, translation_mask, wrap_array,
-                       _find_cycle, _subset_sums)
+from .deadlock import (channel_dependency_graph, decode_channels, required_vcs,
+                       translation_mask, wrap_array, _find_cycle, _translate_types)
 
 
 __all__ = ["SCHEMES", "broadcast_wrap_array", "broadcast_next_vc", "broadcast_vcs", "broadcast_dependency_graph",
@@ -201,17 +201,8 @@ def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, 
     num = topology.num_nodes * degree * total
     if not types:
         return num, np.zeros((0, 2), dtype=np.int64)
-    types = np.array(sorted(types), dtype=np.int64)
-    shifts = _subset_sums(mask)
-    holder = (types[:, 0][:, None] | shifts[None, :]).ravel()
-    rep = np.repeat(np.arange(len(types)), len(shifts))
-    p0, v0, p1, v1 = (types[rep, i] for i in range(1, 5))
-    hidx = topology.index_array(holder)
-    nxt = np.empty(len(holder), dtype=np.int64)
-    for p in range(degree):
-        sel = p0 == p
-        nxt[sel] = topology.index_array(topology.neighbor_array(holder[sel], p))
-    # p0 == -1 marks a sibling pair: both channels leave the holder itself
+    hidx, nxt, p0, v0, p1, v1 = _translate_types(topology, types, mask)
+    # p0 == -1 - port marks a sibling pair: both channels leave the holder itself
     sib = p0 < 0
     nxt[sib] = hidx[sib]
     a = np.where(sib, (hidx * degree + (-p0 - 1)) * total + offset + v0,
@@ -336,14 +327,7 @@ def check_broadcast(topology, algorithm=None, vcs=None, broadcast_vcs_=None,
     found = _find_cycle(num, edges)
     cycle = None
     if found is not None:
-        nodes = topology.nodes()
-        degree = topology.degree
-        cycle = []
-        for c in found:
-            vc = c % total
-            port = (c // total) % degree
-            a = int(nodes[c // total // degree])
-            kind = "unicast" if vc < u else "broadcast"
-            cycle.append((a, port, topology._neighbor(a, port), vc if vc < u else vc - u, kind))
+        cycle = [(a, port, v, vc, "unicast") if vc < u else (a, port, v, vc - u, "broadcast")
+                 for a, port, v, vc in decode_channels(topology, found, total)]
     return BroadcastDeadlockReport(topology, algorithm, scheme, u, b, num, len(uni), len(bro),
                                    cycle, time.perf_counter() - t0)
