@@ -9,7 +9,7 @@ combined unicast + buffered broadcast channel dependency graph and the time to p
 acyclic; and (unless --no-synth; needs yosys) the LUT4 count and logic depth of the
 broadcast children unit (synth_ice40) beside the unicast route unit, for node 0
 (address a constant) and with address straps, and of the multicast children unit of
-node 0 (members as a subcube, and as a bit vector).
+node 0 (members as a subcube, and as a bit vector) and of its one-port sends unit.
 """
 
 import argparse
@@ -20,6 +20,7 @@ from cubefab.build.verilog import verilog_text
 from cubefab.hdl.route import route_unit
 from cubefab.hdl.route.broadcast import broadcast_children_unit
 from cubefab.hdl.route.multicast import MulticastChildren
+from cubefab.hdl.route.one_port import OnePortSends
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
 from cubefab.topology.broadcast import algorithms_for
 from cubefab.topology.broadcast_deadlock import check_broadcast
@@ -72,7 +73,7 @@ def main():
     print()
     print(f"{'network':10} {'unit':24} {'LUT4 node 0':>11} {'depth':>5} {'LUT4 straps':>11} "
           f"{'depth':>5} {'route unit LUT4':>15} {'multicast subcube':>17} "
-          f"{'multicast vector':>16}")
+          f"{'multicast vector':>16} {'one-port sends':>14}")
     for topology, _ in NETWORKS:
         unit = broadcast_children_unit(topology, 0)
         name = type(unit).__name__
@@ -81,10 +82,12 @@ def main():
         route = route_unit_cost(route_unit(topology, 0))
         multicast = [synthesize_logic(verilog_text(MulticastChildren(topology, 0, mode)))
                      for mode in ("subcube", "vector")]
+        one_port = synthesize_logic(verilog_text(OnePortSends(topology, 0)))
         print(f"{topology.label:10} {name:24} {const.lut4:>11} {const.depth:>5} "
               f"{straps.lut4:>11} {straps.depth:>5} {route.lut4:>15} "
               f"{multicast[0].lut4:>12} / {multicast[0].depth:<2} "
-              f"{multicast[1].lut4:>11} / {multicast[1].depth:<2}")
+              f"{multicast[1].lut4:>11} / {multicast[1].depth:<2} "
+              f"{one_port.lut4:>9} / {one_port.depth:<2}")
 
 
 if __name__ == "__main__":

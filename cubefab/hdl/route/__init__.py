@@ -21,6 +21,7 @@ from .adaptive import (AdaptiveRoute, HypercubeAdaptiveRoute, MetacubeAdaptiveRo
                        DLHAdaptiveRoute, McubeAdaptiveRoute, adaptive_route_unit)
 from .broadcast import BroadcastChildren, TableBroadcastChildren, broadcast_children_unit
 from .multicast import MulticastChildren
+from .one_port import OnePortSends
 
 
 __all__ = ["RouteUnit", "TableRoute", "HypercubeRoute", "MetacubeRoute", "DLHRoute",
@@ -28,4 +29,4 @@ __all__ = ["RouteUnit", "TableRoute", "HypercubeRoute", "MetacubeRoute", "DLHRou
            "AdaptiveRoute", "HypercubeAdaptiveRoute", "MetacubeAdaptiveRoute",
            "DLHAdaptiveRoute", "McubeAdaptiveRoute", "adaptive_route_unit",
            "BroadcastChildren", "TableBroadcastChildren", "broadcast_children_unit",
-           "MulticastChildren"]
+           "MulticastChildren", "OnePortSends"]
