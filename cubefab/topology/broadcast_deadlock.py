@@ -33,13 +33,14 @@ import numpy as np
 
 from .base import Topology, check_int
 from .broadcast_tree import (back_ports, parent_ports, _check_topology, _children_masks,
-                             _depths)
+                             _depths, _up_indices)
 from .mcube import Mcube
 from .deadlock import (channel_dependency_graph, decode_channels, required_vcs,
                        translation_mask, wrap_array, _find_cycle, _translate_types)
 
 
-__all__ = ["SCHEMES", "broadcast_wrap_array", "broadcast_next_vc", "broadcast_vcs", "broadcast_dependency_graph",
+__all__ = ["SCHEMES", "broadcast_wrap_array", "broadcast_next_vc", "required_broadcast_vcs",
+           "broadcast_dependency_graph",
            "check_broadcast", "BroadcastDeadlockReport"]
 
 #: Replication schemes :func:`check_broadcast` knows (the first is the routers').
@@ -121,13 +122,12 @@ def _tree_vcs(topology, source, cap):
         here = np.flatnonzero(depth == level)
         holder = up[here]
         out = back[parent[here]]
-        vc = vc_in[holder] + broadcast_wrap_array_ports(topology, nodes[holder],
-                                                        parent[holder], out)
+        vc = vc_in[holder] + _wrap_per_port(topology, nodes[holder], parent[holder], out)
         vc_in[here] = vc if cap is None else np.minimum(vc, cap - 1)
     return vc_in
 
 
-def broadcast_wrap_array_ports(topology, addresses, in_ports, ports):
+def _wrap_per_port(topology, addresses, in_ports, ports):
     """:func:`broadcast_wrap_array` with one output port per address."""
     ports = np.asarray(ports, dtype=np.int64)
     out = np.zeros(len(ports), dtype=np.int64)
@@ -138,23 +138,13 @@ def broadcast_wrap_array_ports(topology, addresses, in_ports, ports):
     return out
 
 
-def _up_indices(topology, parent):
-    """Dense index of each node's parent (itself at the source)."""
-    nodes = topology.nodes()
-    up = np.arange(len(nodes))
-    for p in range(topology.degree):
-        sel = parent == p
-        up[sel] = topology.index_array(topology.neighbor_array(nodes[sel], p))
-    return up
-
-
 def _representatives(topology):
     mask = translation_mask(topology)
     nodes = topology.nodes()
     return nodes[(nodes & mask) == 0], mask
 
 
-def broadcast_vcs(topology):
+def required_broadcast_vcs(topology):
     """Broadcast VCs the rule uses uncapped: 1 + the most ``bwrap`` hops on a tree path."""
     _check_topology(topology)
     reps, _ = _representatives(topology)
@@ -167,7 +157,7 @@ def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, 
     Parameters
     ----------
     vcs : int, optional
-        Broadcast VCs ``B`` (default :func:`broadcast_vcs`).
+        Broadcast VCs ``B`` (default :func:`required_broadcast_vcs`).
     scheme : {"buffered", "wormhole"}
     offset, total : int
         Broadcast VC ``v`` is channel VC ``offset + v`` of ``total`` VCs per link
@@ -182,7 +172,8 @@ def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, 
     """
     _check_topology(topology)
     scheme = _check_scheme(scheme)
-    vcs = broadcast_vcs(topology) if vcs is None else check_int("Broadcast VCs", vcs, 1)
+    vcs = (required_broadcast_vcs(topology) if vcs is None
+           else check_int("Broadcast VCs", vcs, 1))
     total = vcs if total is None else total
     degree = topology.degree
     nodes = topology.nodes()
@@ -192,7 +183,7 @@ def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, 
         vc_in = _tree_vcs(topology, s, vcs)
         holder, here, in_port, out_port = _tree_hops(topology, s)
         parent = parent_ports(topology, s)
-        out_vc = np.minimum(vc_in[here] + broadcast_wrap_array_ports(
+        out_vc = np.minimum(vc_in[here] + _wrap_per_port(
             topology, nodes[here], parent[here], out_port), vcs - 1)
         rows = np.stack([nodes[holder] & ~mask, in_port, vc_in[here], out_port, out_vc], axis=1)
         types.update(map(tuple, np.unique(rows, axis=0).tolist()) if len(rows) else [])
@@ -221,8 +212,8 @@ def _sibling_types(topology, source, vc_in, mask, vcs):
     for i in np.flatnonzero(np.bitwise_count(masks) >= 2).tolist():
         ports = [p for p in range(topology.degree) if masks[i] >> p & 1]
         here = int(nodes[i])
-        wraps = broadcast_wrap_array_ports(topology, np.full(len(ports), here),
-                                           np.full(len(ports), parent[i]), ports)
+        wraps = _wrap_per_port(topology, np.full(len(ports), here),
+                               np.full(len(ports), parent[i]), ports)
         vc = {p: min(int(vc_in[i] + w), vcs - 1) for p, w in zip(ports, wraps)}
         for p in ports:
             for q in ports:
@@ -287,7 +278,7 @@ class BroadcastDeadlockReport:
         }
 
 
-def check_broadcast(topology, algorithm=None, vcs=None, broadcast_vcs_=None,
+def check_broadcast(topology, algorithm=None, vcs=None, broadcast_vcs=None,
                     scheme="buffered"):
     """Prove unicast plus broadcast deadlock-free: build the combined channel dependency
     graph (unicast routing ``algorithm`` on VCs ``0 .. U-1``, broadcast trees on VCs
@@ -300,8 +291,8 @@ def check_broadcast(topology, algorithm=None, vcs=None, broadcast_vcs_=None,
         Unicast routing (the topology's default when None).
     vcs : int, optional
         Unicast VCs ``U`` (default: what the unicast VC rule needs).
-    broadcast_vcs_ : int, optional
-        Broadcast VCs ``B`` (default: :func:`broadcast_vcs`).
+    broadcast_vcs : int, optional
+        Broadcast VCs ``B`` (default: :func:`required_broadcast_vcs`).
     scheme : {"buffered", "wormhole"}
 
     Returns
@@ -316,8 +307,8 @@ def check_broadcast(topology, algorithm=None, vcs=None, broadcast_vcs_=None,
     t0 = time.perf_counter()
     u = required_vcs(topology, algorithm) if vcs is None else check_int(
         "Number of virtual channels", vcs, 1)
-    b = broadcast_vcs(topology) if broadcast_vcs_ is None else check_int(
-        "Broadcast VCs", broadcast_vcs_, 1)
+    b = required_broadcast_vcs(topology) if broadcast_vcs is None else check_int(
+        "Broadcast VCs", broadcast_vcs, 1)
     total = u + b
     _, uni = channel_dependency_graph(topology, algorithm, u)
     # renumber the unicast channels from u to u + b VCs per link

@@ -192,11 +192,7 @@ class BroadcastTree:
         if n > 1 << 13:
             raise ValueError(f"subtree matrices are built for at most {1 << 13} nodes, "
                              f"not {n}")
-        nodes = topo.nodes()
-        up = np.arange(n)
-        for p in range(topo.degree):
-            sel = self.parent == p
-            up[sel] = topo.index_array(topo.neighbor_array(nodes[sel], p))
+        up = _up_indices(topo, self.parent)
         inside = np.zeros((n, n), dtype=bool)
         on = self.depth >= 0
         here = np.arange(n)
@@ -225,14 +221,20 @@ def _children_masks(topology, parent):
     return masks
 
 
-def _depths(topology, parent):
-    """Hop count along the parent pointers (ValueError if they do not form a tree)."""
+def _up_indices(topology, parent):
+    """Dense index of each node's parent (itself at the source)."""
     nodes = topology.nodes()
-    n = len(nodes)
-    up = np.arange(n)
+    up = np.arange(len(nodes))
     for p in range(topology.degree):
         sel = parent == p
         up[sel] = topology.index_array(topology.neighbor_array(nodes[sel], p))
+    return up
+
+
+def _depths(topology, parent):
+    """Hop count along the parent pointers (ValueError if they do not form a tree)."""
+    n = topology.num_nodes
+    up = _up_indices(topology, parent)
     depth = np.zeros(n, dtype=np.int64)
     here = np.arange(n)
     for _ in range(n):
@@ -392,10 +394,7 @@ def multicast_tree(topology, source, members):
     nodes = topology.nodes()
     # a node is on the pruned tree when its subtree holds a member: push marks upwards
     on = wanted.copy()
-    up = np.empty(n, dtype=np.int64)
-    for p in range(topology.degree):
-        sel = tree.parent == p
-        up[sel] = topology.index_array(topology.neighbor_array(nodes[sel], p))
+    up = _up_indices(topology, tree.parent)
     for i in np.argsort(-tree.depth, kind="stable"):
         if on[i] and tree.depth[i] > 0:
             on[up[i]] = True

@@ -6,8 +6,8 @@ import pytest
 
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
 from cubefab.topology.broadcast_deadlock import (
-    broadcast_dependency_graph, broadcast_next_vc, broadcast_vcs, broadcast_wrap_array,
-    check_broadcast, _tree_vcs)
+    broadcast_dependency_graph, broadcast_next_vc, broadcast_wrap_array, check_broadcast,
+    required_broadcast_vcs, _tree_vcs)
 from cubefab.topology.broadcast_tree import broadcast_tree
 from cubefab.topology.deadlock import required_vcs
 
@@ -62,9 +62,9 @@ def test_wormhole_replication_has_a_witness_cycle(topology):
 
 @pytest.mark.parametrize("topology", [Metacube(2, 1), DLH(3, 1), Mcube(5)], ids=ids)
 def test_one_broadcast_vc_too_few_shows_a_cycle(topology):
-    assert broadcast_vcs(topology) > 1
+    assert required_broadcast_vcs(topology) > 1
     report = check_broadcast(topology, "ecube" if isinstance(topology, Mcube) else None,
-                             broadcast_vcs_=1)
+                             broadcast_vcs=1)
     assert not report.deadlock_free
     assert_cycle_is_real(report)
     assert all(kind == "broadcast" for *_, kind in report.cycle)
@@ -79,7 +79,7 @@ def test_a_deadlocking_unicast_routing_is_reported():
 @pytest.mark.parametrize("topology, vcs", [(Hypercube(5), 1), (Metacube(1, 2), 2),
                                            (Metacube(2, 1), 4), (DLH(3, 2), 2)], ids=str)
 def test_broadcast_vcs_mirror_the_unicast_rule(topology, vcs):
-    assert broadcast_vcs(topology) == vcs == required_vcs(topology)
+    assert required_broadcast_vcs(topology) == vcs == required_vcs(topology)
 
 
 def test_broadcast_graph_holds_every_tree_link_pair():
@@ -117,14 +117,14 @@ def test_check_broadcast_refuses_bad_input():
     with pytest.raises(ValueError, match="scheme"):
         check_broadcast(Hypercube(3), scheme="magic")
     with pytest.raises(ValueError, match="Broadcast VCs"):
-        check_broadcast(Hypercube(3), broadcast_vcs_=0)
+        check_broadcast(Hypercube(3), broadcast_vcs=0)
     with pytest.raises(TypeError, match="Topology"):
         check_broadcast(object())
 
 
 @pytest.mark.parametrize("topology", [Metacube(2, 1), DLH(3, 1), Mcube(5)], ids=ids)
 def test_per_hop_vc_rule_gives_the_vcs_of_the_proof(topology):
-    vcs = broadcast_vcs(topology)
+    vcs = required_broadcast_vcs(topology)
     for s in topology.nodes().tolist()[::3]:
         tree = broadcast_tree(topology, s)
         proof = _tree_vcs(topology, s, vcs)
