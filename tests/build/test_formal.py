@@ -116,9 +116,11 @@ def test_broadcast_children_unit_is_proved_equal_to_the_trees(topology):
 
 
 @pytest.mark.slow
-def test_broadcast_children_unit_is_proved_on_mc22():
-    # 2**20 (here, source) pairs: measured 50 s
-    result = prove_broadcast_children(Metacube(2, 2))
+@pytest.mark.parametrize("topology", [Metacube(2, 2), Metacube(1, 3), Hypercube(10)],
+                         ids=lambda t: t.label)
+def test_broadcast_children_unit_is_proved_on_larger_networks(topology):
+    # MC(2,2): 2**20 (here, source) pairs, measured 50 s; MC(1,3) 2 s; Q(10) 3 s
+    result = prove_broadcast_children(topology)
     assert result.proved, result.counterexample
 
 
