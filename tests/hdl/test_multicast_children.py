@@ -88,4 +88,6 @@ def test_unit_refuses_bad_parameters():
         MulticastChildren.check(Hypercube(3), 0, "list")
     with pytest.raises(ValueError, match="node"):
         MulticastChildren.check(Hypercube(3), 9)
+    with pytest.raises(TypeError, match="constant node"):
+        MulticastChildren.check(Hypercube(3), None)
     Fragment.get(MulticastChildren(Hypercube(3), 1, "vector"), None)

@@ -80,3 +80,5 @@ def test_unit_refuses_bad_parameters():
         OnePortSends.check(Hypercube(3), 8)
     with pytest.raises(TypeError, match="Topology"):
         OnePortSends.check(None, 0)
+    with pytest.raises(TypeError, match="constant node"):
+        OnePortSends.check(Hypercube(3), None)

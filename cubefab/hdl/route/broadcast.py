@@ -29,7 +29,22 @@ from .factory import route_unit
 from .logic import table_function
 
 
-__all__ = ["BroadcastChildren", "TableBroadcastChildren", "broadcast_children_unit"]
+__all__ = ["BroadcastChildren", "TableBroadcastChildren", "broadcast_children_unit",
+           "check_unit"]
+
+
+def check_unit(cls, topology, node, why):
+    """The checks every broadcast, multicast and one-port unit class ``cls`` makes: a
+    topology of a family with a tree routing and at most ``cls.MAX_NODES`` nodes (``why``
+    says what the limit is for), ``node`` one of its nodes (or None)."""
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    tree_algorithm(topology)
+    if topology.num_nodes > cls.MAX_NODES:
+        raise ValueError(f"{cls.__name__} {why}; it is built for at most {cls.MAX_NODES} "
+                         f"nodes, not {topology.num_nodes}")
+    if node is not None:
+        topology.check_node(node, "node")
 
 
 class _ChildrenUnit(wiring.Component):
@@ -73,14 +88,7 @@ class _ChildrenUnit(wiring.Component):
     def check(cls, topology, node=None):
         """Raise TypeError or ValueError if a unit of this class cannot be built for
         ``topology`` and ``node`` (call it before building one)."""
-        if not isinstance(topology, Topology):
-            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-        tree_algorithm(topology)
-        if node is not None:
-            topology.check_node(node, "node")
-        if topology.num_nodes > cls.MAX_NODES:
-            raise ValueError(f"{cls.__name__} is built for networks of at most "
-                             f"{cls.MAX_NODES} nodes, not {topology.num_nodes}")
+        check_unit(cls, topology, node, "is built")
 
 
 class BroadcastChildren(_ChildrenUnit):

@@ -15,8 +15,8 @@ from amaranth.hdl import Const, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ...topology.base import Topology
 from ...topology.broadcast_tree import broadcast_tree
+from .broadcast import check_unit
 
 
 __all__ = ["MulticastChildren", "MEMBER_MODES"]
@@ -72,16 +72,12 @@ class MulticastChildren(wiring.Component):
     @classmethod
     def check(cls, topology, node, members="subcube"):
         """Raise TypeError or ValueError if the unit cannot be built (call it first)."""
-        if not isinstance(topology, Topology):
-            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-        if topology.num_nodes > cls.MAX_NODES:
-            raise ValueError(f"MulticastChildren holds a subtree vector per source and port; "
-                             f"it is built for at most {cls.MAX_NODES} nodes, not "
-                             f"{topology.num_nodes}")
         if members not in MEMBER_MODES:
             raise ValueError(f"Multicast members must be one of {', '.join(MEMBER_MODES)}, "
                              f"not {members!r}")
-        topology.check_node(node, "node")
+        if node is None:
+            raise TypeError("MulticastChildren needs a constant node address, not None")
+        check_unit(cls, topology, node, "holds a subtree vector per source and port")
 
     def elaborate(self, platform):
         m = Module()

@@ -14,8 +14,8 @@ from amaranth.hdl import Cat, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ...topology.base import Topology
 from ...topology.broadcast_tree import one_port_tree
+from .broadcast import check_unit
 
 
 __all__ = ["OnePortSends"]
@@ -66,12 +66,9 @@ class OnePortSends(wiring.Component):
     @classmethod
     def check(cls, topology, node):
         """Raise TypeError or ValueError if the unit cannot be built (call it first)."""
-        if not isinstance(topology, Topology):
-            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-        if topology.num_nodes > cls.MAX_NODES:
-            raise ValueError(f"OnePortSends tabulates every source's schedule; it is built "
-                             f"for at most {cls.MAX_NODES} nodes, not {topology.num_nodes}")
-        topology.check_node(node, "node")
+        if node is None:
+            raise TypeError("OnePortSends needs a constant node address, not None")
+        check_unit(cls, topology, node, "tabulates every source's schedule")
 
     def elaborate(self, platform):
         m = Module()
