@@ -19,8 +19,10 @@ SECONDS_PER_CHANNEL = 15e-6
 SECONDS_PER_STATE = 6e-6
 BYTES_PER_STATE = 200
 #: Most (source, node) pairs whose tree routing ``--broadcast`` evaluates: one per node
-#: for each source of a translation class (measured: about 1 us each, plus the graph).
-MAX_TREE_PAIRS = 1 << 24
+#: for each representative source of a translation class. Measured: about 45 us a pair
+#: with the graph (Mcube(10), 2**20 pairs, 47 s; DLH(8,6) 4 s).
+MAX_TREE_PAIRS = 1 << 20
+SECONDS_PER_TREE_PAIR = 45e-6
 
 
 def _options(parser):
@@ -131,7 +133,7 @@ def _broadcast(args, topology):
     check_channel_graph(topology, unicast + (args.broadcast_vcs or unicast))
     with working(f"unicast and broadcast channel dependency graph of {topology.label}",
                  2 * nodes * topology.degree * unicast * SECONDS_PER_CHANNEL
-                 + sources * nodes * 1e-6):
+                 + sources * nodes * SECONDS_PER_TREE_PAIR):
         with input_errors():
             report = check_broadcast(topology, args.algorithm, args.vcs, args.broadcast_vcs,
                                      args.replication)
