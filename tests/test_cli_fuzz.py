@@ -110,6 +110,8 @@ SPECS = {
                        "--force": "flag"}, ext=".svg"),
     "deadlock": Spec(("deadlock",), ALL, {}, {"--algorithm": "name", "--vcs": "int",
                                               "--adaptive": "flag", "--escape-classes": "int",
+                                              "--broadcast": "flag", "--broadcast-vcs": "int",
+                                              "--replication": ["buffered", "wormhole", "x"],
                                               "--json": "flag"}),
     "optical": Spec(("optical",), ("hypercube", "dlh"), {},
                     {"--plot": "file", "--highlight": "address", "--json": "flag",

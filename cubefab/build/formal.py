@@ -25,8 +25,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..hdl.route import route_unit
-from ..hdl.route.adaptive import AdaptiveRoute, adaptive_route_unit
+from ..hdl.route import RouteUnit, route_unit
+from ..hdl.route.adaptive import adaptive_route_unit
+from ..hdl.route.broadcast import broadcast_children_unit
+from ..topology import deadlock as _deadlock
+from ..topology.broadcast_tree import back_ports, parent_ports
 from ..topology.mcube import Mcube
 from ..topology.base import Topology
 from ..topology.properties import bfs_distances
@@ -35,7 +38,7 @@ from .verilog import route_unit_verilog, verilog_text, write_verilog
 
 
 __all__ = ["ProofResult", "translation_mask", "route_unit_smt2", "prove_minimal_route",
-           "prove_adaptive_route"]
+           "prove_adaptive_route", "prove_broadcast_children"]
 
 
 @dataclass
@@ -75,12 +78,12 @@ def translation_mask(topology):
 
 
 def route_unit_smt2(unit, workdir):
-    """SMT-LIB text (yosys ``write_smt2``) of ``unit``'s Verilog (a route unit, or an
-    adaptive route unit), written and run in ``workdir`` (``top.v``, ``top.smt2``,
-    ``formal.log``)."""
+    """SMT-LIB text (yosys ``write_smt2``) of ``unit``'s Verilog (a route unit, an
+    adaptive route unit or a broadcast children unit), written and run in ``workdir``
+    (``top.v``, ``top.smt2``, ``formal.log``)."""
     os.makedirs(workdir, exist_ok=True)
-    text = (verilog_text(unit, "top") if isinstance(unit, AdaptiveRoute)
-            else route_unit_verilog(unit, "top"))
+    text = (route_unit_verilog(unit, "top") if isinstance(unit, RouteUnit)
+            else verilog_text(unit, "top"))
     write_verilog(text, os.path.join(workdir, "top.v"))
     # prep turns case statements into ROM cells (proc_rom); memory_map makes them logic,
     # as write_smt2 does not model ROM contents as the simulators do
@@ -324,11 +327,18 @@ def prove_adaptive_route(topology, algorithm=None, unit=None, workdir=None, time
     solver.set("timeout", int(timeout_s * 1000))
     solver.add(circuit)
     solver.add(is_node(here), is_node(dest), z3.Not(good))
+    return _verdict(z3, solver, topology, unit, decls, len(t_bits), entries, start)
+
+
+def _verdict(z3, solver, topology, unit, decls, translation_bits, entries, start):
+    """Run ``solver`` (its assertions: a counterexample exists) into a ProofResult whose
+    counterexample holds the values of ``decls``."""
+    import time
     outcome = solver.check()
     if outcome == z3.unknown:
         raise RuntimeError(f"z3 gave no answer for {topology.label}: {solver.reason_unknown()}")
     result = ProofResult(topology=topology.label, algorithm=unit.algorithm,
-                         proved=outcome == z3.unsat, translation_bits=len(t_bits),
+                         proved=outcome == z3.unsat, translation_bits=translation_bits,
                          table_entries=entries)
     if outcome == z3.sat:
         model = solver.model()
@@ -336,3 +346,87 @@ def prove_adaptive_route(topology, algorithm=None, unit=None, workdir=None, time
                                  for name, var in decls.items()}
     result.seconds = time.monotonic() - start
     return result
+
+
+def _parent_term(z3, topology):
+    """SMT term ``parent(w, s)``: the tree routing's port of ``w`` towards ``s``, from
+    the model's trees of the representative sources ``s & ~T`` (``T``: the routing's
+    translations, :func:`cubefab.topology.deadlock.translation_mask`), keyed by the
+    bits ``s & ~T``, ``w & ~T`` and ``(w ^ s) & T``."""
+    n = topology.address_bits
+    T = _deadlock.translation_mask(topology)
+    R = ((1 << n) - 1) & ~T
+    t_bits, r_bits = _bits_of(T), _bits_of(R)
+    nodes = topology.nodes()
+    node_set = set(nodes.tolist())
+
+    def compose(positions, values):
+        word = 0
+        for i, b in enumerate(positions):
+            word |= ((values >> i) & 1) << b
+        return word
+
+    r, t = len(r_bits), len(t_bits)
+    table = [0] * (1 << (2 * r + t))
+    reps = sorted({a & R for a in node_set})
+    for rep in reps:
+        ports = parent_ports(topology, rep)
+        for w in nodes.tolist():
+            key = 0
+            for i, b in enumerate(r_bits):
+                key |= ((rep >> b) & 1) << i
+                key |= ((w >> b) & 1) << (r + i)
+            for i, b in enumerate(t_bits):
+                key |= ((w >> b) & 1) << (2 * r + i)
+            table[key] = int(ports[topology.index(w)])
+
+    def parent(w, src):
+        key = (_gather(z3, src, r_bits) + _gather(z3, w, r_bits)
+               + _gather(z3, w ^ src, t_bits))
+        return _lookup(z3, key, table, topology.port_width)
+
+    return parent, len(table)
+
+
+def prove_broadcast_children(topology, unit=None, workdir=None, timeout_s=600):
+    """Prove that a broadcast children unit (default:
+    :func:`~cubefab.hdl.route.broadcast.broadcast_children_unit` with address straps)
+    equals the model's broadcast trees: for every pair of nodes ``here`` and
+    ``source`` and every port ``p``, bit ``p`` of ``children`` is set exactly when the
+    neighbour ``w`` through ``p`` has its tree parent through the inverse port of ``p``
+    (the model's :func:`~cubefab.topology.broadcast_tree.parent_ports`), and every child
+    is one hop farther from ``source`` than ``here`` (BFS distances), which makes the
+    tree's depth the source's eccentricity.
+
+    The parameters and the result are as for :func:`prove_minimal_route`; the
+    counterexample holds ``here``, ``source`` and ``children``.
+    """
+    import time
+    import z3
+
+    start = time.monotonic()
+    unit = _straps_unit(topology, unit, lambda: broadcast_children_unit(topology, None),
+                        "prove_broadcast_children")
+    smt = _smt_of(unit, workdir)
+    n, degree, pw = topology.address_bits, topology.degree, topology.port_width
+    is_node, distance, neighbour, t_bits, entries = _reference_terms(z3, topology)
+    parent, parent_entries = _parent_term(z3, topology)
+    here, source = z3.BitVec("here", n), z3.BitVec("source", n)
+    children = z3.BitVec("children", degree)
+    decls = {"here": here, "source": source, "children": children}
+    glue = ["(declare-fun s () |top_s|)"] + [f"(assert (= {name} (|top_n {name}| s)))"
+                                             for name in decls]
+    circuit = z3.parse_smt2_string(smt + "\n".join(glue), decls=decls)
+    back = back_ports(topology)
+    checks = []
+    for p in range(degree):
+        w = neighbour(here, z3.BitVecVal(p, pw))
+        bit = z3.Extract(p, p, children) == 1
+        checks.append(bit == (parent(w, source) == back[p]))
+        checks.append(z3.Implies(bit, distance(w, source) == distance(here, source) + 1))
+    solver = z3.Solver()
+    solver.set("timeout", int(timeout_s * 1000))
+    solver.add(circuit)
+    solver.add(is_node(here), is_node(source), z3.Not(z3.And(*checks)))
+    return _verdict(z3, solver, topology, unit, decls, len(t_bits), entries + parent_entries,
+                    start)

@@ -37,7 +37,8 @@ from .metacube import Metacube
 
 
 __all__ = ["lane_bits", "flow_lane", "wrap_array", "wrap_ports", "next_vc", "hop_vcs", "required_vcs",
-           "translation_mask", "channel_dependency_graph", "check_deadlock_free",
+           "translation_mask", "channel_dependency_graph", "decode_channels",
+           "check_deadlock_free",
            "DeadlockReport", "DeadlockError"]
 
 
@@ -256,6 +257,19 @@ def channel_dependency_graph(topology, algorithm=None, vcs=1, progress=None):
         types.update(map(tuple, np.unique(rows, axis=0).tolist()))
     if not types:
         return topology.num_nodes * degree * vcs, np.zeros((0, 2), dtype=np.int64)
+    hidx, nxt, p0, v0, p1, v1 = _translate_types(topology, types, mask)
+    a = _channel(topology, hidx, p0, v0, vcs)
+    b = _channel(topology, nxt, p1, v1, vcs)
+    edges = np.unique(np.stack([a, b], axis=1), axis=0)
+    return topology.num_nodes * degree * vcs, edges
+
+
+def _translate_types(topology, types, mask):
+    """Every translate of the edge types ``types`` (a set of ``(holder & ~mask, port,
+    vc, next port, next vc)``) by the sub-masks of ``mask``: arrays ``(holder, next,
+    port, vc, next port, next vc)`` with ``holder`` the dense index of the node holding
+    the first channel and ``next`` that of the neighbour through ``port`` (left
+    undefined where ``port`` is negative)."""
     types = np.array(sorted(types), dtype=np.int64)
     shifts = _subset_sums(mask)
     holder = (types[:, 0][:, None] | shifts[None, :]).ravel()
@@ -263,13 +277,10 @@ def channel_dependency_graph(topology, algorithm=None, vcs=1, progress=None):
     p0, v0, p1, v1 = (types[rep, i] for i in range(1, 5))
     hidx = topology.index_array(holder)
     nxt = np.empty(len(holder), dtype=np.int64)
-    for p in range(degree):
+    for p in range(topology.degree):
         sel = p0 == p
         nxt[sel] = topology.index_array(topology.neighbor_array(holder[sel], p))
-    a = _channel(topology, hidx, p0, v0, vcs)
-    b = _channel(topology, nxt, p1, v1, vcs)
-    edges = np.unique(np.stack([a, b], axis=1), axis=0)
-    return topology.num_nodes * degree * vcs, edges
+    return hidx, nxt, p0, v0, p1, v1
 
 
 def _back_neighbour(topology, addresses, port):
@@ -424,18 +435,22 @@ def _check(topology, algorithm, vcs):
     t0 = time.perf_counter()
     num, edges = channel_dependency_graph(topology, algorithm, vcs)
     cyc = _find_cycle(num, edges)
-    cycle = None
-    if cyc is not None:
-        nodes = topology.nodes()
-        degree = topology.degree
-        cycle = []
-        for c in cyc:
-            vc = c % vcs
-            port = (c // vcs) % degree
-            u = int(nodes[c // vcs // degree])
-            v = int(topology.neighbor_array(np.array([u]), port)[0])
-            cycle.append((u, port, v, vc))
+    cycle = None if cyc is None else decode_channels(topology, cyc, vcs)
     return num, len(edges), cycle, time.perf_counter() - t0
+
+
+def decode_channels(topology, channels, vcs):
+    """``(u, port, v, vc)`` of each channel number (as in
+    :func:`channel_dependency_graph`, ``vcs`` VCs per link): link ``u -> v`` through
+    ``port`` on ``vc``."""
+    nodes = topology.nodes()
+    out = []
+    for c in channels:
+        vc = int(c) % vcs
+        port = (int(c) // vcs) % topology.degree
+        u = int(nodes[int(c) // vcs // topology.degree])
+        out.append((u, port, int(topology.neighbor_array(np.array([u]), port)[0]), vc))
+    return out
 
 
 def check_deadlock_free(topology, algorithm=None, vcs=None):

@@ -19,9 +19,14 @@ from .mcube import McubeRoute
 from .factory import route_unit, register_route_unit, LOGIC_UNITS
 from .adaptive import (AdaptiveRoute, HypercubeAdaptiveRoute, MetacubeAdaptiveRoute,
                        DLHAdaptiveRoute, McubeAdaptiveRoute, adaptive_route_unit)
+from .broadcast import BroadcastChildren, TableBroadcastChildren, broadcast_children_unit
+from .multicast import MulticastChildren
+from .one_port import OnePortSends
 
 
 __all__ = ["RouteUnit", "TableRoute", "HypercubeRoute", "MetacubeRoute", "DLHRoute",
            "McubeRoute", "route_unit", "register_route_unit", "LOGIC_UNITS",
            "AdaptiveRoute", "HypercubeAdaptiveRoute", "MetacubeAdaptiveRoute",
-           "DLHAdaptiveRoute", "McubeAdaptiveRoute", "adaptive_route_unit"]
+           "DLHAdaptiveRoute", "McubeAdaptiveRoute", "adaptive_route_unit",
+           "BroadcastChildren", "TableBroadcastChildren", "broadcast_children_unit",
+           "MulticastChildren", "OnePortSends"]

@@ -1,0 +1,51 @@
+"""cubefab deadlock --broadcast: the combined unicast + broadcast proof and its witness."""
+
+import pytest
+
+
+@pytest.mark.parametrize("args", [
+    ["hypercube", "-n", "4"], ["metacube", "-k", "1", "-m", "2"], ["dlh", "-m", "2", "-d", "1"],
+    ["mcube", "-k", "5", "--algorithm", "ecube"]], ids=" ".join)
+def test_broadcast_is_proven(cli, args):
+    r = cli("deadlock", *args, "--broadcast", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["deadlock_free"] is True and doc["cycle"] is None
+    assert doc["scheme"] == "buffered" and doc["broadcast_dependencies"] > 0
+    assert doc["dependencies"] == doc["unicast_dependencies"] + doc["broadcast_dependencies"]
+
+
+def test_wormhole_replication_witness(cli):
+    r = cli("deadlock", "hypercube", "-n", "3", "--broadcast", "--replication", "wormhole")
+    assert r.status == 1
+    assert "CAN DEADLOCK" in r.out and "broadcast vc 0" in r.out
+
+
+def test_too_few_broadcast_vcs_witness_json(cli):
+    r = cli("deadlock", "dlh", "-m", "2", "-d", "1", "--broadcast", "--broadcast-vcs", "1",
+            "--json")
+    assert r.status == 1
+    doc = r.json()
+    assert doc["deadlock_free"] is False and len(doc["cycle"]) >= 2
+    assert {step["class"] for step in doc["cycle"]} == {"broadcast"}
+
+
+def test_unicast_cycle_is_named(cli):
+    r = cli("deadlock", "mcube", "-k", "4", "--broadcast")
+    assert r.status == 1
+    assert "unicast routing deadlocks on its own" in r.out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["dlh", "-m", "2", "-d", "1", "--broadcast-vcs", "1"], "need --broadcast"),
+    (["dlh", "-m", "2", "-d", "1", "--replication", "wormhole"], "need --broadcast"),
+    (["dlh", "-m", "2", "-d", "1", "--broadcast", "--adaptive"], "cannot be combined"),
+    (["dlh", "-m", "2", "-d", "1", "--broadcast", "--escape-classes", "1"], "needs --adaptive"),
+    (["dlh", "-m", "2", "-d", "1", "--broadcast", "--broadcast-vcs", "0"], "--broadcast-vcs"),
+    (["mcube", "-k", "16", "--broadcast"], "limit"),
+    (["hypercube", "-n", "3", "--broadcast", "--algorithm", "nope"], "algorithm"),
+], ids=lambda a: a if isinstance(a, str) else " ".join(a))
+def test_broadcast_bad_input(cli, args, message):
+    r = cli("deadlock", *args)
+    assert r.status == 2 and r.err.startswith("error:") and message in r.err
+    assert r.err.count("\n") == 1 and r.out == ""

@@ -1,0 +1,93 @@
+"""Multicast children units against the model's pruned trees."""
+
+import numpy as np
+import pytest
+from amaranth.hdl import Fragment
+from amaranth.sim import Simulator
+
+from cubefab.hdl.route.multicast import MulticastChildren
+from cubefab.topology import DLH, Hypercube, Mcube, Metacube
+from cubefab.topology.broadcast_tree import multicast_tree, subcube_members
+
+
+ids = lambda t: t.label          # noqa: E731
+
+
+def mismatches(topology, node, members, cases):
+    """Run ``cases`` (source, value, mask) or (source, bool vector) through the unit."""
+    unit = MulticastChildren(topology, node, members)
+    here = topology.index(node)
+    bad = []
+
+    async def testbench(ctx):
+        for case in cases:
+            source = case[0]
+            ctx.set(unit.source, source)
+            if members == "subcube":
+                _, value, mask = case
+                ctx.set(unit.value, value)
+                ctx.set(unit.mask, mask)
+                wanted = subcube_members(topology, value, mask)
+            else:
+                wanted = case[1]
+                ctx.set(unit.member_vector, sum(1 << i for i, b in enumerate(wanted) if b))
+            expected = int(multicast_tree(topology, source, wanted).children[here])
+            got = ctx.get(unit.children)
+            if got != expected:
+                bad.append((case, got, expected))
+
+    sim = Simulator(unit)
+    sim.add_testbench(testbench)
+    sim.run()
+    return bad
+
+
+@pytest.mark.parametrize("topology", [Hypercube(4), Metacube(1, 2), DLH(2, 1), Mcube(4)],
+                         ids=ids)
+def test_subcube_unit_equals_the_pruned_tree(topology):
+    rng = np.random.default_rng(11)
+    nodes = topology.nodes().tolist()
+    top = 1 << topology.address_bits
+    for node in nodes[::max(1, len(nodes) // 3)]:
+        cases = [(s, int(rng.choice(nodes)), int(rng.integers(top)))
+                 for s in nodes for _ in range(3)]
+        assert mismatches(topology, node, "subcube", cases) == []
+
+
+@pytest.mark.parametrize("topology", [Metacube(1, 2), DLH(2, 1)], ids=ids)
+def test_vector_unit_equals_the_pruned_tree(topology):
+    rng = np.random.default_rng(5)
+    nodes = topology.nodes().tolist()
+    for node in nodes[::max(1, len(nodes) // 3)]:
+        cases = [(s, rng.random(len(nodes)) < rng.choice([0.05, 0.3]))
+                 for s in nodes for _ in range(3)]
+        assert mismatches(topology, node, "vector", cases) == []
+
+
+def test_full_subcube_is_the_broadcast_and_the_empty_set_sends_nothing():
+    topology = Hypercube(3)
+    every = [(s, 0, 0) for s in range(8)]                     # mask 0: every node
+    assert mismatches(topology, 0, "subcube", every) == []
+    unit = MulticastChildren(topology, 0, "vector")
+
+    async def testbench(ctx):
+        for s in range(8):
+            ctx.set(unit.source, s)
+            ctx.set(unit.member_vector, 1 << s)               # only the source itself
+            assert ctx.get(unit.children) == 0
+
+    sim = Simulator(unit)
+    sim.add_testbench(testbench)
+    sim.run()
+
+
+def test_unit_refuses_bad_parameters():
+    with pytest.raises(ValueError, match="at most 1024"):
+        MulticastChildren.check(Hypercube(11), 0)
+    with pytest.raises(ValueError, match="members"):
+        MulticastChildren.check(Hypercube(3), 0, "list")
+    with pytest.raises(ValueError, match="node"):
+        MulticastChildren.check(Hypercube(3), 9)
+    with pytest.raises(TypeError, match="constant node"):
+        MulticastChildren.check(Hypercube(3), None)
+    Fragment.get(MulticastChildren(Hypercube(3), 1, "vector"), None)
