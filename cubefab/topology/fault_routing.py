@@ -1,0 +1,847 @@
+"""Waypoint routing around faults: the model the routers' fault tolerance implements.
+
+Mechanism
+---------
+A packet's header carries up to ``W`` *waypoints* ``w1 .. wj`` (``j <= W``) and a phase
+``p`` (0 at injection). Every router computes the *target* ``w(p+1)`` while ``p < j``,
+else the destination, and forwards the packet by the topology's deterministic reference
+routing (:meth:`~cubefab.topology.base.Topology.next_port`, the route unit every router
+already has) toward the target. A router that finds itself at the target while
+``p < j`` advances ``p`` and routes toward the next target in the same decision. So a
+route is a sequence of *legs*, each a reference route between healthy nodes, and the
+only new per-node logic is "target = waypoint while the phase is not final".
+
+The source picks the waypoints from its fault configuration: a table ``dest ->
+waypoints`` loaded at run time (:meth:`WaypointRouting.source_table`), computed from the
+fault set. A leg ``a -> b`` is *usable* when its reference route touches no faulty node
+and no faulty link. The waypoints of a pair are a shortest sequence of usable legs
+(fewest legs first, then fewest hops); the pair is routed directly when its own route
+is usable.
+
+Virtual channels: leg ``p`` (phase ``p``) uses its own set of the ``C`` VC classes of
+the reference routing (:func:`~cubefab.topology.deadlock.required_vcs`), VC ``p * C +
+class``, the class starting at 0 on each leg and rising by the reference
+``wrap(here, port)``. Every leg is a reference route from a node to a node, so the
+dependencies inside phase ``p`` are a subset of the fault-free reference channel
+dependency graph (shifted to set ``p``), which is acyclic; the dependencies across a
+waypoint go from set ``p`` to set ``p + 1`` only. Hence the waypoint routing is
+deadlock-free with ``(W + 1) * C`` VCs for every fault set.
+:func:`check_waypoint_deadlock` builds the exact graph of one fault set and looks for a
+cycle (a witness cycle when one exists), as a mechanical check of that argument.
+
+Guarantee
+---------
+With at most ``c - 1`` faulty nodes and links in total, ``c`` the connectivity (the
+number of internally disjoint paths between any two nodes: ``n`` in Q(n), ``k + m`` in
+MC(k, m), ``d + 3`` in DLH(m, d); :func:`guarantee_bound`), every pair of healthy nodes
+stays connected, and since each link is the reference route between its two ends,
+connected pairs are always joined by a chain of usable legs. How many waypoints the
+guarantee needs is measured exhaustively by :func:`sweep_fault_sets` (docs/faults.md).
+Beyond the guarantee a pair is *cut off* (no fault-free path exists) or *unroutable*
+(connected, but needs more than ``W`` waypoints); both are listed, and a source refuses
+such packets.
+"""
+
+import functools
+import itertools
+import time
+
+import numpy as np
+
+from .base import Topology, check_int
+from .deadlock import _find_cycle, required_vcs, translation_mask, wrap_array
+from .dlh import DLH
+from .faults import _all_pairs, check_faults
+from .hypercube import Hypercube
+from .metacube import Metacube
+
+
+__all__ = ["guarantee_bound", "FaultSet", "RouteTable", "route_table", "WaypointRouting",
+           "plan_waypoints", "WaypointDeadlockReport", "check_waypoint_deadlock",
+           "FaultSweep", "sweep_fault_sets", "random_fault_sets", "fault_elements",
+           "MAX_NODES", "DEFAULT_WAYPOINTS"]
+
+#: Largest network whose all-pairs route table :func:`route_table` builds.
+MAX_NODES = 4096
+
+#: Waypoints a header holds unless told otherwise (enough for the guarantee in every
+#: network measured; docs/faults.md).
+DEFAULT_WAYPOINTS = 2
+
+_INF = np.int64(1 << 40)
+
+
+def _check_topology(topology):
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    if not isinstance(topology, (Hypercube, Metacube, DLH)):
+        raise ValueError(f"fault-tolerant routing is modelled for the hypercube, the "
+                         f"metacube and the DLH, not {topology.label}")
+    if topology.num_nodes > MAX_NODES:
+        raise ValueError(f"{topology.label} has {topology.num_nodes} nodes; fault-tolerant "
+                         f"routing tables are built for networks up to {MAX_NODES}")
+    return topology
+
+
+def guarantee_bound(topology):
+    """Faulty nodes plus faulty links that never disconnect two healthy nodes.
+
+    The number of internally disjoint paths between any two nodes minus one: ``n - 1``
+    in Q(n), ``k + m - 1`` in MC(k, m) (Theorem 2 of metacube-disjoint-paths.txt) and
+    ``d + 2`` in DLH(m, d) (``d + 3`` disjoint paths). Each equals the degree minus one.
+    A fault, node or link, lies on at most one of the disjoint paths (the direct link,
+    when there is one, is a path of its own), so one path survives.
+    """
+    if isinstance(topology, Hypercube):
+        return topology.n - 1
+    if isinstance(topology, Metacube):
+        return topology.k + topology.m - 1
+    if isinstance(topology, DLH):
+        return topology.d + 2
+    raise ValueError(f"no fault-tolerance guarantee is modelled for {topology!r}")
+
+
+class FaultSet:
+    """A validated, immutable set of faulty nodes and links of one network.
+
+    Parameters
+    ----------
+    topology : Topology
+    nodes : iterable of int
+        Faulty node addresses.
+    links : iterable of (int, int)
+        Faulty links, each a pair of adjacent nodes (either order).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If an address is not a node or a link joins non-adjacent nodes.
+    """
+
+    def __init__(self, topology, nodes=(), links=()):
+        self.topology = topology
+        nodes, links = check_faults(topology, nodes, links)
+        self.nodes = tuple(nodes)
+        self.links = tuple(links)
+
+    def __len__(self):
+        return len(self.nodes) + len(self.links)
+
+    def __eq__(self, other):
+        return (isinstance(other, FaultSet) and self.topology == other.topology
+                and self.nodes == other.nodes and self.links == other.links)
+
+    def __hash__(self):
+        return hash((self.topology, self.nodes, self.links))
+
+    def __repr__(self):
+        return f"FaultSet({self.topology.label}, nodes={list(self.nodes)}, " \
+               f"links={[list(x) for x in self.links]})"
+
+
+class RouteTable:
+    """Every reference route of a network, as dense arrays (built by :func:`route_table`).
+
+    Attributes
+    ----------
+    topology, algorithm
+    nodes : ndarray
+        Node addresses in dense index order.
+    neighbours : ndarray (N, degree)
+        Dense index of the neighbour through each port.
+    link_id : ndarray (N, degree)
+        Number of the undirected link leaving each node through each port.
+    links : ndarray (L, 2)
+        The links' end addresses (``u < v``), in link number order.
+    length : ndarray (N, N)
+        Hops of the reference route from each node to each node.
+    path : ndarray (N, N, D + 1)
+        Dense indices of the route's nodes, padded with the destination.
+    hop_link : ndarray (N, N, D)
+        Link numbers of its hops, padded with ``L`` (a link that is never faulty).
+    hop_port, hop_class : ndarray (N, N, D)
+        Output port and VC class of each hop (``-1`` padding).
+    classes : int
+        VC classes of the reference routing (``C``).
+    """
+
+    def __init__(self, topology, algorithm):
+        self.topology = topology
+        self.algorithm = algorithm
+        nodes = topology.nodes()
+        n, degree = len(nodes), topology.degree
+        self.nodes = nodes
+        self.neighbours = np.stack([topology.index_array(topology.neighbor_array(nodes, p))
+                                    for p in range(degree)], axis=1)
+        self.link_id, self.links = self._number_links()
+        self.classes = required_vcs(topology, algorithm)
+        ports = self._port_table()                          # (dest, here) -> port
+        wraps = np.stack([wrap_array(topology, nodes, p) for p in range(degree)],
+                         axis=1).astype(np.int8)
+        # follow every route at once: here[s, t]
+        here = np.broadcast_to(np.arange(n)[:, None], (n, n)).copy()
+        dest = np.broadcast_to(np.arange(n)[None, :], (n, n))
+        cls = np.zeros((n, n), dtype=np.int8)
+        path, hop_link, hop_port, hop_class = [here.copy()], [], [], []
+        length = np.zeros((n, n), dtype=np.int64)
+        while True:
+            moving = here != dest
+            if not moving.any():
+                break
+            port = np.where(moving, ports[dest, here], degree)
+            safe = np.minimum(port, degree - 1)
+            cls = np.where(moving, cls + wraps[here, safe], cls)
+            hop_port.append(np.where(moving, port, -1).astype(np.int8))
+            hop_class.append(np.where(moving, cls, -1).astype(np.int8))
+            hop_link.append(np.where(moving, self.link_id[here, safe], len(self.links)))
+            here = np.where(moving, self.neighbours[here, safe], here)
+            length += moving
+            path.append(here.copy())
+            if len(path) > 4 * n + 4:  # pragma: no cover - guards a broken routing function
+                raise RuntimeError(f"{algorithm} routing of {topology.label} does not end")
+        small = np.int16 if n < (1 << 15) and len(self.links) < (1 << 15) else np.int32
+        self.length = length
+        self.path = np.stack(path, axis=2).astype(small)
+        if hop_link:
+            self.hop_link = np.stack(hop_link, axis=2).astype(small)
+            self.hop_port = np.stack(hop_port, axis=2)
+            self.hop_class = np.stack(hop_class, axis=2)
+        else:  # pragma: no cover - a one-node network
+            self.hop_link = np.zeros((n, n, 0), dtype=small)
+            self.hop_port = self.hop_class = np.zeros((n, n, 0), dtype=np.int8)
+        direct = self.length[np.arange(n)[:, None], self.neighbours]
+        if not (direct == 1).all():  # pragma: no cover - every routing modelled is minimal
+            raise ValueError(f"{algorithm} routing of {topology.label} does not take the "
+                             f"direct link to a neighbour")
+
+    def _number_links(self):
+        n, degree = self.neighbours.shape
+        chan = np.arange(n * degree).reshape(n, degree)
+        back = np.empty_like(chan)
+        for p in range(degree):
+            for q in range(degree):
+                sel = self.neighbours[self.neighbours[:, p], q] == np.arange(n)
+                back[sel, p] = self.neighbours[sel, p] * degree + q
+        canon = np.minimum(chan, back)
+        keys, link_id = np.unique(canon, return_inverse=True)
+        link_id = link_id.reshape(n, degree)
+        u = keys // degree
+        v = self.neighbours.ravel()[keys]
+        ends = np.sort(np.stack([self.nodes[u], self.nodes[v]], axis=1), axis=1)
+        return link_id, ends
+
+    def _port_table(self):
+        """(dest, here) -> port, routing one destination per translation class."""
+        topology, nodes = self.topology, self.nodes
+        n, degree = len(nodes), topology.degree
+        mask = translation_mask(topology)
+        table = np.empty((n, n), dtype=np.int64)
+        for rep in nodes[(nodes & mask) == 0]:
+            rep = int(rep)
+            row = np.array([topology._next_port(int(a), rep, self.algorithm)
+                            if a != rep else degree for a in nodes], dtype=np.int64)
+            for shift in np.unique(nodes & mask):
+                dest = topology.index(rep ^ int(shift))
+                # next_port(here, rep ^ x) == next_port(here ^ x, rep)
+                table[dest] = row[topology.index_array(nodes ^ shift)]
+        return table
+
+    def route(self, a, b):
+        """Dense node indices of the reference route from dense index ``a`` to ``b``."""
+        return [int(x) for x in self.path[a, b, :self.length[a, b] + 1]]
+
+    def usable(self, faults):
+        """(N, N) bool: the reference route from each node to each node avoids ``faults``
+        (its end nodes included)."""
+        bad_node = np.zeros(len(self.nodes), dtype=bool)
+        if faults.nodes:
+            bad_node[self.topology.index_array(np.array(faults.nodes, dtype=np.int64))] = True
+        bad_link = np.zeros(len(self.links) + 1, dtype=bool)
+        for u, v in faults.links:
+            iu, iv = self.topology.index(u), self.topology.index(v)
+            bad_link[self.link_id[iu, list(self.neighbours[iu]).index(iv)]] = True
+        ok = ~bad_node[self.path].any(axis=2)
+        if faults.links:
+            ok &= ~bad_link[self.hop_link].any(axis=2)
+        return ok
+
+    def surviving_distances(self, faults):
+        """(N, N) hop distances in the network without ``faults`` (-1: cut off)."""
+        usable = np.ones(self.neighbours.shape, dtype=bool)
+        for f in faults.nodes:
+            i = self.topology.index(f)
+            usable[i, :] = False
+            usable[self.neighbours == i] = False
+        for u, v in faults.links:
+            iu, iv = self.topology.index(u), self.topology.index(v)
+            usable[iu, self.neighbours[iu] == iv] = False
+            usable[iv, self.neighbours[iv] == iu] = False
+        return _all_pairs(self.neighbours, usable)
+
+
+@functools.lru_cache(maxsize=8)
+def _route_table(topology, algorithm):
+    return RouteTable(topology, algorithm)
+
+
+def route_table(topology, algorithm=None):
+    """The :class:`RouteTable` of ``topology``'s reference routing (cached).
+
+    Raises
+    ------
+    ValueError
+        If the routing reads header fields besides the destination (a leg must be a
+        route from any node), or the network is not modelled or too large.
+    """
+    _check_topology(topology)
+    algorithm = topology.check_algorithm(algorithm)
+    if topology.header_fields.get(algorithm):
+        raise ValueError(f"{algorithm} routing reads the header field(s) "
+                         f"{', '.join(topology.header_fields[algorithm])}; waypoint legs "
+                         f"need a routing that reads only the destination")
+    return _route_table(topology, algorithm)
+
+
+class WaypointRouting:
+    """The waypoint routing of one fault set (built by :func:`plan_waypoints`).
+
+    Attributes
+    ----------
+    topology, faults, algorithm
+    max_waypoints : int
+        Waypoints a header holds (``W``).
+    legs : ndarray (N, N)
+        Fewest usable legs joining each pair (0 on the diagonal, -1 when cut off, and
+        -1 for pairs with a faulty end).
+    waypoints : dict
+        ``(src, dst) -> tuple`` of waypoint addresses, for every healthy pair routed
+        through waypoints (direct pairs are absent).
+    cut_off : list of (int, int)
+        Healthy ordered pairs with no fault-free path at all.
+    unroutable : list of (int, int)
+        Healthy ordered pairs that are connected but need more than ``W`` waypoints.
+    guaranteed : bool
+        Whether ``len(faults) <= guarantee_bound(topology)``.
+    """
+
+    def __init__(self, table, faults, max_waypoints):
+        self.table = table
+        self.topology = table.topology
+        self.algorithm = table.algorithm
+        self.faults = faults
+        self.max_waypoints = max_waypoints
+        self.guaranteed = len(faults) <= guarantee_bound(self.topology)
+        n = len(table.nodes)
+        healthy = np.ones(n, dtype=bool)
+        if faults.nodes:
+            healthy[self.topology.index_array(np.array(faults.nodes))] = False
+        self.healthy = healthy
+        ok = table.usable(faults)
+        self.usable = ok
+        legs = np.where(ok, 1, -1).astype(np.int64)
+        np.fill_diagonal(legs, np.where(healthy, 0, -1))
+        # breadth-first search over usable legs, all sources at once
+        reach = ok.copy()
+        okf = ok.astype(np.float32)
+        level = 1
+        while True:
+            pending = (legs < 0) & healthy[:, None] & healthy[None, :]
+            rows = np.flatnonzero(pending.any(axis=1))
+            if not len(rows):
+                break
+            grown = (reach[rows].astype(np.float32) @ okf) > 0
+            new = grown & ~reach[rows]
+            if not new.any():
+                break
+            level += 1
+            reach[rows] |= new
+            legs[rows] = np.where(new & pending[rows], level, legs[rows])
+        self.legs = legs
+        nodes = table.nodes
+        pairs = np.argwhere(healthy[:, None] & healthy[None, :] & (legs < 0))
+        self.cut_off = [(int(nodes[a]), int(nodes[b])) for a, b in pairs]
+        far = np.argwhere(legs > max_waypoints + 1)
+        self.unroutable = [(int(nodes[a]), int(nodes[b])) for a, b in far]
+        self._dense_waypoints = self._choose(ok, legs, max_waypoints)
+        self.waypoints = {(int(nodes[a]), int(nodes[b])): tuple(int(nodes[w]) for w in ws)
+                          for (a, b), ws in self._dense_waypoints.items()}
+
+    def _choose(self, ok, legs, max_waypoints):
+        """Fewest legs, then fewest hops: dense (a, b) -> tuple of dense waypoints."""
+        length = self.table.length
+        cost = np.where(ok, length, _INF)
+        chosen = {}
+        one = np.argwhere(legs == 2)
+        for start in range(0, len(one), 4096):
+            batch = one[start:start + 4096]
+            a, b = batch[:, 0], batch[:, 1]
+            total = cost[a, :] + cost[:, b].T
+            w = np.argmin(total, axis=1)
+            for x, y, z in zip(a, b, w):
+                chosen[(int(x), int(y))] = (int(z),)
+        for a, b in np.argwhere((legs > 2) & (legs <= max_waypoints + 1)):
+            # layered shortest path over exactly legs[a, b] usable legs
+            best = cost[a].copy()
+            parents = []
+            for _ in range(legs[a, b] - 2):
+                total = best[:, None] + cost
+                parent = np.argmin(total, axis=0)
+                best = total[parent, np.arange(len(best))]
+                parents.append(parent)
+            last = int(np.argmin(best + cost[:, b]))
+            seq = [last]
+            for parent in reversed(parents):
+                seq.append(int(parent[seq[-1]]))
+            chosen[(int(a), int(b))] = tuple(reversed(seq))
+        return chosen
+
+    @property
+    def waypoints_needed(self):
+        """The most waypoints any healthy connected pair needs (``legs - 1``)."""
+        return max(0, int(self.legs.max()) - 1)
+
+    def _dense(self, address, name):
+        address = self.topology.check_node(address, name)
+        if address in self.faults.nodes:
+            raise ValueError(f"the {name} {address} is faulty")
+        return self.topology.index(address)
+
+    def route(self, src, dst):
+        """The path (addresses) a packet from ``src`` to ``dst`` takes, or None when the
+        pair is cut off or unroutable (the source refuses the packet).
+
+        Raises
+        ------
+        ValueError
+            If ``src`` or ``dst`` is not a node or is faulty.
+        """
+        a, b = self._dense(src, "source"), self._dense(dst, "destination")
+        if self.legs[a, b] < 0 or self.legs[a, b] > self.max_waypoints + 1:
+            return None
+        stops = [a, *self._dense_waypoints.get((a, b), ()), b]
+        path = [a]
+        for x, y in zip(stops, stops[1:]):
+            path.extend(self.table.route(x, y)[1:])
+        return [int(self.table.nodes[i]) for i in path]
+
+    def header(self, src, dst):
+        """The waypoints the source writes into the header (a tuple, empty when direct),
+        or None when the packet is refused."""
+        a, b = self._dense(src, "source"), self._dense(dst, "destination")
+        if self.legs[a, b] < 0 or self.legs[a, b] > self.max_waypoints + 1:
+            return None
+        return self.waypoints.get((src, dst), ())
+
+    def source_table(self, src):
+        """The fault configuration of source ``src``: ``dest -> waypoints`` for every
+        destination that needs waypoints, and ``dest -> None`` for the refused ones."""
+        a = self._dense(src, "source")
+        out = {}
+        for b in np.flatnonzero(self.healthy):
+            if b == a:
+                continue
+            dst = int(self.table.nodes[b])
+            if self.legs[a, b] < 0 or self.legs[a, b] > self.max_waypoints + 1:
+                out[dst] = None
+            elif (a, int(b)) in self._dense_waypoints:
+                out[dst] = self.waypoints[(src, dst)]
+        return out
+
+    def stretch(self):
+        """Hops of the waypoint routes against the shortest fault-free paths.
+
+        Returns
+        -------
+        dict
+            ``pairs`` (routed healthy pairs), ``detoured`` (pairs through waypoints),
+            ``max_extra`` (most extra hops), ``mean_extra``, ``max_ratio`` (most
+            route / shortest), ``mean_ratio``.
+        """
+        shortest = self.table.surviving_distances(self.faults)
+        hops = self._hops()
+        routed = hops > 0
+        if not routed.any():
+            return {"pairs": 0, "detoured": 0, "max_extra": 0, "mean_extra": 0.0,
+                    "max_ratio": 1.0, "mean_ratio": 1.0}
+        extra = (hops - shortest)[routed]
+        ratio = hops[routed] / shortest[routed]
+        return {"pairs": int(routed.sum()), "detoured": len(self._dense_waypoints),
+                "max_extra": int(extra.max()), "mean_extra": float(extra.mean()),
+                "max_ratio": float(ratio.max()), "mean_ratio": float(ratio.mean())}
+
+    def _hops(self):
+        """(N, N) hops of each routed pair, 0 for pairs not routed."""
+        length = self.table.length
+        hops = np.where(self.legs == 1, length, 0)
+        for (a, b), ws in self._dense_waypoints.items():
+            stops = (a, *ws, b)
+            hops[a, b] = sum(int(length[x, y]) for x, y in zip(stops, stops[1:]))
+        np.fill_diagonal(hops, 0)
+        return hops
+
+    def leg_pairs(self):
+        """Per phase ``p``: the (N, N) bool matrix of legs ``a -> b`` some route takes
+        as its leg ``p`` (phase 0 holds the direct routes' single legs)."""
+        n = len(self.table.nodes)
+        phases = [np.zeros((n, n), dtype=bool) for _ in range(self.max_waypoints + 1)]
+        phases[0] = self.legs == 1
+        for (a, b), ws in self._dense_waypoints.items():
+            stops = (a, *ws, b)
+            for p, (x, y) in enumerate(zip(stops, stops[1:])):
+                phases[p][x, y] = True
+        return phases
+
+    def verify(self, sources=None):
+        """Independent checks of this routing; a list of problems (empty when sound).
+
+        ``sources``: the source addresses whose pairs are checked (None: every healthy
+        node).
+
+        Every routed pair's path, walked hop by hop with the topology's own
+        :meth:`~cubefab.topology.base.Topology.next_port` toward each target, ends at
+        the destination through adjacent nodes and no fault; the pairs refused are
+        exactly the pairs that breadth-first search of the surviving network finds cut
+        off plus those that need more than ``W`` waypoints; within the guarantee none
+        is refused.
+        """
+        problems = []
+        topo = self.topology
+        bad_nodes = set(self.faults.nodes)
+        bad_links = set(self.faults.links)
+        shortest = self.table.surviving_distances(self.faults)
+        nodes = self.table.nodes
+        healthy = np.flatnonzero(self.healthy)
+        starts = healthy if sources is None else \
+            [self._dense(s, "source") for s in sources]
+        for a in starts:
+            for b in healthy:
+                if a == b:
+                    continue
+                s, t = int(nodes[a]), int(nodes[b])
+                path = self.route(s, t)
+                if shortest[a, b] < 0:
+                    if path is not None:  # pragma: no cover - a modelling error
+                        problems.append(f"{s}->{t} is cut off yet routed")
+                    continue
+                if path is None:
+                    if self.guaranteed:
+                        problems.append(f"{s}->{t} refused within the guarantee")
+                    elif self.legs[a, b] <= self.max_waypoints + 1:
+                        problems.append(f"{s}->{t} refused but routable")
+                    continue
+                problems.extend(self._walk(topo, s, t, path, bad_nodes, bad_links))
+        return problems
+
+    def _walk(self, topo, s, t, path, bad_nodes, bad_links):
+        targets = list(self.waypoints.get((s, t), ())) + [t]
+        here, phase, walked = s, 0, [s]
+        while True:
+            while phase < len(targets) - 1 and here == targets[phase]:
+                phase += 1
+            if here == targets[phase]:
+                break
+            nxt = topo.neighbor(here, topo.next_port(here, targets[phase], self.algorithm))
+            if nxt in bad_nodes or (min(here, nxt), max(here, nxt)) in bad_links:
+                return [f"{s}->{t} crosses a fault at {here}->{nxt}"]
+            here = nxt
+            walked.append(here)
+            if len(walked) > 4 * topo.num_nodes:  # pragma: no cover
+                return [f"{s}->{t} does not end"]
+        if walked != path:  # pragma: no cover - a modelling error
+            return [f"{s}->{t}: hop-by-hop walk {walked} differs from the table {path}"]
+        return []
+
+
+def plan_waypoints(topology, faults=None, max_waypoints=DEFAULT_WAYPOINTS, algorithm=None):
+    """The waypoint routing of ``topology`` under ``faults``.
+
+    Parameters
+    ----------
+    topology : Topology
+        A hypercube, metacube or DLH of at most :data:`MAX_NODES` nodes.
+    faults : FaultSet or None
+        None: no faults.
+    max_waypoints : int
+        Waypoints a header holds, ``>= 0``.
+    algorithm : str or None
+        The reference routing of the legs (the topology's default); it must read only
+        the destination.
+
+    Returns
+    -------
+    WaypointRouting
+    """
+    table = route_table(topology, algorithm)
+    if faults is None:
+        faults = FaultSet(topology)
+    elif not isinstance(faults, FaultSet) or faults.topology != topology:
+        raise TypeError(f"faults must be a FaultSet of {topology.label}, not {faults!r}")
+    max_waypoints = check_int("Number of waypoints", max_waypoints, 0)
+    return WaypointRouting(table, faults, max_waypoints)
+
+
+# -- deadlock -------------------------------------------------------------------------
+
+class WaypointDeadlockReport:
+    """Result of :func:`check_waypoint_deadlock`.
+
+    Attributes
+    ----------
+    topology, algorithm, faults
+    max_waypoints : int
+        ``W``; the phases are ``0 .. W``.
+    classes : int
+        VC classes per phase (``C``); the VCs are ``(W + 1) * C``.
+    channels, dependencies : int
+        Vertices (link, VC) and edges of the channel dependency graph.
+    cycle : list of (u, port, v, vc) or None
+        A witness cycle of channels, or None when the graph is acyclic.
+    seconds : float
+    """
+
+    #: The VC rule every report is about.
+    RULE = "vc = phase * C + class; class from 0 on every leg, + wrap(here, port) per hop"
+
+    def __init__(self, routing, channels, dependencies, cycle, seconds):
+        self.topology = routing.topology
+        self.algorithm = routing.algorithm
+        self.faults = routing.faults
+        self.max_waypoints = routing.max_waypoints
+        self.classes = routing.table.classes
+        self.channels = channels
+        self.dependencies = dependencies
+        self.cycle = cycle
+        self.seconds = seconds
+
+    @property
+    def vcs(self):
+        return (self.max_waypoints + 1) * self.classes
+
+    @property
+    def deadlock_free(self):
+        return self.cycle is None
+
+    def describe_cycle(self):
+        """The witness cycle as text."""
+        if self.cycle is None:
+            return "no cycle"
+        return "; ".join(f"{u} -[port {p}, vc {vc}]-> {v}" for u, p, v, vc in self.cycle) \
+            + " (back to the first channel)"
+
+    def as_dict(self):
+        return {"topology": self.topology.label, "algorithm": self.algorithm,
+                "faulty_nodes": list(self.faults.nodes),
+                "faulty_links": [list(x) for x in self.faults.links],
+                "max_waypoints": self.max_waypoints, "classes_per_phase": self.classes,
+                "vcs": self.vcs, "vc_rule": self.RULE, "channels": self.channels,
+                "dependencies": self.dependencies, "deadlock_free": self.deadlock_free,
+                "cycle": None if self.cycle is None else
+                [{"from": u, "port": p, "to": v, "vc": vc} for u, p, v, vc in self.cycle],
+                "seconds": round(self.seconds, 3)}
+
+
+@functools.lru_cache(maxsize=8)
+def _hop_vertices(table):
+    """(N, N, D) channel of every hop of every leg, ``chan * C + class`` (-1 padding)."""
+    degree, classes = table.topology.degree, table.classes
+    here = table.path[:, :, :-1].astype(np.int64)
+    port = table.hop_port.astype(np.int64)
+    vertex = (here * degree + port) * classes + table.hop_class
+    return np.where(port >= 0, vertex, -1)
+
+
+@functools.lru_cache(maxsize=8)
+def _leg_dependency_index(table):
+    """The distinct dependencies inside legs, ``(held, requested)`` rows of
+    ``chan * C + class``, and for every leg ``(a, b)`` and hop ``i`` the row of its
+    dependency ``hop i -> hop i + 1`` (the number of rows when there is none)."""
+    vertex = _hop_vertices(table)
+    held, req = vertex[:, :, :-1], vertex[:, :, 1:]
+    valid = req >= 0
+    span = table.nodes.size * table.topology.degree * table.classes
+    keys = np.where(valid, held * span + req, -1)
+    distinct, inverse = np.unique(keys[valid], return_inverse=True)
+    index = np.full(keys.shape, len(distinct), dtype=np.int64)
+    index[valid] = inverse
+    return np.stack([distinct // span, distinct % span], axis=1), index
+
+
+def check_waypoint_deadlock(routing):
+    """Build the channel dependency graph of a :class:`WaypointRouting` and look for
+    a cycle.
+
+    A vertex is a (directed link, VC) channel, VC ``phase * C + class``. The edges are
+    every pair of consecutive hops of every route the routing takes (the hops into and
+    out of a waypoint included: the packet holds the first while it requests the
+    second). Refused pairs contribute nothing.
+
+    Returns
+    -------
+    WaypointDeadlockReport
+    """
+    if not isinstance(routing, WaypointRouting):
+        raise TypeError(f"routing must be a WaypointRouting, not {routing!r}")
+    t0 = time.perf_counter()
+    table = routing.table
+    classes = table.classes
+    vcs = (routing.max_waypoints + 1) * classes
+    rows, index = _leg_dependency_index(table)
+    vertex = _hop_vertices(table)
+    parts = []
+
+    def shift(v, phase):
+        # chan * C + class -> chan * vcs + phase * C + class
+        return (v // classes) * vcs + phase * classes + v % classes
+
+    for p, used in enumerate(routing.leg_pairs()):
+        if not used.any():
+            continue
+        mark = np.zeros(len(rows) + 1, dtype=bool)
+        mark[index[used].ravel()] = True
+        parts.append(shift(rows[mark[:-1]], p))
+    by_count = {}
+    for (a, b), ws in routing._dense_waypoints.items():
+        by_count.setdefault(len(ws), []).append((a, *ws, b))
+    for stops in by_count.values():
+        stops = np.array(stops)
+        for p in range(stops.shape[1] - 2):
+            x, y, z = stops[:, p], stops[:, p + 1], stops[:, p + 2]
+            last = vertex[x, y, table.length[x, y] - 1]
+            first = vertex[y, z, 0]
+            parts.append(np.stack([shift(last, p), shift(first, p + 1)], axis=1))
+    num = len(table.nodes) * table.topology.degree * vcs
+    edges = np.unique(np.concatenate(parts), axis=0) if parts else \
+        np.zeros((0, 2), dtype=np.int64)
+    found = _find_cycle(num, edges)
+    cycle = None
+    if found is not None:
+        degree = table.topology.degree
+        cycle = []
+        for c in found:
+            vc, chan = c % vcs, c // vcs
+            u, port = chan // degree, chan % degree
+            cycle.append((int(table.nodes[u]), int(port),
+                          int(table.nodes[table.neighbours[u, port]]), int(vc)))
+    return WaypointDeadlockReport(routing, num, len(edges), cycle,
+                                  time.perf_counter() - t0)
+
+
+# -- sweeps over fault sets -----------------------------------------------------------
+
+def fault_elements(topology):
+    """Every single fault of ``topology``: ``("node", a)`` for each node, then
+    ``("link", (u, v))`` for each link."""
+    return ([("node", int(a)) for a in topology.nodes()]
+            + [("link", (int(u), int(v))) for u, v in topology.edges()])
+
+
+def _fault_set(topology, chosen):
+    return FaultSet(topology, [x for kind, x in chosen if kind == "node"],
+                    [x for kind, x in chosen if kind == "link"])
+
+
+def random_fault_sets(topology, count, size, seed=0):
+    """``count`` random fault sets of ``size`` distinct faulty nodes and links, drawn
+    uniformly from :func:`fault_elements` (reproducible by ``seed``)."""
+    rng = np.random.default_rng(seed)
+    elements = fault_elements(topology)
+    for _ in range(count):
+        pick = rng.choice(len(elements), size=size, replace=False)
+        yield _fault_set(topology, [elements[i] for i in sorted(pick)])
+
+
+class FaultSweep:
+    """Result of :func:`sweep_fault_sets`: figures over every fault set checked.
+
+    Attributes
+    ----------
+    topology, max_waypoints
+    fault_sets, pairs : int
+        Fault sets and healthy ordered pairs checked.
+    waypoints_needed : int
+        The most waypoints any pair needed.
+    refused : int
+        Healthy pairs refused (cut off or unroutable).
+    deadlocks : list of FaultSet
+        Fault sets whose channel dependency graph has a cycle.
+    problems : list of str
+        Failures of :meth:`WaypointRouting.verify` (first 20).
+    max_extra, max_ratio : int, float
+        Largest path stretch (extra hops, ratio) against the shortest fault-free path.
+    seconds : float
+    """
+
+    def __init__(self, topology, max_waypoints):
+        self.topology = topology
+        self.max_waypoints = max_waypoints
+        self.fault_sets = self.pairs = self.waypoints_needed = self.refused = 0
+        self.deadlocks, self.problems = [], []
+        self.max_extra, self.max_ratio = 0, 1.0
+        self.seconds = 0.0
+
+    @property
+    def ok(self):
+        return not (self.refused or self.deadlocks or self.problems)
+
+    def as_dict(self):
+        return {"topology": self.topology.label, "max_waypoints": self.max_waypoints,
+                "fault_sets": self.fault_sets, "pairs": self.pairs,
+                "waypoints_needed": self.waypoints_needed, "refused": self.refused,
+                "deadlocks": len(self.deadlocks), "problems": self.problems[:20],
+                "max_extra": self.max_extra, "max_ratio": round(self.max_ratio, 3),
+                "seconds": round(self.seconds, 2)}
+
+
+def sweep_fault_sets(topology, fault_sets=None, max_waypoints=DEFAULT_WAYPOINTS,
+                     verify=True, deadlock=True, stretch=True, algorithm=None):
+    """Check the waypoint routing over many fault sets.
+
+    Parameters
+    ----------
+    topology : Topology
+    fault_sets : iterable of FaultSet or None
+        None: every fault set of up to :func:`guarantee_bound` faulty nodes and links
+        (exhaustive).
+    max_waypoints : int
+    verify : bool or int
+        Run :meth:`WaypointRouting.verify` (hop-by-hop walks and BFS) on each set: for
+        every source (True), or for this many healthy sources drawn at random.
+    deadlock : bool
+        Run :func:`check_waypoint_deadlock` on each set.
+    stretch : bool
+        Measure the path stretch.
+
+    Returns
+    -------
+    FaultSweep
+    """
+    t0 = time.perf_counter()
+    if fault_sets is None:
+        elements = fault_elements(topology)
+        bound = guarantee_bound(topology)
+        fault_sets = (_fault_set(topology, chosen) for size in range(bound + 1)
+                      for chosen in itertools.combinations(elements, size))
+    sweep = FaultSweep(topology, max_waypoints)
+    rng = np.random.default_rng(0)
+    for faults in fault_sets:
+        routing = plan_waypoints(topology, faults, max_waypoints, algorithm)
+        sweep.fault_sets += 1
+        healthy = int(routing.healthy.sum())
+        sweep.pairs += healthy * (healthy - 1)
+        sweep.waypoints_needed = max(sweep.waypoints_needed, routing.waypoints_needed)
+        sweep.refused += len(routing.cut_off) + len(routing.unroutable)
+        if verify is not False and len(sweep.problems) < 20:
+            sources = None
+            if verify is not True:
+                healthy = routing.table.nodes[routing.healthy]
+                sources = rng.choice(healthy, size=min(int(verify), len(healthy)),
+                                     replace=False).tolist()
+            sweep.problems.extend(f"{faults}: {p}" for p in routing.verify(sources)[:20])
+        if deadlock and not check_waypoint_deadlock(routing).deadlock_free:
+            sweep.deadlocks.append(faults)
+        if stretch:
+            figures = routing.stretch()
+            sweep.max_extra = max(sweep.max_extra, figures["max_extra"])
+            sweep.max_ratio = max(sweep.max_ratio, figures["max_ratio"])
+    sweep.seconds = time.perf_counter() - t0
+    return sweep
