@@ -74,9 +74,7 @@ _INF = np.int64(1 << 40)
 def _check_topology(topology):
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-    if not isinstance(topology, (Hypercube, Metacube, DLH)):
-        raise ValueError(f"fault-tolerant routing is modelled for the hypercube, the "
-                         f"metacube and the DLH, not {topology.label}")
+    guarantee_bound(topology)       # refuses the families not modelled
     if topology.num_nodes > MAX_NODES:
         raise ValueError(f"{topology.label} has {topology.num_nodes} nodes; fault-tolerant "
                          f"routing tables are built for networks up to {MAX_NODES}")
@@ -92,13 +90,16 @@ def guarantee_bound(topology):
     A fault, node or link, lies on at most one of the disjoint paths (the direct link,
     when there is one, is a path of its own), so one path survives.
     """
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     if isinstance(topology, Hypercube):
         return topology.n - 1
     if isinstance(topology, Metacube):
         return topology.k + topology.m - 1
     if isinstance(topology, DLH):
         return topology.d + 2
-    raise ValueError(f"no fault-tolerance guarantee is modelled for {topology!r}")
+    raise ValueError(f"fault-tolerant routing is modelled for the hypercube, the metacube "
+                     f"and the DLH, not {topology.label}")
 
 
 class FaultSet:
