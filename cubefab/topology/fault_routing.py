@@ -56,7 +56,7 @@ from .hypercube import Hypercube
 from .metacube import Metacube
 
 
-__all__ = ["guarantee_bound", "FaultSet", "RouteTable", "route_table", "WaypointRouting",
+__all__ = ["waypoint_step", "guarantee_bound", "FaultSet", "RouteTable", "route_table", "WaypointRouting",
            "plan_waypoints", "WaypointDeadlockReport", "check_waypoint_deadlock",
            "FaultSweep", "sweep_fault_sets", "random_fault_sets", "fault_elements",
            "MAX_NODES", "DEFAULT_WAYPOINTS"]
@@ -69,6 +69,25 @@ MAX_NODES = 4096
 DEFAULT_WAYPOINTS = 2
 
 _INF = np.int64(1 << 40)
+
+
+def waypoint_step(topology, here, dest, waypoints, phase, algorithm=None):
+    """The per-node decision of waypoint routing: ``(port, phase_out)``.
+
+    While ``phase < len(waypoints)`` and ``here`` is waypoint ``phase``, the phase
+    advances; the packet is then forwarded by the reference routing toward the target,
+    waypoint ``phase_out`` or, once every waypoint is passed, ``dest``. ``port`` is
+    ``degree`` when the packet is delivered here. The route unit
+    :class:`~cubefab.hdl.route.WaypointRoute` implements this.
+    """
+    algorithm = topology.check_algorithm(algorithm)
+    here = topology.check_node(here, "here")
+    waypoints = [topology.check_node(w, "waypoint") for w in waypoints]
+    phase = check_int("phase", phase, 0, len(waypoints))
+    while phase < len(waypoints) and here == waypoints[phase]:
+        phase += 1
+    target = waypoints[phase] if phase < len(waypoints) else dest
+    return topology.next_port(here, target, algorithm), phase
 
 
 def _check_topology(topology):
@@ -534,14 +553,13 @@ class WaypointRouting:
         return problems
 
     def _walk(self, topo, s, t, path, bad_nodes, bad_links):
-        targets = list(self.waypoints.get((s, t), ())) + [t]
+        waypoints = self.waypoints.get((s, t), ())
         here, phase, walked = s, 0, [s]
         while True:
-            while phase < len(targets) - 1 and here == targets[phase]:
-                phase += 1
-            if here == targets[phase]:
+            port, phase = waypoint_step(topo, here, t, waypoints, phase, self.algorithm)
+            if port == topo.degree:
                 break
-            nxt = topo.neighbor(here, topo.next_port(here, targets[phase], self.algorithm))
+            nxt = topo.neighbor(here, port)
             if nxt in bad_nodes or (min(here, nxt), max(here, nxt)) in bad_links:
                 return [f"{s}->{t} crosses a fault at {here}->{nxt}"]
             here = nxt
