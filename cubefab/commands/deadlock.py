@@ -135,14 +135,14 @@ def _faulty(args, topology):
     doc = report.as_dict()
     doc.update({"guarantee": bound, "faults": len(faults), "guaranteed": routing.guaranteed,
                 "waypoints_needed": routing.waypoints_needed,
-                "detoured_pairs": len(routing.waypoints),
+                "detoured_pairs": routing.detoured,
                 "cut_off": [list(p) for p in routing.cut_off],
                 "unroutable": [list(p) for p in routing.unroutable],
                 "delivered": not refused_within})
     rows = [["faults (nodes + links)", f"{len(faults)} (guarantee <= {bound})"],
             ["waypoints in header", waypoints],
             ["waypoints needed", routing.waypoints_needed],
-            ["pairs through waypoints", len(routing.waypoints)],
+            ["pairs through waypoints", routing.detoured],
             ["pairs cut off", len(routing.cut_off)],
             ["pairs unroutable (> W waypoints)", len(routing.unroutable)],
             ["VCs (phases x classes)", f"{report.vcs} ({waypoints + 1} x {report.classes})"],

@@ -68,7 +68,8 @@ MAX_NODES = 4096
 #: network measured; docs/faults.md).
 DEFAULT_WAYPOINTS = 2
 
-_INF = np.int64(1 << 40)
+#: The hop count of an unusable leg (two of them still fit an int32).
+_INF = np.int32(1 << 28)
 
 
 def waypoint_step(topology, here, dest, waypoints, phase, algorithm=None):
@@ -82,12 +83,20 @@ def waypoint_step(topology, here, dest, waypoints, phase, algorithm=None):
     """
     algorithm = topology.check_algorithm(algorithm)
     here = topology.check_node(here, "here")
+    dest = topology.check_node(dest, "dest")
     waypoints = [topology.check_node(w, "waypoint") for w in waypoints]
     phase = check_int("phase", phase, 0, len(waypoints))
+    return _step(topology, here, dest, waypoints, phase, algorithm)
+
+
+def _step(topology, here, dest, waypoints, phase, algorithm):
+    """:func:`waypoint_step` without the checks."""
     while phase < len(waypoints) and here == waypoints[phase]:
         phase += 1
     target = waypoints[phase] if phase < len(waypoints) else dest
-    return topology.next_port(here, target, algorithm), phase
+    if here == target:
+        return topology.degree, phase
+    return topology._next_port(here, target, algorithm), phase
 
 
 def _check_topology(topology):
@@ -273,20 +282,19 @@ class RouteTable:
     def usable(self, faults):
         """(N, N) bool: the reference route from each node to each node avoids ``faults``
         (its end nodes included)."""
-        bad_node = np.zeros(len(self.nodes), dtype=bool)
-        if faults.nodes:
-            bad_node[self.topology.index_array(np.array(faults.nodes, dtype=np.int64))] = True
-        bad_link = np.zeros(len(self.links) + 1, dtype=bool)
+        n = len(self.nodes)
+        ok = np.ones((n, n), dtype=bool)
+        for f in faults.nodes:
+            ok &= ~(self.path == self.topology.index(f)).any(axis=2)
         for u, v in faults.links:
             iu, iv = self.topology.index(u), self.topology.index(v)
-            bad_link[self.link_id[iu, list(self.neighbours[iu]).index(iv)]] = True
-        ok = ~bad_node[self.path].any(axis=2)
-        if faults.links:
-            ok &= ~bad_link[self.hop_link].any(axis=2)
+            link = self.link_id[iu, list(self.neighbours[iu]).index(iv)]
+            ok &= ~(self.hop_link == link).any(axis=2)
         return ok
 
-    def surviving_distances(self, faults):
-        """(N, N) hop distances in the network without ``faults`` (-1: cut off)."""
+    def surviving_distances(self, faults, sources=None):
+        """(N, N) hop distances in the network without ``faults`` (-1: cut off); with
+        ``sources`` (dense indices) only their rows."""
         usable = np.ones(self.neighbours.shape, dtype=bool)
         for f in faults.nodes:
             i = self.topology.index(f)
@@ -296,7 +304,7 @@ class RouteTable:
             iu, iv = self.topology.index(u), self.topology.index(v)
             usable[iu, self.neighbours[iu] == iv] = False
             usable[iv, self.neighbours[iv] == iu] = False
-        return _all_pairs(self.neighbours, usable)
+        return _all_pairs(self.neighbours, usable, sources)
 
 
 @functools.lru_cache(maxsize=8)
@@ -333,9 +341,9 @@ class WaypointRouting:
     legs : ndarray (N, N)
         Fewest usable legs joining each pair (0 on the diagonal, -1 when cut off, and
         -1 for pairs with a faulty end).
-    waypoints : dict
-        ``(src, dst) -> tuple`` of waypoint addresses, for every healthy pair routed
-        through waypoints (direct pairs are absent).
+    stops : dict
+        ``j -> array`` of rows ``(a, w1, .., wj, b)`` (dense indices): the pairs routed
+        through ``j`` waypoints and their waypoints (:attr:`waypoints` by address).
     cut_off : list of (int, int)
         Healthy ordered pairs with no fault-free path at all.
     unroutable : list of (int, int)
@@ -360,21 +368,24 @@ class WaypointRouting:
         self.usable = ok
         legs = np.where(ok, 1, -1).astype(np.int64)
         np.fill_diagonal(legs, np.where(healthy, 0, -1))
-        # breadth-first search over usable legs, all sources at once
-        reach = ok.copy()
+        cost = np.where(ok, table.length, _INF).astype(np.int32)
+        pending = (legs < 0) & healthy[:, None] & healthy[None, :]
+        chosen = self._two_legs(cost, legs, np.argwhere(pending))
+        # pairs that two legs do not join: breadth-first search over usable legs from
+        # their sources (all at once)
+        pending &= legs < 0
+        rows = np.flatnonzero(pending.any(axis=1))
         okf = ok.astype(np.float32)
-        level = 1
-        while True:
-            pending = (legs < 0) & healthy[:, None] & healthy[None, :]
-            rows = np.flatnonzero(pending.any(axis=1))
-            if not len(rows):
-                break
-            grown = (reach[rows].astype(np.float32) @ okf) > 0
-            new = grown & ~reach[rows]
+        reach = ok[rows]
+        reach = reach | ((reach.astype(np.float32) @ okf) > 0)
+        level = 2
+        while len(rows):
+            grown = reach | ((reach.astype(np.float32) @ okf) > 0)
+            new = grown & ~reach
             if not new.any():
                 break
             level += 1
-            reach[rows] |= new
+            reach = grown
             legs[rows] = np.where(new & pending[rows], level, legs[rows])
         self.legs = legs
         nodes = table.nodes
@@ -382,38 +393,68 @@ class WaypointRouting:
         self.cut_off = [(int(nodes[a]), int(nodes[b])) for a, b in pairs]
         far = np.argwhere(legs > max_waypoints + 1)
         self.unroutable = [(int(nodes[a]), int(nodes[b])) for a, b in far]
-        self._dense_waypoints = self._choose(ok, legs, max_waypoints)
-        self.waypoints = {(int(nodes[a]), int(nodes[b])): tuple(int(nodes[w]) for w in ws)
-                          for (a, b), ws in self._dense_waypoints.items()}
-
-    def _choose(self, ok, legs, max_waypoints):
-        """Fewest legs, then fewest hops: dense (a, b) -> tuple of dense waypoints."""
-        length = self.table.length
-        cost = np.where(ok, length, _INF)
-        chosen = {}
-        one = np.argwhere(legs == 2)
-        for start in range(0, len(one), 4096):
-            batch = one[start:start + 4096]
-            a, b = batch[:, 0], batch[:, 1]
-            total = cost[a, :] + cost[:, b].T
-            w = np.argmin(total, axis=1)
-            for x, y, z in zip(a, b, w):
-                chosen[(int(x), int(y))] = (int(z),)
+        # stops[j]: rows (a, w1, .., wj, b) of the dense pairs routed via j waypoints
+        self.stops = {1: chosen} if max_waypoints >= 1 and len(chosen) else {}
+        more = {}
         for a, b in np.argwhere((legs > 2) & (legs <= max_waypoints + 1)):
-            # layered shortest path over exactly legs[a, b] usable legs
-            best = cost[a].copy()
-            parents = []
-            for _ in range(legs[a, b] - 2):
-                total = best[:, None] + cost
-                parent = np.argmin(total, axis=0)
-                best = total[parent, np.arange(len(best))]
-                parents.append(parent)
-            last = int(np.argmin(best + cost[:, b]))
-            seq = [last]
-            for parent in reversed(parents):
-                seq.append(int(parent[seq[-1]]))
-            chosen[(int(a), int(b))] = tuple(reversed(seq))
-        return chosen
+            ws = self._many_legs(cost, int(a), int(b), legs[a, b])
+            more.setdefault(len(ws), []).append((a, *ws, b))
+        self.stops.update((j, np.array(rows, dtype=np.int64)) for j, rows in more.items())
+        self._via = np.full((n, n, max(1, max_waypoints)), -1, dtype=np.int32)
+        for j, rows in self.stops.items():
+            self._via[rows[:, 0], rows[:, -1], :j] = rows[:, 1:-1]
+        self._waypoints = None
+
+    @property
+    def waypoints(self):
+        """dict: ``(src, dst) -> tuple`` of waypoint addresses, for every healthy pair
+        routed through waypoints (direct pairs are absent)."""
+        if self._waypoints is None:
+            nodes = self.table.nodes
+            self._waypoints = {(int(nodes[r[0]]), int(nodes[r[-1]])):
+                               tuple(int(nodes[w]) for w in r[1:-1])
+                               for rows in self.stops.values() for r in rows}
+        return self._waypoints
+
+    @property
+    def detoured(self):
+        """int: healthy pairs routed through waypoints."""
+        return sum(len(rows) for rows in self.stops.values())
+
+    def _dense_via(self, a, b):
+        return [int(w) for w in self._via[a, b] if w >= 0]
+
+    @staticmethod
+    def _two_legs(cost, legs, pairs):
+        """For each dense pair in ``pairs`` that two usable legs join: set ``legs`` to 2
+        and pick the waypoint of fewest hops (lowest index on a tie); rows (a, w, b)."""
+        chosen = [np.zeros((0, 3), dtype=np.int64)]
+        into = np.ascontiguousarray(cost.T)
+        for start in range(0, len(pairs), 4096):
+            batch = pairs[start:start + 4096]
+            a, b = batch[:, 0], batch[:, 1]
+            total = cost[a, :] + into[b, :]
+            w = np.argmin(total, axis=1)
+            two = total[np.arange(len(batch)), w] < _INF
+            legs[a[two], b[two]] = 2
+            chosen.append(np.stack([a[two], w[two], b[two]], axis=1))
+        return np.concatenate(chosen)
+
+    @staticmethod
+    def _many_legs(cost, a, b, count):
+        """The waypoints of fewest hops over exactly ``count`` usable legs from ``a``
+        to ``b`` (layered shortest paths)."""
+        best = cost[a].astype(np.int64)
+        parents = []
+        for _ in range(count - 2):
+            total = best[:, None] + cost
+            parent = np.argmin(total, axis=0)
+            best = total[parent, np.arange(len(best))]
+            parents.append(parent)
+        seq = [int(np.argmin(best + cost[:, b]))]
+        for parent in reversed(parents):
+            seq.append(int(parent[seq[-1]]))
+        return tuple(reversed(seq))
 
     @property
     def waypoints_needed(self):
@@ -435,10 +476,12 @@ class WaypointRouting:
         ValueError
             If ``src`` or ``dst`` is not a node or is faulty.
         """
-        a, b = self._dense(src, "source"), self._dense(dst, "destination")
+        return self._route(self._dense(src, "source"), self._dense(dst, "destination"))
+
+    def _route(self, a, b):
         if self.legs[a, b] < 0 or self.legs[a, b] > self.max_waypoints + 1:
             return None
-        stops = [a, *self._dense_waypoints.get((a, b), ()), b]
+        stops = [a, *self._dense_via(a, b), b]
         path = [a]
         for x, y in zip(stops, stops[1:]):
             path.extend(self.table.route(x, y)[1:])
@@ -450,7 +493,7 @@ class WaypointRouting:
         a, b = self._dense(src, "source"), self._dense(dst, "destination")
         if self.legs[a, b] < 0 or self.legs[a, b] > self.max_waypoints + 1:
             return None
-        return self.waypoints.get((src, dst), ())
+        return tuple(int(self.table.nodes[w]) for w in self._dense_via(a, b))
 
     def source_table(self, src):
         """The fault configuration of source ``src``: ``dest -> waypoints`` for every
@@ -463,8 +506,8 @@ class WaypointRouting:
             dst = int(self.table.nodes[b])
             if self.legs[a, b] < 0 or self.legs[a, b] > self.max_waypoints + 1:
                 out[dst] = None
-            elif (a, int(b)) in self._dense_waypoints:
-                out[dst] = self.waypoints[(src, dst)]
+            elif self._via[a, b, 0] >= 0:
+                out[dst] = tuple(int(self.table.nodes[w]) for w in self._dense_via(a, b))
         return out
 
     def stretch(self):
@@ -485,7 +528,7 @@ class WaypointRouting:
                     "max_ratio": 1.0, "mean_ratio": 1.0}
         extra = (hops - shortest)[routed]
         ratio = hops[routed] / shortest[routed]
-        return {"pairs": int(routed.sum()), "detoured": len(self._dense_waypoints),
+        return {"pairs": int(routed.sum()), "detoured": self.detoured,
                 "max_extra": int(extra.max()), "mean_extra": float(extra.mean()),
                 "max_ratio": float(ratio.max()), "mean_ratio": float(ratio.mean())}
 
@@ -493,9 +536,8 @@ class WaypointRouting:
         """(N, N) hops of each routed pair, 0 for pairs not routed."""
         length = self.table.length
         hops = np.where(self.legs == 1, length, 0)
-        for (a, b), ws in self._dense_waypoints.items():
-            stops = (a, *ws, b)
-            hops[a, b] = sum(int(length[x, y]) for x, y in zip(stops, stops[1:]))
+        for rows in self.stops.values():
+            hops[rows[:, 0], rows[:, -1]] = length[rows[:, :-1], rows[:, 1:]].sum(axis=1)
         np.fill_diagonal(hops, 0)
         return hops
 
@@ -505,10 +547,9 @@ class WaypointRouting:
         n = len(self.table.nodes)
         phases = [np.zeros((n, n), dtype=bool) for _ in range(self.max_waypoints + 1)]
         phases[0] = self.legs == 1
-        for (a, b), ws in self._dense_waypoints.items():
-            stops = (a, *ws, b)
-            for p, (x, y) in enumerate(zip(stops, stops[1:])):
-                phases[p][x, y] = True
+        for rows in self.stops.values():
+            for p in range(rows.shape[1] - 1):
+                phases[p][rows[:, p], rows[:, p + 1]] = True
         return phases
 
     def verify(self, sources=None):
@@ -525,21 +566,20 @@ class WaypointRouting:
         is refused.
         """
         problems = []
-        topo = self.topology
         bad_nodes = set(self.faults.nodes)
         bad_links = set(self.faults.links)
-        shortest = self.table.surviving_distances(self.faults)
         nodes = self.table.nodes
         healthy = np.flatnonzero(self.healthy)
         starts = healthy if sources is None else \
             [self._dense(s, "source") for s in sources]
-        for a in starts:
+        shortest = self.table.surviving_distances(self.faults, starts)
+        for row, a in enumerate(starts):
             for b in healthy:
                 if a == b:
                     continue
                 s, t = int(nodes[a]), int(nodes[b])
-                path = self.route(s, t)
-                if shortest[a, b] < 0:
+                path = self._route(a, b)
+                if shortest[row, b] < 0:
                     if path is not None:  # pragma: no cover - a modelling error
                         problems.append(f"{s}->{t} is cut off yet routed")
                     continue
@@ -549,17 +589,20 @@ class WaypointRouting:
                     elif self.legs[a, b] <= self.max_waypoints + 1:
                         problems.append(f"{s}->{t} refused but routable")
                     continue
-                problems.extend(self._walk(topo, s, t, path, bad_nodes, bad_links))
+                problems.extend(self._walk(a, b, path, bad_nodes, bad_links))
         return problems
 
-    def _walk(self, topo, s, t, path, bad_nodes, bad_links):
-        waypoints = self.waypoints.get((s, t), ())
+    def _walk(self, a, b, path, bad_nodes, bad_links):
+        """Walk dense pair ``a -> b`` by :func:`waypoint_step` and compare with ``path``."""
+        topo, nodes = self.topology, self.table.nodes
+        s, t = int(nodes[a]), int(nodes[b])
+        waypoints = [int(nodes[w]) for w in self._dense_via(a, b)]
         here, phase, walked = s, 0, [s]
         while True:
-            port, phase = waypoint_step(topo, here, t, waypoints, phase, self.algorithm)
+            port, phase = _step(topo, here, t, waypoints, phase, self.algorithm)
             if port == topo.degree:
                 break
-            nxt = topo.neighbor(here, port)
+            nxt = topo._neighbor(here, port)
             if nxt in bad_nodes or (min(here, nxt), max(here, nxt)) in bad_links:
                 return [f"{s}->{t} crosses a fault at {here}->{nxt}"]
             here = nxt
@@ -673,7 +716,8 @@ def _hop_vertices(table):
 def _leg_dependency_index(table):
     """The distinct dependencies inside legs, ``(held, requested)`` rows of
     ``chan * C + class``, and for every leg ``(a, b)`` and hop ``i`` the row of its
-    dependency ``hop i -> hop i + 1`` (the number of rows when there is none)."""
+    dependency ``hop i -> hop i + 1`` (the number of rows when there is none), and how
+    many hops use each row."""
     vertex = _hop_vertices(table)
     held, req = vertex[:, :, :-1], vertex[:, :, 1:]
     valid = req >= 0
@@ -682,7 +726,8 @@ def _leg_dependency_index(table):
     distinct, inverse = np.unique(keys[valid], return_inverse=True)
     index = np.full(keys.shape, len(distinct), dtype=np.int64)
     index[valid] = inverse
-    return np.stack([distinct // span, distinct % span], axis=1), index
+    uses = np.bincount(index.ravel(), minlength=len(distinct) + 1)
+    return np.stack([distinct // span, distinct % span], axis=1), index, uses
 
 
 def check_waypoint_deadlock(routing):
@@ -704,7 +749,7 @@ def check_waypoint_deadlock(routing):
     table = routing.table
     classes = table.classes
     vcs = (routing.max_waypoints + 1) * classes
-    rows, index = _leg_dependency_index(table)
+    rows, index, uses = _leg_dependency_index(table)
     vertex = _hop_vertices(table)
     parts = []
 
@@ -715,14 +760,15 @@ def check_waypoint_deadlock(routing):
     for p, used in enumerate(routing.leg_pairs()):
         if not used.any():
             continue
-        mark = np.zeros(len(rows) + 1, dtype=bool)
-        mark[index[used].ravel()] = True
+        if used.sum() * 2 > used.size:
+            # most legs used (phase 0): count out the unused ones
+            left = uses - np.bincount(index[~used].ravel(), minlength=len(uses))
+            mark = left > 0
+        else:
+            mark = np.zeros(len(rows) + 1, dtype=bool)
+            mark[index[used].ravel()] = True
         parts.append(shift(rows[mark[:-1]], p))
-    by_count = {}
-    for (a, b), ws in routing._dense_waypoints.items():
-        by_count.setdefault(len(ws), []).append((a, *ws, b))
-    for stops in by_count.values():
-        stops = np.array(stops)
+    for stops in routing.stops.values():
         for p in range(stops.shape[1] - 2):
             x, y, z = stops[:, p], stops[:, p + 1], stops[:, p + 2]
             last = vertex[x, y, table.length[x, y] - 1]

@@ -206,13 +206,15 @@ def _search(topology, s, t, bad_nodes, bad_links):
     return [int(a) for a in topology.address_array(np.array(chain[::-1], dtype=np.int64))]
 
 
-def _all_pairs(neighbours, usable):
+def _all_pairs(neighbours, usable, sources=None):
     """All-pairs hop distances (-1: unreachable) over the dense neighbour table
-    ``neighbours`` (n, degree), using only the links marked in ``usable`` (n, degree)."""
+    ``neighbours`` (n, degree), using only the links marked in ``usable`` (n, degree);
+    with ``sources`` (dense indices) only the rows of those sources."""
     n = neighbours.shape[0]
-    dist = np.full((n, n), -1, dtype=np.int64)
-    np.fill_diagonal(dist, 0)
-    reach = np.eye(n, dtype=bool)
+    rows = np.arange(n) if sources is None else np.asarray(sources, dtype=np.int64)
+    dist = np.full((len(rows), n), -1, dtype=np.int64)
+    dist[np.arange(len(rows)), rows] = 0
+    reach = dist == 0
     frontier = reach.copy()
     level = 0
     while frontier.any():
