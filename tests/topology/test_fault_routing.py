@@ -11,6 +11,7 @@ from cubefab.topology.fault_routing import (FaultSet, check_waypoint_deadlock,
                                             fault_elements, guarantee_bound,
                                             plan_waypoints, random_fault_sets, route_table,
                                             sweep_fault_sets)
+from cubefab.topology.deadlock import hop_vcs
 from cubefab.topology.mcube import Mcube
 from cubefab.topology.paths import check_disjoint_paths, disjoint_paths
 
@@ -28,13 +29,15 @@ def isolating(topology, victim):
     return FaultSet(topology, topology.neighbors(victim))
 
 
-@pytest.mark.parametrize("topology", SMALL, ids=label)
+@pytest.mark.parametrize("topology", SMALL + [Metacube(2, 1), DLH(3, 1)], ids=label)
 def test_route_table_is_the_reference_routing(topology):
     table = route_table(topology)
     nodes = [int(a) for a in topology.nodes()]
     for a, s in enumerate(nodes):
         for b, t in enumerate(nodes):
             assert [nodes[i] for i in table.route(a, b)] == topology.route(s, t)
+            hops = table.length[a, b]
+            assert table.hop_class[a, b, :hops].tolist() == hop_vcs(topology, s, t)
 
 
 @pytest.mark.parametrize("topology", SMALL + [DLH(3, 1), pytest.param(DLH(2, 2), marks=pytest.mark.slow)], ids=label)
