@@ -56,7 +56,7 @@ from .hypercube import Hypercube
 from .metacube import Metacube
 
 
-__all__ = ["waypoint_step", "guarantee_bound", "FaultSet", "RouteTable", "route_table", "WaypointRouting",
+__all__ = ["waypoint_step", "guarantee_bound", "leg_algorithm", "FaultSet", "RouteTable", "route_table", "WaypointRouting",
            "plan_waypoints", "WaypointDeadlockReport", "check_waypoint_deadlock",
            "FaultSweep", "sweep_fault_sets", "random_fault_sets", "fault_elements",
            "MAX_NODES", "DEFAULT_WAYPOINTS"]
@@ -322,12 +322,20 @@ def route_table(topology, algorithm=None):
         route from any node), or the network is not modelled or too large.
     """
     _check_topology(topology)
+    return _route_table(topology, leg_algorithm(topology, algorithm))
+
+
+def leg_algorithm(topology, algorithm=None):
+    """The name of the reference routing of waypoint legs (the topology's default for
+    None); ValueError if it reads header fields besides the destination (a leg must be
+    a route from any node to any node) or the family is not modelled."""
+    guarantee_bound(topology)           # refuses the families not modelled
     algorithm = topology.check_algorithm(algorithm)
     if topology.header_fields.get(algorithm):
         raise ValueError(f"{algorithm} routing reads the header field(s) "
                          f"{', '.join(topology.header_fields[algorithm])}; waypoint legs "
                          f"need a routing that reads only the destination")
-    return _route_table(topology, algorithm)
+    return algorithm
 
 
 class WaypointRouting:

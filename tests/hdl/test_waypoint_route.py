@@ -89,7 +89,7 @@ def test_constant_node_unit():
 
 @pytest.mark.parametrize("args, error, match", [
     ((Hypercube(3), 0), ValueError, "Number of waypoints"),
-    ((Metacube(1, 1), 1, None, "paper"), ValueError, "reads the source"),
+    ((Metacube(1, 1), 1, None, "paper"), ValueError, "reads the header field"),
     ((Mcube(3), 1), ValueError, "modelled for"),
     ((DLH(3, 1), 1, 4), ValueError, "node 4 is not a node"),
 ])

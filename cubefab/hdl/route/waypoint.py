@@ -6,7 +6,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ...topology.base import check_int
-from ...topology.fault_routing import guarantee_bound
+from ...topology.fault_routing import leg_algorithm
 from .factory import route_unit
 
 
@@ -77,12 +77,8 @@ class WaypointRoute(wiring.Component):
     def check(cls, topology, waypoints, node=None, algorithm=None):
         """Check the parameters before a unit is built: returns ``waypoints`` as an
         int, or raises TypeError or ValueError saying what is wrong."""
-        guarantee_bound(topology)           # refuses the families not modelled
         waypoints = check_int("Number of waypoints", waypoints, 1)
-        algorithm = topology.check_algorithm(algorithm)
-        if topology.header_fields.get(algorithm):
-            raise ValueError(f"{algorithm} routing reads the source; waypoint legs need a "
-                             f"routing that reads only the destination")
+        leg_algorithm(topology, algorithm)
         if node is not None:
             topology.check_node(node, "node")
         return waypoints
