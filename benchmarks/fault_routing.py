@@ -8,7 +8,8 @@ the guarantee (small networks) or random ones (large networks).
     python benchmarks/fault_routing.py --synth              # WaypointRoute LUT4 (yosys)
 
 Each row: fault sets checked, healthy ordered pairs, the most waypoints any pair needed,
-pairs refused (cut off or needing more than W waypoints; 0 within the guarantee),
+pairs refused because the faults cut them off, pairs refused because they need more than
+W waypoints (both 0 within the guarantee),
 fault sets whose channel dependency graph has a cycle (0: proven), the largest extra
 hops and route / shortest ratio against the shortest fault-free path, and the time.
 With ``--faults A:B`` the random sets have A..B faults each (beyond the guarantee too).
@@ -36,7 +37,8 @@ LARGE = [Metacube(2, 2), DLH(4, 3)]
 def row(topology, sweep, what):
     d = sweep.as_dict()
     return [topology.label, guarantee_bound(topology), what, d["fault_sets"], d["pairs"],
-            d["waypoints_needed"], d["refused"], d["deadlocks"], len(d["problems"]),
+            d["waypoints_needed"], d["cut_off"], d["unroutable"], d["deadlocks"],
+            len(d["problems"]),
             d["max_extra"], d["max_ratio"], d["seconds"]]
 
 
@@ -94,7 +96,7 @@ def main():
                 rows.append(row(topology, sweep, f"{args.random} x {size} faults"))
                 print(*rows[-1], flush=True)
     print(format_table(["network", "bound", "fault sets", "sets", "pairs", "waypoints",
-                        "refused", "deadlocks", "problems", "max extra", "max ratio",
+                        "cut off", "> W", "deadlocks", "problems", "max extra", "max ratio",
                         "seconds"], rows))
 
 

@@ -833,8 +833,11 @@ class FaultSweep:
         Fault sets and healthy ordered pairs checked.
     waypoints_needed : int
         The most waypoints any pair needed.
-    refused : int
-        Healthy pairs refused (cut off or unroutable).
+    cut_off, unroutable : int
+        Healthy pairs refused because the faults disconnect them, or because they need
+        more than ``W`` waypoints (summed over the fault sets).
+    refused_within : int
+        Healthy pairs refused in fault sets within the guarantee (0 when it holds).
     deadlocks : list of FaultSet
         Fault sets whose channel dependency graph has a cycle.
     problems : list of str
@@ -847,19 +850,21 @@ class FaultSweep:
     def __init__(self, topology, max_waypoints):
         self.topology = topology
         self.max_waypoints = max_waypoints
-        self.fault_sets = self.pairs = self.waypoints_needed = self.refused = 0
+        self.fault_sets = self.pairs = self.waypoints_needed = 0
+        self.cut_off = self.unroutable = self.refused_within = 0
         self.deadlocks, self.problems = [], []
         self.max_extra, self.max_ratio = 0, 1.0
         self.seconds = 0.0
 
     @property
     def ok(self):
-        return not (self.refused or self.deadlocks or self.problems)
+        return not (self.refused_within or self.deadlocks or self.problems)
 
     def as_dict(self):
         return {"topology": self.topology.label, "max_waypoints": self.max_waypoints,
                 "fault_sets": self.fault_sets, "pairs": self.pairs,
-                "waypoints_needed": self.waypoints_needed, "refused": self.refused,
+                "waypoints_needed": self.waypoints_needed, "cut_off": self.cut_off,
+                "unroutable": self.unroutable, "refused_within": self.refused_within,
                 "deadlocks": len(self.deadlocks), "problems": self.problems[:20],
                 "max_extra": self.max_extra, "max_ratio": round(self.max_ratio, 3),
                 "seconds": round(self.seconds, 2)}
@@ -902,7 +907,10 @@ def sweep_fault_sets(topology, fault_sets=None, max_waypoints=DEFAULT_WAYPOINTS,
         healthy = int(routing.healthy.sum())
         sweep.pairs += healthy * (healthy - 1)
         sweep.waypoints_needed = max(sweep.waypoints_needed, routing.waypoints_needed)
-        sweep.refused += len(routing.cut_off) + len(routing.unroutable)
+        sweep.cut_off += len(routing.cut_off)
+        sweep.unroutable += len(routing.unroutable)
+        if routing.guaranteed:
+            sweep.refused_within += len(routing.cut_off) + len(routing.unroutable)
         if verify is not False and len(sweep.problems) < 20:
             sources = None
             if verify is not True:

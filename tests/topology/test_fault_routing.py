@@ -62,6 +62,14 @@ def test_guarantee_bound_is_tight(topology):
     assert routing.route(int(topology.nodes()[-1]), 0) is None
 
 
+def test_sweep_beyond_the_guarantee_counts_the_refusals():
+    topology, nodes = TWO_WAYPOINTS
+    sets = [isolating(topology, 5), FaultSet(topology, nodes)]
+    sweep = sweep_fault_sets(topology, sets, max_waypoints=1)
+    assert sweep.cut_off == 2 * (topology.num_nodes - topology.degree - 1)
+    assert sweep.unroutable == 2 and sweep.refused_within == 2 and not sweep.ok
+
+
 def test_no_faults_routes_every_pair_directly():
     topology = Metacube(1, 2)
     routing = plan_waypoints(topology)
