@@ -63,7 +63,8 @@ def main():
                         help="also N random fault sets per large network")
     parser.add_argument("--faults", default=None, metavar="A:B",
                         help="random fault counts (default: the guarantee)")
-    parser.add_argument("--networks", choices=["all", "small", "large"], default="all")
+    parser.add_argument("--networks", choices=["all", "small", "large", "MC(2,2)",
+                                               "DLH(4,3)"], default="all")
     parser.add_argument("--waypoints", type=int, default=2)
     parser.add_argument("--verify", type=int, default=4, metavar="S",
                         help="sources walked hop by hop per random fault set")
@@ -80,8 +81,10 @@ def main():
             sweep = sweep_fault_sets(topology, max_waypoints=args.waypoints)
             rows.append(row(topology, sweep, "every set"))
             print(*rows[-1], flush=True)
-    if args.random and args.networks in ("all", "large"):
+    if args.random and args.networks not in ("small",):
         for topology in LARGE:
+            if args.networks not in ("all", "large", topology.label):
+                continue
             start = time.monotonic()
             route_table(topology)
             print(f"{topology.label}: route table in {time.monotonic() - start:.1f} s",
