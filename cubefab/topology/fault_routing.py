@@ -655,18 +655,11 @@ def plan_waypoints(topology, faults=None, max_waypoints=DEFAULT_WAYPOINTS, algor
 class WaypointDeadlockReport:
     """Result of :func:`check_waypoint_deadlock`.
 
-    Attributes
-    ----------
-    topology, algorithm, faults
-    max_waypoints : int
-        ``W``; the phases are ``0 .. W``.
-    classes : int
-        VC classes per phase (``C``); the VCs are ``(W + 1) * C``.
-    channels, dependencies : int
-        Vertices (link, VC) and edges of the channel dependency graph.
-    cycle : list of (u, port, v, vc) or None
-        A witness cycle of channels, or None when the graph is acyclic.
-    seconds : float
+    Its attributes: ``topology``, ``algorithm`` and ``faults``; ``max_waypoints``, ``W``
+    (the phases are ``0 .. W``); ``classes``, the VC classes per phase (``C``; the VCs
+    are ``(W + 1) * C``); ``channels`` and ``dependencies``, the vertices (link, VC)
+    and edges of the channel dependency graph; ``cycle``, a witness cycle of channels as
+    ``(u, port, v, vc)``, None when the graph is acyclic; ``seconds``.
     """
 
     #: The VC rule every report is about.
