@@ -22,9 +22,9 @@ SECONDS_PER_STATE = 6e-6
 BYTES_PER_STATE = 200
 #: Most waypoints a header holds.
 MAX_WAYPOINTS = 8
-#: Measured (MC(2,2): 1 M ordered pairs, routes of up to 10 hops): about 40 bytes per
-#: (pair, hop) of the route table and 1 us per (pair, hop) per fault set.
-BYTES_PER_PAIR_HOP = 40
+#: Measured (MC(2,2): 1 M ordered pairs, routes of up to 12 hops, 690 MB peak): about 56
+#: bytes per (pair, hop) of the route table, and about 1 us per (pair, hop) per fault set.
+BYTES_PER_PAIR_HOP = 56
 
 
 def _options(parser):
@@ -123,7 +123,9 @@ def _faulty(args, topology):
     with input_errors():
         faults = FaultSet(topology, args.faults, args.faulty_links)
         bound = guarantee_bound(topology)
-        hops = 4 * topology.address_bits
+        # at least the longest route: n in Q(n), m + d + 1 in the DLH, and the address
+        # bits plus the 2^(k+1) class moves of a metacube
+        hops = topology.address_bits + 2 ** (getattr(topology, "k", 0) + 1)
         check_memory(f"the route table of {topology.label}",
                      topology.num_nodes ** 2 * hops * BYTES_PER_PAIR_HOP)
         route_table(topology, args.algorithm)

@@ -45,6 +45,7 @@ def test_beyond_the_guarantee_names_the_pairs_cut_off(cli):
     (["metacube", "-k", 1, "-m", 1, "--faults", "1", "--algorithm", "paper"],
      "reads the header field"),
     (["hypercube", "-n", 3, "--waypoints", "9"], "--waypoints"),
+    (["hypercube", "-n", 12, "--faults", "1"], "the route table of Q(12) would need"),
 ], ids=lambda x: x if isinstance(x, str) else " ".join(map(str, x)))
 def test_bad_fault_input_is_one_error_line(cli, args, message):
     r = cli("deadlock", *args)
