@@ -96,3 +96,14 @@ def test_constant_node_unit():
 def test_bad_parameters_are_refused(args, error, match):
     with pytest.raises(error, match=match):
         WaypointRoute.check(*args)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("topology", [Hypercube(3), Metacube(1, 1)], ids=lambda t: t.label)
+def test_every_input_with_two_waypoints(topology):
+    # 8 x 8 x (1 + 8 + 64 headers, 1-3 phases) = 24 576 vectors each, 18 s for both
+    nodes = [int(a) for a in topology.nodes()]
+    headers = [()] + [(w,) for w in nodes] + list(itertools.product(nodes, nodes))
+    vectors = [(h, d, ws, p) for h, d in itertools.product(nodes, nodes)
+               for ws in headers for p in range(len(ws) + 1)]
+    assert simulate(WaypointRoute(topology, 2), vectors) == expected(topology, vectors)
