@@ -495,6 +495,19 @@ class WaypointRouting:
             path.extend(self.table.route(x, y)[1:])
         return [int(self.table.nodes[i]) for i in path]
 
+    def hop_vcs(self, src, dst):
+        """The VC of every hop of the route from ``src`` to ``dst`` (``phase * C +
+        class``), or None when the packet is refused."""
+        a, b = self._dense(src, "source"), self._dense(dst, "destination")
+        if self._route(a, b) is None:
+            return None
+        stops = [a, *self._dense_via(a, b), b]
+        vcs = []
+        for phase, (x, y) in enumerate(zip(stops, stops[1:])):
+            classes = self.table.hop_class[x, y, :self.table.length[x, y]]
+            vcs.extend(int(c) + phase * self.table.classes for c in classes)
+        return vcs
+
     def header(self, src, dst):
         """The waypoints the source writes into the header (a tuple, empty when direct),
         or None when the packet is refused."""

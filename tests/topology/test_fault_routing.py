@@ -87,6 +87,16 @@ def test_route_avoids_the_faults_and_names_its_waypoints():
     assert routing.verify() == []
 
 
+def test_each_leg_uses_its_own_vc_class_set():
+    topology, nodes = TWO_WAYPOINTS
+    routing = plan_waypoints(topology, FaultSet(topology, nodes))
+    legs = [hop_vcs(topology, 4, 13), hop_vcs(topology, 13, 9), hop_vcs(topology, 9, 8)]
+    assert routing.hop_vcs(4, 8) == legs[0] + [v + 2 for v in legs[1]] + \
+        [v + 4 for v in legs[2]]
+    short = plan_waypoints(topology, FaultSet(topology, nodes), max_waypoints=1)
+    assert short.hop_vcs(4, 8) is None and len(short.hop_vcs(4, 13)) == 2
+
+
 def test_one_waypoint_leaves_the_two_waypoint_pairs_unroutable():
     topology, nodes = TWO_WAYPOINTS
     routing = plan_waypoints(topology, FaultSet(topology, nodes), max_waypoints=1)
