@@ -670,7 +670,7 @@ class WaypointDeadlockReport:
 
     Its attributes: ``topology``, ``algorithm`` and ``faults``; ``max_waypoints``, ``W``
     (the phases are ``0 .. W``); ``classes``, the VC classes per phase (``C``; the VCs
-    are ``(W + 1) * C``); ``channels`` and ``dependencies``, the vertices (link, VC)
+    are ``(W + 1) * C``, or ``C`` without ``phase_sets``); ``channels`` and ``dependencies``, the vertices (link, VC)
     and edges of the channel dependency graph; ``cycle``, a witness cycle of channels as
     ``(u, port, v, vc)``, None when the graph is acyclic; ``seconds``.
     """
@@ -678,7 +678,8 @@ class WaypointDeadlockReport:
     #: The VC rule every report is about.
     RULE = "vc = phase * C + class; class from 0 on every leg, + wrap(here, port) per hop"
 
-    def __init__(self, routing, channels, dependencies, cycle, seconds):
+    def __init__(self, routing, channels, dependencies, cycle, seconds, phase_sets=True):
+        self.phase_sets = phase_sets
         self.topology = routing.topology
         self.algorithm = routing.algorithm
         self.faults = routing.faults
@@ -691,7 +692,7 @@ class WaypointDeadlockReport:
 
     @property
     def vcs(self):
-        return (self.max_waypoints + 1) * self.classes
+        return (self.max_waypoints + 1 if self.phase_sets else 1) * self.classes
 
     @property
     def deadlock_free(self):
@@ -744,14 +745,16 @@ def _leg_dependency_index(table):
     return np.stack([distinct // span, distinct % span], axis=1), index, uses
 
 
-def check_waypoint_deadlock(routing):
+def check_waypoint_deadlock(routing, phase_sets=True):
     """Build the channel dependency graph of a :class:`WaypointRouting` and look for
     a cycle.
 
     A vertex is a (directed link, VC) channel, VC ``phase * C + class``. The edges are
     every pair of consecutive hops of every route the routing takes (the hops into and
     out of a waypoint included: the packet holds the first while it requests the
-    second). Refused pairs contribute nothing.
+    second). Refused pairs contribute nothing. With ``phase_sets=False`` every phase
+    shares one set of ``C`` VCs (the class still restarts on each leg): the design
+    without the phase VCs, to show what they are for.
 
     Returns
     -------
@@ -762,14 +765,15 @@ def check_waypoint_deadlock(routing):
     t0 = time.perf_counter()
     table = routing.table
     classes = table.classes
-    vcs = (routing.max_waypoints + 1) * classes
+    phases = routing.max_waypoints + 1 if phase_sets else 1
+    vcs = phases * classes
     rows, index, uses = _leg_dependency_index(table)
     vertex = _hop_vertices(table)
     parts = []
 
     def shift(v, phase):
         # chan * C + class -> chan * vcs + phase * C + class
-        return (v // classes) * vcs + phase * classes + v % classes
+        return (v // classes) * vcs + (phase % phases) * classes + v % classes
 
     for p, used in enumerate(routing.leg_pairs()):
         if not used.any():
@@ -802,7 +806,7 @@ def check_waypoint_deadlock(routing):
             cycle.append((int(table.nodes[u]), int(port),
                           int(table.nodes[table.neighbours[u, port]]), int(vc)))
     return WaypointDeadlockReport(routing, num, len(edges), cycle,
-                                  time.perf_counter() - t0)
+                                  time.perf_counter() - t0, phase_sets)
 
 
 # -- sweeps over fault sets -----------------------------------------------------------

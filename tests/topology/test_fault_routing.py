@@ -157,6 +157,14 @@ def test_deadlock_check_is_acyclic_with_phase_vcs():
     assert report.as_dict()["cycle"] is None
 
 
+def test_phases_sharing_one_vc_set_can_deadlock():
+    topology = Hypercube(3)
+    routing = plan_waypoints(topology, FaultSet(topology, [0, 5]))
+    shared = check_waypoint_deadlock(routing, phase_sets=False)
+    assert not shared.deadlock_free and shared.vcs == 1
+    assert check_waypoint_deadlock(routing).deadlock_free
+
+
 def test_deadlock_check_finds_a_witness_cycle():
     # MC(1,1) is a ring of 8: without its dateline class the routes close a cycle
     topology = Metacube(1, 1)
