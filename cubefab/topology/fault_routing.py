@@ -36,7 +36,8 @@ number of internally disjoint paths between any two nodes: ``n`` in Q(n), ``k + 
 MC(k, m), ``d + 3`` in DLH(m, d); :func:`guarantee_bound`), every pair of healthy nodes
 stays connected, and since each link is the reference route between its two ends,
 connected pairs are always joined by a chain of usable legs. How many waypoints the
-guarantee needs is measured exhaustively by :func:`sweep_fault_sets` (docs/faults.md).
+guarantee needs is measured exhaustively by :func:`sweep_fault_sets` (one on Q(n) and
+MC(k, m), two on DLH(2,1) as measured; docs/faults.md).
 Beyond the guarantee a pair is *cut off* (no fault-free path exists) or *unroutable*
 (connected, but needs more than ``W`` waypoints); both are listed, and a source refuses
 such packets.
@@ -56,10 +57,10 @@ from .hypercube import Hypercube
 from .metacube import Metacube
 
 
-__all__ = ["waypoint_step", "guarantee_bound", "leg_algorithm", "FaultSet", "RouteTable", "route_table", "WaypointRouting",
-           "plan_waypoints", "WaypointDeadlockReport", "check_waypoint_deadlock",
-           "FaultSweep", "sweep_fault_sets", "random_fault_sets", "fault_elements",
-           "MAX_NODES", "DEFAULT_WAYPOINTS"]
+__all__ = ["waypoint_step", "guarantee_bound", "leg_algorithm", "FaultSet", "RouteTable",
+           "route_table", "WaypointRouting", "plan_waypoints", "WaypointDeadlockReport",
+           "check_waypoint_deadlock", "FaultSweep", "sweep_fault_sets", "random_fault_sets",
+           "fault_elements", "MAX_NODES", "DEFAULT_WAYPOINTS"]
 
 #: Largest network whose all-pairs route table :func:`route_table` builds.
 MAX_NODES = 4096
@@ -670,9 +671,10 @@ class WaypointDeadlockReport:
 
     Its attributes: ``topology``, ``algorithm`` and ``faults``; ``max_waypoints``, ``W``
     (the phases are ``0 .. W``); ``classes``, the VC classes per phase (``C``; the VCs
-    are ``(W + 1) * C``, or ``C`` without ``phase_sets``); ``channels`` and ``dependencies``, the vertices (link, VC)
-    and edges of the channel dependency graph; ``cycle``, a witness cycle of channels as
-    ``(u, port, v, vc)``, None when the graph is acyclic; ``seconds``.
+    are ``(W + 1) * C``, or ``C`` without ``phase_sets``); ``channels`` and
+    ``dependencies``, the vertices (link, VC) and edges of the channel dependency graph;
+    ``cycle``, a witness cycle of channels as ``(u, port, v, vc)``, None when the graph
+    is acyclic; ``seconds``.
     """
 
     #: The VC rule every report is about.

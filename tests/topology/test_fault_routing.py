@@ -40,7 +40,8 @@ def test_route_table_is_the_reference_routing(topology):
             assert table.hop_class[a, b, :hops].tolist() == hop_vcs(topology, s, t)
 
 
-@pytest.mark.parametrize("topology", SMALL + [DLH(3, 1), pytest.param(DLH(2, 2), marks=pytest.mark.slow)], ids=label)
+@pytest.mark.parametrize("topology", SMALL + [
+    DLH(3, 1), pytest.param(DLH(2, 2), marks=pytest.mark.slow)], ids=label)
 def test_guarantee_bound_is_disjoint_paths_minus_one(topology):
     counts = set()
     for s, t in itertools.combinations([int(a) for a in topology.nodes()], 2):
