@@ -53,16 +53,6 @@ def test_every_input_with_one_waypoint(topology):
     assert simulate(WaypointRoute(topology, 1), vectors) == expected(topology, vectors)
 
 
-def test_every_input_with_two_waypoints_at_the_waypoints():
-    # the phase logic reads only whether here is a waypoint: every (waypoint pair,
-    # phase) at every node of Q(3), for one destination per translation
-    topology = Hypercube(3)
-    nodes = range(8)
-    vectors = [(h, d, (a, b), p) for h in nodes for d in (0, 5) for a in nodes
-               for b in nodes for p in range(3)]
-    assert simulate(WaypointRoute(topology, 2), vectors) == expected(topology, vectors)
-
-
 def test_hop_by_hop_routes_of_a_two_waypoint_fault_set():
     topology = DLH(2, 1)
     routing = plan_waypoints(topology, FaultSet(topology, [0, 1, 12]))
