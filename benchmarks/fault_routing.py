@@ -6,6 +6,7 @@ the guarantee (small networks) or random ones (large networks).
     python benchmarks/fault_routing.py --random 100          # + MC(2,2), DLH(4,3), 100 sets
     python benchmarks/fault_routing.py --random 200 --faults 0:4 --networks large
     python benchmarks/fault_routing.py --synth              # WaypointRoute LUT4 (yosys)
+    python benchmarks/fault_routing.py --networks small --shared   # why phase VC sets
 
 Each row: fault sets checked, healthy ordered pairs, the most waypoints any pair needed,
 pairs refused because the faults cut them off, pairs refused because they need more than
@@ -13,7 +14,8 @@ W waypoints (both 0 within the guarantee),
 fault sets whose channel dependency graph has a cycle (0: proven), the largest extra
 hops and route / shortest ratio against the shortest fault-free path, and the time.
 With ``--faults A:B`` the random sets have A..B faults each (beyond the guarantee too).
-``--synth`` instead synthesises (yosys ``synth_ice40``) the constant-address route unit
+``--shared`` adds a column: the fault sets whose graph has a cycle when all phases share
+one VC set. ``--synth`` instead synthesises (yosys ``synth_ice40``) the constant-address route unit
 and :class:`~cubefab.hdl.route.WaypointRoute` with 1 and 2 waypoints around it: LUT4 and
 logic depth.
 """
@@ -34,11 +36,11 @@ SMALL = [Hypercube(3), Hypercube(4), Metacube(1, 1), Metacube(1, 2), DLH(2, 1)]
 LARGE = [Metacube(2, 2), DLH(4, 3)]
 
 
-def row(topology, sweep, what):
+def row(topology, sweep, what, shared):
     d = sweep.as_dict()
     return [topology.label, guarantee_bound(topology), what, d["fault_sets"], d["pairs"],
             d["waypoints_needed"], d["cut_off"], d["unroutable"], d["deadlocks"],
-            len(d["problems"]),
+            len(d["problems"])] + ([d["shared_deadlocks"]] if shared else []) + [
             d["max_extra"], d["max_ratio"], d["seconds"]]
 
 
@@ -69,6 +71,8 @@ def main():
     parser.add_argument("--verify", type=int, default=4, metavar="S",
                         help="sources walked hop by hop per random fault set")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--shared", action="store_true",
+                        help="also count deadlocks with one VC set for every phase")
     parser.add_argument("--synth", action="store_true",
                         help="synthesise the waypoint unit instead")
     args = parser.parse_args()
@@ -78,8 +82,9 @@ def main():
     rows = []
     if args.networks in ("all", "small"):
         for topology in SMALL:
-            sweep = sweep_fault_sets(topology, max_waypoints=args.waypoints)
-            rows.append(row(topology, sweep, "every set"))
+            sweep = sweep_fault_sets(topology, max_waypoints=args.waypoints,
+                                     shared=args.shared)
+            rows.append(row(topology, sweep, "every set", args.shared))
             print(*rows[-1], flush=True)
     if args.random and args.networks not in ("small",):
         for topology in LARGE:
@@ -95,12 +100,14 @@ def main():
             for size in range(lo, hi + 1):
                 sets = random_fault_sets(topology, args.random, size, args.seed + size)
                 sweep = sweep_fault_sets(topology, sets, args.waypoints,
-                                         verify=args.verify)
-                rows.append(row(topology, sweep, f"{args.random} x {size} faults"))
+                                         verify=args.verify, shared=args.shared)
+                rows.append(row(topology, sweep, f"{args.random} x {size} faults",
+                                args.shared))
                 print(*rows[-1], flush=True)
     print(format_table(["network", "bound", "fault sets", "sets", "pairs", "waypoints",
-                        "cut off", "> W", "deadlocks", "problems", "max extra", "max ratio",
-                        "seconds"], rows))
+                        "cut off", "> W", "deadlocks", "problems"]
+                       + (["shared-VC deadlocks"] if args.shared else [])
+                       + ["max extra", "max ratio", "seconds"], rows))
 
 
 if __name__ == "__main__":

@@ -854,6 +854,9 @@ class FaultSweep:
         Fault sets whose channel dependency graph has a cycle.
     problems : list of str
         Failures of :meth:`WaypointRouting.verify` (first 20).
+    shared_deadlocks : int
+        With ``shared``: fault sets whose graph has a cycle when every phase shares one
+        VC set (``check_waypoint_deadlock(routing, phase_sets=False)``).
     max_extra, max_ratio : int, float
         Largest path stretch (extra hops, ratio) against the shortest fault-free path.
     seconds : float
@@ -863,7 +866,7 @@ class FaultSweep:
         self.topology = topology
         self.max_waypoints = max_waypoints
         self.fault_sets = self.pairs = self.waypoints_needed = 0
-        self.cut_off = self.unroutable = self.refused_within = 0
+        self.cut_off = self.unroutable = self.refused_within = self.shared_deadlocks = 0
         self.deadlocks, self.problems = [], []
         self.max_extra, self.max_ratio = 0, 1.0
         self.seconds = 0.0
@@ -877,13 +880,15 @@ class FaultSweep:
                 "fault_sets": self.fault_sets, "pairs": self.pairs,
                 "waypoints_needed": self.waypoints_needed, "cut_off": self.cut_off,
                 "unroutable": self.unroutable, "refused_within": self.refused_within,
-                "deadlocks": len(self.deadlocks), "problems": self.problems[:20],
+                "deadlocks": len(self.deadlocks),
+                "shared_deadlocks": self.shared_deadlocks, "problems": self.problems[:20],
                 "max_extra": self.max_extra, "max_ratio": round(self.max_ratio, 3),
                 "seconds": round(self.seconds, 2)}
 
 
 def sweep_fault_sets(topology, fault_sets=None, max_waypoints=DEFAULT_WAYPOINTS,
-                     verify=True, deadlock=True, stretch=True, algorithm=None):
+                     verify=True, deadlock=True, stretch=True, algorithm=None,
+                     shared=False):
     """Check the waypoint routing over many fault sets.
 
     Parameters
@@ -900,6 +905,8 @@ def sweep_fault_sets(topology, fault_sets=None, max_waypoints=DEFAULT_WAYPOINTS,
         Run :func:`check_waypoint_deadlock` on each set.
     stretch : bool
         Measure the path stretch.
+    shared : bool
+        Also count the fault sets that deadlock when the phases share one VC set.
 
     Returns
     -------
@@ -932,6 +939,8 @@ def sweep_fault_sets(topology, fault_sets=None, max_waypoints=DEFAULT_WAYPOINTS,
             sweep.problems.extend(f"{faults}: {p}" for p in routing.verify(sources)[:20])
         if deadlock and not check_waypoint_deadlock(routing).deadlock_free:
             sweep.deadlocks.append(faults)
+        if shared and not check_waypoint_deadlock(routing, phase_sets=False).deadlock_free:
+            sweep.shared_deadlocks += 1
         if stretch:
             figures = routing.stretch()
             sweep.max_extra = max(sweep.max_extra, figures["max_extra"])

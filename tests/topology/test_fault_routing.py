@@ -166,6 +166,11 @@ def test_phases_sharing_one_vc_set_can_deadlock():
     assert check_waypoint_deadlock(routing).deadlock_free
 
 
+def test_shared_phase_vcs_deadlock_in_72_of_the_q3_fault_sets():
+    sweep = sweep_fault_sets(Hypercube(3), verify=False, stretch=False, shared=True)
+    assert sweep.shared_deadlocks == 72 and not sweep.deadlocks
+
+
 def test_deadlock_check_finds_a_witness_cycle():
     # MC(1,1) is a ring of 8: without its dateline class the routes close a cycle
     topology = Metacube(1, 1)
