@@ -1,11 +1,15 @@
 """``cubefab deadlock TOPO ...``: the channel dependency graph check (Dally & Seitz), with
-``--adaptive`` Duato's condition for adaptive routing over escape VCs, or with
-``--broadcast`` the combined graph of unicast and broadcast replication."""
+``--adaptive`` Duato's condition for adaptive routing over escape VCs, with
+``--broadcast`` the combined graph of unicast and broadcast replication, or with
+``--faults``/``--faulty-links``/``--waypoints`` the waypoint routing around one fault set
+(:mod:`cubefab.topology.fault_routing`): every healthy pair delivered and the graph with
+one VC class set per phase acyclic."""
 
 from ..cli import (CliError, add_topology_command, check_size, emit, format_table, int_range,
                    input_errors)
 from ..progress import working
 from ..topology.deadlock import check_deadlock_free, required_vcs
+from .fault_options import add_fault_options, check_fault_options
 from .limits import MAX_VCS, check_channel_graph, check_memory, default_vcs
 
 
@@ -23,6 +27,11 @@ BYTES_PER_STATE = 200
 #: with the graph (Mcube(10), 2**20 pairs, 47 s; DLH(8,6) 4 s).
 MAX_TREE_PAIRS = 1 << 20
 SECONDS_PER_TREE_PAIR = 45e-6
+#: Most waypoints a header holds.
+MAX_WAYPOINTS = 8
+#: Measured (MC(2,2): 1 M ordered pairs, routes of up to 12 hops, 690 MB peak): about 56
+#: bytes per (pair, hop) of the route table, and about 1 us per (pair, hop) per fault set.
+BYTES_PER_PAIR_HOP = 56
 
 
 def _options(parser):
@@ -46,18 +55,29 @@ def _options(parser):
     parser.add_argument("--replication", choices=("buffered", "wormhole"), default="buffered",
                         help="with --broadcast: whole-packet buffered replication (the "
                              "routers' scheme) or lock-step wormhole replication")
+    add_fault_options(parser, nodes_help="faulty nodes: prove the waypoint routing around "
+                      "them (with --faulty-links and --waypoints)")
+    parser.add_argument("--waypoints", type=int_range(0, MAX_WAYPOINTS), default=None,
+                        metavar="W", help="waypoints a header holds (default 2; implies the "
+                                          "fault-tolerant waypoint routing)")
     parser.add_argument("--json", action="store_true")
 
 
 def _deadlock(args, topology):
     with input_errors():
         topology.check_algorithm(args.algorithm)
+    faulty = bool(args.faults or args.faulty_links or args.waypoints is not None)
     if args.broadcast:
         if args.adaptive:
             raise CliError("--broadcast and --adaptive cannot be combined")
+        if faulty:
+            raise CliError("--broadcast cannot be combined with --faults, --faulty-links "
+                           "or --waypoints")
         return _broadcast(args, topology)
     if args.broadcast_vcs is not None or args.replication != "buffered":
         raise CliError("--broadcast-vcs and --replication need --broadcast")
+    if faulty:
+        return _faulty(args, topology)
     if args.adaptive:
         return _adaptive(args, topology)
     if args.escape_classes is not None:
@@ -152,6 +172,63 @@ def _broadcast(args, topology):
          f"trees ({tree_algorithm(topology)})\n" + format_table(["", "value"], rows)
          + "\n" + verdict)
     return 0 if report.deadlock_free else 1
+
+def _faulty(args, topology):
+    from ..topology.fault_routing import (DEFAULT_WAYPOINTS, FaultSet, check_waypoint_deadlock,
+                                          guarantee_bound, plan_waypoints, route_table)
+    check_fault_options(topology, args)
+    for option, given in (("--adaptive", args.adaptive), ("--vcs", args.vcs is not None),
+                          ("--escape-classes", args.escape_classes is not None)):
+        if given:
+            raise CliError(f"{option} does not apply to the waypoint routing around faults "
+                           f"(it uses one VC class set per phase)")
+    waypoints = DEFAULT_WAYPOINTS if args.waypoints is None else args.waypoints
+    with input_errors():
+        faults = FaultSet(topology, args.faults, args.faulty_links)
+        bound = guarantee_bound(topology)
+        # at least the longest route: n in Q(n), m + d + 1 in the DLH, and the address
+        # bits plus the 2^(k+1) class moves of a metacube
+        hops = topology.address_bits + 2 ** (getattr(topology, "k", 0) + 1)
+        check_memory(f"the route table of {topology.label}",
+                     topology.num_nodes ** 2 * hops * BYTES_PER_PAIR_HOP)
+        route_table(topology, args.algorithm)
+    with working(f"waypoint routing of {topology.label} around {len(faults)} fault(s)",
+                 topology.num_nodes ** 2 * hops * 1e-6):
+        routing = plan_waypoints(topology, faults, waypoints, args.algorithm)
+        report = check_waypoint_deadlock(routing)
+    refused_within = routing.guaranteed and bool(routing.cut_off or routing.unroutable)
+    doc = report.as_dict()
+    doc.update({"guarantee": bound, "faults": len(faults), "guaranteed": routing.guaranteed,
+                "waypoints_needed": routing.waypoints_needed,
+                "detoured_pairs": routing.detoured,
+                "cut_off": [list(p) for p in routing.cut_off],
+                "unroutable": [list(p) for p in routing.unroutable],
+                "delivered": not refused_within})
+    rows = [["faults (nodes + links)", f"{len(faults)} (guarantee <= {bound})"],
+            ["waypoints in header", waypoints],
+            ["waypoints needed", routing.waypoints_needed],
+            ["pairs through waypoints", routing.detoured],
+            ["pairs cut off", len(routing.cut_off)],
+            ["pairs unroutable (> W waypoints)", len(routing.unroutable)],
+            ["VCs (phases x classes)", f"{report.vcs} ({waypoints + 1} x {report.classes})"],
+            ["channels (link, VC)", report.channels], ["dependencies", report.dependencies],
+            ["seconds", f"{report.seconds:.2f}"]]
+    lines = [f"{topology.label}, {report.algorithm} routing, waypoint routing around "
+             f"nodes {list(faults.nodes)}, links {[list(x) for x in faults.links]}",
+             format_table(["", "value"], rows)]
+    for name, pairs in (("cut off (no fault-free path)", routing.cut_off),
+                        ("refused (needs more than --waypoints)", routing.unroutable)):
+        if pairs:
+            shown = " ".join(f"{s}->{t}" for s, t in pairs[:20])
+            more = f" ... ({len(pairs)} pairs)" if len(pairs) > 20 else ""
+            lines.append(f"{name}: {shown}{more}")
+    if refused_within:
+        lines.append(f"NOT DELIVERED: pairs refused within the guarantee; raise --waypoints")
+    lines.append("deadlock-free: the channel dependency graph is acyclic"
+                 if report.deadlock_free else
+                 f"CAN DEADLOCK: dependency cycle {report.describe_cycle()}")
+    emit(args, doc, "\n".join(lines))
+    return 0 if report.deadlock_free and not refused_within else 1
 
 
 def register(sub):

@@ -1,11 +1,10 @@
 """``cubefab paths`` (disjoint paths and fault-tolerant routing) and ``cubefab broadcast``
 (broadcast schedules, validated, beside the papers' counts and the lower bounds)."""
 
-import argparse
-
 from ..cli import (add_topology_command, emit, format_table, parse_address, CliError,
                    add_force_option, input_errors)
 from .. import files
+from .fault_options import add_fault_options, check_fault_options
 from ..topology.metacube import Metacube
 from ..topology.hypercube import Hypercube
 from ..topology.paths import (disjoint_paths, check_disjoint_paths, metacube_path_bound,
@@ -29,29 +28,10 @@ def register(sub):
                          _broadcast, _broadcast_options)
 
 
-def _address_list(text):
-    return [parse_address(part) for part in text.split(",") if part.strip()]
-
-
-def _link_list(text):
-    links = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        ends = part.split("-")
-        if len(ends) != 2:
-            raise argparse.ArgumentTypeError(f"invalid link {part!r} (write U-V)")
-        links.append((parse_address(ends[0]), parse_address(ends[1])))
-    return links
-
-
 def _paths_options(parser):
     parser.add_argument("--src", type=parse_address, required=True, metavar="A")
     parser.add_argument("--dst", type=parse_address, required=True, metavar="B")
-    parser.add_argument("--faults", type=_address_list, default=[], metavar="A,B,...",
-                        help="faulty nodes: also find a path that avoids them")
-    parser.add_argument("--faulty-links", type=_link_list, default=[], metavar="U-V,...",
-                        help="faulty links (pairs of adjacent nodes)")
+    add_fault_options(parser, nodes_help="faulty nodes: also find a path that avoids them")
     parser.add_argument("--plot", metavar="FILE", default=None,
                         help="draw the paths over the network into FILE (.png or .svg)")
     parser.add_argument("--json", action="store_true")
@@ -114,12 +94,8 @@ def _check_nodes(topology, args):
         topology.check_node(args.src, "--src")
         if hasattr(args, "dst"):
             topology.check_node(args.dst, "--dst")
-        for node in getattr(args, "faults", ()):
-            topology.check_node(node, "--faults node")
-        for u, v in getattr(args, "faulty_links", ()):
-            topology.check_node(u, "--faulty-links end")
-            topology.check_node(v, "--faulty-links end")
-            topology.port(u, v)
+    if hasattr(args, "faults"):
+        check_fault_options(topology, args)
 
 
 def _paths(args, topology):

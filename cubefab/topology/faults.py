@@ -20,7 +20,7 @@ from .paths import disjoint_paths
 
 
 __all__ = ["FaultyRoute", "fault_free_path", "check_single_fault_detours",
-           "NO_PATH_MESSAGE"]
+           "check_faults", "NO_PATH_MESSAGE"]
 
 #: The ``message`` of a :class:`FaultyRoute` that found nothing.
 NO_PATH_MESSAGE = "no fault-free path found"
@@ -77,7 +77,15 @@ def _cached_paths(topology, s, t):
     return tuple(tuple(p) for p in disjoint_paths(topology, s, t))
 
 
-def _check_faults(topology, s, t, faulty_nodes, faulty_links):
+def check_faults(topology, faulty_nodes=(), faulty_links=()):
+    """Validate a fault set: sorted faulty node addresses and sorted links ``(u, v)``
+    with ``u < v``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If an address is not a node or a link joins non-adjacent nodes.
+    """
     nodes = sorted({topology.check_node(f, "faulty node") for f in faulty_nodes})
     links = set()
     for link in faulty_links:
@@ -90,11 +98,16 @@ def _check_faults(topology, s, t, faulty_nodes, faulty_links):
         v = topology.check_node(v, "faulty link end")
         topology.port(u, v)         # raises ValueError if not adjacent
         links.add((min(u, v), max(u, v)))
+    return nodes, sorted(links)
+
+
+def _check_faults(topology, s, t, faulty_nodes, faulty_links):
+    nodes, links = check_faults(topology, faulty_nodes, faulty_links)
     for name, node in (("source", s), ("destination", t)):
         if node in nodes:
             raise ValueError(f"the {name} {node} is faulty: fault-tolerant routing "
                              f"connects two non-faulty nodes")
-    return nodes, sorted(links)
+    return nodes, links
 
 
 def fault_free_path(topology, s, t, faulty_nodes=(), faulty_links=()):
@@ -193,13 +206,15 @@ def _search(topology, s, t, bad_nodes, bad_links):
     return [int(a) for a in topology.address_array(np.array(chain[::-1], dtype=np.int64))]
 
 
-def _all_pairs(neighbours, usable):
+def _all_pairs(neighbours, usable, sources=None):
     """All-pairs hop distances (-1: unreachable) over the dense neighbour table
-    ``neighbours`` (n, degree), using only the links marked in ``usable`` (n, degree)."""
+    ``neighbours`` (n, degree), using only the links marked in ``usable`` (n, degree);
+    with ``sources`` (dense indices) only the rows of those sources."""
     n = neighbours.shape[0]
-    dist = np.full((n, n), -1, dtype=np.int64)
-    np.fill_diagonal(dist, 0)
-    reach = np.eye(n, dtype=bool)
+    rows = np.arange(n) if sources is None else np.asarray(sources, dtype=np.int64)
+    dist = np.full((len(rows), n), -1, dtype=np.int64)
+    dist[np.arange(len(rows)), rows] = 0
+    reach = dist == 0
     frontier = reach.copy()
     level = 0
     while frontier.any():

@@ -7,7 +7,8 @@ The logic units (:class:`HypercubeRoute`, :class:`MetacubeRoute`, :class:`DLHRou
 :class:`McubeRoute`) are made of XORs with the node address, OR-reductions, priority
 encoders and small functions generated from the reference model's tables;
 :class:`TableRoute` looks the port up per destination and serves any topology.
-The adaptive units (:class:`AdaptiveRoute` and its family subclasses) offer every port
+:class:`WaypointRoute` puts fault-tolerant waypoint routing's target selection and phase
+advance in front of a route unit. The adaptive units (:class:`AdaptiveRoute` and its family subclasses) offer every port
 adaptive routing may take, as a bit vector, beside the escape port.
 """
 
@@ -17,6 +18,7 @@ from .metacube import MetacubeRoute
 from .dlh import DLHRoute
 from .mcube import McubeRoute
 from .factory import route_unit, register_route_unit, LOGIC_UNITS
+from .waypoint import WaypointRoute
 from .adaptive import (AdaptiveRoute, HypercubeAdaptiveRoute, MetacubeAdaptiveRoute,
                        DLHAdaptiveRoute, McubeAdaptiveRoute, adaptive_route_unit)
 from .broadcast import BroadcastChildren, TableBroadcastChildren, broadcast_children_unit
@@ -29,4 +31,4 @@ __all__ = ["RouteUnit", "TableRoute", "HypercubeRoute", "MetacubeRoute", "DLHRou
            "AdaptiveRoute", "HypercubeAdaptiveRoute", "MetacubeAdaptiveRoute",
            "DLHAdaptiveRoute", "McubeAdaptiveRoute", "adaptive_route_unit",
            "BroadcastChildren", "TableBroadcastChildren", "broadcast_children_unit",
-           "MulticastChildren", "OnePortSends"]
+           "MulticastChildren", "OnePortSends", "WaypointRoute"]
