@@ -74,14 +74,22 @@ def router_turns(topology, node=None, algorithm=None):
     -------
     frozenset of (int, int)
     """
+    by_class = _turns_by_class(topology, _check(topology, algorithm))
+    return _at(topology, node, by_class, lambda a: a & ~translation_mask(topology))
+
+
+def _check(topology, algorithm):
+    """``algorithm`` of ``topology`` (its default when None), checked."""
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-    algorithm = topology.check_algorithm(algorithm)
-    by_class = _turns_by_class(topology, algorithm)
+    return topology.check_algorithm(algorithm)
+
+
+def _at(topology, node, turns, key):
+    """The turns of ``node`` (``turns[key(node)]``), or the union of all for None."""
     if node is None:
-        return frozenset().union(*by_class.values())
-    node = topology.check_node(node, "node")
-    return by_class[node & ~translation_mask(topology)]
+        return frozenset().union(*(turns.values() if isinstance(turns, dict) else turns))
+    return turns[key(topology.check_node(node, "node"))]
 
 
 @functools.lru_cache(maxsize=16)
@@ -125,10 +133,5 @@ def adaptive_turns(topology, node=None, algorithm=None):
     -------
     frozenset of (int, int)
     """
-    if not isinstance(topology, Topology):
-        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-    algorithm = topology.check_algorithm(algorithm)
-    by_node = _adaptive_turns_by_node(topology, algorithm)
-    if node is None:
-        return frozenset().union(*by_node)
-    return by_node[topology.index(topology.check_node(node, "node"))]
+    by_node = _adaptive_turns_by_node(topology, _check(topology, algorithm))
+    return _at(topology, node, by_node, topology.index)

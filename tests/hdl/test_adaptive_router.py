@@ -9,7 +9,7 @@ from cubefab.topology import DLH, Hypercube, Mcube, Metacube
 from cubefab.topology.adaptive import adaptive_ports, escape_port
 from cubefab.topology.deadlock import DeadlockError, flow_lane, wrap_ports
 from cubefab.topology.turns import adaptive_turns, router_turns
-from tests.hdl.test_router import flit, outputs
+from tests.hdl.test_router import flit, outputs, return_credit, send_alone
 from tests.helpers import refused, run_clocked
 
 
@@ -57,21 +57,10 @@ def test_lone_flits_take_the_first_adaptive_port_and_carry_their_class(topology,
         for dest in (int(d) for d in topology.nodes()):
             for p in range(degree + 1):
                 for cls_in in range(config.vc_classes if p < degree else 1):
-                    port = router.local_in if p == degree else router.link_in[p].flit
                     sent = flit(dest, src, vc=config.vcs)   # arrives on an adaptive VC
                     if config.class_width:
                         sent["cls"] = cls_in
-                    ctx.set(port.payload, sent)
-                    ctx.set(port.valid, 1)
-                    await ctx.tick()
-                    ctx.set(port.valid, 0)
-                    for _ in range(HOP_LATENCY + 1):
-                        seen = await outputs(ctx, router)
-                        if seen:
-                            break
-                        await ctx.tick()
-                    assert len(seen) == 1, (dest, p, seen)
-                    out, f = seen[0]
+                    out, f = await send_alone(ctx, router, p, sent)
                     want_port, want_vc, want_cls = expected_hop(router, node, dest, src,
                                                                 cls_in)
                     assert out == want_port, (dest, p, cls_in)
@@ -79,10 +68,7 @@ def test_lone_flits_take_the_first_adaptive_port_and_carry_their_class(topology,
                         assert f.vc == want_vc, (dest, p, cls_in)
                         if config.class_width:
                             assert f.cls == want_cls, (dest, p, cls_in)
-                        ctx.set(router.link_out[out].credit, 1 << f.vc)
-                        await ctx.tick()
-                        ctx.set(router.link_out[out].credit, 0)
-                    await ctx.tick()
+                    await return_credit(ctx, router, out, f)
     run_clocked(router, bench)
 
 
