@@ -77,9 +77,10 @@ class Router(wiring.Component):
     that keeps requesting waits at most one grant per other requester.
 
     With ``config.adaptive_vcs`` the router routes adaptively (docs/router.md,
-    "Adaptive routing"): a head takes the first offered port, in port order, whose
-    adaptive VC for its flow is idle and has a credit, else its escape port on the
-    escape VC of its class; the rest of the packet follows the head's choice.
+    "Adaptive routing"): a head takes an offered port whose adaptive VC for its flow
+    is idle and has a credit (its escape port if that is one, else the first in port
+    order), else its escape port on the escape VC of its class; the rest of the packet
+    follows the head's choice.
     """
 
     def __init__(self, config, node):
@@ -412,10 +413,11 @@ class Router(wiring.Component):
 
     def _adaptive_choice(self, m, p, v, outputs, fifo, route, head, active, vc_state):
         """Output choice of input queue ``(p, v)`` of an adaptive router. A packet's
-        head, at the front of the queue, wants the first port of ``route.offered``
-        (in the order of ``outputs``) whose adaptive VC for its flow (``vcs +
-        route.lane``) is idle and has a credit; when none is, the escape port on its
-        escape VC (``route.vc``) if that is idle and has a credit. Once the head is
+        head, at the front of the queue, wants a port of ``route.offered`` whose
+        adaptive VC for its flow (``vcs + route.lane``) is idle and has a credit: the
+        escape port if it is one of them, else the first (in the order of
+        ``outputs``); when none is, the escape port on its escape VC (``route.vc``) if
+        that is idle and has a credit. Once the head is
         granted, the packet's other flits want the same port and VC (``held_*``),
         with a credit. Returns the request bit per output of ``outputs``, the output
         VC and the class the flit leaves with (``cls``, one up on a wrap link)."""
@@ -428,7 +430,11 @@ class Router(wiring.Component):
                             for k, o in enumerate(outputs))
         free_escape = Cat(route.escape[k] & ~vc_state(o, route.vc)[0]
                           & vc_state(o, route.vc)[1] for k, o in enumerate(outputs))
-        first = (free_adaptive & (~free_adaptive + 1))[:n]   # lowest set bit
+        # the escape port first (the deterministic route, on an adaptive VC), else the
+        # lowest free offered port
+        preferred = free_adaptive & route.escape
+        lowest = (free_adaptive & (~free_adaptive + 1))[:n]
+        first = Mux(preferred.any(), preferred, lowest)
         choice = Mux(free_adaptive.any(), first, free_escape)
         choice_vc = Mux(free_adaptive.any(), adaptive_vc, route.vc)
         held = Signal(n, name=f"held_port_p{p}_vc{v}")

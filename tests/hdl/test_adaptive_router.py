@@ -19,14 +19,16 @@ def adaptive_router(topology, node, **parameters):
 
 
 def expected_hop(router, node, dest, src, cls_in):
-    """(port, VC, class) of a lone flit: the first adaptive port on the flow's adaptive
-    VC, else the escape port on the escape VC of its class; the class one up on a
-    wrap link (capped), as :func:`cubefab.topology.duato.check_adaptive` models it."""
+    """(port, VC, class) of a lone flit: on the flow's adaptive VC the escape port if
+    it is an adaptive port, else the first adaptive port; with none, the escape port on
+    the escape VC of its class; the class one up on a wrap link (capped), as
+    :func:`cubefab.topology.duato.check_adaptive` models it."""
     topo, config = router.topology, router.config
     offered = adaptive_ports(topo, node, dest, config.algorithm)
     if node == dest:
         return topo.degree, None, None
-    port = offered[0] if offered else escape_port(topo, node, dest, config.algorithm)
+    escape = escape_port(topo, node, dest, config.algorithm)
+    port = escape if escape in offered or not offered else offered[0]
     cls = min(cls_in + wrap_ports(topo, node)[port], config.vc_classes - 1)
     if offered:
         vc = config.vcs + flow_lane(src, dest, config.adaptive_vcs)
@@ -45,7 +47,7 @@ CASES = [
 
 @pytest.mark.parametrize("topology,node,algorithm", CASES,
                          ids=lambda c: getattr(c, "label", str(c)))
-def test_lone_flits_take_the_first_adaptive_port_and_carry_their_class(topology, node,
+def test_lone_flits_take_the_preferred_adaptive_port_and_carry_their_class(topology, node,
                                                                         algorithm):
     router = adaptive_router(topology, node, algorithm=algorithm, vcs_per_class=2,
                              turns="all")
@@ -162,3 +164,12 @@ def test_adaptive_flits_carry_their_class_only_when_there_are_classes():
     # the Mcube's Mroute runs adaptively over an e-cube escape: one class
     mcube = RouterConfig.for_topology(Mcube(4), algorithm="mroute", adaptive_vcs=1)
     assert mcube.vcs == 1 and mcube.adaptive
+
+
+@pytest.mark.parametrize("k", [3, 4, 5])
+def test_the_algorithms_that_need_adaptive_routing_deadlock_without_it(k):
+    from cubefab.topology.adaptive import needs_adaptive
+    from cubefab.topology.deadlock import check_deadlock_free
+    assert needs_adaptive(Mcube(k), "mroute") and not needs_adaptive(Mcube(k), "ecube")
+    assert not check_deadlock_free(Mcube(k), "mroute").rule_suffices
+    assert not any(needs_adaptive(t) for t in (Hypercube(3), Metacube(1, 2), DLH(2, 1)))
