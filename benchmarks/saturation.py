@@ -85,7 +85,9 @@ def _run(args, client, rows, docs, headers):
             except ValueError as exc:          # a pattern the network cannot take
                 print(f"  {topo.label} {traffic}: {exc}")
                 continue
-            rates = [round(float(f) * bound, 4) for f in args.fractions.split(",")]
+            # (an injection-limited bound is 1 flit/node/cycle: no load beyond it)
+            rates = sorted({min(1.0, round(float(f) * bound, 4))
+                            for f in args.fractions.split(",")})
             routings = ([(deterministic, 0)] if "deterministic" in modes else []) + \
                 ([(adaptive, ADAPTIVE_VCS)] if "adaptive" in modes else [])
             start = time.monotonic()
