@@ -1,16 +1,23 @@
-"""Uniform-traffic saturation of the default sweep router against the channel-load bound.
+"""Saturation of the default sweep router against the channel-load bound: deterministic
+beside adaptive routing.
 
     python benchmarks/saturation.py [--cycles N] [--warmup N] [--jobs N] [--plot-dir DIR]
-                                    [--json FILE] [--only LABEL ...]
+                                    [--json FILE] [--only LABEL ...] [--traffic P ...]
+                                    [--modes deterministic,adaptive] [--fractions F,...]
 
-For MC(1,3), MC(2,2), DLH(4,3) and DLH(8,4) (issue 7's goal: saturation throughput at
-least 70% of the bound) it runs ``cubefab sweep``'s engine (the self-checking fabric
-in Verilator, router settings :data:`cubefab.sim.selfcheck_run.DEFAULT_ROUTER`) at offered loads
-from 50% to 95% of the bound, and prints the bound, the largest accepted throughput (the saturation
-throughput when the curve saturates in the range; "saturates at" says where, or "no"),
-its fraction of the bound and the latency at the lowest load. The points run on an
-embedded Dask cluster of ``--jobs`` workers. Builds are cached; a first run builds four
-nodes (about 20 s each).
+For MC(1,3), MC(2,2), DLH(4,3), DLH(8,4) and Mcube(6) (issue 16's goal: adaptive routing
+saturates at >= 90% of the bound, never below deterministic on bitcomp, transpose and
+hotspot, and holds its accepted throughput past saturation at >= 95% of its peak) it runs
+``cubefab sweep``'s engine (the self-checking fabric in Verilator, router settings
+:data:`cubefab.sim.selfcheck_run.DEFAULT_ROUTER`; adaptive: as many adaptive VCs as VCs per
+class) at offered loads from 50% to 110% of the bound, and prints per network, traffic and
+mode the bound, the largest accepted throughput (the saturation throughput when the curve
+saturates in the range; "saturates at" says where, or "no"), its fraction of the bound,
+the accepted throughput at the highest load as a fraction of that peak ("held"), the
+packets delivered out of order (adaptive) and whether every check passed. The bound is the
+deterministic routing's channel-load bound, the same for both modes. The Mcube runs Mroute
+adaptively (its only deadlock-free way) beside deterministic e-cube. The points run on an
+embedded Dask cluster of ``--jobs`` workers; builds are cached.
 """
 
 import argparse
@@ -25,33 +32,42 @@ from cubefab.cli import format_table  # noqa: E402
 from cubefab.cluster import open_client  # noqa: E402
 from cubefab.sim.channel_load import channel_load_bound  # noqa: E402
 from cubefab.sim.selfcheck_run import DEFAULT_ROUTER  # noqa: E402
-from cubefab.sim.sweep import plot_sweep, sweep  # noqa: E402
-from cubefab.topology import DLH, Metacube  # noqa: E402
+from cubefab.sim.sweep import plot_sweep, sweep_curves  # noqa: E402
+from cubefab.topology import DLH, Mcube, Metacube  # noqa: E402
 
 
-NETWORKS = [Metacube(1, 3), Metacube(2, 2), DLH(4, 3), DLH(8, 4)]
-FRACTIONS = (0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
-GOAL = 0.70
+#: (network, deterministic algorithm, adaptive algorithm)
+NETWORKS = [(Metacube(1, 3), "minimal", "minimal"), (Metacube(2, 2), "minimal", "minimal"),
+            (DLH(4, 3), "dimension-order", "dimension-order"),
+            (DLH(8, 4), "dimension-order", "dimension-order"),
+            (Mcube(6), "ecube", "mroute")]
+FRACTIONS = (0.5, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 1.1)
+GOAL, HELD = 0.90, 0.95
+ADAPTIVE_VCS = DEFAULT_ROUTER["vcs_per_class"]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cycles", type=int, default=5000)
+    ap.add_argument("--cycles", type=int, default=3000)
     ap.add_argument("--warmup", type=int, default=1000)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--plot-dir", default=None)
     ap.add_argument("--json", default=None)
     ap.add_argument("--only", nargs="*", default=None, help="labels, e.g. 'DLH(4,3)'")
+    ap.add_argument("--traffic", nargs="*", default=["uniform"],
+                    help="patterns (default uniform; bitcomp transpose hotspot)")
+    ap.add_argument("--modes", default="deterministic,adaptive")
     ap.add_argument("--fractions", default=",".join(map(str, FRACTIONS)),
                     help="offered loads as fractions of the bound (comma-separated)")
     args = ap.parse_args()
     rows, docs = [], []
-    headers = ["network", "nodes", "bound", "max accepted", "of bound", f">= {GOAL:.0%}",
-               "saturates at", "latency, lowest load", "no errors", "seconds"]
+    headers = ["network", "traffic", "routing", "bound", "max accepted", "of bound",
+               f">= {GOAL:.0%}", "saturates at", "held past sat.", "reordered", "no errors",
+               "seconds"]
     with open_client(workers=args.jobs) as client:
         _run(args, client, rows, docs, headers)
-    print(f"\nrouter: {DEFAULT_ROUTER}, {args.cycles} cycles after {args.warmup} warm-up, "
-          "uniform traffic, 1-flit packets")
+    print(f"\nrouter: {DEFAULT_ROUTER} (adaptive: + {ADAPTIVE_VCS} adaptive VCs), "
+          f"{args.cycles} cycles after {args.warmup} warm-up, 1-flit packets")
     print(format_table(headers, rows))
     if args.json:
         with open(args.json, "w") as f:
@@ -59,29 +75,50 @@ def main():
 
 
 def _run(args, client, rows, docs, headers):
-    for topo in NETWORKS:
+    modes = args.modes.split(",")
+    for topo, deterministic, adaptive in NETWORKS:
         if args.only and topo.label not in args.only:
             continue
-        bound = channel_load_bound(topo, "uniform")["saturation_bound"]
-        fractions = [float(f) for f in args.fractions.split(",")]
-        rates = [round(f * bound, 4) for f in fractions]
-        start = time.monotonic()
-        result = sweep(topo, rates, cycles=args.cycles, warmup=args.warmup, client=client,
-                       build_progress=lambda stage: print(f"  {topo.label}: build {stage}",
-                                                          flush=True))
-        seconds = time.monotonic() - start
-        docs.append(result)
-        if args.plot_dir:
-            os.makedirs(args.plot_dir, exist_ok=True)
-            plot_sweep([result], os.path.join(args.plot_dir, f"saturation_{topo.name}_"
-                       + "_".join(str(v) for v in topo.params.values()) + ".png"))
-        first = result["points"][0]
-        best = result["max_throughput"]
-        rows.append([topo.label, topo.num_nodes, f"{bound:.4f}", f"{best:.4f}",
-                     f"{best / bound:.1%}", "yes" if best / bound >= GOAL else "NO",
-                     result["saturation_rate"] or "no", f"{first['avg_latency']:.1f}",
-                     "yes" if result["ok"] else "NO", f"{seconds:.0f}"])
-        print(format_table(headers, rows[-1:]), flush=True)
+        for traffic in args.traffic:
+            try:
+                bound = channel_load_bound(topo, traffic, deterministic)["saturation_bound"]
+            except ValueError as exc:          # a pattern the network cannot take
+                print(f"  {topo.label} {traffic}: {exc}")
+                continue
+            # (an injection-limited bound is 1 flit/node/cycle: no load beyond it)
+            rates = sorted({min(1.0, round(float(f) * bound, 4))
+                            for f in args.fractions.split(",")})
+            routings = ([(deterministic, 0)] if "deterministic" in modes else []) + \
+                ([(adaptive, ADAPTIVE_VCS)] if "adaptive" in modes else [])
+            start = time.monotonic()
+            results = sweep_curves(
+                topo, rates, algorithms=routings, traffic=traffic, cycles=args.cycles,
+                warmup=args.warmup, client=client,
+                build_progress=lambda stage: print(f"  {topo.label}: build {stage}",
+                                                   flush=True))
+            seconds = time.monotonic() - start
+            docs.extend(results)
+            if args.plot_dir:
+                os.makedirs(args.plot_dir, exist_ok=True)
+                plot_sweep(results, os.path.join(
+                    args.plot_dir, f"saturation_{topo.name}_"
+                    + "_".join(str(v) for v in topo.params.values()) + f"_{traffic}.png"))
+            for r in results:
+                rows.append(_row(topo, traffic, r, seconds / len(results)))
+                print(format_table(headers, rows[-1:]), flush=True)
+
+
+def _row(topo, traffic, result, seconds):
+    """A table row of one curve."""
+    bound = result["bound"]["saturation_bound"]
+    best = result["max_throughput"]
+    last = result["points"][-1]["throughput"]
+    mode = "adaptive" if result["adaptive_vcs"] else "deterministic"
+    return [topo.label, traffic, f"{result['algorithm']} {mode}", f"{bound:.4f}",
+            f"{best:.4f}", f"{best / bound:.1%}", "yes" if best / bound >= GOAL else "NO",
+            result["saturation_rate"] or "no", f"{last / best:.1%}",
+            sum(p["reordered"] for p in result["points"]),
+            "yes" if result["ok"] else "NO", f"{seconds:.0f}"]
 
 
 if __name__ == "__main__":

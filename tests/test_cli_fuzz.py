@@ -82,7 +82,7 @@ class Spec(NamedTuple):
 
 ALL = ("hypercube", "metacube", "dualcube", "dlh", "mcube")
 ROUTER = {"--algorithm": "name", "--vcs": "int", "--depth": "int", "--vcs-per-class": "int",
-          "--payload-width": "int"}
+          "--payload-width": "int", "--adaptive": "flag", "--adaptive-vcs": "int"}
 HW = dict(ROUTER, **{"--flit-width": "int", "--buffer": ["registers", "memory", "x"],
                      "--turns": ["reference", "all", ""]})
 VERILOG = {"-o": "file", "--top": "name", "--json": "flag", "--force": "flag"}
@@ -147,12 +147,14 @@ SPECS = {
                    "--packet-flits": "int", "--vcs": "int", "--depth": "int",
                    "--vcs-per-class": "int", "--hotspot-fraction": "float", "--jobs": "int",
                    "--engine": ["amaranth", "verilator", "x"], "--algorithm": "name",
+                   "--adaptive": "name", "--adaptive-vcs": "int",
                    "--plot": "file", "--json": "flag", "--force": "flag"},
                   heavy=True, ext=".png"),
     "board": Spec(("board",), ALL, {"--board": "icestick", "-o": "bits"},
                   {"-o": "dir", "--board": ["icestick", "icebreaker", "x"],
                    "--payload-width": "int", "--depth": "int", "--queue-depth": "int",
                    "--vcs": "int", "--rate": "float", "--seed": "int", "--json": "flag",
+                   "--adaptive": "flag", "--adaptive-vcs": "int", "--algorithm": "name",
                    "--force": "flag"}, heavy=True),
     "demo": Spec(("demo",), (), {}, {"-o": "dir", "--json": "flag", "--force": "flag"},
                  heavy=True, default_outputs=("build",)),

@@ -193,7 +193,7 @@ class BoardTop(Elaboratable):
 
 def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
                         sequence_bits=3, depth=2, vcs=None, algorithm=None, queue_depth=2,
-                        pattern="uniform", rate=0.25, seed=1):
+                        pattern="uniform", rate=0.25, seed=1, adaptive_vcs=0):
     """A :class:`BoardTop` running a
     :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` of ``topology`` on ``board``.
 
@@ -201,6 +201,8 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
     probability per node per cycle, ``seed`` the generators' run seed. The activity
     lamps toggle about twice a second at the board clock. Narrow flits (8-bit payload:
     a 5-bit timestamp and a 3-bit sequence number) keep the fabric small.
+    ``adaptive_vcs`` makes the routers adaptive (then the checkers do not check order,
+    :class:`~cubefab.hdl.traffic_check.TrafficChecker`).
     """
     from ..hdl.selfcheck import SelfCheckingFabric
     from ..hdl.traffic_gen import rate_threshold
@@ -211,7 +213,7 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
     design = SelfCheckingFabric(topology, pattern=pattern, payload_width=payload_width,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
                                 depth=depth, vcs=vcs, algorithm=algorithm,
-                                queue_depth=queue_depth)
+                                queue_depth=queue_depth, adaptive_vcs=adaptive_vcs)
     threshold = rate_threshold(rate)
     if not isinstance(seed, int) or not 0 <= seed < 1 << 32:
         raise ValueError(f"Seed must be an integer in 0..2**32-1, not {seed!r}")

@@ -9,6 +9,7 @@ from ..build.pnr import ToolFailed, ToolMissing
 from .limits import MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_QUEUE_DEPTH, MAX_SEED, \
     check_hardware, check_channel_graph
 from .fpga import check_tools
+from .sim import adaptive_options, adaptive_vcs
 from ..progress import working
 
 
@@ -36,6 +37,8 @@ def _options(parser):
                              "needs)")
     parser.add_argument("--algorithm", default=None, metavar="NAME",
                         help="routing algorithm (default: the topology's first)")
+    adaptive_options(parser)
+    parser.set_defaults(vcs_per_class=1)
     parser.add_argument("--rate", type=fraction, default=0.25, metavar="R",
                         help="packets created per node per cycle (default 0.25)")
     parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
@@ -54,17 +57,19 @@ def _board(args, topology):
     with input_errors():
         topology.check_algorithm(args.algorithm)
     check_channel_graph(topology, 1, f"the reference routes of {topology.label}")
+    adaptive = adaptive_vcs(args, topology)
     # the generators and checkers about double each router
     check_hardware(f"the {topology.label} self-checking fabric", topology,
                    2 * topology.num_nodes, algorithm=args.algorithm, vcs=args.vcs,
-                   depth=args.depth, payload_width=args.payload_width)
+                   depth=args.depth, payload_width=args.payload_width,
+                   adaptive_vcs=adaptive)
     with input_errors():
         top = selfcheck_board_top(topology, args.board, payload_width=args.payload_width,
                                   timestamp_bits=timestamp_bits,
                                   sequence_bits=sequence_bits, depth=args.depth,
                                   vcs=args.vcs, algorithm=args.algorithm,
                                   queue_depth=args.queue_depth, rate=args.rate,
-                                  seed=args.seed)
+                                  seed=args.seed, adaptive_vcs=adaptive)
     files.claim_directory(args.output)
     try:
         with working(f"bitstream of the {topology.label} self-checking fabric"):
@@ -75,7 +80,8 @@ def _board(args, topology):
     document = dict(result, topology=topology.label, nodes=topology.num_nodes,
                     payload_width=args.payload_width, sequence_bits=sequence_bits,
                     timestamp_bits=timestamp_bits, depth=args.depth,
-                    queue_depth=args.queue_depth, vcs=top.design.config.router.vcs, rate=args.rate,
+                    queue_depth=args.queue_depth, vcs=top.design.config.router.vcs,
+                    adaptive_vcs=adaptive, rate=args.rate,
                     seed=args.seed,
                     leds={"fail": board.fail_led, "pass": board.pass_led,
                           "activity": list(board.activity_leds)})

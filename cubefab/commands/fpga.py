@@ -127,7 +127,8 @@ def _stem(topology):
 
 def _parameters(config):
     """The router parameters a synthesis report shows."""
-    return {"vcs": config.vcs, "depth": config.depth, "payload_width": config.payload_width,
+    return {"vcs": config.vcs, "adaptive_vcs": config.adaptive_vcs, "depth": config.depth,
+            "payload_width": config.payload_width,
             "flit_width": config.layout.size, "buffer": config.buffer, "turns": config.turns}
 
 

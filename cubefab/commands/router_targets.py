@@ -44,12 +44,13 @@ def router_config(args, topology):
     if args.flit_width is not None and args.payload_width is not None:
         raise CliError("give --flit-width or --payload-width, not both")
     with input_errors():
-        config = RouterConfig.for_topology(topology, **router_params(args),
+        config = RouterConfig.for_topology(topology, **router_params(args, topology),
                                            buffer=args.buffer, turns=args.turns)
     if args.flit_width is not None:
         with input_errors("--flit-width: "):
             config = dataclasses.replace(config, payload_width=payload_width_for(
-                topology.address_bits, args.flit_width, config.vcs))
+                topology.address_bits, args.flit_width, config.link_vcs,
+                config.class_width))
         args.payload_width = config.payload_width
     return config
 
@@ -87,7 +88,14 @@ def router_verilog(args, topology):
     router = build_router(args, topology)
     with working(f"Verilog of the {topology.label} router", args.estimate):
         text = verilog_text(router, args.top)
-    return text, f"{topology.label} router of node {router.node} ({router.config.vcs} VCs)"
+    return text, f"{topology.label} router of node {router.node} ({_vcs(router.config)})"
+
+
+def _vcs(config):
+    """The VCs of a router configuration, in words."""
+    if config.adaptive:
+        return f"{config.vcs} escape + {config.adaptive_vcs} adaptive VCs"
+    return f"{config.vcs} VCs"
 
 
 def fabric_verilog(args, topology):
@@ -96,4 +104,4 @@ def fabric_verilog(args, topology):
     with working(f"Verilog of the {topology.label} fabric", args.estimate):
         text = verilog_text(fabric, args.top)
     return text, (f"{topology.label} fabric ({topology.num_nodes} routers, "
-                  f"{fabric.config.router.vcs} VCs)")
+                  f"{_vcs(fabric.config.router)})")

@@ -16,7 +16,7 @@ from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MA
 
 
 __all__ = ["register", "router_options", "router_params", "check_router_args",
-           "check_engine", "PAYLOAD_DEFAULT"]
+           "check_engine", "adaptive_options", "adaptive_vcs", "PAYLOAD_DEFAULT"]
 
 
 #: Default ``--payload-width``.
@@ -39,6 +39,49 @@ def router_options(parser, payload_default=f"{PAYLOAD_DEFAULT}"):
     parser.add_argument("--payload-width", type=int_range(1, MAX_PAYLOAD_WIDTH),
                         default=None, metavar="BITS",
                         help=f"payload bits per flit (default {payload_default})")
+    adaptive_options(parser)
+
+
+def adaptive_options(parser, repeatable=False):
+    """``--adaptive`` and ``--adaptive-vcs`` (``repeatable``: ``--adaptive [NAME]``
+    adds an adaptive curve, as ``--algorithm NAME`` a deterministic one)."""
+    if repeatable:
+        parser.add_argument("--adaptive", action="append", nargs="?", const="",
+                            metavar="NAME", help="an adaptive curve of routing NAME "
+                            "(default: the topology's first); repeatable, beside "
+                            "--algorithm")
+    else:
+        parser.add_argument("--adaptive", action="store_true",
+                            help="adaptive minimal routing over escape VCs (Duato); the "
+                                 "Mcube's mroute always runs so")
+    parser.add_argument("--adaptive-vcs", type=int_range(1, MAX_VCS), default=None,
+                        metavar="N", help="adaptive VCs per link beside the escape VCs, a "
+                        "power of two (default: --vcs-per-class)")
+
+
+def adaptive_vcs(args, topology, algorithm=None, adaptive=None):
+    """The ``adaptive_vcs`` the options ask for ``algorithm`` (default ``--algorithm``):
+    0 for deterministic routing, else ``--adaptive-vcs`` (default ``--vcs-per-class``)
+    with ``--adaptive`` (``adaptive``, when given) or an algorithm that is deadlock-free
+    only adaptively (:func:`~cubefab.topology.adaptive.needs_adaptive`). Bad combinations:
+    CliError."""
+    from ..topology.adaptive import escape_algorithm, needs_adaptive
+    adaptive = args.adaptive if adaptive is None else adaptive
+    with input_errors():
+        algorithm = topology.check_algorithm(args.algorithm if algorithm is None
+                                             else algorithm)
+    count = args.vcs_per_class if args.adaptive_vcs is None else args.adaptive_vcs
+    if count & (count - 1):
+        raise CliError(f"--adaptive-vcs must be a power of two, not {count}")
+    if adaptive:
+        with input_errors("--adaptive: "):
+            escape_algorithm(topology, algorithm)
+        return count
+    if needs_adaptive(topology, algorithm):
+        return count
+    if args.adaptive_vcs is not None and not args.adaptive:
+        raise CliError("--adaptive-vcs needs --adaptive")
+    return 0
 
 
 def check_engine(name):
@@ -63,13 +106,15 @@ def check_router_args(args, topology, routers, what, buffer="registers", turns="
         topology.check_algorithm(args.algorithm)
     payload = PAYLOAD_DEFAULT if args.payload_width is None else args.payload_width
     return check_hardware(what, topology, routers, algorithm=args.algorithm, vcs=args.vcs,
-                   vcs_per_class=args.vcs_per_class, depth=args.depth,
-                   payload_width=payload, buffer=buffer)
+                          vcs_per_class=args.vcs_per_class, depth=args.depth,
+                          payload_width=payload, buffer=buffer,
+                          adaptive_vcs=adaptive_vcs(args, topology))
 
 
-def router_params(args):
+def router_params(args, topology):
     return {"algorithm": args.algorithm, "vcs": args.vcs, "depth": args.depth,
             "vcs_per_class": args.vcs_per_class,
+            "adaptive_vcs": adaptive_vcs(args, topology),
             "payload_width": (PAYLOAD_DEFAULT if args.payload_width is None
                               else args.payload_width)}
 
@@ -132,7 +177,7 @@ def _sim(args, topology):
     if args.vcd is not None:
         files.check_output(args.vcd)
     drain = 20 * topology.num_nodes + 2000 if args.drain is None else args.drain
-    params = router_params(args)
+    params = router_params(args, topology)
     if args.payload_width is None:
         del params["payload_width"]      # the self-checking packets' default
     hardware = dict(pattern=args.traffic, packet_flits=args.packet_flits,
@@ -159,19 +204,35 @@ def _sim(args, topology):
         progress.close()
     rows = [[key, _fmt(doc[key])] for key in ROWS]
     problems = [f"{doc[k]} {k}" for k in ("checker_errors",) + CHECKS if doc[k]]
+    adaptive = doc["adaptive_vcs"] > 0
     if doc["ok"]:
         verdict = ("ok: every packet delivered once, intact, in order, on its reference "
-                   "route and VCs")
+                   "route and VCs" if not adaptive else
+                   f"ok: every packet delivered once, intact, on ports and VCs the adaptive "
+                   f"rule allows ({doc['reordered']} delivered out of order)")
     else:
         verdict = "FAILED: " + (", ".join(problems) if problems else
                                 f"{doc['undelivered']} packets undelivered after the drain")
+    routing = (f"{doc['algorithm']} routing, {doc['vcs']} VC(s)" if not adaptive else
+               f"{doc['algorithm']} routing {escape_name(topology, doc)}, {doc['vcs']} "
+               f"escape + {doc['adaptive_vcs']} adaptive VC(s)")
     text = "\n".join([
-        f"{topology.label}, {doc['algorithm']} routing, {doc['vcs']} VC(s) x {doc['depth']} "
+        f"{topology.label}, {routing} x {doc['depth']} "
         f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "
         f"{args.packet_flits}-flit packets, {args.cycles} cycles ({doc['engine']})",
         format_table(["measure", "value"], rows), verdict])
     emit(args, doc, text)
     return 0 if doc["ok"] else 1
+
+
+def escape_name(topology, doc):
+    """The escape routing of a run's (or curve's) adaptive ``algorithm``, as text (and
+    why it runs adaptively when it must)."""
+    from ..topology.adaptive import escape_algorithm, needs_adaptive
+    text = f"adaptive over {escape_algorithm(topology, doc['algorithm'])} escape VCs"
+    if needs_adaptive(topology, doc["algorithm"]):
+        text += f" (the only deadlock-free way to run {doc['algorithm']})"
+    return text
 
 
 def _auto_engine(args, topology, hardware):

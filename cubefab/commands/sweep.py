@@ -21,7 +21,7 @@ from ..topology.deadlock import DeadlockError
 from ..topology.patterns import PATTERNS
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PACKET_FLITS, MAX_CYCLES, MAX_JOBS, MAX_SEED,
                      check_channel_graph, check_hardware, check_vcs_per_class)
-from .sim import check_engine
+from .sim import adaptive_options, adaptive_vcs, check_engine, escape_name
 
 #: Most offered loads, and most seeds per point, in one sweep.
 MAX_RATES = 1000
@@ -63,6 +63,7 @@ def _options(parser):
                         default=DEFAULT_ROUTER["vcs_per_class"],
                         metavar="N", help="VCs per VC class, a power of two (default "
                         f"{DEFAULT_ROUTER['vcs_per_class']}; a flow keeps one VC of each class)")
+    adaptive_options(parser, repeatable=True)
     parser.add_argument("--hotspot-fraction", type=fraction, default=0.1)
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the points on the running Dask cluster whose scheduler "
@@ -107,16 +108,29 @@ def _check(args):
     return rates
 
 
-def _check_work(args, topology, algorithms):
+def _routings(args, topology):
+    """The curves' (algorithm, adaptive_vcs): one per ``--algorithm`` (deterministic,
+    unless the algorithm is deadlock-free only adaptively), one per ``--adaptive``
+    (CliError for bad combinations)."""
+    with input_errors():
+        names = [topology.check_algorithm(name) for name in
+                 args.algorithm or ([] if args.adaptive else [None])]
+        adaptive = [topology.check_algorithm(name or None) for name in args.adaptive or []]
+    routings = [(name, adaptive_vcs(args, topology, name, False)) for name in names]
+    return routings + [(name, adaptive_vcs(args, topology, name, True))
+                       for name in adaptive]
+
+
+def _check_work(args, topology, routings):
     """The engine's tools, and what the self-checking fabric costs (CliError)."""
     check_engine(args.engine)
     check_vcs_per_class(args.vcs_per_class, args.vcs)
     check_channel_graph(topology, 1, f"the reference routes of {topology.label}")
-    for name in algorithms:
+    for name, count in routings:
         check_hardware(f"the {topology.label} self-checking fabric", topology,
                        topology.num_nodes, algorithm=name, vcs=args.vcs,
                        vcs_per_class=args.vcs_per_class, depth=args.depth,
-                       payload_width=16)
+                       payload_width=16, adaptive_vcs=count)
 
 
 def _check_plot(path):
@@ -133,10 +147,7 @@ def _check_plot(path):
 
 def _sweep(args, topology):
     rates = _check(args)
-    algorithms = args.algorithm or [None]
-    with input_errors():
-        for name in algorithms:
-            topology.check_algorithm(name)
+    algorithms = _routings(args, topology)
     _check_work(args, topology, algorithms)
     bar = Progress(f"sweep {topology.label} {args.traffic}", unit="points")
 
@@ -169,7 +180,7 @@ def _sweep(args, topology):
         sys.stdout.write(sweep_csv(results))
         return _status(results)
     doc = results[0] if len(results) == 1 else {"curves": results}
-    emit(args, doc, _text(results, args.plot))
+    emit(args, doc, _text(results, args.plot, topology))
     return _status(results)
 
 
@@ -177,14 +188,17 @@ def _status(results):
     return 0 if all(r["ok"] for r in results) else 1
 
 
-def _text(results, plot):
+def _text(results, plot, topology):
     blocks = []
     for r in results:
         b = r["bound"]
         rows = [[f"{p['rate']:.3f}", _figure(p, "offered", 4), _figure(p, "throughput", 4),
                  _figure(p, "avg_latency", 2), p["errors"]] for p in r["points"]]
+        routing = f"{r['algorithm']} routing"
+        if r["adaptive_vcs"]:
+            routing += " " + escape_name(topology, r)
         blocks.append("\n".join([
-            f"{r['topology']} {r['traffic']} traffic, {r['algorithm']} routing, "
+            f"{r['topology']} {r['traffic']} traffic, {routing}, "
             f"{r['engine']} engine, {r['cycles']} cycles after {r['warmup']} warm-up"
             + (f", {len(r['seeds'])} seeds per point (mean, 95% confidence interval)"
                if len(r["seeds"]) > 1 else ""),

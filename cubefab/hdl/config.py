@@ -9,10 +9,13 @@ fill in the defaults that depend on the topology (algorithm, virtual channels).
 """
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
+from ..topology.adaptive import escape_algorithm
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import DeadlockError, check_deadlock_free, lane_bits, required_vcs
+from ..topology.duato import check_adaptive
 from .fifo import memory_fifo_logic, register_fifo_logic
 from .flit import FlitLayout
 
@@ -34,6 +37,12 @@ def _check_choice(name, value, choices):
     return value
 
 
+@functools.lru_cache(maxsize=16)
+def _adaptive_proof(topology, algorithm, classes):
+    # (the proof does not depend on the number of adaptive VCs)
+    return check_adaptive(topology, algorithm, classes)
+
+
 @dataclass(frozen=True)
 class RouterConfig:
     """Everything a :class:`~cubefab.hdl.router.Router` is built from but its node.
@@ -45,7 +54,9 @@ class RouterConfig:
     algorithm : str
         Routing algorithm (one of ``topology.algorithms``).
     vcs : int
-        Virtual channels per link (a multiple of ``vcs_per_class``);
+        Virtual channels per link of the deterministic routing (a multiple of
+        ``vcs_per_class``; with ``adaptive_vcs``, the escape VCs of the escape routing,
+        :func:`~cubefab.topology.adaptive.escape_algorithm`);
         :meth:`for_topology` defaults it to what the VC-assignment function of
         :mod:`cubefab.topology.deadlock` needs to be deadlock-free, times
         ``vcs_per_class``.
@@ -71,6 +82,14 @@ class RouterConfig:
         router's node (:func:`cubefab.topology.turns.router_turns`): all that a
         fabric of these routers ever needs, in less logic and a shorter critical
         path. ``"all"``: a flit on any input port may leave through any output port.
+        With ``adaptive_vcs``, ``"reference"`` connects the turns adaptive routes make
+        (:func:`~cubefab.topology.turns.adaptive_turns`).
+    adaptive_vcs : int
+        0 (the default): deterministic routing. Otherwise a power of two: the router
+        routes adaptively (docs/router.md, "Adaptive routing"), with ``adaptive_vcs``
+        adaptive VCs per link numbered after the ``vcs`` escape VCs (Duato's protocol:
+        :func:`~cubefab.topology.duato.check_adaptive`); its flits carry their escape
+        class in a ``cls`` field.
 
     Raises
     ------
@@ -87,6 +106,7 @@ class RouterConfig:
     vcs_per_class: int = 1
     buffer: str = "registers"
     turns: str = "reference"
+    adaptive_vcs: int = 0
 
     def __post_init__(self):
         if not isinstance(self.topology, Topology):
@@ -104,21 +124,49 @@ class RouterConfig:
         check_int("Payload width", self.payload_width, 1)
         _check_choice("Buffer", self.buffer, BUFFERS)
         _check_choice("Turns", self.turns, TURNS)
+        check_int("Number of adaptive virtual channels", self.adaptive_vcs, 0)
+        if self.adaptive_vcs:
+            lane_bits(self.adaptive_vcs)   # a power of two
+            escape_algorithm(self.topology, self.algorithm)   # one that reads only dest
 
     @classmethod
     def for_topology(cls, topology, *, algorithm=None, vcs=None, vcs_per_class=1,
-                     **settings):
+                     adaptive_vcs=0, **settings):
         """The configuration for ``topology`` with its default ``algorithm`` (when
-        ``None``) and, when ``vcs`` is ``None``, the VCs its VC assignment needs
-        times ``vcs_per_class``; ``settings`` are the other parameters."""
+        ``None``) and, when ``vcs`` is ``None``, :meth:`default_vcs`; ``settings`` are
+        the other parameters."""
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         algorithm = topology.check_algorithm(algorithm)
         if vcs is None:
-            lane_bits(vcs_per_class)   # a power of two
-            vcs = required_vcs(topology, algorithm) * vcs_per_class
+            vcs = cls.default_vcs(topology, algorithm, vcs_per_class, adaptive_vcs)
         return cls(topology, algorithm=algorithm, vcs=vcs, vcs_per_class=vcs_per_class,
-                   **settings)
+                   adaptive_vcs=adaptive_vcs, **settings)
+
+    @staticmethod
+    def default_vcs(topology, algorithm, vcs_per_class=1, adaptive_vcs=0):
+        """``vcs`` by default: the classes the VC assignment of ``algorithm`` (with
+        ``adaptive_vcs``: of its escape routing) needs, times ``vcs_per_class``."""
+        lane_bits(vcs_per_class)   # a power of two
+        if adaptive_vcs:
+            algorithm = escape_algorithm(topology, algorithm)
+        return required_vcs(topology, algorithm) * vcs_per_class
+
+    @property
+    def adaptive(self):
+        """bool: whether the router routes adaptively (``adaptive_vcs > 0``)."""
+        return self.adaptive_vcs > 0
+
+    @property
+    def link_vcs(self):
+        """int: VCs per link, ``vcs + adaptive_vcs`` (escape VCs, then adaptive ones)."""
+        return self.vcs + self.adaptive_vcs
+
+    @property
+    def class_width(self):
+        """int: width of a flit's ``cls`` field: the escape class an adaptive router's
+        packets carry (0 for a deterministic router, or one class)."""
+        return (self.vc_classes - 1).bit_length() if self.adaptive else 0
 
     @property
     def vc_classes(self):
@@ -128,7 +176,8 @@ class RouterConfig:
     @property
     def layout(self):
         """FlitLayout: the flits of links of this configuration."""
-        return FlitLayout(self.topology.address_bits, self.payload_width, self.vcs)
+        return FlitLayout(self.topology.address_bits, self.payload_width, self.link_vcs,
+                          self.class_width)
 
     def as_dict(self):
         """The parameters but the topology, as a JSON-able dict."""
@@ -152,7 +201,7 @@ class FabricConfig:
     ------
     DeadlockError
         If ``check_deadlock`` and the channel dependency graph of the configuration
-        has a cycle; the message shows it.
+        (adaptive routers: Duato's extended graph) has a cycle; the message shows it.
     """
 
     router: RouterConfig
@@ -166,8 +215,12 @@ class FabricConfig:
             raise TypeError(f"Deadlock check must be a bool, not {self.check_deadlock!r}")
         if self.check_deadlock:
             # the VCs of a class are interchangeable: the class-level graph decides
-            report = check_deadlock_free(self.topology, self.router.algorithm,
-                                         self.router.vc_classes)
+            router = self.router
+            if router.adaptive:   # Duato: exactly the router's rule (docs/router.md)
+                report = _adaptive_proof(self.topology, router.algorithm, router.vc_classes)
+            else:
+                report = check_deadlock_free(self.topology, router.algorithm,
+                                             router.vc_classes)
             if not report.deadlock_free:
                 raise DeadlockError(report)
 

@@ -24,14 +24,14 @@ def vc_width(vcs):
     return (vcs - 1).bit_length()
 
 
-def header_width(address_bits, vcs=1):
-    """Bits of a flit besides its payload: ``head``, ``tail``, ``vc``, ``dest`` and
-    ``src`` (every flit carries them; see :class:`FlitLayout`)."""
+def header_width(address_bits, vcs=1, class_width=0):
+    """Bits of a flit besides its payload: ``head``, ``tail``, ``vc``, ``cls``,
+    ``dest`` and ``src`` (every flit carries them; see :class:`FlitLayout`)."""
     address_bits = check_int("Address width", address_bits, 1)
-    return 2 + vc_width(vcs) + 2 * address_bits
+    return 2 + vc_width(vcs) + check_int("Class width", class_width, 0) + 2 * address_bits
 
 
-def payload_width_for(address_bits, flit_width, vcs=1):
+def payload_width_for(address_bits, flit_width, vcs=1, class_width=0):
     """The payload width that makes flits ``flit_width`` bits wide in all (the
     width of a link, as "flit width" is used in the router literature).
 
@@ -41,12 +41,12 @@ def payload_width_for(address_bits, flit_width, vcs=1):
         When ``flit_width`` leaves no payload bit beside the header
         (:func:`header_width`).
     """
-    header = header_width(address_bits, vcs)
+    header = header_width(address_bits, vcs, class_width)
     flit_width = check_int("Flit width", flit_width, 1)
     if flit_width <= header:
         raise ValueError(f"Flit width must be at least {header + 1} bits for "
                          f"{address_bits}-bit addresses and {vcs} VC(s) (a {header}-bit "
-                         f"header: head, tail, vc, dest, src; and a payload), "
+                         f"header: head, tail, vc, cls, dest, src; and a payload), "
                          f"not {flit_width}")
     return flit_width - header
 
@@ -62,27 +62,30 @@ class FlitLayout(data.StructLayout):
         Width of ``payload`` (a positive integer).
     vcs : int
         Number of virtual channels; ``vc`` is ``ceil(log2(vcs))`` bits wide.
+    class_width : int
+        Width of ``cls``, the escape VC class a packet of an adaptive router carries
+        (default 0: no ``cls`` field, as for deterministic routers).
 
-    Fields, from bit 0: ``head`` (1), ``tail`` (1), ``vc``, ``dest``, ``src``,
-    ``payload``.
+    Fields, from bit 0: ``head`` (1), ``tail`` (1), ``vc``, ``cls`` (only when
+    ``class_width``), ``dest``, ``src``, ``payload``.
     """
 
-    def __init__(self, address_bits, payload_width, vcs=1):
+    def __init__(self, address_bits, payload_width, vcs=1, class_width=0):
         self.address_bits = check_int("Address width", address_bits, 1)
         self.payload_width = check_int("Payload width", payload_width, 1)
         self.vcs = check_int("Number of virtual channels", vcs, 1)
-        super().__init__({
-            "head": unsigned(1),
-            "tail": unsigned(1),
-            "vc": unsigned(vc_width(vcs)),
-            "dest": unsigned(address_bits),
-            "src": unsigned(address_bits),
-            "payload": unsigned(payload_width),
-        })
+        self.class_width = check_int("Class width", class_width, 0)
+        fields = {"head": unsigned(1), "tail": unsigned(1), "vc": unsigned(vc_width(vcs))}
+        if class_width:
+            fields["cls"] = unsigned(class_width)
+        super().__init__({**fields, "dest": unsigned(address_bits),
+                          "src": unsigned(address_bits),
+                          "payload": unsigned(payload_width)})
 
     def __repr__(self):
         return (f"FlitLayout(address_bits={self.address_bits}, "
-                f"payload_width={self.payload_width}, vcs={self.vcs})")
+                f"payload_width={self.payload_width}, vcs={self.vcs}, "
+                f"class_width={self.class_width})")
 
 
 def flit_layout(topology, payload_width=16, vcs=1):

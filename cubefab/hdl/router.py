@@ -6,15 +6,20 @@ from amaranth.lib.fifo import FIFOInterface
 from amaranth.lib.wiring import In, Out
 
 from ..topology.deadlock import lane_bits, wrap_ports
-from ..topology.turns import router_turns
+from ..topology.turns import adaptive_turns, router_turns
 from .allocator import least_recently_granted
 from .config import BUFFERS, TURNS, RouterConfig
 from .crossbar import one_hot_mux
 from .flit import LinkSignature
 from .route import route_unit
+from .route.adaptive import adaptive_route_unit
 
 
 __all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY"]
+
+
+#: The fields of a buffered route that hold a bit per output port.
+PORT_FIELDS = ("port", "offered", "escape")
 
 
 #: Cycles a head flit takes per hop with no contention: one in the input buffer, one
@@ -70,6 +75,12 @@ class Router(wiring.Component):
     until the tail passes), each output port sends one flit a cycle, chosen among
     the input VCs that may use it by a least-recently-granted (matrix) arbiter: one
     that keeps requesting waits at most one grant per other requester.
+
+    With ``config.adaptive_vcs`` the router routes adaptively (docs/router.md,
+    "Adaptive routing"): a head takes an offered port whose adaptive VC for its flow
+    is idle and has a credit (its escape port if that is one, else the first in port
+    order), else its escape port on the escape VC of its class; the rest of the packet
+    follows the head's choice.
     """
 
     def __init__(self, config, node):
@@ -125,8 +136,11 @@ class Router(wiring.Component):
         buffers = []
         for p in range(degree + 1):
             arriving = self._arriving(p)
-            enter, port = self._route(m, p, arriving)
-            self._choose_vc(m, p, arriving, port, enter)
+            if self.config.adaptive:
+                enter = self._route_adaptive(m, p, arriving)
+            else:
+                enter, port = self._route(m, p, arriving)
+                self._choose_vc(m, p, arriving, port, enter, arriving.vc[self._lanes():])
             buffers += self._input_buffers(m, p, arriving, enter, outputs[p])
         busy, credits, has_credit, can_send = self._output_vcs(m)
         grants, users, departing, delivering = self._allocate_switch(
@@ -141,25 +155,38 @@ class Router(wiring.Component):
         degree = self.topology.degree
         if self.config.turns == "all":
             return {(i, o) for i in range(degree + 1) for o in range(degree + 1)}
+        if self.config.adaptive:
+            return adaptive_turns(self.topology, self.node, self.config.algorithm)
         return router_turns(self.topology, self.node, self.config.algorithm)
+
+    def _lanes(self):
+        """Bits of a VC number that pick the VC within its class."""
+        return lane_bits(self.config.vcs_per_class)
+
+    def _wraps(self):
+        """Per network port, ``wrap(here, port)``: a constant or a strap bit."""
+        if self.node is None:
+            return [self.wrap_mask[o] for o in range(self.topology.degree)]
+        return wrap_ports(self.topology, self.node)
 
     def _queues(self):
         """The input queues, (input port, VC): every VC of every network port, then
         the one of ``local_in``."""
         degree = self.topology.degree
-        network = [(p, v) for p in range(degree) for v in range(self.config.vcs)]
+        network = [(p, v) for p in range(degree) for v in range(self.config.link_vcs)]
         return network + [(degree, 0)]
 
     def _arriving(self, p):
         """The flit arriving on input port ``p`` (``degree``: ``local_in``, whose ``vc``
-        is ignored: taken as 0)."""
+        and ``cls`` are ignored: taken as 0)."""
         if p < self.topology.degree:
             return self.link_in[p].flit.payload
         layout = self.layout
-        vc_at, vc_bits = layout["vc"].offset, layout["vc"].shape.width
+        vc_at = layout["vc"].offset
+        end = layout["dest"].offset   # vc, and cls if there is one
         injected = self.local_in.payload.as_value()
-        return data.View(layout, Cat(injected[:vc_at], C(0, vc_bits),
-                                     injected[vc_at + vc_bits:]))
+        return data.View(layout, Cat(injected[:vc_at], C(0, end - vc_at),
+                                     injected[end:]))
 
     def _route(self, m, p, arriving):
         """Route: the route unit of input port ``p``. Returns ``enter``, the route of
@@ -181,18 +208,54 @@ class Router(wiring.Component):
         m.d.comb += enter.port.eq(ru.request)
         return enter, ru.port
 
-    def _choose_vc(self, m, p, arriving, port, enter):
-        """VC choice: drive ``enter.vc``, the VC on the next link of a flit arriving on
-        input port ``p`` and leaving through ``port``: its class by the VC-assignment
-        function (one class up on a wrap link, ``wraps(here, port)``, up to the last),
-        the VC within the class by the flow (flow_lane: XOR-folded src ^ dest)."""
-        config = self.config
-        classes, lanes = config.vc_classes, lane_bits(config.vcs_per_class)
+    def _route_adaptive(self, m, p, arriving):
+        """Route of an adaptive router: the adaptive route unit of input port ``p``.
+        Returns ``enter``: ``offered`` (the adaptive ports, a bit per port),
+        ``escape`` (the escape port, one-hot), ``vc`` (the escape VC: the class the
+        packet carries, ``arriving.cls``, one up on a wrap link, and the flow's VC
+        within the class) and ``lane`` (the flow's adaptive VC, from the first)."""
+        degree, config = self.topology.degree, self.config
+        ru = m.submodules[f"route_p{p}"] = adaptive_route_unit(self.topology, self.node,
+                                                               config.algorithm)
+        m.d.comb += ru.dest.eq(arriving.dest)
         if self.node is None:
-            wraps = [self.wrap_mask[o] for o in range(self.topology.degree)]
-        else:
-            wraps = wrap_ports(self.topology, self.node)
-        vc_class = arriving.vc[lanes:]
+            m.d.comb += ru.here.eq(self.here)
+        enter = Signal(data.StructLayout({
+            "offered": unsigned(degree + 1),
+            "escape": unsigned(degree + 1),
+            "vc": unsigned(self.layout["vc"].shape.width),
+            "lane": unsigned(lane_bits(config.adaptive_vcs)),
+        }), name=f"enter_p{p}")
+        m.d.comb += [enter.offered.eq(ru.offered),
+                     enter.escape.eq(C(1, degree + 1) << ru.escape),
+                     enter.lane.eq(self._flow_lane(arriving, len(enter.lane)))]
+        self._choose_vc(m, p, arriving, ru.escape, enter, self._class_of(arriving))
+        return enter
+
+    def _class_of(self, flit):
+        """The escape class ``flit`` carries (a 0-bit value without a ``cls`` field)."""
+        return flit.cls if self.config.class_width else C(0, 0)
+
+    @staticmethod
+    def _flow_lane(arriving, bits):
+        """flow_lane of the flit: ``src ^ dest`` XOR-folded to ``bits`` bits."""
+        flow = arriving.src ^ arriving.dest
+        lane = C(0, 0)
+        if not bits:
+            return lane
+        for at in range(0, len(flow), bits):
+            lane = lane ^ flow[at:at + bits]
+        return lane
+
+    def _choose_vc(self, m, p, arriving, port, enter, vc_class):
+        """VC choice: drive ``enter.vc``, the VC on the next link of a flit arriving on
+        input port ``p`` in class ``vc_class`` and leaving through ``port``: its class
+        by the VC-assignment function (one class up on a wrap link, ``wraps(here,
+        port)``, up to the last), the VC within the class by the flow (flow_lane:
+        XOR-folded src ^ dest)."""
+        config = self.config
+        classes, lanes = config.vc_classes, self._lanes()
+        wraps = self._wraps()
         next_class = Signal(len(vc_class), name=f"next_class_p{p}")
         m.d.comb += next_class.eq(vc_class)
         with m.Switch(port):
@@ -202,17 +265,13 @@ class Router(wiring.Component):
                         m.d.comb += next_class.eq(Mux(wraps[o] & (vc_class != classes - 1),
                                                       vc_class + 1, vc_class))
         if lanes:
-            flow = arriving.src ^ arriving.dest
-            lane = 0
-            for at in range(0, len(flow), lanes):
-                lane = lane ^ flow[at:at + lanes]
-            m.d.comb += enter.vc.eq(Cat(lane, next_class))
+            m.d.comb += enter.vc.eq(Cat(self._flow_lane(arriving, lanes), next_class))
         else:
             m.d.comb += enter.vc.eq(next_class)
 
     def _input_buffers(self, m, p, arriving, enter, outputs):
         """Input buffers: a FIFO per VC of input port ``p`` storing the flits arriving
-        and their routes (``enter``, the port as one bit per output of ``outputs``, the
+        and their routes (``enter``, its ports as one bit per output of ``outputs``, the
         ports ``p`` may turn to); returns a ``(fifo, route, flit)`` per VC, ``route``
         and ``flit`` views of the oldest entry."""
         degree, layout = self.topology.degree, self.layout
@@ -224,16 +283,21 @@ class Router(wiring.Component):
         # routed by its own header: a packet's flits carry its head's dest and src and
         # cross each link on its head's VC, so they all get the head's route (no
         # register holds it for them).
-        route_layout = data.StructLayout({"port": unsigned(len(outputs)),
-                                          "vc": unsigned(layout["vc"].shape.width)})
-        new = Cat(Cat(enter.port[o] for o in outputs), enter.vc)
+        # (an adaptive router's route has two port fields, offered and escape, and the
+        # flow's adaptive VC)
+        fields = {name: unsigned(len(outputs) if name in PORT_FIELDS else shape.width)
+                  for name, shape in ((n, f.shape) for n, f in enter.shape())}
+        route_layout = data.StructLayout(fields)
+        new = Cat(Cat(enter[n][o] for o in outputs) if n in PORT_FIELDS else enter[n]
+                  for n in fields)
         if len(outputs) <= degree:
             missing = sum(1 << o for o in range(degree + 1) if o not in outputs)
+            wanted = Cat(enter[n] & missing for n in fields if n in PORT_FIELDS)
             with m.If(self.local_in.valid if p == local else self.link_in[p].flit.valid):
-                with m.If(arriving.head & (enter.port & missing).any()):
+                with m.If(arriving.head & wanted.any()):
                     m.d.sync += self.bad_turn.eq(1)
         buffers = []
-        for v in range(self.config.vcs if p < degree else 1):
+        for v in range(self.config.link_vcs if p < degree else 1):
             fifo = FIFOInterface(width=route_layout.size + layout.size,
                                  depth=self.config.depth)
             BUFFERS[self.config.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
@@ -258,7 +322,7 @@ class Router(wiring.Component):
         tail), a credit counter per network output VC and its registered "has a
         credit" flag; and per output, ``can_send``: the flags of its VCs (the local
         output: its output register is free)."""
-        degree, vcs, depth = self.topology.degree, self.config.vcs, self.config.depth
+        degree, vcs, depth = self.topology.degree, self.config.link_vcs, self.config.depth
         # The local output has one VC and uses its output register's handshake instead
         # of credits.
         out_vcs = [vcs] * degree + [1]
@@ -294,25 +358,38 @@ class Router(wiring.Component):
         # contenders[o]: the route head bits of the queues that may turn to o
         contenders = [[None] * len(users[o]) for o in range(degree + 1)]
         departing, delivering = [], []
+        adaptive = self.config.adaptive
+
+        def vc_state(o, vc):   # (busy, has a credit) of VC ``vc`` of output ``o``
+            if o < degree:
+                return Cat(busy[o]).bit_select(vc, 1), can_send[o].bit_select(vc, 1)
+            return busy[o][0], can_send[o]
+
         for q, (p, v) in enumerate(queues):
             fifo, route, head = buffers[q]
             active = Signal(name=f"active_p{p}_vc{v}")
-            out_vc = route.vc[:vc_bits]
+            if adaptive:
+                want, out_vc, cls = self._adaptive_choice(m, p, v, outputs[p], fifo, route,
+                                                          head, active, vc_state)
+            else:
+                out_vc = route.vc[:vc_bits]
+                want = [route.port[k] & (active | ~vc_state(o, out_vc)[0])
+                        & vc_state(o, out_vc)[1] for k, o in enumerate(outputs[p])]
             granted = []
             for k, o in enumerate(outputs[p]):
-                if o < degree:
-                    vc_busy = Cat(busy[o]).bit_select(out_vc, 1)
-                    credit = can_send[o].bit_select(out_vc, 1)
-                else:
-                    vc_busy, credit = busy[o][0], can_send[o]
                 i = users[o].index(q)
-                m.d.comb += requests[o][i].eq(route.port[k] & (active | ~vc_busy) & credit)
-                contenders[o][i] = route.port[k]
+                m.d.comb += requests[o][i].eq(want[k])
+                if not adaptive:
+                    contenders[o][i] = route.port[k]
                 granted.append(grants[o][i])
             granted = Cat(granted).any()
             m.d.comb += fifo.r_en.eq(granted)
-            flit = head.as_value()   # the flit leaves on its output VC
-            departing.append(Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:]))
+            flit = head.as_value()   # the flit leaves on its output VC (and class)
+            if adaptive:   # vc, and cls if there is one, then dest
+                departing.append(Cat(flit[:vc_at], out_vc, cls,
+                                     flit[layout["dest"].offset:]))
+            else:
+                departing.append(Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:]))
             delivering.append(flit)  # ejected flits keep the VC of their last link
             with m.If(granted):
                 m.d.sync += active.eq(~head.tail)
@@ -320,7 +397,7 @@ class Router(wiring.Component):
         for o in range(degree + 1):
             if not users[o]:
                 continue
-            if len(busy[o]) == 1:
+            if len(busy[o]) == 1 and not adaptive:
                 # One output VC: while it is free, no queue routed to it is active (an
                 # active queue owns the VC it sends on), so the queues whose route
                 # head names it all request (with a credit) or none does; while it is
@@ -333,6 +410,50 @@ class Router(wiring.Component):
             else:
                 least_recently_granted(m, requests[o], grants[o], 1, name=f"prio_p{o}")
         return grants, users, departing, delivering
+
+    def _adaptive_choice(self, m, p, v, outputs, fifo, route, head, active, vc_state):
+        """Output choice of input queue ``(p, v)`` of an adaptive router. A packet's
+        head, at the front of the queue, wants a port of ``route.offered`` whose
+        adaptive VC for its flow (``vcs + route.lane``) is idle and has a credit: the
+        escape port if it is one of them, else the first (in the order of
+        ``outputs``); when none is, the escape port on its escape VC (``route.vc``) if
+        that is idle and has a credit. Once the head is
+        granted, the packet's other flits want the same port and VC (``held_*``),
+        with a credit. Returns the request bit per output of ``outputs``, the output
+        VC and the class the flit leaves with (``cls``, one up on a wrap link)."""
+        config, degree = self.config, self.topology.degree
+        vc_bits = self.layout["vc"].shape.width
+        n = len(outputs)
+        adaptive_vc = (C(config.vcs, vc_bits) + route.lane)[:vc_bits]
+        free_adaptive = Cat(route.offered[k] & ~vc_state(o, adaptive_vc)[0]
+                            & vc_state(o, adaptive_vc)[1] if o < degree else C(0, 1)
+                            for k, o in enumerate(outputs))
+        free_escape = Cat(route.escape[k] & ~vc_state(o, route.vc)[0]
+                          & vc_state(o, route.vc)[1] for k, o in enumerate(outputs))
+        # the escape port first (the deterministic route, on an adaptive VC), else the
+        # lowest free offered port
+        preferred = free_adaptive & route.escape
+        lowest = (free_adaptive & (~free_adaptive + 1))[:n]
+        first = Mux(preferred.any(), preferred, lowest)
+        choice = Mux(free_adaptive.any(), first, free_escape)
+        choice_vc = Mux(free_adaptive.any(), adaptive_vc, route.vc)
+        held = Signal(n, name=f"held_port_p{p}_vc{v}")
+        held_vc = Signal(vc_bits, name=f"held_vc_p{p}_vc{v}")
+        following = Cat(held[k] & fifo.r_rdy & vc_state(o, held_vc)[1]
+                        for k, o in enumerate(outputs))
+        want = Mux(active, following, choice)
+        port = Mux(active, held, choice)
+        with m.If(~active & choice.any()):
+            m.d.sync += [held.eq(choice), held_vc.eq(choice_vc)]
+        # the class: one up on a wrap link, as the escape VCs' (Duato's model)
+        cls = self._class_of(head)
+        wraps = self._wraps()
+        wrapping = [port[k] if wraps[o] is True else port[k] & wraps[o]
+                    for k, o in enumerate(outputs) if o < degree and wraps[o] is not False]
+        if len(cls) and wrapping:
+            wrapped = Cat(wrapping).any()
+            cls = Mux(wrapped & (cls != config.vc_classes - 1), cls + 1, cls)[:len(cls)]
+        return [want[k] for k in range(n)], Mux(active, held_vc, choice_vc), cls
 
     def _crossbar(self, m, users, grants, departing, delivering):
         """Crossbar: per output, the flit of the queue granted it (one-hot AND-OR
@@ -360,7 +481,7 @@ class Router(wiring.Component):
             out = self.link_out[o]
             sent = grants[o].any()
             m.d.sync += [out.flit.valid.eq(sent), out.flit.payload.eq(switched[o])]
-            for w in range(self.config.vcs):
+            for w in range(self.config.link_vcs):
                 used = sent & (switched[o].vc == w)
                 count = credits[o][w]
                 m.d.sync += [count.eq(count + out.credit[w] - used),

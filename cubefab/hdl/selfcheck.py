@@ -61,8 +61,8 @@ class SelfCheckConfig:
         Traffic pattern of :mod:`cubefab.topology.patterns`.
     packet_flits : int
         Flits per packet.
-    payload_width, vcs, depth, algorithm, vcs_per_class
-        Router parameters (see :class:`~cubefab.hdl.fabric.Fabric`).
+    payload_width, vcs, depth, algorithm, vcs_per_class, adaptive_vcs
+        Router parameters (see :class:`~cubefab.hdl.config.RouterConfig`).
     hotspot : int, optional
         Hot node for ``hotspot`` traffic.
     queue_depth : int
@@ -89,13 +89,14 @@ class SelfCheckConfig:
 
     def __init__(self, topology, *, pattern="uniform", packet_flits=1, payload_width=40,
                  vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
-                 timestamp_bits=24, sequence_bits=8, vcs_per_class=1, defects=False):
+                 timestamp_bits=24, sequence_bits=8, vcs_per_class=1, adaptive_vcs=0,
+                 defects=False):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         #: FabricConfig: the routers' configuration, proved deadlock-free
         self.fabric = FabricConfig.for_topology(
             topology, payload_width=payload_width, vcs=vcs, depth=depth,
-            algorithm=algorithm, vcs_per_class=vcs_per_class)
+            algorithm=algorithm, vcs_per_class=vcs_per_class, adaptive_vcs=adaptive_vcs)
         #: RouterConfig: every router's configuration
         self.router = self.fabric.router
         self.topology, self.layout = topology, self.router.layout

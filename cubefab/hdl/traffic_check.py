@@ -30,6 +30,11 @@ class TrafficChecker(wiring.Component):
     node : int or None
         This node's address, or ``None`` to take it from the ``here`` input.
     fmt : PacketFormat
+    ordered : bool
+        Check that each packet's sequence number is the next of its flow (default
+        True). False for adaptive routing, which may reorder a flow's packets: then
+        the simulation harness counts reordering, loss and duplication
+        (:mod:`cubefab.sim.checks`) and the checker everything else.
 
     Members
     -------
@@ -54,7 +59,7 @@ class TrafficChecker(wiring.Component):
         This node's address; present only when ``node`` is ``None``.
     """
 
-    def __init__(self, topology, node, fmt):
+    def __init__(self, topology, node, fmt, ordered=True):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         if not isinstance(fmt, PacketFormat):
@@ -62,6 +67,7 @@ class TrafficChecker(wiring.Component):
         self.topology = topology
         self.node = None if node is None else topology.check_node(node, "node")
         self.fmt = fmt
+        self.ordered = bool(ordered)
         super().__init__({
             **({"here": In(topology.address_bits)} if self.node is None else {}),
             "flits": In(stream.Signature(fmt.layout)),
@@ -94,7 +100,7 @@ class TrafficChecker(wiring.Component):
 
         head_seq = flit.payload[ts_bits:ts_bits + seq_bits] if seq_bits else Const(0, 1)
         expected = Signal(max(1, seq_bits))
-        if seq_bits:
+        if seq_bits and self.ordered:
             mem = m.submodules.expected = Memory(shape=seq_bits, depth=1 << bits, init=[])
             rd = mem.read_port(domain="comb")
             wr = mem.write_port()
@@ -118,7 +124,7 @@ class TrafficChecker(wiring.Component):
                                                          index[:fmt.index_bits]))
                        & (flit.tail == (index == fmt.packet_flits - 1))),
         ]
-        if seq_bits:
+        if seq_bits and self.ordered:
             m.d.comb += in_order.eq(head_seq == expected)
 
         m.d.comb += self.latency.eq(self.now - stamp)
@@ -129,7 +135,7 @@ class TrafficChecker(wiring.Component):
                              dest.eq(flit.dest), sequence.eq(head_seq),
                              stamp.eq(flit.payload[:ts_bits]), bad.eq(~head_ok),
                              broken.eq(~head_intact)]
-                if seq_bits:
+                if seq_bits and self.ordered:
                     # resynchronise on the sequence number received, so one error
                     # is counted once
                     m.d.comb += [wr.addr.eq(flit.src), wr.data.eq(head_seq + 1),

@@ -10,7 +10,11 @@ misrouted
     the link must be the hop the reference route from ``src`` to ``dest`` takes from
     this node (:meth:`Topology.next_port`), and the VC the one the VC-assignment
     function gives that hop (:func:`~cubefab.topology.deadlock.hop_vcs`); plus flits
-    ejected at a node other than their destination.
+    ejected at a node other than their destination. For adaptive routers the rule is
+    the adaptive one (:meth:`RouteReference.allowed`): an offered adaptive port
+    (:func:`~cubefab.topology.adaptive.adaptive_ports`) on the flow's adaptive VC, or
+    the escape port (:func:`~cubefab.topology.adaptive.escape_port`) on the escape VC
+    of the class the flit carries (``cls``), which must be a class the hop can give.
 reordered, duplicated, lost
     Packets are identified by their flow (``src``, ``dest``) and creation timestamp
     (unique per source: one packet a cycle at most, and timestamps do not wrap within
@@ -18,6 +22,8 @@ reordered, duplicated, lost
     delivered again ``duplicated``; one never delivered although a later packet of its
     flow was, or still undelivered when a drain ran to its limit, ``lost``. Packets
     undelivered otherwise (the run ended with them on their way) are ``in_flight``.
+    Adaptive routing may reorder a flow's packets: then ``reordered`` is a figure, not
+    an error, and an overtaken packet is ``lost`` only when a drain ran to its limit.
 
 Corruption (payload check words, framing) is counted by the hardware checkers.
 """
@@ -26,6 +32,7 @@ import functools
 
 import numpy as np
 
+from ..topology.adaptive import offered_port_masks
 from ..topology.deadlock import flow_lane, lane_bits, translation_mask, wrap_array
 from ..topology.metacube import Metacube
 
@@ -47,10 +54,15 @@ class RouteReference:
     topology : Topology
     algorithm : str
     vcs, vcs_per_class : int
-        The fabric's VCs (the class is capped at ``vcs // vcs_per_class - 1``).
+        The fabric's VCs (the class is capped at ``vcs // vcs_per_class - 1``; with
+        ``adaptive_vcs``, its escape VCs).
+    adaptive_vcs : int
+        0: the deterministic rule. Otherwise the adaptive rule with this many adaptive
+        VCs, numbered from ``vcs``: then ``offered[rep, u]`` is the bit mask of the
+        adaptive ports and ``escape[rep, u]`` the escape port, indexed as ``next``.
     """
 
-    def __init__(self, topology, algorithm, vcs, vcs_per_class):
+    def __init__(self, topology, algorithm, vcs, vcs_per_class, adaptive_vcs=0):
         self.topology = topology
         self.algorithm = topology.check_algorithm(algorithm)
         self.vcs_per_class = vcs_per_class
@@ -87,6 +99,20 @@ class RouteReference:
                     self.next[r, key, u] = (degree if here == dest
                                             else step(here, dest, self.algorithm, **header))
         self.limit = 4 * bits + 4 * topology.num_nodes.bit_length() + 64
+        self.adaptive_vcs = adaptive_vcs
+        self.escape_vcs = vcs
+        if adaptive_vcs:
+            self.adaptive_lane_bits = lane_bits(adaptive_vcs)
+            tables = [offered_port_masks(topology, int(dest), algorithm) for dest in reps]
+            self.offered = np.stack([t[0] for t in tables])
+            self.escape = np.stack([t[1] for t in tables])
+
+    @classmethod
+    def of(cls, router):
+        """The reference of a fabric of routers configured by ``router`` (a
+        :class:`~cubefab.hdl.config.RouterConfig`)."""
+        return cls(router.topology, router.algorithm, router.vcs, router.vcs_per_class,
+                   router.adaptive_vcs)
 
     @functools.lru_cache(maxsize=1 << 16)
     def hops(self, src, dest):
@@ -112,10 +138,30 @@ class RouteReference:
             here = int(self.addresses[self.neighbors[u, port]])
         return out
 
-    def allowed(self, here, port, src, dest, vc):
-        """Whether a flit of the flow ``src -> dest`` on VC ``vc`` may leave ``here``
-        through ``port``."""
-        return self.hops(src, dest).get(here) == (port, vc)
+    def allowed(self, here, port, src, dest, vc, cls=0):
+        """Whether a flit of the flow ``src -> dest`` on VC ``vc``, carrying class
+        ``cls`` (adaptive routers), may leave ``here`` through ``port``.
+
+        Adaptive rule: ``port`` is an adaptive port on the flow's adaptive VC
+        (``vcs + flow_lane(src, dest, adaptive_vcs)``), or the escape port on the
+        escape VC of class ``cls`` (``cls * vcs_per_class + flow_lane``); ``cls`` is a
+        class the hop can give (below the number of classes, and not 0 after a wrap
+        link when there are two or more)."""
+        if not self.adaptive_vcs:
+            return self.hops(src, dest).get(here) == (port, vc)
+        index = self.index
+        if not (0 <= src < len(index) and 0 <= dest < len(index) and 0 <= here < len(index)) \
+                or index[src] < 0 or index[dest] < 0 or index[here] < 0:
+            return False
+        t = dest & self.mask
+        rep, u = self.rep_index[dest ^ t], index[here ^ t]
+        if cls >= self.classes or (cls == 0 and self.classes > 1
+                                   and self.wraps[index[here], port]):
+            return False
+        if vc == self.escape_vcs + flow_lane(src, dest, self.adaptive_vcs):
+            return bool(self.offered[rep, u] >> port & 1)
+        lane = flow_lane(src, dest, self.vcs_per_class)
+        return vc == (cls << self.lane_bits | lane) and self.escape[rep, u] == port
 
 
 class FlitFields:
@@ -125,6 +171,9 @@ class FlitFields:
     def __init__(self, layout, timestamp_bits):
         self.offsets = {name: (layout[name].offset, layout[name].shape.width)
                         for name in ("head", "tail", "vc", "dest", "src", "payload")}
+        # (a deterministic router's flits have no cls field: read as 0)
+        self.offsets["cls"] = ((layout["cls"].offset, layout["cls"].shape.width)
+                               if "cls" in dict(layout) else (0, 0))
         self.timestamp_bits = timestamp_bits
 
     def get(self, raw, name):

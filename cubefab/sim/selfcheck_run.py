@@ -21,7 +21,7 @@ from ..hdl.selfcheck import COUNTERS, SelfCheckConfig, SelfCheckingFabric
 from ..hdl.selfcheck_node import defect_inputs
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
-from ..topology.deadlock import required_vcs
+from ..hdl.config import RouterConfig
 from .checks import FlitFields, Ledger, RouteReference
 
 
@@ -50,7 +50,7 @@ CHECKS = ("lost", "duplicated", "corrupted", "reordered", "misrouted")
 def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_width=SELFCHECK_PAYLOAD,
                      vcs=None, depth=DEFAULT_ROUTER["depth"], algorithm=None, hotspot=None,
                      queue_depth=16, vcs_per_class=DEFAULT_ROUTER["vcs_per_class"],
-                     timestamp_bits=24, sequence_bits=8, defects=False):
+                     timestamp_bits=24, sequence_bits=8, adaptive_vcs=0, defects=False):
     """The hardware configuration of a run (a JSON-able dict of
     :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` keywords, plus the topology; the
     Verilator cache key)."""
@@ -58,14 +58,14 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     algorithm = topology.check_algorithm(algorithm)
     if vcs is None:
-        vcs = required_vcs(topology, algorithm) * vcs_per_class
+        vcs = RouterConfig.default_vcs(topology, algorithm, vcs_per_class, adaptive_vcs)
     return {"design": "SelfCheckingFabric", "family": topology.name,
             "params": dict(topology.params), "pattern": pattern,
             "packet_flits": packet_flits, "payload_width": payload_width, "vcs": vcs,
             "depth": depth, "algorithm": algorithm, "vcs_per_class": vcs_per_class,
             "hotspot": hotspot, "queue_depth": queue_depth,
             "timestamp_bits": timestamp_bits, "sequence_bits": sequence_bits,
-            "defects": defects}
+            "adaptive_vcs": adaptive_vcs, "defects": defects}
 
 
 def _hardware(config):
@@ -112,11 +112,14 @@ def latency_statistics(histogram):
     return out
 
 
-def statistics(topology, packet_flits, window, start, end, final, drain, checks):
+def statistics(topology, packet_flits, window, start, end, final, drain, checks,
+               adaptive=False):
     """Statistics of a run from counter snapshots (after warm-up, after the window,
     at the end) and the harness checks (``checks``: ``misrouted``, ``reordered``,
     ``duplicated``, ``waiting_overtaken``, ``waiting`` and the window's
-    ``latency_histogram``)."""
+    ``latency_histogram``). With ``adaptive`` (adaptive routers, which may reorder a
+    flow's packets) ``reordered`` is a figure, not an error, and an overtaken packet
+    is lost only if a drain ran to its limit (else it is in flight)."""
     n = topology.num_nodes
     d = {k: end[k] - start[k] for k in end}
     per = n * window if window else 0
@@ -126,11 +129,14 @@ def statistics(topology, packet_flits, window, start, end, final, drain, checks)
 
     undelivered = final["created"] - final["delivered"]
     drain_expired = drain > 0 and undelivered > 0
-    lost = checks["waiting_overtaken"] + (checks["waiting"] if drain_expired else 0)
+    waiting = checks["waiting"] + (checks["waiting_overtaken"] if adaptive else 0)
+    lost = (0 if adaptive else checks["waiting_overtaken"]) + (waiting if drain_expired
+                                                               else 0)
     histogram = [list(e) for e in checks["latency_histogram"]]
     found = {"lost": lost, "duplicated": checks["duplicated"],
              "corrupted": final["corrupted"], "reordered": checks["reordered"],
              "misrouted": checks["misrouted"]}
+    errors = {k: v for k, v in found.items() if not (adaptive and k == "reordered")}
     latency = latency_statistics(histogram)
     if d["delivered"]:   # the hardware's sum, exact as the histogram's mean
         latency["avg_latency"] = d["latency_sum"] / d["delivered"]
@@ -148,12 +154,12 @@ def statistics(topology, packet_flits, window, start, end, final, drain, checks)
         "injected": final["injected"],
         "delivered": final["delivered"],
         **found,
-        "in_flight": 0 if drain_expired else checks["waiting"],
+        "in_flight": 0 if drain_expired else waiting,
         "checker_errors": final["errors"],
-        "errors": final["errors"] + sum(v for k, v in found.items() if k != "corrupted"),
+        "errors": final["errors"] + sum(v for k, v in errors.items() if k != "corrupted"),
         "undelivered": undelivered,
         "drained": drain > 0 and undelivered == 0,
-        "ok": (final["errors"] == 0 and not any(found.values())
+        "ok": (final["errors"] == 0 and not any(errors.values())
                and (drain == 0 or undelivered == 0)),
     }
 
@@ -263,7 +269,8 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
               "hotspot_fraction": hotspot_fraction}
     result.update({k: v for k, v in config.items() if k not in ("design",)})
     result.update(statistics(topology, packet_flits, cycles, snapshots[warmup],
-                             snapshots[warmup + cycles], final, drain, checks))
+                             snapshots[warmup + cycles], final, drain, checks,
+                             adaptive=design.router.adaptive))
     result["seconds"] = round(seconds, 3)
     result["cpu_seconds"] = round(cpu_seconds, 3)
     result["build_seconds"] = round(build_seconds, 3)
@@ -373,8 +380,7 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd):
     dut = SelfCheckingFabric(design)
     harness = _Harness(dut)
     names = list(design.counter_members())
-    ref = RouteReference(topology, design.router.algorithm, design.router.vcs,
-                         design.router.vcs_per_class)
+    ref = RouteReference.of(design.router)
     fields = FlitFields(design.layout, design.fmt.timestamp_bits)
     ledger = Ledger()
     degree = topology.degree
@@ -393,7 +399,7 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd):
         for j in _bits(ctx.get(harness.link_valid)):
             raw = ctx.get(harness.link_flits[j])
             if not ref.allowed(addresses[j // degree], j % degree, get(raw, "src"),
-                               get(raw, "dest"), get(raw, "vc")):
+                               get(raw, "dest"), get(raw, "vc"), get(raw, "cls")):
                 misrouted += 1
         for i in _bits(ctx.get(harness.inject_valid)):
             raw = ctx.get(harness.inject_flits[i])

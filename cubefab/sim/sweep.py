@@ -203,8 +203,11 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
     topology : Topology
     rates : list of float
         Offered loads, flits per node per cycle (each run once).
-    algorithms : sequence of str or None
-        Routing algorithms, one curve each (None: the topology's first; each once).
+    algorithms : sequence of str, None or (str or None, int)
+        Routing algorithms, one curve each (None: the topology's first; each once); a
+        pair ``(algorithm, adaptive_vcs)`` runs that algorithm with that
+        ``adaptive_vcs`` (0: deterministic) instead of ``hardware``'s, so deterministic
+        and adaptive curves can stand side by side.
     traffic, **hardware
         Pattern and :func:`selfcheck_config` keywords (and ``hotspot_fraction``); the
         router defaults to :data:`~cubefab.sim.selfcheck_run.DEFAULT_ROUTER`, as every
@@ -226,7 +229,8 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
     -------
     list of dict
         One curve per algorithm: ``topology``, ``traffic``, ``algorithm``,
-        ``engine``, ``cycles``, ``warmup``, ``seed``, ``seeds``, ``points`` (by rate;
+        ``adaptive_vcs``, ``engine``, ``cycles``, ``warmup``, ``seed``, ``seeds``,
+        ``points`` (by rate;
         :func:`_point` of its runs), ``bound`` (the :func:`channel_load_bound`
         result), ``saturated``, ``saturation_throughput`` and ``saturation_rate``
         (None when not saturated), ``max_throughput``, ``fraction_of_bound``
@@ -234,18 +238,23 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
     """
     seed_list = derive_seeds(seed, seeds)
     rates = sorted(set(rates))
-    algorithms = list(dict.fromkeys(topology.check_algorithm(a) for a in algorithms))
     hotspot_fraction = hardware.pop("hotspot_fraction", 0.1)
+    adaptive = hardware.pop("adaptive_vcs", 0)
+    algorithms = list(dict.fromkeys(
+        (topology.check_algorithm(a[0]), a[1]) if isinstance(a, tuple)
+        else (topology.check_algorithm(a), adaptive) for a in algorithms))
     base = dict(engine=engine, cycles=cycles, warmup=warmup, drain=0,
                 hotspot_fraction=hotspot_fraction, opt=opt, pattern=traffic, **hardware)
     if client is not None and engine == "verilator":
         base["threads"] = 1   # the workers share the cores already
     tasks = [(a, r, s) for a in algorithms for r in rates for s in seed_list]
-    options = [dict(base, algorithm=a, rate=r, seed=s) for a, r, s in tasks]
+    options = [dict(base, algorithm=a, adaptive_vcs=v, rate=r, seed=s)
+               for (a, v), r, s in tasks]
     if engine == "verilator":   # build each model here, once, before any task runs
-        for a in algorithms:
-            run_selfcheck(topology, **dict(base, algorithm=a, rate=0, seed=seed_list[0],
-                                           cycles=1, warmup=0, threads=1),
+        for a, v in algorithms:
+            run_selfcheck(topology, **dict(base, algorithm=a, adaptive_vcs=v, rate=0,
+                                           seed=seed_list[0], cycles=1, warmup=0,
+                                           threads=1),
                           build_progress=build_progress)
     if client is None:
         runs = []
@@ -264,9 +273,11 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
                    hardware, hotspot_fraction) for a in algorithms]
 
 
-def _curve(topology, algorithm, traffic, engine, cycles, warmup, seed, seed_list, points,
+def _curve(topology, routing, traffic, engine, cycles, warmup, seed, seed_list, points,
            hardware, hotspot_fraction):
-    config = selfcheck_config(topology, pattern=traffic, algorithm=algorithm, **hardware)
+    algorithm, adaptive_vcs = routing
+    config = selfcheck_config(topology, pattern=traffic, algorithm=algorithm,
+                              adaptive_vcs=adaptive_vcs, **hardware)
     bound = channel_load_bound(topology, traffic, algorithm,
                                hotspot=config["hotspot"], hotspot_fraction=hotspot_fraction)
     sat, sat_rate = saturation(points)
@@ -274,7 +285,7 @@ def _curve(topology, algorithm, traffic, engine, cycles, warmup, seed, seed_list
     limit = bound["saturation_bound"]
     return {
         "topology": topology.label, "traffic": traffic, "algorithm": algorithm,
-        "engine": engine, "cycles": cycles, "warmup": warmup, "seed": seed,
+        "adaptive_vcs": adaptive_vcs, "engine": engine, "cycles": cycles, "warmup": warmup, "seed": seed,
         "seeds": seed_list, "points": points, "bound": bound,
         "saturated": sat_rate is not None, "saturation_throughput": sat,
         "saturation_rate": sat_rate, "max_throughput": max(measured) if measured else None,
@@ -294,7 +305,7 @@ def sweep_csv(results):
     writer = csv.writer(out)
     writer.writerow(_CSV_FIELDS + ("seeds", "throughput_ci95_low", "throughput_ci95_high",
                                    "avg_latency_ci95_low", "avg_latency_ci95_high",
-                                   "channel_load_bound"))
+                                   "channel_load_bound", "adaptive_vcs"))
     for result in results:
         for p in result["points"]:
             row = [result.get(k) if k in ("topology", "traffic", "algorithm") else p[k]
@@ -302,7 +313,8 @@ def sweep_csv(results):
             row.append(len(p["seeds"]))
             for key in ("throughput_ci95", "avg_latency_ci95"):
                 row += p.get(key) or ["", ""]
-            writer.writerow(row + [result["bound"]["saturation_bound"]])
+            writer.writerow(row + [result["bound"]["saturation_bound"],
+                                   result.get("adaptive_vcs", 0)])
     return out.getvalue()
 
 
@@ -325,6 +337,8 @@ def plot_sweep(results, path):
     for i, result in enumerate(results):
         color = f"C{i}"
         label = f"{result['topology']} {result['traffic']} {result['algorithm']}"
+        if result.get("adaptive_vcs"):
+            label += " adaptive"
         if not result["saturated"]:
             label += " (not saturated)"
         pts = [p for p in result["points"] if p["avg_latency"] is not None]

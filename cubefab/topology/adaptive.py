@@ -26,7 +26,7 @@ from .mcube import Mcube
 
 
 __all__ = ["escape_algorithm", "escape_port", "minimal_ports", "adaptive_ports",
-           "minimal_port_masks", "offered_port_masks"]
+           "minimal_port_masks", "offered_port_masks", "needs_adaptive"]
 
 
 def _check_topology(topology):
@@ -52,6 +52,19 @@ def escape_algorithm(topology, algorithm=None):
     if isinstance(topology, Mcube) and algorithm == "mroute":
         return "ecube"
     return algorithm
+
+
+def needs_adaptive(topology, algorithm=None):
+    """Whether ``algorithm`` runs deadlock-free only adaptively: it is not its own
+    escape (:func:`escape_algorithm`), because no number of VCs makes it deadlock-free
+    under the deterministic VC rule (the Mcube's ``mroute``, over an e-cube escape;
+    :class:`~cubefab.topology.deadlock.DeadlockReport`'s ``rule_suffices`` is false for
+    it, as the tests check). Cheap: no graph is built."""
+    _check_topology(topology)
+    algorithm = topology.check_algorithm(algorithm)
+    if topology.header_fields.get(algorithm):
+        return False
+    return escape_algorithm(topology, algorithm) != algorithm
 
 
 def escape_port(topology, here, dest, algorithm=None):

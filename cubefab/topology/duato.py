@@ -71,6 +71,12 @@ class AdaptiveReport:
     def deadlock_free(self):
         return self.cycle is None and not self.unreachable
 
+    def describe_need(self):
+        """What the configuration lacks, as text (for
+        :class:`~cubefab.topology.deadlock.DeadlockError`)."""
+        return (f"Duato's condition on {self.escape} escape VCs, which "
+                f"{self.escape_classes} escape class(es) do not meet")
+
     def describe_cycle(self):
         """The witness cycle as text."""
         if self.unreachable:

@@ -17,7 +17,7 @@ from .base import Topology
 from .deadlock import _enumerate_hops, translation_mask
 
 
-__all__ = ["inverse_ports", "router_turns"]
+__all__ = ["inverse_ports", "router_turns", "adaptive_turns"]
 
 
 def inverse_ports(topology):
@@ -74,11 +74,64 @@ def router_turns(topology, node=None, algorithm=None):
     -------
     frozenset of (int, int)
     """
+    by_class = _turns_by_class(topology, _check(topology, algorithm))
+    return _at(topology, node, by_class, lambda a: a & ~translation_mask(topology))
+
+
+def _check(topology, algorithm):
+    """``algorithm`` of ``topology`` (its default when None), checked."""
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-    algorithm = topology.check_algorithm(algorithm)
-    by_class = _turns_by_class(topology, algorithm)
+    return topology.check_algorithm(algorithm)
+
+
+def _at(topology, node, turns, key):
+    """The turns of ``node`` (``turns[key(node)]``), or the union of all for None."""
     if node is None:
-        return frozenset().union(*by_class.values())
-    node = topology.check_node(node, "node")
-    return by_class[node & ~translation_mask(topology)]
+        return frozenset().union(*(turns.values() if isinstance(turns, dict) else turns))
+    return turns[key(topology.check_node(node, "node"))]
+
+
+@functools.lru_cache(maxsize=16)
+def _adaptive_turns_by_node(topology, algorithm):
+    """Per dense node index, the set of (input port, output port) of adaptive routes."""
+    from .adaptive import offered_port_masks
+    degree = topology.degree
+    local = degree
+    back = inverse_ports(topology)
+    nodes = topology.nodes()
+    n = len(nodes)
+    neighbours = np.stack([topology.index_array(topology.neighbor_array(nodes, p))
+                           for p in range(degree)], axis=1)
+    # outputs[i, q]: bit o set when a packet arriving at node i through port q may
+    # leave through o (q = local: injected there)
+    outputs = np.zeros((n, degree + 1), dtype=np.int64)
+    outputs[:, local] |= 1 << local                      # a packet to itself
+    for dest in nodes.tolist():
+        masks, escape = offered_port_masks(topology, dest, algorithm)
+        offered = masks | (np.int64(1) << escape)      # escape == degree at dest
+        outputs[:, local] |= offered                   # every node injects to dest
+        for p in range(degree):
+            # every node but dest holds packets to dest (they inject them): each hop
+            # offered there is taken, and the next node offers its own ports
+            hop = ((offered >> p) & 1).astype(bool)
+            hop[topology.index(dest)] = False
+            there = neighbours[hop, p]
+            np.bitwise_or.at(outputs[:, back[p]], there, offered[there])
+    return [frozenset((q, o) for q in range(degree + 1) for o in range(degree + 1)
+                      if outputs[i, q] >> o & 1) for i in range(n)]
+
+
+def adaptive_turns(topology, node=None, algorithm=None):
+    """The (input port, output port) pairs adaptive routes take at ``node`` (the union
+    over every node when ``node`` is ``None``): an input port feeds the adaptive ports
+    (:func:`~cubefab.topology.adaptive.adaptive_ports`) and escape port
+    (:func:`~cubefab.topology.adaptive.escape_port`) of every packet that can arrive
+    through it, as :func:`router_turns` does for the reference routes.
+
+    Returns
+    -------
+    frozenset of (int, int)
+    """
+    by_node = _adaptive_turns_by_node(topology, _check(topology, algorithm))
+    return _at(topology, node, by_node, topology.index)

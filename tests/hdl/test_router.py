@@ -137,28 +137,40 @@ def check_ports_and_vcs(topology, node, algorithm, turns, vcs_per_class=1):
             for p, v in inputs:
                 if turns == "reference" and (p, want_port) not in legal:
                     continue
-                port = router.local_in if p == degree else router.link_in[p].flit
-                ctx.set(port.payload, flit(dest, src, vc=v))
-                ctx.set(port.valid, 1)
-                await ctx.tick()
-                ctx.set(port.valid, 0)
-                for _ in range(HOP_LATENCY + 1):
-                    seen = await outputs(ctx, router)
-                    if seen:
-                        break
-                    await ctx.tick()
-                assert len(seen) == 1, (dest, p, v, seen)
-                out, f = seen[0]
+                out, f = await send_alone(ctx, router, p, flit(dest, src, vc=v))
                 assert out == want_port, (dest, p, v)
                 assert f.vc == expected_vc(router, node, out, v, src, dest), \
                     (dest, p, v, out)
-                # return the credit the flit used so that no VC runs dry
-                if out < degree:
-                    ctx.set(router.link_out[out].credit, 1 << f.vc)
-                    await ctx.tick()
-                    ctx.set(router.link_out[out].credit, 0)
-                await ctx.tick()
+                await return_credit(ctx, router, out, f)
     run_clocked(router, bench)
+
+
+async def send_alone(ctx, router, p, sent):
+    """Send the one-flit packet ``sent`` (a dict) into input port ``p`` (``degree``:
+    local) of an idle router; returns the (port, flit) it leaves through."""
+    degree = router.topology.degree
+    port = router.local_in if p == degree else router.link_in[p].flit
+    ctx.set(port.payload, sent)
+    ctx.set(port.valid, 1)
+    await ctx.tick()
+    ctx.set(port.valid, 0)
+    for _ in range(HOP_LATENCY + 1):
+        seen = await outputs(ctx, router)
+        if seen:
+            break
+        await ctx.tick()
+    assert len(seen) == 1, (sent, p, seen)
+    return seen[0]
+
+
+async def return_credit(ctx, router, out, f):
+    """Return the credit flit ``f`` used leaving through ``out``, so that no VC runs
+    dry, and let a cycle pass."""
+    if out < router.topology.degree:
+        ctx.set(router.link_out[out].credit, 1 << f.vc)
+        await ctx.tick()
+        ctx.set(router.link_out[out].credit, 0)
+    await ctx.tick()
 
 
 def test_zero_load_latencies():

@@ -14,7 +14,7 @@
 struct Flit {
     int node;   // dense index of the node where it was seen
     bool head, tail;
-    uint32_t vc, dest, src, stamp;
+    uint32_t vc, cls, dest, src, stamp;
 };
 
 static inline uint64_t field(uint64_t v, int lo, int width) {
@@ -37,25 +37,40 @@ template <typename T> static inline Flit flit_of(const T& raw, int node) {
     f.head = bits_of(raw, HEAD_LO, 1);
     f.tail = bits_of(raw, TAIL_LO, 1);
     f.vc = VC_WIDTH ? (uint32_t)bits_of(raw, VC_LO, VC_WIDTH) : 0;
+    f.cls = CLS_WIDTH ? (uint32_t)bits_of(raw, CLS_LO, CLS_WIDTH) : 0;
     f.dest = (uint32_t)bits_of(raw, DEST_LO, ADDRESS_BITS);
     f.src = (uint32_t)bits_of(raw, SRC_LO, ADDRESS_BITS);
     f.stamp = (uint32_t)bits_of(raw, PAYLOAD_LO, TIMESTAMP_BITS);
     return f;
 }
 
-static inline uint32_t flow_lane(uint32_t src, uint32_t dest) {
+static inline uint32_t flow_lane(uint32_t src, uint32_t dest, int bits = LANE_BITS) {
     uint32_t x = src ^ dest, lane = 0;
-    while (LANE_BITS && x) {
-        lane ^= x & ((1u << LANE_BITS) - 1);
-        x >>= LANE_BITS;
+    while (bits && x) {
+        lane ^= x & ((1u << bits) - 1);
+        x >>= bits;
     }
     return lane;
+}
+
+// The adaptive rule (RouteReference.allowed): an offered adaptive port on the flow's
+// adaptive VC, or the escape port on the escape VC of the class the flit carries,
+// which the hop can give.
+static bool adaptive_allowed(int node, int port, const Flit& f) {
+    const uint32_t here = ADDRESS[node];
+    const uint32_t t = f.dest & TRANSLATION_MASK;
+    const int rep = REP_INDEX[f.dest ^ t], u = INDEX[here ^ t];
+    if (f.cls >= CLASSES || (f.cls == 0 && CLASSES > 1 && WRAPS[node][port])) return false;
+    if (f.vc == ESCAPE_VCS + flow_lane(f.src, f.dest, ADAPTIVE_LANE_BITS))
+        return (OFFERED[rep][u] >> port) & 1;
+    return f.vc == ((f.cls << LANE_BITS) | flow_lane(f.src, f.dest)) && ESCAPE[rep][u] == port;
 }
 
 // Whether flit f may leave the node of dense index `node` through `port`: the
 // reference route of its flow takes that hop, on that VC (cubefab.sim.checks).
 static bool link_allowed(int node, int port, const Flit& f) {
     if (INDEX[f.src] < 0 || INDEX[f.dest] < 0) return false;
+    if (ADAPTIVE_VCS) return adaptive_allowed(node, port, f);
     const uint32_t here = ADDRESS[node];
     const uint32_t t = f.dest & TRANSLATION_MASK;
     const int rep = REP_INDEX[f.dest ^ t];

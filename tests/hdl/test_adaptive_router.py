@@ -1,0 +1,175 @@
+"""The adaptive router (``RouterConfig.adaptive_vcs``): its ports, VCs and classes
+equal the adaptive model, its selection policy, and packets that follow their head."""
+
+import pytest
+
+from cubefab.hdl.config import FabricConfig, RouterConfig
+from cubefab.hdl.router import HOP_LATENCY, Router
+from cubefab.topology import DLH, Hypercube, Mcube, Metacube
+from cubefab.topology.adaptive import adaptive_ports, escape_port
+from cubefab.topology.deadlock import DeadlockError, flow_lane, wrap_ports
+from cubefab.topology.turns import adaptive_turns, router_turns
+from tests.hdl.test_router import flit, outputs, return_credit, send_alone
+from tests.helpers import refused, run_clocked
+
+
+def adaptive_router(topology, node, **parameters):
+    return Router(RouterConfig.for_topology(topology, payload_width=8, adaptive_vcs=1,
+                                            **parameters), node)
+
+
+def expected_hop(router, node, dest, src, cls_in):
+    """(port, VC, class) of a lone flit: on the flow's adaptive VC the escape port if
+    it is an adaptive port, else the first adaptive port; with none, the escape port on
+    the escape VC of its class; the class one up on a wrap link (capped), as
+    :func:`cubefab.topology.duato.check_adaptive` models it."""
+    topo, config = router.topology, router.config
+    offered = adaptive_ports(topo, node, dest, config.algorithm)
+    if node == dest:
+        return topo.degree, None, None
+    escape = escape_port(topo, node, dest, config.algorithm)
+    port = escape if escape in offered or not offered else offered[0]
+    cls = min(cls_in + wrap_ports(topo, node)[port], config.vc_classes - 1)
+    if offered:
+        vc = config.vcs + flow_lane(src, dest, config.adaptive_vcs)
+    else:
+        vc = cls * config.vcs_per_class + flow_lane(src, dest, config.vcs_per_class)
+    return port, vc, cls
+
+
+CASES = [
+    (Hypercube(3), 5, None),
+    (Metacube(1, 1), 0b101, None),
+    (DLH(2, 1), DLH(2, 1).make_address(1, 3, 1), None),   # wraps on the successor port
+    (Mcube(3), 6, "mroute"),
+]
+
+
+@pytest.mark.parametrize("topology,node,algorithm", CASES,
+                         ids=lambda c: getattr(c, "label", str(c)))
+def test_lone_flits_take_the_preferred_adaptive_port_and_carry_their_class(topology, node,
+                                                                        algorithm):
+    router = adaptive_router(topology, node, algorithm=algorithm, vcs_per_class=2,
+                             turns="all")
+    config, degree = router.config, topology.degree
+    src = int(topology.nodes()[-1])
+
+    async def bench(ctx):
+        ctx.set(router.local_out.ready, 1)
+        for dest in (int(d) for d in topology.nodes()):
+            for p in range(degree + 1):
+                for cls_in in range(config.vc_classes if p < degree else 1):
+                    sent = flit(dest, src, vc=config.vcs)   # arrives on an adaptive VC
+                    if config.class_width:
+                        sent["cls"] = cls_in
+                    out, f = await send_alone(ctx, router, p, sent)
+                    want_port, want_vc, want_cls = expected_hop(router, node, dest, src,
+                                                                cls_in)
+                    assert out == want_port, (dest, p, cls_in)
+                    if out < degree:
+                        assert f.vc == want_vc, (dest, p, cls_in)
+                        if config.class_width:
+                            assert f.cls == want_cls, (dest, p, cls_in)
+                    await return_credit(ctx, router, out, f)
+    run_clocked(router, bench)
+
+
+def test_a_busy_adaptive_vc_sends_heads_to_the_next_port_then_to_the_escape():
+    # Q(2), node 0, three 2-flit packets to node 3 (ports 0 and 1 both minimal, escape
+    # port 0): VC 0 is the escape VC, VC 1 the adaptive one
+    topo = Hypercube(2)
+    router = adaptive_router(topo, 0, turns="all")
+    inputs = [router.link_in[0].flit, router.link_in[1].flit, router.local_in]
+    want = [(0, 1), (1, 1), (0, 0)]   # (port, VC) of each packet
+
+    async def send(ctx, port, **fields):
+        ctx.set(port.payload, flit(3, 2, **fields))
+        ctx.set(port.valid, 1)
+        await ctx.tick()
+        ctx.set(port.valid, 0)
+
+    async def bench(ctx):
+        seen = []
+        for i, port in enumerate(inputs):      # the heads, no tails yet
+            await send(ctx, port, head=1, tail=0, vc=1, payload=i)
+            for _ in range(HOP_LATENCY + 1):
+                seen += await outputs(ctx, router)
+                await ctx.tick()
+        assert [(p, f.vc, f.payload) for p, f in seen] == \
+            [(p, vc, i) for i, (p, vc) in enumerate(want)]
+        seen = []
+        for i, port in enumerate(inputs):      # each tail follows its head
+            await send(ctx, port, head=0, tail=1, vc=1, payload=10 + i)
+            for _ in range(HOP_LATENCY + 1):
+                seen += await outputs(ctx, router)
+                await ctx.tick()
+        assert [(p, f.vc, f.payload) for p, f in seen] == \
+            [(p, vc, 10 + i) for i, (p, vc) in enumerate(want)]
+    run_clocked(router, bench)
+
+
+@pytest.mark.parametrize("topology,algorithm", [
+    (Hypercube(3), None), (Metacube(1, 1), None), (DLH(2, 1), None), (Mcube(3), "mroute"),
+    (Mcube(4), "mroute"), (Mcube(4), "ecube"),
+], ids=str)
+def test_adaptive_turns_include_the_reference_ones(topology, algorithm):
+    for node in (int(a) for a in topology.nodes()):
+        assert router_turns(topology, node, algorithm) <= adaptive_turns(topology, node,
+                                                                         algorithm)
+
+
+@pytest.mark.parametrize("topology,algorithm", [
+    (Hypercube(2), None), (Metacube(1, 1), None), (Metacube(1, 2), None),
+    (DLH(2, 1), None), (DLH(3, 1), None), (Mcube(3), "mroute"), (Mcube(5), "mroute"),
+    (Mcube(4), "ecube"),
+], ids=str)
+def test_shipped_adaptive_fabrics_are_proven_deadlock_free(topology, algorithm):
+    # FabricConfig proves the router's rule by Duato's condition (check_adaptive)
+    config = FabricConfig.for_topology(topology, algorithm=algorithm, adaptive_vcs=2,
+                                       vcs_per_class=2)
+    assert config.router.link_vcs == config.router.vcs + 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("topology,algorithm", [
+    (Metacube(1, 3), None), (Metacube(2, 2), None), (DLH(4, 3), None), (DLH(8, 4), None),
+    (Mcube(6), "mroute"), (Mcube(7), "mroute"), (Mcube(8), "mroute"),
+], ids=str)
+def test_large_adaptive_fabrics_are_proven_deadlock_free(topology, algorithm):
+    FabricConfig.for_topology(topology, algorithm=algorithm, adaptive_vcs=1)
+
+
+def test_an_escape_without_its_dateline_class_is_refused():
+    # DLH rings need two escape classes; one leaves Duato's extended graph cyclic
+    with pytest.raises(DeadlockError, match="escape class"):
+        FabricConfig.for_topology(DLH(2, 1), vcs=1, adaptive_vcs=1)
+
+
+def test_adaptive_parameters_are_checked():
+    with pytest.raises(ValueError, match="power of two"):
+        RouterConfig.for_topology(Hypercube(2), adaptive_vcs=3)
+    with pytest.raises(ValueError, match="adaptive virtual channels"):
+        RouterConfig.for_topology(Hypercube(2), adaptive_vcs=-1)
+    with pytest.raises(ValueError, match="reads only the destination"):
+        RouterConfig.for_topology(Metacube(1, 1), algorithm="paper", adaptive_vcs=1)
+
+
+def test_adaptive_flits_carry_their_class_only_when_there_are_classes():
+    dlh = RouterConfig.for_topology(DLH(2, 1), adaptive_vcs=2, vcs_per_class=2)
+    assert (dlh.vcs, dlh.link_vcs, dlh.class_width) == (4, 6, 1)
+    assert dict(dlh.layout)["cls"].shape.width == 1
+    cube = RouterConfig.for_topology(Hypercube(2), adaptive_vcs=1)
+    assert (cube.vcs, cube.link_vcs, cube.class_width) == (1, 2, 0)
+    assert "cls" not in dict(cube.layout)
+    # the Mcube's Mroute runs adaptively over an e-cube escape: one class
+    mcube = RouterConfig.for_topology(Mcube(4), algorithm="mroute", adaptive_vcs=1)
+    assert mcube.vcs == 1 and mcube.adaptive
+
+
+@pytest.mark.parametrize("k", [3, 4, 5])
+def test_the_algorithms_that_need_adaptive_routing_deadlock_without_it(k):
+    from cubefab.topology.adaptive import needs_adaptive
+    from cubefab.topology.deadlock import check_deadlock_free
+    assert needs_adaptive(Mcube(k), "mroute") and not needs_adaptive(Mcube(k), "ecube")
+    assert not check_deadlock_free(Mcube(k), "mroute").rule_suffices
+    assert not any(needs_adaptive(t) for t in (Hypercube(3), Metacube(1, 2), DLH(2, 1)))
