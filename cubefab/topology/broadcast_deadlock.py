@@ -35,7 +35,7 @@ from .base import Topology, check_int
 from .broadcast_tree import (back_ports, parent_ports, _check_topology, _children_masks,
                              _depths, _up_indices)
 from .mcube import Mcube
-from .deadlock import (channel_dependency_graph, decode_channels, required_vcs,
+from .deadlock import (channel_dependency_graph, cycle_text, decode_channels, required_vcs,
                        translation_mask, wrap_array, _find_cycle, _translate_types)
 
 
@@ -254,10 +254,8 @@ class BroadcastDeadlockReport:
 
     def describe_cycle(self):
         """The cycle as text, e.g. ``0 -[port 1, broadcast vc 0]-> 2; ...``."""
-        if self.cycle is None:
-            return "no cycle"
-        return "; ".join(f"{u} -[port {p}, {kind} vc {vc}]-> {v}"
-                         for u, p, v, vc, kind in self.cycle) + " (back to the first channel)"
+        return cycle_text(self.cycle, lambda u, p, v, vc, kind:
+                          f"{u} -[port {p}, {kind} vc {vc}]-> {v}")
 
     def as_dict(self):
         return {

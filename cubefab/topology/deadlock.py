@@ -38,7 +38,7 @@ from .metacube import Metacube
 
 __all__ = ["lane_bits", "flow_lane", "wrap_array", "wrap_ports", "next_vc", "hop_vcs", "required_vcs",
            "translation_mask", "channel_dependency_graph", "decode_channels",
-           "check_deadlock_free",
+           "check_deadlock_free", "cycle_text",
            "DeadlockReport", "DeadlockError"]
 
 
@@ -347,6 +347,14 @@ def _find_cycle(num, edges):
     return cycle
 
 
+def cycle_text(cycle, channel):
+    """A witness cycle as text: each step of ``cycle`` through ``channel(*step)``, joined
+    by ``"; "`` (``"no cycle"`` for None); shared by every deadlock report."""
+    if cycle is None:
+        return "no cycle"
+    return "; ".join(channel(*step) for step in cycle) + " (back to the first channel)"
+
+
 class DeadlockReport:
     """Result of :func:`check_deadlock_free`.
 
@@ -396,10 +404,7 @@ class DeadlockReport:
 
     def describe_cycle(self):
         """The offending cycle as text, e.g. ``0 -[p0,vc0]-> 1 -[p2,vc0]-> 3 ...``."""
-        if self.cycle is None:
-            return "no cycle"
-        parts = [f"{u} -[port {p}, vc {vc}]-> {v}" for u, p, v, vc in self.cycle]
-        return "; ".join(parts) + " (back to the first channel)"
+        return cycle_text(self.cycle, lambda u, p, v, vc: f"{u} -[port {p}, vc {vc}]-> {v}")
 
     def as_dict(self):
         return {

@@ -27,7 +27,7 @@ import numpy as np
 
 from .adaptive import escape_algorithm, offered_port_masks
 from .base import Topology, check_int
-from .deadlock import _find_cycle, required_vcs, wrap_array
+from .deadlock import _find_cycle, cycle_text, required_vcs, wrap_array
 
 
 __all__ = ["AdaptiveReport", "check_adaptive"]
@@ -82,11 +82,9 @@ class AdaptiveReport:
         if self.unreachable:
             node, dest = self.unreachable[0]
             return f"the escape routing does not reach {dest} from {node}"
-        if self.cycle is None:
-            return "no cycle"
-        parts = [f"{'' if kind == 'direct' else '(via adaptive) '}{u} -[port {p}, escape "
-                 f"class {c}]-> {v}" for u, p, v, c, kind in self.cycle]
-        return "; ".join(parts) + " (back to the first channel)"
+        return cycle_text(self.cycle, lambda u, p, v, c, kind: (
+            f"{'' if kind == 'direct' else '(via adaptive) '}{u} -[port {p}, escape "
+            f"class {c}]-> {v}"))
 
     def as_dict(self):
         return {

@@ -50,7 +50,8 @@ import time
 import numpy as np
 
 from .base import Topology, check_int
-from .deadlock import _find_cycle, required_vcs, translation_mask, wrap_array
+from .deadlock import (_find_cycle, cycle_text, required_vcs, translation_mask,
+                       wrap_array)
 from .dlh import DLH
 from .faults import _all_pairs, check_faults
 from .hypercube import Hypercube
@@ -702,10 +703,7 @@ class WaypointDeadlockReport:
 
     def describe_cycle(self):
         """The witness cycle as text."""
-        if self.cycle is None:
-            return "no cycle"
-        return "; ".join(f"{u} -[port {p}, vc {vc}]-> {v}" for u, p, v, vc in self.cycle) \
-            + " (back to the first channel)"
+        return cycle_text(self.cycle, lambda u, p, v, vc: f"{u} -[port {p}, vc {vc}]-> {v}")
 
     def as_dict(self):
         return {"topology": self.topology.label, "algorithm": self.algorithm,
