@@ -16,11 +16,16 @@ from ..topology.adaptive import escape_algorithm
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import DeadlockError, check_deadlock_free, lane_bits, required_vcs
 from ..topology.duato import check_adaptive
+from ..topology.fault_routing import leg_algorithm
 from .fifo import memory_fifo_logic, register_fifo_logic
 from .flit import FlitLayout
 
 
-__all__ = ["RouterConfig", "FabricConfig", "BUFFERS", "TURNS"]
+__all__ = ["RouterConfig", "FabricConfig", "BUFFERS", "TURNS", "MAX_FAULT_WAYPOINTS"]
+
+
+#: Most waypoints a fault-tolerant router's header holds.
+MAX_FAULT_WAYPOINTS = 8
 
 
 #: Flit storage of the input buffers: the FIFO logic that builds each.
@@ -90,6 +95,15 @@ class RouterConfig:
         adaptive VCs per link numbered after the ``vcs`` escape VCs (Duato's protocol:
         :func:`~cubefab.topology.duato.check_adaptive`); its flits carry their escape
         class in a ``cls`` field.
+    fault_waypoints : int
+        0 (the default): no fault tolerance. Otherwise ``W``, up to
+        :data:`MAX_FAULT_WAYPOINTS`: the router routes by waypoints around faults
+        (:mod:`cubefab.topology.fault_routing`, docs/faults.md): its flits carry ``W``
+        waypoints, their count and the phase; a hop's VC is ``phase * C + class``
+        (``C = vcs // vcs_per_class`` classes per phase, the class restarting at 0 on
+        each leg), so links have ``(W + 1) * vcs`` VCs; every turn is connected (a
+        waypoint turns a packet anywhere). Deterministic routing that reads only the
+        destination.
 
     Raises
     ------
@@ -107,6 +121,7 @@ class RouterConfig:
     buffer: str = "registers"
     turns: str = "reference"
     adaptive_vcs: int = 0
+    fault_waypoints: int = 0
 
     def __post_init__(self):
         if not isinstance(self.topology, Topology):
@@ -128,6 +143,12 @@ class RouterConfig:
         if self.adaptive_vcs:
             lane_bits(self.adaptive_vcs)   # a power of two
             escape_algorithm(self.topology, self.algorithm)   # one that reads only dest
+        check_int("Number of fault waypoints", self.fault_waypoints, 0, MAX_FAULT_WAYPOINTS)
+        if self.fault_waypoints:
+            if self.adaptive_vcs:
+                raise ValueError("Fault waypoints need deterministic routing, not "
+                                 f"adaptive_vcs = {self.adaptive_vcs}")
+            leg_algorithm(self.topology, self.algorithm)   # reads only dest
 
     @classmethod
     def for_topology(cls, topology, *, algorithm=None, vcs=None, vcs_per_class=1,
@@ -159,8 +180,14 @@ class RouterConfig:
 
     @property
     def link_vcs(self):
-        """int: VCs per link, ``vcs + adaptive_vcs`` (escape VCs, then adaptive ones)."""
-        return self.vcs + self.adaptive_vcs
+        """int: VCs per link, ``vcs + adaptive_vcs`` (escape VCs, then adaptive ones);
+        with ``fault_waypoints``, ``(fault_waypoints + 1) * vcs`` (one set per phase)."""
+        return self.phases * self.vcs + self.adaptive_vcs
+
+    @property
+    def phases(self):
+        """int: waypoint phases, ``fault_waypoints + 1`` (1 without fault tolerance)."""
+        return self.fault_waypoints + 1
 
     @property
     def class_width(self):
@@ -177,7 +204,7 @@ class RouterConfig:
     def layout(self):
         """FlitLayout: the flits of links of this configuration."""
         return FlitLayout(self.topology.address_bits, self.payload_width, self.link_vcs,
-                          self.class_width)
+                          self.class_width, self.fault_waypoints)
 
     def as_dict(self):
         """The parameters but the topology, as a JSON-able dict."""

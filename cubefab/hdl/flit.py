@@ -65,27 +65,37 @@ class FlitLayout(data.StructLayout):
     class_width : int
         Width of ``cls``, the escape VC class a packet of an adaptive router carries
         (default 0: no ``cls`` field, as for deterministic routers).
+    waypoints : int
+        Waypoints the header holds (default 0: none, no waypoint fields), for the
+        fault-tolerant waypoint routing (:mod:`cubefab.topology.fault_routing`).
 
     Fields, from bit 0: ``head`` (1), ``tail`` (1), ``vc``, ``cls`` (only when
-    ``class_width``), ``dest``, ``src``, ``payload``.
+    ``class_width``), ``dest``, ``src``, then with ``waypoints``: ``waypoint_count``
+    (waypoints named), ``phase`` (waypoints passed) and ``waypoint`` (an
+    ``ArrayLayout`` of ``waypoints`` addresses); last ``payload``.
     """
 
-    def __init__(self, address_bits, payload_width, vcs=1, class_width=0):
+    def __init__(self, address_bits, payload_width, vcs=1, class_width=0, waypoints=0):
         self.address_bits = check_int("Address width", address_bits, 1)
         self.payload_width = check_int("Payload width", payload_width, 1)
         self.vcs = check_int("Number of virtual channels", vcs, 1)
         self.class_width = check_int("Class width", class_width, 0)
+        self.waypoints = check_int("Number of waypoints", waypoints, 0)
         fields = {"head": unsigned(1), "tail": unsigned(1), "vc": unsigned(vc_width(vcs))}
         if class_width:
             fields["cls"] = unsigned(class_width)
-        super().__init__({**fields, "dest": unsigned(address_bits),
-                          "src": unsigned(address_bits),
-                          "payload": unsigned(payload_width)})
+        fields.update({"dest": unsigned(address_bits), "src": unsigned(address_bits)})
+        if waypoints:
+            fields.update({"waypoint_count": unsigned(waypoints.bit_length()),
+                           "phase": unsigned(waypoints.bit_length()),
+                           "waypoint": data.ArrayLayout(address_bits, waypoints)})
+        super().__init__({**fields, "payload": unsigned(payload_width)})
 
     def __repr__(self):
         return (f"FlitLayout(address_bits={self.address_bits}, "
                 f"payload_width={self.payload_width}, vcs={self.vcs}, "
-                f"class_width={self.class_width})")
+                f"class_width={self.class_width}"
+                + (f", waypoints={self.waypoints})" if self.waypoints else ")"))
 
 
 def flit_layout(topology, payload_width=16, vcs=1):

@@ -13,6 +13,7 @@ from .crossbar import one_hot_mux
 from .flit import LinkSignature
 from .route import route_unit
 from .route.adaptive import adaptive_route_unit
+from .route.waypoint import WaypointRoute
 
 
 __all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY"]
@@ -138,6 +139,8 @@ class Router(wiring.Component):
             arriving = self._arriving(p)
             if self.config.adaptive:
                 enter = self._route_adaptive(m, p, arriving)
+            elif self.config.fault_waypoints:
+                enter = self._route_waypoints(m, p, arriving)
             else:
                 enter, port = self._route(m, p, arriving)
                 self._choose_vc(m, p, arriving, port, enter, arriving.vc[self._lanes():])
@@ -153,7 +156,7 @@ class Router(wiring.Component):
     def _turns(self):
         """The (input port, output port) pairs this router connects."""
         degree = self.topology.degree
-        if self.config.turns == "all":
+        if self.config.turns == "all" or self.config.fault_waypoints:
             return {(i, o) for i in range(degree + 1) for o in range(degree + 1)}
         if self.config.adaptive:
             return adaptive_turns(self.topology, self.node, self.config.algorithm)
@@ -232,6 +235,34 @@ class Router(wiring.Component):
         self._choose_vc(m, p, arriving, ru.escape, enter, self._class_of(arriving))
         return enter
 
+    def _route_waypoints(self, m, p, arriving):
+        """Route of a fault-tolerant router: the waypoint stage of input port ``p``
+        (:class:`~cubefab.hdl.route.waypoint.WaypointRoute`, equal to
+        :func:`~cubefab.topology.fault_routing.waypoint_step`). Returns ``enter``:
+        ``port`` (one-hot), ``vc`` (``phase_out * C + class``: the class of the arriving
+        flit within its phase's set, or 0 on a new leg, one up on a wrap link) and
+        ``phase`` (``phase_out``, written into the departing flit)."""
+        config = self.config
+        wr = m.submodules[f"route_p{p}"] = WaypointRoute(
+            self.topology, config.fault_waypoints, self.node, config.algorithm)
+        m.d.comb += [wr.dest.eq(arriving.dest), wr.waypoint.eq(arriving.waypoint),
+                     wr.count.eq(arriving.waypoint_count), wr.phase.eq(arriving.phase)]
+        if self.node is None:
+            m.d.comb += wr.here.eq(self.here)
+        enter = Signal(data.StructLayout({
+            "port": unsigned(self.topology.degree + 1),
+            "vc": unsigned(self.layout["vc"].shape.width),
+            "phase": unsigned(len(wr.phase_out)),
+        }), name=f"enter_p{p}")
+        m.d.comb += [enter.port.eq(wr.request), enter.phase.eq(wr.phase_out)]
+        classes = config.vc_classes
+        width = max(1, (classes - 1).bit_length())
+        # the arriving class within its phase's set (injected flits: vc 0, phase 0)
+        arriving_class = (arriving.vc[self._lanes():] - arriving.phase * classes)[:width]
+        vc_class = Mux(wr.advanced, 0, arriving_class) if classes > 1 else C(0, 0)
+        self._choose_vc(m, p, arriving, wr.port, enter, vc_class, phase=wr.phase_out)
+        return enter
+
     def _class_of(self, flit):
         """The escape class ``flit`` carries (a 0-bit value without a ``cls`` field)."""
         return flit.cls if self.config.class_width else C(0, 0)
@@ -247,12 +278,13 @@ class Router(wiring.Component):
             lane = lane ^ flow[at:at + bits]
         return lane
 
-    def _choose_vc(self, m, p, arriving, port, enter, vc_class):
+    def _choose_vc(self, m, p, arriving, port, enter, vc_class, phase=None):
         """VC choice: drive ``enter.vc``, the VC on the next link of a flit arriving on
         input port ``p`` in class ``vc_class`` and leaving through ``port``: its class
         by the VC-assignment function (one class up on a wrap link, ``wraps(here,
         port)``, up to the last), the VC within the class by the flow (flow_lane:
-        XOR-folded src ^ dest)."""
+        XOR-folded src ^ dest); with ``phase`` (waypoint routing) the class is that of
+        the phase's set, ``phase * classes + class``."""
         config = self.config
         classes, lanes = config.vc_classes, self._lanes()
         wraps = self._wraps()
@@ -264,6 +296,8 @@ class Router(wiring.Component):
                     with m.Case(o):
                         m.d.comb += next_class.eq(Mux(wraps[o] & (vc_class != classes - 1),
                                                       vc_class + 1, vc_class))
+        if phase is not None:
+            next_class = (next_class + phase * classes)[:len(enter.vc) - lanes]
         if lanes:
             m.d.comb += enter.vc.eq(Cat(self._flow_lane(arriving, lanes), next_class))
         else:
@@ -388,6 +422,10 @@ class Router(wiring.Component):
             if adaptive:   # vc, and cls if there is one, then dest
                 departing.append(Cat(flit[:vc_at], out_vc, cls,
                                      flit[layout["dest"].offset:]))
+            elif self.config.fault_waypoints:   # vc, and the phase after this node
+                phase_at, phase_bits = layout["phase"].offset, len(route.phase)
+                departing.append(Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:phase_at],
+                                     route.phase, flit[phase_at + phase_bits:]))
             else:
                 departing.append(Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:]))
             delivering.append(flit)  # ejected flits keep the VC of their last link

@@ -33,7 +33,8 @@ def test_the_layout_follows_the_parameters():
 def test_as_dict_lists_the_parameters():
     assert RouterConfig.for_topology(Hypercube(2)).as_dict() == {
         "algorithm": "ecube", "vcs": 1, "depth": 4, "payload_width": 16,
-        "vcs_per_class": 1, "buffer": "registers", "turns": "reference", "adaptive_vcs": 0}
+        "vcs_per_class": 1, "buffer": "registers", "turns": "reference", "adaptive_vcs": 0,
+        "fault_waypoints": 0}
 
 
 @pytest.mark.parametrize("parameters, error, message", [
