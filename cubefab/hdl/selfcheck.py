@@ -14,7 +14,7 @@ input ports), from which a simulator can build the whole fabric compiling one no
 not one per node (:mod:`cubefab.sim.verilator_fabric`).
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Shape, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -22,7 +22,8 @@ from ..topology.base import Topology
 from .config import FabricConfig
 from .fabric import connect_links
 from .ports import reset_less_verilog
-from .selfcheck_node import DEFECT_INPUTS, NODE_EVENTS, SelfCheckingNode
+from .selfcheck_node import (CONFIG_INPUTS, DEFECT_INPUTS, NODE_EVENTS, SelfCheckingNode,
+                             node_events)
 from .traffic_gen import PacketFormat, RATE_BITS, check_generator
 
 
@@ -76,6 +77,12 @@ class SelfCheckConfig:
         :data:`~cubefab.hdl.selfcheck_node.DEFECTS` in, chosen at run time by the
         inputs :data:`~cubefab.hdl.selfcheck_node.DEFECT_INPUTS` (for mutation tests of
         the checks; default False).
+    fault_waypoints : int
+        0 (the default): fault-free routers. Otherwise the routers route by up to this
+        many waypoints around faults (``RouterConfig.fault_waypoints``) and the fabric
+        has the fault configuration port
+        :data:`~cubefab.hdl.selfcheck_node.CONFIG_INPUTS` and the ``unroutable``
+        counter.
 
     Raises
     ------
@@ -90,13 +97,14 @@ class SelfCheckConfig:
     def __init__(self, topology, *, pattern="uniform", packet_flits=1, payload_width=40,
                  vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
                  timestamp_bits=24, sequence_bits=8, vcs_per_class=1, adaptive_vcs=0,
-                 defects=False):
+                 defects=False, fault_waypoints=0):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         #: FabricConfig: the routers' configuration, proved deadlock-free
         self.fabric = FabricConfig.for_topology(
             topology, payload_width=payload_width, vcs=vcs, depth=depth,
-            algorithm=algorithm, vcs_per_class=vcs_per_class, adaptive_vcs=adaptive_vcs)
+            algorithm=algorithm, vcs_per_class=vcs_per_class, adaptive_vcs=adaptive_vcs,
+            fault_waypoints=fault_waypoints)
         #: RouterConfig: every router's configuration
         self.router = self.fabric.router
         self.topology, self.layout = topology, self.router.layout
@@ -127,12 +135,18 @@ class SelfCheckConfig:
 
     def inputs(self):
         """The run-setting inputs of the fabric (and of each node, but ``now``)."""
-        return ("seed", "threshold", "hot_threshold") + (DEFECT_INPUTS if self.defects
-                                                         else ())
+        return (("seed", "threshold", "hot_threshold")
+                + (DEFECT_INPUTS if self.defects else ())
+                + (CONFIG_INPUTS if self.router.fault_waypoints else ()))
+
+    def counters(self):
+        """The event counters, in output order (besides ``latency_sum``):
+        :data:`COUNTERS`, then ``unroutable`` for fault-tolerant routers."""
+        return ("cycles",) + node_events(self.router)
 
     def counter_members(self):
-        """The output members of the fabric: :data:`COUNTERS` and ``latency_sum``."""
-        members = {name: Out(COUNTER_BITS) for name in COUNTERS}
+        """The output members of the fabric: :meth:`counters` and ``latency_sum``."""
+        members = {name: Out(COUNTER_BITS) for name in self.counters()}
         members["latency_sum"] = Out(64)
         return members
 
@@ -182,8 +196,13 @@ class SelfCheckingFabric(wiring.Component):
         if self.config.defects:
             members.update({"defect": In(8), "defect_node": In(topology.address_bits),
                             "defect_port": In(range(topology.degree))})
-        members.update(self.config.counter_members())
         self.nodes = [self.config.node(int(a)) for a in topology.nodes()]
+        if self.config.router.fault_waypoints:
+            node = self.nodes[0]
+            # (plain unsigned inputs: a simulator writes an entry as one number)
+            members.update({name: In(Shape.cast(node.signature.members[name].shape).width)
+                            for name in CONFIG_INPUTS})
+        members.update(self.config.counter_members())
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -191,7 +210,12 @@ class SelfCheckingFabric(wiring.Component):
         topo, fmt = self.topology, self.fmt
         now = Signal(fmt.timestamp_bits)
         m.d.comb += now.eq(self.cycles[:fmt.timestamp_bits])
-        m.d.sync += self.cycles.eq(self.cycles + 1)
+        if self.config.router.fault_waypoints:
+            # a configuration cycle is no cycle of the run (the generators stand still)
+            with m.If(~self.config_write):
+                m.d.sync += self.cycles.eq(self.cycles + 1)
+        else:
+            m.d.sync += self.cycles.eq(self.cycles + 1)
 
         for address, node in zip((int(a) for a in topo.nodes()), self.nodes):
             m.submodules[f"node_{address}"] = node
@@ -201,10 +225,12 @@ class SelfCheckingFabric(wiring.Component):
                 m.d.comb += [node.defect.eq(self.defect),
                              node.defect_node.eq(self.defect_node),
                              node.defect_port.eq(self.defect_port)]
+            for name in CONFIG_INPUTS if self.config.router.fault_waypoints else ():
+                m.d.comb += getattr(node, name).eq(getattr(self, name))
         connect_links(m, topo, self.nodes)
 
         # Global totals: add this cycle's events of every node (adder trees).
-        for name in NODE_EVENTS:
+        for name in node_events(self.config.router):
             counter = getattr(self, name)
             m.d.sync += counter.eq(counter + _tree_sum(getattr(n, name) for n in self.nodes))
         m.d.sync += self.latency_sum.eq(self.latency_sum

@@ -10,13 +10,28 @@ from .traffic_check import TrafficChecker
 from .traffic_gen import PacketFormat, RATE_BITS, TrafficGenerator
 
 
-__all__ = ["SelfCheckingNode", "NODE_EVENTS", "DEFECTS", "defect_inputs",
-           "DEFECT_INPUTS"]
+__all__ = ["SelfCheckingNode", "NODE_EVENTS", "FAULT_EVENTS", "node_events", "DEFECTS",
+           "defect_inputs", "DEFECT_INPUTS", "CONFIG_INPUTS"]
 
 
 #: One-cycle event outputs of a node, summed into the fabric's counters.
 NODE_EVENTS = ("created", "refused", "injected", "injected_flits", "delivered",
                "delivered_flits", "errors", "corrupted")
+
+#: The events a fault-tolerant node (``RouterConfig.fault_waypoints``) adds: packets
+#: drawn to a destination its source table refuses.
+FAULT_EVENTS = ("unroutable",)
+
+#: The fault configuration port of a fault-tolerant node (and fabric): while
+#: ``config_write`` is 1, ``config_entry`` is written at ``config_dest`` of the source
+#: table of node ``config_node`` (:class:`~cubefab.hdl.source_table.SourceTable`), and
+#: every generator stands still.
+CONFIG_INPUTS = ("config_write", "config_node", "config_dest", "config_entry")
+
+
+def node_events(router_config):
+    """The event outputs of a node whose router has ``router_config``."""
+    return NODE_EVENTS + (FAULT_EVENTS if router_config.fault_waypoints else ())
 
 #: The inputs of a node (and a fabric) built with ``defects=True``.
 DEFECT_INPUTS = ("defect", "defect_node", "defect_port")
@@ -81,7 +96,11 @@ class SelfCheckingNode(wiring.Component):
         Only when ``node`` is ``None``: held at :meth:`strap_values` of a node.
     created, refused, injected, injected_flits, delivered, delivered_flits, errors,
     corrupted : Out(1)
-        This cycle's events (see :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric`).
+        This cycle's events (see :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric`);
+        a fault-tolerant node adds :data:`FAULT_EVENTS`.
+    config_write, config_node, config_dest, config_entry : In
+        Only for a fault-tolerant router: the fault configuration port
+        (:data:`CONFIG_INPUTS`).
     inject_flit, eject_flit : Out(layout)
         Observation taps for a simulation harness: the flit entering the router's
         ``local_in`` (valid with ``injected_flits``) and the flit leaving its
@@ -101,8 +120,10 @@ class SelfCheckingNode(wiring.Component):
         self.node = self.router.node
         if self.router.layout != fmt.layout:
             raise ValueError("Router parameters must give the packet format's flit layout")
+        self.waypoints = router_config.fault_waypoints
         self.generator = TrafficGenerator(topology, node, fmt, pattern, hotspot=hotspot,
-                                          queue_depth=queue_depth)
+                                          queue_depth=queue_depth,
+                                          waypoints=self.waypoints)
         # adaptive routing may reorder a flow's packets: the harness counts that
         self.checker = TrafficChecker(topology, node, fmt,
                                       ordered=not router_config.adaptive)
@@ -125,7 +146,13 @@ class SelfCheckingNode(wiring.Component):
             members.update({"defect": In(range(len(DEFECTS) + 1)),
                             "defect_node": In(topology.address_bits),
                             "defect_port": In(range(topology.degree))})
-        for name in NODE_EVENTS:
+        if self.waypoints:
+            members.update({"config_write": In(1), "config_node": In(topology.address_bits),
+                            "config_dest": In(topology.address_bits),
+                            "config_entry": In(self.generator.table.layout)})
+        #: The event outputs (:func:`node_events`).
+        self.events = node_events(router_config)
+        for name in self.events:
             members[name] = Out(1)
         members["inject_flit"] = Out(layout)
         members["eject_flit"] = Out(layout)
@@ -156,6 +183,14 @@ class SelfCheckingNode(wiring.Component):
                      gen.hot_threshold.eq(self.hot_threshold), gen.now.eq(self.now),
                      chk.now.eq(self.now)]
         self._outputs(m, here if self.node is None else self.node)
+        if self.waypoints:
+            address = here if self.node is None else self.node
+            m.d.comb += [gen.hold.eq(self.config_write),
+                         gen.config_write.eq(self.config_write
+                                             & (self.config_node == address)),
+                         gen.config_dest.eq(self.config_dest),
+                         gen.config_entry.eq(self.config_entry),
+                         self.unroutable.eq(gen.unroutable)]
         m.d.comb += [self.created.eq(gen.created), self.refused.eq(gen.refused),
                      self.injected.eq(gen.injected), self.injected_flits.eq(gen.flit_sent),
                      self.inject_flit.eq(router.local_in.payload),

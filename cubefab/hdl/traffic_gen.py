@@ -15,6 +15,8 @@ flit index), so the checker (:mod:`cubefab.hdl.traffic_check`) detects corruptio
 misrouting, loss, duplication and reordering.
 """
 
+import contextlib
+
 import numpy as np
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
@@ -26,6 +28,7 @@ from amaranth.lib.wiring import In, Out
 from ..topology.patterns import check_pattern, permutation_destination
 from ..topology.base import Topology, check_int
 from .flit import FlitLayout
+from .source_table import SourceTable
 
 
 __all__ = ["PacketFormat", "TrafficGenerator", "check_generator", "RATE_BITS",
@@ -204,6 +207,13 @@ class TrafficGenerator(wiring.Component):
     queue_depth : int
         Packets the source queue holds; a packet created while it is full is refused
         (counted by ``refused``), so offered load is measured, not assumed.
+    waypoints : int
+        0 (the default): every destination is routed directly. Otherwise the flits'
+        headers hold this many waypoints (``fmt.layout.waypoints``), which a
+        :class:`~cubefab.hdl.source_table.SourceTable` gives per destination, loaded
+        through the ``config_*`` inputs: a packet to a destination whose entry is
+        refused is not created but counted by ``unroutable``; a faulty node (its own
+        entry refused) creates nothing.
 
     Members
     -------
@@ -222,10 +232,17 @@ class TrafficGenerator(wiring.Component):
     created, refused, injected, flit_sent : Out(1)
         One-cycle pulses: a packet was created (and queued), created but refused
         (queue full), its head entered the network; a flit entered the network.
+    hold, config_write, config_dest, config_entry : In
+        Only with ``waypoints``: while ``hold`` is 1 (a fabric's configuration cycle)
+        the generator stands still (no packet, no random step); ``config_write`` writes
+        ``config_entry`` at ``config_dest`` of its source table.
+    unroutable : Out(1)
+        Only with ``waypoints``: pulse, a packet was drawn to a destination its table
+        refuses (not created).
     """
 
     def __init__(self, topology, node, fmt, pattern="uniform", *, hotspot=None,
-                 queue_depth=16):
+                 queue_depth=16, waypoints=0):
         if not isinstance(fmt, PacketFormat):
             raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
         self.pattern, self.hotspot, self.queue_depth = check_generator(
@@ -233,6 +250,11 @@ class TrafficGenerator(wiring.Component):
         self.topology = topology
         self.node = None if node is None else topology.check_node(node, "node")
         self.fmt = fmt
+        self.waypoints = check_int("Number of waypoints", waypoints, 0)
+        if self.waypoints != fmt.layout.waypoints:
+            raise ValueError(f"Number of waypoints must be the flits' "
+                             f"{fmt.layout.waypoints}, not {waypoints}")
+        self.table = SourceTable(topology, waypoints, self.node) if waypoints else None
         bits = topology.address_bits
         #: Layout of the node-dependent constants (see :meth:`strap_values`).
         self.strap_layout = data.StructLayout({
@@ -253,6 +275,9 @@ class TrafficGenerator(wiring.Component):
             "injected": Out(1),
             "flit_sent": Out(1),
             **({"straps": In(self.strap_layout)} if self.node is None else {}),
+            **({"hold": In(1), "config_write": In(1), "config_dest": In(bits),
+                "config_entry": In(self.table.layout), "unroutable": Out(1)}
+               if waypoints else {}),
         })
 
     def strap_values(self, node):
@@ -301,6 +326,26 @@ class TrafficGenerator(wiring.Component):
         m.d.comb += address.eq((upper << low) | index[:low] if low else upper)
         return address
 
+    def _route_entry(self, m, dest, here, create):
+        """With ``waypoints``: the source table looked up at ``dest``, which turns a
+        packet to a refused destination (or any packet of a faulty node) into no packet
+        (``create`` cleared; ``unroutable`` for a healthy node); returns the waypoints
+        to queue (``Cat(count, waypoint)``; an empty value without ``waypoints``)."""
+        if not self.waypoints:
+            return create, Const(0, 0)
+        table = m.submodules.table = self.table
+        if self.node is None:
+            m.d.comb += table.here.eq(here)
+        drawn = create
+        create = Signal(name="create_routed")
+        m.d.comb += [table.dest.eq(dest), table.write.eq(self.config_write),
+                     table.write_dest.eq(self.config_dest),
+                     table.write_entry.eq(self.config_entry),
+                     create.eq(drawn & ~self.hold & table.healthy & ~table.entry.refused),
+                     self.unroutable.eq(drawn & ~self.hold & table.healthy
+                                        & table.entry.refused)]
+        return create, Cat(table.entry.count, table.entry.waypoint)
+
     def elaborate(self, platform):
         m = Module()
         topo, fmt = self.topology, self.fmt
@@ -313,10 +358,12 @@ class TrafficGenerator(wiring.Component):
         started = Signal()
         state = Signal(64, init=1)
         initial = _node_seed_hw(m, self.seed, straps.salt, "initial_state")
-        with m.If(~started):
-            m.d.sync += [state.eq(initial), started.eq(1)]
-        with m.Else():
-            m.d.sync += state.eq(_xorshift64_hw(state))
+        # (a fault-tolerant generator stands still in configuration cycles)
+        with m.If(~self.hold) if self.waypoints else contextlib.nullcontext():
+            with m.If(~started):
+                m.d.sync += [state.eq(initial), started.eq(1)]
+            with m.Else():
+                m.d.sync += state.eq(_xorshift64_hw(state))
         draw_rate, draw_hot, draw_dest = state[0:16], state[16:32], state[32:64]
 
         dest = Signal(bits, name="new_dest")
@@ -336,19 +383,21 @@ class TrafficGenerator(wiring.Component):
             else:
                 m.d.comb += dest.eq(uniform)
 
-        # Source queue of (destination, creation time).
-        queue = m.submodules.queue = SyncFIFO(width=bits + fmt.timestamp_bits,
-                                              depth=self.queue_depth)
+        # Source queue of (destination, creation time[, waypoints]).
         create = Signal()
+        m.d.comb += create.eq(started & (draw_rate < self.threshold))
+        create, route = self._route_entry(m, dest, here, create)
+        queue = m.submodules.queue = SyncFIFO(width=bits + fmt.timestamp_bits + len(route),
+                                              depth=self.queue_depth)
         m.d.comb += [
-            create.eq(started & (draw_rate < self.threshold)),
-            queue.w_data.eq(Cat(dest, self.now)),
+            queue.w_data.eq(Cat(dest, self.now, route)),
             queue.w_en.eq(create),
             self.created.eq(create & queue.w_rdy),
             self.refused.eq(create & ~queue.w_rdy),
         ]
         q_dest = queue.r_data[:bits]
-        q_time = queue.r_data[bits:]
+        q_time = queue.r_data[bits:bits + fmt.timestamp_bits]
+        q_route = queue.r_data[bits + fmt.timestamp_bits:]
 
         # Sequence number of the next packet of each flow from this node.
         sequence = Signal(max(1, fmt.sequence_bits))
@@ -382,6 +431,11 @@ class TrafficGenerator(wiring.Component):
             self.injected.eq(sent & (index == 0)),
             self.flit_sent.eq(sent),
         ]
+        if self.waypoints:   # the header's waypoints from the table, phase 0
+            count = len(out.payload.waypoint_count)
+            m.d.comb += [out.payload.waypoint_count.eq(q_route[:count]),
+                         out.payload.waypoint.eq(q_route[count:]),
+                         out.payload.phase.eq(0)]
         with m.If(sent):
             m.d.sync += index.eq(Mux(last, 0, index + 1))
         return m

@@ -31,13 +31,15 @@ Corruption (payload check words, framing) is counted by the hardware checkers.
 import functools
 
 import numpy as np
+from amaranth.hdl import Shape
 
 from ..topology.adaptive import offered_port_masks
 from ..topology.deadlock import flow_lane, lane_bits, translation_mask, wrap_array
+from ..topology.fault_routing import waypoint_step
 from ..topology.metacube import Metacube
 
 
-__all__ = ["RouteReference", "FlitFields", "Ledger"]
+__all__ = ["RouteReference", "WaypointReference", "FlitFields", "Ledger"]
 
 
 class RouteReference:
@@ -164,6 +166,70 @@ class RouteReference:
         return vc == (cls << self.lane_bits | lane) and self.escape[rep, u] == port
 
 
+class WaypointReference:
+    """The misrouted check of a fault-tolerant fabric (``RouterConfig.fault_waypoints``)
+    under one fault set: the model's route of every flow.
+
+    A flit of the flow ``src -> dest`` may leave ``here`` through ``port`` on VC ``vc``
+    with phase ``phase`` only when its header names the waypoints the model gives the
+    pair (:meth:`~cubefab.topology.fault_routing.WaypointRouting.header`; a refused pair
+    has no flit at all), ``here``, the link and the next node are healthy, and the hop
+    is the one the model's route (:meth:`~.WaypointRouting.route`, walked by
+    :func:`~cubefab.topology.fault_routing.waypoint_step`) takes from ``here`` in that
+    phase, on the VC :meth:`~.WaypointRouting.hop_vcs` gives it (times
+    ``vcs_per_class``, plus the flow's lane).
+
+    Parameters
+    ----------
+    routing : WaypointRouting
+    vcs_per_class : int
+    """
+
+    def __init__(self, routing, vcs_per_class):
+        self.routing = routing
+        self.topology = routing.topology
+        self.vcs_per_class = vcs_per_class
+        self.lane_bits = lane_bits(vcs_per_class)
+        self.faulty = set(routing.faults.nodes)
+        self.faulty_links = {frozenset(x) for x in routing.faults.links}
+
+    @functools.lru_cache(maxsize=1 << 16)
+    def hops(self, src, dest):
+        """``(waypoints, {(node, phase): (port, vc)})`` of the flow: its header and the
+        hop its route takes from each node, by the phase the flit leaves with; None for
+        a flow that has no packets (not two healthy nodes, or refused)."""
+        topo, routing = self.topology, self.routing
+        try:
+            waypoints = routing.header(src, dest)
+        except ValueError:
+            return None
+        if waypoints is None:
+            return None
+        path, vcs = routing.route(src, dest), routing.hop_vcs(src, dest)
+        lane = flow_lane(src, dest, self.vcs_per_class)
+        out, phase = {}, 0
+        for here, nxt, vc in zip(path, path[1:], vcs):
+            port, phase = waypoint_step(topo, here, dest, waypoints, phase,
+                                        routing.algorithm)
+            out[here, phase] = (port, (vc << self.lane_bits) | lane)
+        return waypoints, out
+
+    def allowed(self, here, port, src, dest, vc, waypoints, phase):
+        """Whether a flit with header ``waypoints`` (the names, ``count`` of them) and
+        ``phase`` may leave ``here`` through ``port`` on VC ``vc``."""
+        topo = self.topology
+        if not (topo.is_node(src) and topo.is_node(dest)):
+            return False
+        flow = self.hops(src, dest)
+        if flow is None or tuple(waypoints) != flow[0]:
+            return False
+        nxt = topo.neighbor(here, port)
+        if here in self.faulty or nxt in self.faulty \
+                or frozenset((here, nxt)) in self.faulty_links:
+            return False
+        return flow[1].get((here, phase)) == (port, vc)
+
+
 class FlitFields:
     """Decoding of raw flits (integers) of a :class:`~cubefab.hdl.flit.FlitLayout`
     whose payload starts with a ``timestamp_bits``-bit timestamp."""
@@ -174,11 +240,27 @@ class FlitFields:
         # (a deterministic router's flits have no cls field: read as 0)
         self.offsets["cls"] = ((layout["cls"].offset, layout["cls"].shape.width)
                                if "cls" in dict(layout) else (0, 0))
+        #: Waypoints the header holds (0: no waypoint fields, read as 0).
+        self.waypoints = layout.waypoints
+        self.address_bits = layout.address_bits
+        for name in ("waypoint_count", "phase", "waypoint"):
+            self.offsets[name] = ((layout[name].offset,
+                                   Shape.cast(layout[name].shape).width)
+                                  if self.waypoints else (0, 0))
         self.timestamp_bits = timestamp_bits
 
     def get(self, raw, name):
         offset, width = self.offsets[name]
         return (raw >> offset) & ((1 << width) - 1)
+
+    def waypoints_of(self, raw):
+        """The waypoints a flit's header names (a tuple; empty without waypoints)."""
+        if not self.waypoints:
+            return ()
+        words = self.get(raw, "waypoint")
+        bits = self.address_bits
+        return tuple((words >> (bits * i)) & ((1 << bits) - 1)
+                     for i in range(self.get(raw, "waypoint_count")))
 
     def timestamp(self, raw):
         return self.get(raw, "payload") & ((1 << self.timestamp_bits) - 1)

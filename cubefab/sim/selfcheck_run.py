@@ -18,14 +18,14 @@ import time
 from amaranth.hdl import Cat, Elaboratable, Module, Signal
 
 from ..hdl.selfcheck import COUNTERS, SelfCheckConfig, SelfCheckingFabric
-from ..hdl.selfcheck_node import defect_inputs
+from ..hdl.selfcheck_node import CONFIG_INPUTS, defect_inputs
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
 from ..hdl.config import RouterConfig
-from .checks import FlitFields, Ledger, RouteReference
+from .checks import FlitFields, Ledger, RouteReference, WaypointReference
 
 
-__all__ = ["ENGINES", "DEFAULT_ROUTER", "SELFCHECK_PAYLOAD", "CHECKS", "selfcheck_config", "default_threads",
+__all__ = ["FaultConfiguration", "fault_configuration", "ENGINES", "DEFAULT_ROUTER", "SELFCHECK_PAYLOAD", "CHECKS", "selfcheck_config", "default_threads",
            "verilator_model", "run_selfcheck", "run_verilator", "statistics",
            "latency_statistics"]
 
@@ -50,7 +50,8 @@ CHECKS = ("lost", "duplicated", "corrupted", "reordered", "misrouted")
 def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_width=SELFCHECK_PAYLOAD,
                      vcs=None, depth=DEFAULT_ROUTER["depth"], algorithm=None, hotspot=None,
                      queue_depth=16, vcs_per_class=DEFAULT_ROUTER["vcs_per_class"],
-                     timestamp_bits=24, sequence_bits=8, adaptive_vcs=0, defects=False):
+                     timestamp_bits=24, sequence_bits=8, adaptive_vcs=0, defects=False,
+                     fault_waypoints=0):
     """The hardware configuration of a run (a JSON-able dict of
     :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` keywords, plus the topology; the
     Verilator cache key)."""
@@ -65,7 +66,8 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
             "depth": depth, "algorithm": algorithm, "vcs_per_class": vcs_per_class,
             "hotspot": hotspot, "queue_depth": queue_depth,
             "timestamp_bits": timestamp_bits, "sequence_bits": sequence_bits,
-            "adaptive_vcs": adaptive_vcs, "defects": defects}
+            "adaptive_vcs": adaptive_vcs, "defects": defects,
+            **({"fault_waypoints": fault_waypoints} if fault_waypoints else {})}
 
 
 def _hardware(config):
@@ -151,6 +153,7 @@ def statistics(topology, packet_flits, window, start, end, final, drain, checks,
         "window": {k: d[k] for k in COUNTERS if k != "cycles"},
         "created": final["created"],
         "refused": final["refused"],
+        "unroutable": final.get("unroutable", 0),
         "injected": final["injected"],
         "delivered": final["delivered"],
         **found,
@@ -179,7 +182,8 @@ def _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction):
 
 def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup=0,
                   drain=0, seed=1, hotspot_fraction=0.1, progress=None, build_progress=None,
-                  opt="-O2", threads=None, vcd=None, defect=None, **hardware):
+                  opt="-O2", threads=None, vcd=None, defect=None, faults=(), faulty_links=(),
+                  **hardware):
     """Simulate the self-checking fabric, check every flit, and return the statistics.
 
     Both engines simulate the same design (:class:`~cubefab.hdl.selfcheck.SelfCheckingFabric`)
@@ -214,6 +218,15 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         depend on it.
     vcd : str, optional
         Amaranth engine: write a VCD waveform of the run to this path.
+    faults, faulty_links : iterables
+        Faulty nodes and links (pairs of adjacent nodes) of a fabric of fault-tolerant
+        routers (``fault_waypoints`` in ``hardware``): the model's waypoint routing
+        around them (:func:`~cubefab.topology.fault_routing.plan_waypoints`), proved
+        deadlock-free (:func:`~cubefab.topology.fault_routing.check_waypoint_deadlock`),
+        is loaded into the source tables through the configuration port before the
+        run; traffic runs between healthy nodes only, packets to refused destinations
+        count as ``unroutable``, and the misrouted check follows the waypoint routes
+        (:class:`~cubefab.sim.checks.WaypointReference`).
     defect : dict, optional
         Simulate a fabric with one deliberate defect
         (:func:`~cubefab.hdl.selfcheck_node.defect_inputs`; the design is built with
@@ -255,14 +268,15 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
                                    int(round(hotspot_fraction * (1 << RATE_BITS))))}
     if config["defects"]:
         inputs.update(defect_inputs(defect, topology))
+    faults = fault_configuration(design, faults, faulty_links)
     marks = [warmup, warmup + cycles]
     if engine == "amaranth":
         threads = 1
-        run = _run_amaranth(topology, design, inputs, total, marks, progress, vcd)
+        run = _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults)
     else:
         threads = default_threads(topology) if threads is None else threads
         run = _run_verilator(topology, config, inputs, total, marks, progress,
-                             build_progress, opt, threads)
+                             build_progress, opt, threads, faults)
     snapshots, final, checks, seconds, cpu_seconds, build_seconds = run
     result = {"topology": topology.label, "engine": engine, "rate": rate, "seed": seed,
               "cycles": cycles, "warmup": warmup, "drain": drain,
@@ -271,6 +285,8 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     result.update(statistics(topology, packet_flits, cycles, snapshots[warmup],
                              snapshots[warmup + cycles], final, drain, checks,
                              adaptive=design.router.adaptive))
+    if faults is not None:
+        result.update(faults.summary())
     result["seconds"] = round(seconds, 3)
     result["cpu_seconds"] = round(cpu_seconds, 3)
     result["build_seconds"] = round(build_seconds, 3)
@@ -295,8 +311,59 @@ _CHECK_KEYS = ("misrouted", "reordered", "duplicated", "waiting_overtaken", "wai
                "latency_histogram")
 
 
+class FaultConfiguration:
+    """The fault set of a run of fault-tolerant routers: the model's routing around it
+    (``routing``), proved deadlock-free, the writes that load it into the source
+    tables (``writes``, :func:`~cubefab.hdl.source_table.table_writes`) and the
+    misrouted check's reference (``reference``)."""
+
+    def __init__(self, design, faults, faulty_links):
+        from ..hdl.source_table import MAX_ENTRY_BITS, entry_layout, table_writes
+        from ..topology.fault_routing import (FaultSet, check_waypoint_deadlock,
+                                              guarantee_bound, plan_waypoints)
+        topology, router = design.topology, design.router
+        W = router.fault_waypoints
+        self.faults = FaultSet(topology, faults, faulty_links)
+        self.routing = plan_waypoints(topology, self.faults, W, router.algorithm)
+        report = check_waypoint_deadlock(self.routing)
+        if not report.deadlock_free:   # pragma: no cover - proved for every fault set
+            raise ValueError(f"the waypoint routing around these faults can deadlock: "
+                             f"{report.describe_cycle()}")
+        width = entry_layout(topology.address_bits, W).size
+        if width > MAX_ENTRY_BITS:
+            raise ValueError(f"Source table entries must be at most {MAX_ENTRY_BITS} bits "
+                             f"wide, not {width} ({W} waypoints of "
+                             f"{topology.address_bits} bits)")
+        self.writes = table_writes(self.routing, W)
+        self.bound = guarantee_bound(topology)
+        self.reference = WaypointReference(self.routing, router.vcs_per_class)
+
+    def summary(self):
+        """The run's fault figures (for its result)."""
+        routing = self.routing
+        return {"faulty_nodes": list(self.faults.nodes),
+                "faulty_links": [list(x) for x in self.faults.links],
+                "guarantee": self.bound, "guaranteed": routing.guaranteed,
+                "waypoints_needed": routing.waypoints_needed,
+                "pairs_detoured": routing.detoured, "pairs_cut_off": len(routing.cut_off),
+                "pairs_unroutable": len(routing.unroutable),
+                "configuration_writes": len(self.writes)}
+
+
+def fault_configuration(design, faults=(), faulty_links=()):
+    """The :class:`FaultConfiguration` of a run of ``design`` (a
+    :class:`~cubefab.hdl.selfcheck.SelfCheckConfig`), None for fault-free routers;
+    ValueError for faults given to fault-free routers."""
+    faults, faulty_links = list(faults), list(faulty_links)
+    if not design.router.fault_waypoints:
+        if faults or faulty_links:
+            raise ValueError("Faults need fault-tolerant routers (fault_waypoints >= 1)")
+        return None
+    return FaultConfiguration(design, faults, faulty_links)
+
+
 def _run_verilator(topology, config, inputs, total, marks, progress, build_progress, opt,
-                   threads):
+                   threads, faults=None):
     model = verilator_model(topology, config, opt, threads)
     start = time.monotonic()
     model.build(progress=build_progress)
@@ -312,7 +379,8 @@ def _run_verilator(topology, config, inputs, total, marks, progress, build_progr
     start, cpu = time.monotonic(), _children_cpu()
     final = model.run(total, inputs=inputs, schedule=[(marks[1], {"threshold": 0})],
                       report_at=[c for c in marks if 0 < c < total], progress=report,
-                      stop_when_drained=_drain_stop(marks, total), window=marks)
+                      stop_when_drained=_drain_stop(marks, total), window=marks,
+                      faults=faults)
     seconds, cpu = time.monotonic() - start, _children_cpu() - cpu
     checks = {k: final.pop(k) for k in _CHECK_KEYS}
     for c in marks:
@@ -371,7 +439,7 @@ def _bits(value):
         value ^= low
 
 
-def _run_amaranth(topology, design, inputs, total, marks, progress, vcd):
+def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=None):
     """The Amaranth engine: the whole fabric in Amaranth's simulator, with the checks
     of :mod:`cubefab.sim.checks` applied cycle by cycle by the testbench, in the
     order the Verilator main applies them (links; injections, then ejections, node by
@@ -380,8 +448,20 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd):
     dut = SelfCheckingFabric(design)
     harness = _Harness(dut)
     names = list(design.counter_members())
-    ref = RouteReference.of(design.router)
     fields = FlitFields(design.layout, design.fmt.timestamp_bits)
+    if faults is None:
+        ref = RouteReference.of(design.router)
+
+        def allowed(here, port, raw):
+            return ref.allowed(here, port, get(raw, "src"), get(raw, "dest"),
+                               get(raw, "vc"), get(raw, "cls"))
+    else:
+        ref = faults.reference
+
+        def allowed(here, port, raw):
+            return ref.allowed(here, port, get(raw, "src"), get(raw, "dest"),
+                               get(raw, "vc"), fields.waypoints_of(raw),
+                               get(raw, "phase"))
     ledger = Ledger()
     degree = topology.degree
     addresses = [int(a) for a in topology.nodes()]
@@ -398,8 +478,7 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd):
         misrouted = 0
         for j in _bits(ctx.get(harness.link_valid)):
             raw = ctx.get(harness.link_flits[j])
-            if not ref.allowed(addresses[j // degree], j % degree, get(raw, "src"),
-                               get(raw, "dest"), get(raw, "vc"), get(raw, "cls")):
+            if not allowed(addresses[j // degree], j % degree, raw):
                 misrouted += 1
         for i in _bits(ctx.get(harness.inject_valid)):
             raw = ctx.get(harness.inject_flits[i])
@@ -423,6 +502,13 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd):
     async def bench(ctx):
         for name, value in inputs.items():
             ctx.set(getattr(dut, name), value)
+        for node, dest, entry in faults.writes if faults is not None else ():
+            # configuration cycles: no cycle of the run
+            for name, value in zip(CONFIG_INPUTS, (1, node, dest, entry)):
+                ctx.set(getattr(dut, name), value)
+            await ctx.tick()
+        if faults is not None:
+            ctx.set(dut.config_write, 0)
         step = max(1, total // 100)
         first = _drain_stop(marks, total)
         done = 0

@@ -20,17 +20,45 @@ otherwise), so each cycle is "inputs from the others' outputs, settle, clock edg
 node by node.
 """
 
+import tempfile
+
 from amaranth.hdl import Shape
 
-from ..hdl.selfcheck import COUNTERS, NODE_MODULE, SelfCheckConfig
-from ..hdl.selfcheck_node import NODE_EVENTS
+from ..hdl.selfcheck import NODE_MODULE, SelfCheckConfig
 from ..topology.base import check_int
 from ..topology.turns import inverse_ports
 from .checks import FlitFields, RouteReference
 from .verilator_engine import VerilatorModel, cxx_name, input_setters
 
 
-__all__ = ["VerilatorFabricModel", "fabric_header"]
+__all__ = ["VerilatorFabricModel", "fabric_header", "fault_file_text"]
+
+
+def fault_file_text(faults):
+    """The fault configuration file of ``cxx/faults.h`` for a
+    :class:`~cubefab.sim.selfcheck_run.FaultConfiguration`: the configuration writes,
+    the faulty nodes and channels (dense indices), the headers of the pairs routed
+    through waypoints and the refused pairs."""
+    routing = faults.routing
+    topo = routing.topology
+    bad_nodes = set(routing.faults.nodes)
+    bad_links = {frozenset(x) for x in routing.faults.links}
+    channels = [(topo.index(int(a)), p) for a in topo.nodes() for p in range(topo.degree)
+                if int(a) in bad_nodes or topo.neighbor(int(a), p) in bad_nodes
+                or frozenset((int(a), topo.neighbor(int(a), p))) in bad_links]
+    headers = sorted(routing.waypoints.items())
+    refused = sorted(routing.cut_off + routing.unroutable)
+    lines = [f"W {len(faults.writes)}"]
+    lines += [f"{n} {d} {e}" for n, d, e in faults.writes]
+    lines.append(f"F {len(bad_nodes)} " + " ".join(str(topo.index(a))
+                                                   for a in sorted(bad_nodes)))
+    lines.append(f"C {len(channels)}")
+    lines += [f"{i} {p}" for i, p in channels]
+    lines.append(f"H {len(headers)}")
+    lines += [" ".join(map(str, (s, t, len(ws), *ws))) for (s, t), ws in headers]
+    lines.append(f"R {len(refused)}")
+    lines += [f"{s} {t}" for s, t in refused]
+    return "\n".join(lines) + "\n"
 
 
 def _words(value, count):
@@ -77,11 +105,11 @@ def fabric_header(config, node):
         return (f"static inline auto* {kind}(Node* n, int p) "
                 f"{{ switch (p) {{ {cases} }} std::abort(); }}")
 
-    counters = list(COUNTERS) + ["latency_sum"]
+    counters = list(config.counters()) + ["latency_sum"]
     members = config.counter_members()
     masks = [(1 << Shape.cast(members[c].shape).width) - 1 for c in counters]
-    events = list(NODE_EVENTS) + ["latency"]
-    event_counter = [counters.index(e) for e in NODE_EVENTS] + [counters.index("latency_sum")]
+    events = list(node.events) + ["latency"]
+    event_counter = [counters.index(e) for e in node.events] + [counters.index("latency_sum")]
     layout, fmt = config.layout, config.fmt
     ref = RouteReference.of(config.router)
     lines = [
@@ -122,7 +150,16 @@ def fabric_header(config, node):
     ]
     for name in ("head", "tail", "vc", "dest", "src", "payload"):
         lines.append(f"static const int {name.upper()}_LO = {layout[name].offset};")
-    cls_lo, cls_width = FlitFields(layout, fmt.timestamp_bits).offsets["cls"]
+    fields = FlitFields(layout, fmt.timestamp_bits)
+    cls_lo, cls_width = fields.offsets["cls"]
+    lines += [
+        "// fault-tolerant routers (faults.h): waypoints in the header, 0 without",
+        f"static const int WAYPOINTS = {fields.waypoints};",
+        f"static const int WAYPOINT_COUNT_LO = {fields.offsets['waypoint_count'][0]};",
+        f"static const int PHASE_LO = {fields.offsets['phase'][0]};",
+        f"static const int WAYPOINT_FIELD_WIDTH = {fields.offsets['phase'][1]};",
+        f"static const int WAYPOINT_LO = {fields.offsets['waypoint'][0]};",
+    ]
     lines += [
         f"static const int CLS_LO = {cls_lo};",
         f"static const int CLS_WIDTH = {cls_width};",
@@ -173,14 +210,32 @@ class VerilatorFabricModel(VerilatorModel):
         not depend on it.
     """
 
-    main_files = ("fabric_main.cpp", "checks.h", "run_arguments.h")
+    main_files = ("fabric_main.cpp", "checks.h", "faults.h", "run_arguments.h")
 
     def __init__(self, factory, config, *, opt="-O2", jobs=None, threads=1):
         super().__init__(factory, config, name=NODE_MODULE, opt=opt, jobs=jobs)
         self.threads = check_int("Threads", threads, 1)
+        self._fault_file = None
 
     def _run_options(self):
-        return [f"threads={self.threads}"]
+        return [f"threads={self.threads}"] + (
+            [f"faults={self._fault_file}"] if self._fault_file else [])
+
+    def run(self, cycles, *, faults=None, **options):
+        """:meth:`VerilatorModel.run`; ``faults``: a
+        :class:`~cubefab.sim.selfcheck_run.FaultConfiguration` of a fabric of
+        fault-tolerant routers, loaded through the configuration port before the run
+        (and followed by the misrouted check)."""
+        if faults is None:
+            return super().run(cycles, **options)
+        with tempfile.NamedTemporaryFile("w", suffix=".faults") as handle:
+            handle.write(fault_file_text(faults))
+            handle.flush()
+            self._fault_file = handle.name
+            try:
+                return super().run(cycles, **options)
+            finally:
+                self._fault_file = None
 
     def _sources(self, design):
         if not isinstance(design, SelfCheckConfig):
@@ -188,5 +243,5 @@ class VerilatorFabricModel(VerilatorModel):
         node = design.node(None)
         files = {NODE_MODULE + ".v": design.node_verilog(node)}
         ports = {"inputs": list(design.inputs()),
-                 "counters": list(COUNTERS) + ["latency_sum"]}
+                 "counters": list(design.counters()) + ["latency_sum"]}
         return files, {"fabric.h": fabric_header(design, node)}, ports

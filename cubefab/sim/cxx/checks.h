@@ -15,6 +15,7 @@ struct Flit {
     int node;   // dense index of the node where it was seen
     bool head, tail;
     uint32_t vc, cls, dest, src, stamp;
+    uint32_t count = 0, phase = 0, waypoint[WAYPOINTS ? WAYPOINTS : 1] = {0};   // (faults.h)
 };
 
 static inline uint64_t field(uint64_t v, int lo, int width) {
@@ -41,6 +42,12 @@ template <typename T> static inline Flit flit_of(const T& raw, int node) {
     f.dest = (uint32_t)bits_of(raw, DEST_LO, ADDRESS_BITS);
     f.src = (uint32_t)bits_of(raw, SRC_LO, ADDRESS_BITS);
     f.stamp = (uint32_t)bits_of(raw, PAYLOAD_LO, TIMESTAMP_BITS);
+    if (WAYPOINTS) {
+        f.count = (uint32_t)bits_of(raw, WAYPOINT_COUNT_LO, WAYPOINT_FIELD_WIDTH);
+        f.phase = (uint32_t)bits_of(raw, PHASE_LO, WAYPOINT_FIELD_WIDTH);
+        for (int j = 0; j < WAYPOINTS; ++j)
+            f.waypoint[j] = (uint32_t)bits_of(raw, WAYPOINT_LO + j * ADDRESS_BITS, ADDRESS_BITS);
+    }
     return f;
 }
 
@@ -66,11 +73,14 @@ static bool adaptive_allowed(int node, int port, const Flit& f) {
     return f.vc == ((f.cls << LANE_BITS) | flow_lane(f.src, f.dest)) && ESCAPE[rep][u] == port;
 }
 
+static bool waypoint_allowed(int node, int port, const Flit& f);   // faults.h
+
 // Whether flit f may leave the node of dense index `node` through `port`: the
 // reference route of its flow takes that hop, on that VC (cubefab.sim.checks).
 static bool link_allowed(int node, int port, const Flit& f) {
     if (INDEX[f.src] < 0 || INDEX[f.dest] < 0) return false;
     if (ADAPTIVE_VCS) return adaptive_allowed(node, port, f);
+    if (WAYPOINTS) return waypoint_allowed(node, port, f);
     const uint32_t here = ADDRESS[node];
     const uint32_t t = f.dest & TRANSLATION_MASK;
     const int rep = REP_INDEX[f.dest ^ t];

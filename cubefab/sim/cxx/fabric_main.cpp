@@ -17,6 +17,7 @@
 #include "fabric.h"
 #include "run_arguments.h"
 #include "checks.h"
+#include "faults.h"
 
 double sc_time_stamp() { return 0; }
 
@@ -149,6 +150,32 @@ static void cycle_of(Worker& w, uint64_t done, Barrier& settled) {
     }
 }
 
+// The fault configuration: every write through the configuration port, one clock
+// cycle each, before the run (the generators stand still; no cycle of the run).
+static bool configure(const std::string& path) {
+    if (!WAYPOINTS) { std::fprintf(stderr, "faults= needs fault-tolerant routers\n"); return false; }
+    if (!FAULTS.load(path)) return false;
+    for (const FaultConfig::Write& w : FAULTS.writes)
+        for (int i = 0; i < N; ++i) {
+            Node* n = nodes[i];
+            set_input(n, "config_write", 1);
+            set_input(n, "config_node", w.node);
+            set_input(n, "config_dest", w.dest);
+            set_input(n, "config_entry", w.entry);
+            n->clk = 0;
+            n->eval();
+            n->clk = 1;
+            n->eval();
+        }
+    for (int i = 0; i < N; ++i) {
+        set_input(nodes[i], "config_write", 0);
+        nodes[i]->clk = 0;
+        nodes[i]->eval();
+        take_snapshot(nodes[i], snapshot[i]);
+    }
+    return true;
+}
+
 int main(int argc, char** argv) {
     RunArguments a;
     if (!parse_run_arguments(argc, argv, a)) return 2;
@@ -172,6 +199,7 @@ int main(int argc, char** argv) {
             take_snapshot(n, snapshot[i]);
         }
     }
+    if (!a.faults.empty() && !configure(a.faults)) return 2;
     Checks checks;
     Barrier settled(threads), finished(threads);
     bool broken = false, stop = false;   // written by worker 0 before a barrier

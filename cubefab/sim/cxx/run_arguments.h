@@ -1,10 +1,11 @@
 // The command line of cubefab's Verilator mains:
 //   CYCLES REPORT_EVERY [threads=N] [window=FIRST:END]
-//   [NAME=VALUE | NAME@CYCLE=VALUE | report@CYCLE | drained@CYCLE]...
+//   [faults=PATH] [NAME=VALUE | NAME@CYCLE=VALUE | report@CYCLE | drained@CYCLE]...
 // NAME=VALUE holds an input from the start; NAME@CYCLE=VALUE sets it after CYCLE
 // cycles; report@CYCLE prints the counters then too; drained@CYCLE stops the run at
 // the first cycle from CYCLE on after which the counters `created` and `delivered`
-// are equal; window=FIRST:END is the measured window (cycles FIRST..END-1).
+// are equal; window=FIRST:END is the measured window (cycles FIRST..END-1);
+// faults=PATH names a fault configuration file (mains that read one: faults.h).
 // Needs is_input(name) from the including main.
 #pragma once
 #include <cstdint>
@@ -24,6 +25,7 @@ struct RunArguments {
     std::map<uint64_t, bool> reports;
     uint64_t stop_drained = UINT64_MAX;
     uint64_t window_first = 0, window_end = UINT64_MAX;
+    std::string faults;                        // fault configuration file, or empty
 };
 
 static bool is_input(const std::string& name);
@@ -46,6 +48,10 @@ static bool parse_run_arguments(int argc, char** argv, RunArguments& a) {
         }
         if (arg.rfind("drained@", 0) == 0) {
             a.stop_drained = std::strtoull(arg.c_str() + 8, nullptr, 10);
+            continue;
+        }
+        if (arg.rfind("faults=", 0) == 0) {
+            a.faults = arg.substr(7);
             continue;
         }
         if (arg.rfind("window=", 0) == 0) {

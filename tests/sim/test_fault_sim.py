@@ -1,0 +1,89 @@
+"""Self-checking fabrics of fault-tolerant routers under fault sets: the tables loaded
+through the configuration port, traffic between healthy nodes, zero lost, duplicated,
+corrupted or misrouted packets, identical counters in both engines."""
+
+import pytest
+
+import cubefab.hdl.source_table
+from cubefab.sim.selfcheck_run import run_selfcheck
+from cubefab.topology import Hypercube, Metacube
+from tests.sim.engine_helpers import both_engines, needs_verilator
+
+#: A small fault-tolerant router for fast runs (the Python simulator is slow).
+SMALL = {"fault_waypoints": 1, "vcs_per_class": 1, "depth": 4, "opt": "-O1"}
+
+ERRORS = ("lost", "duplicated", "corrupted", "misrouted", "checker_errors")
+
+
+def assert_clean(result):
+    assert {k: result[k] for k in ERRORS} == dict.fromkeys(ERRORS, 0)
+    assert result["ok"] and result["drained"]
+
+
+@needs_verilator
+def test_q3_at_the_guarantee_past_saturation_in_both_engines(verilator_cache):
+    # a node and a link faulty (the bound of Q(3) is 2): every packet between healthy
+    # nodes delivered, those drawn to node 0 refused at their source
+    result = both_engines(Hypercube(3), rate=0.7, cycles=200, drain=600, seed=5,
+                          faults=[0], faulty_links=[(1, 3)], **SMALL)
+    assert_clean(result)
+    assert result["guaranteed"] and result["pairs_detoured"] > 0
+    assert result["unroutable"] > 0 and result["delivered"] > 600
+    assert result["throughput"] < result["offered"]     # past saturation
+
+
+@needs_verilator
+def test_beyond_the_guarantee_a_cut_off_node_is_unroutable(verilator_cache):
+    # nodes 1, 2 and 4 faulty: node 0 is cut off, its packets and those to it refused
+    result = both_engines(Hypercube(3), rate=0.3, cycles=150, drain=600, seed=2,
+                          faults=[1, 2, 4], **SMALL)
+    assert_clean(result)
+    assert not result["guaranteed"] and result["pairs_cut_off"] == 8
+    assert result["unroutable"] > 0
+
+
+@needs_verilator
+def test_the_misrouted_check_sees_flits_on_faulty_links(verilator_cache, monkeypatch):
+    # the source tables left fault-free: packets take the faulty node and link, and
+    # both engines' checks count them
+    monkeypatch.setattr(cubefab.hdl.source_table, "table_writes", lambda routing, w: [])
+    result = both_engines(Hypercube(3), rate=0.2, cycles=100, drain=400, seed=5,
+                          faults=[0], faulty_links=[(1, 3)], **SMALL)
+    assert result["misrouted"] > 0 and not result["ok"]
+
+
+def test_the_misrouted_check_sees_a_wrong_hop():
+    result = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.3, cycles=60,
+                           drain=300, seed=1, faults=[0], defect={"kind": "wrong_hop",
+                                                                  "node": 3, "port": 0},
+                           **SMALL)
+    assert result["misrouted"] > 0 and not result["ok"]
+
+
+def test_a_fault_free_run_counts_no_unroutable_packet():
+    result = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.3, cycles=60,
+                           drain=300, seed=1, **SMALL)
+    assert_clean(result)
+    assert result["unroutable"] == 0 and result["configuration_writes"] == 0
+    plain = run_selfcheck(Hypercube(2), engine="amaranth", rate=0.3, cycles=20, drain=100)
+    assert plain["unroutable"] == 0 and "fault_waypoints" not in plain
+
+
+@needs_verilator
+@pytest.mark.slow
+@pytest.mark.parametrize("faults, links", [([5, 20], []), ([9], [(0, 1)]), ([], [(0, 1), (2, 3)])])
+def test_mc12_at_the_guarantee_in_both_engines(verilator_cache, faults, links):
+    result = both_engines(Metacube(1, 2), rate=0.5, cycles=300, drain=1500, seed=7,
+                          faults=faults, faulty_links=links, **SMALL)
+    assert_clean(result)
+    assert result["guaranteed"]
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"faults": [1]}, "Faults need fault-tolerant routers"),
+    ({"faults": [8], "fault_waypoints": 1}, "not a node|8"),
+    ({"faulty_links": [(0, 3)], "fault_waypoints": 1}, "adjacent|link"),
+])
+def test_bad_faults_are_refused(options, match):
+    with pytest.raises(ValueError, match=match):
+        run_selfcheck(Hypercube(3), engine="amaranth", cycles=1, **options)
