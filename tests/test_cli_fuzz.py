@@ -84,7 +84,7 @@ ALL = ("hypercube", "metacube", "dualcube", "dlh", "mcube")
 ROUTER = {"--algorithm": "name", "--vcs": "int", "--depth": "int", "--vcs-per-class": "int",
           "--payload-width": "int", "--adaptive": "flag", "--adaptive-vcs": "int"}
 HW = dict(ROUTER, **{"--flit-width": "int", "--buffer": ["registers", "memory", "x"],
-                     "--turns": ["reference", "all", ""]})
+                     "--turns": ["reference", "all", ""], "--waypoints": "int"})
 VERILOG = {"-o": "file", "--top": "name", "--json": "flag", "--force": "flag"}
 SYNTH = {"--workdir": "dir", "--json": "flag", "--force": "flag"}
 PNR = {"--device": ["hx8k", "up5k", "x"], "--seed": "int", "--no-pnr": "flag"}
@@ -92,7 +92,8 @@ SIM = dict(ROUTER, **{"--traffic": ["uniform", "hotspot", "transpose", "x"],
                       "--rate": "float", "--cycles": "int", "--packet-flits": "int",
                       "--seed": "int", "--hotspot": "address", "--hotspot-fraction": "float",
                       "--drain": "int", "--engine": ["amaranth", "verilator", "x"],
-                      "--vcd": "file", "--json": "flag", "--force": "flag"})
+                      "--vcd": "file", "--json": "flag", "--force": "flag",
+                      "--faults": "list", "--faulty-links": "links", "--waypoints": "int"})
 
 SPECS = {
     "info": Spec(("info",), ALL, {}, {"--json": "flag"}),

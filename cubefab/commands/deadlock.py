@@ -9,7 +9,8 @@ from ..cli import (CliError, add_topology_command, check_size, emit, format_tabl
                    input_errors)
 from ..progress import working
 from ..topology.deadlock import check_deadlock_free, required_vcs
-from .fault_options import add_fault_options, check_fault_options
+from .fault_options import (add_fault_options, add_waypoints_option, check_fault_options,
+                            check_route_table, route_table_hops)
 from .limits import MAX_VCS, check_channel_graph, check_memory, default_vcs
 
 
@@ -27,11 +28,6 @@ BYTES_PER_STATE = 200
 #: with the graph (Mcube(10), 2**20 pairs, 47 s; DLH(8,6) 4 s).
 MAX_TREE_PAIRS = 1 << 20
 SECONDS_PER_TREE_PAIR = 45e-6
-#: Most waypoints a header holds.
-MAX_WAYPOINTS = 8
-#: Measured (MC(2,2): 1 M ordered pairs, routes of up to 12 hops, 690 MB peak): about 56
-#: bytes per (pair, hop) of the route table, and about 1 us per (pair, hop) per fault set.
-BYTES_PER_PAIR_HOP = 56
 
 
 def _options(parser):
@@ -57,9 +53,7 @@ def _options(parser):
                              "routers' scheme) or lock-step wormhole replication")
     add_fault_options(parser, nodes_help="faulty nodes: prove the waypoint routing around "
                       "them (with --faulty-links and --waypoints)")
-    parser.add_argument("--waypoints", type=int_range(0, MAX_WAYPOINTS), default=None,
-                        metavar="W", help="waypoints a header holds (default 2; implies the "
-                                          "fault-tolerant waypoint routing)")
+    add_waypoints_option(parser)
     parser.add_argument("--json", action="store_true")
 
 
@@ -175,7 +169,7 @@ def _broadcast(args, topology):
 
 def _faulty(args, topology):
     from ..topology.fault_routing import (DEFAULT_WAYPOINTS, FaultSet, check_waypoint_deadlock,
-                                          guarantee_bound, plan_waypoints, route_table)
+                                          guarantee_bound, plan_waypoints)
     check_fault_options(topology, args)
     for option, given in (("--adaptive", args.adaptive), ("--vcs", args.vcs is not None),
                           ("--escape-classes", args.escape_classes is not None)):
@@ -186,12 +180,8 @@ def _faulty(args, topology):
     with input_errors():
         faults = FaultSet(topology, args.faults, args.faulty_links)
         bound = guarantee_bound(topology)
-        # at least the longest route: n in Q(n), m + d + 1 in the DLH, and the address
-        # bits plus the 2^(k+1) class moves of a metacube
-        hops = topology.address_bits + 2 ** (getattr(topology, "k", 0) + 1)
-        check_memory(f"the route table of {topology.label}",
-                     topology.num_nodes ** 2 * hops * BYTES_PER_PAIR_HOP)
-        route_table(topology, args.algorithm)
+    check_route_table(topology, args.algorithm)
+    hops = route_table_hops(topology)
     with working(f"waypoint routing of {topology.label} around {len(faults)} fault(s)",
                  topology.num_nodes ** 2 * hops * 1e-6):
         routing = plan_waypoints(topology, faults, waypoints, args.algorithm)

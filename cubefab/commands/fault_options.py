@@ -4,10 +4,18 @@ place."""
 
 import argparse
 
-from ..cli import input_errors, parse_address
+from ..cli import CliError, input_errors, int_range, parse_address
+from ..hdl.config import MAX_FAULT_WAYPOINTS
+from .limits import check_memory
 
 
-__all__ = ["address_list", "link_list", "add_fault_options", "check_fault_options"]
+__all__ = ["address_list", "link_list", "add_fault_options", "check_fault_options",
+           "add_waypoints_option", "fault_waypoints", "check_route_table",
+           "route_table_hops", "MAX_WAYPOINTS", "BYTES_PER_PAIR_HOP"]
+
+
+#: Most waypoints a header holds.
+MAX_WAYPOINTS = MAX_FAULT_WAYPOINTS
 
 
 def address_list(text):
@@ -47,3 +55,60 @@ def check_fault_options(topology, args):
             topology.check_node(u, "--faulty-links end")
             topology.check_node(v, "--faulty-links end")
             topology.port(u, v)
+
+
+#: Measured (MC(2,2): 1 M ordered pairs, routes of up to 12 hops, 690 MB peak): about 56
+#: bytes per (pair, hop) of the route table, and about 1 us per (pair, hop) per fault set.
+BYTES_PER_PAIR_HOP = 56
+
+
+def route_table_hops(topology):
+    """At least the longest route: n in Q(n), m + d + 1 in the DLH, and the address bits
+    plus the 2^(k+1) class moves of a metacube."""
+    return topology.address_bits + 2 ** (getattr(topology, "k", 0) + 1)
+
+
+def check_route_table(topology, algorithm):
+    """Refuse (exit 2) a network whose all-pairs route table (the waypoint routing's
+    model) would not fit in memory, or a routing it cannot use; build it (cached)."""
+    from ..topology.fault_routing import route_table
+    with input_errors():
+        check_memory(f"the route table of {topology.label}",
+                     topology.num_nodes ** 2 * route_table_hops(topology)
+                     * BYTES_PER_PAIR_HOP)
+        route_table(topology, algorithm)
+
+
+def add_waypoints_option(parser):
+    """Add ``--waypoints W`` (default: none given)."""
+    parser.add_argument("--waypoints", type=int_range(0, MAX_WAYPOINTS), default=None,
+                        metavar="W", help="waypoints a header holds (default 2; implies the "
+                                          "fault-tolerant waypoint routing)")
+
+
+def fault_waypoints(args, topology, adaptive_vcs=0):
+    """The waypoints of the fault-tolerant routers a command with ``--waypoints`` (and
+    ``--faults``, ``--faulty-links`` where it has them) builds: 0 when none is given
+    (fault-free routers), else ``--waypoints`` (default
+    :data:`~cubefab.topology.fault_routing.DEFAULT_WAYPOINTS`), after checking the
+    options (exit 2 for a non-node, a non-link, a family or routing the waypoint
+    routing does not model, adaptive routing, or faults with no waypoint)."""
+    from ..topology.fault_routing import DEFAULT_WAYPOINTS, guarantee_bound, leg_algorithm
+    faults = getattr(args, "faults", []) or getattr(args, "faulty_links", [])
+    if not (faults or args.waypoints is not None):
+        return 0
+    if faults:
+        check_fault_options(topology, args)
+    with input_errors():
+        guarantee_bound(topology)     # a family the waypoint routing models
+    if adaptive_vcs:
+        raise CliError("--faults, --faulty-links and --waypoints need deterministic "
+                       "routing, not --adaptive")
+    with input_errors():
+        leg_algorithm(topology, args.algorithm)
+    waypoints = DEFAULT_WAYPOINTS if args.waypoints is None else args.waypoints
+    if not waypoints:
+        raise CliError("--waypoints must be at least 1 for fault-tolerant routers")
+    if faults:
+        check_route_table(topology, args.algorithm)
+    return waypoints

@@ -9,6 +9,7 @@ from ..hdl.config import BUFFERS, TURNS, FabricConfig, RouterConfig
 from ..hdl.fabric import Fabric
 from ..hdl.router import Router
 from ..progress import working
+from .fault_options import add_waypoints_option, fault_waypoints
 from .limits import MAX_FLIT_WIDTH
 from .sim import router_options, router_params, check_router_args
 
@@ -36,6 +37,7 @@ def fabric_target_options(parser):
     parser.add_argument("--turns", default=TURNS[0], choices=TURNS,
                         help="reference (default): connect only the turns reference "
                              "routes make at the node; all: any input to any output")
+    add_waypoints_option(parser)
 
 
 def router_config(args, topology):
@@ -43,10 +45,21 @@ def router_config(args, topology):
     ``topology`` (bad input: CliError)."""
     if args.flit_width is not None and args.payload_width is not None:
         raise CliError("give --flit-width or --payload-width, not both")
+    params = router_params(args, topology)
+    waypoints = fault_waypoints(args, topology, params["adaptive_vcs"])
     with input_errors():
-        config = RouterConfig.for_topology(topology, **router_params(args, topology),
-                                           buffer=args.buffer, turns=args.turns)
-    if args.flit_width is not None:
+        config = RouterConfig.for_topology(topology, **params, buffer=args.buffer,
+                                           turns=args.turns, fault_waypoints=waypoints)
+    if args.flit_width is not None and waypoints:
+        # the header holds the waypoints too
+        header = config.layout.size - config.payload_width
+        if args.flit_width <= header:
+            raise CliError(f"--flit-width must be at least {header + 1} bits for a "
+                           f"{header}-bit header with {waypoints} waypoint(s), not "
+                           f"{args.flit_width}")
+        config = dataclasses.replace(config, payload_width=args.flit_width - header)
+        args.payload_width = config.payload_width
+    elif args.flit_width is not None:
         with input_errors("--flit-width: "):
             config = dataclasses.replace(config, payload_width=payload_width_for(
                 topology.address_bits, args.flit_width, config.link_vcs,
@@ -95,6 +108,9 @@ def _vcs(config):
     """The VCs of a router configuration, in words."""
     if config.adaptive:
         return f"{config.vcs} escape + {config.adaptive_vcs} adaptive VCs"
+    if config.fault_waypoints:
+        return (f"{config.link_vcs} VCs: {config.phases} waypoint phases x {config.vcs}, "
+                f"{config.fault_waypoints} waypoint(s)")
     return f"{config.vcs} VCs"
 
 

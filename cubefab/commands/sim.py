@@ -11,6 +11,7 @@ from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, SELFCHECK_PAYL
                                  run_selfcheck, selfcheck_config, verilator_model)
 from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
 from ..topology.patterns import PATTERNS
+from .fault_options import add_fault_options, add_waypoints_option, fault_waypoints
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MAX_CYCLES,
                      MAX_SEED, check_hardware, check_vcs_per_class, check_channel_graph)
 
@@ -145,6 +146,10 @@ def _options(parser):
                              "amaranth for --vcd")
     parser.add_argument("--vcd", default=None, metavar="FILE",
                         help="write a VCD waveform (amaranth engine)")
+    add_fault_options(parser, nodes_help="faulty nodes: fault-tolerant routers route "
+                      "around them by waypoints (tables loaded at run time); traffic only "
+                      "between healthy nodes")
+    add_waypoints_option(parser)
     router_options(parser, payload_default=f"{SELFCHECK_PAYLOAD}: a 24-bit creation "
                    "timestamp, an 8-bit sequence number and 8 check bits")
     parser.set_defaults(depth=DEFAULT_ROUTER["depth"],
@@ -162,7 +167,7 @@ def _fmt(value, digits=4):
 
 
 #: The rows of the text table of ``cubefab sim``.
-ROWS = ("injected", "delivered", "in_flight") + CHECKS + (
+ROWS = ("injected", "delivered", "in_flight", "unroutable") + CHECKS + (
     "avg_latency", "p50_latency", "p90_latency", "p99_latency", "max_latency",
     "offered", "throughput", "drain_cycles", "cycles_per_second")
 
@@ -180,6 +185,9 @@ def _sim(args, topology):
     params = router_params(args, topology)
     if args.payload_width is None:
         del params["payload_width"]      # the self-checking packets' default
+    waypoints = fault_waypoints(args, topology, params["adaptive_vcs"])
+    if waypoints:
+        params["fault_waypoints"] = waypoints
     hardware = dict(pattern=args.traffic, packet_flits=args.packet_flits,
                     hotspot=args.hotspot, **params)
     with input_errors():        # the configuration's own checks (VCs, widths, pattern)
@@ -197,7 +205,8 @@ def _sim(args, topology):
                 topology, engine=args.engine, rate=args.rate, cycles=args.cycles,
                 warmup=args.warmup, drain=drain, seed=args.seed,
                 hotspot_fraction=args.hotspot_fraction, vcd=vcd,
-                progress=progress.update, **hardware)
+                progress=progress.update, faults=args.faults,
+                faulty_links=args.faulty_links, **hardware)
     except VerilatorUnavailable as exc:
         raise CliError(f"{exc}; or use --engine amaranth") from None
     finally:
@@ -206,8 +215,10 @@ def _sim(args, topology):
     problems = [f"{doc[k]} {k}" for k in ("checker_errors",) + CHECKS if doc[k]]
     adaptive = doc["adaptive_vcs"] > 0
     if doc["ok"]:
-        verdict = ("ok: every packet delivered once, intact, in order, on its reference "
-                   "route and VCs" if not adaptive else
+        verdict = (f"ok: every packet delivered once, intact, in order, on its "
+                   f"{'waypoint' if waypoints else 'reference'} route and VCs"
+                   + (f" ({doc['unroutable']} refused at their source as unroutable)"
+                      if waypoints else "") if not adaptive else
                    f"ok: every packet delivered once, intact, on ports and VCs the adaptive "
                    f"rule allows ({doc['reordered']} delivered out of order)")
     else:
@@ -216,6 +227,12 @@ def _sim(args, topology):
     routing = (f"{doc['algorithm']} routing, {doc['vcs']} VC(s)" if not adaptive else
                f"{doc['algorithm']} routing {escape_name(topology, doc)}, {doc['vcs']} "
                f"escape + {doc['adaptive_vcs']} adaptive VC(s)")
+    if waypoints:
+        count = len(doc["faulty_nodes"]) + len(doc["faulty_links"])
+        routing += (f" per phase, {waypoints} waypoint(s) around nodes {doc['faulty_nodes']} and "
+                    f"links {doc['faulty_links']} ({count} fault(s), guarantee <= "
+                    f"{doc['guarantee']}; {doc['pairs_detoured']} pairs through waypoints, "
+                    f"{doc['pairs_cut_off'] + doc['pairs_unroutable']} refused)")
     text = "\n".join([
         f"{topology.label}, {routing} x {doc['depth']} "
         f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "

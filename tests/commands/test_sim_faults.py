@@ -1,0 +1,44 @@
+"""cubefab sim --faults/--faulty-links/--waypoints: a fabric of fault-tolerant routers
+under one fault set, the tables loaded at run time."""
+
+import pytest
+
+SMALL = ("--engine", "amaranth", "--vcs-per-class", 1, "--depth", 4)
+
+
+def test_a_fault_set_runs_clean(cli):
+    r = cli("sim", "hypercube", "-n", 3, "--faults", "0", "--faulty-links", "1-3",
+            "--waypoints", 1, "--rate", 0.4, "--cycles", 60, *SMALL, "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["ok"] and doc["fault_waypoints"] == 1 and doc["faulty_nodes"] == [0]
+    assert doc["faulty_links"] == [[1, 3]] and doc["guaranteed"]
+    assert isinstance(doc["unroutable"], int) and doc["unroutable"] > 0
+    assert doc["misrouted"] == doc["lost"] == 0
+
+
+def test_the_text_names_the_faults_and_the_refusals(cli):
+    r = cli("sim", "hypercube", "-n", 3, "--faults", "1,2,4", "--waypoints", 1,
+            "--cycles", 30, *SMALL)
+    assert r.status == 0, r.err
+    assert "around nodes [1, 2, 4]" in r.out and "8 refused" in r.out
+    assert "unroutable" in r.out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--faults", "9"], "--faults node must be in [0, 7]"),
+    (["--faulty-links", "0-3"], "nodes 0 and 3 are not adjacent"),
+    (["--faults", "1", "--waypoints", "0"], "--waypoints must be at least 1"),
+    (["--faults", "1", "--adaptive"], "need deterministic routing"),
+    (["--waypoints", "9"], "--waypoints: must be an integer from 0 to 8"),
+])
+def test_bad_faults_are_refused(cli, args, message):
+    r = cli("sim", "hypercube", "-n", 3, *args, "--cycles", 5, "--engine", "amaranth")
+    assert r.status == 2
+    assert r.err.count("error:") == 1 and message in r.err
+
+
+def test_a_routing_that_reads_the_source_is_refused(cli):
+    r = cli("sim", "metacube", "-k", 1, "-m", 1, "--algorithm", "paper", "--faults", "1",
+            "--cycles", 5, "--engine", "amaranth")
+    assert r.status == 2 and "reads the header field" in r.err
