@@ -127,9 +127,13 @@ def _stem(topology):
 
 def _parameters(config):
     """The router parameters a synthesis report shows."""
-    return {"vcs": config.vcs, "adaptive_vcs": config.adaptive_vcs, "depth": config.depth,
-            "payload_width": config.payload_width,
-            "flit_width": config.layout.size, "buffer": config.buffer, "turns": config.turns}
+    out = {"vcs": config.vcs, "adaptive_vcs": config.adaptive_vcs, "depth": config.depth,
+           "payload_width": config.payload_width,
+           "flit_width": config.layout.size, "buffer": config.buffer, "turns": config.turns}
+    if config.fault_waypoints:   # waypoint routing: VCs per phase, every turn connected
+        out.update({"fault_waypoints": config.fault_waypoints, "link_vcs": config.link_vcs,
+                    "turns": "all"})
+    return out
 
 
 def _check(args):

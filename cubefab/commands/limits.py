@@ -142,9 +142,10 @@ def default_vcs(topology, algorithm, vcs, vcs_per_class=1):
 
 
 def check_hardware(what, topology, routers, *, algorithm=None, vcs=None, vcs_per_class=1,
-                   depth=4, payload_width=16, buffer="registers", adaptive_vcs=0):
-    """Refuse hardware of ``routers`` routers whose elaboration would not fit in memory."""
-    vcs = default_vcs(topology, algorithm, vcs, vcs_per_class) + adaptive_vcs
+                   depth=4, payload_width=16, buffer="registers", adaptive_vcs=0, phases=1):
+    """Refuse hardware of ``routers`` routers whose elaboration would not fit in memory
+    (``phases``: the VC sets of fault-tolerant routers, waypoints + 1)."""
+    vcs = default_vcs(topology, algorithm, vcs, vcs_per_class) * phases + adaptive_vcs
     size, seconds = hardware_cost(topology, routers, vcs, depth, payload_width, buffer)
     hint = "use a smaller network, fewer VCs, shallower buffers or narrower flits"
     check_memory(what, size, hint)

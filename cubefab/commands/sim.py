@@ -10,6 +10,7 @@ from ..sim.engine_choice import AUTO_RULE, choose_engine
 from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, SELFCHECK_PAYLOAD,
                                  run_selfcheck, selfcheck_config, verilator_model)
 from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
+from ..topology.fault_routing import DEFAULT_WAYPOINTS
 from ..topology.patterns import PATTERNS
 from .fault_options import add_fault_options, add_waypoints_option, fault_waypoints
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MAX_CYCLES,
@@ -106,10 +107,15 @@ def check_router_args(args, topology, routers, what, buffer="registers", turns="
     with input_errors():
         topology.check_algorithm(args.algorithm)
     payload = PAYLOAD_DEFAULT if args.payload_width is None else args.payload_width
+    waypoints = getattr(args, "waypoints", None)
+    if waypoints is None and (getattr(args, "faults", None)
+                              or getattr(args, "faulty_links", None)):
+        waypoints = DEFAULT_WAYPOINTS
     return check_hardware(what, topology, routers, algorithm=args.algorithm, vcs=args.vcs,
                           vcs_per_class=args.vcs_per_class, depth=args.depth,
                           payload_width=payload, buffer=buffer,
-                          adaptive_vcs=adaptive_vcs(args, topology))
+                          adaptive_vcs=adaptive_vcs(args, topology),
+                          phases=1 + (waypoints or 0))
 
 
 def router_params(args, topology):
