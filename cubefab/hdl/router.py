@@ -82,6 +82,12 @@ class Router(wiring.Component):
     is idle and has a credit (its escape port if that is one, else the first in port
     order), else its escape port on the escape VC of its class; the rest of the packet
     follows the head's choice.
+
+    With ``config.fault_waypoints`` the router routes by waypoints around faults
+    (docs/faults.md): each input port's route unit is a
+    :class:`~cubefab.hdl.route.waypoint.WaypointRoute`, a flit leaves on VC
+    ``phase_out * C + class`` (the class restarting at 0 on a new leg) with
+    ``phase_out`` written into its header, and every turn is connected.
     """
 
     def __init__(self, config, node):

@@ -176,6 +176,14 @@ class SelfCheckingFabric(wiring.Component):
         of those, packets corrupted (payload or framing).
     latency_sum : Out(64)
         Sum of the latencies of delivered packets (creation to tail delivery).
+    config_write, config_node, config_dest, config_entry : In
+        Only with ``fault_waypoints``: the fault configuration port
+        (:data:`~cubefab.hdl.selfcheck_node.CONFIG_INPUTS`); a cycle with
+        ``config_write`` is no cycle of the run (``cycles`` does not count it, the
+        generators stand still).
+    unroutable : Out(48)
+        Only with ``fault_waypoints``: packets drawn to a destination their source's
+        table refuses (not created).
 
     The nodes are in :attr:`nodes` (dense order) once elaborated.
     """

@@ -6,7 +6,8 @@ import pytest
 
 import cubefab.hdl.source_table
 from cubefab.sim.selfcheck_run import run_selfcheck
-from cubefab.topology import Hypercube, Metacube
+from cubefab.topology import DLH, Hypercube, Metacube
+from cubefab.topology.fault_routing import guarantee_bound, random_fault_sets
 from tests.sim.engine_helpers import both_engines, needs_verilator
 
 #: A small fault-tolerant router for fast runs (the Python simulator is slow).
@@ -77,6 +78,30 @@ def test_mc12_at_the_guarantee_in_both_engines(verilator_cache, faults, links):
                           faults=faults, faulty_links=links, **SMALL)
     assert_clean(result)
     assert result["guaranteed"]
+
+
+@needs_verilator
+@pytest.mark.slow
+def test_dlh21_through_two_waypoints_in_both_engines(verilator_cache):
+    # nodes 0, 1 and 12 faulty: 4 -> 8 and 5 -> 8 go through two waypoints (three
+    # phases, six VCs a link)
+    result = both_engines(DLH(2, 1), rate=0.4, cycles=150, drain=800, seed=3,
+                          faults=[0, 1, 12], **dict(SMALL, fault_waypoints=2))
+    assert_clean(result)
+    assert result["waypoints_needed"] == 2 and result["guaranteed"]
+
+
+@needs_verilator
+@pytest.mark.slow
+def test_q4_under_random_fault_sets_at_the_bound(verilator_cache):
+    # the RTL fabric under a sample of the fault sets the model proves: every one clean
+    topo = Hypercube(4)
+    for faults in random_fault_sets(topo, 8, guarantee_bound(topo), seed=3):
+        result = run_selfcheck(topo, engine="verilator", rate=0.6, cycles=500, drain=2000,
+                               seed=4, faults=faults.nodes, faulty_links=faults.links,
+                               **SMALL)
+        assert_clean(result)
+        assert result["guaranteed"]
 
 
 @pytest.mark.parametrize("options, match", [
