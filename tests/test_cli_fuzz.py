@@ -149,6 +149,7 @@ SPECS = {
                    "--vcs-per-class": "int", "--hotspot-fraction": "float", "--jobs": "int",
                    "--engine": ["amaranth", "verilator", "x"], "--algorithm": "name",
                    "--adaptive": "name", "--adaptive-vcs": "int",
+                   "--faults": "int", "--waypoints": "int",
                    "--plot": "file", "--json": "flag", "--force": "flag"},
                   heavy=True, ext=".png"),
     "board": Spec(("board",), ALL, {"--board": "icestick", "-o": "bits"},

@@ -86,16 +86,18 @@ def add_waypoints_option(parser):
                                           "fault-tolerant waypoint routing)")
 
 
-def fault_waypoints(args, topology, adaptive_vcs=0):
+def fault_waypoints(args, topology, adaptive_vcs=0, wanted=False):
     """The waypoints of the fault-tolerant routers a command with ``--waypoints`` (and
     ``--faults``, ``--faulty-links`` where it has them) builds: 0 when none is given
     (fault-free routers), else ``--waypoints`` (default
     :data:`~cubefab.topology.fault_routing.DEFAULT_WAYPOINTS`), after checking the
     options (exit 2 for a non-node, a non-link, a family or routing the waypoint
-    routing does not model, adaptive routing, or faults with no waypoint)."""
+    routing does not model, adaptive routing, or faults with no waypoint); ``wanted``:
+    the command asks for fault-tolerant routers anyway."""
     from ..topology.fault_routing import DEFAULT_WAYPOINTS, guarantee_bound, leg_algorithm
-    faults = getattr(args, "faults", []) or getattr(args, "faulty_links", [])
-    if not (faults or args.waypoints is not None):
+    nodes = getattr(args, "faults", None)   # (a list here; ``sweep --faults`` counts)
+    faults = (nodes if isinstance(nodes, list) else []) or getattr(args, "faulty_links", [])
+    if not (faults or wanted or args.waypoints is not None):
         return 0
     if faults:
         check_fault_options(topology, args)

@@ -18,14 +18,18 @@ from ..sim.selfcheck_run import DEFAULT_ROUTER, ENGINES
 from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_curves
 from ..sim.verilator_engine import VerilatorUnavailable
 from ..topology.deadlock import DeadlockError
+from ..topology.fault_routing import leg_algorithm
 from ..topology.patterns import PATTERNS
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PACKET_FLITS, MAX_CYCLES, MAX_JOBS, MAX_SEED,
                      check_channel_graph, check_hardware, check_vcs_per_class)
+from .fault_options import add_waypoints_option, check_route_table, fault_waypoints
 from .sim import adaptive_options, adaptive_vcs, check_engine, escape_name
 
 #: Most offered loads, and most seeds per point, in one sweep.
 MAX_RATES = 1000
 MAX_SEEDS = 1000
+#: Most random faults of ``--faults``.
+MAX_SWEEP_FAULTS = 16
 
 
 __all__ = ["register"]
@@ -65,6 +69,11 @@ def _options(parser):
                         f"{DEFAULT_ROUTER['vcs_per_class']}; a flow keeps one VC of each class)")
     adaptive_options(parser, repeatable=True)
     parser.add_argument("--hotspot-fraction", type=fraction, default=0.1)
+    parser.add_argument("--faults", type=int_range(0, MAX_SWEEP_FAULTS), default=None,
+                        metavar="N", help="fault-tolerant routers: one curve per count 0, "
+                        "1, .., N of random faulty nodes and links (one set a curve, "
+                        "drawn from --seed)")
+    add_waypoints_option(parser)
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the points on the running Dask cluster whose scheduler "
                         "is at ADDRESS (tcp://host:8786; default: an embedded local "
@@ -145,9 +154,31 @@ def _check_plot(path):
     files.check_output(path)
 
 
+def _fault_counts(args, topology, algorithms):
+    """The fault counts of ``--faults`` (None without it) and the routers' waypoints,
+    after checking them (CliError)."""
+    from ..topology.fault_routing import fault_elements
+    if args.faults is None and args.waypoints is None:
+        return None, 0
+    waypoints = fault_waypoints(args, topology, max(v for _, v in algorithms),
+                                wanted=args.faults is not None)
+    for name, _ in algorithms:
+        with input_errors():
+            leg_algorithm(topology, name)
+    if args.faults is None:
+        return None, waypoints
+    elements = len(fault_elements(topology))
+    if args.faults > elements:
+        raise CliError(f"--faults must be at most the {elements} nodes and links of "
+                       f"{topology.label}, not {args.faults}")
+    check_route_table(topology, algorithms[0][0])
+    return list(range(args.faults + 1)), waypoints
+
+
 def _sweep(args, topology):
     rates = _check(args)
     algorithms = _routings(args, topology)
+    fault_counts, waypoints = _fault_counts(args, topology, algorithms)
     _check_work(args, topology, algorithms)
     bar = Progress(f"sweep {topology.label} {args.traffic}", unit="points")
 
@@ -161,7 +192,8 @@ def _sweep(args, topology):
         cycles=args.cycles, warmup=args.warmup, seed=args.seed, seeds=args.seeds,
         packet_flits=args.packet_flits, vcs=args.vcs, depth=args.depth,
         vcs_per_class=args.vcs_per_class, hotspot_fraction=args.hotspot_fraction,
-        progress=bar.update, build_progress=building)
+        progress=bar.update, build_progress=building, fault_counts=fault_counts,
+        **({"fault_waypoints": waypoints} if waypoints else {}))
     try:
         if args.jobs == 1 and args.scheduler is None:
             results = sweep_curves(topology, rates, **options)
@@ -197,6 +229,9 @@ def _text(results, plot, topology):
         routing = f"{r['algorithm']} routing"
         if r["adaptive_vcs"]:
             routing += " " + escape_name(topology, r)
+        if "faults" in r:
+            routing += (f", {r['faults']} random fault(s): nodes {r['faulty_nodes']}, "
+                        f"links {r['faulty_links']}")
         blocks.append("\n".join([
             f"{r['topology']} {r['traffic']} traffic, {routing}, "
             f"{r['engine']} engine, {r['cycles']} cycles after {r['warmup']} warm-up"

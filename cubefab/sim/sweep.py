@@ -24,6 +24,7 @@ import csv
 import io
 import math
 
+from ..topology.base import check_int
 from .channel_load import channel_load_bound
 from .selfcheck_run import CHECKS, run_selfcheck, selfcheck_config
 
@@ -195,7 +196,8 @@ def sweep(topology, rates, *, algorithm=None, **options):
 
 def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
                  engine="verilator", cycles=2000, warmup=500, seed=1, seeds=1, client=None,
-                 progress=None, build_progress=None, opt="-O2", **hardware):
+                 progress=None, build_progress=None, opt="-O2", fault_counts=None,
+                 **hardware):
     """Run the self-checking fabric at every point: offered load x algorithm x seed.
 
     Parameters
@@ -224,6 +226,14 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
         ``progress(done, total)`` over points (runs).
     build_progress : callable, optional
         ``build_progress(stage)`` while a Verilator model is built.
+    fault_counts : iterable of int, optional
+        Fault-tolerant routers (``fault_waypoints`` in ``hardware``, default
+        :data:`~cubefab.topology.fault_routing.DEFAULT_WAYPOINTS`): one curve per
+        algorithm and count, under a random fault set of that many faulty nodes and
+        links (:func:`~cubefab.topology.fault_routing.random_fault_sets`, drawn from
+        ``seed`` and the count; the same set at every point of the curve). The curve
+        names its fault set (``faults``, ``faulty_nodes``, ``faulty_links``); its
+        channel-load bound is the fault-free network's.
 
     Returns
     -------
@@ -243,13 +253,15 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
     algorithms = list(dict.fromkeys(
         (topology.check_algorithm(a[0]), a[1]) if isinstance(a, tuple)
         else (topology.check_algorithm(a), adaptive) for a in algorithms))
+    fault_sets = _fault_sets(topology, fault_counts, seed, hardware)
     base = dict(engine=engine, cycles=cycles, warmup=warmup, drain=0,
                 hotspot_fraction=hotspot_fraction, opt=opt, pattern=traffic, **hardware)
     if client is not None and engine == "verilator":
         base["threads"] = 1   # the workers share the cores already
-    tasks = [(a, r, s) for a in algorithms for r in rates for s in seed_list]
-    options = [dict(base, algorithm=a, adaptive_vcs=v, rate=r, seed=s)
-               for (a, v), r, s in tasks]
+    curves = [(a, f) for a in algorithms for f in range(len(fault_sets))]
+    tasks = [(c, r, s) for c in curves for r in rates for s in seed_list]
+    options = [dict(base, algorithm=a, adaptive_vcs=v, rate=r, seed=s,
+                    **fault_sets[f][1]) for ((a, v), f), r, s in tasks]
     if engine == "verilator":   # build each model here, once, before any task runs
         for a, v in algorithms:
             run_selfcheck(topology, **dict(base, algorithm=a, adaptive_vcs=v, rate=0,
@@ -268,9 +280,28 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
                    for o in options]
         runs = gather_as_completed(client, futures, progress)
     by_task = dict(zip(tasks, runs))
-    return [_curve(topology, a, traffic, engine, cycles, warmup, seed, seed_list,
-                   [_point([by_task[a, r, s] for s in seed_list]) for r in rates],
-                   hardware, hotspot_fraction) for a in algorithms]
+    return [dict(_curve(topology, c[0], traffic, engine, cycles, warmup, seed, seed_list,
+                        [_point([by_task[c, r, s] for s in seed_list]) for r in rates],
+                        hardware, hotspot_fraction), **fault_sets[c[1]][0])
+            for c in curves]
+
+
+def _fault_sets(topology, counts, seed, hardware):
+    """``[(what the curve says, run options)]``: one entry without ``counts`` (no
+    faults), else one random fault set per count (and ``fault_waypoints`` set in
+    ``hardware`` when missing)."""
+    if counts is None:
+        return [({}, {})]
+    from ..topology.fault_routing import DEFAULT_WAYPOINTS, fault_elements, random_fault_sets
+    hardware.setdefault("fault_waypoints", DEFAULT_WAYPOINTS)
+    out = []
+    for count in counts:
+        check_int("Fault count", count, 0, len(fault_elements(topology)))
+        faults = next(random_fault_sets(topology, 1, count, seed=seed + 7919 * count))
+        out.append(({"faults": count, "faulty_nodes": list(faults.nodes),
+                     "faulty_links": [list(x) for x in faults.links]},
+                    {"faults": faults.nodes, "faulty_links": faults.links}))
+    return out
 
 
 def _curve(topology, routing, traffic, engine, cycles, warmup, seed, seed_list, points,
@@ -303,9 +334,11 @@ def sweep_csv(results):
     of seeds and the 95 % intervals of throughput and latency (empty for one seed)."""
     out = io.StringIO()
     writer = csv.writer(out)
+    faulty = any("faults" in r for r in results)   # (a column only for fault curves)
     writer.writerow(_CSV_FIELDS + ("seeds", "throughput_ci95_low", "throughput_ci95_high",
                                    "avg_latency_ci95_low", "avg_latency_ci95_high",
-                                   "channel_load_bound", "adaptive_vcs"))
+                                   "channel_load_bound", "adaptive_vcs")
+                    + (("faults",) if faulty else ()))
     for result in results:
         for p in result["points"]:
             row = [result.get(k) if k in ("topology", "traffic", "algorithm") else p[k]
@@ -314,7 +347,8 @@ def sweep_csv(results):
             for key in ("throughput_ci95", "avg_latency_ci95"):
                 row += p.get(key) or ["", ""]
             writer.writerow(row + [result["bound"]["saturation_bound"],
-                                   result.get("adaptive_vcs", 0)])
+                                   result.get("adaptive_vcs", 0)]
+                            + ([result.get("faults", 0)] if faulty else []))
     return out.getvalue()
 
 
@@ -339,6 +373,8 @@ def plot_sweep(results, path):
         label = f"{result['topology']} {result['traffic']} {result['algorithm']}"
         if result.get("adaptive_vcs"):
             label += " adaptive"
+        if "faults" in result:
+            label += f", {result['faults']} fault(s)"
         if not result["saturated"]:
             label += " (not saturated)"
         pts = [p for p in result["points"] if p["avg_latency"] is not None]

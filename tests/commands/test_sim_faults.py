@@ -42,3 +42,27 @@ def test_a_routing_that_reads_the_source_is_refused(cli):
     r = cli("sim", "metacube", "-k", 1, "-m", 1, "--algorithm", "paper", "--faults", "1",
             "--cycles", 5, "--engine", "amaranth")
     assert r.status == 2 and "reads the header field" in r.err
+
+
+def test_a_sweep_draws_a_curve_per_fault_count(cli):
+    r = cli("sweep", "hypercube", "-n", 3, "--rates", "0.3", "--faults", 2, "--waypoints", 1,
+            "--engine", "amaranth", "--jobs", 1, "--cycles", 40, "--warmup", 10,
+            "--vcs-per-class", 1, "--depth", 4, "--json")
+    assert r.status == 0, r.err
+    curves = r.json()["curves"]
+    assert [c["faults"] for c in curves] == [0, 1, 2]
+    assert [len(c["faulty_nodes"]) + len(c["faulty_links"]) for c in curves] == [0, 1, 2]
+    assert all(c["ok"] for c in curves)
+    assert all(isinstance(p["unroutable"], int) for c in curves for p in c["points"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["hypercube", "-n", 2, "--faults", "9"], "--faults must be at most the 8 nodes"),
+    (["hypercube", "-n", 3, "--faults", "1", "--adaptive"], "need deterministic routing"),
+    (["mcube", "-k", 1, "--faults", "1"], "modelled for the hypercube"),
+    (["hypercube", "-n", 3, "--faults", "1", "--waypoints", "0"], "--waypoints must be"),
+])
+def test_bad_sweep_faults_are_refused(cli, args, message):
+    r = cli("sweep", *args, "--rates", "0.1", "--jobs", 1, "--engine", "amaranth")
+    assert r.status == 2
+    assert r.err.count("error:") == 1 and message in r.err
