@@ -71,6 +71,14 @@ class Router(wiring.Component):
     wrap_mask : In(topology.degree)
         Bit ``p``: a packet leaving through port ``p`` moves up one VC; present only
         when ``node`` is ``None``, held at :meth:`strap_values`' value.
+    link_up : In(topology.degree)
+        Only with ``config.fault_waypoints``: per-port link status, as a link layer
+        drives it (all ones from the start). A flit granted to a port whose link is
+        down is dropped (no credit used, the port never stalls) and pulses that
+        port's bit of ``lost_to_fault``.
+    lost_to_fault : Out(topology.degree)
+        Only with ``config.fault_waypoints``: bit ``p`` pulses for each flit dropped at
+        port ``p``.
 
     A packet's head reserves an output VC (wormhole switching: it stays reserved
     until the tail passes), each output port sends one flit a cycle, chosen among
@@ -116,6 +124,9 @@ class Router(wiring.Component):
         if self.node is None:
             members["here"] = In(topology.address_bits)
             members["wrap_mask"] = In(degree)
+        if config.fault_waypoints:
+            members["link_up"] = In(degree, init=(1 << degree) - 1)
+            members["lost_to_fault"] = Out(degree)
         super().__init__(members)
 
     @staticmethod
@@ -373,6 +384,9 @@ class Router(wiring.Component):
         has_credit = [[Signal(init=1, name=f"has_credit_p{o}_vc{w}") for w in range(vcs)]
                       for o in range(degree)]
         can_send = [Cat(flags) for flags in has_credit]
+        if self.config.fault_waypoints:   # a dead link takes every flit (and drops it)
+            can_send = [flags | (~self.link_up[o]).replicate(vcs)
+                        for o, flags in enumerate(can_send)]
         local_free = Signal()
         m.d.comb += local_free.eq(~self.local_out.valid | self.local_out.ready)
         can_send.append(local_free)
@@ -525,13 +539,19 @@ class Router(wiring.Component):
             out = self.link_out[o]
             sent = grants[o].any()
             m.d.sync += [out.flit.valid.eq(sent), out.flit.payload.eq(switched[o])]
+            moved = sent   # (a flit granted to a dead link is dropped: no credit used)
+            if self.config.fault_waypoints:
+                up = self.link_up[o]
+                m.d.sync += out.flit.valid.eq(sent & up)
+                m.d.comb += self.lost_to_fault[o].eq(sent & ~up)
+                moved = sent & up
             for w in range(self.config.link_vcs):
-                used = sent & (switched[o].vc == w)
+                used = moved & (switched[o].vc == w)
                 count = credits[o][w]
                 m.d.sync += [count.eq(count + out.credit[w] - used),
                              has_credit[o][w].eq(out.credit[w] | (count > 1)
                                                  | ((count == 1) & ~used))]
-                with m.If(used):
+                with m.If(sent & (switched[o].vc == w)):
                     m.d.sync += busy[o][w].eq(~switched[o].tail)
         with m.If(local_free):
             m.d.sync += [self.local_out.valid.eq(grants[local].any()),

@@ -25,9 +25,10 @@ from ..hdl.config import RouterConfig
 from .checks import FlitFields, Ledger, RouteReference, WaypointReference
 
 
-__all__ = ["FaultConfiguration", "fault_configuration", "ENGINES", "DEFAULT_ROUTER", "SELFCHECK_PAYLOAD", "CHECKS", "selfcheck_config", "default_threads",
+__all__ = ["ENGINES", "DEFAULT_ROUTER", "SELFCHECK_PAYLOAD", "CHECKS", "selfcheck_config", "default_threads",
            "verilator_model", "run_selfcheck", "run_verilator", "statistics",
-           "latency_statistics"]
+           "latency_statistics",
+           "FaultConfiguration", "fault_configuration"]
 
 
 ENGINES = ("amaranth", "verilator")

@@ -168,3 +168,54 @@ def test_bad_fault_waypoints_are_refused(params, error, match):
 def test_a_routing_that_reads_the_source_is_refused():
     with pytest.raises(ValueError, match="reads the header field"):
         RouterConfig.for_topology(Metacube(1, 1), algorithm="paper", fault_waypoints=1)
+
+
+def test_a_dead_link_drops_and_counts_its_flits_without_stalling():
+    # node 0 of Q(3): four flits for node 2 leave through port 1 and take its four
+    # credits (never returned); its link goes down: ten more flits for node 2 are all
+    # dropped and counted, and a flit for node 1 still leaves
+    topo = Hypercube(3)
+    router = router_of(topo, 1)
+    layout = router.layout
+    dead = waypoint_step(topo, 0, 2, (), 0)[0]
+    alive = waypoint_step(topo, 0, 1, (), 0)[0]
+    assert dead != alive
+    seen = {"dropped": 0, "out": []}
+
+    def flit(dest):
+        return layout.const({"head": 1, "tail": 1, "vc": 0, "dest": dest, "src": 0,
+                             "waypoint_count": 0, "phase": 0, "waypoint": [0],
+                             "payload": dest})
+
+    async def tick(ctx):
+        await ctx.tick()
+        seen["dropped"] += ctx.get(router.lost_to_fault) >> dead & 1
+        seen["out"] += [(o, ctx.get(link.flit.payload.dest))
+                        for o, link in enumerate(router.link_out)
+                        if ctx.get(link.flit.valid)]
+
+    async def bench(ctx):
+        for name, value in Router.strap_values(topo, 0).items():
+            ctx.set(getattr(router, name), value)
+        assert ctx.get(router.link_up) == 0b111
+        for i, dest in enumerate([2] * 14 + [1]):
+            if i == 4:   # the four leave while the link is up, then it goes down
+                ctx.set(router.local_in.valid, 0)
+                for _ in range(4):
+                    await tick(ctx)
+                ctx.set(router.link_up, 0b111 & ~(1 << dead))
+            ctx.set(router.local_in.valid, 1)
+            ctx.set(router.local_in.payload, flit(dest))
+            for _ in range(50):   # (a stalled port would never take it)
+                ready = ctx.get(router.local_in.ready)
+                await tick(ctx)
+                if ready:
+                    break
+            assert ready, "the router stalled"
+        ctx.set(router.local_in.valid, 0)
+        for _ in range(6):
+            await tick(ctx)
+
+    run_clocked(router, bench)
+    assert seen["dropped"] == 10
+    assert seen["out"] == [(dead, 2)] * 4 + [(alive, 1)]
