@@ -12,7 +12,8 @@ from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, SELFCHECK_PAYL
 from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
 from ..topology.patterns import PATTERNS
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MAX_CYCLES,
-                     MAX_SEED, check_hardware, check_vcs_per_class, check_channel_graph)
+                     MAX_SEED, check_fabric, check_hardware, check_vcs_per_class,
+                     check_channel_graph)
 
 
 __all__ = ["register", "router_options", "router_params", "check_router_args",
@@ -94,9 +95,12 @@ def check_engine(name):
                            f"use --engine amaranth")
 
 
-def check_router_args(args, topology, routers, what, buffer="registers", turns="reference"):
+def check_router_args(args, topology, routers, what, buffer="registers", turns="reference",
+                      engine=None):
     """Check the router options against each other and the memory the hardware of
-    ``routers`` routers would take (CliError); returns the estimated seconds."""
+    ``routers`` routers would take (CliError); returns the estimated seconds. With an
+    ``engine``, the cost is that of a self-checking fabric run in it
+    (:func:`~cubefab.commands.limits.check_fabric`)."""
     if turns == "reference" or args.vcs is None:
         # the turns, and the VCs deadlock freedom needs, come from every route's hops
         check_channel_graph(topology, 1, f"the reference routes of {topology.label} "
@@ -105,10 +109,12 @@ def check_router_args(args, topology, routers, what, buffer="registers", turns="
     with input_errors():
         topology.check_algorithm(args.algorithm)
     payload = PAYLOAD_DEFAULT if args.payload_width is None else args.payload_width
-    return check_hardware(what, topology, routers, algorithm=args.algorithm, vcs=args.vcs,
-                          vcs_per_class=args.vcs_per_class, depth=args.depth,
-                          payload_width=payload, buffer=buffer,
-                          adaptive_vcs=adaptive_vcs(args, topology))
+    router = dict(algorithm=args.algorithm, vcs=args.vcs, vcs_per_class=args.vcs_per_class,
+                  depth=args.depth, payload_width=payload, buffer=buffer,
+                  adaptive_vcs=adaptive_vcs(args, topology))
+    if engine is not None:
+        return check_fabric(what, topology, engine, **router)
+    return check_hardware(what, topology, routers, **router)
 
 
 def router_params(args, topology):
@@ -169,8 +175,8 @@ ROWS = ("injected", "delivered", "in_flight") + CHECKS + (
 
 def _sim(args, topology):
     check_engine(args.engine)
-    check_router_args(args, topology, topology.num_nodes,
-                      f"the {topology.label} self-checking fabric")
+    what = f"the {topology.label} self-checking fabric"
+    check_router_args(args, topology, 1, what)   # the options, and one router's cost
     if args.hotspot is not None:
         with input_errors():
             topology.check_node(args.hotspot, "--hotspot")
@@ -187,6 +193,7 @@ def _sim(args, topology):
     if args.engine == "auto":
         with input_errors():
             args.engine = _auto_engine(args, topology, hardware)
+    check_router_args(args, topology, topology.num_nodes, what, engine=args.engine)
     progress = Progress(f"sim {topology.label}", unit="cycles")
     try:
         # run_selfcheck builds (and checks) the design before it simulates: its

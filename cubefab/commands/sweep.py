@@ -20,7 +20,7 @@ from ..sim.verilator_engine import VerilatorUnavailable
 from ..topology.deadlock import DeadlockError
 from ..topology.patterns import PATTERNS
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PACKET_FLITS, MAX_CYCLES, MAX_JOBS, MAX_SEED,
-                     check_channel_graph, check_hardware, check_vcs_per_class)
+                     check_channel_graph, check_fabric, check_vcs_per_class)
 from .sim import adaptive_options, adaptive_vcs, check_engine, escape_name
 
 #: Most offered loads, and most seeds per point, in one sweep.
@@ -127,10 +127,9 @@ def _check_work(args, topology, routings):
     check_vcs_per_class(args.vcs_per_class, args.vcs)
     check_channel_graph(topology, 1, f"the reference routes of {topology.label}")
     for name, count in routings:
-        check_hardware(f"the {topology.label} self-checking fabric", topology,
-                       topology.num_nodes, algorithm=name, vcs=args.vcs,
-                       vcs_per_class=args.vcs_per_class, depth=args.depth,
-                       payload_width=16, adaptive_vcs=count)
+        check_fabric(f"the {topology.label} self-checking fabric", topology, args.engine,
+                     algorithm=name, vcs=args.vcs, vcs_per_class=args.vcs_per_class,
+                     depth=args.depth, payload_width=16, adaptive_vcs=count)
 
 
 def _check_plot(path):
