@@ -20,7 +20,7 @@ __all__ = ["MEMORY_LIMIT", "MAX_VCS", "MAX_DEPTH", "MAX_PAYLOAD_WIDTH", "MAX_FLI
            "MAX_PACKET_FLITS", "MAX_QUEUE_DEPTH", "MAX_CYCLES", "MAX_JOBS", "MAX_SEED",
            "TIME_LIMIT", "memory_limit", "check_memory", "check_time", "flit_bits",
            "hardware_cost",
-           "check_hardware", "check_traffic", "check_channel_graph", "check_vcs_per_class"]
+           "check_hardware", "check_fabric", "check_traffic", "check_channel_graph", "check_vcs_per_class"]
 
 #: Default memory limit of one command (bytes).
 MEMORY_LIMIT = 2 << 30
@@ -150,6 +150,37 @@ def check_hardware(what, topology, routers, *, algorithm=None, vcs=None, vcs_per
     hint = "use a smaller network, fewer VCs, shallower buffers or narrower flits"
     check_memory(what, size, hint)
     check_time(what, seconds, hint)
+    return seconds
+
+
+# The Verilator engine elaborates one address-strapped node, whatever the fabric's size,
+# and keeps a compiled model of it per node: about 5 bytes per bit of router state
+# (Verilator rounds signals up to bytes and words and keeps next-state copies) plus 4 KB
+# per node. (Measured with /usr/bin/time on Q(6), Q(8), Mcube(6) and DLH(4,3), 2 VCs
+# per class, 8-flit buffers.) Its runs show progress, so their length is not limited.
+_VERILATOR_PER_BIT = 5
+_VERILATOR_PER_NODE = 4096
+
+
+def check_fabric(what, topology, engine, **router):
+    """Refuse a self-checking fabric run that would not fit (CliError); returns the
+    estimated seconds of its elaboration.
+
+    The Amaranth engine elaborates every router (:func:`check_hardware` of
+    ``num_nodes`` routers); the Verilator engine one node, then holds a compiled model
+    of it per node (both checked).
+    ``router`` are :func:`check_hardware`'s keyword arguments."""
+    nodes = topology.num_nodes
+    if engine == "amaranth":
+        return check_hardware(what, topology, nodes, **router)
+    seconds = check_hardware(f"{what}'s node", topology, 1, **router)
+    vcs = (default_vcs(topology, router.get("algorithm"), router.get("vcs"),
+                       router.get("vcs_per_class", 1)) * router.get("phases", 1)
+           + router.get("adaptive_vcs", 0))
+    bits = ((topology.degree + 1) * vcs * router.get("depth", 4)
+            * flit_bits(topology, router.get("payload_width", 16), vcs))
+    hint = "use a smaller network, fewer VCs, shallower buffers or narrower flits"
+    check_memory(what, nodes * (_VERILATOR_PER_NODE + _VERILATOR_PER_BIT * bits), hint)
     return seconds
 
 

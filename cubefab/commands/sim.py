@@ -14,7 +14,8 @@ from ..topology.fault_routing import DEFAULT_WAYPOINTS
 from ..topology.patterns import PATTERNS
 from .fault_options import add_fault_options, add_waypoints_option, fault_waypoints
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MAX_CYCLES,
-                     MAX_SEED, check_hardware, check_vcs_per_class, check_channel_graph)
+                     MAX_SEED, check_fabric, check_hardware, check_vcs_per_class,
+                     check_channel_graph)
 
 
 __all__ = ["register", "router_options", "router_params", "check_router_args",
@@ -96,9 +97,12 @@ def check_engine(name):
                            f"use --engine amaranth")
 
 
-def check_router_args(args, topology, routers, what, buffer="registers", turns="reference"):
+def check_router_args(args, topology, routers, what, buffer="registers", turns="reference",
+                      engine=None):
     """Check the router options against each other and the memory the hardware of
-    ``routers`` routers would take (CliError); returns the estimated seconds."""
+    ``routers`` routers would take (CliError); returns the estimated seconds. With an
+    ``engine``, the cost is that of a self-checking fabric run in it
+    (:func:`~cubefab.commands.limits.check_fabric`)."""
     if turns == "reference" or args.vcs is None:
         # the turns, and the VCs deadlock freedom needs, come from every route's hops
         check_channel_graph(topology, 1, f"the reference routes of {topology.label} "
@@ -111,11 +115,12 @@ def check_router_args(args, topology, routers, what, buffer="registers", turns="
     if waypoints is None and (getattr(args, "faults", None)
                               or getattr(args, "faulty_links", None)):
         waypoints = DEFAULT_WAYPOINTS
-    return check_hardware(what, topology, routers, algorithm=args.algorithm, vcs=args.vcs,
-                          vcs_per_class=args.vcs_per_class, depth=args.depth,
-                          payload_width=payload, buffer=buffer,
-                          adaptive_vcs=adaptive_vcs(args, topology),
-                          phases=1 + (waypoints or 0))
+    router = dict(algorithm=args.algorithm, vcs=args.vcs, vcs_per_class=args.vcs_per_class,
+                  depth=args.depth, payload_width=payload, buffer=buffer,
+                  adaptive_vcs=adaptive_vcs(args, topology), phases=1 + (waypoints or 0))
+    if engine is not None:
+        return check_fabric(what, topology, engine, **router)
+    return check_hardware(what, topology, routers, **router)
 
 
 def router_params(args, topology):
@@ -180,8 +185,8 @@ ROWS = ("injected", "delivered", "in_flight", "unroutable") + CHECKS + (
 
 def _sim(args, topology):
     check_engine(args.engine)
-    check_router_args(args, topology, topology.num_nodes,
-                      f"the {topology.label} self-checking fabric")
+    what = f"the {topology.label} self-checking fabric"
+    check_router_args(args, topology, 1, what)   # the options, and one router's cost
     if args.hotspot is not None:
         with input_errors():
             topology.check_node(args.hotspot, "--hotspot")
@@ -201,6 +206,7 @@ def _sim(args, topology):
     if args.engine == "auto":
         with input_errors():
             args.engine = _auto_engine(args, topology, hardware)
+    check_router_args(args, topology, topology.num_nodes, what, engine=args.engine)
     progress = Progress(f"sim {topology.label}", unit="cycles")
     try:
         # run_selfcheck builds (and checks) the design before it simulates: its

@@ -21,7 +21,7 @@ from ..topology.deadlock import DeadlockError
 from ..topology.fault_routing import leg_algorithm
 from ..topology.patterns import PATTERNS
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PACKET_FLITS, MAX_CYCLES, MAX_JOBS, MAX_SEED,
-                     check_channel_graph, check_hardware, check_vcs_per_class)
+                     check_channel_graph, check_fabric, check_vcs_per_class)
 from .fault_options import add_waypoints_option, check_route_table, fault_waypoints
 from .sim import adaptive_options, adaptive_vcs, check_engine, escape_name
 
@@ -130,16 +130,16 @@ def _routings(args, topology):
                        for name in adaptive]
 
 
-def _check_work(args, topology, routings):
+def _check_work(args, topology, routings, waypoints=0):
     """The engine's tools, and what the self-checking fabric costs (CliError)."""
     check_engine(args.engine)
     check_vcs_per_class(args.vcs_per_class, args.vcs)
     check_channel_graph(topology, 1, f"the reference routes of {topology.label}")
     for name, count in routings:
-        check_hardware(f"the {topology.label} self-checking fabric", topology,
-                       topology.num_nodes, algorithm=name, vcs=args.vcs,
-                       vcs_per_class=args.vcs_per_class, depth=args.depth,
-                       payload_width=16, adaptive_vcs=count)
+        check_fabric(f"the {topology.label} self-checking fabric", topology, args.engine,
+                     algorithm=name, vcs=args.vcs, vcs_per_class=args.vcs_per_class,
+                     depth=args.depth, payload_width=16, adaptive_vcs=count,
+                     phases=1 + waypoints)
 
 
 def _check_plot(path):
@@ -179,7 +179,7 @@ def _sweep(args, topology):
     rates = _check(args)
     algorithms = _routings(args, topology)
     fault_counts, waypoints = _fault_counts(args, topology, algorithms)
-    _check_work(args, topology, algorithms)
+    _check_work(args, topology, algorithms, waypoints)
     bar = Progress(f"sweep {topology.label} {args.traffic}", unit="points")
 
     def building(stage):

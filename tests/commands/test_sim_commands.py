@@ -86,3 +86,24 @@ def test_verilog_router_bad_flit_width_is_one_error_line(cli, tmp_path, args, me
     r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0", *args,
             "-o", tmp_path / "r.v")
     assert r.status == 2 and message in r.err and len(r.err.strip().splitlines()) == 1
+
+
+def test_fabric_cost_depends_on_the_engine():
+    """The Amaranth engine elaborates every router; Verilator one node and a model per
+    node: a 64-node Mcube fits Verilator's budget but not Amaranth's."""
+    from cubefab.cli import CliError
+    from cubefab.commands.limits import check_fabric
+    from cubefab.topology import Mcube
+    router = dict(algorithm="ecube", vcs=2, vcs_per_class=2, depth=8, payload_width=40)
+    check_fabric("the fabric", Mcube(6), "verilator", **router)
+    with pytest.raises(CliError, match="the fabric would need about"):
+        check_fabric("the fabric", Mcube(6), "amaranth", **router)
+
+
+def test_verilator_fabric_memory_is_checked():
+    from cubefab.cli import CliError
+    from cubefab.commands.limits import check_fabric
+    from cubefab.topology import Hypercube
+    with pytest.raises(CliError, match=r"the fabric would need about [\d,]+ MiB of memory"):
+        check_fabric("the fabric", Hypercube(16), "verilator", algorithm="ecube", vcs=2,
+                     vcs_per_class=2, depth=8, payload_width=40)
