@@ -13,6 +13,7 @@ import functools
 from dataclasses import dataclass
 
 from ..topology.adaptive import escape_algorithm
+from ..topology.broadcast_deadlock import BroadcastDeadlockError, check_broadcast
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import DeadlockError, check_deadlock_free, lane_bits, required_vcs
 from ..topology.duato import check_adaptive
@@ -41,6 +42,11 @@ def _check_choice(name, value, choices):
 def _adaptive_proof(topology, algorithm, classes):
     # (the proof does not depend on the number of adaptive VCs)
     return check_adaptive(topology, algorithm, classes)
+
+
+@functools.lru_cache(maxsize=16)
+def _broadcast_proof(topology, algorithm, classes, broadcast_vcs):
+    return check_broadcast(topology, algorithm, classes, broadcast_vcs)
 
 
 @dataclass(frozen=True)
@@ -90,6 +96,15 @@ class RouterConfig:
         adaptive VCs per link numbered after the ``vcs`` escape VCs (Duato's protocol:
         :func:`~cubefab.topology.duato.check_adaptive`); its flits carry their escape
         class in a ``cls`` field.
+    broadcast_vcs : int
+        0 (the default): no broadcast. Otherwise the router replicates broadcast
+        packets (flits with the ``bcast`` bit) along the source's broadcast tree
+        (docs/broadcast.md, "Replication in the router"), on ``broadcast_vcs`` VCs per
+        link numbered after the ``vcs`` unicast VCs
+        (:func:`~cubefab.topology.broadcast_deadlock.check_broadcast`; at least
+        :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs` for a
+        deadlock-free fabric). Broadcast packets must be at most ``depth`` flits long.
+        Not with ``adaptive_vcs``.
 
     Raises
     ------
@@ -107,6 +122,7 @@ class RouterConfig:
     buffer: str = "registers"
     turns: str = "reference"
     adaptive_vcs: int = 0
+    broadcast_vcs: int = 0
 
     def __post_init__(self):
         if not isinstance(self.topology, Topology):
@@ -128,6 +144,10 @@ class RouterConfig:
         if self.adaptive_vcs:
             lane_bits(self.adaptive_vcs)   # a power of two
             escape_algorithm(self.topology, self.algorithm)   # one that reads only dest
+        check_int("Number of broadcast virtual channels", self.broadcast_vcs, 0)
+        if self.broadcast_vcs and self.adaptive_vcs:
+            raise ValueError(f"Broadcast VCs need a deterministic router, not "
+                             f"adaptive_vcs = {self.adaptive_vcs}")
 
     @classmethod
     def for_topology(cls, topology, *, algorithm=None, vcs=None, vcs_per_class=1,
@@ -158,9 +178,15 @@ class RouterConfig:
         return self.adaptive_vcs > 0
 
     @property
+    def broadcast(self):
+        """bool: whether the router replicates broadcasts (``broadcast_vcs > 0``)."""
+        return self.broadcast_vcs > 0
+
+    @property
     def link_vcs(self):
-        """int: VCs per link, ``vcs + adaptive_vcs`` (escape VCs, then adaptive ones)."""
-        return self.vcs + self.adaptive_vcs
+        """int: VCs per link, ``vcs + adaptive_vcs + broadcast_vcs`` (escape VCs, then
+        adaptive ones, then broadcast ones)."""
+        return self.vcs + self.adaptive_vcs + self.broadcast_vcs
 
     @property
     def class_width(self):
@@ -176,13 +202,18 @@ class RouterConfig:
     @property
     def layout(self):
         """FlitLayout: the flits of links of this configuration."""
+        if self.broadcast:
+            return FlitLayout(self.topology.address_bits, self.payload_width,
+                              self.link_vcs, self.class_width, broadcast=True)
         return FlitLayout(self.topology.address_bits, self.payload_width, self.link_vcs,
                           self.class_width)
 
     def as_dict(self):
-        """The parameters but the topology, as a JSON-able dict."""
+        """The parameters but the topology, as a JSON-able dict (``broadcast_vcs``
+        only when set, so that reports of unicast routers are unchanged)."""
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
-                if field.name != "topology"}
+                if field.name != "topology"
+                and (field.name != "broadcast_vcs" or self.broadcast_vcs)}
 
 
 @dataclass(frozen=True)
@@ -201,7 +232,9 @@ class FabricConfig:
     ------
     DeadlockError
         If ``check_deadlock`` and the channel dependency graph of the configuration
-        (adaptive routers: Duato's extended graph) has a cycle; the message shows it.
+        (adaptive routers: Duato's extended graph; replicating routers: the unicast
+        graph with the broadcast trees', :func:`check_broadcast`) has a cycle; the
+        message shows it.
     """
 
     router: RouterConfig
@@ -218,6 +251,11 @@ class FabricConfig:
             router = self.router
             if router.adaptive:   # Duato: exactly the router's rule (docs/router.md)
                 report = _adaptive_proof(self.topology, router.algorithm, router.vc_classes)
+            elif router.broadcast:
+                report = _broadcast_proof(self.topology, router.algorithm,
+                                          router.vc_classes, router.broadcast_vcs)
+                if not report.deadlock_free:
+                    raise BroadcastDeadlockError(report)
             else:
                 report = check_deadlock_free(self.topology, router.algorithm,
                                              router.vc_classes)

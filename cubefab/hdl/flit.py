@@ -65,17 +65,27 @@ class FlitLayout(data.StructLayout):
     class_width : int
         Width of ``cls``, the escape VC class a packet of an adaptive router carries
         (default 0: no ``cls`` field, as for deterministic routers).
+    broadcast : bool
+        Add the ``bcast`` bit: the packet is a broadcast, replicated along the tree of
+        its ``src`` (``dest`` is not read). Default False: no ``bcast`` field.
 
-    Fields, from bit 0: ``head`` (1), ``tail`` (1), ``vc``, ``cls`` (only when
-    ``class_width``), ``dest``, ``src``, ``payload``.
+    Fields, from bit 0: ``head`` (1), ``tail`` (1), ``bcast`` (1, only when
+    ``broadcast``), ``vc``, ``cls`` (only when ``class_width``), ``dest``, ``src``,
+    ``payload``.
     """
 
-    def __init__(self, address_bits, payload_width, vcs=1, class_width=0):
+    def __init__(self, address_bits, payload_width, vcs=1, class_width=0, broadcast=False):
         self.address_bits = check_int("Address width", address_bits, 1)
         self.payload_width = check_int("Payload width", payload_width, 1)
         self.vcs = check_int("Number of virtual channels", vcs, 1)
         self.class_width = check_int("Class width", class_width, 0)
-        fields = {"head": unsigned(1), "tail": unsigned(1), "vc": unsigned(vc_width(vcs))}
+        if not isinstance(broadcast, bool):
+            raise TypeError(f"Broadcast must be a bool, not {broadcast!r}")
+        self.broadcast = broadcast
+        fields = {"head": unsigned(1), "tail": unsigned(1)}
+        if broadcast:
+            fields["bcast"] = unsigned(1)
+        fields["vc"] = unsigned(vc_width(vcs))
         if class_width:
             fields["cls"] = unsigned(class_width)
         super().__init__({**fields, "dest": unsigned(address_bits),
@@ -85,7 +95,8 @@ class FlitLayout(data.StructLayout):
     def __repr__(self):
         return (f"FlitLayout(address_bits={self.address_bits}, "
                 f"payload_width={self.payload_width}, vcs={self.vcs}, "
-                f"class_width={self.class_width})")
+                f"class_width={self.class_width}"
+                + (", broadcast=True)" if self.broadcast else ")"))
 
 
 def flit_layout(topology, payload_width=16, vcs=1):
