@@ -88,7 +88,8 @@ HW = dict(ROUTER, **{"--flit-width": "int", "--buffer": ["registers", "memory", 
 VERILOG = {"-o": "file", "--top": "name", "--json": "flag", "--force": "flag"}
 SYNTH = {"--workdir": "dir", "--json": "flag", "--force": "flag"}
 PNR = {"--device": ["hx8k", "up5k", "x"], "--seed": "int", "--no-pnr": "flag"}
-SIM = dict(ROUTER, **{"--traffic": ["uniform", "hotspot", "transpose", "x"],
+SIM = dict(ROUTER, **{"--traffic": ["uniform", "hotspot", "transpose", "broadcast", "x"],
+                      "--broadcast-fraction": "float", "--broadcast-vcs": "int",
                       "--rate": "float", "--cycles": "int", "--packet-flits": "int",
                       "--seed": "int", "--hotspot": "address", "--hotspot-fraction": "float",
                       "--drain": "int", "--engine": ["amaranth", "verilator", "x"],

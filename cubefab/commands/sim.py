@@ -8,7 +8,8 @@ from .. import files
 from ..progress import Progress
 from ..sim.engine_choice import AUTO_RULE, choose_engine
 from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, SELFCHECK_PAYLOAD,
-                                 run_selfcheck, selfcheck_config, verilator_model)
+                                 broadcast_hardware, run_selfcheck, selfcheck_config,
+                                 verilator_model)
 from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
 from ..topology.patterns import PATTERNS
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MAX_CYCLES,
@@ -120,8 +121,15 @@ def router_params(args, topology):
 
 
 def _options(parser):
-    parser.add_argument("--traffic", default="uniform", choices=PATTERNS,
-                        help="traffic pattern (default uniform)")
+    parser.add_argument("--traffic", default="uniform", choices=PATTERNS + ("broadcast",),
+                        help="traffic pattern (default uniform); broadcast: every packet "
+                             "a broadcast, replicated by the routers")
+    parser.add_argument("--broadcast-fraction", type=fraction, default=0.0, metavar="F",
+                        help="share of packets that are broadcasts, mixed into the "
+                             "pattern (default 0); counters then count copies")
+    parser.add_argument("--broadcast-vcs", type=int_range(1, MAX_VCS), default=None,
+                        metavar="N", help="broadcast VCs per link of replicating routers "
+                        "(default: what deadlock freedom needs, when there are broadcasts)")
     parser.add_argument("--rate", type=fraction, default=0.1, metavar="R",
                         help="offered load, flits per node per cycle, 0..1 (default 0.1)")
     parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=1000, metavar="N",
@@ -182,11 +190,17 @@ def _sim(args, topology):
         del params["payload_width"]      # the self-checking packets' default
     hardware = dict(pattern=args.traffic, packet_flits=args.packet_flits,
                     hotspot=args.hotspot, **params)
+    if args.broadcast_vcs is not None:
+        hardware["broadcast_vcs"] = args.broadcast_vcs
+    if args.traffic == "broadcast" and args.broadcast_fraction:
+        raise CliError("--broadcast-fraction mixes broadcasts into a unicast pattern; "
+                       "--traffic broadcast is broadcasts only")
     with input_errors():        # the configuration's own checks (VCs, widths, pattern)
-        selfcheck_config(topology, **hardware)
+        built, _ = broadcast_hardware(topology, hardware, args.broadcast_fraction)
+        selfcheck_config(topology, **built)
     if args.engine == "auto":
         with input_errors():
-            args.engine = _auto_engine(args, topology, hardware)
+            args.engine = _auto_engine(args, topology, built)
     progress = Progress(f"sim {topology.label}", unit="cycles")
     try:
         # run_selfcheck builds (and checks) the design before it simulates: its
@@ -197,12 +211,18 @@ def _sim(args, topology):
                 topology, engine=args.engine, rate=args.rate, cycles=args.cycles,
                 warmup=args.warmup, drain=drain, seed=args.seed,
                 hotspot_fraction=args.hotspot_fraction, vcd=vcd,
+                broadcast_fraction=args.broadcast_fraction,
                 progress=progress.update, **hardware)
     except VerilatorUnavailable as exc:
         raise CliError(f"{exc}; or use --engine amaranth") from None
     finally:
         progress.close()
     rows = [[key, _fmt(doc[key])] for key in ROWS]
+    if "broadcasts" in doc:
+        rows += [["broadcasts", _fmt(doc["broadcasts"])],
+                 ["copies_delivered", _fmt(doc["copies_delivered"])]]
+        rows += [[f"broadcast_latency {k}", _fmt(v)]
+                 for k, v in doc["broadcast_latency"].items()]
     problems = [f"{doc[k]} {k}" for k in ("checker_errors",) + CHECKS if doc[k]]
     adaptive = doc["adaptive_vcs"] > 0
     if doc["ok"]:
@@ -216,6 +236,8 @@ def _sim(args, topology):
     routing = (f"{doc['algorithm']} routing, {doc['vcs']} VC(s)" if not adaptive else
                f"{doc['algorithm']} routing {escape_name(topology, doc)}, {doc['vcs']} "
                f"escape + {doc['adaptive_vcs']} adaptive VC(s)")
+    if doc.get("broadcast_vcs"):
+        routing += f" + {doc['broadcast_vcs']} broadcast VC(s)"
     text = "\n".join([
         f"{topology.label}, {routing} x {doc['depth']} "
         f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "

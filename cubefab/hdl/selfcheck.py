@@ -22,7 +22,7 @@ from ..topology.base import Topology
 from .config import FabricConfig
 from .fabric import connect_links
 from .ports import reset_less_verilog
-from .selfcheck_node import DEFECT_INPUTS, NODE_EVENTS, SelfCheckingNode
+from .selfcheck_node import BROADCAST_EVENTS, DEFECT_INPUTS, NODE_EVENTS, SelfCheckingNode
 from .traffic_gen import PacketFormat, RATE_BITS, check_generator
 
 
@@ -61,8 +61,10 @@ class SelfCheckConfig:
         Traffic pattern of :mod:`cubefab.topology.patterns`.
     packet_flits : int
         Flits per packet.
-    payload_width, vcs, depth, algorithm, vcs_per_class, adaptive_vcs
-        Router parameters (see :class:`~cubefab.hdl.config.RouterConfig`).
+    payload_width, vcs, depth, algorithm, vcs_per_class, adaptive_vcs, broadcast_vcs
+        Router parameters (see :class:`~cubefab.hdl.config.RouterConfig`). With
+        ``broadcast_vcs`` the generators also make broadcasts (input
+        ``broadcast_threshold``), which must fit a buffer (``packet_flits <= depth``).
     hotspot : int, optional
         Hot node for ``hotspot`` traffic.
     queue_depth : int
@@ -90,13 +92,14 @@ class SelfCheckConfig:
     def __init__(self, topology, *, pattern="uniform", packet_flits=1, payload_width=40,
                  vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
                  timestamp_bits=24, sequence_bits=8, vcs_per_class=1, adaptive_vcs=0,
-                 defects=False):
+                 defects=False, broadcast_vcs=0):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         #: FabricConfig: the routers' configuration, proved deadlock-free
         self.fabric = FabricConfig.for_topology(
             topology, payload_width=payload_width, vcs=vcs, depth=depth,
-            algorithm=algorithm, vcs_per_class=vcs_per_class, adaptive_vcs=adaptive_vcs)
+            algorithm=algorithm, vcs_per_class=vcs_per_class, adaptive_vcs=adaptive_vcs,
+            **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {}))
         #: RouterConfig: every router's configuration
         self.router = self.fabric.router
         self.topology, self.layout = topology, self.router.layout
@@ -105,6 +108,14 @@ class SelfCheckConfig:
         self.pattern, self.hotspot, self.queue_depth = check_generator(
             topology, self.layout, pattern, hotspot, queue_depth)
         self.defects = bool(defects)
+        if self.router.broadcast and packet_flits > depth:
+            raise ValueError(f"Broadcast packets must fit a buffer: packet_flits must be "
+                             f"at most depth = {depth}, not {packet_flits}")
+
+    def events(self):
+        """The node events summed into counters: :data:`NODE_EVENTS` (and
+        :data:`BROADCAST_EVENTS` with replicating routers)."""
+        return NODE_EVENTS + (BROADCAST_EVENTS if self.router.broadcast else ())
 
     def node(self, address):
         """The :class:`~cubefab.hdl.selfcheck_node.SelfCheckingNode` of ``address``
@@ -127,12 +138,14 @@ class SelfCheckConfig:
 
     def inputs(self):
         """The run-setting inputs of the fabric (and of each node, but ``now``)."""
-        return ("seed", "threshold", "hot_threshold") + (DEFECT_INPUTS if self.defects
-                                                         else ())
+        return (("seed", "threshold", "hot_threshold")
+                + (("broadcast_threshold",) if self.router.broadcast else ())
+                + (DEFECT_INPUTS if self.defects else ()))
 
     def counter_members(self):
-        """The output members of the fabric: :data:`COUNTERS` and ``latency_sum``."""
-        members = {name: Out(COUNTER_BITS) for name in COUNTERS}
+        """The output members of the fabric: :data:`COUNTERS` (and
+        :data:`BROADCAST_EVENTS` with replicating routers) and ``latency_sum``."""
+        members = {name: Out(COUNTER_BITS) for name in ("cycles",) + self.events()}
         members["latency_sum"] = Out(64)
         return members
 
@@ -179,6 +192,8 @@ class SelfCheckingFabric(wiring.Component):
         self.layout = self.config.layout
         members = {"seed": In(32), "threshold": In(RATE_BITS + 1),
                    "hot_threshold": In(RATE_BITS)}
+        if self.config.router.broadcast:
+            members["broadcast_threshold"] = In(RATE_BITS + 1)
         if self.config.defects:
             members.update({"defect": In(8), "defect_node": In(topology.address_bits),
                             "defect_port": In(range(topology.degree))})
@@ -197,6 +212,8 @@ class SelfCheckingFabric(wiring.Component):
             m.submodules[f"node_{address}"] = node
             m.d.comb += [node.seed.eq(self.seed), node.threshold.eq(self.threshold),
                          node.hot_threshold.eq(self.hot_threshold), node.now.eq(now)]
+            if self.config.router.broadcast:
+                m.d.comb += node.broadcast_threshold.eq(self.broadcast_threshold)
             if self.config.defects:
                 m.d.comb += [node.defect.eq(self.defect),
                              node.defect_node.eq(self.defect_node),
@@ -204,7 +221,7 @@ class SelfCheckingFabric(wiring.Component):
         connect_links(m, topo, self.nodes)
 
         # Global totals: add this cycle's events of every node (adder trees).
-        for name in NODE_EVENTS:
+        for name in self.config.events():
             counter = getattr(self, name)
             m.d.sync += counter.eq(counter + _tree_sum(getattr(n, name) for n in self.nodes))
         m.d.sync += self.latency_sum.eq(self.latency_sum

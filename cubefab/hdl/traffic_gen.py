@@ -8,9 +8,14 @@ one of the patterns of :mod:`cubefab.topology.patterns`, drawn with the same def
 Packets wait in a source queue with their creation time (so latency includes
 source queueing, as in open-loop measurement) and leave as ``packet_flits`` flits.
 
+With a flit layout that has the ``bcast`` bit (replicating routers), a created packet
+is a broadcast with probability ``broadcast_threshold / 2**16``, drawn from a second
+xorshift64 generator (so the other draws keep their distribution); a broadcast's
+``dest`` is its source and its sequence number counts the source's broadcasts.
+
 Packet format (:class:`PacketFormat`): the head flit's payload carries the creation
-timestamp, the packet's sequence number in its flow (source, destination) and check
-bits; every other flit's payload is a check word of (source, destination, sequence,
+timestamp, the packet's sequence number in its flow (source, destination; for a
+broadcast, the source's broadcasts) and check bits; every other flit's payload is a check word of (source, destination, sequence,
 flit index), so the checker (:mod:`cubefab.hdl.traffic_check`) detects corruption,
 misrouting, loss, duplication and reordering.
 """
@@ -222,6 +227,12 @@ class TrafficGenerator(wiring.Component):
     created, refused, injected, flit_sent : Out(1)
         One-cycle pulses: a packet was created (and queued), created but refused
         (queue full), its head entered the network; a flit entered the network.
+    broadcast_threshold : In(RATE_BITS + 1)
+        Only with a ``bcast`` field: probability times ``2**16`` that a created packet
+        is a broadcast (``2**16``: every one).
+    created_broadcast : Out(1)
+        Only with a ``bcast`` field: the packet of ``created`` or ``refused`` is a
+        broadcast (the flit on ``flits`` tells for ``injected`` and ``flit_sent``).
     """
 
     def __init__(self, topology, node, fmt, pattern="uniform", *, hotspot=None,
@@ -253,6 +264,8 @@ class TrafficGenerator(wiring.Component):
             "injected": Out(1),
             "flit_sent": Out(1),
             **({"straps": In(self.strap_layout)} if self.node is None else {}),
+            **({"broadcast_threshold": In(RATE_BITS + 1), "created_broadcast": Out(1)}
+               if fmt.layout.broadcast else {}),
         })
 
     def strap_values(self, node):
@@ -336,19 +349,28 @@ class TrafficGenerator(wiring.Component):
             else:
                 m.d.comb += dest.eq(uniform)
 
-        # Source queue of (destination, creation time).
-        queue = m.submodules.queue = SyncFIFO(width=bits + fmt.timestamp_bits,
+        broadcast = fmt.layout.broadcast
+        if broadcast:
+            is_broadcast = self._broadcast_draw(m, initial, started)
+            m.d.comb += self.created_broadcast.eq(is_broadcast)
+            unicast_dest, dest = dest, Signal(bits, name="new_dest_or_source")
+            m.d.comb += dest.eq(Mux(is_broadcast, here, unicast_dest))
+
+        # Source queue of (destination, creation time[, broadcast]).
+        queue = m.submodules.queue = SyncFIFO(width=bits + fmt.timestamp_bits + broadcast,
                                               depth=self.queue_depth)
         create = Signal()
         m.d.comb += [
             create.eq(started & (draw_rate < self.threshold)),
-            queue.w_data.eq(Cat(dest, self.now)),
+            queue.w_data.eq(Cat(dest, self.now, is_broadcast) if broadcast
+                            else Cat(dest, self.now)),
             queue.w_en.eq(create),
             self.created.eq(create & queue.w_rdy),
             self.refused.eq(create & ~queue.w_rdy),
         ]
         q_dest = queue.r_data[:bits]
-        q_time = queue.r_data[bits:]
+        q_time = queue.r_data[bits:bits + fmt.timestamp_bits]
+        q_broadcast = queue.r_data[-1] if broadcast else None
 
         # Sequence number of the next packet of each flow from this node.
         sequence = Signal(max(1, fmt.sequence_bits))
@@ -366,6 +388,12 @@ class TrafficGenerator(wiring.Component):
             m.d.comb += [rd.addr.eq(q_dest), sequence.eq(rd.data),
                          wr.addr.eq(q_dest), wr.data.eq(rd.data + 1),
                          wr.en.eq(sent & last)]
+            if broadcast:   # the source's broadcasts have a sequence of their own
+                broadcasts = Signal(fmt.sequence_bits, name="broadcast_sequence")
+                m.d.comb += [sequence.eq(Mux(q_broadcast, broadcasts, rd.data)),
+                             wr.en.eq(sent & last & ~q_broadcast)]
+                with m.If(sent & last & q_broadcast):
+                    m.d.sync += broadcasts.eq(broadcasts + 1)
         seq_field = sequence[:fmt.sequence_bits] if fmt.sequence_bits else Const(0, 1)
 
         m.d.comb += [
@@ -382,6 +410,22 @@ class TrafficGenerator(wiring.Component):
             self.injected.eq(sent & (index == 0)),
             self.flit_sent.eq(sent),
         ]
+        if broadcast:
+            m.d.comb += out.payload.bcast.eq(q_broadcast)
         with m.If(sent):
             m.d.sync += index.eq(Mux(last, 0, index + 1))
         return m
+
+    def _broadcast_draw(self, m, initial, started):
+        """Whether the packet created this cycle is a broadcast: 16 bits of a second
+        xorshift64 generator (seeded from the node's state with its halves swapped)
+        below ``broadcast_threshold``."""
+        state = Signal(64, init=1, name="broadcast_state")
+        seed = Cat(initial[32:], initial[:32])   # non-zero as ``initial`` is
+        with m.If(~started):
+            m.d.sync += state.eq(seed)
+        with m.Else():
+            m.d.sync += state.eq(_xorshift64_hw(state))
+        is_broadcast = Signal(name="new_broadcast")
+        m.d.comb += is_broadcast.eq(state[:RATE_BITS] < self.broadcast_threshold)
+        return is_broadcast

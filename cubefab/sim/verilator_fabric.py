@@ -22,8 +22,7 @@ node by node.
 
 from amaranth.hdl import Shape
 
-from ..hdl.selfcheck import COUNTERS, NODE_MODULE, SelfCheckConfig
-from ..hdl.selfcheck_node import NODE_EVENTS
+from ..hdl.selfcheck import NODE_MODULE, SelfCheckConfig
 from ..topology.base import check_int
 from ..topology.turns import inverse_ports
 from .checks import FlitFields, RouteReference
@@ -77,11 +76,11 @@ def fabric_header(config, node):
         return (f"static inline auto* {kind}(Node* n, int p) "
                 f"{{ switch (p) {{ {cases} }} std::abort(); }}")
 
-    counters = list(COUNTERS) + ["latency_sum"]
     members = config.counter_members()
+    counters = list(members)
     masks = [(1 << Shape.cast(members[c].shape).width) - 1 for c in counters]
-    events = list(NODE_EVENTS) + ["latency"]
-    event_counter = [counters.index(e) for e in NODE_EVENTS] + [counters.index("latency_sum")]
+    events = list(config.events()) + ["latency"]
+    event_counter = [counters.index(e) for e in config.events()] + [counters.index("latency_sum")]
     layout, fmt = config.layout, config.fmt
     ref = RouteReference.of(config.router)
     lines = [
@@ -122,10 +121,19 @@ def fabric_header(config, node):
     ]
     for name in ("head", "tail", "vc", "dest", "src", "payload"):
         lines.append(f"static const int {name.upper()}_LO = {layout[name].offset};")
-    cls_lo, cls_width = FlitFields(layout, fmt.timestamp_bits).offsets["cls"]
+    offsets = FlitFields(layout, fmt.timestamp_bits).offsets
+    cls_lo, cls_width = offsets["cls"]
+    trees = ref.broadcast
     lines += [
         f"static const int CLS_LO = {cls_lo};",
         f"static const int CLS_WIDTH = {cls_width};",
+        f"static const int BCAST_LO = {offsets['bcast'][0]};",
+        f"static const int BCAST_WIDTH = {offsets['bcast'][1]};",
+        "// broadcast trees (BROADCAST): BCHILDREN[s][u] the child ports of node u in the",
+        "// tree of source s, BVC[s][u] the link VC of the copy into u (dense indices)",
+        f"static const bool BROADCAST = {'true' if trees is not None else 'false'};",
+        _array("BCHILDREN", "uint32_t", trees.children.tolist() if trees else [[0]]),
+        _array("BVC", "uint8_t", trees.vc.tolist() if trees else [[0]]),
         f"static const int VC_WIDTH = {layout['vc'].shape.width};",
         f"static const uint32_t TRANSLATION_MASK = {ref.mask}u;",
         f"static const int KEYS = {ref.next.shape[1]};",
@@ -188,5 +196,5 @@ class VerilatorFabricModel(VerilatorModel):
         node = design.node(None)
         files = {NODE_MODULE + ".v": design.node_verilog(node)}
         ports = {"inputs": list(design.inputs()),
-                 "counters": list(COUNTERS) + ["latency_sum"]}
+                 "counters": list(design.counter_members())}
         return files, {"fabric.h": fabric_header(design, node)}, ports
