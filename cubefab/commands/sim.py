@@ -226,7 +226,10 @@ def _sim(args, topology):
     problems = [f"{doc[k]} {k}" for k in ("checker_errors",) + CHECKS if doc[k]]
     adaptive = doc["adaptive_vcs"] > 0
     if doc["ok"]:
-        verdict = ("ok: every packet delivered once, intact, in order, on its reference "
+        verdict = ("ok: every packet and broadcast copy delivered once, intact, in order, "
+                   "on its reference route (a copy: its tree) and VCs"
+                   if "broadcasts" in doc else
+                   "ok: every packet delivered once, intact, in order, on its reference "
                    "route and VCs" if not adaptive else
                    f"ok: every packet delivered once, intact, on ports and VCs the adaptive "
                    f"rule allows ({doc['reordered']} delivered out of order)")

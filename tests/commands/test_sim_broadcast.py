@@ -1,0 +1,34 @@
+"""cubefab sim with broadcasts: --traffic broadcast, --broadcast-fraction, --broadcast-vcs."""
+
+import pytest
+
+
+def test_sim_broadcast_json(cli):
+    r = cli("sim", "hypercube", "-n", "2", "--traffic", "broadcast", "--rate", "0.3",
+            "--cycles", "80", "--packet-flits", "2", "--engine", "amaranth", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["ok"] and doc["pattern"] == "broadcast" and doc["broadcast_vcs"] == 1
+    assert doc["copies_delivered"] == 3 * doc["broadcasts"] > 0
+    assert doc["delivered"] == doc["injected"] == doc["copies_delivered"]
+    assert set(doc["broadcast_latency"]) == {"mean", "p99", "max"}
+
+
+def test_sim_broadcast_fraction_text(cli):
+    r = cli("sim", "hypercube", "-n", "2", "--broadcast-fraction", "0.5", "--rate", "0.3",
+            "--cycles", "60", "--engine", "amaranth")
+    assert r.status == 0, r.err
+    assert "copies_delivered" in r.out and "+ 1 broadcast VC(s)" in r.out
+    assert "ok: every packet and broadcast copy delivered once" in r.out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--broadcast-fraction", "2"], "--broadcast-fraction"),
+    (["--broadcast-fraction", "0.1", "--adaptive"], "deterministic router"),
+    (["--broadcast-vcs", "1", "--broadcast-fraction", "0.1"], "can deadlock"),
+    (["--traffic", "broadcast", "--packet-flits", "9"], "fit a buffer"),
+    (["--traffic", "broadcast", "--broadcast-fraction", "0.5"], "broadcasts only")])
+def test_sim_broadcast_bad_input(cli, args, message):
+    r = cli("sim", "dlh", "-m", "2", "-d", "1", "--engine", "amaranth", *args)
+    assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
+    assert r.out == ""
