@@ -1,54 +1,17 @@
 """Drive a replicating fabric with broadcast packets and record every flit it moves."""
 
-from amaranth.hdl import Module
-from amaranth.lib import stream, wiring
-from amaranth.lib.wiring import In, Out
-
-from cubefab.hdl.fabric import Fabric, FabricConfig, connect_links
-from cubefab.hdl.router import Router
+from cubefab.hdl.fabric import Fabric, FabricConfig
 from cubefab.topology.broadcast_deadlock import required_broadcast_vcs
 from tests.helpers import run_clocked
 
 
-class StrappedFabric(Fabric):
-    """A :class:`Fabric` of address-strapped routers (``node=None``), each held at its
-    node's straps: the design the Verilator engine builds."""
-
-    def __init__(self, config):
-        self.config, self.topology = config, config.topology
-        self.layout = config.router.layout
-        self.routers = [Router(config.router, None) for _ in self.topology.nodes()]
-        n = self.topology.num_nodes
-        wiring.Component.__init__(self, {
-            "local_in": In(stream.Signature(self.layout)).array(n),
-            "local_out": Out(stream.Signature(self.layout)).array(n),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        for i, node in enumerate(int(a) for a in self.topology.nodes()):
-            r = m.submodules[f"router_{node}"] = self.routers[i]
-            straps = {**Router.strap_values(self.topology, node),
-                      **Router.broadcast_strap_values(self.topology, node)}
-            m.d.comb += [r.here.eq(straps["here"]), r.wrap_mask.eq(straps["wrap_mask"]),
-                         r.bwrap_mask.eq(straps["bwrap_mask"])]
-            m.d.comb += [r.local_in.payload.eq(self.local_in[i].payload),
-                         r.local_in.valid.eq(self.local_in[i].valid),
-                         self.local_in[i].ready.eq(r.local_in.ready),
-                         self.local_out[i].payload.eq(r.local_out.payload),
-                         self.local_out[i].valid.eq(r.local_out.valid),
-                         r.local_out.ready.eq(self.local_out[i].ready)]
-        connect_links(m, self.topology, self.routers)
-        return m
-
-
 def broadcast_fabric(topology, strapped=False, **router):
-    """A :class:`Fabric` of replicating routers (the proven broadcast VCs by default),
-    or with ``strapped`` a :class:`StrappedFabric`."""
+    """A :class:`Fabric` of replicating routers (the proven broadcast VCs by default;
+    ``strapped``: address-strapped routers)."""
     router.setdefault("broadcast_vcs", required_broadcast_vcs(topology))
     router.setdefault("payload_width", 12)
     config = FabricConfig.for_topology(topology, **router)
-    return StrappedFabric(config) if strapped else Fabric(config)
+    return Fabric(config, strapped=strapped)
 
 
 def run_packets(fabric, packets, cycles):
