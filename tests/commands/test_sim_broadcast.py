@@ -32,3 +32,25 @@ def test_sim_broadcast_bad_input(cli, args, message):
     r = cli("sim", "dlh", "-m", "2", "-d", "1", "--engine", "amaranth", *args)
     assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
     assert r.out == ""
+
+
+def test_broadcast_hardware_json(cli, tmp_path):
+    plot = tmp_path / "tree.png"
+    r = cli("broadcast", "hypercube", "-n", "3", "--src", "5", "--hardware", "--unicasts",
+            "--json", "--plot", str(plot))
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["depth"] == doc["eccentricity"] == 3 and doc["optimal"]
+    assert len(doc["arrivals"]) == 7 and len(doc["tree"]) == 7
+    assert doc["injection_ratio"] == 7 and plot.exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--hardware", "--model", "one-port"], "one-port replication"),
+    (["--unicasts"], "need --hardware"),
+    (["--hardware", "--packet-flits", "9"], "fit a buffer"),
+    (["--hardware", "--algorithm", "x"], "no --algorithm")])
+def test_broadcast_hardware_bad_input(cli, args, message):
+    r = cli("broadcast", "hypercube", "-n", "2", "--src", "0", *args)
+    assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
+    assert r.out == ""
