@@ -84,7 +84,7 @@ ALL = ("hypercube", "metacube", "dualcube", "dlh", "mcube")
 ROUTER = {"--algorithm": "name", "--vcs": "int", "--depth": "int", "--vcs-per-class": "int",
           "--payload-width": "int", "--adaptive": "flag", "--adaptive-vcs": "int"}
 HW = dict(ROUTER, **{"--flit-width": "int", "--buffer": ["registers", "memory", "x"],
-                     "--turns": ["reference", "all", ""]})
+                     "--turns": ["reference", "all", ""], "--broadcast-vcs": "int"})
 VERILOG = {"-o": "file", "--top": "name", "--json": "flag", "--force": "flag"}
 SYNTH = {"--workdir": "dir", "--json": "flag", "--force": "flag"}
 PNR = {"--device": ["hx8k", "up5k", "x"], "--seed": "int", "--no-pnr": "flag"}
@@ -109,6 +109,7 @@ SPECS = {
                       {"--src": "address", "--model": ["one-port", "all-port", "x"],
                        "--algorithm": "name", "--plot": "file", "--json": "flag",
                        "--hardware": "flag", "--packet-flits": "int", "--unicasts": "flag",
+                       "--subcube": "name",
                        "--force": "flag"}, heavy=True, ext=".svg"),
     "deadlock": Spec(("deadlock",), ALL, {}, {"--algorithm": "name", "--vcs": "int",
                                               "--adaptive": "flag", "--escape-classes": "int",

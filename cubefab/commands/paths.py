@@ -156,6 +156,9 @@ def _broadcast_options(parser):
     parser.add_argument("--unicasts", action="store_true",
                         help="--hardware: also send N - 1 unicasts from --src, and "
                              "compare")
+    parser.add_argument("--subcube", type=_subcube, default=None, metavar="VALUE,MASK",
+                        help="--hardware: a multicast to the nodes x with "
+                             "x & MASK == VALUE & MASK instead of a broadcast")
     parser.add_argument("--json", action="store_true")
     add_force_option(parser)
 
@@ -180,8 +183,8 @@ def _broadcast(args, topology):
     _check_plot(args, topology)
     if args.hardware:
         return _hardware_broadcast(args, topology)
-    if args.unicasts or args.packet_flits != 1:
-        raise CliError("--unicasts and --packet-flits need --hardware")
+    if args.unicasts or args.packet_flits != 1 or args.subcube is not None:
+        raise CliError("--unicasts, --packet-flits and --subcube need --hardware")
     args.model = args.model or "one-port"
     # broadcast_schedule checks the algorithm, the model and its size limit before it
     # builds; validate_schedule reports problems rather than raising
@@ -231,22 +234,28 @@ def _hardware_broadcast(args, topology):
                        f"simulates networks up to {MAX_HARDWARE_NODES} nodes")
     with input_errors():
         doc = hardware_broadcast(topology, args.src, packet_flits=args.packet_flits,
-                                 unicasts=args.unicasts)
+                                 unicasts=args.unicasts, subcube=args.subcube)
     ecc = lower_bounds(topology, args.src, "all-port")["eccentricity"]
+    targets = doc.get("members", [a for a in map(int, topology.nodes()) if a != args.src])
+    # the depth the tree routing gives (minimal): the farthest target's distance
+    reach = max((topology.distance(args.src, a) for a in targets), default=0)
     doc.update({"model": "all-port", "eccentricity": ecc,
-                "optimal": doc["depth"] == ecc})
+                "optimal": doc["depth"] == reach})
     rows = [[a, c] for a, c in doc["arrivals"].items()]
-    lines = [f"{topology.label}: one broadcast from {doc['source']} in the RTL fabric "
+    what = ("one broadcast" if args.subcube is None else
+            f"one multicast to the subcube {args.subcube[0]}/{args.subcube[1]} "
+            f"({len(targets)} nodes)")
+    lines = [f"{topology.label}: {what} from {doc['source']} in the RTL fabric "
              f"({doc['broadcast_vcs']} broadcast VC(s), {doc['packet_flits']}-flit packet)"]
     if topology.num_nodes <= LIST_TRANSFERS:
         lines.append(format_table(["node", "tail cycle"], rows))
-    copies_ok = all(c == 1 for c in doc["copies"].values()) \
-        and len(doc["copies"]) == topology.num_nodes - 1
-    lines.append(f"tree depth {doc['depth']} (eccentricity {ecc}); last copy in cycle "
-                 f"{doc['latency']}; source busy {doc['injection']} cycle(s); "
-                 + ("one copy at every other node" if copies_ok else "WRONG copies"))
-    if args.unicasts:
-        lines.append(f"N - 1 unicasts: last in cycle {doc['unicast_latency']} "
+    copies_ok = doc["copies"] == {a: 1 for a in targets}
+    lines.append(f"tree depth {doc['depth']} (eccentricity {ecc}, farthest target "
+                 f"{reach}); last copy in cycle {doc['latency']}; source busy "
+                 f"{doc['injection']} cycle(s); "
+                 + ("one copy at every target" if copies_ok else "WRONG copies"))
+    if "unicast_latency" in doc:
+        lines.append(f"{len(targets)} unicasts: last in cycle {doc['unicast_latency']} "
                      f"({doc['latency_ratio']:.2f}x), source busy "
                      f"{doc['unicast_injection']} cycles ({doc['injection_ratio']:.1f}x)")
     if args.plot:
@@ -260,3 +269,16 @@ def _hardware_broadcast(args, topology):
     emit(args, doc, "\n".join(lines))
     return 0 if copies_ok and doc["optimal"] else 1
 
+
+
+def _subcube(text):
+    """``VALUE,MASK``: two non-negative integers."""
+    import argparse
+    try:
+        value, mask = (int(x, 0) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be VALUE,MASK (two integers), "
+                                         f"not {text!r}") from None
+    if value < 0 or mask < 0:
+        raise argparse.ArgumentTypeError(f"must be two non-negative integers, not {text!r}")
+    return value, mask

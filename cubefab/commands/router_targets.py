@@ -9,7 +9,7 @@ from ..hdl.config import BUFFERS, TURNS, FabricConfig, RouterConfig
 from ..hdl.fabric import Fabric
 from ..hdl.router import Router
 from ..progress import working
-from .limits import MAX_FLIT_WIDTH
+from .limits import MAX_FLIT_WIDTH, MAX_VCS
 from .sim import router_options, router_params, check_router_args
 
 
@@ -36,6 +36,10 @@ def fabric_target_options(parser):
     parser.add_argument("--turns", default=TURNS[0], choices=TURNS,
                         help="reference (default): connect only the turns reference "
                              "routes make at the node; all: any input to any output")
+    parser.add_argument("--broadcast-vcs", type=int_range(1, MAX_VCS), default=None,
+                        metavar="N", help="replicating routers (broadcast packets "
+                        "copied along the trees) with N broadcast VCs per link "
+                        "(default: none)")
 
 
 def router_config(args, topology):
@@ -44,13 +48,16 @@ def router_config(args, topology):
     if args.flit_width is not None and args.payload_width is not None:
         raise CliError("give --flit-width or --payload-width, not both")
     with input_errors():
+        broadcast = ({"broadcast_vcs": args.broadcast_vcs} if args.broadcast_vcs
+                     else {})
         config = RouterConfig.for_topology(topology, **router_params(args, topology),
-                                           buffer=args.buffer, turns=args.turns)
+                                           buffer=args.buffer, turns=args.turns,
+                                           **broadcast)
     if args.flit_width is not None:
         with input_errors("--flit-width: "):
             config = dataclasses.replace(config, payload_width=payload_width_for(
                 topology.address_bits, args.flit_width, config.link_vcs,
-                config.class_width))
+                config.class_width, config.broadcast))
         args.payload_width = config.payload_width
     return config
 
@@ -95,6 +102,8 @@ def _vcs(config):
     """The VCs of a router configuration, in words."""
     if config.adaptive:
         return f"{config.vcs} escape + {config.adaptive_vcs} adaptive VCs"
+    if config.broadcast:
+        return f"{config.vcs} + {config.broadcast_vcs} broadcast VCs"
     return f"{config.vcs} VCs"
 
 

@@ -105,6 +105,12 @@ class RouterConfig:
         :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs` for a
         deadlock-free fabric). Broadcast packets must be at most ``depth`` flits long.
         Not with ``adaptive_vcs``.
+    multicast : bool
+        With ``broadcast_vcs``: flits also carry ``mmask`` and a ``bcast`` packet goes
+        to the subcube ``(dest, mmask)`` along the broadcast tree pruned to it
+        (:func:`~cubefab.topology.broadcast_tree.multicast_tree`; the pruned tree's
+        channel dependencies are a subset of the tree's). Routers of constant
+        addresses only (:class:`~cubefab.hdl.route.multicast.MulticastChildren`).
 
     Raises
     ------
@@ -123,6 +129,7 @@ class RouterConfig:
     turns: str = "reference"
     adaptive_vcs: int = 0
     broadcast_vcs: int = 0
+    multicast: bool = False
 
     def __post_init__(self):
         if not isinstance(self.topology, Topology):
@@ -145,6 +152,9 @@ class RouterConfig:
             lane_bits(self.adaptive_vcs)   # a power of two
             escape_algorithm(self.topology, self.algorithm)   # one that reads only dest
         check_int("Number of broadcast virtual channels", self.broadcast_vcs, 0)
+        if not isinstance(self.multicast, bool) or (self.multicast and not self.broadcast_vcs):
+            raise ValueError(f"Multicast must be a bool and needs broadcast_vcs, not "
+                             f"{self.multicast!r}")
         if self.broadcast_vcs and self.adaptive_vcs:
             raise ValueError(f"Broadcast VCs need a deterministic router, not "
                              f"adaptive_vcs = {self.adaptive_vcs}")
@@ -204,7 +214,8 @@ class RouterConfig:
         """FlitLayout: the flits of links of this configuration."""
         if self.broadcast:
             return FlitLayout(self.topology.address_bits, self.payload_width,
-                              self.link_vcs, self.class_width, broadcast=True)
+                              self.link_vcs, self.class_width, broadcast=True,
+                              multicast=self.multicast)
         return FlitLayout(self.topology.address_bits, self.payload_width, self.link_vcs,
                           self.class_width)
 
@@ -213,7 +224,8 @@ class RouterConfig:
         only when set, so that reports of unicast routers are unchanged)."""
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
                 if field.name != "topology"
-                and (field.name != "broadcast_vcs" or self.broadcast_vcs)}
+                and (field.name not in ("broadcast_vcs", "multicast")
+                     or getattr(self, field.name))}
 
 
 @dataclass(frozen=True)

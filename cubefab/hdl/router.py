@@ -15,6 +15,7 @@ from .replicate import ReplicatingQueue, broadcast_turns, broadcast_wrap
 from .route import route_unit
 from .route.adaptive import adaptive_route_unit
 from .route.broadcast import broadcast_children_unit
+from .route.multicast import MulticastChildren
 
 
 __all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY"]
@@ -97,7 +98,9 @@ class Router(wiring.Component):
     broadcast VC of :func:`~cubefab.topology.broadcast_deadlock.broadcast_next_vc`,
     and starts only when the downstream buffer of that VC is empty (the whole packet
     fits: broadcast packets are at most ``config.depth`` flits); the packet leaves its
-    input buffer after its last copy.
+    input buffer after its last copy. With ``config.multicast`` a ``bcast`` packet goes
+    to the subcube ``(dest, mmask)`` only, along the tree pruned to it
+    (:class:`~cubefab.hdl.route.multicast.MulticastChildren`).
     """
 
     def __init__(self, config, node):
@@ -110,6 +113,8 @@ class Router(wiring.Component):
         #: FlitLayout: the flits of its links
         self.layout = config.layout
         self.node = None if node is None else topology.check_node(node, "node")
+        if config.multicast and self.node is None:
+            raise ValueError("Multicast routers need a constant node address, not None")
         degree = topology.degree
         #: Sticky flag for simulation: a flit arrived at a full buffer (a broken
         #: credit protocol); never set in a correct network.
@@ -381,13 +386,19 @@ class Router(wiring.Component):
         outs = [o for o in range(degree + 1) if (p, o) in turns]
         if p == degree:
             outs = sorted(set(outs) | set(outputs))
-        unit = m.submodules[f"children_p{p}"] = broadcast_children_unit(self.topology,
-                                                                       self.node)
         here = self.here if self.node is None else self.node
+        local = arriving.src != here
+        if config.multicast:   # the tree pruned to the subcube (dest, mmask)
+            unit = MulticastChildren(self.topology, self.node, "subcube")
+            m.d.comb += [unit.value.eq(arriving.dest), unit.mask.eq(arriving.mmask)]
+            local = local & (((arriving.dest ^ here) & arriving.mmask) == 0)
+        else:
+            unit = broadcast_children_unit(self.topology, self.node)
+        m.submodules[f"children_p{p}"] = unit
         m.d.comb += unit.source.eq(arriving.src)
         if self.node is None:
             m.d.comb += unit.here.eq(self.here)
-        copies = Cat(unit.children[o] if o < degree else arriving.src != here for o in outs)
+        copies = Cat(unit.children[o] if o < degree else local for o in outs)
         if p == degree:
             copies = Mux(arriving.bcast, copies, Cat(enter.port[o] for o in outs))
         route_layout = data.StructLayout({"port": unsigned(len(outs)),

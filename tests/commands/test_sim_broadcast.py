@@ -47,10 +47,23 @@ def test_broadcast_hardware_json(cli, tmp_path):
 
 @pytest.mark.parametrize("args,message", [
     (["--hardware", "--model", "one-port"], "one-port replication"),
-    (["--unicasts"], "need --hardware"),
+    (["--unicasts"], "need --hardware"), (["--subcube", "1,1"], "need --hardware"),
+    (["--hardware", "--subcube", "1"], "VALUE,MASK"),
+    (["--hardware", "--subcube", "9,1"], "value"),
     (["--hardware", "--packet-flits", "9"], "fit a buffer"),
     (["--hardware", "--algorithm", "x"], "no --algorithm")])
 def test_broadcast_hardware_bad_input(cli, args, message):
     r = cli("broadcast", "hypercube", "-n", "2", "--src", "0", *args)
     assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
     assert r.out == ""
+
+
+def test_broadcast_hardware_multicast_to_a_subcube(cli):
+    # Q(3) from 0 to the nodes with bit 2 set: 4, 5, 6, 7
+    r = cli("broadcast", "hypercube", "-n", "3", "--src", "0", "--hardware", "--subcube",
+            "4,4", "--unicasts", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["members"] == [4, 5, 6, 7] and sorted(doc["arrivals"]) == ["4", "5", "6", "7"]
+    assert sorted(map(tuple, doc["tree"])) == [(0, 4), (4, 5), (4, 6), (6, 7)]
+    assert doc["unicast_injection"] == 4 and doc["optimal"]

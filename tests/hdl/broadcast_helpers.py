@@ -21,7 +21,7 @@ def run_packets(fabric, packets, cycles):
     ----------
     packets : list of dict
         ``{"src": address, "dest": address, "bcast": 0 or 1, "flits": n, "at": cycle,
-        "tag": int}``; a node injects its packets in list order, each from cycle ``at``
+        "tag": int}`` (and ``"mmask"`` for multicast routers); a node injects its packets in list order, each from cycle ``at``
         on (``tag`` goes into every flit's payload, with the flit index).
 
     Returns
@@ -36,9 +36,14 @@ def run_packets(fabric, packets, cycles):
     queues = {a: [p for p in packets if p["src"] == a] for a in nodes}
     record = {"links": [], "local": [], "overflow": False}
 
+    multicast = "mmask" in dict(fabric.layout)
+
     def flit(pkt, i):
-        return {"head": int(i == 0), "tail": int(i == pkt["flits"] - 1), "bcast": pkt["bcast"],
-                "dest": pkt["dest"], "src": pkt["src"], "payload": pkt["tag"] << 4 | i}
+        f = {"head": int(i == 0), "tail": int(i == pkt["flits"] - 1), "bcast": pkt["bcast"],
+             "dest": pkt["dest"], "src": pkt["src"], "payload": pkt["tag"] << 4 | i}
+        if multicast:       # a multicast's subcube is (dest, mmask)
+            f["mmask"] = pkt.get("mmask", 0)
+        return f
 
     async def bench(ctx):
         for k in range(len(nodes)):

@@ -7,7 +7,7 @@ from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY, Router
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube, bfs_distances
 from cubefab.topology.broadcast_deadlock import (BroadcastDeadlockError, broadcast_next_vc,
                                                  required_broadcast_vcs)
-from cubefab.topology.broadcast_tree import broadcast_tree
+from cubefab.topology.broadcast_tree import broadcast_tree, multicast_tree, subcube_members
 from tests.hdl.broadcast_helpers import broadcast_fabric, run_packets
 from tests.helpers import refused
 
@@ -29,8 +29,9 @@ def tree_hops(topology, source, vcs):
 
 
 def check_broadcasts(fabric, record, packets):
-    """Every broadcast of ``packets`` crossed exactly its tree's links, each once and
-    whole, on the rule's VCs, and reached every node but its source exactly once,
+    """Every broadcast of ``packets`` crossed exactly its tree's links (a multicast's:
+    the tree pruned to its subcube ``(dest, mmask)``), each once and whole, on the
+    rule's VCs, and reached every node but its source (every member) exactly once,
     intact; nothing else moved."""
     topo = fabric.topology
     config = fabric.config.router
@@ -38,8 +39,11 @@ def check_broadcasts(fabric, record, packets):
     assert not record["overflow"]
     for pkt in packets:
         s, n = pkt["src"], pkt["flits"]
+        members = subcube_members(topo, pkt["dest"], pkt.get("mmask", 0))
+        pruned = multicast_tree(topo, s, members)
+        links = {(u, topo.port(u, v)) for u, v in pruned.edges()}
         want = {hop: first + vc for hop, vc in
-                tree_hops(topo, s, config.broadcast_vcs).items()}
+                tree_hops(topo, s, config.broadcast_vcs).items() if hop in links}
         seen = {}
         for _, u, p, f in record["links"]:
             if f["src"] == s and f["payload"] >> 4 == pkt["tag"]:
@@ -53,7 +57,7 @@ def check_broadcasts(fabric, record, packets):
         for _, v, f in record["local"]:
             if f["src"] == s and f["payload"] >> 4 == pkt["tag"]:
                 got.setdefault(v, []).append(f)
-        others = {int(a) for a in topo.nodes()} - {s}
+        others = {int(a) for a, member in zip(topo.nodes(), members) if member} - {s}
         assert set(got) == others, (s, set(got) ^ others)
         for v, flits in got.items():
             assert [(f["head"], f["tail"], f["payload"] & 15) for f in flits] == \
@@ -121,3 +125,30 @@ def test_too_few_broadcast_vcs_is_a_deadlock():
 def test_broadcast_needs_a_deterministic_router():
     with pytest.raises(ValueError, match="deterministic router"):
         RouterConfig.for_topology(Hypercube(2), adaptive_vcs=2, broadcast_vcs=1)
+
+
+@pytest.mark.parametrize("topology, settings", [
+    (Hypercube(3), {}), (Metacube(1, 1), {}), (Mcube(3), {"algorithm": "ecube"})],
+    ids=lambda x: getattr(x, "label", None))
+def test_every_source_multicasts_to_a_subcube_along_its_pruned_tree(topology, settings):
+    import random
+    rng = random.Random(topology.label)
+    bits = topology.address_bits
+    fabric = broadcast_fabric(topology, multicast=True, **settings)
+    nodes = [int(a) for a in topology.nodes()]
+    packets = []
+    for i, s in enumerate(nodes):
+        mask = 0 if i == 0 else rng.randrange(1 << bits)     # mask 0: a broadcast
+        packets.append({"src": s, "dest": rng.choice(nodes), "mmask": mask, "bcast": 1,
+                        "flits": 2, "at": 0, "tag": i + 1})
+    record = run_packets(fabric, packets, 40 + 4 * len(nodes))
+    check_broadcasts(fabric, record, packets)
+
+
+def test_multicast_routers_need_a_node_address():
+    config = RouterConfig.for_topology(Hypercube(2), broadcast_vcs=1, multicast=True)
+    assert "mmask" in dict(config.layout)
+    with refused(ValueError, match="constant node address"):
+        Router(config, None)
+    with pytest.raises(ValueError, match="needs broadcast_vcs"):
+        RouterConfig.for_topology(Hypercube(2), multicast=True)
