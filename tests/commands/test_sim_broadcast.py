@@ -67,3 +67,14 @@ def test_broadcast_hardware_multicast_to_a_subcube(cli):
     assert doc["members"] == [4, 5, 6, 7] and sorted(doc["arrivals"]) == ["4", "5", "6", "7"]
     assert sorted(map(tuple, doc["tree"])) == [(0, 4), (4, 5), (4, 6), (6, 7)]
     assert doc["unicast_injection"] == 4 and doc["optimal"]
+
+
+def test_verilog_router_with_broadcast_vcs(cli, tmp_path):
+    out = tmp_path / "r.v"
+    r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0", "--flit-width", "16",
+            "--broadcast-vcs", "1", "-o", str(out))
+    assert r.status == 0, r.err
+    assert "1 + 1 broadcast VCs" in r.out and "rq_p4_vc0" in out.read_text()
+    r = cli("verilog", "fabric", "dlh", "-m", "2", "-d", "1", "--broadcast-vcs", "1",
+            "-o", str(tmp_path / "f.v"))
+    assert r.status == 2 and "can deadlock" in r.err
