@@ -84,11 +84,13 @@ ALL = ("hypercube", "metacube", "dualcube", "dlh", "mcube")
 ROUTER = {"--algorithm": "name", "--vcs": "int", "--depth": "int", "--vcs-per-class": "int",
           "--payload-width": "int", "--adaptive": "flag", "--adaptive-vcs": "int"}
 HW = dict(ROUTER, **{"--flit-width": "int", "--buffer": ["registers", "memory", "x"],
-                     "--turns": ["reference", "all", ""], "--waypoints": "int"})
+                     "--turns": ["reference", "all", ""], "--waypoints": "int",
+                     "--broadcast-vcs": "int"})
 VERILOG = {"-o": "file", "--top": "name", "--json": "flag", "--force": "flag"}
 SYNTH = {"--workdir": "dir", "--json": "flag", "--force": "flag"}
 PNR = {"--device": ["hx8k", "up5k", "x"], "--seed": "int", "--no-pnr": "flag"}
-SIM = dict(ROUTER, **{"--traffic": ["uniform", "hotspot", "transpose", "x"],
+SIM = dict(ROUTER, **{"--traffic": ["uniform", "hotspot", "transpose", "broadcast", "x"],
+                      "--broadcast-fraction": "float", "--broadcast-vcs": "int",
                       "--rate": "float", "--cycles": "int", "--packet-flits": "int",
                       "--seed": "int", "--hotspot": "address", "--hotspot-fraction": "float",
                       "--drain": "int", "--engine": ["amaranth", "verilator", "x"],
@@ -108,7 +110,9 @@ SPECS = {
     "broadcast": Spec(("broadcast",), ALL, {"--src": "0"},
                       {"--src": "address", "--model": ["one-port", "all-port", "x"],
                        "--algorithm": "name", "--plot": "file", "--json": "flag",
-                       "--force": "flag"}, ext=".svg"),
+                       "--hardware": "flag", "--packet-flits": "int", "--unicasts": "flag",
+                       "--subcube": "name",
+                       "--force": "flag"}, heavy=True, ext=".svg"),
     "deadlock": Spec(("deadlock",), ALL, {}, {"--algorithm": "name", "--vcs": "int",
                                               "--adaptive": "flag", "--escape-classes": "int",
                                               "--broadcast": "flag", "--broadcast-vcs": "int",

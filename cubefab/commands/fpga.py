@@ -129,7 +129,8 @@ def _parameters(config):
     """The router parameters a synthesis report shows."""
     out = {"vcs": config.vcs, "adaptive_vcs": config.adaptive_vcs, "depth": config.depth,
            "payload_width": config.payload_width,
-           "flit_width": config.layout.size, "buffer": config.buffer, "turns": config.turns}
+           "flit_width": config.layout.size, "buffer": config.buffer, "turns": config.turns,
+           **({"broadcast_vcs": config.broadcast_vcs} if config.broadcast else {})}
     if config.fault_waypoints:   # waypoint routing: VCs per phase, every turn connected
         out.update({"fault_waypoints": config.fault_waypoints, "link_vcs": config.link_vcs,
                     "turns": "all"})

@@ -2,7 +2,8 @@
 (broadcast schedules, validated, beside the papers' counts and the lower bounds)."""
 
 from ..cli import (add_topology_command, emit, format_table, parse_address, CliError,
-                   add_force_option, input_errors)
+                   add_force_option, input_errors, int_range)
+from .limits import MAX_DEPTH
 from .. import files
 from .fault_options import add_fault_options, check_fault_options
 from ..topology.metacube import Metacube
@@ -139,15 +140,31 @@ def _paths(args, topology):
 
 def _broadcast_options(parser):
     parser.add_argument("--src", type=parse_address, required=True, metavar="A")
-    parser.add_argument("--model", choices=MODELS, default="one-port",
-                        help="port model (default one-port)")
+    parser.add_argument("--model", choices=MODELS, default=None,
+                        help="port model (default one-port; all-port with --hardware)")
     parser.add_argument("--algorithm", default=None, metavar="NAME",
                         help="schedule construction (default: the paper's for the model)")
     parser.add_argument("--plot", metavar="FILE", default=None,
                         help="draw the broadcast tree coloured by step into FILE "
                              "(.png or .svg)")
+    parser.add_argument("--hardware", action="store_true",
+                        help="run one broadcast alone in the RTL fabric of replicating "
+                             "routers (all-port) and report each node's arrival cycle")
+    parser.add_argument("--packet-flits", type=int_range(1, MAX_DEPTH), default=1,
+                        metavar="L", help="--hardware: flits of the broadcast packet "
+                        "(default 1)")
+    parser.add_argument("--unicasts", action="store_true",
+                        help="--hardware: also send N - 1 unicasts from --src, and "
+                             "compare")
+    parser.add_argument("--subcube", type=_subcube, default=None, metavar="VALUE,MASK",
+                        help="--hardware: a multicast to the nodes x with "
+                             "x & MASK == VALUE & MASK instead of a broadcast")
     parser.add_argument("--json", action="store_true")
     add_force_option(parser)
+
+
+#: Largest network ``cubefab broadcast --hardware`` simulates (Amaranth's simulator).
+MAX_HARDWARE_NODES = 128
 
 
 def broadcast_document(topology, source, model="one-port", algorithm=None):
@@ -164,6 +181,11 @@ def broadcast_document(topology, source, model="one-port", algorithm=None):
 def _broadcast(args, topology):
     _check_nodes(topology, args)
     _check_plot(args, topology)
+    if args.hardware:
+        return _hardware_broadcast(args, topology)
+    if args.unicasts or args.packet_flits != 1 or args.subcube is not None:
+        raise CliError("--unicasts, --packet-flits and --subcube need --hardware")
+    args.model = args.model or "one-port"
     # broadcast_schedule checks the algorithm, the model and its size limit before it
     # builds; validate_schedule reports problems rather than raising
     with input_errors():
@@ -197,3 +219,66 @@ def _broadcast(args, topology):
         lines.append(f"plot written to {args.plot}")
     emit(args, doc, "\n".join(lines))
     return 0 if doc["valid"] else 1
+
+
+def _hardware_broadcast(args, topology):
+    """``cubefab broadcast --hardware``: one broadcast in the RTL fabric."""
+    from ..sim.broadcast_run import hardware_broadcast
+    if args.model not in (None, "all-port"):
+        raise CliError("--hardware runs the routers' all-port replication; "
+                       "one-port replication is not built in the router")
+    if args.algorithm is not None:
+        raise CliError("--hardware follows the routers' broadcast trees; no --algorithm")
+    if topology.num_nodes > MAX_HARDWARE_NODES:
+        raise CliError(f"{topology.label} has {topology.num_nodes} nodes; --hardware "
+                       f"simulates networks up to {MAX_HARDWARE_NODES} nodes")
+    with input_errors():
+        doc = hardware_broadcast(topology, args.src, packet_flits=args.packet_flits,
+                                 unicasts=args.unicasts, subcube=args.subcube)
+    ecc = lower_bounds(topology, args.src, "all-port")["eccentricity"]
+    targets = doc.get("members", [a for a in map(int, topology.nodes()) if a != args.src])
+    # the depth the tree routing gives (minimal): the farthest target's distance
+    reach = max((topology.distance(args.src, a) for a in targets), default=0)
+    doc.update({"model": "all-port", "eccentricity": ecc,
+                "optimal": doc["depth"] == reach})
+    rows = [[a, c] for a, c in doc["arrivals"].items()]
+    what = ("one broadcast" if args.subcube is None else
+            f"one multicast to the subcube {args.subcube[0]}/{args.subcube[1]} "
+            f"({len(targets)} nodes)")
+    lines = [f"{topology.label}: {what} from {doc['source']} in the RTL fabric "
+             f"({doc['broadcast_vcs']} broadcast VC(s), {doc['packet_flits']}-flit packet)"]
+    if topology.num_nodes <= LIST_TRANSFERS:
+        lines.append(format_table(["node", "tail cycle"], rows))
+    copies_ok = doc["copies"] == {a: 1 for a in targets}
+    lines.append(f"tree depth {doc['depth']} (eccentricity {ecc}, farthest target "
+                 f"{reach}); last copy in cycle {doc['latency']}; source busy "
+                 f"{doc['injection']} cycle(s); "
+                 + ("one copy at every target" if copies_ok else "WRONG copies"))
+    if "unicast_latency" in doc:
+        lines.append(f"{len(targets)} unicasts: last in cycle {doc['unicast_latency']} "
+                     f"({doc['latency_ratio']:.2f}x), source busy "
+                     f"{doc['unicast_injection']} cycles ({doc['injection_ratio']:.1f}x)")
+    if args.plot:
+        from ..plots import plot_broadcast
+        cycles = sorted(set(doc["arrivals"].values()))
+        steps = [[(u, v) for u, v in doc["tree"] if doc["arrivals"].get(v) == c]
+                 for c in cycles]
+        with files.output_path(args.plot) as tmp:
+            plot_broadcast(topology, steps, tmp, doc["source"])
+        lines.append(f"plot written to {args.plot} (colour: arrival order)")
+    emit(args, doc, "\n".join(lines))
+    return 0 if copies_ok and doc["optimal"] else 1
+
+
+
+def _subcube(text):
+    """``VALUE,MASK``: two non-negative integers."""
+    import argparse
+    try:
+        value, mask = (int(x, 0) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be VALUE,MASK (two integers), "
+                                         f"not {text!r}") from None
+    if value < 0 or mask < 0:
+        raise argparse.ArgumentTypeError(f"must be two non-negative integers, not {text!r}")
+    return value, mask

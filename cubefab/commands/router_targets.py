@@ -10,7 +10,7 @@ from ..hdl.fabric import Fabric
 from ..hdl.router import Router
 from ..progress import working
 from .fault_options import add_waypoints_option, fault_waypoints
-from .limits import MAX_FLIT_WIDTH
+from .limits import MAX_FLIT_WIDTH, MAX_VCS
 from .sim import router_options, router_params, check_router_args
 
 
@@ -38,6 +38,10 @@ def fabric_target_options(parser):
                         help="reference (default): connect only the turns reference "
                              "routes make at the node; all: any input to any output")
     add_waypoints_option(parser)
+    parser.add_argument("--broadcast-vcs", type=int_range(1, MAX_VCS), default=None,
+                        metavar="N", help="replicating routers (broadcast packets "
+                        "copied along the trees) with N broadcast VCs per link "
+                        "(default: none)")
 
 
 def router_config(args, topology):
@@ -48,8 +52,11 @@ def router_config(args, topology):
     params = router_params(args, topology)
     waypoints = fault_waypoints(args, topology, params["adaptive_vcs"])
     with input_errors():
+        broadcast = ({"broadcast_vcs": args.broadcast_vcs} if args.broadcast_vcs
+                     else {})
         config = RouterConfig.for_topology(topology, **params, buffer=args.buffer,
-                                           turns=args.turns, fault_waypoints=waypoints)
+                                           turns=args.turns, fault_waypoints=waypoints,
+                                           **broadcast)
     if args.flit_width is not None and waypoints:
         # the header holds the waypoints too
         header = config.layout.size - config.payload_width
@@ -63,7 +70,7 @@ def router_config(args, topology):
         with input_errors("--flit-width: "):
             config = dataclasses.replace(config, payload_width=payload_width_for(
                 topology.address_bits, args.flit_width, config.link_vcs,
-                config.class_width))
+                config.class_width, config.broadcast))
         args.payload_width = config.payload_width
     return config
 
@@ -111,6 +118,8 @@ def _vcs(config):
     if config.fault_waypoints:
         return (f"{config.link_vcs} VCs: {config.phases} waypoint phases x {config.vcs}, "
                 f"{config.fault_waypoints} waypoint(s)")
+    if config.broadcast:
+        return f"{config.vcs} + {config.broadcast_vcs} broadcast VCs"
     return f"{config.vcs} VCs"
 
 

@@ -8,7 +8,8 @@ from .. import files
 from ..progress import Progress
 from ..sim.engine_choice import AUTO_RULE, choose_engine
 from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, SELFCHECK_PAYLOAD,
-                                 run_selfcheck, selfcheck_config, verilator_model)
+                                 broadcast_hardware, run_selfcheck, selfcheck_config,
+                                 verilator_model)
 from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
 from ..topology.fault_routing import DEFAULT_WAYPOINTS
 from ..topology.patterns import PATTERNS
@@ -132,8 +133,15 @@ def router_params(args, topology):
 
 
 def _options(parser):
-    parser.add_argument("--traffic", default="uniform", choices=PATTERNS,
-                        help="traffic pattern (default uniform)")
+    parser.add_argument("--traffic", default="uniform", choices=PATTERNS + ("broadcast",),
+                        help="traffic pattern (default uniform); broadcast: every packet "
+                             "a broadcast, replicated by the routers")
+    parser.add_argument("--broadcast-fraction", type=fraction, default=0.0, metavar="F",
+                        help="share of packets that are broadcasts, mixed into the "
+                             "pattern (default 0); counters then count copies")
+    parser.add_argument("--broadcast-vcs", type=int_range(1, MAX_VCS), default=None,
+                        metavar="N", help="broadcast VCs per link of replicating routers "
+                        "(default: what deadlock freedom needs, when there are broadcasts)")
     parser.add_argument("--rate", type=fraction, default=0.1, metavar="R",
                         help="offered load, flits per node per cycle, 0..1 (default 0.1)")
     parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=1000, metavar="N",
@@ -201,11 +209,17 @@ def _sim(args, topology):
         params["fault_waypoints"] = waypoints
     hardware = dict(pattern=args.traffic, packet_flits=args.packet_flits,
                     hotspot=args.hotspot, **params)
+    if args.broadcast_vcs is not None:
+        hardware["broadcast_vcs"] = args.broadcast_vcs
+    if args.traffic == "broadcast" and args.broadcast_fraction:
+        raise CliError("--broadcast-fraction mixes broadcasts into a unicast pattern; "
+                       "--traffic broadcast is broadcasts only")
     with input_errors():        # the configuration's own checks (VCs, widths, pattern)
-        selfcheck_config(topology, **hardware)
+        built, _ = broadcast_hardware(topology, hardware, args.broadcast_fraction)
+        selfcheck_config(topology, **built)
     if args.engine == "auto":
         with input_errors():
-            args.engine = _auto_engine(args, topology, hardware)
+            args.engine = _auto_engine(args, topology, built)
     check_router_args(args, topology, topology.num_nodes, what, engine=args.engine)
     progress = Progress(f"sim {topology.label}", unit="cycles")
     try:
@@ -217,6 +231,7 @@ def _sim(args, topology):
                 topology, engine=args.engine, rate=args.rate, cycles=args.cycles,
                 warmup=args.warmup, drain=drain, seed=args.seed,
                 hotspot_fraction=args.hotspot_fraction, vcd=vcd,
+                broadcast_fraction=args.broadcast_fraction,
                 progress=progress.update, faults=args.faults,
                 faulty_links=args.faulty_links, **hardware)
     except VerilatorUnavailable as exc:
@@ -224,10 +239,18 @@ def _sim(args, topology):
     finally:
         progress.close()
     rows = [[key, _fmt(doc[key])] for key in ROWS]
+    if "broadcasts" in doc:
+        rows += [["broadcasts", _fmt(doc["broadcasts"])],
+                 ["copies_delivered", _fmt(doc["copies_delivered"])]]
+        rows += [[f"broadcast_latency {k}", _fmt(v)]
+                 for k, v in doc["broadcast_latency"].items()]
     problems = [f"{doc[k]} {k}" for k in ("checker_errors",) + CHECKS if doc[k]]
     adaptive = doc["adaptive_vcs"] > 0
     if doc["ok"]:
-        verdict = (f"ok: every packet delivered once, intact, in order, on its "
+        verdict = ("ok: every packet and broadcast copy delivered once, intact, in order, "
+                   "on its reference route (a copy: its tree) and VCs"
+                   if "broadcasts" in doc else
+                   f"ok: every packet delivered once, intact, in order, on its "
                    f"{'waypoint' if waypoints else 'reference'} route and VCs"
                    + (f" ({doc['unroutable']} refused at their source as unroutable)"
                       if waypoints else "") if not adaptive else
@@ -245,6 +268,8 @@ def _sim(args, topology):
                     f"links {doc['faulty_links']} ({count} fault(s), guarantee <= "
                     f"{doc['guarantee']}; {doc['pairs_detoured']} pairs through waypoints, "
                     f"{doc['pairs_cut_off'] + doc['pairs_unroutable']} refused)")
+    if doc.get("broadcast_vcs"):
+        routing += f" + {doc['broadcast_vcs']} broadcast VC(s)"
     text = "\n".join([
         f"{topology.label}, {routing} x {doc['depth']} "
         f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "

@@ -13,6 +13,7 @@ import functools
 from dataclasses import dataclass
 
 from ..topology.adaptive import escape_algorithm
+from ..topology.broadcast_deadlock import BroadcastDeadlockError, check_broadcast
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import DeadlockError, check_deadlock_free, lane_bits, required_vcs
 from ..topology.duato import check_adaptive
@@ -46,6 +47,11 @@ def _check_choice(name, value, choices):
 def _adaptive_proof(topology, algorithm, classes):
     # (the proof does not depend on the number of adaptive VCs)
     return check_adaptive(topology, algorithm, classes)
+
+
+@functools.lru_cache(maxsize=16)
+def _broadcast_proof(topology, algorithm, classes, broadcast_vcs):
+    return check_broadcast(topology, algorithm, classes, broadcast_vcs)
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,21 @@ class RouterConfig:
         each leg), so links have ``(W + 1) * vcs`` VCs; every turn is connected (a
         waypoint turns a packet anywhere). Deterministic routing that reads only the
         destination.
+    broadcast_vcs : int
+        0 (the default): no broadcast. Otherwise the router replicates broadcast
+        packets (flits with the ``bcast`` bit) along the source's broadcast tree
+        (docs/broadcast.md, "Replication in the router"), on ``broadcast_vcs`` VCs per
+        link numbered after the ``vcs`` unicast VCs
+        (:func:`~cubefab.topology.broadcast_deadlock.check_broadcast`; at least
+        :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs` for a
+        deadlock-free fabric). Broadcast packets must be at most ``depth`` flits long.
+        Not with ``adaptive_vcs`` or ``fault_waypoints``.
+    multicast : bool
+        With ``broadcast_vcs``: flits also carry ``mmask`` and a ``bcast`` packet goes
+        to the subcube ``(dest, mmask)`` along the broadcast tree pruned to it
+        (:func:`~cubefab.topology.broadcast_tree.multicast_tree`; the pruned tree's
+        channel dependencies are a subset of the tree's). Routers of constant
+        addresses only (:class:`~cubefab.hdl.route.multicast.MulticastChildren`).
 
     Raises
     ------
@@ -122,6 +143,8 @@ class RouterConfig:
     turns: str = "reference"
     adaptive_vcs: int = 0
     fault_waypoints: int = 0
+    broadcast_vcs: int = 0
+    multicast: bool = False
 
     def __post_init__(self):
         if not isinstance(self.topology, Topology):
@@ -149,6 +172,16 @@ class RouterConfig:
                 raise ValueError("Fault waypoints need deterministic routing, not "
                                  f"adaptive_vcs = {self.adaptive_vcs}")
             leg_algorithm(self.topology, self.algorithm)   # reads only dest
+        check_int("Number of broadcast virtual channels", self.broadcast_vcs, 0)
+        if not isinstance(self.multicast, bool) or (self.multicast and not self.broadcast_vcs):
+            raise ValueError(f"Multicast must be a bool and needs broadcast_vcs, not "
+                             f"{self.multicast!r}")
+        if self.broadcast_vcs and self.adaptive_vcs:
+            raise ValueError(f"Broadcast VCs need a deterministic router, not "
+                             f"adaptive_vcs = {self.adaptive_vcs}")
+        if self.broadcast_vcs and self.fault_waypoints:
+            raise ValueError(f"Broadcast VCs need a router without fault waypoints, not "
+                             f"fault_waypoints = {self.fault_waypoints}")
 
     @classmethod
     def for_topology(cls, topology, *, algorithm=None, vcs=None, vcs_per_class=1,
@@ -179,10 +212,16 @@ class RouterConfig:
         return self.adaptive_vcs > 0
 
     @property
+    def broadcast(self):
+        """bool: whether the router replicates broadcasts (``broadcast_vcs > 0``)."""
+        return self.broadcast_vcs > 0
+
+    @property
     def link_vcs(self):
-        """int: VCs per link, ``vcs + adaptive_vcs`` (escape VCs, then adaptive ones);
-        with ``fault_waypoints``, ``(fault_waypoints + 1) * vcs`` (one set per phase)."""
-        return self.phases * self.vcs + self.adaptive_vcs
+        """int: VCs per link, ``vcs + adaptive_vcs + broadcast_vcs`` (escape VCs, then
+        adaptive ones, then broadcast ones); with ``fault_waypoints``,
+        ``(fault_waypoints + 1) * vcs`` (one set per phase)."""
+        return self.phases * self.vcs + self.adaptive_vcs + self.broadcast_vcs
 
     @property
     def phases(self):
@@ -204,12 +243,16 @@ class RouterConfig:
     def layout(self):
         """FlitLayout: the flits of links of this configuration."""
         return FlitLayout(self.topology.address_bits, self.payload_width, self.link_vcs,
-                          self.class_width, self.fault_waypoints)
+                          self.class_width, self.fault_waypoints, broadcast=self.broadcast,
+                          multicast=self.multicast)
 
     def as_dict(self):
-        """The parameters but the topology, as a JSON-able dict."""
+        """The parameters but the topology, as a JSON-able dict (``broadcast_vcs``
+        only when set, so that reports of unicast routers are unchanged)."""
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
-                if field.name != "topology"}
+                if field.name != "topology"
+                and (field.name not in ("broadcast_vcs", "multicast")
+                     or getattr(self, field.name))}
 
 
 @dataclass(frozen=True)
@@ -228,7 +271,9 @@ class FabricConfig:
     ------
     DeadlockError
         If ``check_deadlock`` and the channel dependency graph of the configuration
-        (adaptive routers: Duato's extended graph) has a cycle; the message shows it.
+        (adaptive routers: Duato's extended graph; replicating routers: the unicast
+        graph with the broadcast trees', :func:`check_broadcast`) has a cycle; the
+        message shows it.
     """
 
     router: RouterConfig
@@ -245,6 +290,11 @@ class FabricConfig:
             router = self.router
             if router.adaptive:   # Duato: exactly the router's rule (docs/router.md)
                 report = _adaptive_proof(self.topology, router.algorithm, router.vc_classes)
+            elif router.broadcast:
+                report = _broadcast_proof(self.topology, router.algorithm,
+                                          router.vc_classes, router.broadcast_vcs)
+                if not report.deadlock_free:
+                    raise BroadcastDeadlockError(report)
             else:
                 report = check_deadlock_free(self.topology, router.algorithm,
                                              router.vc_classes)

@@ -36,6 +36,12 @@ class Fabric(wiring.Component):
         ``turns="reference"``, the turns reference routes make at its node: all that
         the fabric needs); a :class:`FabricConfig` that checks deadlock freedom
         (the default) has proved the configuration deadlock-free.
+    strapped : bool
+        Build address-strapped routers (``node=None``), each held at its node's
+        straps (:meth:`Router.strap_values`, and
+        :meth:`Router.broadcast_strap_values` for replicating routers): the design a
+        simulator compiles once for every node. Default False: a router per node
+        address.
 
     Members
     -------
@@ -45,7 +51,7 @@ class Fabric(wiring.Component):
         (``topology.index(address)``).
     """
 
-    def __init__(self, config):
+    def __init__(self, config, *, strapped=False):
         if not isinstance(config, FabricConfig):
             raise TypeError(f"Fabric configuration must be a FabricConfig, not {config!r}")
         topology = config.topology
@@ -55,7 +61,9 @@ class Fabric(wiring.Component):
         #: FlitLayout: the flits of its links
         self.layout = config.router.layout
         #: list of Router, in dense node order (``routers[topology.index(address)]``)
-        self.routers = [Router(config.router, int(node)) for node in topology.nodes()]
+        self.strapped = bool(strapped)
+        self.routers = [Router(config.router, None if strapped else int(node))
+                        for node in topology.nodes()]
         n = topology.num_nodes
         super().__init__({
             "local_in": In(stream.Signature(self.layout)).array(n),
@@ -68,5 +76,10 @@ class Fabric(wiring.Component):
             r = m.submodules[f"router_{node}"] = self.routers[i]
             wiring.connect(m, wiring.flipped(self.local_in[i]), r.local_in)
             wiring.connect(m, r.local_out, wiring.flipped(self.local_out[i]))
+            if self.strapped:
+                straps = Router.strap_values(self.topology, node)
+                if self.config.router.broadcast:
+                    straps.update(Router.broadcast_strap_values(self.topology, node))
+                m.d.comb += [getattr(r, name).eq(value) for name, value in straps.items()]
         connect_links(m, self.topology, self.routers)
         return m

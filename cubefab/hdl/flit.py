@@ -24,14 +24,16 @@ def vc_width(vcs):
     return (vcs - 1).bit_length()
 
 
-def header_width(address_bits, vcs=1, class_width=0):
-    """Bits of a flit besides its payload: ``head``, ``tail``, ``vc``, ``cls``,
-    ``dest`` and ``src`` (every flit carries them; see :class:`FlitLayout`)."""
+def header_width(address_bits, vcs=1, class_width=0, broadcast=False):
+    """Bits of a flit besides its payload: ``head``, ``tail``, ``bcast`` (with
+    ``broadcast``), ``vc``, ``cls``, ``dest`` and ``src`` (every flit carries them; see
+    :class:`FlitLayout`)."""
     address_bits = check_int("Address width", address_bits, 1)
-    return 2 + vc_width(vcs) + check_int("Class width", class_width, 0) + 2 * address_bits
+    return (2 + bool(broadcast) + vc_width(vcs) + check_int("Class width", class_width, 0)
+            + 2 * address_bits)
 
 
-def payload_width_for(address_bits, flit_width, vcs=1, class_width=0):
+def payload_width_for(address_bits, flit_width, vcs=1, class_width=0, broadcast=False):
     """The payload width that makes flits ``flit_width`` bits wide in all (the
     width of a link, as "flit width" is used in the router literature).
 
@@ -41,12 +43,13 @@ def payload_width_for(address_bits, flit_width, vcs=1, class_width=0):
         When ``flit_width`` leaves no payload bit beside the header
         (:func:`header_width`).
     """
-    header = header_width(address_bits, vcs, class_width)
+    header = header_width(address_bits, vcs, class_width, broadcast)
     flit_width = check_int("Flit width", flit_width, 1)
     if flit_width <= header:
         raise ValueError(f"Flit width must be at least {header + 1} bits for "
                          f"{address_bits}-bit addresses and {vcs} VC(s) (a {header}-bit "
-                         f"header: head, tail, vc, cls, dest, src; and a payload), "
+                         f"header: head, tail, {'bcast, ' if broadcast else ''}vc, cls, "
+                         f"dest, src; and a payload), "
                          f"not {flit_width}")
     return flit_width - header
 
@@ -68,20 +71,39 @@ class FlitLayout(data.StructLayout):
     waypoints : int
         Waypoints the header holds (default 0: none, no waypoint fields), for the
         fault-tolerant waypoint routing (:mod:`cubefab.topology.fault_routing`).
+    broadcast : bool
+        Add the ``bcast`` bit: the packet is a broadcast, replicated along the tree of
+        its ``src`` (``dest`` is not read). Default False: no ``bcast`` field.
+    multicast : bool
+        Also add ``mmask`` (``address_bits``, with ``broadcast``): a ``bcast`` packet goes
+        to the subcube of the nodes ``x`` with ``x & mmask == dest & mmask`` (``mmask``
+        0: every node, a broadcast). Default False.
 
-    Fields, from bit 0: ``head`` (1), ``tail`` (1), ``vc``, ``cls`` (only when
-    ``class_width``), ``dest``, ``src``, then with ``waypoints``: ``waypoint_count``
-    (waypoints named), ``phase`` (waypoints passed) and ``waypoint`` (an
-    ``ArrayLayout`` of ``waypoints`` addresses); last ``payload``.
+    Fields, from bit 0: ``head`` (1), ``tail`` (1), ``bcast`` (1, only when
+    ``broadcast``), ``vc``, ``cls`` (only when ``class_width``), ``dest``, ``src``, then
+    with ``waypoints``: ``waypoint_count`` (waypoints named), ``phase`` (waypoints
+    passed) and ``waypoint`` (an ``ArrayLayout`` of ``waypoints`` addresses); ``mmask``
+    (only when ``multicast``); last ``payload``.
     """
 
-    def __init__(self, address_bits, payload_width, vcs=1, class_width=0, waypoints=0):
+    def __init__(self, address_bits, payload_width, vcs=1, class_width=0, waypoints=0,
+                 broadcast=False, multicast=False):
         self.address_bits = check_int("Address width", address_bits, 1)
         self.payload_width = check_int("Payload width", payload_width, 1)
         self.vcs = check_int("Number of virtual channels", vcs, 1)
         self.class_width = check_int("Class width", class_width, 0)
         self.waypoints = check_int("Number of waypoints", waypoints, 0)
-        fields = {"head": unsigned(1), "tail": unsigned(1), "vc": unsigned(vc_width(vcs))}
+        if not isinstance(broadcast, bool):
+            raise TypeError(f"Broadcast must be a bool, not {broadcast!r}")
+        self.broadcast = broadcast
+        if not isinstance(multicast, bool) or (multicast and not broadcast):
+            raise ValueError(f"Multicast must be a bool, and needs broadcast, not "
+                             f"{multicast!r}")
+        self.multicast = multicast
+        fields = {"head": unsigned(1), "tail": unsigned(1)}
+        if broadcast:
+            fields["bcast"] = unsigned(1)
+        fields["vc"] = unsigned(vc_width(vcs))
         if class_width:
             fields["cls"] = unsigned(class_width)
         fields.update({"dest": unsigned(address_bits), "src": unsigned(address_bits)})
@@ -89,13 +111,17 @@ class FlitLayout(data.StructLayout):
             fields.update({"waypoint_count": unsigned(waypoints.bit_length()),
                            "phase": unsigned(waypoints.bit_length()),
                            "waypoint": data.ArrayLayout(address_bits, waypoints)})
+        if multicast:
+            fields["mmask"] = unsigned(address_bits)
         super().__init__({**fields, "payload": unsigned(payload_width)})
 
     def __repr__(self):
         return (f"FlitLayout(address_bits={self.address_bits}, "
                 f"payload_width={self.payload_width}, vcs={self.vcs}, "
                 f"class_width={self.class_width}"
-                + (f", waypoints={self.waypoints})" if self.waypoints else ")"))
+                + (f", waypoints={self.waypoints}" if self.waypoints else "")
+                + (", broadcast=True" if self.broadcast else "")
+                + (", multicast=True)" if self.multicast else ")"))
 
 
 def flit_layout(topology, payload_width=16, vcs=1):

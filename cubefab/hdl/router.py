@@ -11,9 +11,12 @@ from .allocator import least_recently_granted
 from .config import BUFFERS, TURNS, RouterConfig
 from .crossbar import one_hot_mux
 from .flit import LinkSignature
+from .replicate import ReplicatingQueue, broadcast_turns, broadcast_wrap
 from .route import route_unit
 from .route.adaptive import adaptive_route_unit
 from .route.waypoint import WaypointRoute
+from .route.broadcast import broadcast_children_unit
+from .route.multicast import MulticastChildren
 
 
 __all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY"]
@@ -79,6 +82,10 @@ class Router(wiring.Component):
     lost_to_fault : Out(topology.degree)
         Only with ``config.fault_waypoints``: bit ``p`` pulses for each flit dropped at
         port ``p``.
+    bwrap_mask : In(topology.degree)
+        Bit ``p``: a broadcast copy leaving through port ``p`` moves up one broadcast
+        VC; present only when ``node`` is ``None`` and ``config.broadcast``, held at
+        :meth:`broadcast_strap_values`' value.
 
     A packet's head reserves an output VC (wormhole switching: it stays reserved
     until the tail passes), each output port sends one flit a cycle, chosen among
@@ -96,6 +103,18 @@ class Router(wiring.Component):
     :class:`~cubefab.hdl.route.waypoint.WaypointRoute`, a flit leaves on VC
     ``phase_out * C + class`` (the class restarting at 0 on a new leg) with
     ``phase_out`` written into its header, and every turn is connected.
+    With ``config.broadcast_vcs`` the router replicates broadcast packets (``bcast``
+    set; docs/broadcast.md, "Replication in the router"): the broadcast VCs of its
+    inputs and its injection queue are :class:`~cubefab.hdl.replicate.ReplicatingQueue`
+    s; a broadcast packet goes to the children of this node in the tree of its ``src``
+    (:func:`~cubefab.hdl.route.broadcast.broadcast_children_unit`) and, at every node
+    but the source, to ``local_out``. Each copy leaves when its output is free, on the
+    broadcast VC of :func:`~cubefab.topology.broadcast_deadlock.broadcast_next_vc`,
+    and starts only when the downstream buffer of that VC is empty (the whole packet
+    fits: broadcast packets are at most ``config.depth`` flits); the packet leaves its
+    input buffer after its last copy. With ``config.multicast`` a ``bcast`` packet goes
+    to the subcube ``(dest, mmask)`` only, along the tree pruned to it
+    (:class:`~cubefab.hdl.route.multicast.MulticastChildren`).
     """
 
     def __init__(self, config, node):
@@ -108,6 +127,8 @@ class Router(wiring.Component):
         #: FlitLayout: the flits of its links
         self.layout = config.layout
         self.node = None if node is None else topology.check_node(node, "node")
+        if config.multicast and self.node is None:
+            raise ValueError("Multicast routers need a constant node address, not None")
         degree = topology.degree
         #: Sticky flag for simulation: a flit arrived at a full buffer (a broken
         #: credit protocol); never set in a correct network.
@@ -127,6 +148,8 @@ class Router(wiring.Component):
         if config.fault_waypoints:
             members["link_up"] = In(degree, init=(1 << degree) - 1)
             members["lost_to_fault"] = Out(degree)
+            if config.broadcast:
+                members["bwrap_mask"] = In(degree)
         super().__init__(members)
 
     @staticmethod
@@ -136,6 +159,18 @@ class Router(wiring.Component):
         node = topology.check_node(node, "node")
         wraps = wrap_ports(topology, node)
         return {"here": node, "wrap_mask": sum(1 << p for p, w in enumerate(wraps) if w)}
+
+    @staticmethod
+    def broadcast_strap_values(topology, node):
+        """The ``bwrap_mask`` input of an address-strapped replicating router that
+        makes it the router of ``node``: bit ``p`` is ``bwrap(node, p)`` (0 on the
+        Mcube, whose rule reads only the ports)."""
+        node = topology.check_node(node, "node")
+        degree = topology.degree
+        strapped = [broadcast_wrap(topology, None, degree, p) is None
+                    for p in range(degree)]
+        return {"bwrap_mask": sum(1 << p for p in range(degree)
+                                  if strapped[p] and broadcast_wrap(topology, node, degree, p))}
 
     def elaborate(self, platform):
         m = Module()
@@ -162,9 +197,14 @@ class Router(wiring.Component):
                 enter, port = self._route(m, p, arriving)
                 self._choose_vc(m, p, arriving, port, enter, arriving.vc[self._lanes():])
             buffers += self._input_buffers(m, p, arriving, enter, outputs[p])
+            if self.config.broadcast:
+                buffers += self._replicating_queues(m, p, arriving, enter, outputs[p])
         busy, credits, has_credit, can_send = self._output_vcs(m)
+        # the outputs each input queue may use
+        queue_outputs = [b.outputs if isinstance(b, ReplicatingQueue) else outputs[p]
+                         for b, (p, _) in zip(buffers, self._queues())]
         grants, users, departing, delivering = self._allocate_switch(
-            m, turns, outputs, buffers, busy, can_send)
+            m, queue_outputs, buffers, busy, can_send, credits)
         switched = self._crossbar(m, users, grants, departing, delivering)
         self._output_and_credits(m, grants, switched, busy, credits, has_credit,
                                  local_free=can_send[degree])
@@ -345,10 +385,13 @@ class Router(wiring.Component):
             missing = sum(1 << o for o in range(degree + 1) if o not in outputs)
             wanted = Cat(enter[n] & missing for n in fields if n in PORT_FIELDS)
             with m.If(self.local_in.valid if p == local else self.link_in[p].flit.valid):
-                with m.If(arriving.head & wanted.any()):
+                head = arriving.head
+                if self.config.broadcast:   # (a broadcast flit's unicast route is unused)
+                    head = head & ~arriving.bcast
+                with m.If(head & wanted.any()):
                     m.d.sync += self.bad_turn.eq(1)
         buffers = []
-        for v in range(self.config.link_vcs if p < degree else 1):
+        for v in range(self._fifo_vcs(p)):
             fifo = FIFOInterface(width=route_layout.size + layout.size,
                                  depth=self.config.depth)
             BUFFERS[self.config.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
@@ -367,6 +410,103 @@ class Router(wiring.Component):
             buffers.append((fifo, data.View(route_layout, fifo.r_data[:route_layout.size]),
                             data.View(layout, fifo.r_data[route_layout.size:])))
         return buffers
+
+    def _fifo_vcs(self, p):
+        """VCs of input port ``p`` buffered in FIFOs (the first ones; a replicating
+        router keeps its broadcast VCs and injection queue in replicating queues)."""
+        config = self.config
+        if p < self.topology.degree:
+            return config.link_vcs - config.broadcast_vcs
+        return 0 if config.broadcast else 1
+
+    def _broadcast_turns(self):
+        """The (input port, output port) pairs broadcast copies take at this router."""
+        degree = self.topology.degree
+        if self.config.turns == "all":
+            return {(i, o) for i in range(degree + 1) for o in range(degree + 1)}
+        return broadcast_turns(self.topology, self.node)
+
+    def _replicating_queues(self, m, p, arriving, enter, outputs):
+        """The replicating queues of input port ``p`` (its broadcast VCs; the injection
+        queue, which also holds unicast packets routed to ``outputs``): an entry's copies
+        are the children of this node in the tree of the flit's ``src`` and, unless
+        this node is the source, the local output; a unicast flit's is its route."""
+        degree, config, layout = self.topology.degree, self.config, self.layout
+        turns = self._broadcast_turns()
+        outs = [o for o in range(degree + 1) if (p, o) in turns]
+        if p == degree:
+            outs = sorted(set(outs) | set(outputs))
+        here = self.here if self.node is None else self.node
+        local = arriving.src != here
+        if config.multicast:   # the tree pruned to the subcube (dest, mmask)
+            unit = MulticastChildren(self.topology, self.node, "subcube")
+            m.d.comb += [unit.value.eq(arriving.dest), unit.mask.eq(arriving.mmask)]
+            local = local & (((arriving.dest ^ here) & arriving.mmask) == 0)
+        else:
+            unit = broadcast_children_unit(self.topology, self.node)
+        m.submodules[f"children_p{p}"] = unit
+        m.d.comb += unit.source.eq(arriving.src)
+        if self.node is None:
+            m.d.comb += unit.here.eq(self.here)
+        copies = Cat(unit.children[o] if o < degree else local for o in outs)
+        if p == degree:
+            copies = Mux(arriving.bcast, copies, Cat(enter.port[o] for o in outs))
+        route_layout = data.StructLayout({"port": unsigned(len(outs)),
+                                          "vc": unsigned(layout["vc"].shape.width)})
+        queues = []
+        for v in range(config.link_vcs - config.broadcast_vcs, config.link_vcs) \
+                if p < degree else [0]:
+            queue = ReplicatingQueue(m, f"rq_p{p}_vc{v}", config.depth, route_layout, layout)
+            queue.outputs = outs
+            m.d.comb += queue.w_data.eq(Cat(copies, enter.vc, arriving))
+            if p < degree:
+                link = self.link_in[p]
+                m.d.comb += queue.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))
+                with m.If(queue.w_en & ~queue.w_rdy):
+                    m.d.sync += self.overflow.eq(1)
+                m.d.sync += link.credit[v].eq(queue.pop)
+            else:
+                m.d.comb += [queue.w_en.eq(self.local_in.valid),
+                             self.local_in.ready.eq(queue.w_rdy)]
+            queues.append(queue)
+        return queues
+
+    def _broadcast_vc(self, p, v, o):
+        """The output VC of a broadcast copy from input queue ``(p, v)`` through network
+        port ``o``: the broadcast VC rule (``broadcast_next_vc``) offset by the
+        unicast VCs."""
+        config, degree = self.config, self.topology.degree
+        first = config.link_vcs - config.broadcast_vcs
+        lane = v - first if p < degree else 0
+        wrap = broadcast_wrap(self.topology, self.node, p, o)
+        up = min(lane + 1, config.broadcast_vcs - 1)
+        width = self.layout["vc"].shape.width
+        if wrap is None:
+            return Mux(self.bwrap_mask[o], C(first + up, width), C(first + lane, width))
+        return C(first + (up if wrap else lane), width)
+
+    def _replica_requests(self, m, p, v, queue, vc_state, credits):
+        """Per output of ``queue``: the request of its copy, and the flit it sends (on
+        its output VC). A broadcast copy starts only on an idle output VC whose
+        downstream buffer is empty (it takes the whole packet)."""
+        degree, config, layout = self.topology.degree, self.config, self.layout
+        vc_at, vc_bits = layout["vc"].offset, layout["vc"].shape.width
+        wants, flits = [], []
+        for k, o in enumerate(queue.outputs):
+            ready, route, flit = queue.copy(k)
+            if o < degree:
+                bvc = self._broadcast_vc(p, v, o)
+                out_vc = Mux(flit.bcast, bvc, route.vc) if p == degree else bvc
+                empty = Cat(count == config.depth for count in credits[o])
+                room = empty.bit_select(out_vc, 1) | ~flit.bcast
+                value = flit.as_value()
+                flits.append(Cat(value[:vc_at], out_vc, value[vc_at + vc_bits:]))
+            else:
+                out_vc, room = 0, 1
+                flits.append(flit.as_value())
+            busy, credit = vc_state(o, out_vc)
+            wants.append(ready & (queue.active[k] | (~busy & room)) & credit)
+        return wants, flits
 
     def _output_vcs(self, m):
         """The state of the output VCs: a busy bit per output VC (held from head to
@@ -392,12 +532,13 @@ class Router(wiring.Component):
         can_send.append(local_free)
         return busy, credits, has_credit, can_send
 
-    def _allocate_switch(self, m, turns, outputs, buffers, busy, can_send):
+    def _allocate_switch(self, m, outputs, buffers, busy, can_send, credits):
         """Switch allocation: an arbiter per output among the input queues that may
-        turn to it. Returns the grants (per output, a bit per queue of ``users``),
-        ``users`` (per output, the queues that may turn to it), and the flits each
-        queue offers to network outputs (``departing``, on their output VC) and to the
-        local output (``delivering``)."""
+        turn to it (``outputs[q]``: the outputs queue ``q`` may use). Returns the
+        grants (per output, a bit per queue of ``users``), ``users`` (per output, the
+        queues that may turn to it), and the flits each queue offers to network
+        outputs (``departing``, on their output VC) and to the local output
+        (``delivering``): a flit, or for a replicating queue a dict output -> flit."""
         degree, layout = self.topology.degree, self.layout
         vc_at, vc_bits = layout["vc"].offset, layout["vc"].shape.width
         queues = self._queues()
@@ -405,7 +546,7 @@ class Router(wiring.Component):
         # LUT levels, where a round-robin carry chain was the critical path). The route
         # FIFO heads are zero while empty, so that a request is one LUT: route port bit,
         # VC free or held by this queue, credit.
-        users = [[q for q, (p, _) in enumerate(queues) if (p, o) in turns]
+        users = [[q for q in range(len(queues)) if o in outputs[q]]
                  for o in range(degree + 1)]
         requests = [Signal(len(users[o]), name=f"requests_p{o}") for o in range(degree + 1)]
         grants = [Signal(len(users[o]), name=f"grants_p{o}") for o in range(degree + 1)]
@@ -420,17 +561,26 @@ class Router(wiring.Component):
             return busy[o][0], can_send[o]
 
         for q, (p, v) in enumerate(queues):
+            if isinstance(buffers[q], ReplicatingQueue):
+                queue = buffers[q]
+                wants, flits = self._replica_requests(m, p, v, queue, vc_state, credits)
+                for k, o in enumerate(queue.outputs):
+                    i = users[o].index(q)
+                    m.d.comb += [requests[o][i].eq(wants[k]), queue.sent[k].eq(grants[o][i])]
+                departing.append(dict(zip(queue.outputs, flits)))
+                delivering.append(departing[-1])
+                continue
             fifo, route, head = buffers[q]
             active = Signal(name=f"active_p{p}_vc{v}")
             if adaptive:
-                want, out_vc, cls = self._adaptive_choice(m, p, v, outputs[p], fifo, route,
+                want, out_vc, cls = self._adaptive_choice(m, p, v, outputs[q], fifo, route,
                                                           head, active, vc_state)
             else:
                 out_vc = route.vc[:vc_bits]
                 want = [route.port[k] & (active | ~vc_state(o, out_vc)[0])
-                        & vc_state(o, out_vc)[1] for k, o in enumerate(outputs[p])]
+                        & vc_state(o, out_vc)[1] for k, o in enumerate(outputs[q])]
             granted = []
-            for k, o in enumerate(outputs[p]):
+            for k, o in enumerate(outputs[q]):
                 i = users[o].index(q)
                 m.d.comb += requests[o][i].eq(want[k])
                 if not adaptive:
@@ -455,7 +605,7 @@ class Router(wiring.Component):
         for o in range(degree + 1):
             if not users[o]:
                 continue
-            if len(busy[o]) == 1 and not adaptive:
+            if len(busy[o]) == 1 and not adaptive and not self.config.broadcast:
                 # One output VC: while it is free, no queue routed to it is active (an
                 # active queue owns the VC it sends on), so the queues whose route
                 # head names it all request (with a credit) or none does; while it is
@@ -521,12 +671,14 @@ class Router(wiring.Component):
         switched = [Signal(self.layout, name=f"switched_p{o}") for o in range(degree + 1)]
         for o in range(degree + 1):
             leaving = delivering if o == degree else departing
+            # (a replicating queue offers each output its copy's flit)
+            offered = [leaving[q][o] if isinstance(leaving[q], dict) else leaving[q]
+                       for q in users[o]]
             if len(users[o]) == 1:
                 # one input: no multiplexer (the payload of an invalid flit is undefined)
-                m.d.comb += switched[o].eq(leaving[users[o][0]])
+                m.d.comb += switched[o].eq(offered[0])
             elif users[o]:
-                m.d.comb += switched[o].eq(one_hot_mux(grants[o],
-                                                       [leaving[q] for q in users[o]]))
+                m.d.comb += switched[o].eq(one_hot_mux(grants[o], offered))
         return switched
 
     def _output_and_credits(self, m, grants, switched, busy, credits, has_credit, *,

@@ -62,8 +62,10 @@ class SelfCheckConfig:
         Traffic pattern of :mod:`cubefab.topology.patterns`.
     packet_flits : int
         Flits per packet.
-    payload_width, vcs, depth, algorithm, vcs_per_class, adaptive_vcs
-        Router parameters (see :class:`~cubefab.hdl.config.RouterConfig`).
+    payload_width, vcs, depth, algorithm, vcs_per_class, adaptive_vcs, broadcast_vcs
+        Router parameters (see :class:`~cubefab.hdl.config.RouterConfig`). With
+        ``broadcast_vcs`` the generators also make broadcasts (input
+        ``broadcast_threshold``), which must fit a buffer (``packet_flits <= depth``).
     hotspot : int, optional
         Hot node for ``hotspot`` traffic.
     queue_depth : int
@@ -97,14 +99,15 @@ class SelfCheckConfig:
     def __init__(self, topology, *, pattern="uniform", packet_flits=1, payload_width=40,
                  vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
                  timestamp_bits=24, sequence_bits=8, vcs_per_class=1, adaptive_vcs=0,
-                 defects=False, fault_waypoints=0):
+                 defects=False, fault_waypoints=0, broadcast_vcs=0):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         #: FabricConfig: the routers' configuration, proved deadlock-free
         self.fabric = FabricConfig.for_topology(
             topology, payload_width=payload_width, vcs=vcs, depth=depth,
             algorithm=algorithm, vcs_per_class=vcs_per_class, adaptive_vcs=adaptive_vcs,
-            fault_waypoints=fault_waypoints)
+            fault_waypoints=fault_waypoints,
+            **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {}))
         #: RouterConfig: every router's configuration
         self.router = self.fabric.router
         self.topology, self.layout = topology, self.router.layout
@@ -113,6 +116,15 @@ class SelfCheckConfig:
         self.pattern, self.hotspot, self.queue_depth = check_generator(
             topology, self.layout, pattern, hotspot, queue_depth)
         self.defects = bool(defects)
+        if self.router.broadcast and packet_flits > depth:
+            raise ValueError(f"Broadcast packets must fit a buffer: packet_flits must be "
+                             f"at most depth = {depth}, not {packet_flits}")
+
+    def events(self):
+        """The node events summed into counters (:func:`.selfcheck_node.node_events`:
+        :data:`NODE_EVENTS`, and ``unroutable`` with fault-tolerant routers or
+        broadcasts and copies delivered with replicating routers)."""
+        return node_events(self.router)
 
     def node(self, address):
         """The :class:`~cubefab.hdl.selfcheck_node.SelfCheckingNode` of ``address``
@@ -136,13 +148,14 @@ class SelfCheckConfig:
     def inputs(self):
         """The run-setting inputs of the fabric (and of each node, but ``now``)."""
         return (("seed", "threshold", "hot_threshold")
+                + (("broadcast_threshold",) if self.router.broadcast else ())
                 + (DEFECT_INPUTS if self.defects else ())
                 + (CONFIG_INPUTS if self.router.fault_waypoints else ()))
 
     def counters(self):
         """The event counters, in output order (besides ``latency_sum``):
-        :data:`COUNTERS`, then ``unroutable`` for fault-tolerant routers."""
-        return ("cycles",) + node_events(self.router)
+        ``cycles``, then :meth:`events`."""
+        return ("cycles",) + self.events()
 
     def counter_members(self):
         """The output members of the fabric: :meth:`counters` and ``latency_sum``."""
@@ -201,6 +214,8 @@ class SelfCheckingFabric(wiring.Component):
         self.layout = self.config.layout
         members = {"seed": In(32), "threshold": In(RATE_BITS + 1),
                    "hot_threshold": In(RATE_BITS)}
+        if self.config.router.broadcast:
+            members["broadcast_threshold"] = In(RATE_BITS + 1)
         if self.config.defects:
             members.update({"defect": In(8), "defect_node": In(topology.address_bits),
                             "defect_port": In(range(topology.degree))})
@@ -229,6 +244,8 @@ class SelfCheckingFabric(wiring.Component):
             m.submodules[f"node_{address}"] = node
             m.d.comb += [node.seed.eq(self.seed), node.threshold.eq(self.threshold),
                          node.hot_threshold.eq(self.hot_threshold), node.now.eq(now)]
+            if self.config.router.broadcast:
+                m.d.comb += node.broadcast_threshold.eq(self.broadcast_threshold)
             if self.config.defects:
                 m.d.comb += [node.defect.eq(self.defect),
                              node.defect_node.eq(self.defect_node),
@@ -238,7 +255,7 @@ class SelfCheckingFabric(wiring.Component):
         connect_links(m, topo, self.nodes)
 
         # Global totals: add this cycle's events of every node (adder trees).
-        for name in node_events(self.config.router):
+        for name in self.config.events():
             counter = getattr(self, name)
             m.d.sync += counter.eq(counter + _tree_sum(getattr(n, name) for n in self.nodes))
         m.d.sync += self.latency_sum.eq(self.latency_sum

@@ -10,13 +10,18 @@ from .traffic_check import TrafficChecker
 from .traffic_gen import PacketFormat, RATE_BITS, TrafficGenerator
 
 
-__all__ = ["SelfCheckingNode", "NODE_EVENTS", "FAULT_EVENTS", "node_events", "DEFECTS",
-           "defect_inputs", "DEFECT_INPUTS", "CONFIG_INPUTS"]
+__all__ = ["SelfCheckingNode", "NODE_EVENTS", "FAULT_EVENTS", "BROADCAST_EVENTS",
+           "node_events", "DEFECTS", "defect_inputs", "DEFECT_INPUTS", "CONFIG_INPUTS"]
 
 
 #: One-cycle event outputs of a node, summed into the fabric's counters.
 NODE_EVENTS = ("created", "refused", "injected", "injected_flits", "delivered",
                "delivered_flits", "errors", "corrupted")
+
+#: The events a node with replicating routers adds: broadcasts injected (heads) and
+#: broadcast copies delivered. Its ``created``, ``refused``, ``injected`` and
+#: ``injected_flits`` then count copies: ``N - 1`` for a broadcast.
+BROADCAST_EVENTS = ("broadcasts", "copies_delivered")
 
 #: The events a fault-tolerant node (``RouterConfig.fault_waypoints``) adds: packets
 #: drawn to a destination its source table refuses.
@@ -30,8 +35,11 @@ CONFIG_INPUTS = ("config_write", "config_node", "config_dest", "config_entry")
 
 
 def node_events(router_config):
-    """The event outputs of a node whose router has ``router_config``."""
-    return NODE_EVENTS + (FAULT_EVENTS if router_config.fault_waypoints else ())
+    """The event outputs of a node whose router has ``router_config``:
+    :data:`NODE_EVENTS`, then :data:`FAULT_EVENTS` (fault-tolerant routers) or
+    :data:`BROADCAST_EVENTS` (replicating routers)."""
+    return (NODE_EVENTS + (FAULT_EVENTS if router_config.fault_waypoints else ())
+            + (BROADCAST_EVENTS if router_config.broadcast else ()))
 
 #: The inputs of a node (and a fabric) built with ``defects=True``.
 DEFECT_INPUTS = ("defect", "defect_node", "defect_port")
@@ -61,6 +69,10 @@ def defect_inputs(defect, topology):
     port = topology.check_port(defect.get("port", 0), "defect port")
     return {"defect": 1 + DEFECTS.index(defect["kind"]), "defect_node": node,
             "defect_port": port}
+
+
+#: The events that count copies in a node with replicating routers.
+_COPY_EVENTS = ("created", "refused", "injected", "injected_flits")
 
 
 class SelfCheckingNode(wiring.Component):
@@ -101,6 +113,11 @@ class SelfCheckingNode(wiring.Component):
     config_write, config_node, config_dest, config_entry : In
         Only for a fault-tolerant router: the fault configuration port
         (:data:`CONFIG_INPUTS`).
+        with replicating routers the first four count copies (``N - 1`` for a
+        broadcast), and are as wide as that takes.
+    broadcasts, copies_delivered, broadcast_threshold
+        Only with replicating routers: events :data:`BROADCAST_EVENTS` and the
+        generator's input.
     inject_flit, eject_flit : Out(layout)
         Observation taps for a simulation harness: the flit entering the router's
         ``local_in`` (valid with ``injected_flits``) and the flit leaving its
@@ -130,9 +147,11 @@ class SelfCheckingNode(wiring.Component):
         layout = self.router.layout
         ts_bits = fmt.timestamp_bits
         #: Layout of the node-dependent constants of a strapped node.
+        self.broadcast = router_config.broadcast
         self.strap_layout = data.StructLayout({
             "generator": self.generator.strap_layout,
             "wrap_mask": topology.degree,
+            **({"bwrap_mask": topology.degree} if self.broadcast else {}),
         })
         members = {
             "seed": In(32), "threshold": In(RATE_BITS + 1), "hot_threshold": In(RATE_BITS),
@@ -152,8 +171,11 @@ class SelfCheckingNode(wiring.Component):
                             "config_entry": In(self.generator.table.layout)})
         #: The event outputs (:func:`node_events`).
         self.events = node_events(router_config)
+        copies = (topology.num_nodes - 1).bit_length() if self.broadcast else 1
         for name in self.events:
-            members[name] = Out(1)
+            members[name] = Out(copies if name in _COPY_EVENTS and self.broadcast else 1)
+        if self.broadcast:
+            members["broadcast_threshold"] = In(RATE_BITS + 1)
         members["inject_flit"] = Out(layout)
         members["eject_flit"] = Out(layout)
         members["latency"] = Out(ts_bits)
@@ -162,8 +184,11 @@ class SelfCheckingNode(wiring.Component):
     def strap_values(self, node):
         """The ``straps`` value (a dict) that makes a strapped node the node ``node``."""
         router = Router.strap_values(self.topology, node)
-        return {"generator": self.generator.strap_values(node),
-                "wrap_mask": router["wrap_mask"]}
+        values = {"generator": self.generator.strap_values(node),
+                  "wrap_mask": router["wrap_mask"]}
+        if self.broadcast:
+            values.update(Router.broadcast_strap_values(self.topology, node))
+        return values
 
     def elaborate(self, platform):
         m = Module()
@@ -175,6 +200,8 @@ class SelfCheckingNode(wiring.Component):
             here = self.straps.generator.here
             m.d.comb += [router.here.eq(here), router.wrap_mask.eq(self.straps.wrap_mask),
                          gen.straps.eq(self.straps.generator), chk.here.eq(here)]
+            if self.broadcast:
+                m.d.comb += router.bwrap_mask.eq(self.straps.bwrap_mask)
         for p in range(self.topology.degree):
             wiring.connect(m, wiring.flipped(self.link_in[p]), router.link_in[p])
             m.d.comb += router.link_out[p].credit.eq(self.link_out[p].credit)
@@ -191,15 +218,36 @@ class SelfCheckingNode(wiring.Component):
                          gen.config_dest.eq(self.config_dest),
                          gen.config_entry.eq(self.config_entry),
                          self.unroutable.eq(gen.unroutable)]
-        m.d.comb += [self.created.eq(gen.created), self.refused.eq(gen.refused),
-                     self.injected.eq(gen.injected), self.injected_flits.eq(gen.flit_sent),
-                     self.inject_flit.eq(router.local_in.payload),
+        if self.broadcast:
+            self._broadcast_events(m, gen, chk, router)
+        else:
+            m.d.comb += [self.created.eq(gen.created), self.refused.eq(gen.refused),
+                         self.injected.eq(gen.injected),
+                         self.injected_flits.eq(gen.flit_sent)]
+        m.d.comb += [self.inject_flit.eq(router.local_in.payload),
                      self.eject_flit.eq(chk.flits.payload),
                      self.delivered.eq(chk.delivered),
                      self.delivered_flits.eq(chk.flit_received), self.errors.eq(chk.error),
                      self.corrupted.eq(chk.corrupted),
                      self.latency.eq(Mux(chk.delivered, chk.latency, 0))]
         return m
+
+    def _broadcast_events(self, m, gen, chk, router):
+        """The events of a node with replicating routers: a broadcast counts as the
+        ``N - 1`` copies it makes."""
+        copies = self.topology.num_nodes - 1
+        sending = router.local_in.payload.bcast     # the flit offered is a broadcast's
+
+        def weight(pulse, broadcast):
+            return Mux(pulse, Mux(broadcast, copies, 1), 0)
+
+        m.d.comb += [gen.broadcast_threshold.eq(self.broadcast_threshold),
+                     self.created.eq(weight(gen.created, gen.created_broadcast)),
+                     self.refused.eq(weight(gen.refused, gen.created_broadcast)),
+                     self.injected.eq(weight(gen.injected, sending)),
+                     self.injected_flits.eq(weight(gen.flit_sent, sending)),
+                     self.broadcasts.eq(gen.injected & sending),
+                     self.copies_delivered.eq(chk.delivered_broadcast)]
 
     def _outputs(self, m, here):
         """The router's link outputs to ``link_out`` and its ejection port to the

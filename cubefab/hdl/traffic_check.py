@@ -7,9 +7,13 @@ flits are framed head ... tail with the right count, every flit's source,
 destination and payload check word are intact, and its sequence number is the next
 of its flow (no loss, duplication or reordering between a source and this node).
 It reports each delivered packet's latency, from creation to the tail's delivery.
+
+A broadcast copy (``bcast`` set) must come from another node, carry its source as
+``dest``, and hold the next sequence number of its source's broadcasts (a second
+table, per source): a lost, duplicated or reordered copy breaks the sequence.
 """
 
-from amaranth.hdl import Const, Module, Signal
+from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -55,6 +59,8 @@ class TrafficChecker(wiring.Component):
         an open packet short.
     latency : Out(timestamp_bits)
         Cycles from the packet's creation to its tail's arrival, with ``delivered``.
+    delivered_broadcast : Out(1)
+        Only with a ``bcast`` field: the packet of ``delivered`` is a broadcast copy.
     here : In(topology.address_bits)
         This node's address; present only when ``node`` is ``None``.
     """
@@ -77,6 +83,7 @@ class TrafficChecker(wiring.Component):
             "error": Out(1),
             "corrupted": Out(1),
             "latency": Out(fmt.timestamp_bits),
+            **({"delivered_broadcast": Out(1)} if fmt.layout.broadcast else {}),
         })
 
     def elaborate(self, platform):
@@ -100,11 +107,26 @@ class TrafficChecker(wiring.Component):
 
         head_seq = flit.payload[ts_bits:ts_bits + seq_bits] if seq_bits else Const(0, 1)
         expected = Signal(max(1, seq_bits))
+        broadcast = fmt.layout.broadcast
         if seq_bits and self.ordered:
             mem = m.submodules.expected = Memory(shape=seq_bits, depth=1 << bits, init=[])
             rd = mem.read_port(domain="comb")
             wr = mem.write_port()
             m.d.comb += [rd.addr.eq(flit.src), expected.eq(rd.data)]
+            if broadcast:   # the next broadcast of each source
+                bmem = m.submodules.expected_broadcast = Memory(
+                    shape=seq_bits, depth=1 << bits, init=[])
+                brd = bmem.read_port(domain="comb")
+                bwr = bmem.write_port()
+                m.d.comb += [brd.addr.eq(flit.src),
+                             expected.eq(Mux(flit.bcast, brd.data, rd.data))]
+        here = self.here if self.node is None else self.node
+        # where a head belongs: a unicast packet here, a broadcast copy anywhere but
+        # its source (which it names as dest)
+        arrived_right = flit.dest == here
+        if broadcast:
+            arrived_right = Mux(flit.bcast, (flit.src != here) & (flit.dest == flit.src),
+                                arrived_right)
 
         # Checks of the arriving flit, as if it were the next one of a packet.
         is_head = Signal()
@@ -117,8 +139,7 @@ class TrafficChecker(wiring.Component):
             head_intact.eq((flit.payload == fmt.head_payload(
                                flit.payload[:ts_bits], head_seq, flit.src, flit.dest))
                            & (flit.tail == (fmt.packet_flits == 1))),
-            head_ok.eq((flit.dest == (self.here if self.node is None else self.node))
-                       & head_intact & in_order),
+            head_ok.eq(arrived_right & head_intact & in_order),
             body_ok.eq((flit.src == src) & (flit.dest == dest)
                        & (flit.payload == fmt.check_word(src, dest, sequence,
                                                          index[:fmt.index_bits]))
@@ -128,6 +149,8 @@ class TrafficChecker(wiring.Component):
             m.d.comb += in_order.eq(head_seq == expected)
 
         m.d.comb += self.latency.eq(self.now - stamp)
+        if broadcast:
+            m.d.comb += self.delivered_broadcast.eq(self.delivered & flit.bcast)
         with m.If(arrive):
             with m.If(is_head):
                 # A head while a packet is open ends that packet as an error.
@@ -140,6 +163,9 @@ class TrafficChecker(wiring.Component):
                     # is counted once
                     m.d.comb += [wr.addr.eq(flit.src), wr.data.eq(head_seq + 1),
                                  wr.en.eq(1)]
+                    if broadcast:
+                        m.d.comb += [bwr.addr.eq(flit.src), bwr.data.eq(head_seq + 1),
+                                     bwr.en.eq(flit.bcast), wr.en.eq(~flit.bcast)]
                 with m.If(inside):
                     m.d.comb += [self.error.eq(1), self.corrupted.eq(1)]
                 with m.If(flit.tail):

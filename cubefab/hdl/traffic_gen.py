@@ -8,9 +8,14 @@ one of the patterns of :mod:`cubefab.topology.patterns`, drawn with the same def
 Packets wait in a source queue with their creation time (so latency includes
 source queueing, as in open-loop measurement) and leave as ``packet_flits`` flits.
 
+With a flit layout that has the ``bcast`` bit (replicating routers), a created packet
+is a broadcast with probability ``broadcast_threshold / 2**16``, drawn from a second
+xorshift64 generator (so the other draws keep their distribution); a broadcast's
+``dest`` is its source and its sequence number counts the source's broadcasts.
+
 Packet format (:class:`PacketFormat`): the head flit's payload carries the creation
-timestamp, the packet's sequence number in its flow (source, destination) and check
-bits; every other flit's payload is a check word of (source, destination, sequence,
+timestamp, the packet's sequence number in its flow (source, destination; for a
+broadcast, the source's broadcasts) and check bits; every other flit's payload is a check word of (source, destination, sequence,
 flit index), so the checker (:mod:`cubefab.hdl.traffic_check`) detects corruption,
 misrouting, loss, duplication and reordering.
 """
@@ -239,6 +244,12 @@ class TrafficGenerator(wiring.Component):
     unroutable : Out(1)
         Only with ``waypoints``: pulse, a packet was drawn to a destination its table
         refuses (not created).
+    broadcast_threshold : In(RATE_BITS + 1)
+        Only with a ``bcast`` field: probability times ``2**16`` that a created packet
+        is a broadcast (``2**16``: every one).
+    created_broadcast : Out(1)
+        Only with a ``bcast`` field: the packet of ``created`` or ``refused`` is a
+        broadcast (the flit on ``flits`` tells for ``injected`` and ``flit_sent``).
     """
 
     def __init__(self, topology, node, fmt, pattern="uniform", *, hotspot=None,
@@ -278,6 +289,8 @@ class TrafficGenerator(wiring.Component):
             **({"hold": In(1), "config_write": In(1), "config_dest": In(bits),
                 "config_entry": In(self.table.layout), "unroutable": Out(1)}
                if waypoints else {}),
+            **({"broadcast_threshold": In(RATE_BITS + 1), "created_broadcast": Out(1)}
+               if fmt.layout.broadcast else {}),
         })
 
     def strap_values(self, node):
@@ -383,21 +396,30 @@ class TrafficGenerator(wiring.Component):
             else:
                 m.d.comb += dest.eq(uniform)
 
-        # Source queue of (destination, creation time[, waypoints]).
+        broadcast = fmt.layout.broadcast
+        if broadcast:
+            is_broadcast = self._broadcast_draw(m, initial, started)
+            m.d.comb += self.created_broadcast.eq(is_broadcast)
+            unicast_dest, dest = dest, Signal(bits, name="new_dest_or_source")
+            m.d.comb += dest.eq(Mux(is_broadcast, here, unicast_dest))
+
+        # Source queue of (destination, creation time[, waypoints][, broadcast]).
         create = Signal()
         m.d.comb += create.eq(started & (draw_rate < self.threshold))
         create, route = self._route_entry(m, dest, here, create)
-        queue = m.submodules.queue = SyncFIFO(width=bits + fmt.timestamp_bits + len(route),
+        extra = Cat(route, is_broadcast) if broadcast else route
+        queue = m.submodules.queue = SyncFIFO(width=bits + fmt.timestamp_bits + len(extra),
                                               depth=self.queue_depth)
         m.d.comb += [
-            queue.w_data.eq(Cat(dest, self.now, route)),
+            queue.w_data.eq(Cat(dest, self.now, extra)),
             queue.w_en.eq(create),
             self.created.eq(create & queue.w_rdy),
             self.refused.eq(create & ~queue.w_rdy),
         ]
         q_dest = queue.r_data[:bits]
         q_time = queue.r_data[bits:bits + fmt.timestamp_bits]
-        q_route = queue.r_data[bits + fmt.timestamp_bits:]
+        q_route = queue.r_data[bits + fmt.timestamp_bits:][:len(route)]
+        q_broadcast = queue.r_data[-1] if broadcast else None
 
         # Sequence number of the next packet of each flow from this node.
         sequence = Signal(max(1, fmt.sequence_bits))
@@ -415,6 +437,12 @@ class TrafficGenerator(wiring.Component):
             m.d.comb += [rd.addr.eq(q_dest), sequence.eq(rd.data),
                          wr.addr.eq(q_dest), wr.data.eq(rd.data + 1),
                          wr.en.eq(sent & last)]
+            if broadcast:   # the source's broadcasts have a sequence of their own
+                broadcasts = Signal(fmt.sequence_bits, name="broadcast_sequence")
+                m.d.comb += [sequence.eq(Mux(q_broadcast, broadcasts, rd.data)),
+                             wr.en.eq(sent & last & ~q_broadcast)]
+                with m.If(sent & last & q_broadcast):
+                    m.d.sync += broadcasts.eq(broadcasts + 1)
         seq_field = sequence[:fmt.sequence_bits] if fmt.sequence_bits else Const(0, 1)
 
         m.d.comb += [
@@ -436,6 +464,22 @@ class TrafficGenerator(wiring.Component):
             m.d.comb += [out.payload.waypoint_count.eq(q_route[:count]),
                          out.payload.waypoint.eq(q_route[count:]),
                          out.payload.phase.eq(0)]
+        if broadcast:
+            m.d.comb += out.payload.bcast.eq(q_broadcast)
         with m.If(sent):
             m.d.sync += index.eq(Mux(last, 0, index + 1))
         return m
+
+    def _broadcast_draw(self, m, initial, started):
+        """Whether the packet created this cycle is a broadcast: 16 bits of a second
+        xorshift64 generator (seeded from the node's state with its halves swapped)
+        below ``broadcast_threshold``."""
+        state = Signal(64, init=1, name="broadcast_state")
+        seed = Cat(initial[32:], initial[:32])   # non-zero as ``initial`` is
+        with m.If(~started):
+            m.d.sync += state.eq(seed)
+        with m.Else():
+            m.d.sync += state.eq(_xorshift64_hw(state))
+        is_broadcast = Signal(name="new_broadcast")
+        m.d.comb += is_broadcast.eq(state[:RATE_BITS] < self.broadcast_threshold)
+        return is_broadcast

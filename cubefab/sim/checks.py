@@ -25,6 +25,17 @@ reordered, duplicated, lost
     Adaptive routing may reorder a flow's packets: then ``reordered`` is a figure, not
     an error, and an overtaken packet is ``lost`` only when a drain ran to its limit.
 
+broadcast copies (replicating routers)
+    A copy of a broadcast from ``src`` may cross link ``(here, port)`` only when it is
+    a link of the tree of ``src`` (:func:`~cubefab.topology.broadcast_tree.broadcast_tree`),
+    on the broadcast VC of the rule
+    (:func:`~cubefab.topology.broadcast_deadlock.broadcast_next_vc`); a copy ejected at
+    its source is misrouted. Each broadcast is ``N - 1`` packets in the ledger, one in
+    the flow from its source to every other node (keyed apart from unicast flows), so
+    a lost, duplicated or reordered copy counts as a unicast packet does. The latency
+    of a broadcast is from its creation to its last copy's tail
+    (:class:`BroadcastLatency`, from the copies seen).
+
 Corruption (payload check words, framing) is counted by the hardware checkers.
 """
 
@@ -39,7 +50,8 @@ from ..topology.fault_routing import waypoint_step
 from ..topology.metacube import Metacube
 
 
-__all__ = ["RouteReference", "WaypointReference", "FlitFields", "Ledger"]
+__all__ = ["RouteReference", "WaypointReference", "BroadcastReference", "FlitFields",
+           "Ledger", "BroadcastLatency"]
 
 
 class RouteReference:
@@ -113,8 +125,13 @@ class RouteReference:
     def of(cls, router):
         """The reference of a fabric of routers configured by ``router`` (a
         :class:`~cubefab.hdl.config.RouterConfig`)."""
-        return cls(router.topology, router.algorithm, router.vcs, router.vcs_per_class,
-                   router.adaptive_vcs)
+        ref = cls(router.topology, router.algorithm, router.vcs, router.vcs_per_class,
+                  router.adaptive_vcs)
+        #: BroadcastReference or None: the trees of a fabric of replicating routers
+        ref.broadcast = (BroadcastReference(router.topology, router.link_vcs
+                                            - router.broadcast_vcs, router.broadcast_vcs)
+                         if router.broadcast else None)
+        return ref
 
     @functools.lru_cache(maxsize=1 << 16)
     def hops(self, src, dest):
@@ -230,6 +247,45 @@ class WaypointReference:
         return flow[1].get((here, phase)) == (port, vc)
 
 
+class BroadcastReference:
+    """The broadcast trees of every source as tables.
+
+    ``children[s, u]``: the child ports (a bit each) of the node of dense index ``u``
+    in the tree of the source of dense index ``s``; ``vc[s, u]``: the link VC of the
+    copy that arrives at ``u`` (``first`` plus the broadcast VC of the rule; 0 at the
+    source).
+    """
+
+    def __init__(self, topology, first, broadcast_vcs):
+        from ..topology.broadcast_deadlock import broadcast_wrap_array
+        from ..topology.broadcast_tree import back_ports, broadcast_tree
+        n, degree = topology.num_nodes, topology.degree
+        nodes = topology.nodes()
+        self.first = first
+        self.children = np.zeros((n, n), dtype=np.int64)
+        self.vc = np.zeros((n, n), dtype=np.int64)
+        back = back_ports(topology)
+        for s, source in enumerate(nodes.tolist()):
+            tree = broadcast_tree(topology, source)
+            self.children[s] = tree.children
+            lane = np.zeros(n, dtype=np.int64)
+            for level in range(1, tree.height + 1):
+                for i in np.flatnonzero(tree.depth == level).tolist():
+                    to_parent = int(tree.parent[i])
+                    up = topology.index(topology.neighbor(int(nodes[i]), to_parent))
+                    port = back[to_parent]                # parent -> i
+                    wrap = broadcast_wrap_array(topology, nodes[up:up + 1],
+                                                np.array([tree.parent[up]]), port)[0]
+                    lane[i] = min(lane[up] + int(wrap), broadcast_vcs - 1)
+            self.vc[s] = first + lane
+            self.vc[s, s] = 0
+
+    def allowed(self, u, port, s, v, vc):
+        """Whether a copy from the source of dense index ``s`` may leave node ``u``
+        through ``port`` (to node ``v``) on ``vc``."""
+        return bool(self.children[s, u] >> port & 1) and vc == self.vc[s, v]
+
+
 class FlitFields:
     """Decoding of raw flits (integers) of a :class:`~cubefab.hdl.flit.FlitLayout`
     whose payload starts with a ``timestamp_bits``-bit timestamp."""
@@ -237,6 +293,8 @@ class FlitFields:
     def __init__(self, layout, timestamp_bits):
         self.offsets = {name: (layout[name].offset, layout[name].shape.width)
                         for name in ("head", "tail", "vc", "dest", "src", "payload")}
+        self.offsets["bcast"] = ((layout["bcast"].offset, 1) if "bcast" in dict(layout)
+                                 else (0, 0))
         # (a deterministic router's flits have no cls field: read as 0)
         self.offsets["cls"] = ((layout["cls"].offset, layout["cls"].shape.width)
                                if "cls" in dict(layout) else (0, 0))
@@ -297,6 +355,15 @@ class Ledger:
         if stamp <= flow[1]:
             self.duplicated += 1
 
+    def inject_broadcast(self, src, receivers, stamp):
+        """A broadcast's head entered the network: a packet to each of ``receivers``."""
+        for r in receivers:
+            self.inject(("broadcast", src), r, stamp)
+
+    def deliver_broadcast(self, src, here, stamp):
+        """A broadcast copy's head was ejected at ``here``."""
+        self.deliver(("broadcast", src), here, stamp)
+
     def counts(self, drain_expired):
         """``lost`` and ``in_flight`` at the end of a run; ``drain_expired``: the run
         ended at the end of a drain with packets undelivered."""
@@ -309,3 +376,25 @@ class Ledger:
                     in_flight += 1
         return {"lost": lost, "in_flight": in_flight, "reordered": self.reordered,
                 "duplicated": self.duplicated}
+
+
+class BroadcastLatency:
+    """Latency of each broadcast, from its creation to the tail of its last copy
+    (``copies`` of them), from the copies' tails as they are ejected."""
+
+    def __init__(self, copies):
+        self.copies = copies
+        self.seen = {}          # (src, stamp) -> copies whose tail was ejected
+        self.histogram = {}     # latency -> broadcasts (the window's)
+
+    def tail(self, src, stamp, cycle, measured, now_mask):
+        """A copy's tail of the broadcast ``(src, stamp)`` was ejected in ``cycle``."""
+        key = (src, stamp)
+        count = self.seen.get(key, 0) + 1
+        if count < self.copies:
+            self.seen[key] = count
+            return
+        self.seen.pop(key, None)
+        if measured:
+            latency = (cycle - stamp) & now_mask
+            self.histogram[latency] = self.histogram.get(latency, 0) + 1

@@ -22,10 +22,12 @@ from ..hdl.selfcheck_node import CONFIG_INPUTS, defect_inputs
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
 from ..hdl.config import RouterConfig
-from .checks import FlitFields, Ledger, RouteReference, WaypointReference
+from .checks import (BroadcastLatency, FlitFields, Ledger, RouteReference,
+                     WaypointReference)
 
 
-__all__ = ["ENGINES", "DEFAULT_ROUTER", "SELFCHECK_PAYLOAD", "CHECKS", "selfcheck_config", "default_threads",
+__all__ = ["ENGINES", "DEFAULT_ROUTER", "SELFCHECK_PAYLOAD", "CHECKS", "selfcheck_config",
+           "broadcast_hardware", "default_threads",
            "verilator_model", "run_selfcheck", "run_verilator", "statistics",
            "latency_statistics",
            "FaultConfiguration", "fault_configuration"]
@@ -52,10 +54,11 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
                      vcs=None, depth=DEFAULT_ROUTER["depth"], algorithm=None, hotspot=None,
                      queue_depth=16, vcs_per_class=DEFAULT_ROUTER["vcs_per_class"],
                      timestamp_bits=24, sequence_bits=8, adaptive_vcs=0, defects=False,
-                     fault_waypoints=0):
+                     fault_waypoints=0, broadcast_vcs=0):
     """The hardware configuration of a run (a JSON-able dict of
     :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` keywords, plus the topology; the
-    Verilator cache key)."""
+    Verilator cache key). ``broadcast_vcs`` (replicating routers) is in it only when
+    set, so that the keys of unicast fabrics are unchanged."""
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     algorithm = topology.check_algorithm(algorithm)
@@ -68,7 +71,8 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
             "hotspot": hotspot, "queue_depth": queue_depth,
             "timestamp_bits": timestamp_bits, "sequence_bits": sequence_bits,
             "adaptive_vcs": adaptive_vcs, "defects": defects,
-            **({"fault_waypoints": fault_waypoints} if fault_waypoints else {})}
+            **({"fault_waypoints": fault_waypoints} if fault_waypoints else {}),
+            **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {})}
 
 
 def _hardware(config):
@@ -116,11 +120,13 @@ def latency_statistics(histogram):
 
 
 def statistics(topology, packet_flits, window, start, end, final, drain, checks,
-               adaptive=False):
+               adaptive=False, broadcast=False):
     """Statistics of a run from counter snapshots (after warm-up, after the window,
     at the end) and the harness checks (``checks``: ``misrouted``, ``reordered``,
     ``duplicated``, ``waiting_overtaken``, ``waiting`` and the window's
-    ``latency_histogram``). With ``adaptive`` (adaptive routers, which may reorder a
+    ``latency_histogram``; with ``broadcast``, ``broadcast_histogram``: the latencies
+    of the broadcasts whose last copy arrived in the window). With ``adaptive``
+    (adaptive routers, which may reorder a
     flow's packets) ``reordered`` is a figure, not an error, and an overtaken packet
     is lost only if a drain ran to its limit (else it is in flight)."""
     n = topology.num_nodes
@@ -143,7 +149,17 @@ def statistics(topology, packet_flits, window, start, end, final, drain, checks,
     latency = latency_statistics(histogram)
     if d["delivered"]:   # the hardware's sum, exact as the histogram's mean
         latency["avg_latency"] = d["latency_sum"] / d["delivered"]
+    extra = {}
+    if broadcast:
+        last = latency_statistics([list(e) for e in checks["broadcast_histogram"]])
+        extra = {"broadcasts": final["broadcasts"],
+                 "copies_delivered": final["copies_delivered"],
+                 "broadcast_latency": {"mean": last["avg_latency"],
+                                       "p99": last["p99_latency"],
+                                       "max": last["max_latency"]},
+                 "broadcast_histogram": [list(e) for e in checks["broadcast_histogram"]]}
     return {
+        **extra,
         "nodes": n,
         "window_cycles": window,
         "offered": rate((d["created"] + d["refused"]) * packet_flits),
@@ -151,7 +167,7 @@ def statistics(topology, packet_flits, window, start, end, final, drain, checks,
         "throughput": rate(d["delivered_flits"]),
         **latency,
         "latency_histogram": histogram,
-        "window": {k: d[k] for k in COUNTERS if k != "cycles"},
+        "window": {k: d[k] for k in d if k not in ("cycles", "latency_sum")},
         "created": final["created"],
         "refused": final["refused"],
         "unroutable": final.get("unroutable", 0),
@@ -168,7 +184,12 @@ def statistics(topology, packet_flits, window, start, end, final, drain, checks,
     }
 
 
-def _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction):
+def _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction, broadcast_fraction=0):
+    if isinstance(broadcast_fraction, bool) \
+            or not isinstance(broadcast_fraction, (int, float)) \
+            or not 0 <= broadcast_fraction <= 1:
+        raise ValueError(f"Broadcast fraction must be a number in [0, 1], "
+                         f"not {broadcast_fraction!r}")
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
         raise ValueError(f"Injection rate must be a number in [0, 1], not {rate!r}")
     check_int("Cycles", cycles, 1)
@@ -181,9 +202,25 @@ def _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction):
                          f"not {hotspot_fraction!r}")
 
 
+def broadcast_hardware(topology, hardware, broadcast_fraction):
+    """The :func:`selfcheck_config` keywords and broadcast fraction of a run asked for
+    as ``hardware`` (keywords) and ``broadcast_fraction``: ``pattern="broadcast"`` is
+    uniform traffic of broadcasts only (fraction 1), and a run with broadcasts gets
+    :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs` unless
+    ``broadcast_vcs`` is given."""
+    hardware = dict(hardware)
+    if hardware.get("pattern") == "broadcast":
+        hardware["pattern"], broadcast_fraction = "uniform", 1.0
+    if broadcast_fraction > 0 and not hardware.get("broadcast_vcs"):
+        from ..topology.broadcast_deadlock import required_broadcast_vcs
+        hardware["broadcast_vcs"] = required_broadcast_vcs(topology)
+    return hardware, broadcast_fraction
+
+
 def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup=0,
                   drain=0, seed=1, hotspot_fraction=0.1, progress=None, build_progress=None,
                   opt="-O2", threads=None, vcd=None, defect=None, faults=(), faulty_links=(),
+                  broadcast_fraction=0,
                   **hardware):
     """Simulate the self-checking fabric, check every flit, and return the statistics.
 
@@ -228,6 +265,17 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         run; traffic runs between healthy nodes only, packets to refused destinations
         count as ``unroutable``, and the misrouted check follows the waypoint routes
         (:class:`~cubefab.sim.checks.WaypointReference`).
+    broadcast_fraction : float
+        Share of created packets that are broadcasts (quantised to 1/65536), with
+        replicating routers (``broadcast_vcs``; when it is not given, a fraction above
+        0 or ``pattern="broadcast"`` sets it to
+        :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs`).
+        ``pattern="broadcast"``: every packet is a broadcast. The counters then count
+        copies (a broadcast is ``N - 1`` packets created, injected and delivered), and
+        the result adds ``broadcasts`` (injected), ``copies_delivered`` and
+        ``broadcast_latency`` (creation to the last copy's tail: ``mean``, ``p99``,
+        ``max``, of the broadcasts completed in the window; computed by the harness
+        from the copies' tails).
     defect : dict, optional
         Simulate a fabric with one deliberate defect
         (:func:`~cubefab.hdl.selfcheck_node.defect_inputs`; the design is built with
@@ -253,9 +301,12 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     if vcd is not None and engine != "amaranth":
         raise ValueError("the verilator engine writes no VCD; use the amaranth engine")
-    _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction)
+    _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction, broadcast_fraction)
     if defect is not None:
         hardware["defects"] = True
+    every_broadcast = hardware.get("pattern") == "broadcast"
+    hardware, broadcast_fraction = broadcast_hardware(topology, hardware,
+                                                      broadcast_fraction)
     config = selfcheck_config(topology, **hardware)
     design = SelfCheckConfig(topology, **_hardware(config))   # checks every parameter
     packet_flits = config["packet_flits"]
@@ -267,6 +318,8 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     inputs = {"seed": seed, "threshold": rate_threshold(rate / packet_flits),
               "hot_threshold": min((1 << RATE_BITS) - 1,
                                    int(round(hotspot_fraction * (1 << RATE_BITS))))}
+    if design.router.broadcast:
+        inputs["broadcast_threshold"] = rate_threshold(broadcast_fraction)
     if config["defects"]:
         inputs.update(defect_inputs(defect, topology))
     faults = fault_configuration(design, faults, faulty_links)
@@ -283,9 +336,14 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
               "cycles": cycles, "warmup": warmup, "drain": drain,
               "hotspot_fraction": hotspot_fraction}
     result.update({k: v for k, v in config.items() if k not in ("design",)})
+    if design.router.broadcast:
+        result["broadcast_fraction"] = broadcast_fraction
+        if every_broadcast:
+            result["pattern"] = "broadcast"
     result.update(statistics(topology, packet_flits, cycles, snapshots[warmup],
                              snapshots[warmup + cycles], final, drain, checks,
-                             adaptive=design.router.adaptive))
+                             adaptive=design.router.adaptive,
+                             broadcast=design.router.broadcast))
     if faults is not None:
         result.update(faults.summary())
     result["seconds"] = round(seconds, 3)
@@ -309,7 +367,7 @@ def run_verilator(topology, **options):
 
 
 _CHECK_KEYS = ("misrouted", "reordered", "duplicated", "waiting_overtaken", "waiting",
-               "latency_histogram")
+               "latency_histogram", "broadcast_histogram")
 
 
 class FaultConfiguration:
@@ -383,7 +441,7 @@ def _run_verilator(topology, config, inputs, total, marks, progress, build_progr
                       stop_when_drained=_drain_stop(marks, total), window=marks,
                       faults=faults)
     seconds, cpu = time.monotonic() - start, _children_cpu() - cpu
-    checks = {k: final.pop(k) for k in _CHECK_KEYS}
+    checks = {k: final.pop(k) for k in _CHECK_KEYS if k in final}
     for c in marks:
         if c == total:
             snapshots[c] = final
@@ -426,7 +484,8 @@ class _Harness(Elaboratable):
         m.d.comb += [
             self.link_valid.eq(Cat(n.link_out[p].flit.valid
                                    for n in nodes for p in range(degree))),
-            self.inject_valid.eq(Cat(n.injected_flits for n in nodes)),
+            # (a node with replicating routers counts a broadcast's flits as copies)
+            self.inject_valid.eq(Cat(n.injected_flits.any() for n in nodes)),
             self.eject_valid.eq(Cat(n.delivered_flits for n in nodes)),
         ]
         return m
@@ -464,6 +523,7 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
                                get(raw, "vc"), fields.waypoints_of(raw),
                                get(raw, "phase"))
     ledger = Ledger()
+    last_copies = BroadcastLatency(topology.num_nodes - 1)
     degree = topology.degree
     addresses = [int(a) for a in topology.nodes()]
     now_mask = (1 << design.fmt.timestamp_bits) - 1
@@ -479,23 +539,37 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
         misrouted = 0
         for j in _bits(ctx.get(harness.link_valid)):
             raw = ctx.get(harness.link_flits[j])
-            if not allowed(addresses[j // degree], j % degree, raw):
-                misrouted += 1
+            if get(raw, "bcast"):
+                ok = _copy_allowed(ref, j // degree, j % degree, get(raw, "src"),
+                                   get(raw, "vc"))
+            else:
+                ok = allowed(addresses[j // degree], j % degree, raw)
+            misrouted += not ok
         for i in _bits(ctx.get(harness.inject_valid)):
             raw = ctx.get(harness.inject_flits[i])
-            if get(raw, "head"):
+            if get(raw, "head") and get(raw, "bcast"):
+                src = get(raw, "src")
+                ledger.inject_broadcast(src, [a for a in addresses if a != src],
+                                        fields.timestamp(raw))
+            elif get(raw, "head"):
                 ledger.inject(get(raw, "src"), get(raw, "dest"), fields.timestamp(raw))
         measured = marks[0] <= cycle < marks[1]
         for i in _bits(ctx.get(harness.eject_valid)):
             raw = ctx.get(harness.eject_flits[i])
-            if get(raw, "dest") != addresses[i]:
+            copy = get(raw, "bcast")
+            if (get(raw, "src") == addresses[i]) if copy else (get(raw, "dest") != addresses[i]):
                 misrouted += 1
             if get(raw, "head"):
                 open_stamp[i] = fields.timestamp(raw)
-                ledger.deliver(get(raw, "src"), get(raw, "dest"), open_stamp[i])
+                if copy:
+                    ledger.deliver_broadcast(get(raw, "src"), addresses[i], open_stamp[i])
+                else:
+                    ledger.deliver(get(raw, "src"), get(raw, "dest"), open_stamp[i])
             if get(raw, "tail") and measured:
                 latency = (cycle - open_stamp[i]) & now_mask
                 histogram[latency] = histogram.get(latency, 0) + 1
+            if get(raw, "tail") and copy:
+                last_copies.tail(get(raw, "src"), open_stamp[i], cycle, measured, now_mask)
         state["misrouted"] += misrouted
 
     open_stamp = [0] * topology.num_nodes
@@ -547,5 +621,18 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
     checks = {"misrouted": state["misrouted"], "reordered": counts["reordered"],
               "duplicated": counts["duplicated"], "waiting_overtaken": counts["lost"],
               "waiting": counts["in_flight"],
-              "latency_histogram": sorted([k, v] for k, v in histogram.items())}
+              "latency_histogram": sorted([k, v] for k, v in histogram.items()),
+              "broadcast_histogram": sorted([k, v] for k, v in
+                                            last_copies.histogram.items())}
     return snapshots, final, checks, seconds, cpu, 0.0
+
+
+def _copy_allowed(ref, u, port, src, vc):
+    """Whether a broadcast copy from ``src`` may leave the node of dense index ``u``
+    through ``port`` on ``vc`` (its tree and VC rule,
+    :class:`~cubefab.sim.checks.BroadcastReference`)."""
+    trees = ref.broadcast
+    s = int(ref.index[src]) if 0 <= src < len(ref.index) else -1
+    if trees is None or s < 0:
+        return False
+    return trees.allowed(u, port, s, int(ref.neighbors[u, port]), vc)

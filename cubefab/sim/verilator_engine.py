@@ -412,6 +412,10 @@ class VerilatorModel:
                         extra.update((k, int(v)) for k, v in
                                      (item.split("=", 1) for item in line.split()[1:]))
                         continue
+                    if line.startswith("broadcast_latency"):   # (before "latency")
+                        extra["broadcast_histogram"] = [
+                            [int(x) for x in item.split(":")] for item in line.split()[1:]]
+                        continue
                     if line.startswith("latency"):
                         extra["latency_histogram"] = [
                             [int(x) for x in item.split(":")] for item in line.split()[1:]]

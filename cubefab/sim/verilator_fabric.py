@@ -105,11 +105,11 @@ def fabric_header(config, node):
         return (f"static inline auto* {kind}(Node* n, int p) "
                 f"{{ switch (p) {{ {cases} }} std::abort(); }}")
 
-    counters = list(config.counters()) + ["latency_sum"]
     members = config.counter_members()
+    counters = list(members)
     masks = [(1 << Shape.cast(members[c].shape).width) - 1 for c in counters]
-    events = list(node.events) + ["latency"]
-    event_counter = [counters.index(e) for e in node.events] + [counters.index("latency_sum")]
+    events = list(config.events()) + ["latency"]
+    event_counter = [counters.index(e) for e in config.events()] + [counters.index("latency_sum")]
     layout, fmt = config.layout, config.fmt
     ref = RouteReference.of(config.router)
     lines = [
@@ -151,18 +151,27 @@ def fabric_header(config, node):
     for name in ("head", "tail", "vc", "dest", "src", "payload"):
         lines.append(f"static const int {name.upper()}_LO = {layout[name].offset};")
     fields = FlitFields(layout, fmt.timestamp_bits)
-    cls_lo, cls_width = fields.offsets["cls"]
+    offsets = fields.offsets
+    cls_lo, cls_width = offsets["cls"]
+    trees = ref.broadcast
     lines += [
         "// fault-tolerant routers (faults.h): waypoints in the header, 0 without",
         f"static const int WAYPOINTS = {fields.waypoints};",
-        f"static const int WAYPOINT_COUNT_LO = {fields.offsets['waypoint_count'][0]};",
-        f"static const int PHASE_LO = {fields.offsets['phase'][0]};",
-        f"static const int WAYPOINT_FIELD_WIDTH = {fields.offsets['phase'][1]};",
-        f"static const int WAYPOINT_LO = {fields.offsets['waypoint'][0]};",
+        f"static const int WAYPOINT_COUNT_LO = {offsets['waypoint_count'][0]};",
+        f"static const int PHASE_LO = {offsets['phase'][0]};",
+        f"static const int WAYPOINT_FIELD_WIDTH = {offsets['phase'][1]};",
+        f"static const int WAYPOINT_LO = {offsets['waypoint'][0]};",
     ]
     lines += [
         f"static const int CLS_LO = {cls_lo};",
         f"static const int CLS_WIDTH = {cls_width};",
+        f"static const int BCAST_LO = {offsets['bcast'][0]};",
+        f"static const int BCAST_WIDTH = {offsets['bcast'][1]};",
+        "// broadcast trees (BROADCAST): BCHILDREN[s][u] the child ports of node u in the",
+        "// tree of source s, BVC[s][u] the link VC of the copy into u (dense indices)",
+        f"static const bool BROADCAST = {'true' if trees is not None else 'false'};",
+        _array("BCHILDREN", "uint32_t", trees.children.tolist() if trees else [[0]]),
+        _array("BVC", "uint8_t", trees.vc.tolist() if trees else [[0]]),
         f"static const int VC_WIDTH = {layout['vc'].shape.width};",
         f"static const uint32_t TRANSLATION_MASK = {ref.mask}u;",
         f"static const int KEYS = {ref.next.shape[1]};",
@@ -243,5 +252,5 @@ class VerilatorFabricModel(VerilatorModel):
         node = design.node(None)
         files = {NODE_MODULE + ".v": design.node_verilog(node)}
         ports = {"inputs": list(design.inputs()),
-                 "counters": list(design.counters()) + ["latency_sum"]}
+                 "counters": list(design.counter_members())}
         return files, {"fabric.h": fabric_header(design, node)}, ports

@@ -35,13 +35,14 @@ from .base import Topology, check_int
 from .broadcast_tree import (back_ports, parent_ports, _check_topology, _children_masks,
                              _depths, _up_indices)
 from .mcube import Mcube
-from .deadlock import (channel_dependency_graph, cycle_text, decode_channels, required_vcs,
+from .deadlock import (DeadlockError, channel_dependency_graph, cycle_text, decode_channels,
+                       required_vcs,
                        translation_mask, wrap_array, _find_cycle, _translate_types)
 
 
 __all__ = ["SCHEMES", "broadcast_wrap_array", "broadcast_next_vc", "required_broadcast_vcs",
            "broadcast_dependency_graph",
-           "check_broadcast", "BroadcastDeadlockReport"]
+           "check_broadcast", "BroadcastDeadlockReport", "BroadcastDeadlockError"]
 
 #: Replication schemes :func:`check_broadcast` knows (the first is the routers').
 SCHEMES = ("buffered", "wormhole")
@@ -320,3 +321,16 @@ def check_broadcast(topology, algorithm=None, vcs=None, broadcast_vcs=None,
                  for a, port, v, vc in decode_channels(topology, found, total)]
     return BroadcastDeadlockReport(topology, algorithm, scheme, u, b, num, len(uni), len(bro),
                                    cycle, time.perf_counter() - t0)
+
+
+class BroadcastDeadlockError(DeadlockError):
+    """A unicast plus broadcast configuration whose combined channel dependency graph
+    (:func:`check_broadcast`) has a cycle."""
+
+    def __init__(self, report):
+        self.report = report
+        ValueError.__init__(
+            self, f"{report.topology.label} with {report.algorithm} routing, "
+            f"{report.unicast_vcs} unicast and {report.broadcast_vcs} broadcast VC(s) "
+            f"can deadlock ({report.scheme} replication); channel dependency cycle: "
+            f"{report.describe_cycle()}")

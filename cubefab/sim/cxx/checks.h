@@ -2,7 +2,9 @@
 // checks in Python for the Amaranth engine): misrouted flits against the reference
 // routing tables of fabric.h, and the ledger of packets by flow (reordered,
 // duplicated, and the packets still waiting at the end), and the exact latency
-// histogram of the measured window.
+// histogram of the measured window. Broadcast copies (BROADCAST): a copy may cross only
+// a link of its source's tree, on the VC of BVC; a broadcast is a packet in the flow
+// from its source to every other node; its latency is its last copy's.
 #pragma once
 #include <cinttypes>
 #include <cstdint>
@@ -13,7 +15,7 @@
 
 struct Flit {
     int node;   // dense index of the node where it was seen
-    bool head, tail;
+    bool head, tail, bcast;
     uint32_t vc, cls, dest, src, stamp;
     uint32_t count = 0, phase = 0, waypoint[WAYPOINTS ? WAYPOINTS : 1] = {0};   // (faults.h)
 };
@@ -37,6 +39,7 @@ template <typename T> static inline Flit flit_of(const T& raw, int node) {
     f.node = node;
     f.head = bits_of(raw, HEAD_LO, 1);
     f.tail = bits_of(raw, TAIL_LO, 1);
+    f.bcast = BCAST_WIDTH ? bits_of(raw, BCAST_LO, 1) : false;
     f.vc = VC_WIDTH ? (uint32_t)bits_of(raw, VC_LO, VC_WIDTH) : 0;
     f.cls = CLS_WIDTH ? (uint32_t)bits_of(raw, CLS_LO, CLS_WIDTH) : 0;
     f.dest = (uint32_t)bits_of(raw, DEST_LO, ADDRESS_BITS);
@@ -78,6 +81,11 @@ static bool waypoint_allowed(int node, int port, const Flit& f);   // faults.h
 // Whether flit f may leave the node of dense index `node` through `port`: the
 // reference route of its flow takes that hop, on that VC (cubefab.sim.checks).
 static bool link_allowed(int node, int port, const Flit& f) {
+    if (f.bcast) {   // a link of the source's tree, on the rule's VC
+        const int s = INDEX[f.src];
+        return BROADCAST && s >= 0 && ((BCHILDREN[s][node] >> port) & 1)
+               && f.vc == BVC[s][NEIGHBORS[node][port]];
+    }
     if (INDEX[f.src] < 0 || INDEX[f.dest] < 0) return false;
     if (ADAPTIVE_VCS) return adaptive_allowed(node, port, f);
     if (WAYPOINTS) return waypoint_allowed(node, port, f);
@@ -104,29 +112,52 @@ struct Checks {
     std::unordered_map<uint64_t, Flow> flows;
     uint64_t misrouted = 0, reordered = 0, duplicated = 0;
     std::map<uint64_t, uint64_t> latency;   // measured window: latency -> packets
+    std::map<uint64_t, uint64_t> broadcast_latency;   // window: latency -> broadcasts
+    std::unordered_map<uint64_t, int> copies_seen;    // (src, stamp) -> copies' tails
     uint32_t open_stamp[N] = {0};            // per node: stamp of the packet ejecting
 
-    static uint64_t key(uint32_t src, uint32_t dest) { return ((uint64_t)src << 32) | dest; }
+    // a flow's key; a broadcast's flow to each receiver is keyed apart (bit 63)
+    static uint64_t key(uint32_t src, uint32_t dest, bool bcast = false) {
+        return ((uint64_t)bcast << 63) | ((uint64_t)src << 32) | dest;
+    }
+
+    void push(uint64_t k, uint32_t stamp) {
+        Flow& flow = flows[k];
+        flow.waiting.push_back({stamp, false});
+        flow.last = stamp;
+    }
 
     void inject(const Flit& f) {
         if (!f.head) return;
-        Flow& flow = flows[key(f.src, f.dest)];
-        flow.waiting.push_back({f.stamp, false});
-        flow.last = f.stamp;
+        if (!f.bcast) {
+            push(key(f.src, f.dest), f.stamp);
+            return;
+        }
+        for (int r = 0; r < N; ++r)
+            if (ADDRESS[r] != f.src) push(key(f.src, ADDRESS[r], true), f.stamp);
     }
 
     void eject(const Flit& f, uint64_t cycle, bool measured) {
-        if (f.dest != ADDRESS[f.node]) ++misrouted;
+        if (f.bcast ? f.src == ADDRESS[f.node] : f.dest != ADDRESS[f.node]) ++misrouted;
         if (f.head) {
             open_stamp[f.node] = f.stamp;
             deliver(f);
         }
         if (f.tail && measured)
             ++latency[(cycle - open_stamp[f.node]) & NOW_MASK];
+        if (f.tail && f.bcast) last_copy(f.src, open_stamp[f.node], cycle, measured);
+    }
+
+    // a copy's tail of the broadcast (src, stamp): its latency when it is the last
+    void last_copy(uint32_t src, uint32_t stamp, uint64_t cycle, bool measured) {
+        const uint64_t k = key(src, stamp);
+        if (++copies_seen[k] < N - 1) return;
+        copies_seen.erase(k);
+        if (measured) ++broadcast_latency[(cycle - stamp) & NOW_MASK];
     }
 
     void deliver(const Flit& f) {
-        auto it = flows.find(key(f.src, f.dest));
+        auto it = flows.find(f.bcast ? key(f.src, ADDRESS[f.node], true) : key(f.src, f.dest));
         if (it == flows.end()) return;   // never injected: a corrupted header
         std::deque<Waiting>& waiting = it->second.waiting;
         for (std::size_t i = 0; i < waiting.size(); ++i)
@@ -148,6 +179,11 @@ struct Checks {
                     misrouted, reordered, duplicated, overtaken, waiting);
         std::printf("latency");
         for (const auto& entry : latency)
+            std::printf(" %" PRIu64 ":%" PRIu64, entry.first, entry.second);
+        std::printf("\n");
+        if (!BROADCAST) return;
+        std::printf("broadcast_latency");
+        for (const auto& entry : broadcast_latency)
             std::printf(" %" PRIu64 ":%" PRIu64, entry.first, entry.second);
         std::printf("\n");
     }

@@ -1,0 +1,163 @@
+"""One broadcast alone in the RTL fabric (replicating routers), against ``N - 1`` unicasts.
+
+:func:`hardware_broadcast` builds a :class:`~cubefab.hdl.fabric.Fabric` of replicating
+routers, injects one broadcast packet at the source in cycle 0 and runs Amaranth's
+simulator until every other node has ejected its copy: it reports each node's arrival
+(the cycle its copy's tail leaves its ``local_out``), the links the copies took (the
+tree) and its depth. With ``unicasts`` it also runs the broadcast the way a unicast
+fabric must: ``N - 1`` unicast packets queued at the source in cycle 0, one to every
+other node; the source's injection time is the cycle its last flit enters.
+"""
+
+from amaranth.sim import Simulator
+
+from ..hdl.fabric import Fabric, FabricConfig
+from ..topology.base import Topology, check_int
+from ..topology.broadcast_deadlock import required_broadcast_vcs
+from ..topology.broadcast_tree import subcube_members
+
+
+__all__ = ["hardware_broadcast"]
+
+
+def _run(fabric, source, packets, limit, copies):
+    """Inject ``packets`` (flit dicts, in order) at ``source`` from cycle 0; returns the
+    cycle each node ejected each tail (``{address: [cycles]}``), the links flits
+    crossed (``{(u, v)}``) and the cycle the last flit entered."""
+    topo = fabric.topology
+    nodes = [int(a) for a in topo.nodes()]
+    k = topo.index(source)
+    expected = sum(1 for f in packets if f["tail"]) * copies
+    state = {"tails": {}, "links": set(), "injected": None}
+
+    async def bench(ctx):
+        for i in range(len(nodes)):
+            ctx.set(fabric.local_out[i].ready, 1)
+        sent = seen = 0
+        for cycle in range(limit):
+            port = fabric.local_in[k]
+            if sent < len(packets):
+                ctx.set(port.payload, packets[sent])
+                ctx.set(port.valid, 1)
+            else:
+                ctx.set(port.valid, 0)
+            if sent < len(packets) and ctx.get(port.ready):
+                sent += 1
+                if sent == len(packets):
+                    state["injected"] = cycle + 1     # cycles taken to inject
+            for i, router in enumerate(fabric.routers):
+                for p in range(topo.degree):
+                    if ctx.get(router.link_out[p].flit.valid):
+                        state["links"].add((nodes[i], topo.neighbor(nodes[i], p)))
+                out = fabric.local_out[i]
+                if ctx.get(out.valid) and ctx.get(out.payload).tail:
+                    state["tails"].setdefault(nodes[i], []).append(cycle)
+                    seen += 1
+            if seen == expected and sent == len(packets):
+                return
+            await ctx.tick()
+
+    sim = Simulator(fabric)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    return state
+
+
+def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limit=None,
+                       subcube=None, **router):
+    """Run one broadcast from ``source`` alone in the RTL fabric (see the module text).
+
+    Parameters
+    ----------
+    topology : Topology
+    source : int
+    packet_flits : int
+        Flits of the broadcast packet (at most the buffer depth).
+    unicasts : bool
+        Also run ``N - 1`` unicasts from ``source`` for comparison.
+    limit : int, optional
+        Most cycles a run may take (default ``50 * N + 200``).
+    subcube : (int, int), optional
+        A multicast instead: to the nodes ``x`` with ``x & mask == value & mask``
+        (multicast routers, ``RouterConfig(multicast=True)``).
+    **router
+        :meth:`~cubefab.hdl.config.RouterConfig.for_topology` keywords; ``broadcast_vcs``
+        defaults to :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs`.
+
+    Returns
+    -------
+    dict
+        ``arrivals`` (address -> cycle of its copy's tail at its ``local_out``, the
+        broadcast injected in cycle 0), ``tree`` (``[parent, child]`` links the copies
+        crossed), ``depth`` (the tree's height), ``latency`` (the last arrival),
+        ``copies`` (per node: copies ejected; 1 everywhere but the source),
+        ``injection`` (cycles the source took to inject); with ``unicasts``,
+        ``unicast_latency`` (the last unicast's tail), ``unicast_injection`` and the
+        ratios ``latency_ratio`` and ``injection_ratio`` (unicasts / broadcast), the
+        unicasts going to the same nodes; with ``subcube``, ``members`` (the nodes that
+        must receive a copy).
+    """
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    source = topology.check_node(source, "source")
+    packet_flits = check_int("Packet length in flits", packet_flits, 1)
+    n = topology.num_nodes
+    limit = 50 * n + 200 if limit is None else check_int("Cycle limit", limit, 1)
+    router.setdefault("broadcast_vcs", required_broadcast_vcs(topology))
+    value = mask = 0
+    if subcube is not None:
+        value, mask = subcube
+        router["multicast"] = True
+        members = subcube_members(topology, value, mask)
+    else:
+        members = [True] * n
+    config = FabricConfig.for_topology(topology, **router)
+    if packet_flits > config.router.depth:
+        raise ValueError(f"Broadcast packets must fit a buffer: packet_flits must be at "
+                         f"most depth = {config.router.depth}, not {packet_flits}")
+    nodes = [int(a) for a in topology.nodes()]
+    targets = [a for a, member in zip(nodes, members) if member and a != source]
+
+    def packet(dest, bcast):
+        extra = {"mmask": mask} if subcube is not None else {}
+        return [{"head": int(i == 0), "tail": int(i == packet_flits - 1), "bcast": bcast,
+                 "dest": dest, "src": source, "payload": i, **extra}
+                for i in range(packet_flits)]
+
+    run = _run(Fabric(config), source, packet(value if subcube else source, 1), limit,
+               len(targets))
+    arrivals = {a: cycles[0] for a, cycles in sorted(run["tails"].items())}
+    missing = [a for a in targets if a not in arrivals]
+    if missing:
+        raise RuntimeError(f"{topology.label}: the broadcast from {source} did not reach "
+                           f"{missing[:8]} within {limit} cycles")
+    parent = {v: u for u, v in run["links"]}
+    depth = {source: 0}
+
+    def hops(v):
+        if v not in depth:
+            depth[v] = hops(parent[v]) + 1
+        return depth[v]
+
+    doc = {"topology": topology.label, "source": source, "packet_flits": packet_flits,
+           "broadcast_vcs": config.router.broadcast_vcs,
+           "arrivals": arrivals,
+           "tree": sorted([u, v] for u, v in run["links"]),
+           "depth": max((hops(v) for v in arrivals), default=0),
+           "latency": max(arrivals.values(), default=0),
+           "copies": {a: len(c) for a, c in sorted(run["tails"].items())},
+           "injection": run["injected"]}
+    if subcube is not None:
+        doc.update({"subcube": [value, mask], "members": targets})
+    if unicasts and targets:
+        flits = [f for dest in targets for f in packet(dest, 0)]
+        uni = _run(Fabric(config), source, flits, limit, 1)
+        done = [c for cycles in uni["tails"].values() for c in cycles]
+        if len(done) != len(targets):
+            raise RuntimeError(f"{topology.label}: {len(targets) - len(done)} unicasts "
+                               f"from {source} undelivered within {limit} cycles")
+        doc.update({"unicast_latency": max(done), "unicast_injection": uni["injected"],
+                    "latency_ratio": max(done) / doc["latency"],
+                    "injection_ratio": uni["injected"] / doc["injection"]})
+    return doc

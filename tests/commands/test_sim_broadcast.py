@@ -1,0 +1,80 @@
+"""cubefab sim with broadcasts: --traffic broadcast, --broadcast-fraction, --broadcast-vcs."""
+
+import pytest
+
+
+def test_sim_broadcast_json(cli):
+    r = cli("sim", "hypercube", "-n", "2", "--traffic", "broadcast", "--rate", "0.3",
+            "--cycles", "80", "--packet-flits", "2", "--engine", "amaranth", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["ok"] and doc["pattern"] == "broadcast" and doc["broadcast_vcs"] == 1
+    assert doc["copies_delivered"] == 3 * doc["broadcasts"] > 0
+    assert doc["delivered"] == doc["injected"] == doc["copies_delivered"]
+    assert set(doc["broadcast_latency"]) == {"mean", "p99", "max"}
+
+
+def test_sim_broadcast_fraction_text(cli):
+    r = cli("sim", "hypercube", "-n", "2", "--broadcast-fraction", "0.5", "--rate", "0.3",
+            "--cycles", "60", "--engine", "amaranth")
+    assert r.status == 0, r.err
+    assert "copies_delivered" in r.out and "+ 1 broadcast VC(s)" in r.out
+    assert "ok: every packet and broadcast copy delivered once" in r.out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--broadcast-fraction", "2"], "--broadcast-fraction"),
+    (["--broadcast-fraction", "0.1", "--adaptive"], "deterministic router"),
+    (["--broadcast-vcs", "1", "--broadcast-fraction", "0.1"], "can deadlock"),
+    (["--traffic", "broadcast", "--packet-flits", "9"], "fit a buffer"),
+    (["--traffic", "broadcast", "--broadcast-fraction", "0.5"], "broadcasts only")])
+def test_sim_broadcast_bad_input(cli, args, message):
+    r = cli("sim", "dlh", "-m", "2", "-d", "1", "--engine", "amaranth", *args)
+    assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
+    assert r.out == ""
+
+
+def test_broadcast_hardware_json(cli, tmp_path):
+    plot = tmp_path / "tree.png"
+    r = cli("broadcast", "hypercube", "-n", "3", "--src", "5", "--hardware", "--unicasts",
+            "--json", "--plot", str(plot))
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["depth"] == doc["eccentricity"] == 3 and doc["optimal"]
+    assert len(doc["arrivals"]) == 7 and len(doc["tree"]) == 7
+    assert doc["injection_ratio"] == 7 and plot.exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--hardware", "--model", "one-port"], "one-port replication"),
+    (["--unicasts"], "need --hardware"), (["--subcube", "1,1"], "need --hardware"),
+    (["--hardware", "--subcube", "1"], "VALUE,MASK"),
+    (["--hardware", "--subcube", "9,1"], "value"),
+    (["--hardware", "--packet-flits", "9"], "fit a buffer"),
+    (["--hardware", "--algorithm", "x"], "no --algorithm")])
+def test_broadcast_hardware_bad_input(cli, args, message):
+    r = cli("broadcast", "hypercube", "-n", "2", "--src", "0", *args)
+    assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
+    assert r.out == ""
+
+
+def test_broadcast_hardware_multicast_to_a_subcube(cli):
+    # Q(3) from 0 to the nodes with bit 2 set: 4, 5, 6, 7
+    r = cli("broadcast", "hypercube", "-n", "3", "--src", "0", "--hardware", "--subcube",
+            "4,4", "--unicasts", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["members"] == [4, 5, 6, 7] and sorted(doc["arrivals"]) == ["4", "5", "6", "7"]
+    assert sorted(map(tuple, doc["tree"])) == [(0, 4), (4, 5), (4, 6), (6, 7)]
+    assert doc["unicast_injection"] == 4 and doc["optimal"]
+
+
+def test_verilog_router_with_broadcast_vcs(cli, tmp_path):
+    out = tmp_path / "r.v"
+    r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0", "--flit-width", "16",
+            "--broadcast-vcs", "1", "-o", str(out))
+    assert r.status == 0, r.err
+    assert "1 + 1 broadcast VCs" in r.out and "rq_p4_vc0" in out.read_text()
+    r = cli("verilog", "fabric", "dlh", "-m", "2", "-d", "1", "--broadcast-vcs", "1",
+            "-o", str(tmp_path / "f.v"))
+    assert r.status == 2 and "can deadlock" in r.err

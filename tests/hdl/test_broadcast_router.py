@@ -1,0 +1,154 @@
+"""Replicating routers: broadcast copies follow the model's trees, on the model's VCs."""
+
+import pytest
+
+from cubefab.hdl.config import FabricConfig, RouterConfig
+from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY, Router
+from cubefab.topology import DLH, Hypercube, Mcube, Metacube, bfs_distances
+from cubefab.topology.broadcast_deadlock import (BroadcastDeadlockError, broadcast_next_vc,
+                                                 required_broadcast_vcs)
+from cubefab.topology.broadcast_tree import broadcast_tree, multicast_tree, subcube_members
+from tests.hdl.broadcast_helpers import broadcast_fabric, run_packets
+from tests.helpers import refused
+
+
+def tree_hops(topology, source, vcs):
+    """``{(u, port): vc}`` of the tree of ``source``, VCs by ``broadcast_next_vc``
+    (within the broadcast class), walked from the source."""
+    tree = broadcast_tree(topology, source)
+    degree = topology.degree
+    hops, todo = {}, [(source, degree, 0)]
+    while todo:
+        here, in_port, vc_in = todo.pop()
+        for port in tree.child_ports(here):
+            vc = broadcast_next_vc(topology, here, in_port, port, vc_in, vcs)
+            hops[here, port] = vc
+            child = topology.neighbor(here, port)
+            todo.append((child, tree.parent[topology.index(child)], vc))
+    return hops
+
+
+def check_broadcasts(fabric, record, packets):
+    """Every broadcast of ``packets`` crossed exactly its tree's links (a multicast's:
+    the tree pruned to its subcube ``(dest, mmask)``), each once and whole, on the
+    rule's VCs, and reached every node but its source (every member) exactly once,
+    intact; nothing else moved."""
+    topo = fabric.topology
+    config = fabric.config.router
+    first = config.link_vcs - config.broadcast_vcs
+    assert not record["overflow"]
+    for pkt in packets:
+        s, n = pkt["src"], pkt["flits"]
+        members = subcube_members(topo, pkt["dest"], pkt.get("mmask", 0))
+        pruned = multicast_tree(topo, s, members)
+        links = {(u, topo.port(u, v)) for u, v in pruned.edges()}
+        want = {hop: first + vc for hop, vc in
+                tree_hops(topo, s, config.broadcast_vcs).items() if hop in links}
+        seen = {}
+        for _, u, p, f in record["links"]:
+            if f["src"] == s and f["payload"] >> 4 == pkt["tag"]:
+                seen.setdefault((u, p), []).append(f)
+        assert set(seen) == set(want), (s, set(seen) ^ set(want))
+        for hop, flits in seen.items():
+            assert [f["payload"] & 15 for f in flits] == list(range(n)), (s, hop)
+            assert {f["vc"] for f in flits} == {want[hop]}, (s, hop)
+            assert all(f["bcast"] for f in flits)
+        got = {}
+        for _, v, f in record["local"]:
+            if f["src"] == s and f["payload"] >> 4 == pkt["tag"]:
+                got.setdefault(v, []).append(f)
+        others = {int(a) for a, member in zip(topo.nodes(), members) if member} - {s}
+        assert set(got) == others, (s, set(got) ^ others)
+        for v, flits in got.items():
+            assert [(f["head"], f["tail"], f["payload"] & 15) for f in flits] == \
+                [(int(i == 0), int(i == n - 1), i) for i in range(n)], (s, v)
+
+
+def broadcast(src, flits=2, at=0, tag=1):
+    return {"src": src, "dest": 0, "bcast": 1, "flits": flits, "at": at, "tag": tag}
+
+
+def test_a_broadcast_reaches_every_other_node_once_in_the_eccentricity():
+    # Q(3) from node 5: every node at its BFS distance, the last at the eccentricity
+    topo = Hypercube(3)
+    fabric = broadcast_fabric(topo)
+    packets = [broadcast(5, flits=3)]
+    record = run_packets(fabric, packets, 30)
+    check_broadcasts(fabric, record, packets)
+    tails = {v: cycle for cycle, v, f in record["local"] if f["tail"]}
+    dist = bfs_distances(topo, 5)
+    for v, cycle in tails.items():
+        # injected in cycle 0: the tail's ejection is registered one cycle later
+        assert cycle == ROUTER_LATENCY + dist[topo.index(v)] * HOP_LATENCY + 2, v
+    assert max(tails.values()) == ROUTER_LATENCY + int(dist.max()) * HOP_LATENCY + 2
+
+
+@pytest.mark.parametrize("topology, settings", [
+    (Hypercube(3), {}),
+    (Metacube(1, 1), {}),
+    (Metacube(1, 1), {"strapped": True}),
+    pytest.param(DLH(2, 1), {}, marks=pytest.mark.slow),
+    pytest.param(DLH(2, 1), {"strapped": True, "turns": "all"}, marks=pytest.mark.slow),
+    (Mcube(3), {"algorithm": "ecube"}),
+    (Mcube(3), {"algorithm": "ecube", "strapped": True}),
+], ids=lambda x: getattr(x, "label", None) or "-".join(map(str, x.values())))
+def test_every_source_broadcasts_along_its_tree_at_once(topology, settings):
+    # every node broadcasts in the same cycle, with unicast packets among them
+    fabric = broadcast_fabric(topology, **settings)
+    nodes = [int(a) for a in topology.nodes()]
+    packets = [broadcast(s, flits=2, tag=i + 1) for i, s in enumerate(nodes)]
+    unicast = [{"src": s, "dest": nodes[-1 - i], "bcast": 0, "flits": 2, "at": 0,
+                "tag": 0} for i, s in enumerate(nodes) if nodes[-1 - i] != s]
+    record = run_packets(fabric, packets + unicast, 40 + 4 * len(nodes))
+    check_broadcasts(fabric, record, packets)
+    for pkt in unicast:
+        got = [(v, f) for _, v, f in record["local"]
+               if f["src"] == pkt["src"] and not f["bcast"]]
+        assert [v for v, _ in got] == [pkt["dest"]] * 2
+
+
+def test_the_unicast_router_is_unchanged_without_broadcast_vcs():
+    config = RouterConfig.for_topology(Hypercube(2), payload_width=4)
+    assert "bcast" not in dict(config.layout)
+    assert "broadcast_vcs" not in config.as_dict()
+    assert "bcast" in dict(RouterConfig.for_topology(Hypercube(2), payload_width=4,
+                                                     broadcast_vcs=1).layout)
+
+
+def test_too_few_broadcast_vcs_is_a_deadlock():
+    topo = DLH(2, 2)
+    assert required_broadcast_vcs(topo) > 1
+    with pytest.raises(BroadcastDeadlockError, match="broadcast VC"):
+        FabricConfig.for_topology(topo, broadcast_vcs=1)
+
+
+def test_broadcast_needs_a_deterministic_router():
+    with pytest.raises(ValueError, match="deterministic router"):
+        RouterConfig.for_topology(Hypercube(2), adaptive_vcs=2, broadcast_vcs=1)
+
+
+@pytest.mark.parametrize("topology, settings", [
+    (Hypercube(3), {}), (Metacube(1, 1), {}), (Mcube(3), {"algorithm": "ecube"})],
+    ids=lambda x: getattr(x, "label", None))
+def test_every_source_multicasts_to_a_subcube_along_its_pruned_tree(topology, settings):
+    import random
+    rng = random.Random(topology.label)
+    bits = topology.address_bits
+    fabric = broadcast_fabric(topology, multicast=True, **settings)
+    nodes = [int(a) for a in topology.nodes()]
+    packets = []
+    for i, s in enumerate(nodes):
+        mask = 0 if i == 0 else rng.randrange(1 << bits)     # mask 0: a broadcast
+        packets.append({"src": s, "dest": rng.choice(nodes), "mmask": mask, "bcast": 1,
+                        "flits": 2, "at": 0, "tag": i + 1})
+    record = run_packets(fabric, packets, 40 + 4 * len(nodes))
+    check_broadcasts(fabric, record, packets)
+
+
+def test_multicast_routers_need_a_node_address():
+    config = RouterConfig.for_topology(Hypercube(2), broadcast_vcs=1, multicast=True)
+    assert "mmask" in dict(config.layout)
+    with refused(ValueError, match="constant node address"):
+        Router(config, None)
+    with pytest.raises(ValueError, match="needs broadcast_vcs"):
+        RouterConfig.for_topology(Hypercube(2), multicast=True)

@@ -1,0 +1,111 @@
+"""Broadcasts in the self-checking fabric: copies counted, both engines identical, every
+copy checked against its tree, every defect and a broken replication caught."""
+
+import pytest
+
+from cubefab.hdl import router as router_module
+from cubefab.hdl.selfcheck_node import DEFECTS
+from cubefab.sim.checks import RouteReference
+from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck
+from cubefab.topology import DLH, Hypercube, Mcube, Metacube
+from cubefab.hdl.config import RouterConfig
+from cubefab.topology.broadcast_deadlock import required_broadcast_vcs
+from tests.hdl.test_broadcast_router import tree_hops
+from tests.sim.engine_helpers import both_engines, needs_verilator
+from tests.sim.test_selfcheck_run import DETECTS
+
+
+def assert_clean(r):
+    assert r["ok"] and r["drained"], r
+    assert all(r[k] == 0 for k in CHECKS), r
+    n = r["nodes"]
+    assert r["copies_delivered"] == r["broadcasts"] * (n - 1)
+    assert r["delivered"] == r["created"] == r["injected"]
+
+
+@pytest.mark.parametrize("topology, settings", [
+    (Hypercube(3), {}), (Metacube(1, 1), {}), (DLH(2, 1), {}),
+    (Mcube(3), {"algorithm": "ecube"})], ids=lambda x: getattr(x, "label", ""))
+def test_the_reference_trees_and_vcs_are_the_models(topology, settings):
+    config = RouterConfig.for_topology(topology, broadcast_vcs=required_broadcast_vcs(
+        topology), **settings)
+    trees = RouteReference.of(config).broadcast
+    first = config.vcs
+    nodes = [int(a) for a in topology.nodes()]
+    for s, source in enumerate(nodes):
+        hops = tree_hops(topology, source, config.broadcast_vcs)
+        for u, here in enumerate(nodes):
+            for port in range(topology.degree):
+                v = topology.index(topology.neighbor(here, port))
+                for vc in range(config.link_vcs):
+                    want = hops.get((here, port)) == vc - first
+                    assert trees.allowed(u, port, s, v, vc) == want
+
+
+def test_every_packet_a_broadcast_delivers_n_minus_1_copies():
+    r = run_selfcheck(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.2,
+                      cycles=120, drain=400, seed=2, packet_flits=2)
+    assert_clean(r)
+    assert r["pattern"] == "broadcast" and r["broadcast_fraction"] == 1.0
+    assert r["broadcasts"] > 0 and r["created"] == 7 * r["broadcasts"]
+    latency = r["broadcast_latency"]
+    assert latency["mean"] <= latency["p99"] <= latency["max"]
+    # a broadcast's last copy arrives no earlier than over the eccentricity (3 hops)
+    assert r["broadcast_histogram"][0][0] >= 1 + 2 + 3 * 2 + 1
+
+
+@needs_verilator
+def test_broadcast_engines_agree_past_saturation(verilator_cache):
+    r = both_engines(Metacube(1, 1), rate=0.9, cycles=150, warmup=30, drain=600, seed=5,
+                     packet_flits=2, broadcast_fraction=0.2)
+    assert_clean(r)
+    assert r["broadcasts"] > 10 and r["refused"] > 0      # past saturation
+
+
+@needs_verilator
+@pytest.mark.parametrize("kind", [k if k in ("wrong_vc", "drop") else
+                                  pytest.param(k, marks=pytest.mark.slow) for k in DEFECTS])
+def test_every_check_catches_its_defect_on_broadcast_copies(verilator_cache, kind):
+    # every packet a broadcast: the defect strikes a copy (wrong_hop: one that leaves
+    # through port 1 where no copy of its packet goes; a swap of two copies of one
+    # packet would be no error)
+    r = both_engines(Hypercube(3), pattern="broadcast", rate=0.2, cycles=60, drain=200,
+                     seed=3, packet_flits=2, defect={"kind": kind, "node": 0, "port": 0})
+    assert r[DETECTS[kind]] >= 1 and not r["ok"]
+
+
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+def test_a_missing_child_is_caught(monkeypatch):
+    # mutation: node 0's routers never copy to their port-0 child
+    real = router_module.broadcast_children_unit
+
+    class MissingChild(type(real(Hypercube(3), 0))):
+        def elaborate(self, platform):
+            m = super().elaborate(platform)
+            if self.node == 0:
+                m.d.comb += self.children[0].eq(0)
+            return m
+
+    monkeypatch.setattr(router_module, "broadcast_children_unit",
+                        lambda topology, node: MissingChild(topology, node))
+    r = run_selfcheck(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.1,
+                      cycles=60, drain=150, seed=1, packet_flits=1)
+    assert r["lost"] > 0 and not r["ok"]
+
+
+def _stress(topology, rate, seed, **settings):
+    r = run_selfcheck(topology, engine="verilator", rate=rate, cycles=1500, warmup=200,
+                      drain=5000, seed=seed, packet_flits=2, broadcast_fraction=0.1,
+                      **settings)
+    assert_clean(r)
+    return r
+
+
+@needs_verilator
+@pytest.mark.slow
+@pytest.mark.parametrize("topology", [Hypercube(3), Metacube(1, 2), DLH(2, 1)],
+                         ids=lambda t: t.label)
+@pytest.mark.parametrize("rate", [0.3, 1.0])
+def test_mixed_load_at_and_past_saturation_loses_nothing(verilator_cache, topology, rate):
+    r = _stress(topology, rate, seed=7)
+    assert r["broadcasts"] > 0
