@@ -103,6 +103,7 @@ class Router(wiring.Component):
     :class:`~cubefab.hdl.route.waypoint.WaypointRoute`, a flit leaves on VC
     ``phase_out * C + class`` (the class restarting at 0 on a new leg) with
     ``phase_out`` written into its header, and every turn is connected.
+
     With ``config.broadcast_vcs`` the router replicates broadcast packets (``bcast``
     set; docs/broadcast.md, "Replication in the router"): the broadcast VCs of its
     inputs and its injection queue are :class:`~cubefab.hdl.replicate.ReplicatingQueue`
@@ -145,11 +146,11 @@ class Router(wiring.Component):
         if self.node is None:
             members["here"] = In(topology.address_bits)
             members["wrap_mask"] = In(degree)
+            if config.broadcast:
+                members["bwrap_mask"] = In(degree)
         if config.fault_waypoints:
             members["link_up"] = In(degree, init=(1 << degree) - 1)
             members["lost_to_fault"] = Out(degree)
-            if config.broadcast:
-                members["bwrap_mask"] = In(degree)
         super().__init__(members)
 
     @staticmethod
