@@ -4,6 +4,7 @@ beside adaptive routing.
     python benchmarks/saturation.py [--cycles N] [--warmup N] [--jobs N] [--plot-dir DIR]
                                     [--json FILE] [--only LABEL ...] [--traffic P ...]
                                     [--modes deterministic,adaptive] [--fractions F,...]
+                                    [--adaptive-vcs N]
 
 For MC(1,3), MC(2,2), DLH(4,3), DLH(8,4) and Mcube(6) (issue 16's goal: adaptive routing
 saturates at >= 90% of the bound, never below deterministic on bitcomp, transpose and
@@ -57,6 +58,8 @@ def main():
     ap.add_argument("--traffic", nargs="*", default=["uniform"],
                     help="patterns (default uniform; bitcomp transpose hotspot)")
     ap.add_argument("--modes", default="deterministic,adaptive")
+    ap.add_argument("--adaptive-vcs", type=int, default=ADAPTIVE_VCS,
+                    help=f"adaptive VCs per link (default {ADAPTIVE_VCS})")
     ap.add_argument("--fractions", default=",".join(map(str, FRACTIONS)),
                     help="offered loads as fractions of the bound (comma-separated)")
     args = ap.parse_args()
@@ -66,7 +69,7 @@ def main():
                "seconds"]
     with open_client(workers=args.jobs) as client:
         _run(args, client, rows, docs, headers)
-    print(f"\nrouter: {DEFAULT_ROUTER} (adaptive: + {ADAPTIVE_VCS} adaptive VCs), "
+    print(f"\nrouter: {DEFAULT_ROUTER} (adaptive: + {args.adaptive_vcs} adaptive VCs), "
           f"{args.cycles} cycles after {args.warmup} warm-up, 1-flit packets")
     print(format_table(headers, rows))
     if args.json:
@@ -89,7 +92,7 @@ def _run(args, client, rows, docs, headers):
             rates = sorted({min(1.0, round(float(f) * bound, 4))
                             for f in args.fractions.split(",")})
             routings = ([(deterministic, 0)] if "deterministic" in modes else []) + \
-                ([(adaptive, ADAPTIVE_VCS)] if "adaptive" in modes else [])
+                ([(adaptive, args.adaptive_vcs)] if "adaptive" in modes else [])
             start = time.monotonic()
             results = sweep_curves(
                 topo, rates, algorithms=routings, traffic=traffic, cycles=args.cycles,

@@ -561,6 +561,10 @@ class Router(wiring.Component):
                 return Cat(busy[o]).bit_select(vc, 1), can_send[o].bit_select(vc, 1)
             return busy[o][0], can_send[o]
 
+        def vc_room(o, vc):   # VC ``vc`` of network output ``o`` has half its credits
+            half = (self.config.depth + 1) // 2
+            return Cat(count >= half for count in credits[o]).bit_select(vc, 1)
+
         for q, (p, v) in enumerate(queues):
             if isinstance(buffers[q], ReplicatingQueue):
                 queue = buffers[q]
@@ -575,7 +579,7 @@ class Router(wiring.Component):
             active = Signal(name=f"active_p{p}_vc{v}")
             if adaptive:
                 want, out_vc, cls = self._adaptive_choice(m, p, v, outputs[q], fifo, route,
-                                                          head, active, vc_state)
+                                                          head, active, vc_state, vc_room)
             else:
                 out_vc = route.vc[:vc_bits]
                 want = [route.port[k] & (active | ~vc_state(o, out_vc)[0])
@@ -620,12 +624,15 @@ class Router(wiring.Component):
                 least_recently_granted(m, requests[o], grants[o], 1, name=f"prio_p{o}")
         return grants, users, departing, delivering
 
-    def _adaptive_choice(self, m, p, v, outputs, fifo, route, head, active, vc_state):
+    def _adaptive_choice(self, m, p, v, outputs, fifo, route, head, active, vc_state,
+                         vc_room):
         """Output choice of input queue ``(p, v)`` of an adaptive router. A packet's
         head, at the front of the queue, wants a port of ``route.offered`` whose
-        adaptive VC for its flow (``vcs + route.lane``) is idle and has a credit: the
-        escape port if it is one of them, else the first (in the order of
-        ``outputs``); when none is, the escape port on its escape VC (``route.vc``) if
+        adaptive VC for its flow (``vcs + route.lane``) is idle and has a credit,
+        preferring one whose downstream buffer is at least half empty (``vc_room``):
+        the escape port if it is such a port, else the first such port (in the order of
+        ``outputs``), else the escape port if it has a credit at all, else the first
+        port that has; when none is, the escape port on its escape VC (``route.vc``) if
         that is idle and has a credit. Once the head is
         granted, the packet's other flits want the same port and VC (``held_*``),
         with a credit. Returns the request bit per output of ``outputs``, the output
@@ -637,12 +644,16 @@ class Router(wiring.Component):
         free_adaptive = Cat(route.offered[k] & ~vc_state(o, adaptive_vc)[0]
                             & vc_state(o, adaptive_vc)[1] if o < degree else C(0, 1)
                             for k, o in enumerate(outputs))
+        roomy = free_adaptive & Cat(vc_room(o, adaptive_vc) if o < degree else C(0, 1)
+                                    for o in outputs)
         free_escape = Cat(route.escape[k] & ~vc_state(o, route.vc)[0]
                           & vc_state(o, route.vc)[1] for k, o in enumerate(outputs))
-        # the escape port first (the deterministic route, on an adaptive VC), else the
-        # lowest free offered port
-        preferred = free_adaptive & route.escape
-        lowest = (free_adaptive & (~free_adaptive + 1))[:n]
+        # Congestion decides: a port whose downstream buffer is at least half empty
+        # (the escape port first: the deterministic route keeps its balance at low load),
+        # then any port with a credit, then the escape VC.
+        candidates = Mux(roomy.any(), roomy, free_adaptive)
+        preferred = candidates & route.escape
+        lowest = (candidates & (~candidates + 1))[:n]
         first = Mux(preferred.any(), preferred, lowest)
         choice = Mux(free_adaptive.any(), first, free_escape)
         choice_vc = Mux(free_adaptive.any(), adaptive_vc, route.vc)
