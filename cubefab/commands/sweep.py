@@ -112,7 +112,7 @@ def _check(args):
     if args.jobs is not None and args.scheduler is not None:
         raise CliError("--jobs sizes the embedded cluster; a --scheduler's cluster has "
                        "its own workers")
-    if args.plot:
+    if args.plot is not None:
         _check_plot(args.plot)
     return rates
 

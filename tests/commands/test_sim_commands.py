@@ -107,3 +107,9 @@ def test_verilator_fabric_memory_is_checked():
     with pytest.raises(CliError, match=r"the fabric would need about [\d,]+ MiB of memory"):
         check_fabric("the fabric", Hypercube(16), "verilator", algorithm="ecube", vcs=2,
                      vcs_per_class=2, depth=8, payload_width=40)
+
+
+def test_sweep_refuses_an_empty_plot_name_before_running(cli):
+    r = cli("sweep", "hypercube", "-n", "2", "--rates", "0.1", "--engine", "amaranth",
+            "--plot", "")
+    assert r.status == 2 and r.err.startswith("error: --plot "), r.err
