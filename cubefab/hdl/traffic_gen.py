@@ -434,15 +434,16 @@ class TrafficGenerator(wiring.Component):
                                                      depth=1 << bits, init=[])
             rd = seq_mem.read_port(domain="comb")
             wr = seq_mem.write_port()
-            m.d.comb += [rd.addr.eq(q_dest), sequence.eq(rd.data),
-                         wr.addr.eq(q_dest), wr.data.eq(rd.data + 1),
-                         wr.en.eq(sent & last)]
             if broadcast:   # the source's broadcasts have a sequence of their own
                 broadcasts = Signal(fmt.sequence_bits, name="broadcast_sequence")
-                m.d.comb += [sequence.eq(Mux(q_broadcast, broadcasts, rd.data)),
-                             wr.en.eq(sent & last & ~q_broadcast)]
                 with m.If(sent & last & q_broadcast):
                     m.d.sync += broadcasts.eq(broadcasts + 1)
+            m.d.comb += [rd.addr.eq(q_dest),
+                         sequence.eq(Mux(q_broadcast, broadcasts, rd.data) if broadcast
+                                     else rd.data),
+                         wr.addr.eq(q_dest), wr.data.eq(rd.data + 1),
+                         wr.en.eq(sent & last & ~q_broadcast if broadcast
+                                  else sent & last)]
         seq_field = sequence[:fmt.sequence_bits] if fmt.sequence_bits else Const(0, 1)
 
         m.d.comb += [
