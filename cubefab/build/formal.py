@@ -38,7 +38,7 @@ from .verilog import route_unit_verilog, verilog_text, write_verilog
 
 
 __all__ = ["ProofResult", "translation_mask", "route_unit_smt2", "prove_minimal_route",
-           "prove_adaptive_route", "prove_broadcast_children"]
+           "prove_adaptive_route", "prove_broadcast_children", "prove_waypoint_route"]
 
 
 @dataclass
@@ -342,10 +342,15 @@ def _verdict(z3, solver, topology, unit, decls, translation_bits, entries, start
                          table_entries=entries)
     if outcome == z3.sat:
         model = solver.model()
-        result.counterexample = {name: model.eval(var, model_completion=True).as_long()
+        result.counterexample = {name: _as_int(z3, model.eval(var, model_completion=True))
                                  for name, var in decls.items()}
     result.seconds = time.monotonic() - start
     return result
+
+
+def _as_int(z3, value):
+    """A model's value of a bit vector or (a 1-bit wire) a Bool, as an int."""
+    return int(z3.is_true(value)) if z3.is_bool(value) else value.as_long()
 
 
 def _parent_term(z3, topology):
@@ -430,3 +435,115 @@ def prove_broadcast_children(topology, unit=None, workdir=None, timeout_s=600):
     solver.add(is_node(here), is_node(source), z3.Not(z3.And(*checks)))
     return _verdict(z3, solver, topology, unit, decls, len(t_bits), entries + parent_entries,
                     start)
+
+
+def _next_port_term(z3, table):
+    """SMT term ``next_port(u, t)`` of a :class:`~cubefab.topology.fault_routing.RouteTable`
+    (its first hop's port, ``degree`` when ``u == t``), keyed like the distances by
+    ``u & R``, ``t & R`` and ``(u ^ t) & T`` (``T`` the translations that keep the
+    routing: checked against every pair of the table, ValueError if one differs)."""
+    topology = table.topology
+    n, degree = topology.address_bits, topology.degree
+    T = _deadlock.translation_mask(topology)
+    R = ((1 << n) - 1) & ~T
+    t_bits, r_bits = _bits_of(T), _bits_of(R)
+    nodes = table.nodes.astype(np.int64)
+    first = np.where(table.length > 0, table.hop_port[:, :, 0] if table.hop_port.shape[2]
+                     else degree, degree).astype(np.int64)
+
+    def key_of(values, positions):
+        key = np.zeros_like(values)
+        for i, b in enumerate(positions):
+            key |= ((values >> b) & 1) << i
+        return key
+
+    r, t = len(r_bits), len(t_bits)
+    u, v = nodes[:, None], nodes[None, :]
+    keys = (key_of(np.broadcast_to(u, first.shape), r_bits)
+            | key_of(np.broadcast_to(v, first.shape), r_bits) << r
+            | key_of(u ^ v, t_bits) << (2 * r))
+    entries = np.full(1 << (2 * r + t), -1, dtype=np.int64)
+    entries[keys.ravel()] = first.ravel()
+    if not np.array_equal(entries[keys], first):
+        raise ValueError(f"the {table.algorithm} routing of {topology.label} is not kept by "
+                         f"its translations")
+    entries[entries < 0] = 0
+
+    def next_port(here, target):
+        key = (_gather(z3, here, r_bits) + _gather(z3, target, r_bits)
+               + _gather(z3, here ^ target, t_bits))
+        return _lookup(z3, key, entries.tolist(), topology.port_width)
+
+    return next_port, len(entries)
+
+
+def prove_waypoint_route(topology, waypoints=1, algorithm=None, unit=None, workdir=None,
+                         timeout_s=600):
+    """Prove that a waypoint route unit (default:
+    :class:`~cubefab.hdl.route.WaypointRoute` with address straps) equals
+    :func:`~cubefab.topology.fault_routing.waypoint_step` on every input: for every node
+    ``here`` and ``dest``, every header (``count <= W`` waypoints, each a node, and a
+    ``phase <= count``), ``phase_out`` is the model's phase after passing the
+    waypoints this node is, ``target`` is waypoint ``phase_out`` (``dest`` once
+    ``phase_out == count``), ``advanced`` says whether the phase moved, and ``port`` is
+    the reference routing's port from ``here`` toward ``target``
+    (:class:`~cubefab.topology.fault_routing.RouteTable`; ``degree`` at the target).
+
+    The parameters and the result are as for :func:`prove_minimal_route`, plus
+    ``waypoints`` (``W``); the counterexample holds the unit's inputs and outputs.
+    """
+    import time
+    import z3
+    from ..hdl.route.waypoint import WaypointRoute
+    from ..topology.fault_routing import route_table
+
+    start = time.monotonic()
+    unit = _straps_unit(topology, unit,
+                        lambda: WaypointRoute(topology, waypoints, None, algorithm),
+                        "prove_waypoint_route")
+    W = unit.waypoints
+    smt = _smt_of(unit, workdir)
+    n, degree, pw = topology.address_bits, topology.degree, topology.port_width
+    is_node, _, _, t_bits, entries = _reference_terms(z3, topology)
+    next_port, port_entries = _next_port_term(z3, route_table(topology, algorithm))
+    widths = {"here": n, "dest": n, "waypoint": n * W, "count": len(unit.count),
+              "phase": len(unit.phase), "phase_out": len(unit.phase_out), "target": n,
+              "advanced": 1, "port": pw}
+    # (write_smt2 models a 1-bit wire as a Bool)
+    decls = {name: z3.Bool(name) if width == 1 else z3.BitVec(name, width)
+             for name, width in widths.items()}
+    glue = ["(declare-fun s () |top_s|)"] + [f"(assert (= {name} (|top_n {name}| s)))"
+                                             for name in decls]
+    circuit = z3.parse_smt2_string(smt + "\n".join(glue), decls=decls)
+    value = {name: z3.If(var, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)) if width == 1
+             else var for (name, var), width in zip(decls.items(), widths.values())}
+    here, dest, waypoint = value["here"], value["dest"], value["waypoint"]
+    count, phase, phase_out = value["count"], value["phase"], value["phase_out"]
+    target, advanced, port = value["target"], value["advanced"], value["port"]
+    stops = [z3.Extract(n * (i + 1) - 1, n * i, waypoint) for i in range(W)]
+
+    def stop(i):   # waypoint i of the header, i a term below count <= W
+        chosen = stops[0]
+        for j in range(1, W):
+            chosen = z3.If(i == j, stops[j], chosen)
+        return chosen
+
+    # the model (waypoint_step): advance while phase < count and here is that waypoint,
+    # at most W times; then the target and the reference port toward it
+    p = phase
+    for _ in range(W):   # (p < count <= W: p + 1 fits the phase's width)
+        p = z3.If(z3.And(z3.ULT(p, count), stop(p) == here), p + 1, p)
+    expected_target = z3.If(z3.ULT(p, count), stop(p), dest)
+    expected_port = z3.If(here == expected_target, z3.BitVecVal(degree, pw),
+                          next_port(here, expected_target))
+    good = z3.And(phase_out == p, target == expected_target, port == expected_port,
+                  (advanced == 1) == (p != phase))
+    header = [z3.Implies(z3.ULT(i, count), is_node(stops[i])) for i in range(W)]
+    solver = z3.Solver()
+    solver.set("timeout", int(timeout_s * 1000))
+    solver.add(circuit)
+    solver.add(is_node(here), is_node(dest), *header, z3.ULE(count, W), z3.ULE(phase, count),
+               z3.Not(good))
+    result = _verdict(z3, solver, topology, unit, decls, len(t_bits),
+                      entries + port_entries, start)
+    return result

@@ -240,7 +240,10 @@ def _text(results, plot, topology):
             format_table(["rate", "offered", "accepted", "avg latency", "errors"], rows),
             f"average hops {b['average_hops']:.4f}; channel-load bound "
             f"{b['saturation_bound']:.4f} ({b['limited_by']}; max channel load "
-            f"{b['max_channel_load']:.4f})",
+            f"{b['max_channel_load']:.4f}"
+            + (f"; the fault set's waypoint routes, {b['routable_share']:.4f} of the "
+               f"draws routable, rate bound {b['rate_bound']:.4f}"
+               if "rate_bound" in b else "") + ")",
             _saturation_line(r),
             "errors: none" if r["ok"] else "ERRORS FOUND by the checkers",
         ]))

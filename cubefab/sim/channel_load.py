@@ -11,6 +11,13 @@ routing algorithm the hardware implements, not to an idealised one.
 
 Each node's injection and ejection channels carry at most one flit a cycle too;
 :func:`channel_load_bound` reports both limits and the tighter one.
+
+Under faults (:func:`waypoint_channel_load_bound`) the routes are those of a
+:class:`~cubefab.topology.fault_routing.WaypointRouting`: a packet follows the reference
+route of each of its legs (source, waypoints, destination); faulty nodes create
+nothing and a healthy source's draws to a refused destination create nothing either
+(they are counted as ``unroutable``), so only the routable share of the pattern loads
+the channels.
 """
 
 import numpy as np
@@ -19,7 +26,7 @@ from ..topology.base import Topology
 from ..topology.patterns import traffic_matrix
 
 
-__all__ = ["channel_loads", "channel_load_bound"]
+__all__ = ["channel_loads", "channel_load_bound", "waypoint_channel_load_bound"]
 
 
 def _walk(topology, algorithm, P, progress=None):
@@ -100,18 +107,23 @@ def _channel_analysis(topology, traffic, algorithm, progress, pattern_options):
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     algorithm = topology.check_algorithm(algorithm)
-    if isinstance(traffic, str):
-        P = traffic_matrix(topology, traffic, **pattern_options)
-    else:
-        if pattern_options:
-            raise TypeError("pattern options apply to a named pattern, not a matrix")
-        P = np.asarray(traffic, dtype=np.float64)
-        n = topology.num_nodes
-        if P.shape != (n, n) or (P < 0).any() or not np.allclose(P.sum(axis=1), 1):
-            raise ValueError(f"traffic matrix must be {n}x{n}, non-negative, with rows "
-                             f"summing to 1")
+    P = _traffic(topology, traffic, pattern_options)
     loads, hop_mass = _walk(topology, algorithm, P, progress)
     return loads, hop_mass, P, algorithm
+
+
+def _traffic(topology, traffic, pattern_options):
+    """The dense traffic matrix of a pattern name or a checked matrix."""
+    if isinstance(traffic, str):
+        return traffic_matrix(topology, traffic, **pattern_options)
+    if pattern_options:
+        raise TypeError("pattern options apply to a named pattern, not a matrix")
+    P = np.asarray(traffic, dtype=np.float64)
+    n = topology.num_nodes
+    if P.shape != (n, n) or (P < 0).any() or not np.allclose(P.sum(axis=1), 1):
+        raise ValueError(f"traffic matrix must be {n}x{n}, non-negative, with rows "
+                         f"summing to 1")
+    return P
 
 
 def channel_load_bound(topology, traffic="uniform", algorithm=None, *, progress=None,
@@ -134,13 +146,21 @@ def channel_load_bound(topology, traffic="uniform", algorithm=None, *, progress=
     """
     loads, hop_mass, P, algorithm = _channel_analysis(topology, traffic, algorithm,
                                                       progress, pattern_options)
+    return _bound(topology, traffic, algorithm, loads, hop_mass, P.sum(axis=1),
+                  P.sum(axis=0))
+
+
+def _bound(topology, traffic, algorithm, loads, hop_mass, injection, ejection):
+    """The bound's dict from the channel loads (per unit rate), the route length mass,
+    and each node's injection and ejection load per unit rate (dense)."""
     n = topology.num_nodes
     worst = int(np.argmax(loads))
     max_load = float(loads.flat[worst])
-    ejection = float(P.sum(axis=0).max())
+    most_in, most_out = float(injection.max()), float(ejection.max())
     network_bound = float("inf") if max_load == 0 else 1.0 / max_load
-    limits = {"network": network_bound, "injection": 1.0,
-              "ejection": float("inf") if ejection == 0 else 1.0 / ejection}
+    limits = {"network": network_bound,
+              "injection": float("inf") if most_in == 0 else 1.0 / most_in,
+              "ejection": float("inf") if most_out == 0 else 1.0 / most_out}
     limited_by = min(limits, key=lambda key: (limits[key], key != "network"))
     return {
         "topology": topology.label,
@@ -151,8 +171,76 @@ def channel_load_bound(topology, traffic="uniform", algorithm=None, *, progress=
                         worst % topology.degree],
         "mean_channel_load": float(loads.mean()),
         "average_hops": hop_mass / n,
-        "max_ejection_load": ejection,
+        "max_ejection_load": most_out,
         "network_bound": network_bound,
         "saturation_bound": limits[limited_by],
         "limited_by": limited_by,
     }
+
+
+def waypoint_channel_load_bound(routing, traffic="uniform", **pattern_options):
+    """The channel-load bound of a fault set's waypoint routing.
+
+    Parameters
+    ----------
+    routing : WaypointRouting
+        The routing of one fault set (:func:`~cubefab.topology.fault_routing.plan_waypoints`).
+    traffic : str or numpy.ndarray
+        A pattern name or a traffic matrix, as for :func:`channel_load_bound`.
+    **pattern_options
+        As for :func:`channel_load_bound`.
+
+    Returns
+    -------
+    dict
+        The keys of :func:`channel_load_bound`, with loads per unit *rate* (the
+        probability a node draws a packet each cycle): a faulty node draws nothing and
+        a draw to a refused destination creates nothing. ``rate_bound`` is the highest
+        rate every channel, injection and ejection port sustains; ``routable_share``
+        the mean over all nodes (faulty ones included) of the share of draws that
+        create a packet; ``saturation_bound`` is ``rate_bound * routable_share``: the
+        bound on accepted flits per node of the network, the unit in which a
+        simulation reports offered load and throughput. ``average_hops`` is per
+        routable packet, waypoint detours included; ``faulty_nodes``,
+        ``faulty_links`` and ``waypoints`` name the routing.
+    """
+    from ..topology.fault_routing import WaypointRouting
+    if not isinstance(routing, WaypointRouting):
+        raise TypeError(f"routing must be a WaypointRouting, not {routing!r}")
+    topology, table = routing.topology, routing.table
+    P = _traffic(topology, traffic, pattern_options)
+    n, degree = topology.num_nodes, topology.degree
+    legs = routing.legs
+    routable = (routing.healthy[:, None] & routing.healthy[None, :] & (legs >= 0)
+                & (legs <= routing.max_waypoints + 1))
+    share = np.where(routable, P, 0.0)
+    # leg_weight[x, y]: packets per unit rate that follow the reference route x -> y,
+    # as a whole route or as one leg of a detour through waypoints
+    leg_weight = share.copy()
+    for rows in routing.stops.values():
+        a, b = rows[:, 0], rows[:, -1]
+        weight = share[a, b]
+        leg_weight[a, b] -= weight
+        for x, y in zip(rows.T[:-1], rows.T[1:]):
+            np.add.at(leg_weight, (x, y), weight)
+    np.fill_diagonal(leg_weight, 0.0)
+    hops = table.hop_port.shape[2]
+    here = table.path[:, :, :hops].astype(np.int64)
+    port = table.hop_port.astype(np.int64)
+    used = port >= 0
+    channel = (here * degree + port)[used]
+    weights = np.broadcast_to(leg_weight[:, :, None], used.shape)[used]
+    loads = np.bincount(channel, weights=weights, minlength=n * degree).reshape(n, degree)
+    hop_mass = float((leg_weight * table.length).sum())
+    injection, ejection = share.sum(axis=1), share.sum(axis=0)
+    result = _bound(topology, traffic, table.algorithm, loads, hop_mass, injection,
+                    ejection)
+    created = float(injection.sum())
+    result["average_hops"] = hop_mass / created if created else 0.0
+    result["rate_bound"] = result.pop("saturation_bound")
+    result["routable_share"] = created / n
+    result["saturation_bound"] = result["rate_bound"] * result["routable_share"]
+    result.update(faulty_nodes=list(routing.faults.nodes),
+                  faulty_links=[list(x) for x in routing.faults.links],
+                  waypoints=routing.max_waypoints)
+    return result

@@ -25,7 +25,7 @@ import io
 import math
 
 from ..topology.base import check_int
-from .channel_load import channel_load_bound
+from .channel_load import channel_load_bound, waypoint_channel_load_bound
 from .selfcheck_run import CHECKS, run_selfcheck, selfcheck_config
 
 
@@ -233,7 +233,8 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
         links (:func:`~cubefab.topology.fault_routing.random_fault_sets`, drawn from
         ``seed`` and the count; the same set at every point of the curve). The curve
         names its fault set (``faults``, ``faulty_nodes``, ``faulty_links``); its
-        channel-load bound is the fault-free network's.
+        channel-load bound is that of the fault set's waypoint routes
+        (:func:`~cubefab.sim.channel_load.waypoint_channel_load_bound`).
 
     Returns
     -------
@@ -282,7 +283,8 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
     by_task = dict(zip(tasks, runs))
     return [dict(_curve(topology, c[0], traffic, engine, cycles, warmup, seed, seed_list,
                         [_point([by_task[c, r, s] for s in seed_list]) for r in rates],
-                        hardware, hotspot_fraction), **fault_sets[c[1]][0])
+                        hardware, hotspot_fraction, fault_sets[c[1]][1]),
+                 **fault_sets[c[1]][0])
             for c in curves]
 
 
@@ -305,12 +307,19 @@ def _fault_sets(topology, counts, seed, hardware):
 
 
 def _curve(topology, routing, traffic, engine, cycles, warmup, seed, seed_list, points,
-           hardware, hotspot_fraction):
+           hardware, hotspot_fraction, faults):
     algorithm, adaptive_vcs = routing
     config = selfcheck_config(topology, pattern=traffic, algorithm=algorithm,
                               adaptive_vcs=adaptive_vcs, **hardware)
-    bound = channel_load_bound(topology, traffic, algorithm,
-                               hotspot=config["hotspot"], hotspot_fraction=hotspot_fraction)
+    pattern = dict(hotspot=config["hotspot"], hotspot_fraction=hotspot_fraction)
+    if faults:   # the waypoint routes of this fault set, as the run loaded them
+        from ..topology.fault_routing import FaultSet, plan_waypoints
+        plan = plan_waypoints(topology, FaultSet(topology, faults["faults"],
+                                                 faults["faulty_links"]),
+                              hardware["fault_waypoints"], algorithm)
+        bound = waypoint_channel_load_bound(plan, traffic, **pattern)
+    else:
+        bound = channel_load_bound(topology, traffic, algorithm, **pattern)
     sat, sat_rate = saturation(points)
     measured = [p["throughput"] for p in points if p["throughput"] is not None]
     limit = bound["saturation_bound"]

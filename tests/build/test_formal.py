@@ -3,7 +3,8 @@
 import pytest
 
 from cubefab.build.formal import (prove_adaptive_route, prove_broadcast_children,
-                                  prove_minimal_route, translation_mask)
+                                  prove_minimal_route, prove_waypoint_route,
+                                  translation_mask)
 from cubefab.build.pnr import tools_available
 from cubefab.hdl.route import HypercubeRoute
 from cubefab.hdl.route.adaptive import DLHAdaptiveRoute
@@ -141,3 +142,37 @@ def test_a_wrong_broadcast_children_unit_is_caught():
     cex = result.counterexample
     expected = broadcast_tree(Hypercube(3), cex["source"]).children[cex["here"]]
     assert cex["children"] != expected
+
+
+# -- waypoint route units: waypoint_step on every input ---------------------------------
+
+@pytest.mark.parametrize("topology, waypoints", [
+    (Hypercube(6), 2), (Metacube(2, 2), 1), (Metacube(2, 2), 2), (DLH(4, 3), 2),
+    (Metacube(1, 1), 3)], ids=lambda x: getattr(x, "label", str(x)))
+def test_waypoint_unit_is_proved_equal_to_the_model(topology, waypoints):
+    result = prove_waypoint_route(topology, waypoints)
+    assert result.proved, result.counterexample
+
+
+def test_a_wrong_waypoint_unit_is_caught():
+    from cubefab.hdl.route import WaypointRoute
+    from cubefab.topology.fault_routing import waypoint_step
+
+    class OneAdvance(WaypointRoute):
+        """Advances past one waypoint at most (the model passes every waypoint the node
+        is, in order): wrong when two consecutive waypoints are this node."""
+        def elaborate(self, platform):
+            saved, self.waypoints = self.waypoints, 1
+            try:
+                m = super().elaborate(platform)
+            finally:
+                self.waypoints = saved
+            return m
+
+    topology = Hypercube(3)
+    result = prove_waypoint_route(topology, unit=OneAdvance(topology, 2))
+    assert not result.proved
+    cex = result.counterexample
+    stops = [(cex["waypoint"] >> (3 * i)) & 7 for i in range(cex["count"])]
+    port, phase = waypoint_step(topology, cex["here"], cex["dest"], stops, cex["phase"])
+    assert (cex["port"], cex["phase_out"]) != (port, phase)

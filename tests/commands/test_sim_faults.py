@@ -3,6 +3,10 @@ under one fault set, the tables loaded at run time."""
 
 import pytest
 
+from cubefab.sim.channel_load import waypoint_channel_load_bound
+from cubefab.topology.catalog import make_topology
+from cubefab.topology.fault_routing import FaultSet, plan_waypoints
+
 SMALL = ("--engine", "amaranth", "--vcs-per-class", 1, "--depth", 4)
 
 
@@ -54,6 +58,14 @@ def test_a_sweep_draws_a_curve_per_fault_count(cli):
     assert [len(c["faulty_nodes"]) + len(c["faulty_links"]) for c in curves] == [0, 1, 2]
     assert all(c["ok"] for c in curves)
     assert all(isinstance(p["unroutable"], int) for c in curves for p in c["points"])
+    # each curve's bound is its own fault set's (the waypoint routes' channel loads)
+    topology = make_topology("hypercube", n=3)
+    for c in curves:
+        routing = plan_waypoints(topology, FaultSet(topology, c["faulty_nodes"],
+                                                    [tuple(x) for x in c["faulty_links"]]), 1)
+        expected = waypoint_channel_load_bound(routing, "uniform")
+        assert c["bound"]["saturation_bound"] == pytest.approx(expected["saturation_bound"])
+        assert c["bound"]["faulty_nodes"] == c["faulty_nodes"]
 
 
 @pytest.mark.parametrize("args, message", [

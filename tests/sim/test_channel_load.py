@@ -113,3 +113,71 @@ def test_bad_arguments():
         channel_loads(q, "hotspot", hotspot_fraction=1.5)
     with pytest.raises(TypeError):
         channel_loads("Q(2)", "uniform")
+
+
+# -- under faults: the waypoint routes' loads ------------------------------------------
+
+def brute_force_waypoint_loads(routing, P):
+    """Sum P[s, t] over the channels of routing.route(s, t) for every healthy pair the
+    routing does not refuse; also the created share per source."""
+    topology = routing.topology
+    nodes = [int(a) for a in topology.nodes()]
+    faulty = set(routing.faults.nodes)
+    loads = np.zeros((topology.num_nodes, topology.degree))
+    created = np.zeros(topology.num_nodes)
+    for i, s in enumerate(nodes):
+        for j, t in enumerate(nodes):
+            if not P[i, j] or s in faulty or t in faulty:
+                continue
+            path = [s] if s == t else routing.route(s, t)
+            if path is None:
+                continue
+            created[i] += P[i, j]
+            for u, v in zip(path, path[1:]):
+                loads[topology.index(u), topology.port(u, v)] += P[i, j]
+    return loads, created
+
+
+def _fault_bound(topology, nodes=(), links=(), waypoints=1, traffic="uniform"):
+    from cubefab.sim.channel_load import waypoint_channel_load_bound
+    from cubefab.topology.fault_routing import FaultSet, plan_waypoints
+    routing = plan_waypoints(topology, FaultSet(topology, nodes, links), waypoints)
+    return routing, waypoint_channel_load_bound(routing, traffic)
+
+
+@pytest.mark.parametrize("topo, nodes, links, waypoints", [
+    (("hypercube", {"n": 3}), [0], [(1, 3)], 1),
+    (("hypercube", {"n": 4}), [5, 6], [(0, 8)], 1),
+    (("metacube", {"k": 1, "m": 2}), [5], [(0, 1)], 2),
+    (("dlh", {"m": 2, "d": 1}), [0, 1, 12], [], 2),
+])
+def test_waypoint_loads_equal_a_route_by_route_count(topo, nodes, links, waypoints):
+    topology = make_topology(topo[0], **topo[1])
+    routing, result = _fault_bound(topology, nodes, links, waypoints)
+    P = traffic_matrix(topology, "uniform")
+    loads, created = brute_force_waypoint_loads(routing, P)
+    assert result["max_channel_load"] == pytest.approx(loads.max())
+    assert result["mean_channel_load"] == pytest.approx(loads.mean())
+    assert result["routable_share"] == pytest.approx(created.sum() / topology.num_nodes)
+    rate = min(1 / loads.max(), 1 / created.max())
+    assert result["rate_bound"] == pytest.approx(rate)
+    assert result["saturation_bound"] == pytest.approx(rate * created.mean())
+
+
+def test_waypoint_bound_without_faults_is_the_reference_bound():
+    topology = make_topology("metacube", k=1, m=2)
+    _, result = _fault_bound(topology)
+    plain = channel_load_bound(topology, "uniform")
+    for key in ("max_channel_load", "mean_channel_load", "saturation_bound",
+                "average_hops", "limited_by"):
+        assert result[key] == pytest.approx(plain[key])
+    assert result["routable_share"] == pytest.approx(1.0)
+
+
+def test_a_faulty_node_lowers_the_bound_on_accepted_throughput():
+    # Q(3) without node 0: 7 sources, each with 6 of its 7 destinations routable
+    topology = make_topology("hypercube", n=3)
+    _, result = _fault_bound(topology, [0])
+    assert result["routable_share"] == pytest.approx(7 / 8 * 6 / 7)
+    assert result["saturation_bound"] < channel_load_bound(topology)["saturation_bound"]
+    assert result["faulty_nodes"] == [0]

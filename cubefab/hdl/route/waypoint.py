@@ -73,6 +73,11 @@ class WaypointRoute(wiring.Component):
                         "request": Out(topology.degree + 1)})
         super().__init__(members)
 
+    @property
+    def algorithm(self):
+        """str: the reference routing of the legs (the route unit's)."""
+        return self._route.algorithm
+
     @classmethod
     def check(cls, topology, waypoints, node=None, algorithm=None):
         """Check the parameters before a unit is built: returns ``waypoints`` as an
