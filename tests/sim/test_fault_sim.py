@@ -104,6 +104,20 @@ def test_q4_under_random_fault_sets_at_the_bound(verilator_cache):
         assert result["guaranteed"]
 
 
+@needs_verilator
+@pytest.mark.slow
+def test_dlh43_under_random_fault_sets_at_the_bound(verilator_cache):
+    # a sample of the random sets the model proves by the thousand (test_fault_routing):
+    # DLH(4,3) with 5 faults, each run clean in the RTL fabric
+    topo = DLH(4, 3)
+    for faults in random_fault_sets(topo, 2, guarantee_bound(topo), seed=11):
+        result = run_selfcheck(topo, engine="verilator", rate=0.3, cycles=300, drain=3000,
+                               seed=4, faults=faults.nodes, faulty_links=faults.links,
+                               **SMALL)
+        assert_clean(result)
+        assert result["guaranteed"] and result["delivered"] > 0
+
+
 @pytest.mark.parametrize("options, match", [
     ({"faults": [1]}, "Faults need fault-tolerant routers"),
     ({"faults": [8], "fault_waypoints": 1}, "not a node|8"),
