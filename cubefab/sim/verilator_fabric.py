@@ -144,6 +144,10 @@ def fabric_header(config, node):
         "static inline void node_events(Node* n, uint64_t* e) { "
         + " ".join(f"e[{k}] += n->{cxx_name(e)};" for k, e in enumerate(events)) + " }",
         input_setters("Node", config.inputs()),
+        "// a node's inputs besides the run settings: its links up (fault-tolerant routers)",
+        "static inline void node_defaults(Node* n) { "
+        + (f"n->link_up = {(1 << degree) - 1}; " if config.router.fault_waypoints else "")
+        + "}",
         f"static const uint64_t NOW_MASK = {(1 << fmt.timestamp_bits) - 1}ULL;",
         f"static const int TIMESTAMP_BITS = {fmt.timestamp_bits};",
         f"static const int ADDRESS_BITS = {topo.address_bits};",

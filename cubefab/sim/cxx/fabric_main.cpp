@@ -193,6 +193,7 @@ int main(int argc, char** argv) {
         for (int i = workers[w].first; i < workers[w].last; ++i) {
             Node* n = nodes[i] = new Node{workers[w].context, ("node" + std::to_string(i)).c_str()};
             set_words(n->straps, STRAPS[i]);
+            node_defaults(n);
             for (auto& input : a.held) set_input(n, input.name, input.value);
             n->clk = 0;
             n->eval();

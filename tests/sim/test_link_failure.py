@@ -1,0 +1,98 @@
+"""A link that fails while traffic runs (fault-tolerant routers, the Amaranth engine):
+the flits it drops and the packets it cuts are counted, never silent; the harness
+rewrites the source tables that change; no packet created after the failure's cycle
+is lost; the rest of the fabric runs on and drains."""
+
+import pytest
+
+import cubefab.sim.selfcheck_run
+from cubefab.sim.selfcheck_run import run_selfcheck
+from cubefab.topology import Hypercube
+
+#: A small fault-tolerant router for fast runs (the Python simulator is slow).
+SMALL = {"fault_waypoints": 1, "vcs_per_class": 1, "depth": 4}
+
+ERRORS = ("lost", "duplicated", "corrupted", "misrouted", "checker_errors",
+          "late_losses")
+
+
+def failing_run(**options):
+    params = {"rate": 0.95, "cycles": 120, "drain": 600, "seed": 5, "packet_flits": 4,
+              "fail_links": [(0, 1, 50)], **SMALL}
+    params.update(options)
+    return run_selfcheck(Hypercube(3), engine="amaranth", **params)
+
+
+def assert_reconciled(result):
+    assert {k: result[k] for k in ERRORS} == dict.fromkeys(ERRORS, 0)
+    assert result["ok"] and result["drained"] and result["in_flight"] == 0
+    # every created packet delivered, dropped whole or delivered cut
+    assert result["created"] == result["delivered"] + result["dropped"] + result["cut"]
+
+
+@pytest.mark.parametrize("packet_flits", [2, 4])
+def test_a_link_failing_past_saturation_is_reconciled(packet_flits):
+    result = failing_run(packet_flits=packet_flits)
+    assert_reconciled(result)
+    assert result["throughput"] < result["offered"]     # past saturation
+    assert result["lost_to_fault"] > 0 and result["dropped"] + result["cut"] > 0
+    # a cut packet's flits after the cut and a dropped packet's flits are all counted
+    assert result["lost_to_fault"] >= result["dropped"] * packet_flits
+    assert result["fail_links"] == [[0, 1, 50]]
+    assert result["reaction_cycles"] == [1 + result["table_changes"][0]]
+
+
+def test_one_flit_packets_are_dropped_whole_never_cut():
+    result = failing_run(packet_flits=1, rate=0.8)
+    assert_reconciled(result)
+    assert result["dropped"] == result["lost_to_fault"] > 0 and result["cut"] == 0
+
+
+def test_the_reaction_bound_holds_and_the_fabric_runs_on():
+    # the tables change before cycle 51: no packet created after cycle 50 is lost,
+    # and the packets created after it are delivered (window: cycles 60 .. 119)
+    result = failing_run(warmup=60, cycles=60)
+    assert_reconciled(result)
+    assert result["last_lost_created"] is not None and result["last_lost_created"] <= 50
+    assert result["window"]["delivered"] > 0 and result["window"]["created"] > 0
+    assert result["window"]["dropped"] == result["window"]["cut"] == 0
+
+
+def test_without_the_table_rewrite_late_packets_are_lost(monkeypatch):
+    # the mutation: the harness writes no new entry, so packets created after the
+    # failure still take the dead link: the bound's check fails
+    monkeypatch.setattr(cubefab.sim.selfcheck_run, "_changed_writes", lambda old, new: [])
+    result = failing_run(packet_flits=1, rate=0.8)
+    assert result["late_losses"] > 0 and not result["ok"]
+
+
+def test_the_accounting_catches_a_truly_lost_packet():
+    # a packet dropped at an ejection port (a defect, no failure's doing) is lost
+    result = failing_run(packet_flits=1, rate=0.5, drain=300,
+                         defect={"kind": "drop", "node": 3})
+    assert result["lost"] == 1 and not result["ok"] and not result["drained"]
+
+
+def test_a_static_fault_run_reports_the_failure_counters_as_zero():
+    result = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.3, cycles=40,
+                           drain=300, seed=1, faults=[0], **SMALL)
+    assert (result["lost_to_fault"], result["dropped"], result["cut"]) == (0, 0, 0)
+    assert "fail_links" not in result and result["ok"]
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"fail_links": [(0, 3, 10)]}, "neighbours"),
+    ({"fail_links": [(0, 1, 10), (1, 0, 20)]}, "fail once"),
+    ({"fail_links": [(1, 3, 10)], "faulty_links": [(1, 3)]}, "fail once"),
+    ({"fail_links": [(0, 1, 10)], "faults": [0]}, "healthy"),
+    ({"fail_links": [(0, 1, 40)]}, "Failure cycle"),
+    ({"fail_links": [(0, 1, -1)]}, "Failure cycle"),
+    ({"fail_links": [(0, 1)]}, "u, v, cycle"),
+    ({"fail_links": [(0, 1, 10)], "engine": "verilator"}, "amaranth engine"),
+    ({"fail_links": [(0, 1, 10)], "fault_waypoints": 0}, "fault-tolerant"),
+])
+def test_bad_failing_links_are_refused(options, match):
+    params = {"engine": "amaranth", "cycles": 40, **SMALL}
+    params.update(options)
+    with pytest.raises(ValueError, match=match):
+        run_selfcheck(Hypercube(3), **params)
