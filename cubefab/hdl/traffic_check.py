@@ -182,12 +182,13 @@ class TrafficChecker(wiring.Component):
             with m.Elif(~inside):
                 # a body flit outside any packet
                 m.d.comb += [self.error.eq(1), self.corrupted.eq(1)]
-            with m.Elif(flit.cut if fmt.layout.waypoints else 0):
-                # a synthetic tail: the packet was cut by a failed link
-                m.d.sync += inside.eq(0)
-                m.d.comb += [self.cut.eq(1),
-                             self.error.eq(bad | ~flit.tail | (flit.src != src)
-                                           | (flit.dest != dest))]
+            if fmt.layout.waypoints:
+                with m.Elif(flit.cut):
+                    # a synthetic tail: the packet was cut by a failed link
+                    m.d.sync += inside.eq(0)
+                    m.d.comb += [self.cut.eq(1),
+                                 self.error.eq(bad | ~flit.tail | (flit.src != src)
+                                               | (flit.dest != dest))]
             with m.Else():
                 m.d.sync += [index.eq(index + 1), bad.eq(bad | ~body_ok),
                              broken.eq(broken | ~body_ok)]
