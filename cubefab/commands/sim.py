@@ -171,9 +171,9 @@ def _options(parser):
                       "between healthy nodes")
     parser.add_argument("--fail-link", type=failing_link_list, action="extend", default=[],
                         metavar="U-V@CYCLE", dest="fail_links",
-                        help="a link that fails while traffic runs, before measured-or-"
-                             "warm-up cycle CYCLE (repeatable, or a comma list; "
-                             "fault-tolerant routers, amaranth engine): the tables that "
+                        help="a link that fails while traffic runs, before run cycle "
+                             "CYCLE (from the first warm-up cycle; repeatable, or a comma "
+                             "list; fault-tolerant routers): the table entries that "
                              "change are rewritten, what it drops or cuts is counted")
     add_waypoints_option(parser)
     router_options(parser, payload_default=f"{SELFCHECK_PAYLOAD}: a 24-bit creation "
@@ -314,7 +314,7 @@ def escape_name(topology, doc):
 def _auto_engine(args, topology, hardware):
     """The engine ``--engine auto`` runs (:func:`~cubefab.sim.engine_choice.choose_engine`):
     amaranth for a VCD, which only it writes."""
-    if args.vcd is not None or args.fail_links:
+    if args.vcd is not None:
         return "amaranth"
     config = selfcheck_config(topology, **hardware)
     engine, _ = choose_engine(topology.num_nodes, args.warmup + args.cycles,

@@ -123,6 +123,10 @@ class SelfCheckingNode(wiring.Component):
     link_up : In(topology.degree)
         Only for a fault-tolerant router: the router's per-port link status (all ones
         at start; a failed link is low at both its ends).
+    dropped_ports : Out(topology.degree)
+        Only for a fault-tolerant router, an observation tap: bit ``p`` is set when the
+        flit in ``link_out[p]``'s payload register (not valid) was dropped at a failed
+        link in the cycle before.
         with replicating routers the first four count copies (``N - 1`` for a
         broadcast), and are as wide as that takes.
     broadcasts, copies_delivered, broadcast_threshold
@@ -183,7 +187,8 @@ class SelfCheckingNode(wiring.Component):
                             "config_dest": In(topology.address_bits),
                             "config_entry": In(self.generator.table.layout),
                             "link_up": In(topology.degree,
-                                          init=(1 << topology.degree) - 1)})
+                                          init=(1 << topology.degree) - 1),
+                            "dropped_ports": Out(topology.degree)})
         #: The event outputs (:func:`node_events`).
         self.events = node_events(router_config)
         copies = (topology.num_nodes - 1).bit_length() if self.broadcast else 1
@@ -239,6 +244,8 @@ class SelfCheckingNode(wiring.Component):
                          self.lost_to_fault.eq(sum(router.lost_to_fault)),
                          self.dropped.eq(sum(router.lost_heads)),
                          self.cut.eq(chk.cut)]
+            # (registered: the dropped flits are then in link_out's payload registers)
+            m.d.sync += self.dropped_ports.eq(router.lost_to_fault)
         if self.broadcast:
             self._broadcast_events(m, gen, chk, router)
         else:

@@ -279,8 +279,8 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         count as ``unroutable``, and the misrouted check follows the waypoint routes
         (:class:`~cubefab.sim.checks.WaypointReference`).
     fail_links : iterable of (u, v, cycle)
-        Links that fail while traffic runs (fault-tolerant routers, the Amaranth
-        engine): before run cycle ``cycle`` (0 is the first; at most the last
+        Links that fail while traffic runs (fault-tolerant routers; both engines):
+        before run cycle ``cycle`` (0 is the first; at most the last
         measured cycle) both directions of link ``u``-``v`` go down (the fabric's
         ``link_up``); that cycle detects it, and before the next one the harness
         writes, through the configuration port, the table entries that change for
@@ -356,9 +356,6 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         inputs.update(defect_inputs(defect, topology))
     faults = fault_configuration(design, faults, faulty_links, fail_links,
                                  last_cycle=warmup + cycles - 1)
-    if faults is not None and faults.failures and engine != "amaranth":
-        raise ValueError("Links failing mid-run need the amaranth engine "
-                         "(the verilator engine does not fail links yet)")
     marks = [warmup, warmup + cycles]
     if engine == "amaranth":
         threads = 1
@@ -554,6 +551,8 @@ def _run_verilator(topology, config, inputs, total, marks, progress, build_progr
                       faults=faults)
     seconds, cpu = time.monotonic() - start, _children_cpu() - cpu
     checks = {k: final.pop(k) for k in _CHECK_KEYS if k in final}
+    if checks.get("last_lost_created", 0) < 0:   # (the main prints -1 for none)
+        checks["last_lost_created"] = None
     for c in marks:
         if c == total:
             snapshots[c] = final
@@ -587,12 +586,10 @@ class _Harness(Elaboratable):
         self.link_flits = [n.link_out[p].flit.payload.as_value()
                            for n in nodes for p in range(degree)]
         # (fault-tolerant routers: the flits dropped at failed links, a cycle after
-        # their grant, as the link outputs)
+        # their grant, in the link outputs' payload registers)
         self.faulty = bool(fabric.config.router.fault_waypoints)
         if self.faulty:
             self.link_dropped = Signal(len(nodes) * degree)
-            self.drop_flits = [n.router.link_out[p].flit.payload.as_value()
-                               for n in nodes for p in range(degree)]
         self.inject_flits = [n.inject_flit.as_value() for n in nodes]
         self.eject_flits = [n.eject_flit.as_value() for n in nodes]
 
@@ -608,7 +605,7 @@ class _Harness(Elaboratable):
             self.eject_valid.eq(Cat(n.delivered_flits for n in nodes)),
         ]
         if self.faulty:
-            m.d.sync += self.link_dropped.eq(Cat(n.router.lost_to_fault for n in nodes))
+            m.d.comb += self.link_dropped.eq(Cat(n.dropped_ports for n in nodes))
         return m
 
 
@@ -668,7 +665,7 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
     def check(ctx, cycle):
         misrouted = 0
         for j in _bits(ctx.get(harness.link_dropped)) if failures else ():
-            raw = ctx.get(harness.drop_flits[j])
+            raw = ctx.get(harness.link_flits[j])
             if get(raw, "head"):
                 if not ledger.drop(get(raw, "src"), get(raw, "dest"),
                                    fields.timestamp(raw)):

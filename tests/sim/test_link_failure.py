@@ -1,26 +1,28 @@
-"""A link that fails while traffic runs (fault-tolerant routers, the Amaranth engine):
-the flits it drops and the packets it cuts are counted, never silent; the harness
-rewrites the source tables that change; no packet created after the failure's cycle
-is lost; the rest of the fabric runs on and drains."""
+"""A link that fails while traffic runs (fault-tolerant routers, both engines with
+identical results): the flits it drops and the packets it cuts are counted, never
+silent; the harness rewrites the source tables that change; no packet created after the
+failure's cycle is lost; the rest of the fabric runs on and drains."""
 
 import pytest
 
 import cubefab.sim.selfcheck_run
 from cubefab.sim.selfcheck_run import run_selfcheck
-from cubefab.topology import Hypercube
+from cubefab.topology import Hypercube, Metacube
+from tests.sim.engine_helpers import both_engines, needs_verilator
 
 #: A small fault-tolerant router for fast runs (the Python simulator is slow).
 SMALL = {"fault_waypoints": 1, "vcs_per_class": 1, "depth": 4}
+
+#: The runs below: Q(3) past saturation, link 0-1 failing at cycle 50.
+RUN = {"rate": 0.95, "cycles": 120, "drain": 600, "seed": 5, "packet_flits": 4,
+       "fail_links": [(0, 1, 50)], **SMALL}
 
 ERRORS = ("lost", "duplicated", "corrupted", "misrouted", "checker_errors",
           "late_losses")
 
 
 def failing_run(**options):
-    params = {"rate": 0.95, "cycles": 120, "drain": 600, "seed": 5, "packet_flits": 4,
-              "fail_links": [(0, 1, 50)], **SMALL}
-    params.update(options)
-    return run_selfcheck(Hypercube(3), engine="amaranth", **params)
+    return run_selfcheck(Hypercube(3), engine="amaranth", **{**RUN, **options})
 
 
 def assert_reconciled(result):
@@ -30,9 +32,12 @@ def assert_reconciled(result):
     assert result["created"] == result["delivered"] + result["dropped"] + result["cut"]
 
 
+@needs_verilator
 @pytest.mark.parametrize("packet_flits", [2, 4])
-def test_a_link_failing_past_saturation_is_reconciled(packet_flits):
-    result = failing_run(packet_flits=packet_flits)
+def test_a_link_failing_past_saturation_is_reconciled_in_both_engines(verilator_cache,
+                                                                      packet_flits):
+    result = both_engines(Hypercube(3), **{**RUN, "packet_flits": packet_flits,
+                                           "opt": "-O1"})
     assert_reconciled(result)
     assert result["throughput"] < result["offered"]     # past saturation
     assert result["lost_to_fault"] > 0 and result["dropped"] + result["cut"] > 0
@@ -42,8 +47,10 @@ def test_a_link_failing_past_saturation_is_reconciled(packet_flits):
     assert result["reaction_cycles"] == [1 + result["table_changes"][0]]
 
 
-def test_one_flit_packets_are_dropped_whole_never_cut():
-    result = failing_run(packet_flits=1, rate=0.8)
+@needs_verilator
+def test_one_flit_packets_are_dropped_whole_never_cut(verilator_cache):
+    result = both_engines(Hypercube(3), **{**RUN, "packet_flits": 1, "rate": 0.8,
+                                           "opt": "-O1"})
     assert_reconciled(result)
     assert result["dropped"] == result["lost_to_fault"] > 0 and result["cut"] == 0
 
@@ -88,7 +95,6 @@ def test_a_static_fault_run_reports_the_failure_counters_as_zero():
     ({"fail_links": [(0, 1, 40)]}, "Failure cycle"),
     ({"fail_links": [(0, 1, -1)]}, "Failure cycle"),
     ({"fail_links": [(0, 1)]}, "u, v, cycle"),
-    ({"fail_links": [(0, 1, 10)], "engine": "verilator"}, "amaranth engine"),
     ({"fail_links": [(0, 1, 10)], "fault_waypoints": 0}, "fault-tolerant"),
 ])
 def test_bad_failing_links_are_refused(options, match):
@@ -96,3 +102,33 @@ def test_bad_failing_links_are_refused(options, match):
     params.update(options)
     with pytest.raises(ValueError, match=match):
         run_selfcheck(Hypercube(3), **params)
+
+
+@needs_verilator
+def test_the_verilator_engine_counts_late_losses_too(verilator_cache, monkeypatch):
+    monkeypatch.setattr(cubefab.sim.selfcheck_run, "_changed_writes", lambda old, new: [])
+    result = run_selfcheck(Hypercube(3), engine="verilator", opt="-O1",
+                           **{**RUN, "packet_flits": 1, "rate": 0.8})
+    assert result["late_losses"] > 0 and not result["ok"]
+
+
+@pytest.mark.slow
+@needs_verilator
+@pytest.mark.parametrize("packet_flits", [1, 3])
+def test_two_links_failing_in_a_long_q4_run(verilator_cache, packet_flits):
+    # Verilator, 3000 measured cycles past saturation, links 0-1 and 5-7 failing
+    result = run_selfcheck(Hypercube(4), engine="verilator", rate=0.9, cycles=3000,
+                           warmup=200, drain=3000, seed=11, packet_flits=packet_flits,
+                           fault_waypoints=1, fail_links=[(0, 1, 700), (5, 7, 1900)])
+    assert_reconciled(result)
+    assert result["lost_to_fault"] > 0 and len(result["reaction_cycles"]) == 2
+    assert result["last_lost_created"] <= 1900
+
+
+@pytest.mark.slow
+@needs_verilator
+def test_mc12_link_failing_in_both_engines(verilator_cache):
+    result = both_engines(Metacube(1, 2), rate=0.6, cycles=300, drain=1500, seed=7,
+                          packet_flits=2, fail_links=[(0, 1, 120)], opt="-O1", **SMALL)
+    assert_reconciled(result)
+    assert result["lost_to_fault"] > 0
