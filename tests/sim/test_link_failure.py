@@ -132,3 +132,13 @@ def test_mc12_link_failing_in_both_engines(verilator_cache):
                           packet_flits=2, fail_links=[(0, 1, 120)], opt="-O1", **SMALL)
     assert_reconciled(result)
     assert result["lost_to_fault"] > 0
+
+
+def test_a_failure_that_cuts_a_node_off_makes_its_pairs_unroutable():
+    # nodes 1 and 2 faulty, then link 0-4 fails: node 0 is cut off; its pairs are
+    # refused at their sources from the next cycle on (unroutable), never lost
+    result = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.5, cycles=100,
+                           drain=400, seed=3, faults=[1, 2], fail_links=[(0, 4, 40)],
+                           **SMALL)
+    assert_reconciled(result)
+    assert result["pairs_unroutable_after"] == 2 * 5 and result["unroutable"] > 0
