@@ -85,17 +85,6 @@ class Router(wiring.Component):
     lost_heads : Out(topology.degree)
         Only with ``config.fault_waypoints``: bit ``p`` pulses when the flit dropped at
         port ``p`` is a head (a packet dropped whole: its other flits follow it).
-
-    With ``config.fault_waypoints`` a link that fails (``link_up[p]`` low, at both
-    ends) also cuts the packets it was carrying: each input VC of port ``p``
-    remembers whether a packet is open (its head arrived, its tail not yet) and its
-    last flit; while the link is down and no flit arrives, the lowest open VC with
-    room in its buffer gets a synthetic tail, a copy of that last flit with ``head``
-    0, ``tail`` 1 and ``cut`` 1, which travels on as an ordinary tail (releasing
-    every VC the packet holds downstream) to the destination, whose checker counts
-    the packet as cut. A flit registered on the link the cycle before the failure
-    still arrives (the sender drops only what it grants from then on); a dead
-    link's credits are no longer returned.
     bwrap_mask : In(topology.degree)
         Bit ``p``: a broadcast copy leaving through port ``p`` moves up one broadcast
         VC; present only when ``node`` is ``None`` and ``config.broadcast``, held at
@@ -117,6 +106,17 @@ class Router(wiring.Component):
     :class:`~cubefab.hdl.route.waypoint.WaypointRoute`, a flit leaves on VC
     ``phase_out * C + class`` (the class restarting at 0 on a new leg) with
     ``phase_out`` written into its header, and every turn is connected.
+
+    With ``config.fault_waypoints`` a link that fails (``link_up[p]`` low, at both
+    ends) also cuts the packets it was carrying: each input VC of port ``p``
+    remembers whether a packet is open (its head arrived, its tail not yet) and its
+    last flit; while the link is down and no flit arrives, the lowest open VC with
+    room in its buffer gets a synthetic tail, a copy of that last flit with ``head``
+    0, ``tail`` 1 and ``cut`` 1, which travels on as an ordinary tail (releasing
+    every VC the packet holds downstream) to the destination, whose checker counts
+    the packet as cut. A flit registered on the link the cycle before the failure
+    still arrives (the sender drops only what it grants from then on); a dead
+    link's credits are no longer returned.
 
     With ``config.broadcast_vcs`` the router replicates broadcast packets (``bcast``
     set; docs/broadcast.md, "Replication in the router"): the broadcast VCs of its
