@@ -290,6 +290,9 @@ def _sim(args, topology):
                     f"links {doc['faulty_links']} ({count} fault(s), guarantee <= "
                     f"{doc['guarantee']}; {doc['pairs_detoured']} pairs through waypoints, "
                     f"{doc['pairs_cut_off'] + doc['pairs_unroutable']} refused)")
+        if "fail_links" in doc:
+            routing += ", failing mid-run: " + ", ".join(
+                f"{u}-{v} at cycle {c}" for u, v, c in doc["fail_links"])
     if doc.get("broadcast_vcs"):
         routing += f" + {doc['broadcast_vcs']} broadcast VC(s)"
     text = "\n".join([

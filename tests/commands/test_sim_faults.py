@@ -86,6 +86,7 @@ def test_the_text_reports_what_the_failure_cost(cli):
             "--rate", 0.5, "--cycles", 40, "--drain", 300, *SMALL)
     assert r.status == 0, r.err
     assert "lost to a failed link and counted" in r.out and "reaction_cycles" in r.out
+    assert "failing mid-run: 0-1 at cycle 20" in r.out
 
 
 @pytest.mark.parametrize("args, message", [
