@@ -8,7 +8,7 @@ import pytest
 import cubefab.sim.selfcheck_run
 from cubefab.sim.selfcheck_run import run_selfcheck
 from cubefab.topology import Hypercube, Metacube
-from tests.sim.engine_helpers import both_engines, needs_verilator
+from tests.sim.engine_helpers import both_engines, needs_verilator, same_results
 
 #: A small fault-tolerant router for fast runs (the Python simulator is slow).
 SMALL = {"fault_waypoints": 1, "vcs_per_class": 1, "depth": 4}
@@ -142,3 +142,15 @@ def test_a_failure_that_cuts_a_node_off_makes_its_pairs_unroutable():
                            **SMALL)
     assert_reconciled(result)
     assert result["pairs_unroutable_after"] == 2 * 5 and result["unroutable"] > 0
+
+
+@needs_verilator
+def test_two_failures_on_three_threads_match_the_amaranth_engine(verilator_cache):
+    # the Verilator netlist split over three threads (each fails its own ends)
+    options = {**RUN, "fail_links": [(0, 1, 50), (2, 6, 70)], "opt": "-O1"}
+    amaranth = run_selfcheck(Hypercube(3), engine="amaranth", **options)
+    threaded = run_selfcheck(Hypercube(3), engine="verilator", threads=3, **options)
+    left, right = same_results(amaranth, threaded)
+    assert left == right
+    assert_reconciled(amaranth)
+    assert len(amaranth["table_changes"]) == 2 and amaranth["last_lost_created"] <= 70
