@@ -47,6 +47,8 @@ NAMES = ["", " ", "x", "ecube", "minimal", "paper", "..", "-", "\u00e9", "a" * 3
          "top", "1x", "\x00"]
 LISTS = ["", ",", "1", "1,2", "0", "-1", "1,,2", "\u0663", "99999999", "a,b"]
 LINKS = ["", "0-1", "0-3", "1-0", "0-1-2", "a-b", "-", "0-99999999", "\u0663-1"]
+FAILING = ["", "0-1@5", "0-1", "0-1@", "0-1@-1", "0-3@2", "1-0@99999999", "a-b@1", "@3",
+           "0-1@5,0-1@6", "\u0663-1@2"]
 RATES = ["0.1", "0.1:0.2:0.1", "0:1:0", "0:inf:0.1", "0.1:1:1e-12", "nan", "", "1,2",
          "0.1,nan", "-0.1", "0.2:0.1:0.1", "a:b:c"]
 #: (path kind, ext): how an output path is made in the sandbox (see _path).
@@ -63,7 +65,7 @@ SURE_BAD = {"int": ["", "abc", "\u0663", "nan", "-1", "1e999", "1.5"],
             "dir": ["user_file", "empty", "under_file"]}
 
 POOLS = {"int": INTS, "float": FLOATS, "address": ADDRESSES, "name": NAMES,
-         "list": LISTS, "links": LINKS, "rates": RATES, "file": FILE_KINDS,
+         "list": LISTS, "links": LINKS, "failing": FAILING, "rates": RATES, "file": FILE_KINDS,
          "dir": DIR_KINDS}
 
 
@@ -95,7 +97,8 @@ SIM = dict(ROUTER, **{"--traffic": ["uniform", "hotspot", "transpose", "broadcas
                       "--seed": "int", "--hotspot": "address", "--hotspot-fraction": "float",
                       "--drain": "int", "--engine": ["amaranth", "verilator", "x"],
                       "--vcd": "file", "--json": "flag", "--force": "flag",
-                      "--faults": "list", "--faulty-links": "links", "--waypoints": "int"})
+                      "--faults": "list", "--faulty-links": "links", "--waypoints": "int",
+                      "--fail-link": "failing"})
 
 SPECS = {
     "info": Spec(("info",), ALL, {}, {"--json": "flag"}),

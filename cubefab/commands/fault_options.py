@@ -9,7 +9,7 @@ from ..hdl.config import MAX_FAULT_WAYPOINTS
 from .limits import check_memory
 
 
-__all__ = ["address_list", "link_list", "add_fault_options", "check_fault_options",
+__all__ = ["address_list", "link_list", "failing_link_list", "add_fault_options", "check_fault_options",
            "add_waypoints_option", "fault_waypoints", "check_route_table",
            "route_table_hops", "MAX_WAYPOINTS", "BYTES_PER_PAIR_HOP"]
 
@@ -34,6 +34,25 @@ def link_list(text):
             raise argparse.ArgumentTypeError(f"invalid link {part!r} (write U-V)")
         links.append((parse_address(ends[0]), parse_address(ends[1])))
     return links
+
+
+def failing_link_list(text):
+    """An argparse ``type``: comma-separated links failing mid-run, ``U-V@CYCLE``
+    (empty items skipped); a list of ``(u, v, cycle)``."""
+    failing = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        link, at, cycle = part.partition("@")
+        if not at or not cycle.strip().isdigit():
+            raise argparse.ArgumentTypeError(f"invalid failing link {part!r} (write "
+                                             f"U-V@CYCLE)")
+        (u, v), = link_list(link) or [(None, None)]
+        if u is None:
+            raise argparse.ArgumentTypeError(f"invalid failing link {part!r} (write "
+                                             f"U-V@CYCLE)")
+        failing.append((u, v, int(cycle)))
+    return failing
 
 
 def add_fault_options(parser, nodes_help="faulty nodes", links_help="faulty links (pairs "

@@ -13,7 +13,8 @@ from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, SELFCHECK_PAYL
 from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
 from ..topology.fault_routing import DEFAULT_WAYPOINTS
 from ..topology.patterns import PATTERNS
-from .fault_options import add_fault_options, add_waypoints_option, fault_waypoints
+from .fault_options import (add_fault_options, add_waypoints_option, failing_link_list,
+                            fault_waypoints)
 from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MAX_CYCLES,
                      MAX_SEED, check_fabric, check_hardware, check_vcs_per_class,
                      check_channel_graph)
@@ -168,6 +169,12 @@ def _options(parser):
     add_fault_options(parser, nodes_help="faulty nodes: fault-tolerant routers route "
                       "around them by waypoints (tables loaded at run time); traffic only "
                       "between healthy nodes")
+    parser.add_argument("--fail-link", type=failing_link_list, action="extend", default=[],
+                        metavar="U-V@CYCLE", dest="fail_links",
+                        help="a link that fails while traffic runs, before run cycle "
+                             "CYCLE (from the first warm-up cycle; repeatable, or a comma "
+                             "list; fault-tolerant routers): the table entries that "
+                             "change are rewritten, what it drops or cuts is counted")
     add_waypoints_option(parser)
     router_options(parser, payload_default=f"{SELFCHECK_PAYLOAD}: a 24-bit creation "
                    "timestamp, an 8-bit sequence number and 8 check bits")
@@ -191,6 +198,11 @@ ROWS = ("injected", "delivered", "in_flight", "unroutable") + CHECKS + (
     "offered", "throughput", "drain_cycles", "cycles_per_second")
 
 
+#: The rows a run with links failing mid-run adds.
+FAILURE_ROWS = ("lost_to_fault", "dropped", "cut", "table_changes", "reaction_cycles",
+                "late_losses", "last_lost_created")
+
+
 def _sim(args, topology):
     check_engine(args.engine)
     what = f"the {topology.label} self-checking fabric"
@@ -204,7 +216,8 @@ def _sim(args, topology):
     params = router_params(args, topology)
     if args.payload_width is None:
         del params["payload_width"]      # the self-checking packets' default
-    waypoints = fault_waypoints(args, topology, params["adaptive_vcs"])
+    waypoints = fault_waypoints(args, topology, params["adaptive_vcs"],
+                                wanted=bool(args.fail_links))
     if waypoints:
         params["fault_waypoints"] = waypoints
     hardware = dict(pattern=args.traffic, packet_flits=args.packet_flits,
@@ -233,20 +246,29 @@ def _sim(args, topology):
                 hotspot_fraction=args.hotspot_fraction, vcd=vcd,
                 broadcast_fraction=args.broadcast_fraction,
                 progress=progress.update, faults=args.faults,
-                faulty_links=args.faulty_links, **hardware)
+                faulty_links=args.faulty_links, fail_links=args.fail_links, **hardware)
     except VerilatorUnavailable as exc:
         raise CliError(f"{exc}; or use --engine amaranth") from None
     finally:
         progress.close()
     rows = [[key, _fmt(doc[key])] for key in ROWS]
+    if "fail_links" in doc:   # what the links failing mid-run cost, and the reaction
+        rows += [[key, _fmt(doc[key])] for key in FAILURE_ROWS]
     if "broadcasts" in doc:
         rows += [["broadcasts", _fmt(doc["broadcasts"])],
                  ["copies_delivered", _fmt(doc["copies_delivered"])]]
         rows += [[f"broadcast_latency {k}", _fmt(v)]
                  for k, v in doc["broadcast_latency"].items()]
-    problems = [f"{doc[k]} {k}" for k in ("checker_errors",) + CHECKS if doc[k]]
+    problems = [f"{doc[k]} {k}" for k in ("checker_errors",) + CHECKS
+                + (("late_losses",) if "fail_links" in doc else ()) if doc[k]]
     adaptive = doc["adaptive_vcs"] > 0
-    if doc["ok"]:
+    if doc["ok"] and "fail_links" in doc:
+        verdict = (f"ok: every packet delivered once, intact, on a waypoint route of its "
+                   f"fault set (before or after a failure) and VCs, or lost to a failed "
+                   f"link and counted: {doc['dropped']} dropped whole, {doc['cut']} cut "
+                   f"({doc['lost_to_fault']} flits); none created after a failure's cycle "
+                   f"lost ({doc['unroutable']} refused at their source as unroutable)")
+    elif doc["ok"]:
         verdict = ("ok: every packet and broadcast copy delivered once, intact, in order, "
                    "on its reference route (a copy: its tree) and VCs"
                    if "broadcasts" in doc else
@@ -268,6 +290,9 @@ def _sim(args, topology):
                     f"links {doc['faulty_links']} ({count} fault(s), guarantee <= "
                     f"{doc['guarantee']}; {doc['pairs_detoured']} pairs through waypoints, "
                     f"{doc['pairs_cut_off'] + doc['pairs_unroutable']} refused)")
+        if "fail_links" in doc:
+            routing += ", failing mid-run: " + ", ".join(
+                f"{u}-{v} at cycle {c}" for u, v, c in doc["fail_links"])
     if doc.get("broadcast_vcs"):
         routing += f" + {doc['broadcast_vcs']} broadcast VC(s)"
     text = "\n".join([

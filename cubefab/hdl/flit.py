@@ -82,7 +82,9 @@ class FlitLayout(data.StructLayout):
     Fields, from bit 0: ``head`` (1), ``tail`` (1), ``bcast`` (1, only when
     ``broadcast``), ``vc``, ``cls`` (only when ``class_width``), ``dest``, ``src``, then
     with ``waypoints``: ``waypoint_count`` (waypoints named), ``phase`` (waypoints
-    passed) and ``waypoint`` (an ``ArrayLayout`` of ``waypoints`` addresses); ``mmask``
+    passed), ``waypoint`` (an ``ArrayLayout`` of ``waypoints`` addresses) and ``cut``
+    (1: a tail a router made for a packet a failed link cut short, see
+    :class:`~cubefab.hdl.router.Router`); ``mmask``
     (only when ``multicast``); last ``payload``.
     """
 
@@ -110,7 +112,8 @@ class FlitLayout(data.StructLayout):
         if waypoints:
             fields.update({"waypoint_count": unsigned(waypoints.bit_length()),
                            "phase": unsigned(waypoints.bit_length()),
-                           "waypoint": data.ArrayLayout(address_bits, waypoints)})
+                           "waypoint": data.ArrayLayout(address_bits, waypoints),
+                           "cut": unsigned(1)})
         if multicast:
             fields["mmask"] = unsigned(address_bits)
         super().__init__({**fields, "payload": unsigned(payload_width)})

@@ -82,6 +82,9 @@ class Router(wiring.Component):
     lost_to_fault : Out(topology.degree)
         Only with ``config.fault_waypoints``: bit ``p`` pulses for each flit dropped at
         port ``p``.
+    lost_heads : Out(topology.degree)
+        Only with ``config.fault_waypoints``: bit ``p`` pulses when the flit dropped at
+        port ``p`` is a head (a packet dropped whole: its other flits follow it).
     bwrap_mask : In(topology.degree)
         Bit ``p``: a broadcast copy leaving through port ``p`` moves up one broadcast
         VC; present only when ``node`` is ``None`` and ``config.broadcast``, held at
@@ -103,6 +106,17 @@ class Router(wiring.Component):
     :class:`~cubefab.hdl.route.waypoint.WaypointRoute`, a flit leaves on VC
     ``phase_out * C + class`` (the class restarting at 0 on a new leg) with
     ``phase_out`` written into its header, and every turn is connected.
+
+    With ``config.fault_waypoints`` a link that fails (``link_up[p]`` low, at both
+    ends) also cuts the packets it was carrying: each input VC of port ``p``
+    remembers whether a packet is open (its head arrived, its tail not yet) and its
+    last flit; while the link is down and no flit arrives, the lowest open VC with
+    room in its buffer gets a synthetic tail, a copy of that last flit with ``head``
+    0, ``tail`` 1 and ``cut`` 1, which travels on as an ordinary tail (releasing
+    every VC the packet holds downstream) to the destination, whose checker counts
+    the packet as cut. A flit registered on the link the cycle before the failure
+    still arrives (the sender drops only what it grants from then on); a dead
+    link's credits are no longer returned.
 
     With ``config.broadcast_vcs`` the router replicates broadcast packets (``bcast``
     set; docs/broadcast.md, "Replication in the router"): the broadcast VCs of its
@@ -151,6 +165,7 @@ class Router(wiring.Component):
         if config.fault_waypoints:
             members["link_up"] = In(degree, init=(1 << degree) - 1)
             members["lost_to_fault"] = Out(degree)
+            members["lost_heads"] = Out(degree)
         super().__init__(members)
 
     @staticmethod
@@ -188,8 +203,13 @@ class Router(wiring.Component):
         outputs = [[o for o in range(degree + 1) if (p, o) in turns]
                    for p in range(degree + 1)]
         buffers = []
+        # (fault-tolerant routers, per network port: the buffers' room per VC for a
+        # synthetic tail, and whether a flit enters; see _cut_tails)
+        self._cut_room, self._entering = {}, {}
         for p in range(degree + 1):
             arriving = self._arriving(p)
+            if self.config.fault_waypoints and p < degree:
+                arriving = self._cut_tails(m, p, arriving)
             if self.config.adaptive:
                 enter = self._route_adaptive(m, p, arriving)
             elif self.config.fault_waypoints:
@@ -248,6 +268,36 @@ class Router(wiring.Component):
         injected = self.local_in.payload.as_value()
         return data.View(layout, Cat(injected[:vc_at], C(0, end - vc_at),
                                      injected[end:]))
+
+    def _cut_tails(self, m, p, arriving):
+        """Sound cut of the packets a failed link ``p`` carried (fault-tolerant
+        routers): per input VC, whether a packet is open and its last flit; while
+        ``link_up[p]`` is low and no flit arrives, the synthetic tail of the lowest
+        open VC whose buffer has room (``self._cut_room[p]``, driven by
+        :meth:`_input_buffers`) arrives instead. Returns the flit entering port ``p``
+        (``self._entering[p]``: it is valid)."""
+        layout, vcs = self.layout, self.config.link_vcs
+        link = self.link_in[p]
+        room = Signal(vcs, name=f"cut_room_p{p}")
+        opened = [Signal(name=f"open_p{p}_vc{v}") for v in range(vcs)]
+        last = [Signal(layout, name=f"last_p{p}_vc{v}") for v in range(vcs)]
+        synthetic = Signal(layout, name=f"cut_tail_p{p}")
+        cutting = Signal(name=f"cutting_p{p}")
+        entering = Signal(layout, name=f"entering_p{p}")
+        down = ~self.link_up[p] & ~link.flit.valid
+        for v in reversed(range(vcs)):   # the lowest open VC with room wins
+            with m.If(down & opened[v] & room[v]):
+                m.d.comb += [cutting.eq(1), synthetic.eq(last[v])]
+        m.d.comb += [entering.eq(Mux(cutting, synthetic, arriving)),
+                     entering.head.eq(Mux(cutting, 0, arriving.head)),
+                     entering.tail.eq(Mux(cutting, 1, arriving.tail)),
+                     entering.cut.eq(Mux(cutting, 1, arriving.cut))]
+        for v in range(vcs):
+            with m.If((link.flit.valid | cutting) & (entering.vc == v)):
+                m.d.sync += [opened[v].eq(~entering.tail), last[v].eq(entering)]
+        self._cut_room[p] = room
+        self._entering[p] = link.flit.valid | cutting
+        return entering
 
     def _route(self, m, p, arriving):
         """Route: the route unit of input port ``p``. Returns ``enter``, the route of
@@ -398,7 +448,16 @@ class Router(wiring.Component):
             BUFFERS[self.config.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
                                         head=route_layout.size)
             m.d.comb += fifo.w_data.eq(Cat(new, arriving))
-            if p < degree:
+            if p < degree and self.config.fault_waypoints:
+                # (a real flit, or a synthetic tail of a cut packet; a dead link's
+                # credits are not returned)
+                link = self.link_in[p]
+                m.d.comb += [fifo.w_en.eq(self._entering[p] & (arriving.vc == v)),
+                             self._cut_room[p][v].eq(fifo.w_rdy)]
+                with m.If(fifo.w_en & ~fifo.w_rdy):
+                    m.d.sync += self.overflow.eq(1)
+                m.d.sync += link.credit[v].eq(fifo.r_en & fifo.r_rdy & self.link_up[p])
+            elif p < degree:
                 link = self.link_in[p]
                 m.d.comb += fifo.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))
                 with m.If(fifo.w_en & ~fifo.w_rdy):
@@ -707,7 +766,8 @@ class Router(wiring.Component):
             if self.config.fault_waypoints:
                 up = self.link_up[o]
                 m.d.sync += out.flit.valid.eq(sent & up)
-                m.d.comb += self.lost_to_fault[o].eq(sent & ~up)
+                m.d.comb += [self.lost_to_fault[o].eq(sent & ~up),
+                             self.lost_heads[o].eq(sent & ~up & switched[o].head)]
                 moved = sent & up
             for w in range(self.config.link_vcs):
                 used = moved & (switched[o].vc == w)

@@ -197,6 +197,15 @@ class SelfCheckingFabric(wiring.Component):
     unroutable : Out(48)
         Only with ``fault_waypoints``: packets drawn to a destination their source's
         table refuses (not created).
+    link_up : In(num_nodes * degree)
+        Only with ``fault_waypoints``: the status of every directed channel, bit
+        ``i * degree + p`` for port ``p`` of the node of dense index ``i``; all ones at
+        start. To fail a link mid-run, clear the bits of both its ends in the same
+        cycle.
+    lost_to_fault, dropped, cut : Out(48)
+        Only with ``fault_waypoints``: flits dropped at failed links, of which heads
+        (packets dropped whole), and packets delivered cut short by a failure (a
+        synthetic tail); a created packet is delivered, dropped, cut or in flight.
 
     The nodes are in :attr:`nodes` (dense order) once elaborated.
     """
@@ -225,6 +234,8 @@ class SelfCheckingFabric(wiring.Component):
             # (plain unsigned inputs: a simulator writes an entry as one number)
             members.update({name: In(Shape.cast(node.signature.members[name].shape).width)
                             for name in CONFIG_INPUTS})
+            links = len(self.nodes) * topology.degree
+            members["link_up"] = In(links, init=(1 << links) - 1)
         members.update(self.config.counter_members())
         super().__init__(members)
 
@@ -252,6 +263,9 @@ class SelfCheckingFabric(wiring.Component):
                              node.defect_port.eq(self.defect_port)]
             for name in CONFIG_INPUTS if self.config.router.fault_waypoints else ():
                 m.d.comb += getattr(node, name).eq(getattr(self, name))
+            if self.config.router.fault_waypoints:
+                i, degree = topo.index(address), topo.degree
+                m.d.comb += node.link_up.eq(self.link_up[i * degree:(i + 1) * degree])
         connect_links(m, topo, self.nodes)
 
         # Global totals: add this cycle's events of every node (adder trees).

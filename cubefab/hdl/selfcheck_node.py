@@ -10,7 +10,8 @@ from .traffic_check import TrafficChecker
 from .traffic_gen import PacketFormat, RATE_BITS, TrafficGenerator
 
 
-__all__ = ["SelfCheckingNode", "NODE_EVENTS", "FAULT_EVENTS", "BROADCAST_EVENTS",
+__all__ = ["SelfCheckingNode", "NODE_EVENTS", "FAULT_EVENTS", "LOST_EVENTS",
+           "BROADCAST_EVENTS",
            "node_events", "DEFECTS", "defect_inputs", "DEFECT_INPUTS", "CONFIG_INPUTS"]
 
 
@@ -24,8 +25,14 @@ NODE_EVENTS = ("created", "refused", "injected", "injected_flits", "delivered",
 BROADCAST_EVENTS = ("broadcasts", "copies_delivered")
 
 #: The events a fault-tolerant node (``RouterConfig.fault_waypoints``) adds: packets
-#: drawn to a destination its source table refuses.
-FAULT_EVENTS = ("unroutable",)
+#: drawn to a destination its source table refuses; flits its router dropped at a
+#: failed link (``lost_to_fault``), of which heads (``dropped``: packets dropped
+#: whole); packets its checker received cut short by a failed link (``cut``).
+FAULT_EVENTS = ("unroutable", "lost_to_fault", "dropped", "cut")
+
+#: The events of :data:`FAULT_EVENTS` that end a packet without delivering it: a
+#: created packet is delivered, or one of these, or still in flight.
+LOST_EVENTS = ("dropped", "cut")
 
 #: The fault configuration port of a fault-tolerant node (and fabric): while
 #: ``config_write`` is 1, ``config_entry`` is written at ``config_dest`` of the source
@@ -113,6 +120,13 @@ class SelfCheckingNode(wiring.Component):
     config_write, config_node, config_dest, config_entry : In
         Only for a fault-tolerant router: the fault configuration port
         (:data:`CONFIG_INPUTS`).
+    link_up : In(topology.degree)
+        Only for a fault-tolerant router: the router's per-port link status (all ones
+        at start; a failed link is low at both its ends).
+    dropped_ports : Out(topology.degree)
+        Only for a fault-tolerant router, an observation tap: bit ``p`` is set when the
+        flit in ``link_out[p]``'s payload register (not valid) was dropped at a failed
+        link in the cycle before.
         with replicating routers the first four count copies (``N - 1`` for a
         broadcast), and are as wide as that takes.
     broadcasts, copies_delivered, broadcast_threshold
@@ -142,8 +156,11 @@ class SelfCheckingNode(wiring.Component):
                                           queue_depth=queue_depth,
                                           waypoints=self.waypoints)
         # adaptive routing may reorder a flow's packets: the harness counts that
+        # (and a failed link may drop packets whole, leaving a gap in a flow's
+        # sequence: with fault-tolerant routers the harness checks the order)
         self.checker = TrafficChecker(topology, node, fmt,
-                                      ordered=not router_config.adaptive)
+                                      ordered=not (router_config.adaptive
+                                                   or router_config.fault_waypoints))
         layout = self.router.layout
         ts_bits = fmt.timestamp_bits
         #: Layout of the node-dependent constants of a strapped node.
@@ -168,12 +185,17 @@ class SelfCheckingNode(wiring.Component):
         if self.waypoints:
             members.update({"config_write": In(1), "config_node": In(topology.address_bits),
                             "config_dest": In(topology.address_bits),
-                            "config_entry": In(self.generator.table.layout)})
+                            "config_entry": In(self.generator.table.layout),
+                            "link_up": In(topology.degree,
+                                          init=(1 << topology.degree) - 1),
+                            "dropped_ports": Out(topology.degree)})
         #: The event outputs (:func:`node_events`).
         self.events = node_events(router_config)
         copies = (topology.num_nodes - 1).bit_length() if self.broadcast else 1
+        ports = topology.degree.bit_length()   # (a flit dropped per port at most)
         for name in self.events:
-            members[name] = Out(copies if name in _COPY_EVENTS and self.broadcast else 1)
+            members[name] = Out(copies if name in _COPY_EVENTS and self.broadcast
+                                else ports if name in ("lost_to_fault", "dropped") else 1)
         if self.broadcast:
             members["broadcast_threshold"] = In(RATE_BITS + 1)
         members["inject_flit"] = Out(layout)
@@ -217,7 +239,13 @@ class SelfCheckingNode(wiring.Component):
                                              & (self.config_node == address)),
                          gen.config_dest.eq(self.config_dest),
                          gen.config_entry.eq(self.config_entry),
-                         self.unroutable.eq(gen.unroutable)]
+                         self.unroutable.eq(gen.unroutable),
+                         router.link_up.eq(self.link_up),
+                         self.lost_to_fault.eq(sum(router.lost_to_fault)),
+                         self.dropped.eq(sum(router.lost_heads)),
+                         self.cut.eq(chk.cut)]
+            # (registered: the dropped flits are then in link_out's payload registers)
+            m.d.sync += self.dropped_ports.eq(router.lost_to_fault)
         if self.broadcast:
             self._broadcast_events(m, gen, chk, router)
         else:

@@ -61,6 +61,12 @@ class TrafficChecker(wiring.Component):
         Cycles from the packet's creation to its tail's arrival, with ``delivered``.
     delivered_broadcast : Out(1)
         Only with a ``bcast`` field: the packet of ``delivered`` is a broadcast copy.
+    cut : Out(1)
+        Only with waypoint headers (fault-tolerant routers): pulse, the open packet
+        ended with a synthetic tail (``cut`` set: a failed link cut it short; see
+        :class:`~cubefab.hdl.router.Router`). It counts as lost to the fault, not as
+        delivered; with ``error`` when its flits so far (or the tail's header) were
+        wrong.
     here : In(topology.address_bits)
         This node's address; present only when ``node`` is ``None``.
     """
@@ -84,6 +90,7 @@ class TrafficChecker(wiring.Component):
             "corrupted": Out(1),
             "latency": Out(fmt.timestamp_bits),
             **({"delivered_broadcast": Out(1)} if fmt.layout.broadcast else {}),
+            **({"cut": Out(1)} if fmt.layout.waypoints else {}),
         })
 
     def elaborate(self, platform):
@@ -175,6 +182,13 @@ class TrafficChecker(wiring.Component):
             with m.Elif(~inside):
                 # a body flit outside any packet
                 m.d.comb += [self.error.eq(1), self.corrupted.eq(1)]
+            if fmt.layout.waypoints:
+                with m.Elif(flit.cut):
+                    # a synthetic tail: the packet was cut by a failed link
+                    m.d.sync += inside.eq(0)
+                    m.d.comb += [self.cut.eq(1),
+                                 self.error.eq(bad | ~flit.tail | (flit.src != src)
+                                               | (flit.dest != dest))]
             with m.Else():
                 m.d.sync += [index.eq(index + 1), bad.eq(bad | ~body_ok),
                              broken.eq(broken | ~body_ok)]

@@ -247,6 +247,22 @@ class WaypointReference:
         return flow[1].get((here, phase)) == (port, vc)
 
 
+class AnyReference:
+    """The misrouted check of a run whose routing changes (links failing mid-run):
+    a hop is allowed when one of ``references`` (:class:`WaypointReference` s of the
+    run's fault sets) allows it; the packets of every fault set of the run may be in
+    flight together."""
+
+    def __init__(self, references):
+        self.references = list(references)
+        if not self.references:
+            raise ValueError("References must name at least one reference")
+
+    def allowed(self, *hop):
+        """Whether one of the references allows ``hop`` (their ``allowed`` arguments)."""
+        return any(ref.allowed(*hop) for ref in self.references)
+
+
 class BroadcastReference:
     """The broadcast trees of every source as tables.
 
@@ -301,7 +317,7 @@ class FlitFields:
         #: Waypoints the header holds (0: no waypoint fields, read as 0).
         self.waypoints = layout.waypoints
         self.address_bits = layout.address_bits
-        for name in ("waypoint_count", "phase", "waypoint"):
+        for name in ("waypoint_count", "phase", "waypoint", "cut"):
             self.offsets[name] = ((layout[name].offset,
                                    Shape.cast(layout[name].shape).width)
                                   if self.waypoints else (0, 0))
@@ -354,6 +370,18 @@ class Ledger:
                 return
         if stamp <= flow[1]:
             self.duplicated += 1
+
+    def drop(self, src, dest, stamp):
+        """A packet's head was dropped at a failed link (the packet is lost to the
+        fault, counted by the fabric): it leaves the flow's outstanding packets
+        without marking any overtaken. False when no such packet is outstanding (a
+        head dropped twice, or never injected)."""
+        flow = self.flows.get((src, dest))
+        for i, (s, _) in enumerate(flow[0] if flow else ()):
+            if s == stamp:
+                del flow[0][i]
+                return True
+        return False
 
     def inject_broadcast(self, src, receivers, stamp):
         """A broadcast's head entered the network: a packet to each of ``receivers``."""

@@ -18,12 +18,12 @@ import time
 from amaranth.hdl import Cat, Elaboratable, Module, Signal
 
 from ..hdl.selfcheck import COUNTERS, SelfCheckConfig, SelfCheckingFabric
-from ..hdl.selfcheck_node import CONFIG_INPUTS, defect_inputs
+from ..hdl.selfcheck_node import CONFIG_INPUTS, LOST_EVENTS, defect_inputs
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
 from ..hdl.config import RouterConfig
-from .checks import (BroadcastLatency, FlitFields, Ledger, RouteReference,
-                     WaypointReference)
+from .checks import (AnyReference, BroadcastLatency, FlitFields, Ledger,
+                     RouteReference, WaypointReference)
 
 
 __all__ = ["ENGINES", "DEFAULT_ROUTER", "SELFCHECK_PAYLOAD", "CHECKS", "selfcheck_config",
@@ -120,7 +120,7 @@ def latency_statistics(histogram):
 
 
 def statistics(topology, packet_flits, window, start, end, final, drain, checks,
-               adaptive=False, broadcast=False):
+               adaptive=False, broadcast=False, failures=False):
     """Statistics of a run from counter snapshots (after warm-up, after the window,
     at the end) and the harness checks (``checks``: ``misrouted``, ``reordered``,
     ``duplicated``, ``waiting_overtaken``, ``waiting`` and the window's
@@ -128,7 +128,17 @@ def statistics(topology, packet_flits, window, start, end, final, drain, checks,
     of the broadcasts whose last copy arrived in the window). With ``adaptive``
     (adaptive routers, which may reorder a
     flow's packets) ``reordered`` is a figure, not an error, and an overtaken packet
-    is lost only if a drain ran to its limit (else it is in flight)."""
+    is lost only if a drain ran to its limit (else it is in flight). With
+    ``failures`` (links failed mid-run: a flow's route may change, so its packets may
+    be reordered too) ``reordered`` is a figure, and with a drain every packet the
+    harness saw injected and neither delivered nor dropped at a failed link is lost:
+    the reconciliation is exact (a created packet is delivered, intact or cut, or
+    dropped, or in flight).
+
+    With fault-tolerant routers the counters ``lost_to_fault`` (flits dropped at
+    failed links), ``dropped`` (packets dropped whole) and ``cut`` (packets delivered
+    cut short) are reported; ``dropped`` and ``cut`` end a packet as ``delivered``
+    does (``undelivered`` excludes them)."""
     n = topology.num_nodes
     d = {k: end[k] - start[k] for k in end}
     per = n * window if window else 0
@@ -136,16 +146,18 @@ def statistics(topology, packet_flits, window, start, end, final, drain, checks,
     def rate(flits):
         return flits / per if per else None
 
-    undelivered = final["created"] - final["delivered"]
+    ended = sum(final.get(k, 0) for k in LOST_EVENTS)   # lost to a link failure
+    undelivered = final["created"] - final["delivered"] - ended
     drain_expired = drain > 0 and undelivered > 0
-    waiting = checks["waiting"] + (checks["waiting_overtaken"] if adaptive else 0)
-    lost = (0 if adaptive else checks["waiting_overtaken"]) + (waiting if drain_expired
-                                                               else 0)
+    relaxed = adaptive or failures
+    waiting = checks["waiting"] + (checks["waiting_overtaken"] if relaxed else 0)
+    lost = (0 if relaxed else checks["waiting_overtaken"]) + (
+        waiting if drain_expired or (failures and drain > 0) else 0)
     histogram = [list(e) for e in checks["latency_histogram"]]
     found = {"lost": lost, "duplicated": checks["duplicated"],
              "corrupted": final["corrupted"], "reordered": checks["reordered"],
              "misrouted": checks["misrouted"]}
-    errors = {k: v for k, v in found.items() if not (adaptive and k == "reordered")}
+    errors = {k: v for k, v in found.items() if not (relaxed and k == "reordered")}
     latency = latency_statistics(histogram)
     if d["delivered"]:   # the hardware's sum, exact as the histogram's mean
         latency["avg_latency"] = d["latency_sum"] / d["delivered"]
@@ -171,10 +183,11 @@ def statistics(topology, packet_flits, window, start, end, final, drain, checks,
         "created": final["created"],
         "refused": final["refused"],
         "unroutable": final.get("unroutable", 0),
+        **{k: final[k] for k in ("lost_to_fault",) + LOST_EVENTS if k in final},
         "injected": final["injected"],
         "delivered": final["delivered"],
         **found,
-        "in_flight": 0 if drain_expired else waiting,
+        "in_flight": 0 if drain_expired or (failures and drain > 0) else waiting,
         "checker_errors": final["errors"],
         "errors": final["errors"] + sum(v for k, v in errors.items() if k != "corrupted"),
         "undelivered": undelivered,
@@ -220,7 +233,7 @@ def broadcast_hardware(topology, hardware, broadcast_fraction):
 def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup=0,
                   drain=0, seed=1, hotspot_fraction=0.1, progress=None, build_progress=None,
                   opt="-O2", threads=None, vcd=None, defect=None, faults=(), faulty_links=(),
-                  broadcast_fraction=0,
+                  fail_links=(), broadcast_fraction=0,
                   **hardware):
     """Simulate the self-checking fabric, check every flit, and return the statistics.
 
@@ -265,6 +278,25 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         run; traffic runs between healthy nodes only, packets to refused destinations
         count as ``unroutable``, and the misrouted check follows the waypoint routes
         (:class:`~cubefab.sim.checks.WaypointReference`).
+    fail_links : iterable of (u, v, cycle)
+        Links that fail while traffic runs (fault-tolerant routers; both engines):
+        before run cycle ``cycle`` (0 is the first; at most the last
+        measured cycle) both directions of link ``u``-``v`` go down (the fabric's
+        ``link_up``); that cycle detects it, and before the next one the harness
+        writes, through the configuration port, the table entries that change for
+        the new fault set (the old one plus the link), planned by the model; the
+        routings of every fault set of the run are proved deadlock-free together
+        (:func:`~cubefab.topology.fault_routing.check_transition_deadlock`).
+        Every packet created after the failure's cycle avoids the link; the
+        packets it drops whole (``dropped``) or cuts (``cut``, delivered with a
+        synthetic tail) are reported as lost to the fault, and the misrouted check
+        accepts the routes of every fault set of the run. The result adds
+        ``fail_links`` (``[u, v, cycle]``), ``table_changes`` and ``reaction_cycles``
+        (per failure: clock cycles from the failure to the first cycle whose new
+        packets take the new routes, ``1 + table_changes``; the configuration
+        cycles are no cycles of the run), ``late_losses`` (packets lost to a failure
+        though created after its reaction: 0 by the bound) and ``last_lost_created``
+        (the latest creation cycle of a packet lost to a failure, None if none).
     broadcast_fraction : float
         Share of created packets that are broadcasts (quantised to 1/65536), with
         replicating routers (``broadcast_vcs``; when it is not given, a fraction above
@@ -322,7 +354,8 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         inputs["broadcast_threshold"] = rate_threshold(broadcast_fraction)
     if config["defects"]:
         inputs.update(defect_inputs(defect, topology))
-    faults = fault_configuration(design, faults, faulty_links)
+    faults = fault_configuration(design, faults, faulty_links, fail_links,
+                                 last_cycle=warmup + cycles - 1)
     marks = [warmup, warmup + cycles]
     if engine == "amaranth":
         threads = 1
@@ -343,9 +376,14 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     result.update(statistics(topology, packet_flits, cycles, snapshots[warmup],
                              snapshots[warmup + cycles], final, drain, checks,
                              adaptive=design.router.adaptive,
-                             broadcast=design.router.broadcast))
+                             broadcast=design.router.broadcast,
+                             failures=faults is not None and bool(faults.failures)))
     if faults is not None:
         result.update(faults.summary())
+        if faults.failures:
+            result.update({k: checks[k] for k in ("late_losses", "last_lost_created")})
+            result["errors"] += checks["late_losses"]
+            result["ok"] = result["ok"] and not checks["late_losses"]
     result["seconds"] = round(seconds, 3)
     result["cpu_seconds"] = round(cpu_seconds, 3)
     result["build_seconds"] = round(build_seconds, 3)
@@ -367,19 +405,29 @@ def run_verilator(topology, **options):
 
 
 _CHECK_KEYS = ("misrouted", "reordered", "duplicated", "waiting_overtaken", "waiting",
-               "latency_histogram", "broadcast_histogram")
+               "latency_histogram", "broadcast_histogram", "late_losses",
+               "last_lost_created")
 
 
 class FaultConfiguration:
     """The fault set of a run of fault-tolerant routers: the model's routing around it
     (``routing``), proved deadlock-free, the writes that load it into the source
     tables (``writes``, :func:`~cubefab.hdl.source_table.table_writes`) and the
-    misrouted check's reference (``reference``)."""
+    misrouted check's reference (``reference``).
 
-    def __init__(self, design, faults, faulty_links):
+    With ``fail_links`` (``(u, v, cycle)``, links failing mid-run, in cycle order):
+    ``failures``, per failure ``(cycle, (u, v), channels, changes)``: the cycle, the
+    link, the fabric's ``link_up`` bits of its two directions and the table writes
+    that change from the previous fault set's routing to the new one's; the
+    routings of every fault set of the run are proved deadlock-free together
+    (:func:`~cubefab.topology.fault_routing.check_transition_deadlock`), and the
+    reference accepts the routes of any of them."""
+
+    def __init__(self, design, faults, faulty_links, fail_links=(), last_cycle=None):
         from ..hdl.source_table import MAX_ENTRY_BITS, entry_layout, table_writes
-        from ..topology.fault_routing import (FaultSet, check_waypoint_deadlock,
-                                              guarantee_bound, plan_waypoints)
+        from ..topology.fault_routing import (FaultSet, check_transition_deadlock,
+                                              check_waypoint_deadlock, guarantee_bound,
+                                              plan_waypoints)
         topology, router = design.topology, design.router
         W = router.fault_waypoints
         self.faults = FaultSet(topology, faults, faulty_links)
@@ -396,6 +444,27 @@ class FaultConfiguration:
         self.writes = table_writes(self.routing, W)
         self.bound = guarantee_bound(topology)
         self.reference = WaypointReference(self.routing, router.vcs_per_class)
+        self.failures = []
+        routings, links = [self.routing], list(self.faults.links)
+        for cycle, (u, v) in _check_fail_links(topology, self.faults, fail_links,
+                                               last_cycle):
+            links.append((u, v))
+            new = plan_waypoints(topology, FaultSet(topology, self.faults.nodes, links),
+                                 W, router.algorithm)
+            changes = _changed_writes(table_writes(routings[-1], W), table_writes(new, W))
+            degree = topology.degree
+            channels = [topology.index(a) * degree + topology.port(a, b)
+                        for a, b in ((u, v), (v, u))]
+            self.failures.append((cycle, (u, v), channels, changes))
+            routings.append(new)
+        if self.failures:
+            report = check_transition_deadlock(routings)
+            if not report.deadlock_free:   # pragma: no cover - the VC sets prove it
+                raise ValueError(f"the routings before and after the failures can "
+                                 f"deadlock together: {report.describe_cycle()}")
+            self.reference = AnyReference([WaypointReference(r, router.vcs_per_class)
+                                           for r in routings])
+        self.routings = routings
 
     def summary(self):
         """The run's fault figures (for its result)."""
@@ -406,19 +475,59 @@ class FaultConfiguration:
                 "waypoints_needed": routing.waypoints_needed,
                 "pairs_detoured": routing.detoured, "pairs_cut_off": len(routing.cut_off),
                 "pairs_unroutable": len(routing.unroutable),
-                "configuration_writes": len(self.writes)}
+                "configuration_writes": len(self.writes),
+                **({"fail_links": [[u, v, c] for c, (u, v), _, _ in self.failures],
+                    "table_changes": [len(w) for *_, w in self.failures],
+                    "reaction_cycles": [1 + len(w) for *_, w in self.failures],
+                    "pairs_unroutable_after": len(self.routings[-1].unroutable)
+                    + len(self.routings[-1].cut_off)}
+                   if self.failures else {})}
 
 
-def fault_configuration(design, faults=(), faulty_links=()):
+def fault_configuration(design, faults=(), faulty_links=(), fail_links=(), last_cycle=None):
     """The :class:`FaultConfiguration` of a run of ``design`` (a
     :class:`~cubefab.hdl.selfcheck.SelfCheckConfig`), None for fault-free routers;
-    ValueError for faults given to fault-free routers."""
-    faults, faulty_links = list(faults), list(faulty_links)
+    ValueError for faults given to fault-free routers. ``last_cycle``: the last run
+    cycle a link may fail in (None: any)."""
+    faults, faulty_links, fail_links = list(faults), list(faulty_links), list(fail_links)
     if not design.router.fault_waypoints:
-        if faults or faulty_links:
+        if faults or faulty_links or fail_links:
             raise ValueError("Faults need fault-tolerant routers (fault_waypoints >= 1)")
         return None
-    return FaultConfiguration(design, faults, faulty_links)
+    return FaultConfiguration(design, faults, faulty_links, fail_links, last_cycle)
+
+
+def _check_fail_links(topology, faults, fail_links, last_cycle):
+    """``fail_links`` checked: ``(cycle, (u, v))`` in cycle order (then link order);
+    ValueError for a non-link, a link already faulty (or with a faulty end), a link
+    failing twice, or a cycle outside ``0 .. last_cycle``."""
+    out, seen = [], {frozenset(x) for x in faults.links}
+    for item in fail_links:
+        if not isinstance(item, (tuple, list)) or len(item) != 3:
+            raise ValueError(f"A failing link must be (u, v, cycle), not {item!r}")
+        u, v, cycle = item
+        u, v = topology.check_node(u, "link end"), topology.check_node(v, "link end")
+        if v not in [int(x) for x in topology.neighbors(u)]:
+            raise ValueError(f"Failing link {u}-{v} must join two neighbours")
+        if frozenset((u, v)) in seen:
+            raise ValueError(f"Link {u}-{v} must fail once and not be faulty already")
+        if u in faults.nodes or v in faults.nodes:
+            raise ValueError(f"Failing link {u}-{v} must join two healthy nodes")
+        top = last_cycle if last_cycle is not None else (1 << 62)
+        check_int(f"Failure cycle of link {u}-{v}", cycle, 0, top)
+        seen.add(frozenset((u, v)))
+        out.append((cycle, (u, v)))
+    return sorted(out)
+
+
+def _changed_writes(old, new):
+    """The writes ``(node, dest, entry)`` that turn tables loaded with ``old`` into
+    tables loaded with ``new`` (both from a fresh fabric, every entry direct, 0): the
+    entries that differ, a direct one where ``new`` leaves an entry of ``old``."""
+    before = {(n, d): e for n, d, e in old}
+    after = {(n, d): e for n, d, e in new}
+    return [(n, d, after.get((n, d), 0)) for n, d in sorted(before.keys() | after.keys())
+            if before.get((n, d), 0) != after.get((n, d), 0)]
 
 
 def _run_verilator(topology, config, inputs, total, marks, progress, build_progress, opt,
@@ -442,6 +551,8 @@ def _run_verilator(topology, config, inputs, total, marks, progress, build_progr
                       faults=faults)
     seconds, cpu = time.monotonic() - start, _children_cpu() - cpu
     checks = {k: final.pop(k) for k in _CHECK_KEYS if k in final}
+    if checks.get("last_lost_created", 0) < 0:   # (the main prints -1 for none)
+        checks["last_lost_created"] = None
     for c in marks:
         if c == total:
             snapshots[c] = final
@@ -474,6 +585,11 @@ class _Harness(Elaboratable):
         self.eject_valid = Signal(len(nodes))
         self.link_flits = [n.link_out[p].flit.payload.as_value()
                            for n in nodes for p in range(degree)]
+        # (fault-tolerant routers: the flits dropped at failed links, a cycle after
+        # their grant, in the link outputs' payload registers)
+        self.faulty = bool(fabric.config.router.fault_waypoints)
+        if self.faulty:
+            self.link_dropped = Signal(len(nodes) * degree)
         self.inject_flits = [n.inject_flit.as_value() for n in nodes]
         self.eject_flits = [n.eject_flit.as_value() for n in nodes]
 
@@ -488,6 +604,8 @@ class _Harness(Elaboratable):
             self.inject_valid.eq(Cat(n.injected_flits.any() for n in nodes)),
             self.eject_valid.eq(Cat(n.delivered_flits for n in nodes)),
         ]
+        if self.faulty:
+            m.d.comb += self.link_dropped.eq(Cat(n.dropped_ports for n in nodes))
         return m
 
 
@@ -508,6 +626,7 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
     dut = SelfCheckingFabric(design)
     harness = _Harness(dut)
     names = list(design.counter_members())
+    ended = [k for k in LOST_EVENTS if k in names]   # packets lost to link failures
     fields = FlitFields(design.layout, design.fmt.timestamp_bits)
     if faults is None:
         ref = RouteReference.of(design.router)
@@ -523,6 +642,8 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
                                get(raw, "vc"), fields.waypoints_of(raw),
                                get(raw, "phase"))
     ledger = Ledger()
+    failures = faults.failures if faults is not None else []
+    losses = {"late": 0, "last": None, "failed": None}   # the latest failure's cycle
     last_copies = BroadcastLatency(topology.num_nodes - 1)
     degree = topology.degree
     addresses = [int(a) for a in topology.nodes()]
@@ -535,8 +656,21 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
     def read(ctx):
         return {name: ctx.get(getattr(dut, name)) for name in names}
 
+    def lost_to_fault(stamp):
+        # a packet lost to a failure must have been created by the failure's cycle
+        losses["last"] = stamp if losses["last"] is None else max(losses["last"], stamp)
+        if losses["failed"] is None or stamp > losses["failed"]:
+            losses["late"] += 1
+
     def check(ctx, cycle):
         misrouted = 0
+        for j in _bits(ctx.get(harness.link_dropped)) if failures else ():
+            raw = ctx.get(harness.link_flits[j])
+            if get(raw, "head"):
+                if not ledger.drop(get(raw, "src"), get(raw, "dest"),
+                                   fields.timestamp(raw)):
+                    ledger.duplicated += 1    # dropped, yet not outstanding
+                lost_to_fault(fields.timestamp(raw))
         for j in _bits(ctx.get(harness.link_valid)):
             raw = ctx.get(harness.link_flits[j])
             if get(raw, "bcast"):
@@ -565,6 +699,9 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
                     ledger.deliver_broadcast(get(raw, "src"), addresses[i], open_stamp[i])
                 else:
                     ledger.deliver(get(raw, "src"), get(raw, "dest"), open_stamp[i])
+            if get(raw, "cut"):   # a packet cut short by a failed link
+                lost_to_fault(open_stamp[i])
+                continue
             if get(raw, "tail") and measured:
                 latency = (cycle - open_stamp[i]) & now_mask
                 histogram[latency] = histogram.get(latency, 0) + 1
@@ -587,9 +724,26 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
         step = max(1, total // 100)
         first = _drain_stop(marks, total)
         done = 0
+        link_up = (1 << (topology.num_nodes * degree)) - 1
         while done < total:
             if done == marks[1]:
                 ctx.set(dut.threshold, 0)
+            for cycle, _, channels, changes in failures:
+                if done == cycle:   # the link fails at both ends
+                    for c in channels:
+                        link_up &= ~(1 << c)
+                    ctx.set(dut.link_up, link_up)
+                if done == cycle + 1:
+                    # detected in the failure's cycle; the new tables are written
+                    # before the next (configuration cycles: the network runs on,
+                    # the generators stand still, no cycle of the run)
+                    losses["failed"] = cycle
+                    for node, dest, entry in changes:
+                        for name, value in zip(CONFIG_INPUTS, (1, node, dest, entry)):
+                            ctx.set(getattr(dut, name), value)
+                        check(ctx, done)
+                        await ctx.tick()
+                    ctx.set(dut.config_write, 0)
             check(ctx, done)
             await ctx.tick()
             done += 1
@@ -597,8 +751,8 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
                 snapshots[done] = read(ctx)
             if progress and (done % step == 0 or done == total):
                 progress(done, total)
-            if first is not None and done >= first \
-                    and ctx.get(dut.created) == ctx.get(dut.delivered):
+            if first is not None and done >= first and ctx.get(dut.created) == \
+                    ctx.get(dut.delivered) + sum(ctx.get(getattr(dut, k)) for k in ended):
                 break
         state["final"] = read(ctx)
 
@@ -624,6 +778,8 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
               "latency_histogram": sorted([k, v] for k, v in histogram.items()),
               "broadcast_histogram": sorted([k, v] for k, v in
                                             last_copies.histogram.items())}
+    if failures:
+        checks.update({"late_losses": losses["late"], "last_lost_created": losses["last"]})
     return snapshots, final, checks, seconds, cpu, 0.0
 
 

@@ -37,9 +37,25 @@ __all__ = ["VerilatorFabricModel", "fabric_header", "fault_file_text"]
 def fault_file_text(faults):
     """The fault configuration file of ``cxx/faults.h`` for a
     :class:`~cubefab.sim.selfcheck_run.FaultConfiguration`: the configuration writes,
-    the faulty nodes and channels (dense indices), the headers of the pairs routed
-    through waypoints and the refused pairs."""
-    routing = faults.routing
+    the reference of the fault set (faulty nodes and channels by dense index, the
+    headers of the pairs routed through waypoints, the refused pairs); then the links
+    failing mid-run, each with its cycle, its two channels, the writes that change and
+    the reference of the new fault set."""
+    lines = [f"W {len(faults.writes)}"]
+    lines += [f"{n} {d} {e}" for n, d, e in faults.writes]
+    lines += _reference_lines(faults.routing)
+    lines.append(f"X {len(faults.failures)}")
+    degree = faults.routing.topology.degree
+    for (cycle, _, channels, changes), routing in zip(faults.failures, faults.routings[1:]):
+        ends = " ".join(f"{c // degree} {c % degree}" for c in channels)
+        lines.append(f"{cycle} {ends} {len(changes)}")
+        lines += [f"{n} {d} {e}" for n, d, e in changes]
+        lines += _reference_lines(routing)
+    return "\n".join(lines) + "\n"
+
+
+def _reference_lines(routing):
+    """The misrouted check's reference of one fault set's routing (``faults.h``)."""
     topo = routing.topology
     bad_nodes = set(routing.faults.nodes)
     bad_links = {frozenset(x) for x in routing.faults.links}
@@ -48,17 +64,15 @@ def fault_file_text(faults):
                 or frozenset((int(a), topo.neighbor(int(a), p))) in bad_links]
     headers = sorted(routing.waypoints.items())
     refused = sorted(routing.cut_off + routing.unroutable)
-    lines = [f"W {len(faults.writes)}"]
-    lines += [f"{n} {d} {e}" for n, d, e in faults.writes]
-    lines.append(f"F {len(bad_nodes)} " + " ".join(str(topo.index(a))
-                                                   for a in sorted(bad_nodes)))
+    lines = [f"F {len(bad_nodes)} " + " ".join(str(topo.index(a))
+                                                for a in sorted(bad_nodes))]
     lines.append(f"C {len(channels)}")
     lines += [f"{i} {p}" for i, p in channels]
     lines.append(f"H {len(headers)}")
     lines += [" ".join(map(str, (s, t, len(ws), *ws))) for (s, t), ws in headers]
     lines.append(f"R {len(refused)}")
     lines += [f"{s} {t}" for s, t in refused]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _words(value, count):
@@ -139,11 +153,26 @@ def fabric_header(config, node):
         _array("COUNTER_MASKS", "uint64_t", [f"{m}ULL" for m in masks]),
         f"static const int IDX_CREATED = {counters.index('created')};",
         f"static const int IDX_DELIVERED = {counters.index('delivered')};",
+        "// the counters of packets lost to a failed link (-1: none)",
+        f"static const int IDX_DROPPED = {counters.index('dropped') if 'dropped' in counters else -1};",
+        f"static const int IDX_CUT = {counters.index('cut') if 'cut' in counters else -1};",
         f"static const int EVENTS = {len(events)};",
         _array("EVENT_COUNTER", "int", event_counter),
         "static inline void node_events(Node* n, uint64_t* e) { "
         + " ".join(f"e[{k}] += n->{cxx_name(e)};" for k, e in enumerate(events)) + " }",
         input_setters("Node", config.inputs()),
+        "// a node's inputs besides the run settings: its links up (fault-tolerant routers)",
+        "static inline void node_defaults(Node* n) { "
+        + (f"n->link_up = {(1 << degree) - 1}; " if config.router.fault_waypoints else "")
+        + "}",
+        "// a link failing: port p of node n goes down; the ports whose payload register",
+        "// holds a flit dropped at a failed link (fault-tolerant routers; else none)",
+        "static inline void link_down(Node* n, int p) { "
+        + ("n->link_up &= ~(1u << p); " if config.router.fault_waypoints else "(void)n; (void)p; ")
+        + "}",
+        "static inline uint64_t dropped_ports(Node* n) { "
+        + ("return n->dropped_ports; " if config.router.fault_waypoints else "(void)n; return 0; ")
+        + "}",
         f"static const uint64_t NOW_MASK = {(1 << fmt.timestamp_bits) - 1}ULL;",
         f"static const int TIMESTAMP_BITS = {fmt.timestamp_bits};",
         f"static const int ADDRESS_BITS = {topo.address_bits};",
@@ -161,6 +190,7 @@ def fabric_header(config, node):
         f"static const int PHASE_LO = {offsets['phase'][0]};",
         f"static const int WAYPOINT_FIELD_WIDTH = {offsets['phase'][1]};",
         f"static const int WAYPOINT_LO = {offsets['waypoint'][0]};",
+        f"static const int CUT_LO = {offsets['cut'][0]};",
     ]
     lines += [
         f"static const int CLS_LO = {cls_lo};",

@@ -60,7 +60,7 @@ from .metacube import Metacube
 
 __all__ = ["waypoint_step", "guarantee_bound", "leg_algorithm", "FaultSet", "RouteTable",
            "route_table", "WaypointRouting", "plan_waypoints", "WaypointDeadlockReport",
-           "check_waypoint_deadlock", "FaultSweep", "sweep_fault_sets", "random_fault_sets",
+           "check_waypoint_deadlock", "check_transition_deadlock", "FaultSweep", "sweep_fault_sets", "random_fault_sets",
            "fault_elements", "MAX_NODES", "DEFAULT_WAYPOINTS"]
 
 #: Largest network whose all-pairs route table :func:`route_table` builds.
@@ -762,7 +762,37 @@ def check_waypoint_deadlock(routing, phase_sets=True):
     """
     if not isinstance(routing, WaypointRouting):
         raise TypeError(f"routing must be a WaypointRouting, not {routing!r}")
+    return _deadlock_report([routing], phase_sets)
+
+
+def check_transition_deadlock(routings):
+    """The channel dependency graph of several :class:`WaypointRouting` s of one
+    network together (the union of their edges, as :func:`check_waypoint_deadlock`
+    builds them), and a cycle in it: the check that packets of these routings may
+    share the network (a fault set changing while traffic runs: the old routing's
+    packets still in flight beside the new one's). The report names the last
+    routing's faults.
+
+    Returns
+    -------
+    WaypointDeadlockReport
+    """
+    routings = list(routings)
+    if not routings or not all(isinstance(r, WaypointRouting) for r in routings):
+        raise TypeError(f"routings must be WaypointRoutings, not {routings!r}")
+    first = routings[0]
+    if any((r.topology.label, r.algorithm, r.max_waypoints)
+           != (first.topology.label, first.algorithm, first.max_waypoints)
+           for r in routings):
+        raise ValueError("Routings must share their network, algorithm and waypoints")
+    return _deadlock_report(routings, True)
+
+
+def _deadlock_report(routings, phase_sets):
+    """The channel dependency graph of the union of ``routings`` (one route table,
+    one number of waypoints) and a witness cycle; the report of the last one."""
     t0 = time.perf_counter()
+    routing = routings[-1]
     table = routing.table
     classes = table.classes
     phases = routing.max_waypoints + 1 if phase_sets else 1
@@ -775,7 +805,10 @@ def check_waypoint_deadlock(routing, phase_sets=True):
         # chan * C + class -> chan * vcs + phase * C + class
         return (v // classes) * vcs + (phase % phases) * classes + v % classes
 
-    for p, used in enumerate(routing.leg_pairs()):
+    legs = [r.leg_pairs() for r in routings]
+    used_by_phase = [functools.reduce(np.logical_or, [lp[p] for lp in legs if p < len(lp)])
+                     for p in range(max(len(lp) for lp in legs))]
+    for p, used in enumerate(used_by_phase):
         if not used.any():
             continue
         if used.sum() * 2 > used.size:
@@ -786,7 +819,7 @@ def check_waypoint_deadlock(routing, phase_sets=True):
             mark = np.zeros(len(rows) + 1, dtype=bool)
             mark[index[used].ravel()] = True
         parts.append(shift(rows[mark[:-1]], p))
-    for stops in routing.stops.values():
+    for stops in (st for r in routings for st in r.stops.values()):
         for p in range(stops.shape[1] - 2):
             x, y, z = stops[:, p], stops[:, p + 1], stops[:, p + 2]
             last = vertex[x, y, table.length[x, y] - 1]

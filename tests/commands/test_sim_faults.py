@@ -78,3 +78,51 @@ def test_bad_sweep_faults_are_refused(cli, args, message):
     r = cli("sweep", *args, "--rates", "0.1", "--jobs", 1, "--engine", "amaranth")
     assert r.status == 2
     assert r.err.count("error:") == 1 and message in r.err
+
+
+def test_a_link_failing_mid_run_is_counted_and_reconciled(cli):
+    r = cli("sim", "hypercube", "-n", 3, "--fail-link", "0-1@30", "--waypoints", 1,
+            "--rate", 0.8, "--cycles", 60, "--drain", 400, "--packet-flits", 2,
+            *SMALL, "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["ok"] and doc["fail_links"] == [[0, 1, 30]]
+    assert all(isinstance(doc[k], int) for k in ("lost_to_fault", "dropped", "cut",
+                                                 "late_losses"))
+    assert doc["created"] == doc["delivered"] + doc["dropped"] + doc["cut"]
+    assert doc["reaction_cycles"] == [1 + doc["table_changes"][0]]
+
+
+def test_the_text_reports_what_the_failure_cost(cli):
+    r = cli("sim", "hypercube", "-n", 3, "--fail-link", "0-1@20", "--waypoints", 1,
+            "--rate", 0.5, "--cycles", 40, "--drain", 300, *SMALL)
+    assert r.status == 0, r.err
+    assert "lost to a failed link and counted" in r.out and "reaction_cycles" in r.out
+    assert "failing mid-run: 0-1 at cycle 20" in r.out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--fail-link", "0-3@5"], "must join two neighbours"),
+    (["--fail-link", "0-1@50"], "Failure cycle of link 0-1"),
+    (["--fail-link", "0-1"], "write U-V@CYCLE"),
+    (["--fail-link", "0-1@-2"], "write U-V@CYCLE"),
+    (["--fail-link", "0-9@2"], "link end"),
+    (["--fail-link", "1-3@5", "--faulty-links", "1-3"], "fail once"),
+    (["--fail-link", "0-1@5,1-0@6"], "fail once"),
+    (["--fail-link", "0-1@5", "--faults", "0"], "two healthy nodes"),
+])
+def test_bad_failing_links_are_refused(cli, args, message):
+    r = cli("sim", "hypercube", "-n", 3, *args, "--cycles", 40, "--engine", "amaranth",
+            "--waypoints", 1)
+    assert r.status == 2
+    assert r.err.count("error:") == 1 and message in r.err
+
+
+def test_a_failing_link_runs_in_the_verilator_engine(cli):
+    r = cli("sim", "hypercube", "-n", 3, "--fail-link", "0-1@20", "--waypoints", 1,
+            "--rate", 0.8, "--cycles", 60, "--drain", 400, "--engine", "verilator",
+            "--vcs-per-class", 1, "--depth", 4, "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["ok"] and doc["engine"] == "verilator" and doc["late_losses"] == 0
+    assert doc["created"] == doc["delivered"] + doc["dropped"] + doc["cut"]

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from cubefab.topology import DLH, Hypercube, Metacube
-from cubefab.topology.fault_routing import (FaultSet, check_waypoint_deadlock,
-                                            fault_elements, guarantee_bound,
+from cubefab.topology.fault_routing import (FaultSet, check_transition_deadlock,
+                                            check_waypoint_deadlock, fault_elements, guarantee_bound,
                                             plan_waypoints, random_fault_sets, route_table,
                                             sweep_fault_sets)
 from cubefab.topology.deadlock import hop_vcs
@@ -236,3 +236,26 @@ def test_random_fault_sets_large(topology, count):
     sets = random_fault_sets(topology, count, guarantee_bound(topology), seed=7)
     sweep = sweep_fault_sets(topology, sets, verify=4, stretch=False)
     assert sweep.ok, sweep.as_dict()
+
+
+@pytest.mark.parametrize("topology, nodes", [(Hypercube(3), ()), (Hypercube(3), (0,)),
+                                             (Metacube(1, 1), ())],
+                         ids=["Q(3)", "Q(3) node 0 faulty", "MC(1,1)"])
+def test_a_link_failing_mid_run_keeps_the_two_routings_deadlock_free(topology, nodes):
+    # packets of the routing before the failure and after it share the network:
+    # the union of the two dependency graphs is acyclic, for every link that fails
+    before = plan_waypoints(topology, FaultSet(topology, nodes), 1)
+    alone = check_waypoint_deadlock(before).dependencies
+    for u, v in topology.edges():
+        if u in nodes or v in nodes:
+            continue
+        after = plan_waypoints(topology, FaultSet(topology, nodes, [(u, v)]), 1)
+        report = check_transition_deadlock([before, after])
+        assert report.deadlock_free, report.describe_cycle()
+        assert report.dependencies >= max(alone, check_waypoint_deadlock(after).dependencies)
+
+
+def test_the_transition_check_needs_routings_of_one_network():
+    with pytest.raises(ValueError, match="share their network"):
+        check_transition_deadlock([plan_waypoints(Hypercube(3), None, 1),
+                                   plan_waypoints(Hypercube(3), None, 2)])

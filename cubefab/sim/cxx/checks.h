@@ -15,7 +15,7 @@
 
 struct Flit {
     int node;   // dense index of the node where it was seen
-    bool head, tail, bcast;
+    bool head, tail, bcast, cut = false;
     uint32_t vc, cls, dest, src, stamp;
     uint32_t count = 0, phase = 0, waypoint[WAYPOINTS ? WAYPOINTS : 1] = {0};   // (faults.h)
 };
@@ -48,6 +48,7 @@ template <typename T> static inline Flit flit_of(const T& raw, int node) {
     if (WAYPOINTS) {
         f.count = (uint32_t)bits_of(raw, WAYPOINT_COUNT_LO, WAYPOINT_FIELD_WIDTH);
         f.phase = (uint32_t)bits_of(raw, PHASE_LO, WAYPOINT_FIELD_WIDTH);
+        f.cut = bits_of(raw, CUT_LO, 1);
         for (int j = 0; j < WAYPOINTS; ++j)
             f.waypoint[j] = (uint32_t)bits_of(raw, WAYPOINT_LO + j * ADDRESS_BITS, ADDRESS_BITS);
     }
@@ -115,6 +116,30 @@ struct Checks {
     std::map<uint64_t, uint64_t> broadcast_latency;   // window: latency -> broadcasts
     std::unordered_map<uint64_t, int> copies_seen;    // (src, stamp) -> copies' tails
     uint32_t open_stamp[N] = {0};            // per node: stamp of the packet ejecting
+    // links failing mid-run: the latest failure's cycle (-1: none yet), packets lost to
+    // a failure though created after its cycle, the latest creation of a lost packet
+    bool failures = false;
+    int64_t failed = -1, last_lost = -1;
+    uint64_t late = 0;
+    void lost_to_fault(uint32_t stamp) {
+        if ((int64_t)stamp > last_lost) last_lost = stamp;
+        if (failed < 0 || (int64_t)stamp > failed) ++late;
+    }
+    // a head dropped at a failed link: its packet leaves its flow's outstanding ones
+    void drop(const Flit& f) {
+        if (!f.head) return;
+        lost_to_fault(f.stamp);
+        auto it = flows.find(key(f.src, f.dest));
+        if (it != flows.end()) {
+            std::deque<Waiting>& waiting = it->second.waiting;
+            for (std::size_t i = 0; i < waiting.size(); ++i)
+                if (waiting[i].stamp == f.stamp) {
+                    waiting.erase(waiting.begin() + i);
+                    return;
+                }
+        }
+        ++duplicated;   // dropped, yet not outstanding
+    }
 
     // a flow's key; a broadcast's flow to each receiver is keyed apart (bit 63)
     static uint64_t key(uint32_t src, uint32_t dest, bool bcast = false) {
@@ -142,6 +167,10 @@ struct Checks {
         if (f.head) {
             open_stamp[f.node] = f.stamp;
             deliver(f);
+        }
+        if (f.cut) {   // a packet cut short by a failed link
+            lost_to_fault(open_stamp[f.node]);
+            return;
         }
         if (f.tail && measured)
             ++latency[(cycle - open_stamp[f.node]) & NOW_MASK];
@@ -177,6 +206,9 @@ struct Checks {
         std::printf("checks misrouted=%" PRIu64 " reordered=%" PRIu64 " duplicated=%" PRIu64
                     " waiting_overtaken=%" PRIu64 " waiting=%" PRIu64 "\n",
                     misrouted, reordered, duplicated, overtaken, waiting);
+        if (failures)
+            std::printf("checks late_losses=%" PRIu64 " last_lost_created=%" PRId64 "\n",
+                        late, last_lost);
         std::printf("latency");
         for (const auto& entry : latency)
             std::printf(" %" PRIu64 ":%" PRIu64, entry.first, entry.second);

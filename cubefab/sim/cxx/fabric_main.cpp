@@ -70,7 +70,11 @@ static void report(uint64_t cycle) {
     std::fflush(stdout);
 }
 
-static bool drained() { return counters[IDX_CREATED] == counters[IDX_DELIVERED]; }
+// every packet created has arrived, or was lost to a failed link (dropped or cut)
+static bool drained() {
+    return counters[IDX_CREATED] == counters[IDX_DELIVERED]
+        + (IDX_DROPPED >= 0 ? counters[IDX_DROPPED] : 0) + (IDX_CUT >= 0 ? counters[IDX_CUT] : 0);
+}
 
 // All workers wait until every one has arrived.
 class Barrier {
@@ -103,6 +107,8 @@ struct Worker {
     bool broken = false;
     uint64_t misrouted = 0;
     std::vector<Flit> injected, ejected;   // this cycle's, in node order
+    std::vector<Flit> dropped;             // flits dropped at failed links (the cycle before)
+    bool configuring = false;              // its nodes' config_write is 1
 };
 
 static std::vector<Node*> nodes;
@@ -111,16 +117,34 @@ static std::multimap<uint64_t, Change> changes;
 // One clock cycle of a worker's nodes, after `done` cycles: before the edge, each
 // node's inputs from its neighbours' snapshots, then it settles, its events are added
 // and its flits checked; its own outputs must not have moved (they are registers).
-// Barrier. Then the clock edge and the new snapshot.
-static void cycle_of(Worker& w, uint64_t done, Barrier& settled) {
+// Barrier. Then the clock edge and the new snapshot. With `write`, a configuration
+// cycle (no cycle of the run): every node's configuration port writes it.
+static void cycle_of(Worker& w, uint64_t done, Barrier& settled,
+                     const FaultConfig::Write* write = nullptr) {
     auto range = changes.equal_range(done);
     for (int i = w.first; i < w.last; ++i)
         for (auto it = range.first; it != range.second; ++it)
             set_input(nodes[i], it->second.name, it->second.value);
+    for (const FaultConfig::Failure& failure : FAULTS.failures)
+        if (failure.cycle == done)   // the link fails at both ends
+            for (int e = 0; e < 2; ++e)
+                if (w.first <= failure.node[e] && failure.node[e] < w.last)
+                    link_down(nodes[failure.node[e]], failure.port[e]);
+    if (write || w.configuring)
+        for (int i = w.first; i < w.last; ++i) {
+            set_input(nodes[i], "config_write", write != nullptr);
+            if (write) {
+                set_input(nodes[i], "config_node", write->node);
+                set_input(nodes[i], "config_dest", write->dest);
+                set_input(nodes[i], "config_entry", write->entry);
+            }
+        }
+    w.configuring = write != nullptr;
     const uint64_t now = done & NOW_MASK;   // the fabric's cycle counter
     for (int k = 0; k < EVENTS; ++k) w.events[k] = 0;
     w.injected.clear();
     w.ejected.clear();
+    w.dropped.clear();
     for (int i = w.first; i < w.last; ++i) {
         Node* n = nodes[i];
         for (int p = 0; p < D; ++p) {
@@ -135,9 +159,12 @@ static void cycle_of(Worker& w, uint64_t done, Barrier& settled) {
         n->eval();
         node_events(n, w.events);
         const Outputs& mine = snapshot[i];
-        for (int p = 0; p < D; ++p)
+        const uint64_t dropped = dropped_ports(n);
+        for (int p = 0; p < D; ++p) {
+            if ((dropped >> p) & 1) w.dropped.push_back(flit_of(mine.payload[p], i));
             if (mine.valid[p] && !link_allowed(i, p, flit_of(mine.payload[p], i)))
                 ++w.misrouted;
+        }
         if (n->injected_flits) w.injected.push_back(flit_of(n->inject_flit, i));
         if (n->delivered_flits) w.ejected.push_back(flit_of(n->eject_flit, i));
         if (!same_snapshot(n, snapshot[i])) w.broken = true;
@@ -193,6 +220,7 @@ int main(int argc, char** argv) {
         for (int i = workers[w].first; i < workers[w].last; ++i) {
             Node* n = nodes[i] = new Node{workers[w].context, ("node" + std::to_string(i)).c_str()};
             set_words(n->straps, STRAPS[i]);
+            node_defaults(n);
             for (auto& input : a.held) set_input(n, input.name, input.value);
             n->clk = 0;
             n->eval();
@@ -201,6 +229,15 @@ int main(int argc, char** argv) {
     }
     if (!a.faults.empty() && !configure(a.faults)) return 2;
     Checks checks;
+    checks.failures = !FAULTS.failures.empty();
+    // the configuration writes before run cycle `done` (a failure's, the cycle after it)
+    auto writes_at = [](uint64_t done) {
+        std::vector<const FaultConfig::Write*> out;
+        for (const FaultConfig::Failure& failure : FAULTS.failures)
+            if (failure.cycle + 1 == done)
+                for (const FaultConfig::Write& w : failure.writes) out.push_back(&w);
+        return out;
+    };
     Barrier settled(threads), finished(threads);
     bool broken = false, stop = false;   // written by worker 0 before a barrier
     uint64_t last = cycles;
@@ -208,29 +245,46 @@ int main(int argc, char** argv) {
     for (int w = 1; w < threads; ++w)
         pool.emplace_back([&, w] {
             for (uint64_t done = 0; done < cycles; ++done) {
+                for (const FaultConfig::Write* write : writes_at(done)) {
+                    cycle_of(workers[w], done, settled, write);
+                    finished.wait();
+                }
                 cycle_of(workers[w], done, settled);
                 finished.wait();
                 if (stop) break;
             }
         });
-    for (uint64_t cycle = 1; cycle <= cycles; ++cycle) {
-        cycle_of(workers[0], cycle - 1, settled);
-        // every worker's events are final once all have settled (until the barrier)
+    // after worker 0's part of a clock cycle: every worker's events are final once
+    // all have settled (until the barrier); the harness checks, node by node: drops,
+    // injections, then ejections; the counters (`cycles` only in a cycle of the run)
+    auto settle = [&](uint64_t done, bool run_cycle) {
         uint64_t events[EVENTS] = {0};
         for (Worker& w : workers) {
             for (int k = 0; k < EVENTS; ++k) events[k] += w.events[k];
             broken |= w.broken;
         }
-        // the harness checks, node by node: injections, then ejections
-        const bool measured = a.window_first <= cycle - 1 && cycle - 1 < a.window_end;
+        const bool measured = a.window_first <= done && done < a.window_end;
+        for (Worker& w : workers)
+            for (const Flit& f : w.dropped) checks.drop(f);
         for (Worker& w : workers)
             for (const Flit& f : w.injected) checks.inject(f);
         for (Worker& w : workers)
-            for (const Flit& f : w.ejected) checks.eject(f, cycle - 1, measured);
-        counters[0] = (counters[0] + 1) & COUNTER_MASKS[0];
+            for (const Flit& f : w.ejected) checks.eject(f, done, measured);
+        if (run_cycle) counters[0] = (counters[0] + 1) & COUNTER_MASKS[0];
         for (int k = 0; k < EVENTS; ++k)
             counters[EVENT_COUNTER[k]] = (counters[EVENT_COUNTER[k]] + events[k])
                                          & COUNTER_MASKS[EVENT_COUNTER[k]];
+    };
+    for (uint64_t cycle = 1; cycle <= cycles; ++cycle) {
+        for (const FaultConfig::Failure& failure : FAULTS.failures)
+            if (failure.cycle + 1 == cycle - 1) checks.failed = (int64_t)failure.cycle;
+        for (const FaultConfig::Write* write : writes_at(cycle - 1)) {
+            cycle_of(workers[0], cycle - 1, settled, write);
+            settle(cycle - 1, false);
+            finished.wait();   // every worker's clock edge done
+        }
+        cycle_of(workers[0], cycle - 1, settled);
+        settle(cycle - 1, true);
         stop = broken || (cycle >= a.stop_drained && cycle != cycles && drained());
         finished.wait();   // every worker's clock edge done
         if (stop) {

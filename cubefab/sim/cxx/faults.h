@@ -3,7 +3,8 @@
 // the writes that load the source tables through the fabric's configuration port,
 // the faulty nodes and channels, the header of every pair routed through waypoints
 // and the refused pairs; and the misrouted check that follows the waypoint routes
-// (cubefab.sim.checks.WaypointReference). Needs fabric.h and checks.h.
+// (cubefab.sim.checks.WaypointReference); the links failing mid-run, each with the
+// writes that change and the reference of its new fault set. Needs fabric.h and checks.h.
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -12,33 +13,17 @@
 #include <unordered_set>
 #include <vector>
 
-struct FaultConfig {
-    struct Write { uint64_t node, dest, entry; };
-    std::vector<Write> writes;
-    bool faulty[N] = {false};                 // by dense index
-    bool faulty_channel[N][D] = {{false}};    // (dense index, port): the link or an end is faulty
+// The misrouted check's reference of one fault set's routing.
+struct FaultReference {
+    std::vector<bool> faulty = std::vector<bool>(N, false);            // by dense index
+    std::vector<bool> faulty_channel = std::vector<bool>(N * D, false); // (index, port): the link or an end is faulty
     std::unordered_map<uint64_t, std::vector<uint32_t>> headers;   // pairs via waypoints
     std::unordered_set<uint64_t> refused;                          // healthy pairs refused
 
     static uint64_t key(uint32_t src, uint32_t dest) { return ((uint64_t)src << 32) | dest; }
 
-    // Reads the file; false (with a message) when it is malformed.
-    bool load(const std::string& path) {
-        FILE* f = std::fopen(path.c_str(), "r");
-        if (!f) { std::fprintf(stderr, "cannot open %s\n", path.c_str()); return false; }
-        bool ok = read(f);
-        std::fclose(f);
-        if (!ok) std::fprintf(stderr, "malformed fault configuration %s\n", path.c_str());
-        return ok;
-    }
-
     bool read(FILE* f) {
         unsigned long long count, a, b, c;
-        if (std::fscanf(f, " W %llu", &count) != 1) return false;
-        for (unsigned long long i = 0; i < count; ++i) {
-            if (std::fscanf(f, "%llu %llu %llu", &a, &b, &c) != 3) return false;
-            writes.push_back({a, b, c});
-        }
         if (std::fscanf(f, " F %llu", &count) != 1) return false;
         for (unsigned long long i = 0; i < count; ++i) {
             if (std::fscanf(f, "%llu", &a) != 1 || a >= (unsigned long long)N) return false;
@@ -48,7 +33,7 @@ struct FaultConfig {
         for (unsigned long long i = 0; i < count; ++i) {
             if (std::fscanf(f, "%llu %llu", &a, &b) != 2 || a >= (unsigned long long)N
                     || b >= (unsigned long long)D) return false;
-            faulty_channel[a][b] = true;
+            faulty_channel[a * D + b] = true;
         }
         if (std::fscanf(f, " H %llu", &count) != 1) return false;
         for (unsigned long long i = 0; i < count; ++i) {
@@ -69,6 +54,57 @@ struct FaultConfig {
     }
 };
 
+struct FaultConfig {
+    struct Write { uint64_t node, dest, entry; };
+    // a link failing mid-run: before run cycle `cycle` both its channels (dense index,
+    // port) go down; before the next, `writes` rewrite the tables that change
+    struct Failure { uint64_t cycle; int node[2], port[2]; std::vector<Write> writes; };
+    std::vector<Write> writes;
+    std::vector<FaultReference> references;   // the fault set's, then each failure's
+    std::vector<Failure> failures;
+
+    // Reads the file; false (with a message) when it is malformed.
+    bool load(const std::string& path) {
+        FILE* f = std::fopen(path.c_str(), "r");
+        if (!f) { std::fprintf(stderr, "cannot open %s\n", path.c_str()); return false; }
+        bool ok = read(f);
+        std::fclose(f);
+        if (!ok) std::fprintf(stderr, "malformed fault configuration %s\n", path.c_str());
+        return ok;
+    }
+
+    static bool read_writes(FILE* f, unsigned long long count, std::vector<Write>& out) {
+        unsigned long long a, b, c;
+        for (unsigned long long i = 0; i < count; ++i) {
+            if (std::fscanf(f, "%llu %llu %llu", &a, &b, &c) != 3) return false;
+            out.push_back({a, b, c});
+        }
+        return true;
+    }
+
+    bool read(FILE* f) {
+        unsigned long long count;
+        if (std::fscanf(f, " W %llu", &count) != 1 || !read_writes(f, count, writes))
+            return false;
+        references.emplace_back();
+        if (!references.back().read(f)) return false;
+        if (std::fscanf(f, " X %llu", &count) != 1) return false;
+        for (unsigned long long i = 0; i < count; ++i) {
+            unsigned long long cycle, a, p, b, q, k;
+            if (std::fscanf(f, "%llu %llu %llu %llu %llu %llu", &cycle, &a, &p, &b, &q, &k) != 6
+                    || a >= (unsigned long long)N || b >= (unsigned long long)N
+                    || p >= (unsigned long long)D || q >= (unsigned long long)D)
+                return false;
+            Failure failure{cycle, {(int)a, (int)b}, {(int)p, (int)q}, {}};
+            if (!read_writes(f, k, failure.writes)) return false;
+            failures.push_back(failure);
+            references.emplace_back();
+            if (!references.back().read(f)) return false;
+        }
+        return true;
+    }
+};
+
 static FaultConfig FAULTS;
 
 // The port of the reference routing at node x toward target (NEXT, reduced by the
@@ -82,14 +118,14 @@ static inline int reference_port(uint32_t x, uint32_t target) {
 // names the waypoints of its pair, the node, the link and the next node are healthy,
 // and the waypoint route of its pair takes that hop in the phase the flit carries, on
 // VC phase * CLASSES + class (the class 0 on a new leg, up one on a wrap link).
-static bool waypoint_allowed(int node, int port, const Flit& f) {
+static bool waypoint_allowed_in(const FaultReference& ref, int node, int port, const Flit& f) {
     if (INDEX[f.src] < 0 || INDEX[f.dest] < 0) return false;
-    if (FAULTS.faulty[INDEX[f.src]] || FAULTS.faulty[INDEX[f.dest]]) return false;
-    if (FAULTS.faulty[node] || FAULTS.faulty_channel[node][port]) return false;
-    const uint64_t k = FaultConfig::key(f.src, f.dest);
-    if (FAULTS.refused.count(k)) return false;
-    auto it = FAULTS.headers.find(k);
-    const uint32_t count = it == FAULTS.headers.end() ? 0 : (uint32_t)it->second.size();
+    if (ref.faulty[INDEX[f.src]] || ref.faulty[INDEX[f.dest]]) return false;
+    if (ref.faulty[node] || ref.faulty_channel[node * D + port]) return false;
+    const uint64_t k = FaultReference::key(f.src, f.dest);
+    if (ref.refused.count(k)) return false;
+    auto it = ref.headers.find(k);
+    const uint32_t count = it == ref.headers.end() ? 0 : (uint32_t)it->second.size();
     if (f.count != count) return false;
     for (uint32_t j = 0; j < count; ++j)
         if (f.waypoint[j] != it->second[j]) return false;
@@ -109,5 +145,15 @@ static bool waypoint_allowed(int node, int port, const Flit& f) {
                                          | flow_lane(f.src, f.dest));
         x = ADDRESS[NEIGHBORS[u][p]];
     }
+    return false;
+}
+
+// With links failing mid-run, the routing of any fault set of the run
+// (cubefab.sim.checks.AnyReference): their packets share the network.
+static bool waypoint_allowed(int node, int port, const Flit& f) {
+    static const FaultReference fault_free;
+    if (FAULTS.references.empty()) return waypoint_allowed_in(fault_free, node, port, f);
+    for (const FaultReference& ref : FAULTS.references)
+        if (waypoint_allowed_in(ref, node, port, f)) return true;
     return false;
 }
