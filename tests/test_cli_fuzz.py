@@ -117,6 +117,7 @@ SPECS = {
                                               "--adaptive": "flag", "--escape-classes": "int",
                                               "--broadcast": "flag", "--broadcast-vcs": "int",
                                               "--replication": ["buffered", "wormhole", "x"],
+                                              "--model": ["all-port", "one-port", "x"],
                                               "--faults": "list", "--faulty-links": "links",
                                               "--waypoints": "int", "--json": "flag"}),
     "optical": Spec(("optical",), ("hypercube", "dlh"), {},
