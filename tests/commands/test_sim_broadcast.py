@@ -45,8 +45,26 @@ def test_broadcast_hardware_json(cli, tmp_path):
     assert doc["injection_ratio"] == 7 and plot.exists()
 
 
+def test_broadcast_hardware_one_port_json(cli, tmp_path):
+    plot = tmp_path / "steps.svg"
+    r = cli("broadcast", "metacube", "-k", "1", "-m", "1", "--src", "3", "--hardware",
+            "--model", "one-port", "--json", "--plot", str(plot))
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["model"] == "one-port" and doc["optimal"] and plot.exists()
+    assert doc["steps"] == doc["schedule_steps"] == doc["paper_steps"]
+    assert doc["schedule_tree"] and doc["schedule_order"] and len(doc["tree"]) == 7
+
+
+def test_broadcast_hardware_one_port_text(cli):
+    r = cli("broadcast", "mcube", "-k", "3", "--src", "1", "--hardware", "--model",
+            "one-port")
+    assert r.status == 0, r.err
+    assert "3 sequential send step(s) measured, the schedule's 3" in r.out
+
+
 @pytest.mark.parametrize("args,message", [
-    (["--hardware", "--model", "one-port"], "one-port replication"),
+    (["--hardware", "--model", "one-port", "--subcube", "1,1"], "--model all-port"),
     (["--unicasts"], "need --hardware"), (["--subcube", "1,1"], "need --hardware"),
     (["--hardware", "--subcube", "1"], "VALUE,MASK"),
     (["--hardware", "--subcube", "9,1"], "value"),
