@@ -96,3 +96,22 @@ def test_verilog_router_with_broadcast_vcs(cli, tmp_path):
     r = cli("verilog", "fabric", "dlh", "-m", "2", "-d", "1", "--broadcast-vcs", "1",
             "-o", str(tmp_path / "f.v"))
     assert r.status == 2 and "can deadlock" in r.err
+
+
+def test_sim_one_port_broadcasts(cli):
+    r = cli("sim", "hypercube", "-n", "2", "--traffic", "broadcast", "--broadcast-model",
+            "one-port", "--rate", "0.5", "--cycles", "60", "--packet-flits", "2", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["engine"] == "amaranth" and doc["broadcast_model"] == "one-port"
+    assert doc["misrouted"] == doc["lost"] == 0 and doc["broadcasts"] > 0
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--traffic", "broadcast", "--broadcast-model", "one-port", "--engine", "verilator"],
+     "--engine amaranth"),
+    (["--broadcast-model", "one-port"], "needs broadcasts")])
+def test_sim_one_port_bad_input(cli, args, message):
+    r = cli("sim", "hypercube", "-n", "2", *args)
+    assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
+    assert r.out == ""
