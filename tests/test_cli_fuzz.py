@@ -85,7 +85,8 @@ ROUTER = {"--algorithm": "name", "--vcs": "int", "--depth": "int", "--vcs-per-cl
           "--payload-width": "int", "--adaptive": "flag", "--adaptive-vcs": "int"}
 HW = dict(ROUTER, **{"--flit-width": "int", "--buffer": ["registers", "memory", "x"],
                      "--turns": ["reference", "all", ""], "--waypoints": "int",
-                     "--broadcast-vcs": "int"})
+                     "--broadcast-vcs": "int",
+                     "--broadcast-model": ["all-port", "one-port", "x"]})
 VERILOG = {"-o": "file", "--top": "name", "--json": "flag", "--force": "flag"}
 SYNTH = {"--workdir": "dir", "--json": "flag", "--force": "flag"}
 PNR = {"--device": ["hx8k", "up5k", "x"], "--seed": "int", "--no-pnr": "flag"}

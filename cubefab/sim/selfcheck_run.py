@@ -287,7 +287,9 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     **hardware
         :func:`selfcheck_config` keywords (pattern, packet_flits, payload_width, vcs,
         depth, algorithm, hotspot, queue_depth, vcs_per_class, timestamp_bits,
-        sequence_bits); the router defaults to :data:`DEFAULT_ROUTER`.
+        sequence_bits, broadcast_vcs, broadcast_model); the router defaults to
+        :data:`DEFAULT_ROUTER`. ``broadcast_model="one-port"`` (one-port replicating
+        routers, constant node addresses) runs on the ``"amaranth"`` engine only.
 
     Returns
     -------

@@ -93,6 +93,22 @@ def test_a_broadcast_reaches_every_other_node_once_in_the_eccentricity():
     assert max(tails.values()) == ROUTER_LATENCY + int(dist.max()) * HOP_LATENCY + 2
 
 
+def every_source_at_once(fabric, cycles):
+    """Every node broadcasts in the same cycle, with a unicast packet from every node
+    among them; run ``cycles(N)`` cycles, check the broadcasts (:func:`check_broadcasts`)
+    and that each unicast arrived whole; returns the record and the broadcasts."""
+    nodes = [int(a) for a in fabric.topology.nodes()]
+    packets = [broadcast(s, flits=2, tag=i + 1) for i, s in enumerate(nodes)]
+    unicast = [{"src": s, "dest": nodes[-1 - i], "bcast": 0, "flits": 2, "at": 0,
+                "tag": 0} for i, s in enumerate(nodes) if nodes[-1 - i] != s]
+    record = run_packets(fabric, packets + unicast, cycles(len(nodes)))
+    check_broadcasts(fabric, record, packets)
+    for pkt in unicast:
+        got = [v for _, v, f in record["local"] if f["src"] == pkt["src"] and not f["bcast"]]
+        assert got == [pkt["dest"]] * 2
+    return record, packets
+
+
 @pytest.mark.parametrize("topology, settings", [
     (Hypercube(3), {}),
     (Metacube(1, 1), {}),
@@ -103,18 +119,7 @@ def test_a_broadcast_reaches_every_other_node_once_in_the_eccentricity():
     (Mcube(3), {"algorithm": "ecube", "strapped": True}),
 ], ids=lambda x: getattr(x, "label", None) or "-".join(map(str, x.values())))
 def test_every_source_broadcasts_along_its_tree_at_once(topology, settings):
-    # every node broadcasts in the same cycle, with unicast packets among them
-    fabric = broadcast_fabric(topology, **settings)
-    nodes = [int(a) for a in topology.nodes()]
-    packets = [broadcast(s, flits=2, tag=i + 1) for i, s in enumerate(nodes)]
-    unicast = [{"src": s, "dest": nodes[-1 - i], "bcast": 0, "flits": 2, "at": 0,
-                "tag": 0} for i, s in enumerate(nodes) if nodes[-1 - i] != s]
-    record = run_packets(fabric, packets + unicast, 40 + 4 * len(nodes))
-    check_broadcasts(fabric, record, packets)
-    for pkt in unicast:
-        got = [(v, f) for _, v, f in record["local"]
-               if f["src"] == pkt["src"] and not f["bcast"]]
-        assert [v for v, _ in got] == [pkt["dest"]] * 2
+    every_source_at_once(broadcast_fabric(topology, **settings), lambda n: 40 + 4 * n)
 
 
 def test_the_unicast_router_is_unchanged_without_broadcast_vcs():
@@ -196,16 +201,8 @@ def test_every_source_broadcasts_one_port_at_once(topology, settings):
     # every node broadcasts in the same cycle, with unicast packets among them: the
     # copies cross the one-port tree's links in the schedule's order, on the rule's VCs
     fabric = broadcast_fabric(topology, broadcast_model="one-port", **settings)
-    nodes = [int(a) for a in topology.nodes()]
-    packets = [broadcast(s, flits=2, tag=i + 1) for i, s in enumerate(nodes)]
-    unicast = [{"src": s, "dest": nodes[-1 - i], "bcast": 0, "flits": 2, "at": 0,
-                "tag": 0} for i, s in enumerate(nodes) if nodes[-1 - i] != s]
-    record = run_packets(fabric, packets + unicast, 60 + 6 * len(nodes))
-    check_broadcasts(fabric, record, packets)
+    record, packets = every_source_at_once(fabric, lambda n: 60 + 6 * n)
     check_one_port_order(fabric, record, packets)
-    for pkt in unicast:
-        got = [v for _, v, f in record["local"] if f["src"] == pkt["src"] and not f["bcast"]]
-        assert got == [pkt["dest"]] * 2
 
 
 def test_one_port_copies_leave_back_to_back():

@@ -71,7 +71,8 @@ def one_port_case(topology, source, settings):
     return doc
 
 
-@pytest.mark.parametrize("topology, settings", ONE_PORT, ids=lambda x: getattr(x, "label", None))
+@pytest.mark.parametrize("topology, settings", ONE_PORT,
+                         ids=lambda x: getattr(x, "label", None))
 def test_one_port_broadcast_follows_the_schedule_in_its_steps(topology, settings):
     nodes = topology.nodes().tolist()
     for source in (nodes[1], nodes[-2]):
@@ -79,7 +80,8 @@ def test_one_port_broadcast_follows_the_schedule_in_its_steps(topology, settings
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("topology, settings", ONE_PORT, ids=lambda x: getattr(x, "label", None))
+@pytest.mark.parametrize("topology, settings", ONE_PORT,
+                         ids=lambda x: getattr(x, "label", None))
 def test_one_port_broadcast_from_every_source(topology, settings):
     for source in topology.nodes().tolist():
         one_port_case(topology, source, settings)
