@@ -87,12 +87,14 @@ ROUTER = {"--algorithm": "name", "--vcs": "int", "--depth": "int", "--vcs-per-cl
           "--payload-width": "int", "--adaptive": "flag", "--adaptive-vcs": "int"}
 HW = dict(ROUTER, **{"--flit-width": "int", "--buffer": ["registers", "memory", "x"],
                      "--turns": ["reference", "all", ""], "--waypoints": "int",
-                     "--broadcast-vcs": "int"})
+                     "--broadcast-vcs": "int",
+                     "--broadcast-model": ["all-port", "one-port", "x"]})
 VERILOG = {"-o": "file", "--top": "name", "--json": "flag", "--force": "flag"}
 SYNTH = {"--workdir": "dir", "--json": "flag", "--force": "flag"}
 PNR = {"--device": ["hx8k", "up5k", "x"], "--seed": "int", "--no-pnr": "flag"}
 SIM = dict(ROUTER, **{"--traffic": ["uniform", "hotspot", "transpose", "broadcast", "x"],
                       "--broadcast-fraction": "float", "--broadcast-vcs": "int",
+                      "--broadcast-model": ["all-port", "one-port", "x"],
                       "--rate": "float", "--cycles": "int", "--packet-flits": "int",
                       "--seed": "int", "--hotspot": "address", "--hotspot-fraction": "float",
                       "--drain": "int", "--engine": ["amaranth", "verilator", "x"],
@@ -120,6 +122,7 @@ SPECS = {
                                               "--adaptive": "flag", "--escape-classes": "int",
                                               "--broadcast": "flag", "--broadcast-vcs": "int",
                                               "--replication": ["buffered", "wormhole", "x"],
+                                              "--model": ["all-port", "one-port", "x"],
                                               "--faults": "list", "--faulty-links": "links",
                                               "--waypoints": "int", "--json": "flag"}),
     "optical": Spec(("optical",), ("hypercube", "dlh"), {},

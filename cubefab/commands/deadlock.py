@@ -51,6 +51,9 @@ def _options(parser):
     parser.add_argument("--replication", choices=("buffered", "wormhole"), default="buffered",
                         help="with --broadcast: whole-packet buffered replication (the "
                              "routers' scheme) or lock-step wormhole replication")
+    parser.add_argument("--model", choices=("all-port", "one-port"), default=None,
+                        help="with --broadcast: the trees of all-port replication (the "
+                             "default) or of the one-port schedules")
     add_fault_options(parser, nodes_help="faulty nodes: prove the waypoint routing around "
                       "them (with --faulty-links and --waypoints)")
     add_waypoints_option(parser)
@@ -68,8 +71,9 @@ def _deadlock(args, topology):
             raise CliError("--broadcast cannot be combined with --faults, --faulty-links "
                            "or --waypoints")
         return _broadcast(args, topology)
-    if args.broadcast_vcs is not None or args.replication != "buffered":
-        raise CliError("--broadcast-vcs and --replication need --broadcast")
+    if (args.broadcast_vcs is not None or args.replication != "buffered"
+            or args.model is not None):
+        raise CliError("--broadcast-vcs, --replication and --model need --broadcast")
     if faulty:
         return _faulty(args, topology)
     if args.adaptive:
@@ -132,12 +136,16 @@ def _adaptive(args, topology):
 
 def _broadcast(args, topology):
     from ..topology.broadcast_deadlock import check_broadcast
-    from ..topology.broadcast_tree import tree_algorithm
+    from ..topology.broadcast_tree import one_port_tree, tree_algorithm
     from ..topology.deadlock import translation_mask
     if args.escape_classes is not None:
         raise CliError("--escape-classes needs --adaptive")
     with input_errors():
         tree_algorithm(topology)
+    model = args.model or "all-port"
+    if model == "one-port" and args.replication != "buffered":
+        raise CliError("--model one-port sends one copy at a time: --replication "
+                       "wormhole applies to all-port replication only")
     check_channel_graph(topology, 1)
     nodes = topology.num_nodes
     sources = nodes >> bin(translation_mask(topology)).count("1") if nodes > 1 else 1
@@ -150,9 +158,10 @@ def _broadcast(args, topology):
                  + sources * nodes * SECONDS_PER_TREE_PAIR):
         with input_errors():
             report = check_broadcast(topology, args.algorithm, args.vcs, args.broadcast_vcs,
-                                     args.replication)
+                                     args.replication, model)
     rows = [["unicast VCs", report.unicast_vcs], ["broadcast VCs", report.broadcast_vcs],
-            ["replication", report.scheme], ["channels (link, VC)", report.channels],
+            ["replication", f"{report.scheme}, {report.model}"],
+            ["channels (link, VC)", report.channels],
             ["unicast dependencies", report.unicast_dependencies],
             ["broadcast dependencies", report.broadcast_dependencies],
             ["seconds", f"{report.seconds:.2f}"]]
@@ -162,8 +171,10 @@ def _broadcast(args, topology):
     if report.cycle and all(step[-1] == "unicast" for step in report.cycle):
         verdict += ("\nthe unicast routing deadlocks on its own (see `cubefab deadlock` "
                     "without --broadcast; another --algorithm may not)")
+    trees = (tree_algorithm(topology) if model == "all-port" else
+             f"one-port: {one_port_tree(topology, 0).algorithm}")
     emit(args, report.as_dict(), f"{topology.label}, {report.algorithm} routing, broadcast "
-         f"trees ({tree_algorithm(topology)})\n" + format_table(["", "value"], rows)
+         f"trees ({trees})\n" + format_table(["", "value"], rows)
          + "\n" + verdict)
     return 0 if report.deadlock_free else 1
 

@@ -121,8 +121,12 @@ def report_implementation(args, what, component, default_workdir, extra=None):
     emit(args, document, "\n".join(lines))
 
 
-def _stem(topology):
-    return f"{topology.name}_" + "_".join(f"{k}{v}" for k, v in topology.params.items())
+def _stem(topology, config=None):
+    """The name of a design's work folder (a one-port replicating router's apart)."""
+    stem = f"{topology.name}_" + "_".join(f"{k}{v}" for k, v in topology.params.items())
+    if config is not None and config.broadcast_model != "all-port":
+        stem += "_" + config.broadcast_model.replace("-", "")
+    return stem
 
 
 def _parameters(config):
@@ -130,7 +134,9 @@ def _parameters(config):
     out = {"vcs": config.vcs, "adaptive_vcs": config.adaptive_vcs, "depth": config.depth,
            "payload_width": config.payload_width,
            "flit_width": config.layout.size, "buffer": config.buffer, "turns": config.turns,
-           **({"broadcast_vcs": config.broadcast_vcs} if config.broadcast else {})}
+           **({"broadcast_vcs": config.broadcast_vcs} if config.broadcast else {}),
+           **({"broadcast_model": config.broadcast_model}
+              if config.broadcast_model != "all-port" else {})}
     if config.fault_waypoints:   # waypoint routing: VCs per phase, every turn connected
         out.update({"fault_waypoints": config.fault_waypoints, "link_vcs": config.link_vcs,
                     "turns": "all"})
@@ -147,7 +153,7 @@ def synth_router(args, topology):
     router = build_router(args, topology)
     report_implementation(
         args, f"{topology.label} router of node {router.node}", router,
-        os.path.join("build", "synth", f"router_{_stem(topology)}_{router.node}"
+        os.path.join("build", "synth", f"router_{_stem(topology, router.config)}_{router.node}"
                      f"_{args.device}"),
         {"topology": topology.label, "node": router.node,
          **_parameters(router.config), "ports": topology.degree + 1})
@@ -158,6 +164,7 @@ def synth_fabric(args, topology):
     fabric = build_fabric(args, topology)
     report_implementation(
         args, f"{topology.label} fabric", fabric,
-        os.path.join("build", "synth", f"fabric_{_stem(topology)}_{args.device}"),
+        os.path.join("build", "synth", f"fabric_{_stem(topology, fabric.config.router)}"
+                     f"_{args.device}"),
         {"topology": topology.label, "nodes": topology.num_nodes,
          **_parameters(fabric.config.router)})

@@ -8,9 +8,11 @@ from .. import files
 from .fault_options import add_fault_options, check_fault_options
 from ..topology.metacube import Metacube
 from ..topology.hypercube import Hypercube
+from ..topology.mcube import Mcube
 from ..topology.paths import (disjoint_paths, check_disjoint_paths, metacube_path_bound,
                               metacube_disjoint_paths, remove_loops)
 from ..topology.faults import fault_free_path
+from ..topology.broadcast_tree import one_port_tree
 from ..topology.broadcast import (MODELS, broadcast_schedule, validate_schedule,
                                   lower_bounds)
 
@@ -149,7 +151,8 @@ def _broadcast_options(parser):
                              "(.png or .svg)")
     parser.add_argument("--hardware", action="store_true",
                         help="run one broadcast alone in the RTL fabric of replicating "
-                             "routers (all-port) and report each node's arrival cycle")
+                             "routers (--model all-port, the default, or one-port) and "
+                             "report each node's arrival cycle")
     parser.add_argument("--packet-flits", type=int_range(1, MAX_DEPTH), default=1,
                         metavar="L", help="--hardware: flits of the broadcast packet "
                         "(default 1)")
@@ -224,23 +227,29 @@ def _broadcast(args, topology):
 def _hardware_broadcast(args, topology):
     """``cubefab broadcast --hardware``: one broadcast in the RTL fabric."""
     from ..sim.broadcast_run import hardware_broadcast
-    if args.model not in (None, "all-port"):
-        raise CliError("--hardware runs the routers' all-port replication; "
-                       "one-port replication is not built in the router")
+    model = args.model or "all-port"
+    if model == "one-port" and args.subcube is not None:
+        raise CliError("--subcube needs --model all-port (multicast routers replicate "
+                       "all-port)")
     if args.algorithm is not None:
         raise CliError("--hardware follows the routers' broadcast trees; no --algorithm")
     if topology.num_nodes > MAX_HARDWARE_NODES:
         raise CliError(f"{topology.label} has {topology.num_nodes} nodes; --hardware "
                        f"simulates networks up to {MAX_HARDWARE_NODES} nodes")
     with input_errors():
+        # (the Mcube's default unicast routing, mroute, is not deadlock-free: its
+        # replicating routers route unicasts by e-cube)
+        unicast = {"algorithm": "ecube"} if isinstance(topology, Mcube) else {}
         doc = hardware_broadcast(topology, args.src, packet_flits=args.packet_flits,
-                                 unicasts=args.unicasts, subcube=args.subcube)
+                                 unicasts=args.unicasts, subcube=args.subcube, model=model,
+                                 **unicast)
     ecc = lower_bounds(topology, args.src, "all-port")["eccentricity"]
     targets = doc.get("members", [a for a in map(int, topology.nodes()) if a != args.src])
     # the depth the tree routing gives (minimal): the farthest target's distance
     reach = max((topology.distance(args.src, a) for a in targets), default=0)
-    doc.update({"model": "all-port", "eccentricity": ecc,
-                "optimal": doc["depth"] == reach})
+    doc.update({"eccentricity": ecc, "optimal": doc["depth"] == reach})
+    if model == "one-port":
+        doc.update(_one_port_check(topology, args.src, doc))
     rows = [[a, c] for a, c in doc["arrivals"].items()]
     what = ("one broadcast" if args.subcube is None else
             f"one multicast to the subcube {args.subcube[0]}/{args.subcube[1]} "
@@ -254,20 +263,44 @@ def _hardware_broadcast(args, topology):
                  f"{reach}); last copy in cycle {doc['latency']}; source busy "
                  f"{doc['injection']} cycle(s); "
                  + ("one copy at every target" if copies_ok else "WRONG copies"))
+    if model == "one-port":
+        lines.append(f"one-port: {doc['steps']} sequential send step(s) measured, the "
+                     f"schedule's {doc['schedule_steps']}; "
+                     + ("the one-port tree's links in the schedule's order"
+                        if doc["schedule_tree"] and doc["schedule_order"] else
+                        "NOT the schedule's " + ("order" if doc["schedule_tree"]
+                                                 else "links")))
     if "unicast_latency" in doc:
         lines.append(f"{len(targets)} unicasts: last in cycle {doc['unicast_latency']} "
                      f"({doc['latency_ratio']:.2f}x), source busy "
                      f"{doc['unicast_injection']} cycles ({doc['injection_ratio']:.1f}x)")
     if args.plot:
         from ..plots import plot_broadcast
-        cycles = sorted(set(doc["arrivals"].values()))
-        steps = [[(u, v) for u, v in doc["tree"] if doc["arrivals"].get(v) == c]
-                 for c in cycles]
+        # colour by arrival (one-port: by the measured step)
+        when = doc["node_steps"] if model == "one-port" else doc["arrivals"]
+        steps = [[(u, v) for u, v in doc["tree"] if when.get(v) == c]
+                 for c in sorted(set(when[v] for _, v in doc["tree"]))]
         with files.output_path(args.plot) as tmp:
             plot_broadcast(topology, steps, tmp, doc["source"])
-        lines.append(f"plot written to {args.plot} (colour: arrival order)")
+        lines.append(f"plot written to {args.plot} (colour: "
+                     + ("measured step)" if model == "one-port" else "arrival order)"))
     emit(args, doc, "\n".join(lines))
     return 0 if copies_ok and doc["optimal"] else 1
+
+
+def _one_port_check(topology, source, doc):
+    """What a one-port run is checked against: the one-port schedule's links, each
+    node's send order and step count (``optimal``: the measured steps are the
+    schedule's, the tree and the order are its)."""
+    tree = one_port_tree(topology, source)
+    edges = sorted([u, v] for u, v in tree.edges())
+    order = {u: [topology.neighbor(u, p) for _, p in sends]
+             for u, sends in tree.sends.items() if sends}
+    same_tree = doc["tree"] == edges
+    same_order = doc["sends"] == order
+    return {"schedule_steps": tree.num_steps, "paper_steps": tree.paper_steps,
+            "schedule_tree": same_tree, "schedule_order": same_order,
+            "optimal": same_tree and same_order and doc["steps"] == tree.num_steps}
 
 
 

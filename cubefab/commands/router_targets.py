@@ -42,6 +42,10 @@ def fabric_target_options(parser):
                         metavar="N", help="replicating routers (broadcast packets "
                         "copied along the trees) with N broadcast VCs per link "
                         "(default: none)")
+    parser.add_argument("--broadcast-model", choices=("all-port", "one-port"),
+                        default=None, help="with --broadcast-vcs: all-port replication "
+                        "(the default) or one-port (copies one at a time, in the "
+                        "schedule's order)")
 
 
 def router_config(args, topology):
@@ -54,6 +58,8 @@ def router_config(args, topology):
     with input_errors():
         broadcast = ({"broadcast_vcs": args.broadcast_vcs} if args.broadcast_vcs
                      else {})
+        if args.broadcast_model is not None:
+            broadcast["broadcast_model"] = args.broadcast_model
         config = RouterConfig.for_topology(topology, **params, buffer=args.buffer,
                                            turns=args.turns, fault_waypoints=waypoints,
                                            **broadcast)
@@ -119,7 +125,8 @@ def _vcs(config):
         return (f"{config.link_vcs} VCs: {config.phases} waypoint phases x {config.vcs}, "
                 f"{config.fault_waypoints} waypoint(s)")
     if config.broadcast:
-        return f"{config.vcs} + {config.broadcast_vcs} broadcast VCs"
+        model = "" if config.broadcast_model == "all-port" else f", {config.broadcast_model}"
+        return f"{config.vcs} + {config.broadcast_vcs} broadcast VCs{model}"
     return f"{config.vcs} VCs"
 
 

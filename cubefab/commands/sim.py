@@ -143,6 +143,10 @@ def _options(parser):
     parser.add_argument("--broadcast-vcs", type=int_range(1, MAX_VCS), default=None,
                         metavar="N", help="broadcast VCs per link of replicating routers "
                         "(default: what deadlock freedom needs, when there are broadcasts)")
+    parser.add_argument("--broadcast-model", choices=("all-port", "one-port"),
+                        default=None, help="replication of the routers: all-port (the "
+                        "default) or one-port (copies one at a time in the schedule's "
+                        "order; amaranth engine only)")
     parser.add_argument("--rate", type=fraction, default=0.1, metavar="R",
                         help="offered load, flits per node per cycle, 0..1 (default 0.1)")
     parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=1000, metavar="N",
@@ -224,6 +228,16 @@ def _sim(args, topology):
                     hotspot=args.hotspot, **params)
     if args.broadcast_vcs is not None:
         hardware["broadcast_vcs"] = args.broadcast_vcs
+    if args.broadcast_model is not None:
+        if args.traffic != "broadcast" and not args.broadcast_fraction \
+                and args.broadcast_vcs is None:
+            raise CliError("--broadcast-model needs broadcasts (--traffic broadcast, "
+                           "--broadcast-fraction or --broadcast-vcs)")
+        if args.broadcast_model == "one-port" and args.engine == "verilator":
+            raise CliError("--broadcast-model one-port needs --engine amaranth (the "
+                           "verilator engine runs address-strapped routers, and one-port "
+                           "routers need constant node addresses)")
+        hardware["broadcast_model"] = args.broadcast_model
     if args.traffic == "broadcast" and args.broadcast_fraction:
         raise CliError("--broadcast-fraction mixes broadcasts into a unicast pattern; "
                        "--traffic broadcast is broadcasts only")
@@ -295,6 +309,8 @@ def _sim(args, topology):
                 f"{u}-{v} at cycle {c}" for u, v, c in doc["fail_links"])
     if doc.get("broadcast_vcs"):
         routing += f" + {doc['broadcast_vcs']} broadcast VC(s)"
+        if doc.get("broadcast_model", "all-port") != "all-port":
+            routing += f" ({doc['broadcast_model']})"
     text = "\n".join([
         f"{topology.label}, {routing} x {doc['depth']} "
         f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "
@@ -316,8 +332,9 @@ def escape_name(topology, doc):
 
 def _auto_engine(args, topology, hardware):
     """The engine ``--engine auto`` runs (:func:`~cubefab.sim.engine_choice.choose_engine`):
-    amaranth for a VCD, which only it writes."""
-    if args.vcd is not None:
+    amaranth for a VCD, which only it writes, and for one-port replicating routers,
+    which only it runs (constant node addresses)."""
+    if args.vcd is not None or hardware.get("broadcast_model", "all-port") != "all-port":
         return "amaranth"
     config = selfcheck_config(topology, **hardware)
     engine, _ = choose_engine(topology.num_nodes, args.warmup + args.cycles,

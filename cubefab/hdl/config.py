@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..topology.adaptive import escape_algorithm
 from ..topology.broadcast_deadlock import BroadcastDeadlockError, check_broadcast
 from ..topology.base import Topology, check_int
+from ..topology.broadcast import check_model
 from ..topology.deadlock import DeadlockError, check_deadlock_free, lane_bits, required_vcs
 from ..topology.duato import check_adaptive
 from ..topology.fault_routing import leg_algorithm
@@ -50,8 +51,8 @@ def _adaptive_proof(topology, algorithm, classes):
 
 
 @functools.lru_cache(maxsize=16)
-def _broadcast_proof(topology, algorithm, classes, broadcast_vcs):
-    return check_broadcast(topology, algorithm, classes, broadcast_vcs)
+def _broadcast_proof(topology, algorithm, classes, broadcast_vcs, model):
+    return check_broadcast(topology, algorithm, classes, broadcast_vcs, model=model)
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,15 @@ class RouterConfig:
         (:func:`~cubefab.topology.broadcast_tree.multicast_tree`; the pruned tree's
         channel dependencies are a subset of the tree's). Routers of constant
         addresses only (:class:`~cubefab.hdl.route.multicast.MulticastChildren`).
+    broadcast_model : str
+        With ``broadcast_vcs``, one of :data:`~cubefab.topology.broadcast.MODELS`:
+        ``"all-port"`` (the default) sends a packet's copies to all the children of the
+        tree at once; ``"one-port"`` sends them one after another in the order of the
+        one-port schedule (:func:`~cubefab.topology.broadcast_tree.one_port_tree`,
+        :class:`~cubefab.hdl.route.one_port.OnePortSends`), each copy starting after the
+        previous one's tail has left, along the one-port tree's links and the VC rule
+        of that model. One-port routers need a constant node address; not with
+        ``multicast``.
 
     Raises
     ------
@@ -145,6 +155,7 @@ class RouterConfig:
     fault_waypoints: int = 0
     broadcast_vcs: int = 0
     multicast: bool = False
+    broadcast_model: str = "all-port"
 
     def __post_init__(self):
         if not isinstance(self.topology, Topology):
@@ -182,6 +193,13 @@ class RouterConfig:
         if self.broadcast_vcs and self.fault_waypoints:
             raise ValueError(f"Broadcast VCs need a router without fault waypoints, not "
                              f"fault_waypoints = {self.fault_waypoints}")
+        check_model(self.broadcast_model)
+        if self.broadcast_model != "all-port" and not self.broadcast_vcs:
+            raise ValueError(f"Broadcast model {self.broadcast_model!r} needs broadcast_vcs, "
+                             f"not {self.broadcast_vcs!r}")
+        if self.broadcast_model != "all-port" and self.multicast:
+            raise ValueError(f"Multicast needs the all-port broadcast model, not "
+                             f"{self.broadcast_model!r}")
 
     @classmethod
     def for_topology(cls, topology, *, algorithm=None, vcs=None, vcs_per_class=1,
@@ -247,12 +265,13 @@ class RouterConfig:
                           multicast=self.multicast)
 
     def as_dict(self):
-        """The parameters but the topology, as a JSON-able dict (``broadcast_vcs``
-        only when set, so that reports of unicast routers are unchanged)."""
+        """The parameters but the topology, as a JSON-able dict (``broadcast_vcs``,
+        ``multicast`` and ``broadcast_model`` only when not their defaults, so that
+        reports of other routers are unchanged)."""
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
                 if field.name != "topology"
-                and (field.name not in ("broadcast_vcs", "multicast")
-                     or getattr(self, field.name))}
+                and (field.name not in ("broadcast_vcs", "multicast", "broadcast_model")
+                     or getattr(self, field.name) != field.default)}
 
 
 @dataclass(frozen=True)
@@ -292,7 +311,8 @@ class FabricConfig:
                 report = _adaptive_proof(self.topology, router.algorithm, router.vc_classes)
             elif router.broadcast:
                 report = _broadcast_proof(self.topology, router.algorithm,
-                                          router.vc_classes, router.broadcast_vcs)
+                                          router.vc_classes, router.broadcast_vcs,
+                                          router.broadcast_model)
                 if not report.deadlock_free:
                     raise BroadcastDeadlockError(report)
             else:

@@ -20,41 +20,48 @@ from amaranth.lib import data
 import numpy as np
 
 from ..topology.broadcast_deadlock import broadcast_wrap_array
-from ..topology.broadcast_tree import broadcast_tree
+from ..topology.broadcast_tree import broadcast_tree, model_parent_ports, one_port_sends
 from ..topology.mcube import Mcube
 
 
 __all__ = ["broadcast_turns", "broadcast_wrap", "ReplicatingQueue"]
 
 
-def broadcast_turns(topology, node):
+def broadcast_turns(topology, node, model="all-port"):
     """The (input port, output port) pairs broadcast copies take at ``node`` (every
     node when None): from the port to the node's parent in the tree of each source
-    (``degree``, the injection port, at the source itself) to each child port, and to
-    the local port (``degree``) at every node but the source."""
+    under ``model`` (``degree``, the injection port, at the source itself) to each
+    child port, and to the local port (``degree``) at every node but the source."""
     degree = topology.degree
     nodes = topology.nodes()
     rows = np.arange(len(nodes)) if node is None else np.array([topology.index(node)])
     turns = set()
     for source in nodes.tolist():
-        tree = broadcast_tree(topology, source)
-        for i in rows.tolist():
-            parent, children = int(tree.parent[i]), int(tree.children[i])
-            turns.update((parent, o) for o in range(degree) if children >> o & 1)
+        if model == "one-port":
+            parents = model_parent_ports(topology, source, model)
+            children = [sum(1 << p for _, p in one_port_sends(topology, source, int(a)))
+                        for a in nodes[rows].tolist()]
+        else:
+            tree = broadcast_tree(topology, source)
+            parents = model_parent_ports(topology, source)
+            children = [int(tree.children[i]) for i in rows.tolist()]
+        for i, mask in zip(rows.tolist(), children):
+            parent = int(parents[i])
+            turns.update((parent, o) for o in range(degree) if mask >> o & 1)
             if parent != degree:
                 turns.add((parent, degree))
     return turns
 
 
-def broadcast_wrap(topology, node, in_port, port):
-    """``bwrap(node, in_port, port)`` of the broadcast VC rule
+def broadcast_wrap(topology, node, in_port, port, model="all-port"):
+    """``bwrap(node, in_port, port)`` of the broadcast VC rule of ``model``
     (:func:`~cubefab.topology.broadcast_deadlock.broadcast_next_vc`) as a bool, or
     None when it depends on the node's address and ``node`` is None (the router then
     reads a strap). The Mcube's rule reads only the ports."""
     if node is None and not isinstance(topology, Mcube):
         return None
     here = np.array([0 if node is None else node])
-    return bool(broadcast_wrap_array(topology, here, np.array([in_port]), port)[0])
+    return bool(broadcast_wrap_array(topology, here, np.array([in_port]), port, model)[0])
 
 
 class ReplicatingQueue:
@@ -127,6 +134,8 @@ class ReplicatingQueue:
             m.d.sync += [self._slots[produce].eq(self.w_data),
                          produce.eq(Mux(produce == depth - 1, 0, produce + 1))]
         head_route, head_flit = self._entry(self._slots[consume])
+        #: The oldest flit (a View; undefined while empty).
+        self.head_flit = head_flit
         #: The copies the oldest packet wants (zero while empty).
         self.wanted = Signal(self.copies, name=f"{self.name}_wanted")
         m.d.comb += self.wanted.eq(Mux(level != 0, head_route.port, 0))

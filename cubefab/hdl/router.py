@@ -17,6 +17,7 @@ from .route.adaptive import adaptive_route_unit
 from .route.waypoint import WaypointRoute
 from .route.broadcast import broadcast_children_unit
 from .route.multicast import MulticastChildren
+from .route.one_port import OnePortSends
 
 
 __all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY"]
@@ -129,7 +130,12 @@ class Router(wiring.Component):
     fits: broadcast packets are at most ``config.depth`` flits); the packet leaves its
     input buffer after its last copy. With ``config.multicast`` a ``bcast`` packet goes
     to the subcube ``(dest, mmask)`` only, along the tree pruned to it
-    (:class:`~cubefab.hdl.route.multicast.MulticastChildren`).
+    (:class:`~cubefab.hdl.route.multicast.MulticastChildren`). With
+    ``config.broadcast_model == "one-port"`` the copies follow the one-port tree and
+    leave one at a time in the schedule's order: each replicating queue counts the
+    network copies of its oldest packet whose tail has left, and
+    :class:`~cubefab.hdl.route.one_port.OnePortSends` (the packet's ``src``, that count)
+    names the only port on which a copy may start; the local copy is not ordered.
     """
 
     def __init__(self, config, node):
@@ -144,6 +150,9 @@ class Router(wiring.Component):
         self.node = None if node is None else topology.check_node(node, "node")
         if config.multicast and self.node is None:
             raise ValueError("Multicast routers need a constant node address, not None")
+        if config.broadcast_model == "one-port" and self.node is None:
+            raise ValueError("One-port replicating routers need a constant node address "
+                             "(OnePortSends tabulates one node's schedule), not None")
         degree = topology.degree
         #: Sticky flag for simulation: a flit arrived at a full buffer (a broken
         #: credit protocol); never set in a correct network.
@@ -484,7 +493,7 @@ class Router(wiring.Component):
         degree = self.topology.degree
         if self.config.turns == "all":
             return {(i, o) for i in range(degree + 1) for o in range(degree + 1)}
-        return broadcast_turns(self.topology, self.node)
+        return broadcast_turns(self.topology, self.node, self.config.broadcast_model)
 
     def _replicating_queues(self, m, p, arriving, enter, outputs):
         """The replicating queues of input port ``p`` (its broadcast VCs; the injection
@@ -502,6 +511,8 @@ class Router(wiring.Component):
             unit = MulticastChildren(self.topology, self.node, "subcube")
             m.d.comb += [unit.value.eq(arriving.dest), unit.mask.eq(arriving.mmask)]
             local = local & (((arriving.dest ^ here) & arriving.mmask) == 0)
+        elif config.broadcast_model == "one-port":   # every port the node sends to
+            unit = OnePortSends(self.topology, self.node)
         else:
             unit = broadcast_children_unit(self.topology, self.node)
         m.submodules[f"children_p{p}"] = unit
@@ -518,6 +529,8 @@ class Router(wiring.Component):
                 if p < degree else [0]:
             queue = ReplicatingQueue(m, f"rq_p{p}_vc{v}", config.depth, route_layout, layout)
             queue.outputs = outs
+            if config.broadcast_model == "one-port":
+                self._one_port_order(m, queue)
             m.d.comb += queue.w_data.eq(Cat(copies, enter.vc, arriving))
             if p < degree:
                 link = self.link_in[p]
@@ -531,6 +544,28 @@ class Router(wiring.Component):
             queues.append(queue)
         return queues
 
+    def _one_port_order(self, m, queue):
+        """One-port order of a replicating queue: ``queue.next_port``, the only network
+        port on which a copy of the oldest (broadcast) packet may start: the port of
+        the node's send number ``index`` in its source's schedule, ``index`` counting the
+        packet's network copies whose tail has left (back to 0 when the packet
+        leaves)."""
+        degree = self.topology.degree
+        sends = m.submodules[f"{queue.name}_order"] = OnePortSends(self.topology, self.node)
+        index = Signal.like(sends.index, name=f"{queue.name}_index")
+        tails = []
+        for k, o in enumerate(queue.outputs):
+            if o < degree:
+                flit = queue.copy(k)[2]
+                tails.append(queue.sent[k] & flit.tail & flit.bcast)
+        last = queue.pop & queue.head_flit.tail
+        with m.If(last):
+            m.d.sync += index.eq(0)
+        with m.Elif(Cat(tails).any()):
+            m.d.sync += index.eq(index + 1)
+        m.d.comb += [sends.source.eq(queue.head_flit.src), sends.index.eq(index)]
+        queue.next_port = sends.port
+
     def _broadcast_vc(self, p, v, o):
         """The output VC of a broadcast copy from input queue ``(p, v)`` through network
         port ``o``: the broadcast VC rule (``broadcast_next_vc``) offset by the
@@ -538,7 +573,7 @@ class Router(wiring.Component):
         config, degree = self.config, self.topology.degree
         first = config.link_vcs - config.broadcast_vcs
         lane = v - first if p < degree else 0
-        wrap = broadcast_wrap(self.topology, self.node, p, o)
+        wrap = broadcast_wrap(self.topology, self.node, p, o, config.broadcast_model)
         up = min(lane + 1, config.broadcast_vcs - 1)
         width = self.layout["vc"].shape.width
         if wrap is None:
@@ -551,6 +586,7 @@ class Router(wiring.Component):
         downstream buffer is empty (it takes the whole packet)."""
         degree, config, layout = self.topology.degree, self.config, self.layout
         vc_at, vc_bits = layout["vc"].offset, layout["vc"].shape.width
+        one_port = config.broadcast_model == "one-port"
         wants, flits = [], []
         for k, o in enumerate(queue.outputs):
             ready, route, flit = queue.copy(k)
@@ -558,6 +594,8 @@ class Router(wiring.Component):
                 bvc = self._broadcast_vc(p, v, o)
                 out_vc = Mux(flit.bcast, bvc, route.vc) if p == degree else bvc
                 empty = Cat(count == config.depth for count in credits[o])
+                if one_port:   # a copy starts on its turn only (one port per step)
+                    empty = empty & (queue.next_port == o).replicate(len(empty))
                 room = empty.bit_select(out_vc, 1) | ~flit.bcast
                 value = flit.as_value()
                 flits.append(Cat(value[:vc_at], out_vc, value[vc_at + vc_bits:]))

@@ -85,6 +85,10 @@ class SelfCheckConfig:
         has the fault configuration port
         :data:`~cubefab.hdl.selfcheck_node.CONFIG_INPUTS` and the ``unroutable``
         counter.
+    broadcast_model : str
+        With ``broadcast_vcs``: ``"all-port"`` (the default) or ``"one-port"``
+        replication (``RouterConfig.broadcast_model``; one-port routers need constant
+        node addresses, so :meth:`node` of ``None`` refuses them).
 
     Raises
     ------
@@ -99,7 +103,8 @@ class SelfCheckConfig:
     def __init__(self, topology, *, pattern="uniform", packet_flits=1, payload_width=40,
                  vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
                  timestamp_bits=24, sequence_bits=8, vcs_per_class=1, adaptive_vcs=0,
-                 defects=False, fault_waypoints=0, broadcast_vcs=0):
+                 defects=False, fault_waypoints=0, broadcast_vcs=0,
+                 broadcast_model="all-port"):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         #: FabricConfig: the routers' configuration, proved deadlock-free
@@ -107,7 +112,9 @@ class SelfCheckConfig:
             topology, payload_width=payload_width, vcs=vcs, depth=depth,
             algorithm=algorithm, vcs_per_class=vcs_per_class, adaptive_vcs=adaptive_vcs,
             fault_waypoints=fault_waypoints,
-            **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {}))
+            **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {}),
+            **({"broadcast_model": broadcast_model} if broadcast_model != "all-port"
+               else {}))
         #: RouterConfig: every router's configuration
         self.router = self.fabric.router
         self.topology, self.layout = topology, self.router.layout

@@ -7,6 +7,12 @@ simulator until every other node has ejected its copy: it reports each node's ar
 tree) and its depth. With ``unicasts`` it also runs the broadcast the way a unicast
 fabric must: ``N - 1`` unicast packets queued at the source in cycle 0, one to every
 other node; the source's injection time is the cycle its last flit enters.
+
+With ``model="one-port"`` the routers send a packet's copies one after another
+(``RouterConfig(broadcast_model="one-port")``); the run then also *measures* the number
+of sequential sends of the longest chain from the hardware: a node's sends are ordered
+by the cycle their head left on the link, and a node's step is its sender's step plus
+the position of its copy among the sender's sends, plus one (0 at the source).
 """
 
 from amaranth.sim import Simulator
@@ -14,21 +20,23 @@ from amaranth.sim import Simulator
 from ..hdl.fabric import Fabric, FabricConfig
 from ..topology.base import Topology, check_int
 from ..topology.broadcast_deadlock import required_broadcast_vcs
+from ..topology.broadcast import check_model
 from ..topology.broadcast_tree import subcube_members
 
 
-__all__ = ["hardware_broadcast"]
+__all__ = ["hardware_broadcast", "measured_steps"]
 
 
 def _run(fabric, source, packets, limit, copies):
     """Inject ``packets`` (flit dicts, in order) at ``source`` from cycle 0; returns the
     cycle each node ejected each tail (``{address: [cycles]}``), the links flits
-    crossed (``{(u, v)}``) and the cycle the last flit entered."""
+    crossed (``{(u, v)}``), the first cycle a head flit crossed each (``{(u, v):
+    cycle}``) and the cycle the last flit entered."""
     topo = fabric.topology
     nodes = [int(a) for a in topo.nodes()]
     k = topo.index(source)
     expected = sum(1 for f in packets if f["tail"]) * copies
-    state = {"tails": {}, "links": set(), "injected": None}
+    state = {"tails": {}, "links": set(), "heads": {}, "injected": None}
 
     async def bench(ctx):
         for i in range(len(nodes)):
@@ -47,8 +55,12 @@ def _run(fabric, source, packets, limit, copies):
                     state["injected"] = cycle + 1     # cycles taken to inject
             for i, router in enumerate(fabric.routers):
                 for p in range(topo.degree):
-                    if ctx.get(router.link_out[p].flit.valid):
-                        state["links"].add((nodes[i], topo.neighbor(nodes[i], p)))
+                    flit = router.link_out[p].flit
+                    if ctx.get(flit.valid):
+                        link = (nodes[i], topo.neighbor(nodes[i], p))
+                        state["links"].add(link)
+                        if ctx.get(flit.payload).head:
+                            state["heads"].setdefault(link, cycle)
                 out = fabric.local_out[i]
                 if ctx.get(out.valid) and ctx.get(out.payload).tail:
                     state["tails"].setdefault(nodes[i], []).append(cycle)
@@ -64,8 +76,48 @@ def _run(fabric, source, packets, limit, copies):
     return state
 
 
+def measured_steps(source, heads):
+    """Steps of a one-port broadcast measured from its links' departure cycles.
+
+    Parameters
+    ----------
+    source : int
+    heads : dict
+        ``(sender, receiver) -> cycle`` the copy's head left on that link.
+
+    Returns
+    -------
+    (dict, dict)
+        ``sends``: sender -> receivers in departure order; ``step``: address -> its
+        step, the sender's step plus the copy's position among the sender's sends plus
+        one (0 at ``source``). ValueError if a node received two copies, or a copy
+        left a node that had none.
+    """
+    sends, parent = {}, {}
+    for (u, v), cycle in sorted(heads.items(), key=lambda item: (item[1], item[0])):
+        if v in parent or v == source:
+            raise ValueError(f"node {v} received more than one copy")
+        parent[v] = u
+        sends.setdefault(u, []).append(v)
+    step = {source: 0}
+
+    def walk(v, seen=()):
+        if v not in step:
+            if v not in parent or v in seen:
+                raise ValueError(f"node {v} sent a copy it never received")
+            u = parent[v]
+            step[v] = walk(u, seen + (v,)) + sends[u].index(v) + 1
+        return step[v]
+
+    for v in parent:
+        walk(v)
+    for u in sends:
+        walk(u)
+    return sends, step
+
+
 def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limit=None,
-                       subcube=None, **router):
+                       subcube=None, model="all-port", **router):
     """Run one broadcast from ``source`` alone in the RTL fabric (see the module text).
 
     Parameters
@@ -81,6 +133,8 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
     subcube : (int, int), optional
         A multicast instead: to the nodes ``x`` with ``x & mask == value & mask``
         (multicast routers, ``RouterConfig(multicast=True)``).
+    model : {"all-port", "one-port"}
+        The routers' ``broadcast_model``.
     **router
         :meth:`~cubefab.hdl.config.RouterConfig.for_topology` keywords; ``broadcast_vcs``
         defaults to :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs`.
@@ -96,7 +150,9 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         ``unicast_latency`` (the last unicast's tail), ``unicast_injection`` and the
         ratios ``latency_ratio`` and ``injection_ratio`` (unicasts / broadcast), the
         unicasts going to the same nodes; with ``subcube``, ``members`` (the nodes that
-        must receive a copy).
+        must receive a copy); with ``model="one-port"``, ``sends`` (per sender, the
+        receivers in the order their copies' heads left), ``node_steps`` and ``steps``
+        (:func:`measured_steps`: each node's step and the largest).
     """
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
@@ -104,7 +160,11 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
     packet_flits = check_int("Packet length in flits", packet_flits, 1)
     n = topology.num_nodes
     limit = 50 * n + 200 if limit is None else check_int("Cycle limit", limit, 1)
-    router.setdefault("broadcast_vcs", required_broadcast_vcs(topology))
+    check_model(model)
+    if model != "all-port" and subcube is not None:
+        raise ValueError(f"Multicast needs the all-port broadcast model, not {model!r}")
+    router["broadcast_model"] = model
+    router.setdefault("broadcast_vcs", required_broadcast_vcs(topology, model))
     value = mask = 0
     if subcube is not None:
         value, mask = subcube
@@ -141,7 +201,7 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         return depth[v]
 
     doc = {"topology": topology.label, "source": source, "packet_flits": packet_flits,
-           "broadcast_vcs": config.router.broadcast_vcs,
+           "model": model, "broadcast_vcs": config.router.broadcast_vcs,
            "arrivals": arrivals,
            "tree": sorted([u, v] for u, v in run["links"]),
            "depth": max((hops(v) for v in arrivals), default=0),
@@ -150,6 +210,11 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
            "injection": run["injected"]}
     if subcube is not None:
         doc.update({"subcube": [value, mask], "members": targets})
+    if model == "one-port":
+        sends, step = measured_steps(source, run["heads"])
+        doc.update({"sends": {u: sends[u] for u in sorted(sends)},
+                    "node_steps": {a: step[a] for a in sorted(step)},
+                    "steps": max(step.values())})
     if unicasts and targets:
         flits = [f for dest in targets for f in packet(dest, 0)]
         uni = _run(Fabric(config), source, flits, limit, 1)

@@ -27,7 +27,8 @@ reordered, duplicated, lost
 
 broadcast copies (replicating routers)
     A copy of a broadcast from ``src`` may cross link ``(here, port)`` only when it is
-    a link of the tree of ``src`` (:func:`~cubefab.topology.broadcast_tree.broadcast_tree`),
+    a link of the tree of ``src`` (:func:`~cubefab.topology.broadcast_tree.broadcast_tree`;
+    one-port routers: :func:`~cubefab.topology.broadcast_tree.one_port_tree`),
     on the broadcast VC of the rule
     (:func:`~cubefab.topology.broadcast_deadlock.broadcast_next_vc`); a copy ejected at
     its source is misrouted. Each broadcast is ``N - 1`` packets in the ledger, one in
@@ -129,7 +130,8 @@ class RouteReference:
                   router.adaptive_vcs)
         #: BroadcastReference or None: the trees of a fabric of replicating routers
         ref.broadcast = (BroadcastReference(router.topology, router.link_vcs
-                                            - router.broadcast_vcs, router.broadcast_vcs)
+                                            - router.broadcast_vcs, router.broadcast_vcs,
+                                            router.broadcast_model)
                          if router.broadcast else None)
         return ref
 
@@ -272,27 +274,33 @@ class BroadcastReference:
     source).
     """
 
-    def __init__(self, topology, first, broadcast_vcs):
+    def __init__(self, topology, first, broadcast_vcs, model="all-port"):
         from ..topology.broadcast_deadlock import broadcast_wrap_array
-        from ..topology.broadcast_tree import back_ports, broadcast_tree
+        from ..topology.broadcast_tree import broadcast_tree, one_port_tree
         n, degree = topology.num_nodes, topology.degree
         nodes = topology.nodes()
         self.first = first
         self.children = np.zeros((n, n), dtype=np.int64)
         self.vc = np.zeros((n, n), dtype=np.int64)
-        back = back_ports(topology)
         for s, source in enumerate(nodes.tolist()):
-            tree = broadcast_tree(topology, source)
-            self.children[s] = tree.children
+            if model == "one-port":      # the ports each node sends to
+                sends = one_port_tree(topology, source).sends
+                self.children[s] = [sum(1 << p for _, p in sends[a]) for a in nodes.tolist()]
+            else:
+                self.children[s] = broadcast_tree(topology, source).children
+            # walk down the tree from the source: (node index, arrival port)
             lane = np.zeros(n, dtype=np.int64)
-            for level in range(1, tree.height + 1):
-                for i in np.flatnonzero(tree.depth == level).tolist():
-                    to_parent = int(tree.parent[i])
-                    up = topology.index(topology.neighbor(int(nodes[i]), to_parent))
-                    port = back[to_parent]                # parent -> i
-                    wrap = broadcast_wrap_array(topology, nodes[up:up + 1],
-                                                np.array([tree.parent[up]]), port)[0]
-                    lane[i] = min(lane[up] + int(wrap), broadcast_vcs - 1)
+            todo = [(s, degree)]
+            while todo:
+                u, in_port = todo.pop()
+                for port in range(degree):
+                    if self.children[s, u] >> port & 1:
+                        v = topology.neighbor(int(nodes[u]), port)
+                        i = topology.index(v)
+                        wrap = broadcast_wrap_array(topology, nodes[u:u + 1],
+                                                    np.array([in_port]), port, model)[0]
+                        lane[i] = min(lane[u] + int(wrap), broadcast_vcs - 1)
+                        todo.append((i, topology.port(v, int(nodes[u]))))
             self.vc[s] = first + lane
             self.vc[s, s] = 0
 

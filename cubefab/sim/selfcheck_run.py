@@ -54,11 +54,12 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
                      vcs=None, depth=DEFAULT_ROUTER["depth"], algorithm=None, hotspot=None,
                      queue_depth=16, vcs_per_class=DEFAULT_ROUTER["vcs_per_class"],
                      timestamp_bits=24, sequence_bits=8, adaptive_vcs=0, defects=False,
-                     fault_waypoints=0, broadcast_vcs=0):
+                     fault_waypoints=0, broadcast_vcs=0, broadcast_model="all-port"):
     """The hardware configuration of a run (a JSON-able dict of
     :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` keywords, plus the topology; the
-    Verilator cache key). ``broadcast_vcs`` (replicating routers) is in it only when
-    set, so that the keys of unicast fabrics are unchanged."""
+    Verilator cache key). ``broadcast_vcs`` (replicating routers) and
+    ``broadcast_model`` are in it only when not their defaults, so that the keys of
+    other fabrics are unchanged."""
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     algorithm = topology.check_algorithm(algorithm)
@@ -72,7 +73,9 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
             "timestamp_bits": timestamp_bits, "sequence_bits": sequence_bits,
             "adaptive_vcs": adaptive_vcs, "defects": defects,
             **({"fault_waypoints": fault_waypoints} if fault_waypoints else {}),
-            **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {})}
+            **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {}),
+            **({"broadcast_model": broadcast_model} if broadcast_model != "all-port"
+               else {})}
 
 
 def _hardware(config):
@@ -226,7 +229,8 @@ def broadcast_hardware(topology, hardware, broadcast_fraction):
         hardware["pattern"], broadcast_fraction = "uniform", 1.0
     if broadcast_fraction > 0 and not hardware.get("broadcast_vcs"):
         from ..topology.broadcast_deadlock import required_broadcast_vcs
-        hardware["broadcast_vcs"] = required_broadcast_vcs(topology)
+        hardware["broadcast_vcs"] = required_broadcast_vcs(
+            topology, hardware.get("broadcast_model", "all-port"))
     return hardware, broadcast_fraction
 
 
@@ -315,7 +319,9 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     **hardware
         :func:`selfcheck_config` keywords (pattern, packet_flits, payload_width, vcs,
         depth, algorithm, hotspot, queue_depth, vcs_per_class, timestamp_bits,
-        sequence_bits); the router defaults to :data:`DEFAULT_ROUTER`.
+        sequence_bits, broadcast_vcs, broadcast_model); the router defaults to
+        :data:`DEFAULT_ROUTER`. ``broadcast_model="one-port"`` (one-port replicating
+        routers, constant node addresses) runs on the ``"amaranth"`` engine only.
 
     Returns
     -------
@@ -333,6 +339,10 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     if vcd is not None and engine != "amaranth":
         raise ValueError("the verilator engine writes no VCD; use the amaranth engine")
+    if engine != "amaranth" and hardware.get("broadcast_model", "all-port") != "all-port":
+        raise ValueError("the verilator engine runs address-strapped routers, and one-port "
+                         "replicating routers need constant node addresses; use the "
+                         "amaranth engine")
     _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction, broadcast_fraction)
     if defect is not None:
         hardware["defects"] = True

@@ -49,7 +49,7 @@ from .metacube import Metacube
 from .properties import bfs_distances
 
 
-__all__ = ["MODELS", "ScheduleReport", "validate_schedule", "Schedule",
+__all__ = ["MODELS", "check_model", "ScheduleReport", "validate_schedule", "Schedule",
            "BroadcastAlgorithm", "BROADCAST_ALGORITHMS", "register_broadcast",
            "algorithms_for", "broadcast_schedule", "lower_bounds",
            "binomial_schedule", "metacube_schedule", "dualcube_schedule",
@@ -61,7 +61,8 @@ MODELS = ("one-port", "all-port")
 _SCHEDULE_LIMIT = 1 << 20
 
 
-def _check_model(model):
+def check_model(model):
+    """Return ``model`` if it is one of :data:`MODELS`, else raise ValueError."""
     if model not in MODELS:
         raise ValueError(f"model must be one of {', '.join(MODELS)}, not {model!r}")
     return model
@@ -121,7 +122,7 @@ def validate_schedule(topology, source, steps, model="one-port"):
         itself are reported, not raised).
     """
     source = topology.check_node(source, "source")
-    _check_model(model)
+    check_model(model)
     problems = []
     counts = {}
 
@@ -200,7 +201,7 @@ def lower_bounds(topology, source, model="one-port"):
         step, one-port only, None for all-port) and ``lower_bound`` (the larger).
     """
     source = topology.check_node(source, "source")
-    _check_model(model)
+    check_model(model)
     ecc = int(bfs_distances(topology, source).max())
     log2 = math.ceil(math.log2(topology.num_nodes)) if model == "one-port" else None
     return {"eccentricity": ecc, "log2_nodes": log2,
@@ -492,7 +493,7 @@ def broadcast_schedule(topology, source, model="one-port", algorithm=None):
     Schedule
     """
     source = topology.check_node(source, "source")
-    _check_model(model)
+    check_model(model)
     options = algorithms_for(topology)
     if algorithm is None:
         chosen = next(a for a in options if a.model == model)

@@ -32,8 +32,9 @@ import time
 import numpy as np
 
 from .base import Topology, check_int
-from .broadcast_tree import (back_ports, parent_ports, _check_topology, _children_masks,
-                             _depths, _up_indices)
+from .broadcast import check_model
+from .broadcast_tree import (back_ports, model_parent_ports, _check_topology,
+                             _children_masks, _depths, _up_indices)
 from .mcube import Mcube
 from .deadlock import (DeadlockError, channel_dependency_graph, cycle_text, decode_channels,
                        required_vcs,
@@ -55,44 +56,49 @@ def _check_scheme(scheme):
     return scheme
 
 
-def broadcast_wrap_array(topology, addresses, in_ports, port):
+def broadcast_wrap_array(topology, addresses, in_ports, port, model="all-port"):
     """Vectorised ``bwrap(here, in_port, port)`` (bool array, no checks) of a broadcast
     copy that arrived at ``addresses`` through ``in_ports`` (``degree``: injected there)
-    and leaves through network ``port``.
+    and leaves through network ``port``, in the trees of ``model``.
 
     Hypercube, metacube, DLH: the unicast ``wrap`` of the reverse channel (from the
-    neighbour back through the inverse port); ``in_ports`` is not read. Mcube: a
-    link number that does not exceed the one the copy arrived on (inside one VC the
-    link numbers along a tree path then strictly increase).
+    neighbour back through the inverse port); ``in_ports`` is not read. Mcube, all-port:
+    a link number that does not exceed the one the copy arrived on (inside one VC the
+    link numbers along a tree path then strictly increase); one-port (the binomial tree
+    sends on its links in descending order): a link number that is not below the one
+    the copy arrived on (inside one VC they strictly decrease).
     """
     if isinstance(topology, Mcube):
         in_ports = np.broadcast_to(np.asarray(in_ports, dtype=np.int64), np.shape(addresses))
+        if model == "one-port":
+            return (in_ports < topology.degree) & (port >= in_ports)
         return (in_ports < topology.degree) & (port <= in_ports)
     there = topology.neighbor_array(addresses, port)
     return wrap_array(topology, there, back_ports(topology)[port])
 
 
-def broadcast_next_vc(topology, here, in_port, port, vc_in, vcs):
+def broadcast_next_vc(topology, here, in_port, port, vc_in, vcs, model="all-port"):
     """The broadcast VC (within the broadcast class) of the copy that leaves ``here``
     through network ``port``, for a packet that arrived through ``in_port`` on broadcast
     VC ``vc_in`` (``in_port = degree`` and ``vc_in = 0`` at the source), with ``vcs``
-    broadcast VCs: ``min(vc_in + bwrap(here, in_port, port), vcs - 1)``. The reference
-    the routers' broadcast VC selection must equal."""
+    broadcast VCs: ``min(vc_in + bwrap(here, in_port, port), vcs - 1)`` (``bwrap`` of
+    ``model``). The reference the routers' broadcast VC selection must equal."""
+    check_model(model)
     vcs = check_int("Broadcast VCs", vcs, 1)
     vc_in = check_int("vc_in", vc_in, 0, vcs - 1)
     here = topology.check_node(here, "here")
     in_port = topology.check_port(in_port, "in_port", local=True)
     port = topology.check_port(port)
-    wrap = broadcast_wrap_array(topology, np.array([here]), np.array([in_port]), port)
+    wrap = broadcast_wrap_array(topology, np.array([here]), np.array([in_port]), port, model)
     return min(vc_in + int(wrap[0]), vcs - 1)
 
 
-def _tree_hops(topology, source):
+def _tree_hops(topology, source, model="all-port"):
     """Arrays ``(holder, here, in_port, out_port)`` of every two consecutive links of the
     tree of ``source``: the link into ``here`` (dense) leaves ``holder`` (dense) through
     ``in_port``, the next leaves ``here`` through ``out_port``."""
     nodes = topology.nodes()
-    parent = parent_ports(topology, source)
+    parent = model_parent_ports(topology, source, model)
     back = back_ports(topology)
     s = topology.index(source)
     rows = []
@@ -110,11 +116,11 @@ def _tree_hops(topology, source):
     return [np.concatenate([r[i] for r in rows]) for i in range(4)]
 
 
-def _tree_vcs(topology, source, cap):
+def _tree_vcs(topology, source, cap, model="all-port"):
     """The broadcast VC (uncapped when ``cap`` is None) of the tree link into every node
     of the tree of ``source`` (dense order; 0 at the source), level by level."""
     nodes = topology.nodes()
-    parent = parent_ports(topology, source)
+    parent = model_parent_ports(topology, source, model)
     back = np.array(back_ports(topology), dtype=np.int64)
     up = _up_indices(topology, parent)
     depth = _depths(topology, parent)
@@ -123,19 +129,20 @@ def _tree_vcs(topology, source, cap):
         here = np.flatnonzero(depth == level)
         holder = up[here]
         out = back[parent[here]]
-        vc = vc_in[holder] + _wrap_per_port(topology, nodes[holder], parent[holder], out)
+        vc = vc_in[holder] + _wrap_per_port(topology, nodes[holder], parent[holder], out,
+                                            model)
         vc_in[here] = vc if cap is None else np.minimum(vc, cap - 1)
     return vc_in
 
 
-def _wrap_per_port(topology, addresses, in_ports, ports):
+def _wrap_per_port(topology, addresses, in_ports, ports, model="all-port"):
     """:func:`broadcast_wrap_array` with one output port per address."""
     ports = np.asarray(ports, dtype=np.int64)
     out = np.zeros(len(ports), dtype=np.int64)
     for p in np.unique(ports).tolist():
         sel = ports == p
         out[sel] = broadcast_wrap_array(topology, np.asarray(addresses)[sel],
-                                        np.asarray(in_ports)[sel], p)
+                                        np.asarray(in_ports)[sel], p, model)
     return out
 
 
@@ -145,14 +152,17 @@ def _representatives(topology):
     return nodes[(nodes & mask) == 0], mask
 
 
-def required_broadcast_vcs(topology):
-    """Broadcast VCs the rule uses uncapped: 1 + the most ``bwrap`` hops on a tree path."""
+def required_broadcast_vcs(topology, model="all-port"):
+    """Broadcast VCs the rule uses uncapped: 1 + the most ``bwrap`` hops on a tree path
+    (the trees of ``model``)."""
     _check_topology(topology)
+    check_model(model)
     reps, _ = _representatives(topology)
-    return 1 + max(int(_tree_vcs(topology, int(s), None).max()) for s in reps)
+    return 1 + max(int(_tree_vcs(topology, int(s), None, model).max()) for s in reps)
 
 
-def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, total=None):
+def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, total=None,
+                               model="all-port"):
     """The broadcast channel dependencies of every source's tree.
 
     Parameters
@@ -163,6 +173,11 @@ def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, 
     offset, total : int
         Broadcast VC ``v`` is channel VC ``offset + v`` of ``total`` VCs per link
         (default: ``0`` and ``vcs``), so the graph can join the unicast one.
+    model : {"all-port", "one-port"}
+        Whose trees (:data:`~cubefab.topology.broadcast.MODELS`). A one-port node
+        sends its copies one after another, each whole before the next starts; the
+        packet waits in its input buffer for one output at a time and holds none, so
+        its dependencies are the same tree edges.
 
     Returns
     -------
@@ -173,7 +188,8 @@ def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, 
     """
     _check_topology(topology)
     scheme = _check_scheme(scheme)
-    vcs = (required_broadcast_vcs(topology) if vcs is None
+    check_model(model)
+    vcs = (required_broadcast_vcs(topology, model) if vcs is None
            else check_int("Broadcast VCs", vcs, 1))
     total = vcs if total is None else total
     degree = topology.degree
@@ -181,15 +197,15 @@ def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, 
     reps, mask = _representatives(topology)
     types = set()       # (holder address & ~mask, in port, vc, out port of here, vc)
     for s in reps.tolist():
-        vc_in = _tree_vcs(topology, s, vcs)
-        holder, here, in_port, out_port = _tree_hops(topology, s)
-        parent = parent_ports(topology, s)
+        vc_in = _tree_vcs(topology, s, vcs, model)
+        holder, here, in_port, out_port = _tree_hops(topology, s, model)
+        parent = model_parent_ports(topology, s, model)
         out_vc = np.minimum(vc_in[here] + _wrap_per_port(
-            topology, nodes[here], parent[here], out_port), vcs - 1)
+            topology, nodes[here], parent[here], out_port, model), vcs - 1)
         rows = np.stack([nodes[holder] & ~mask, in_port, vc_in[here], out_port, out_vc], axis=1)
         types.update(map(tuple, np.unique(rows, axis=0).tolist()) if len(rows) else [])
         if scheme == "wormhole":
-            types.update(_sibling_types(topology, s, vc_in, mask, vcs))
+            types.update(_sibling_types(topology, s, vc_in, mask, vcs, model))
     num = topology.num_nodes * degree * total
     if not types:
         return num, np.zeros((0, 2), dtype=np.int64)
@@ -203,18 +219,18 @@ def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, 
     return num, np.unique(np.stack([a, b], axis=1), axis=0)
 
 
-def _sibling_types(topology, source, vc_in, mask, vcs):
+def _sibling_types(topology, source, vc_in, mask, vcs, model="all-port"):
     """Wormhole replication: edge types between every ordered pair of outputs of a node
     that has several children (a held output waits for another)."""
     nodes = topology.nodes()
-    parent = parent_ports(topology, source)
+    parent = model_parent_ports(topology, source, model)
     masks = _children_masks(topology, parent)
     out = set()
     for i in np.flatnonzero(np.bitwise_count(masks) >= 2).tolist():
         ports = [p for p in range(topology.degree) if masks[i] >> p & 1]
         here = int(nodes[i])
         wraps = _wrap_per_port(topology, np.full(len(ports), here),
-                               np.full(len(ports), parent[i]), ports)
+                               np.full(len(ports), parent[i]), ports, model)
         vc = {p: min(int(vc_in[i] + w), vcs - 1) for p, w in zip(ports, wraps)}
         for p in ports:
             for q in ports:
@@ -236,8 +252,10 @@ class BroadcastDeadlockReport:
     """
 
     def __init__(self, topology, algorithm, scheme, unicast_vcs, broadcast_vcs, channels,
-                 unicast_dependencies, broadcast_dependencies, cycle, seconds):
+                 unicast_dependencies, broadcast_dependencies, cycle, seconds,
+                 model="all-port"):
         self.topology = topology
+        self.model = model
         self.algorithm = algorithm
         self.scheme = scheme
         self.unicast_vcs = unicast_vcs
@@ -263,6 +281,7 @@ class BroadcastDeadlockReport:
             "topology": self.topology.label,
             "algorithm": self.algorithm,
             "scheme": self.scheme,
+            "model": self.model,
             "unicast_vcs": self.unicast_vcs,
             "broadcast_vcs": self.broadcast_vcs,
             "channels": self.channels,
@@ -278,7 +297,7 @@ class BroadcastDeadlockReport:
 
 
 def check_broadcast(topology, algorithm=None, vcs=None, broadcast_vcs=None,
-                    scheme="buffered"):
+                    scheme="buffered", model="all-port"):
     """Prove unicast plus broadcast deadlock-free: build the combined channel dependency
     graph (unicast routing ``algorithm`` on VCs ``0 .. U-1``, broadcast trees on VCs
     ``U .. U+B-1``) and look for a cycle.
@@ -293,6 +312,8 @@ def check_broadcast(topology, algorithm=None, vcs=None, broadcast_vcs=None,
     broadcast_vcs : int, optional
         Broadcast VCs ``B`` (default: :func:`required_broadcast_vcs`).
     scheme : {"buffered", "wormhole"}
+    model : {"all-port", "one-port"}
+        The broadcast trees (:func:`broadcast_dependency_graph`).
 
     Returns
     -------
@@ -303,16 +324,18 @@ def check_broadcast(topology, algorithm=None, vcs=None, broadcast_vcs=None,
     _check_topology(topology)
     algorithm = topology.check_algorithm(algorithm)
     scheme = _check_scheme(scheme)
+    check_model(model)
     t0 = time.perf_counter()
     u = required_vcs(topology, algorithm) if vcs is None else check_int(
         "Number of virtual channels", vcs, 1)
-    b = required_broadcast_vcs(topology) if broadcast_vcs is None else check_int(
+    b = required_broadcast_vcs(topology, model) if broadcast_vcs is None else check_int(
         "Broadcast VCs", broadcast_vcs, 1)
     total = u + b
     _, uni = channel_dependency_graph(topology, algorithm, u)
     # renumber the unicast channels from u to u + b VCs per link
     uni = (uni // u) * total + uni % u
-    num, bro = broadcast_dependency_graph(topology, b, scheme, offset=u, total=total)
+    num, bro = broadcast_dependency_graph(topology, b, scheme, offset=u, total=total,
+                                          model=model)
     edges = np.concatenate([uni, bro]) if len(uni) else bro
     found = _find_cycle(num, edges)
     cycle = None
@@ -320,7 +343,7 @@ def check_broadcast(topology, algorithm=None, vcs=None, broadcast_vcs=None,
         cycle = [(a, port, v, vc, "unicast") if vc < u else (a, port, v, vc - u, "broadcast")
                  for a, port, v, vc in decode_channels(topology, found, total)]
     return BroadcastDeadlockReport(topology, algorithm, scheme, u, b, num, len(uni), len(bro),
-                                   cycle, time.perf_counter() - t0)
+                                   cycle, time.perf_counter() - t0, model)
 
 
 class BroadcastDeadlockError(DeadlockError):
@@ -332,5 +355,6 @@ class BroadcastDeadlockError(DeadlockError):
         ValueError.__init__(
             self, f"{report.topology.label} with {report.algorithm} routing, "
             f"{report.unicast_vcs} unicast and {report.broadcast_vcs} broadcast VC(s) "
-            f"can deadlock ({report.scheme} replication); channel dependency cycle: "
+            f"can deadlock ({report.scheme} {report.model} replication); channel "
+            f"dependency cycle: "
             f"{report.describe_cycle()}")

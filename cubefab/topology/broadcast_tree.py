@@ -30,6 +30,7 @@ a member; members are a subcube (``value``, ``mask``: every node ``x`` with
 link carries two copies and every member receives exactly one.
 """
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -37,7 +38,7 @@ import numpy as np
 
 from .adaptive import minimal_port_masks
 from .base import Topology
-from .broadcast import broadcast_schedule, validate_schedule
+from .broadcast import broadcast_schedule, check_model, validate_schedule
 from .deadlock import translation_mask
 from .dlh import DLH
 from .hypercube import Hypercube
@@ -45,7 +46,8 @@ from .mcube import Mcube
 from .metacube import Metacube
 
 
-__all__ = ["TREE_ALGORITHMS", "tree_algorithm", "back_ports", "parent_ports",
+__all__ = ["TREE_ALGORITHMS", "tree_algorithm", "back_ports",
+           "parent_ports", "model_parent_ports", "one_port_sends",
            "BroadcastTree", "broadcast_tree", "OnePortTree", "one_port_tree",
            "subcube_members", "multicast_tree"]
 
@@ -305,6 +307,31 @@ class OnePortTree:
         """:func:`~cubefab.topology.broadcast.validate_schedule` of the sends, one-port."""
         return validate_schedule(self.topology, self.source, self.schedule(), "one-port")
 
+    @property
+    def parent(self):
+        """numpy.ndarray: the port to each node's sender (its parent in the one-port
+        tree), dense order (``degree`` at the source); read-only."""
+        topo = self.topology
+        parent = np.full(topo.num_nodes, topo.degree, dtype=np.int64)
+        back = back_ports(topo)
+        for here, sends in self.sends.items():
+            for _, port in sends:
+                parent[topo.index(topo._neighbor(here, port))] = back[port]
+        parent.setflags(write=False)
+        return parent
+
+    def step_of(self):
+        """Dict ``address -> step`` in which each node receives (0 at the source)."""
+        out = {self.source: 0}
+        for here, sends in self.sends.items():
+            for step, port in sends:
+                out[self.topology._neighbor(here, port)] = step
+        return out
+
+    def edges(self):
+        """List of ``(sender, receiver)`` address pairs, by step then sender."""
+        return [pair for transfers in self.schedule() for pair in transfers]
+
 
 def _mcube_binomial(topology, source):
     """One-port sends of the Mcube: a binomial tree over the links in descending order.
@@ -328,6 +355,46 @@ def _mcube_binomial(topology, source):
     return sends
 
 
+@functools.lru_cache(maxsize=1024)
+def _one_port_tree(topology, source):
+    """The one-port tree, its sends as tuples (cached: shared, not to be changed)."""
+    if isinstance(topology, Mcube):
+        sends, algorithm, paper = _mcube_binomial(topology, source), "binomial", None
+    else:
+        schedule = broadcast_schedule(topology, source, "one-port")
+        sends = {int(a): [] for a in topology.nodes()}
+        for step, transfers in enumerate(schedule.steps, start=1):
+            for u, v in transfers:
+                sends[u].append((step, topology.port(u, v)))
+        algorithm, paper = schedule.algorithm, schedule.paper_steps
+    return OnePortTree(topology, source, algorithm,
+                       {a: tuple(v) for a, v in sends.items()}, paper)
+
+
+def one_port_sends(topology, source, node):
+    """``one_port_tree(topology, source).sends[node]`` as a tuple, from a cache shared
+    by the hardware units (every unit of a fabric reads every source's schedule)."""
+    _check_topology(topology)
+    source = topology.check_node(source, "source")
+    return _one_port_tree(topology, source).sends[topology.check_node(node, "node")]
+
+
+def model_parent_ports(topology, source, model="all-port"):
+    """The port to each node's parent (dense order, ``degree`` at the source) in the
+    broadcast of ``source`` under ``model`` (one of
+    :data:`~cubefab.topology.broadcast.MODELS`): the all-port tree's
+    (:func:`parent_ports`) or the one-port tree's (:attr:`OnePortTree.parent`)."""
+    if check_model(model) == "all-port":
+        return parent_ports(topology, source)
+    _check_topology(topology)
+    return _one_port_parent(topology, topology.check_node(source, "source"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _one_port_parent(topology, source):
+    return _one_port_tree(topology, source).parent
+
+
 def one_port_tree(topology, source):
     """The one-port broadcast from ``source``: the paper's schedule read per node
     (hypercube binomial tree, dual-cube Theorem 2, metacube Theorem 3, DLH section
@@ -339,15 +406,9 @@ def one_port_tree(topology, source):
     """
     _check_topology(topology)
     source = topology.check_node(source, "source")
-    if isinstance(topology, Mcube):
-        return OnePortTree(topology, source, "binomial", _mcube_binomial(topology, source),
-                           None)
-    schedule = broadcast_schedule(topology, source, "one-port")
-    sends = {int(a): [] for a in topology.nodes()}
-    for step, transfers in enumerate(schedule.steps, start=1):
-        for u, v in transfers:
-            sends[u].append((step, topology.port(u, v)))
-    return OnePortTree(topology, source, schedule.algorithm, sends, schedule.paper_steps)
+    tree = _one_port_tree(topology, source)
+    # (cached: a copy, so that callers may not change the cached sends)
+    return dataclasses.replace(tree, sends={a: list(v) for a, v in tree.sends.items()})
 
 
 # -- multicast --------------------------------------------------------------------------

@@ -44,8 +44,28 @@ def test_unicast_cycle_is_named(cli):
     (["dlh", "-m", "2", "-d", "1", "--broadcast", "--broadcast-vcs", "0"], "--broadcast-vcs"),
     (["mcube", "-k", "16", "--broadcast"], "limit"),
     (["hypercube", "-n", "3", "--broadcast", "--algorithm", "nope"], "algorithm"),
+    (["hypercube", "-n", "3", "--model", "one-port"], "need --broadcast"),
+    (["hypercube", "-n", "3", "--broadcast", "--model", "one-port", "--replication",
+      "wormhole"], "all-port replication only"),
 ], ids=lambda a: a if isinstance(a, str) else " ".join(a))
 def test_broadcast_bad_input(cli, args, message):
     r = cli("deadlock", *args)
     assert r.status == 2 and r.err.startswith("error:") and message in r.err
     assert r.err.count("\n") == 1 and r.out == ""
+
+
+@pytest.mark.parametrize("args", [
+    ["hypercube", "-n", "4"], ["metacube", "-k", "1", "-m", "2"], ["dlh", "-m", "2", "-d", "1"],
+    ["mcube", "-k", "5", "--algorithm", "ecube"]], ids=" ".join)
+def test_one_port_broadcast_is_proven(cli, args):
+    r = cli("deadlock", *args, "--broadcast", "--model", "one-port", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["deadlock_free"] is True and doc["model"] == "one-port"
+    assert doc["broadcast_dependencies"] > 0
+
+
+def test_too_few_one_port_broadcast_vcs_witness(cli):
+    r = cli("deadlock", "dlh", "-m", "2", "-d", "2", "--broadcast", "--model", "one-port",
+            "--broadcast-vcs", "1")
+    assert r.status == 1 and "CAN DEADLOCK" in r.out and "broadcast vc 0" in r.out

@@ -45,8 +45,26 @@ def test_broadcast_hardware_json(cli, tmp_path):
     assert doc["injection_ratio"] == 7 and plot.exists()
 
 
+def test_broadcast_hardware_one_port_json(cli, tmp_path):
+    plot = tmp_path / "steps.svg"
+    r = cli("broadcast", "metacube", "-k", "1", "-m", "1", "--src", "3", "--hardware",
+            "--model", "one-port", "--json", "--plot", str(plot))
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["model"] == "one-port" and doc["optimal"] and plot.exists()
+    assert doc["steps"] == doc["schedule_steps"] == doc["paper_steps"]
+    assert doc["schedule_tree"] and doc["schedule_order"] and len(doc["tree"]) == 7
+
+
+def test_broadcast_hardware_one_port_text(cli):
+    r = cli("broadcast", "mcube", "-k", "3", "--src", "1", "--hardware", "--model",
+            "one-port")
+    assert r.status == 0, r.err
+    assert "3 sequential send step(s) measured, the schedule's 3" in r.out
+
+
 @pytest.mark.parametrize("args,message", [
-    (["--hardware", "--model", "one-port"], "one-port replication"),
+    (["--hardware", "--model", "one-port", "--subcube", "1,1"], "--model all-port"),
     (["--unicasts"], "need --hardware"), (["--subcube", "1,1"], "need --hardware"),
     (["--hardware", "--subcube", "1"], "VALUE,MASK"),
     (["--hardware", "--subcube", "9,1"], "value"),
@@ -78,3 +96,22 @@ def test_verilog_router_with_broadcast_vcs(cli, tmp_path):
     r = cli("verilog", "fabric", "dlh", "-m", "2", "-d", "1", "--broadcast-vcs", "1",
             "-o", str(tmp_path / "f.v"))
     assert r.status == 2 and "can deadlock" in r.err
+
+
+def test_sim_one_port_broadcasts(cli):
+    r = cli("sim", "hypercube", "-n", "2", "--traffic", "broadcast", "--broadcast-model",
+            "one-port", "--rate", "0.5", "--cycles", "60", "--packet-flits", "2", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["engine"] == "amaranth" and doc["broadcast_model"] == "one-port"
+    assert doc["misrouted"] == doc["lost"] == 0 and doc["broadcasts"] > 0
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--traffic", "broadcast", "--broadcast-model", "one-port", "--engine", "verilator"],
+     "--engine amaranth"),
+    (["--broadcast-model", "one-port"], "needs broadcasts")])
+def test_sim_one_port_bad_input(cli, args, message):
+    r = cli("sim", "hypercube", "-n", "2", *args)
+    assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
+    assert r.out == ""

@@ -7,24 +7,30 @@ from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY, Router
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube, bfs_distances
 from cubefab.topology.broadcast_deadlock import (BroadcastDeadlockError, broadcast_next_vc,
                                                  required_broadcast_vcs)
-from cubefab.topology.broadcast_tree import broadcast_tree, multicast_tree, subcube_members
+from cubefab.topology.broadcast_tree import (broadcast_tree, multicast_tree, one_port_tree,
+                                            subcube_members)
 from tests.hdl.broadcast_helpers import broadcast_fabric, run_packets
 from tests.helpers import refused
 
 
-def tree_hops(topology, source, vcs):
-    """``{(u, port): vc}`` of the tree of ``source``, VCs by ``broadcast_next_vc``
-    (within the broadcast class), walked from the source."""
-    tree = broadcast_tree(topology, source)
+def tree_hops(topology, source, vcs, model="all-port"):
+    """``{(u, port): vc}`` of the tree of ``source`` (of ``model``), VCs by
+    ``broadcast_next_vc`` (within the broadcast class), walked from the source."""
     degree = topology.degree
+    if model == "one-port":
+        tree = one_port_tree(topology, source)
+        children = {u: [p for _, p in sends] for u, sends in tree.sends.items()}
+    else:
+        tree = broadcast_tree(topology, source)
+        children = {int(u): tree.child_ports(int(u)) for u in topology.nodes()}
     hops, todo = {}, [(source, degree, 0)]
     while todo:
         here, in_port, vc_in = todo.pop()
-        for port in tree.child_ports(here):
-            vc = broadcast_next_vc(topology, here, in_port, port, vc_in, vcs)
+        for port in children[here]:
+            vc = broadcast_next_vc(topology, here, in_port, port, vc_in, vcs, model)
             hops[here, port] = vc
             child = topology.neighbor(here, port)
-            todo.append((child, tree.parent[topology.index(child)], vc))
+            todo.append((child, topology.port(child, here), vc))
     return hops
 
 
@@ -35,15 +41,19 @@ def check_broadcasts(fabric, record, packets):
     intact; nothing else moved."""
     topo = fabric.topology
     config = fabric.config.router
+    model = config.broadcast_model
     first = config.link_vcs - config.broadcast_vcs
     assert not record["overflow"]
     for pkt in packets:
         s, n = pkt["src"], pkt["flits"]
         members = subcube_members(topo, pkt["dest"], pkt.get("mmask", 0))
-        pruned = multicast_tree(topo, s, members)
-        links = {(u, topo.port(u, v)) for u, v in pruned.edges()}
+        if model == "one-port":
+            links = {(u, topo.port(u, v)) for u, v in one_port_tree(topo, s).edges()}
+        else:
+            pruned = multicast_tree(topo, s, members)
+            links = {(u, topo.port(u, v)) for u, v in pruned.edges()}
         want = {hop: first + vc for hop, vc in
-                tree_hops(topo, s, config.broadcast_vcs).items() if hop in links}
+                tree_hops(topo, s, config.broadcast_vcs, model).items() if hop in links}
         seen = {}
         for _, u, p, f in record["links"]:
             if f["src"] == s and f["payload"] >> 4 == pkt["tag"]:
@@ -83,6 +93,22 @@ def test_a_broadcast_reaches_every_other_node_once_in_the_eccentricity():
     assert max(tails.values()) == ROUTER_LATENCY + int(dist.max()) * HOP_LATENCY + 2
 
 
+def every_source_at_once(fabric, cycles):
+    """Every node broadcasts in the same cycle, with a unicast packet from every node
+    among them; run ``cycles(N)`` cycles, check the broadcasts (:func:`check_broadcasts`)
+    and that each unicast arrived whole; returns the record and the broadcasts."""
+    nodes = [int(a) for a in fabric.topology.nodes()]
+    packets = [broadcast(s, flits=2, tag=i + 1) for i, s in enumerate(nodes)]
+    unicast = [{"src": s, "dest": nodes[-1 - i], "bcast": 0, "flits": 2, "at": 0,
+                "tag": 0} for i, s in enumerate(nodes) if nodes[-1 - i] != s]
+    record = run_packets(fabric, packets + unicast, cycles(len(nodes)))
+    check_broadcasts(fabric, record, packets)
+    for pkt in unicast:
+        got = [v for _, v, f in record["local"] if f["src"] == pkt["src"] and not f["bcast"]]
+        assert got == [pkt["dest"]] * 2
+    return record, packets
+
+
 @pytest.mark.parametrize("topology, settings", [
     (Hypercube(3), {}),
     (Metacube(1, 1), {}),
@@ -93,18 +119,7 @@ def test_a_broadcast_reaches_every_other_node_once_in_the_eccentricity():
     (Mcube(3), {"algorithm": "ecube", "strapped": True}),
 ], ids=lambda x: getattr(x, "label", None) or "-".join(map(str, x.values())))
 def test_every_source_broadcasts_along_its_tree_at_once(topology, settings):
-    # every node broadcasts in the same cycle, with unicast packets among them
-    fabric = broadcast_fabric(topology, **settings)
-    nodes = [int(a) for a in topology.nodes()]
-    packets = [broadcast(s, flits=2, tag=i + 1) for i, s in enumerate(nodes)]
-    unicast = [{"src": s, "dest": nodes[-1 - i], "bcast": 0, "flits": 2, "at": 0,
-                "tag": 0} for i, s in enumerate(nodes) if nodes[-1 - i] != s]
-    record = run_packets(fabric, packets + unicast, 40 + 4 * len(nodes))
-    check_broadcasts(fabric, record, packets)
-    for pkt in unicast:
-        got = [(v, f) for _, v, f in record["local"]
-               if f["src"] == pkt["src"] and not f["bcast"]]
-        assert [v for v, _ in got] == [pkt["dest"]] * 2
+    every_source_at_once(broadcast_fabric(topology, **settings), lambda n: 40 + 4 * n)
 
 
 def test_the_unicast_router_is_unchanged_without_broadcast_vcs():
@@ -152,3 +167,74 @@ def test_multicast_routers_need_a_node_address():
         Router(config, None)
     with pytest.raises(ValueError, match="needs broadcast_vcs"):
         RouterConfig.for_topology(Hypercube(2), multicast=True)
+
+
+# -- one-port replication -----------------------------------------------------------------
+
+def check_one_port_order(fabric, record, packets):
+    """Every node sent each broadcast's copies in its schedule's order, each copy's head
+    after the previous copy's tail (one port at a time)."""
+    topo = fabric.topology
+    for pkt in packets:
+        s = pkt["src"]
+        heads, tails = {}, {}
+        for cycle, u, p, f in record["links"]:
+            if f["src"] == s and f["bcast"] and f["payload"] >> 4 == pkt["tag"]:
+                if f["head"]:
+                    heads[u, p] = cycle
+                if f["tail"]:
+                    tails[u, p] = cycle
+        for u, sends in one_port_tree(topo, s).sends.items():
+            ports = [p for _, p in sends]
+            assert sorted(ports, key=lambda p: heads[u, p]) == ports, (s, u)
+            for a, b in zip(ports, ports[1:]):
+                assert heads[u, b] > tails[u, a], (s, u, a, b)
+
+
+@pytest.mark.parametrize("topology, settings", [
+    (Hypercube(3), {}),
+    (Metacube(1, 1), {}),
+    pytest.param(DLH(2, 1), {}, marks=pytest.mark.slow),
+    (Mcube(3), {"algorithm": "ecube"}),
+], ids=lambda x: getattr(x, "label", None) or "-".join(map(str, x.values())))
+def test_every_source_broadcasts_one_port_at_once(topology, settings):
+    # every node broadcasts in the same cycle, with unicast packets among them: the
+    # copies cross the one-port tree's links in the schedule's order, on the rule's VCs
+    fabric = broadcast_fabric(topology, broadcast_model="one-port", **settings)
+    record, packets = every_source_at_once(fabric, lambda n: 60 + 6 * n)
+    check_one_port_order(fabric, record, packets)
+
+
+def test_one_port_copies_leave_back_to_back():
+    # one broadcast alone on Q(3) from 5: the source sends on ports 0, 1, 2, each head
+    # the cycle after the previous tail was granted (L = 3 flits apart)
+    topo = Hypercube(3)
+    fabric = broadcast_fabric(topo, broadcast_model="one-port")
+    packets = [broadcast(5, flits=3)]
+    record = run_packets(fabric, packets, 40)
+    check_broadcasts(fabric, record, packets)
+    heads = {p: c for c, u, p, f in record["links"] if u == 5 and f["head"]}
+    assert [p for _, p in one_port_tree(topo, 5).sends[5]] == [0, 1, 2]
+    assert heads[1] - heads[0] == heads[2] - heads[1] == 3
+
+
+def test_one_port_routers_are_validated():
+    with pytest.raises(ValueError, match="needs broadcast_vcs"):
+        RouterConfig.for_topology(Hypercube(2), broadcast_model="one-port")
+    with pytest.raises(ValueError, match="model must be one of"):
+        RouterConfig.for_topology(Hypercube(2), broadcast_vcs=1, broadcast_model="two-port")
+    with pytest.raises(ValueError, match="all-port"):
+        RouterConfig.for_topology(Hypercube(2), broadcast_vcs=1, multicast=True,
+                                  broadcast_model="one-port")
+    config = RouterConfig.for_topology(Hypercube(2), broadcast_vcs=1,
+                                       broadcast_model="one-port")
+    assert config.as_dict()["broadcast_model"] == "one-port"
+    assert "broadcast_model" not in RouterConfig.for_topology(
+        Hypercube(2), broadcast_vcs=1).as_dict()
+    with refused(ValueError, match="constant node address"):
+        Router(config, None)
+
+
+def test_too_few_broadcast_vcs_is_a_one_port_deadlock():
+    with pytest.raises(BroadcastDeadlockError, match="one-port"):
+        FabricConfig.for_topology(DLH(2, 2), broadcast_vcs=1, broadcast_model="one-port")

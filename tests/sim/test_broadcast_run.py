@@ -3,9 +3,9 @@
 import pytest
 
 from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY
-from cubefab.sim.broadcast_run import hardware_broadcast
-from cubefab.topology import Hypercube, Mcube, Metacube, bfs_distances
-from cubefab.topology.broadcast_tree import broadcast_tree
+from cubefab.sim.broadcast_run import hardware_broadcast, measured_steps
+from cubefab.topology import DLH, Hypercube, Mcube, Metacube, bfs_distances
+from cubefab.topology.broadcast_tree import broadcast_tree, one_port_tree
 
 
 @pytest.mark.parametrize("topology, source, settings", [
@@ -33,3 +33,81 @@ def test_a_broadcast_beats_n_minus_1_unicasts():
 def test_a_packet_longer_than_a_buffer_is_refused():
     with pytest.raises(ValueError, match="fit a buffer"):
         hardware_broadcast(Hypercube(2), 0, packet_flits=5)
+
+
+# -- one-port ------------------------------------------------------------------------------
+
+def one_port_arrivals(topology, source, flits):
+    """Zero-load tail cycles of a one-port broadcast, from the schedule: each hop costs
+    ``HOP_LATENCY`` plus ``flits`` cycles per copy the sender sent before this one."""
+    tree = one_port_tree(topology, source)
+    out, todo = {}, [(source, ROUTER_LATENCY)]
+    while todo:
+        u, at = todo.pop()
+        for i, (_, port) in enumerate(tree.sends[u]):
+            v = topology.neighbor(u, port)
+            out[v] = at + HOP_LATENCY + i * flits
+            todo.append((v, out[v]))
+    return {v: c + flits - 1 for v, c in out.items()}
+
+
+ONE_PORT = [(Hypercube(3), {}), (Metacube(1, 1), {}), (DLH(2, 1), {}),
+            (Mcube(3), {"algorithm": "ecube"})]
+
+
+def one_port_case(topology, source, settings):
+    doc = hardware_broadcast(topology, source, packet_flits=2, model="one-port", **settings)
+    tree = one_port_tree(topology, source)
+    assert doc["model"] == "one-port"
+    assert set(doc["copies"]) == {int(a) for a in topology.nodes()} - {source}
+    assert set(doc["copies"].values()) == {1}
+    assert sorted(map(tuple, doc["tree"])) == sorted(tree.edges())
+    assert doc["sends"] == {u: [topology.neighbor(u, p) for _, p in sends]
+                            for u, sends in tree.sends.items() if sends}
+    assert doc["steps"] == tree.num_steps
+    if tree.paper_steps is not None:
+        assert doc["steps"] == tree.paper_steps
+    assert doc["arrivals"] == one_port_arrivals(topology, source, 2)
+    return doc
+
+
+@pytest.mark.parametrize("topology, settings", ONE_PORT,
+                         ids=lambda x: getattr(x, "label", None))
+def test_one_port_broadcast_follows_the_schedule_in_its_steps(topology, settings):
+    nodes = topology.nodes().tolist()
+    for source in (nodes[1], nodes[-2]):
+        one_port_case(topology, source, settings)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("topology, settings", ONE_PORT,
+                         ids=lambda x: getattr(x, "label", None))
+def test_one_port_broadcast_from_every_source(topology, settings):
+    # (DLH(2,1), 16 nodes: every second source, about 3 minutes)
+    sources = topology.nodes().tolist()
+    for source in sources[::2] if topology.num_nodes > 8 else sources:
+        one_port_case(topology, source, settings)
+
+
+def test_one_port_steps_are_the_papers():
+    # Q(n): n steps; Mcube(k): k (binomial over the links); MC(1,1): Theorem 3's count
+    assert one_port_case(Hypercube(3), 0, {})["steps"] == 3
+    assert one_port_case(Mcube(3), 0, {"algorithm": "ecube"})["steps"] == 3
+    assert one_port_case(Metacube(1, 1), 0, {})["steps"] == \
+        one_port_tree(Metacube(1, 1), 0).paper_steps
+
+
+def test_measured_steps_follow_the_departure_order():
+    # 0 sends to 1 then 2, 1 to 3: steps 1, 2, 2
+    sends, step = measured_steps(0, {(0, 2): 9, (0, 1): 5, (1, 3): 7})
+    assert sends == {0: [1, 2], 1: [3]}
+    assert step == {0: 0, 1: 1, 2: 2, 3: 2}
+    with pytest.raises(ValueError, match="more than one copy"):
+        measured_steps(0, {(0, 1): 1, (2, 1): 3, (0, 2): 2})
+    with pytest.raises(ValueError, match="never received"):
+        measured_steps(0, {(0, 1): 1, (4, 3): 2})
+
+
+def test_one_port_multicast_is_refused():
+    with pytest.raises(ValueError, match="all-port"):
+        hardware_broadcast(Hypercube(2), 0, model="one-port", subcube=(0, 0))

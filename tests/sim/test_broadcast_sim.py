@@ -23,17 +23,18 @@ def assert_clean(r):
     assert r["delivered"] == r["created"] == r["injected"]
 
 
+@pytest.mark.parametrize("model", ["all-port", "one-port"])
 @pytest.mark.parametrize("topology, settings", [
     (Hypercube(3), {}), (Metacube(1, 1), {}), (DLH(2, 1), {}),
     (Mcube(3), {"algorithm": "ecube"})], ids=lambda x: getattr(x, "label", ""))
-def test_the_reference_trees_and_vcs_are_the_models(topology, settings):
+def test_the_reference_trees_and_vcs_are_the_models(topology, settings, model):
     config = RouterConfig.for_topology(topology, broadcast_vcs=required_broadcast_vcs(
-        topology), **settings)
+        topology, model), broadcast_model=model, **settings)
     trees = RouteReference.of(config).broadcast
     first = config.vcs
     nodes = [int(a) for a in topology.nodes()]
     for s, source in enumerate(nodes):
-        hops = tree_hops(topology, source, config.broadcast_vcs)
+        hops = tree_hops(topology, source, config.broadcast_vcs, model)
         for u, here in enumerate(nodes):
             for port in range(topology.degree):
                 v = topology.index(topology.neighbor(here, port))
@@ -109,3 +110,48 @@ def _stress(topology, rate, seed, **settings):
 def test_mixed_load_at_and_past_saturation_loses_nothing(verilator_cache, topology, rate):
     r = _stress(topology, rate, seed=7)
     assert r["broadcasts"] > 0
+
+
+# -- one-port replicating routers (Amaranth engine: constant node addresses) --------------
+
+def _one_port_stress(topology, rate, cycles, **settings):
+    r = run_selfcheck(topology, engine="amaranth", rate=rate, cycles=cycles, warmup=30,
+                      drain=20 * cycles, seed=5, packet_flits=2, broadcast_fraction=0.2,
+                      broadcast_model="one-port", **settings)
+    assert r["broadcast_model"] == "one-port"
+    assert_clean(r)
+    return r
+
+
+def test_one_port_mixed_load_past_saturation_loses_nothing():
+    # (Q(3)'s one-port trees are not its all-port trees: the check follows the former)
+    r = _one_port_stress(Hypercube(3), 1.0, 150)
+    assert r["broadcasts"] > 10 and r["refused"] > 0      # past saturation
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("topology, settings", [
+    (Metacube(1, 1), {}), (DLH(2, 1), {}), (Mcube(3), {"algorithm": "ecube"})],
+    ids=lambda x: getattr(x, "label", ""))
+@pytest.mark.parametrize("rate", [0.3, 1.0])
+def test_one_port_mixed_load_at_and_past_saturation(topology, settings, rate):
+    assert _one_port_stress(topology, rate, 600, **settings)["broadcasts"] > 0
+
+
+def test_one_port_copies_checked_against_the_all_port_trees_are_misrouted(monkeypatch):
+    # mutation of the reference: the one-port fabric's copies cross links and VCs that
+    # are not the all-port trees', and the misrouted check sees it
+    from cubefab.sim import checks
+    real = checks.BroadcastReference
+    monkeypatch.setattr(checks, "BroadcastReference",
+                        lambda topology, first, vcs, model: real(topology, first, vcs))
+    r = run_selfcheck(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.1,
+                      cycles=40, drain=300, seed=1, packet_flits=1,
+                      broadcast_model="one-port")
+    assert r["misrouted"] > 0 and not r["ok"]
+
+
+def test_the_verilator_engine_refuses_one_port_routers():
+    with pytest.raises(ValueError, match="amaranth engine"):
+        run_selfcheck(Hypercube(2), engine="verilator", pattern="broadcast",
+                      broadcast_model="one-port")

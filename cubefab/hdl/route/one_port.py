@@ -14,7 +14,7 @@ from amaranth.hdl import Cat, Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ...topology.broadcast_tree import one_port_tree
+from ...topology.broadcast_tree import one_port_sends
 from .broadcast import check_unit
 
 
@@ -40,6 +40,9 @@ class OnePortSends(wiring.Component):
         Port of that send, ``degree`` when there is none.
     step : Out(range(num_steps + 1))
         Its step of the schedule (from 1; 0 when there is none).
+    children : Out(topology.degree)
+        A bit per port the node sends to for ``source`` (whatever ``index``): its
+        children in the one-port tree.
 
     ``max_sends`` and ``num_steps`` (attributes) are the most sends of this node and the
     most steps of a schedule, over all sources. Outputs are defined for every
@@ -52,7 +55,7 @@ class OnePortSends(wiring.Component):
         self.check(topology, node)
         self.topology = topology
         self.node = topology.check_node(node, "node")
-        self.sends = {s: one_port_tree(topology, s).sends[self.node]
+        self.sends = {s: list(one_port_sends(topology, s, self.node))
                       for s in topology.nodes().tolist()}
         self.max_sends = max(len(v) for v in self.sends.values())
         self.num_steps = max((step for v in self.sends.values() for step, _ in v), default=0)
@@ -61,6 +64,7 @@ class OnePortSends(wiring.Component):
             "index": In(range(self.max_sends + 1)),
             "port": Out(topology.port_width),
             "step": Out(range(self.num_steps + 1)),
+            "children": Out(topology.degree),
         })
 
     @classmethod
@@ -83,4 +87,12 @@ class OnePortSends(wiring.Component):
             for (port, step), keys in sorted(groups.items()):
                 with m.Case(*keys):
                     m.d.comb += [self.port.eq(port), self.step.eq(step)]
+        masks = {}
+        for s, sends in self.sends.items():
+            masks.setdefault(sum(1 << port for _, port in sends), []).append(s)
+        with m.Switch(self.source):
+            for mask, keys in sorted(masks.items()):
+                if mask:
+                    with m.Case(*keys):
+                        m.d.comb += self.children.eq(mask)
         return m
