@@ -51,7 +51,8 @@ def one_port_arrivals(topology, source, flits):
     return {v: c + flits - 1 for v, c in out.items()}
 
 
-ONE_PORT = [(Hypercube(3), {}), (Metacube(1, 1), {}), (DLH(2, 1), {}),
+ONE_PORT = [(Hypercube(3), {}), (Metacube(1, 1), {}),
+            pytest.param(DLH(2, 1), {}, marks=pytest.mark.slow),   # ~35 s
             (Mcube(3), {"algorithm": "ecube"})]
 
 
