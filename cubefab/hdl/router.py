@@ -457,22 +457,22 @@ class Router(wiring.Component):
             BUFFERS[self.config.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
                                         head=route_layout.size)
             m.d.comb += fifo.w_data.eq(Cat(new, arriving))
-            if p < degree and self.config.fault_waypoints:
-                # (a real flit, or a synthetic tail of a cut packet; a dead link's
-                # credits are not returned)
+            if p < degree:
                 link = self.link_in[p]
-                m.d.comb += [fifo.w_en.eq(self._entering[p] & (arriving.vc == v)),
-                             self._cut_room[p][v].eq(fifo.w_rdy)]
+                if self.config.fault_waypoints:   # a real flit, or a cut packet's tail
+                    entering, vc = self._entering[p], arriving.vc
+                    m.d.comb += self._cut_room[p][v].eq(fifo.w_rdy)
+                else:
+                    entering, vc = link.flit.valid, link.flit.payload.vc
+                m.d.comb += fifo.w_en.eq(entering & (vc == v))
                 with m.If(fifo.w_en & ~fifo.w_rdy):
                     m.d.sync += self.overflow.eq(1)
-                m.d.sync += link.credit[v].eq(fifo.r_en & fifo.r_rdy & self.link_up[p])
-            elif p < degree:
-                link = self.link_in[p]
-                m.d.comb += fifo.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))
-                with m.If(fifo.w_en & ~fifo.w_rdy):
-                    m.d.sync += self.overflow.eq(1)
-                # credit return, registered: one pulse per flit leaving the buffer
-                m.d.sync += link.credit[v].eq(fifo.r_en & fifo.r_rdy)
+                # credit return, registered: one pulse per flit leaving the buffer (a
+                # dead link's credits are not returned)
+                leaving = fifo.r_en & fifo.r_rdy
+                if self.config.fault_waypoints:
+                    leaving = leaving & self.link_up[p]
+                m.d.sync += link.credit[v].eq(leaving)
             else:
                 m.d.comb += [fifo.w_en.eq(self.local_in.valid),
                              self.local_in.ready.eq(fifo.w_rdy)]
