@@ -116,7 +116,7 @@ SPECS = {
                       {"--src": "address", "--model": ["one-port", "all-port", "x"],
                        "--algorithm": "name", "--plot": "file", "--json": "flag",
                        "--hardware": "flag", "--packet-flits": "int", "--unicasts": "flag",
-                       "--subcube": "name",
+                       "--subcube": "name", "--members": "list",
                        "--force": "flag"}, heavy=True, ext=".svg"),
     "deadlock": Spec(("deadlock",), ALL, {}, {"--algorithm": "name", "--vcs": "int",
                                               "--adaptive": "flag", "--escape-classes": "int",

@@ -2,6 +2,9 @@
 
 import pytest
 
+from cubefab.topology import Metacube
+from cubefab.topology.broadcast_tree import multicast_tree
+
 
 def test_sim_broadcast_json(cli):
     r = cli("sim", "hypercube", "-n", "2", "--traffic", "broadcast", "--rate", "0.3",
@@ -69,6 +72,11 @@ def test_broadcast_hardware_one_port_text(cli):
     (["--hardware", "--subcube", "1"], "VALUE,MASK"),
     (["--hardware", "--subcube", "9,1"], "value"),
     (["--hardware", "--packet-flits", "9"], "fit a buffer"),
+    (["--members", "1"], "need --hardware"),
+    (["--hardware", "--members", "1,,2"], "separated by commas"),
+    (["--hardware", "--members", "1,4"], "member"),
+    (["--hardware", "--members", "1", "--subcube", "1,1"], "give one"),
+    (["--hardware", "--model", "one-port", "--members", "1"], "--model all-port"),
     (["--hardware", "--algorithm", "x"], "no --algorithm")])
 def test_broadcast_hardware_bad_input(cli, args, message):
     r = cli("broadcast", "hypercube", "-n", "2", "--src", "0", *args)
@@ -85,6 +93,18 @@ def test_broadcast_hardware_multicast_to_a_subcube(cli):
     assert doc["members"] == [4, 5, 6, 7] and sorted(doc["arrivals"]) == ["4", "5", "6", "7"]
     assert sorted(map(tuple, doc["tree"])) == [(0, 4), (4, 5), (4, 6), (6, 7)]
     assert doc["unicast_injection"] == 4 and doc["optimal"]
+
+
+def test_broadcast_hardware_multicast_to_named_members(cli):
+    # MC(1,1) from 0 to 3 and 6 (and 0, the source, which gets no copy)
+    r = cli("broadcast", "metacube", "-k", "1", "-m", "1", "--src", "0", "--hardware",
+            "--members", "6,0,3", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["members"] == [3, 6] and sorted(doc["arrivals"]) == ["3", "6"]
+    tree = multicast_tree(Metacube(1, 1), 0, [3, 6])
+    assert sorted(map(tuple, doc["tree"])) == sorted(tree.edges())
+    assert doc["copies"] == {"3": 1, "6": 1} and doc["optimal"]
 
 
 def test_verilog_router_with_broadcast_vcs(cli, tmp_path):
