@@ -94,6 +94,7 @@ SYNTH = {"--workdir": "dir", "--json": "flag", "--force": "flag"}
 PNR = {"--device": ["hx8k", "up5k", "x"], "--seed": "int", "--no-pnr": "flag"}
 SIM = dict(ROUTER, **{"--traffic": ["uniform", "hotspot", "transpose", "broadcast", "x"],
                       "--broadcast-fraction": "float", "--broadcast-vcs": "int",
+                      "--multicast-group": "address",
                       "--broadcast-model": ["all-port", "one-port", "x"],
                       "--rate": "float", "--cycles": "int", "--packet-flits": "int",
                       "--seed": "int", "--hotspot": "address", "--hotspot-fraction": "float",

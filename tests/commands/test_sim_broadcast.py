@@ -30,11 +30,30 @@ def test_sim_broadcast_fraction_text(cli):
     (["--broadcast-fraction", "0.1", "--adaptive"], "deterministic router"),
     (["--broadcast-vcs", "1", "--broadcast-fraction", "0.1"], "can deadlock"),
     (["--traffic", "broadcast", "--packet-flits", "9"], "fit a buffer"),
-    (["--traffic", "broadcast", "--broadcast-fraction", "0.5"], "broadcasts only")])
+    (["--traffic", "broadcast", "--broadcast-fraction", "0.5"], "broadcasts only"),
+    (["--multicast-group", "1"], "needs broadcasts"),
+    (["--multicast-group", "x", "--traffic", "broadcast"], "invalid address"),
+    (["--multicast-group", "15", "--traffic", "broadcast"], "alone in its group"),
+    (["--multicast-group", "99", "--traffic", "broadcast"], "in [0, 15]"),
+    (["--multicast-group", "1", "--traffic", "broadcast", "--broadcast-model", "one-port"],
+     "all-port model")])
 def test_sim_broadcast_bad_input(cli, args, message):
     r = cli("sim", "dlh", "-m", "2", "-d", "1", "--engine", "amaranth", *args)
     assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
     assert r.out == ""
+
+
+def test_sim_multicast_to_groups(cli):
+    # Q(3), groups of mask 0b110: {x, x ^ 1}, one copy per multicast
+    r = cli("sim", "hypercube", "-n", "3", "--traffic", "broadcast", "--multicast-group",
+            "0b110", "--rate", "0.3", "--cycles", "80", "--packet-flits", "2", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["ok"] and doc["engine"] == "amaranth" and doc["multicast_group"] == 6
+    assert doc["copies_delivered"] == doc["broadcasts"] > 0
+    r = cli("sim", "hypercube", "-n", "3", "--traffic", "broadcast", "--multicast-group",
+            "6", "--engine", "verilator")
+    assert r.status == 2 and "--engine amaranth" in r.err
 
 
 def test_broadcast_hardware_json(cli, tmp_path):
