@@ -94,6 +94,7 @@ SYNTH = {"--workdir": "dir", "--json": "flag", "--force": "flag"}
 PNR = {"--device": ["hx8k", "up5k", "x"], "--seed": "int", "--no-pnr": "flag"}
 SIM = dict(ROUTER, **{"--traffic": ["uniform", "hotspot", "transpose", "broadcast", "x"],
                       "--broadcast-fraction": "float", "--broadcast-vcs": "int",
+                      "--multicast-group": "address",
                       "--broadcast-model": ["all-port", "one-port", "x"],
                       "--rate": "float", "--cycles": "int", "--packet-flits": "int",
                       "--seed": "int", "--hotspot": "address", "--hotspot-fraction": "float",
@@ -116,7 +117,7 @@ SPECS = {
                       {"--src": "address", "--model": ["one-port", "all-port", "x"],
                        "--algorithm": "name", "--plot": "file", "--json": "flag",
                        "--hardware": "flag", "--packet-flits": "int", "--unicasts": "flag",
-                       "--subcube": "name",
+                       "--subcube": "name", "--members": "list",
                        "--force": "flag"}, heavy=True, ext=".svg"),
     "deadlock": Spec(("deadlock",), ALL, {}, {"--algorithm": "name", "--vcs": "int",
                                               "--adaptive": "flag", "--escape-classes": "int",

@@ -162,6 +162,10 @@ def _broadcast_options(parser):
     parser.add_argument("--subcube", type=_subcube, default=None, metavar="VALUE,MASK",
                         help="--hardware: a multicast to the nodes x with "
                              "x & MASK == VALUE & MASK instead of a broadcast")
+    parser.add_argument("--members", type=_members, default=None, metavar="A,B,...",
+                        help="--hardware: a multicast to these addresses, named in the "
+                             "packet's member vector (a bit per node), instead of a "
+                             "broadcast")
     parser.add_argument("--json", action="store_true")
     add_force_option(parser)
 
@@ -186,8 +190,9 @@ def _broadcast(args, topology):
     _check_plot(args, topology)
     if args.hardware:
         return _hardware_broadcast(args, topology)
-    if args.unicasts or args.packet_flits != 1 or args.subcube is not None:
-        raise CliError("--unicasts, --packet-flits and --subcube need --hardware")
+    if args.unicasts or args.packet_flits != 1 or args.subcube is not None \
+            or args.members is not None:
+        raise CliError("--unicasts, --packet-flits, --subcube and --members need --hardware")
     args.model = args.model or "one-port"
     # broadcast_schedule checks the algorithm, the model and its size limit before it
     # builds; validate_schedule reports problems rather than raising
@@ -228,9 +233,14 @@ def _hardware_broadcast(args, topology):
     """``cubefab broadcast --hardware``: one broadcast in the RTL fabric."""
     from ..sim.broadcast_run import hardware_broadcast
     model = args.model or "all-port"
-    if model == "one-port" and args.subcube is not None:
-        raise CliError("--subcube needs --model all-port (multicast routers replicate "
+    multicast = "--subcube" if args.subcube is not None else \
+        "--members" if args.members is not None else None
+    if multicast and args.subcube is not None and args.members is not None:
+        raise CliError("--subcube and --members name a multicast's nodes two ways; give one")
+    if model == "one-port" and multicast:
+        raise CliError(f"{multicast} needs --model all-port (multicast routers replicate "
                        "all-port)")
+
     if args.algorithm is not None:
         raise CliError("--hardware follows the routers' broadcast trees; no --algorithm")
     if topology.num_nodes > MAX_HARDWARE_NODES:
@@ -241,7 +251,8 @@ def _hardware_broadcast(args, topology):
         # replicating routers route unicasts by e-cube)
         unicast = {"algorithm": "ecube"} if isinstance(topology, Mcube) else {}
         doc = hardware_broadcast(topology, args.src, packet_flits=args.packet_flits,
-                                 unicasts=args.unicasts, subcube=args.subcube, model=model,
+                                 unicasts=args.unicasts, subcube=args.subcube,
+                                 members=args.members, model=model,
                                  **unicast)
     ecc = lower_bounds(topology, args.src, "all-port")["eccentricity"]
     targets = doc.get("members", [a for a in map(int, topology.nodes()) if a != args.src])
@@ -251,9 +262,10 @@ def _hardware_broadcast(args, topology):
     if model == "one-port":
         doc.update(_one_port_check(topology, args.src, doc))
     rows = [[a, c] for a, c in doc["arrivals"].items()]
-    what = ("one broadcast" if args.subcube is None else
+    what = ("one broadcast" if multicast is None else
             f"one multicast to the subcube {args.subcube[0]}/{args.subcube[1]} "
-            f"({len(targets)} nodes)")
+            f"({len(targets)} nodes)" if args.subcube is not None else
+            f"one multicast to {len(targets)} named node(s)")
     lines = [f"{topology.label}: {what} from {doc['source']} in the RTL fabric "
              f"({doc['broadcast_vcs']} broadcast VC(s), {doc['packet_flits']}-flit packet)"]
     if topology.num_nodes <= LIST_TRANSFERS:
@@ -302,6 +314,16 @@ def _one_port_check(topology, source, doc):
             "schedule_tree": same_tree, "schedule_order": same_order,
             "optimal": same_tree and same_order and doc["steps"] == tree.num_steps}
 
+
+
+def _members(text):
+    """``A,B,...``: one or more node addresses."""
+    import argparse
+    parts = text.split(",")
+    if any(not t.strip() for t in parts):
+        raise argparse.ArgumentTypeError(f"must be addresses separated by commas, not "
+                                         f"{text!r}")
+    return sorted({parse_address(t) for t in parts})
 
 
 def _subcube(text):

@@ -147,6 +147,11 @@ def _options(parser):
                         default=None, help="replication of the routers: all-port (the "
                         "default) or one-port (copies one at a time in the schedule's "
                         "order; amaranth engine only)")
+    parser.add_argument("--multicast-group", type=parse_address, default=None,
+                        metavar="MASK",
+                        help="broadcasts go only to their source's group: the nodes "
+                             "sharing the source's address bits under MASK (a subcube; "
+                             "multicast routers, amaranth engine only)")
     parser.add_argument("--rate", type=fraction, default=0.1, metavar="R",
                         help="offered load, flits per node per cycle, 0..1 (default 0.1)")
     parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=1000, metavar="N",
@@ -238,6 +243,14 @@ def _sim(args, topology):
                            "verilator engine runs address-strapped routers, and one-port "
                            "routers need constant node addresses)")
         hardware["broadcast_model"] = args.broadcast_model
+    if args.multicast_group is not None:
+        if args.traffic != "broadcast" and not args.broadcast_fraction:
+            raise CliError("--multicast-group needs broadcasts to send to the groups "
+                           "(--traffic broadcast or --broadcast-fraction)")
+        if args.engine == "verilator" or args.broadcast_model == "one-port":
+            raise CliError("--multicast-group needs --engine amaranth and the all-port "
+                           "model (multicast routers have constant node addresses)")
+        hardware["multicast_group"] = args.multicast_group
     if args.traffic == "broadcast" and args.broadcast_fraction:
         raise CliError("--broadcast-fraction mixes broadcasts into a unicast pattern; "
                        "--traffic broadcast is broadcasts only")
@@ -311,6 +324,8 @@ def _sim(args, topology):
         routing += f" + {doc['broadcast_vcs']} broadcast VC(s)"
         if doc.get("broadcast_model", "all-port") != "all-port":
             routing += f" ({doc['broadcast_model']})"
+        if doc.get("multicast_group") is not None:
+            routing += f", multicast to groups of mask {doc['multicast_group']}"
     text = "\n".join([
         f"{topology.label}, {routing} x {doc['depth']} "
         f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "
@@ -332,9 +347,10 @@ def escape_name(topology, doc):
 
 def _auto_engine(args, topology, hardware):
     """The engine ``--engine auto`` runs (:func:`~cubefab.sim.engine_choice.choose_engine`):
-    amaranth for a VCD, which only it writes, and for one-port replicating routers,
-    which only it runs (constant node addresses)."""
-    if args.vcd is not None or hardware.get("broadcast_model", "all-port") != "all-port":
+    amaranth for a VCD, which only it writes, and for one-port or multicast
+    replicating routers, which only it runs (constant node addresses)."""
+    if args.vcd is not None or hardware.get("broadcast_model", "all-port") != "all-port" \
+            or hardware.get("multicast_group") is not None:
         return "amaranth"
     config = selfcheck_config(topology, **hardware)
     engine, _ = choose_engine(topology.num_nodes, args.warmup + args.cycles,

@@ -21,13 +21,19 @@ from ..topology.duato import check_adaptive
 from ..topology.fault_routing import leg_algorithm
 from .fifo import memory_fifo_logic, register_fifo_logic
 from .flit import FlitLayout
+from .route.multicast import MEMBER_MODES
 
 
-__all__ = ["RouterConfig", "FabricConfig", "BUFFERS", "TURNS", "MAX_FAULT_WAYPOINTS"]
+__all__ = ["RouterConfig", "FabricConfig", "BUFFERS", "TURNS", "MAX_FAULT_WAYPOINTS",
+           "MAX_VECTOR_NODES"]
 
 
 #: Most waypoints a fault-tolerant router's header holds.
 MAX_FAULT_WAYPOINTS = 8
+
+#: Largest network whose flits may carry an explicit member vector
+#: (``RouterConfig(multicast="vector")``): a bit per node in every flit.
+MAX_VECTOR_NODES = 256
 
 
 #: Flit storage of the input buffers: the FIFO logic that builds each.
@@ -120,11 +126,14 @@ class RouterConfig:
         :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs` for a
         deadlock-free fabric). Broadcast packets must be at most ``depth`` flits long.
         Not with ``adaptive_vcs`` or ``fault_waypoints``.
-    multicast : bool
-        With ``broadcast_vcs``: flits also carry ``mmask`` and a ``bcast`` packet goes
-        to the subcube ``(dest, mmask)`` along the broadcast tree pruned to it
+    multicast : bool or str
+        With ``broadcast_vcs``: False (the default), or how a ``bcast`` packet names
+        the nodes it goes to, along the broadcast tree pruned to them
         (:func:`~cubefab.topology.broadcast_tree.multicast_tree`; the pruned tree's
-        channel dependencies are a subset of the tree's). Routers of constant
+        channel dependencies are a subset of the tree's): ``"subcube"`` (or True):
+        flits also carry ``mmask`` and the members are the subcube ``(dest, mmask)``;
+        ``"vector"``: flits carry ``members``, a bit per node in dense index order
+        (networks of at most :data:`MAX_VECTOR_NODES` nodes). Routers of constant
         addresses only (:class:`~cubefab.hdl.route.multicast.MulticastChildren`).
     broadcast_model : str
         With ``broadcast_vcs``, one of :data:`~cubefab.topology.broadcast.MODELS`:
@@ -154,7 +163,7 @@ class RouterConfig:
     adaptive_vcs: int = 0
     fault_waypoints: int = 0
     broadcast_vcs: int = 0
-    multicast: bool = False
+    multicast: bool | str = False
     broadcast_model: str = "all-port"
 
     def __post_init__(self):
@@ -184,9 +193,18 @@ class RouterConfig:
                                  f"adaptive_vcs = {self.adaptive_vcs}")
             leg_algorithm(self.topology, self.algorithm)   # reads only dest
         check_int("Number of broadcast virtual channels", self.broadcast_vcs, 0)
-        if not isinstance(self.multicast, bool) or (self.multicast and not self.broadcast_vcs):
-            raise ValueError(f"Multicast must be a bool and needs broadcast_vcs, not "
-                             f"{self.multicast!r}")
+        if self.multicast is True:
+            object.__setattr__(self, "multicast", "subcube")
+        if self.multicast is not False and self.multicast not in MEMBER_MODES:
+            raise ValueError(f"Multicast must be False or one of {', '.join(MEMBER_MODES)}, "
+                             f"not {self.multicast!r}")
+        if self.multicast and not self.broadcast_vcs:
+            raise ValueError(f"Multicast {self.multicast!r} needs broadcast_vcs, not "
+                             f"{self.broadcast_vcs!r}")
+        if self.multicast == "vector" and self.topology.num_nodes > MAX_VECTOR_NODES:
+            raise ValueError(f"Member-vector multicast carries a bit per node in every "
+                             f"flit; it is built for at most {MAX_VECTOR_NODES} nodes, not "
+                             f"{self.topology.num_nodes} (use multicast='subcube')")
         if self.broadcast_vcs and self.adaptive_vcs:
             raise ValueError(f"Broadcast VCs need a deterministic router, not "
                              f"adaptive_vcs = {self.adaptive_vcs}")
@@ -262,7 +280,9 @@ class RouterConfig:
         """FlitLayout: the flits of links of this configuration."""
         return FlitLayout(self.topology.address_bits, self.payload_width, self.link_vcs,
                           self.class_width, self.fault_waypoints, broadcast=self.broadcast,
-                          multicast=self.multicast)
+                          multicast=bool(self.multicast),
+                          member_bits=self.topology.num_nodes if self.multicast == "vector"
+                          else 0)
 
     def as_dict(self):
         """The parameters but the topology, as a JSON-able dict (``broadcast_vcs``,

@@ -78,18 +78,22 @@ class FlitLayout(data.StructLayout):
         Also add ``mmask`` (``address_bits``, with ``broadcast``): a ``bcast`` packet goes
         to the subcube of the nodes ``x`` with ``x & mmask == dest & mmask`` (``mmask``
         0: every node, a broadcast). Default False.
+    member_bits : int
+        With ``multicast``: 0 (the default) for the subcube field ``mmask``; otherwise
+        the members are named explicitly instead, in a ``members`` field of
+        ``member_bits`` bits (a bit per node, dense index order; ``dest`` is not read).
 
     Fields, from bit 0: ``head`` (1), ``tail`` (1), ``bcast`` (1, only when
     ``broadcast``), ``vc``, ``cls`` (only when ``class_width``), ``dest``, ``src``, then
     with ``waypoints``: ``waypoint_count`` (waypoints named), ``phase`` (waypoints
     passed), ``waypoint`` (an ``ArrayLayout`` of ``waypoints`` addresses) and ``cut``
     (1: a tail a router made for a packet a failed link cut short, see
-    :class:`~cubefab.hdl.router.Router`); ``mmask``
-    (only when ``multicast``); last ``payload``.
+    :class:`~cubefab.hdl.router.Router`); ``mmask`` or ``members`` (only when
+    ``multicast``); last ``payload``.
     """
 
     def __init__(self, address_bits, payload_width, vcs=1, class_width=0, waypoints=0,
-                 broadcast=False, multicast=False):
+                 broadcast=False, multicast=False, member_bits=0):
         self.address_bits = check_int("Address width", address_bits, 1)
         self.payload_width = check_int("Payload width", payload_width, 1)
         self.vcs = check_int("Number of virtual channels", vcs, 1)
@@ -102,6 +106,10 @@ class FlitLayout(data.StructLayout):
             raise ValueError(f"Multicast must be a bool, and needs broadcast, not "
                              f"{multicast!r}")
         self.multicast = multicast
+        self.member_bits = check_int("Member vector width", member_bits, 0)
+        if member_bits and not multicast:
+            raise ValueError(f"A member vector needs multicast, not member_bits = "
+                             f"{member_bits!r}")
         fields = {"head": unsigned(1), "tail": unsigned(1)}
         if broadcast:
             fields["bcast"] = unsigned(1)
@@ -114,7 +122,9 @@ class FlitLayout(data.StructLayout):
                            "phase": unsigned(waypoints.bit_length()),
                            "waypoint": data.ArrayLayout(address_bits, waypoints),
                            "cut": unsigned(1)})
-        if multicast:
+        if member_bits:
+            fields["members"] = unsigned(member_bits)
+        elif multicast:
             fields["mmask"] = unsigned(address_bits)
         super().__init__({**fields, "payload": unsigned(payload_width)})
 
@@ -124,7 +134,8 @@ class FlitLayout(data.StructLayout):
                 f"class_width={self.class_width}"
                 + (f", waypoints={self.waypoints}" if self.waypoints else "")
                 + (", broadcast=True" if self.broadcast else "")
-                + (", multicast=True)" if self.multicast else ")"))
+                + (", multicast=True" if self.multicast else "")
+                + (f", member_bits={self.member_bits})" if self.member_bits else ")"))
 
 
 def flit_layout(topology, payload_width=16, vcs=1):

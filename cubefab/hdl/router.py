@@ -129,7 +129,8 @@ class Router(wiring.Component):
     and starts only when the downstream buffer of that VC is empty (the whole packet
     fits: broadcast packets are at most ``config.depth`` flits); the packet leaves its
     input buffer after its last copy. With ``config.multicast`` a ``bcast`` packet goes
-    to the subcube ``(dest, mmask)`` only, along the tree pruned to it
+    only to its members (the subcube ``(dest, mmask)``, or the nodes whose bit of
+    ``members`` is set), along the tree pruned to them
     (:class:`~cubefab.hdl.route.multicast.MulticastChildren`). With
     ``config.broadcast_model == "one-port"`` the copies follow the one-port tree and
     leave one at a time in the schedule's order: each replicating queue counts the
@@ -507,10 +508,14 @@ class Router(wiring.Component):
             outs = sorted(set(outs) | set(outputs))
         here = self.here if self.node is None else self.node
         local = arriving.src != here
-        if config.multicast:   # the tree pruned to the subcube (dest, mmask)
+        if config.multicast == "subcube":   # the tree pruned to the subcube (dest, mmask)
             unit = MulticastChildren(self.topology, self.node, "subcube")
             m.d.comb += [unit.value.eq(arriving.dest), unit.mask.eq(arriving.mmask)]
             local = local & (((arriving.dest ^ here) & arriving.mmask) == 0)
+        elif config.multicast == "vector":   # ... to the members named bit by bit
+            unit = MulticastChildren(self.topology, self.node, "vector")
+            m.d.comb += unit.member_vector.eq(arriving.members)
+            local = local & arriving.members[self.topology.index(self.node)]
         elif config.broadcast_model == "one-port":   # every port the node sends to
             unit = OnePortSends(self.topology, self.node)
         else:

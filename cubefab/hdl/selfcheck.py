@@ -18,7 +18,8 @@ from amaranth.hdl import Module, Shape, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..topology.base import Topology
+from ..topology.base import Topology, check_int
+from ..topology.broadcast_tree import subcube_members
 from .config import FabricConfig
 from .fabric import connect_links
 from .ports import reset_less_verilog
@@ -89,6 +90,11 @@ class SelfCheckConfig:
         With ``broadcast_vcs``: ``"all-port"`` (the default) or ``"one-port"``
         replication (``RouterConfig.broadcast_model``; one-port routers need constant
         node addresses, so :meth:`node` of ``None`` refuses them).
+    multicast_group : int, optional
+        With ``broadcast_vcs`` (all-port): the generators' broadcasts become
+        multicasts to their node's group, the nodes that share its address bits under
+        this mask (``RouterConfig(multicast="subcube")``, routers of constant
+        addresses); every group must hold another node. Default None: broadcasts.
 
     Raises
     ------
@@ -104,7 +110,7 @@ class SelfCheckConfig:
                  vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
                  timestamp_bits=24, sequence_bits=8, vcs_per_class=1, adaptive_vcs=0,
                  defects=False, fault_waypoints=0, broadcast_vcs=0,
-                 broadcast_model="all-port"):
+                 broadcast_model="all-port", multicast_group=None):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         #: FabricConfig: the routers' configuration, proved deadlock-free
@@ -114,7 +120,8 @@ class SelfCheckConfig:
             fault_waypoints=fault_waypoints,
             **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {}),
             **({"broadcast_model": broadcast_model} if broadcast_model != "all-port"
-               else {}))
+               else {}),
+            **({"multicast": "subcube"} if multicast_group is not None else {}))
         #: RouterConfig: every router's configuration
         self.router = self.fabric.router
         self.topology, self.layout = topology, self.router.layout
@@ -123,6 +130,15 @@ class SelfCheckConfig:
         self.pattern, self.hotspot, self.queue_depth = check_generator(
             topology, self.layout, pattern, hotspot, queue_depth)
         self.defects = bool(defects)
+        #: int or None: the mask of the generators' multicast groups
+        self.multicast_group = multicast_group
+        if multicast_group is not None:
+            check_int("Multicast group mask", multicast_group, 0,
+                      (1 << topology.address_bits) - 1)
+            for s in topology.nodes().tolist():
+                if subcube_members(topology, s, multicast_group).sum() < 2:
+                    raise ValueError(f"Multicast group mask {multicast_group} leaves node "
+                                     f"{s} alone in its group")
         if self.router.broadcast and packet_flits > depth:
             raise ValueError(f"Broadcast packets must fit a buffer: packet_flits must be "
                              f"at most depth = {depth}, not {packet_flits}")
@@ -139,7 +155,7 @@ class SelfCheckConfig:
         return SelfCheckingNode(
             self.topology, address, self.fmt, pattern=self.pattern, hotspot=self.hotspot,
             queue_depth=self.queue_depth, defects=self.defects,
-            router_config=self.router)
+            router_config=self.router, multicast_group=self.multicast_group or 0)
 
     def node_verilog(self, node=None):
         """Verilog of the address-strapped node ``node`` (default: a new one), module

@@ -4,6 +4,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..topology.broadcast_tree import subcube_members
 from .flit import LinkSignature
 from .router import Router
 from .traffic_check import TrafficChecker
@@ -104,6 +105,11 @@ class SelfCheckingNode(wiring.Component):
         Build the deliberate defects of :data:`DEFECTS` in, chosen at run time by the
         inputs :data:`DEFECT_INPUTS` (for mutation tests of the checks; default False:
         a plain node).
+    multicast_group : int
+        With multicast routers (``router_config.multicast == "subcube"``): the
+        generator's broadcasts go to this node's group, the nodes that share its
+        address bits under this mask (:class:`~cubefab.hdl.traffic_gen.TrafficGenerator`);
+        they count as the copies they make, one per other member.
 
     Members
     -------
@@ -141,7 +147,7 @@ class SelfCheckingNode(wiring.Component):
     """
 
     def __init__(self, topology, node, fmt, *, pattern="uniform", hotspot=None,
-                 queue_depth=16, router_config, defects=False):
+                 queue_depth=16, router_config, defects=False, multicast_group=0):
         if not isinstance(fmt, PacketFormat):
             raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
         self.topology = topology
@@ -154,7 +160,13 @@ class SelfCheckingNode(wiring.Component):
         self.waypoints = router_config.fault_waypoints
         self.generator = TrafficGenerator(topology, node, fmt, pattern, hotspot=hotspot,
                                           queue_depth=queue_depth,
-                                          waypoints=self.waypoints)
+                                          waypoints=self.waypoints,
+                                          multicast_group=multicast_group)
+        #: Copies a broadcast of this node makes: ``N - 1``, or the other members of
+        #: its multicast group (multicast routers have constant addresses).
+        self.copies = topology.num_nodes - 1
+        if router_config.multicast:
+            self.copies = int(subcube_members(topology, self.node, multicast_group).sum()) - 1
         # adaptive routing may reorder a flow's packets: the harness counts that
         # (and a failed link may drop packets whole, leaving a gap in a flow's
         # sequence: with fault-tolerant routers the harness checks the order)
@@ -262,8 +274,8 @@ class SelfCheckingNode(wiring.Component):
 
     def _broadcast_events(self, m, gen, chk, router):
         """The events of a node with replicating routers: a broadcast counts as the
-        ``N - 1`` copies it makes."""
-        copies = self.topology.num_nodes - 1
+        copies it makes (:attr:`copies`)."""
+        copies = self.copies
         sending = router.local_in.payload.bcast     # the flit offered is a broadcast's
 
         def weight(pulse, broadcast):

@@ -10,7 +10,10 @@ It reports each delivered packet's latency, from creation to the tail's delivery
 
 A broadcast copy (``bcast`` set) must come from another node, carry its source as
 ``dest``, and hold the next sequence number of its source's broadcasts (a second
-table, per source): a lost, duplicated or reordered copy breaks the sequence.
+table, per source): a lost, duplicated or reordered copy breaks the sequence. With
+multicast flits (``mmask``) a copy must also arrive in its source's subcube ``(dest,
+mmask)``: the generators multicast to their node's group, so every member receives
+every one of its source's multicasts and the sequence check holds as for broadcasts.
 """
 
 from amaranth.hdl import Const, Module, Mux, Signal
@@ -132,8 +135,10 @@ class TrafficChecker(wiring.Component):
         # its source (which it names as dest)
         arrived_right = flit.dest == here
         if broadcast:
-            arrived_right = Mux(flit.bcast, (flit.src != here) & (flit.dest == flit.src),
-                                arrived_right)
+            copy_right = (flit.src != here) & (flit.dest == flit.src)
+            if fmt.layout.multicast and not fmt.layout.member_bits:   # here a member
+                copy_right = copy_right & (((flit.dest ^ here) & flit.mmask) == 0)
+            arrived_right = Mux(flit.bcast, copy_right, arrived_right)
 
         # Checks of the arriving flit, as if it were the next one of a packet.
         is_head = Signal()

@@ -11,7 +11,10 @@ source queueing, as in open-loop measurement) and leave as ``packet_flits`` flit
 With a flit layout that has the ``bcast`` bit (replicating routers), a created packet
 is a broadcast with probability ``broadcast_threshold / 2**16``, drawn from a second
 xorshift64 generator (so the other draws keep their distribution); a broadcast's
-``dest`` is its source and its sequence number counts the source's broadcasts.
+``dest`` is its source and its sequence number counts the source's broadcasts. With
+multicast flits (``mmask``) such a packet is a multicast to the source's *group*, the
+subcube ``(here, multicast_group)``: the nodes ``x`` with ``(x ^ here) & multicast_group
+== 0`` (0: every node, a broadcast).
 
 Packet format (:class:`PacketFormat`): the head flit's payload carries the creation
 timestamp, the packet's sequence number in its flow (source, destination; for a
@@ -138,6 +141,9 @@ def check_generator(topology, layout, pattern, hotspot, queue_depth):
     queue_depth = check_int("Queue depth", queue_depth, 1)
     if pattern in ("transpose", "shuffle", "bitcomp"):
         permutation_destination(topology, pattern)  # raises if undefined anywhere
+    if layout.member_bits:
+        raise ValueError("Traffic generators multicast to subcubes (mmask), not to member "
+                         "vectors")
     return pattern, hotspot, queue_depth
 
 
@@ -219,6 +225,9 @@ class TrafficGenerator(wiring.Component):
         through the ``config_*`` inputs: a packet to a destination whose entry is
         refused is not created but counted by ``unroutable``; a faulty node (its own
         entry refused) creates nothing.
+    multicast_group : int
+        With multicast flits (``mmask``): the address bits every member of a node's
+        group shares with the node (default 0: none; the group is every node).
 
     Members
     -------
@@ -246,14 +255,16 @@ class TrafficGenerator(wiring.Component):
         refuses (not created).
     broadcast_threshold : In(RATE_BITS + 1)
         Only with a ``bcast`` field: probability times ``2**16`` that a created packet
-        is a broadcast (``2**16``: every one).
+        is a broadcast (``2**16``: every one); with an ``mmask`` field a multicast to
+        the group ``multicast_group`` (the parameter: a mask of address bits) of this
+        node.
     created_broadcast : Out(1)
         Only with a ``bcast`` field: the packet of ``created`` or ``refused`` is a
         broadcast (the flit on ``flits`` tells for ``injected`` and ``flit_sent``).
     """
 
     def __init__(self, topology, node, fmt, pattern="uniform", *, hotspot=None,
-                 queue_depth=16, waypoints=0):
+                 queue_depth=16, waypoints=0, multicast_group=0):
         if not isinstance(fmt, PacketFormat):
             raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
         self.pattern, self.hotspot, self.queue_depth = check_generator(
@@ -266,6 +277,11 @@ class TrafficGenerator(wiring.Component):
             raise ValueError(f"Number of waypoints must be the flits' "
                              f"{fmt.layout.waypoints}, not {waypoints}")
         self.table = SourceTable(topology, waypoints, self.node) if waypoints else None
+        limit = (1 << topology.address_bits) - 1
+        self.multicast_group = check_int("Multicast group mask", multicast_group, 0, limit)
+        if multicast_group and not fmt.layout.multicast:
+            raise ValueError(f"A multicast group needs multicast flits (mmask), not "
+                             f"multicast_group = {multicast_group!r}")
         bits = topology.address_bits
         #: Layout of the node-dependent constants (see :meth:`strap_values`).
         self.strap_layout = data.StructLayout({
@@ -467,6 +483,8 @@ class TrafficGenerator(wiring.Component):
                          out.payload.phase.eq(0)]
         if broadcast:
             m.d.comb += out.payload.bcast.eq(q_broadcast)
+        if fmt.layout.multicast:   # every broadcast goes to this node's group
+            m.d.comb += out.payload.mmask.eq(self.multicast_group)
         with m.If(sent):
             m.d.sync += index.eq(Mux(last, 0, index + 1))
         return m

@@ -21,7 +21,7 @@ from ..hdl.fabric import Fabric, FabricConfig
 from ..topology.base import Topology, check_int
 from ..topology.broadcast_deadlock import required_broadcast_vcs
 from ..topology.broadcast import check_model
-from ..topology.broadcast_tree import subcube_members
+from ..topology.broadcast_tree import member_array, member_vector, subcube_members
 
 
 __all__ = ["hardware_broadcast", "measured_steps"]
@@ -117,7 +117,7 @@ def measured_steps(source, heads):
 
 
 def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limit=None,
-                       subcube=None, model="all-port", **router):
+                       subcube=None, members=None, model="all-port", **router):
     """Run one broadcast from ``source`` alone in the RTL fabric (see the module text).
 
     Parameters
@@ -132,7 +132,10 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         Most cycles a run may take (default ``50 * N + 200``).
     subcube : (int, int), optional
         A multicast instead: to the nodes ``x`` with ``x & mask == value & mask``
-        (multicast routers, ``RouterConfig(multicast=True)``).
+        (multicast routers, ``RouterConfig(multicast="subcube")``).
+    members : iterable of int, optional
+        A multicast instead: to these addresses, named in the packet's member vector
+        (``RouterConfig(multicast="vector")``; not with ``subcube``).
     model : {"all-port", "one-port"}
         The routers' ``broadcast_model``.
     **router
@@ -149,8 +152,8 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         ``injection`` (cycles the source took to inject); with ``unicasts``,
         ``unicast_latency`` (the last unicast's tail), ``unicast_injection`` and the
         ratios ``latency_ratio`` and ``injection_ratio`` (unicasts / broadcast), the
-        unicasts going to the same nodes; with ``subcube``, ``members`` (the nodes that
-        must receive a copy); with ``model="one-port"``, ``sends`` (per sender, the
+        unicasts going to the same nodes; with ``subcube`` or ``members``, ``members``
+        (the nodes that must receive a copy); with ``model="one-port"``, ``sends`` (per sender, the
         receivers in the order their copies' heads left), ``node_steps`` and ``steps``
         (:func:`measured_steps`: each node's step and the largest).
     """
@@ -161,31 +164,40 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
     n = topology.num_nodes
     limit = 50 * n + 200 if limit is None else check_int("Cycle limit", limit, 1)
     check_model(model)
-    if model != "all-port" and subcube is not None:
+    multicast = "subcube" if subcube is not None else "vector" if members is not None \
+        else False
+    if model != "all-port" and multicast:
         raise ValueError(f"Multicast needs the all-port broadcast model, not {model!r}")
+    if subcube is not None and members is not None:
+        raise ValueError("A multicast names its members by a subcube or by a list, not both")
     router["broadcast_model"] = model
     router.setdefault("broadcast_vcs", required_broadcast_vcs(topology, model))
     value = mask = 0
+    if multicast:
+        router["multicast"] = multicast
     if subcube is not None:
         value, mask = subcube
-        router["multicast"] = True
-        members = subcube_members(topology, value, mask)
+        wanted = subcube_members(topology, value, mask)
+    elif members is not None:
+        wanted = member_array(topology, members)
+        value = source
     else:
-        members = [True] * n
+        wanted = [True] * n
     config = FabricConfig.for_topology(topology, **router)
     if packet_flits > config.router.depth:
         raise ValueError(f"Broadcast packets must fit a buffer: packet_flits must be at "
                          f"most depth = {config.router.depth}, not {packet_flits}")
     nodes = [int(a) for a in topology.nodes()]
-    targets = [a for a, member in zip(nodes, members) if member and a != source]
+    targets = [a for a, member in zip(nodes, wanted) if member and a != source]
+    extra = ({"mmask": mask} if multicast == "subcube" else
+             {"members": member_vector(topology, wanted)} if multicast == "vector" else {})
 
     def packet(dest, bcast):
-        extra = {"mmask": mask} if subcube is not None else {}
         return [{"head": int(i == 0), "tail": int(i == packet_flits - 1), "bcast": bcast,
                  "dest": dest, "src": source, "payload": i, **extra}
                 for i in range(packet_flits)]
 
-    run = _run(Fabric(config), source, packet(value if subcube else source, 1), limit,
+    run = _run(Fabric(config), source, packet(value if multicast else source, 1), limit,
                len(targets))
     arrivals = {a: cycles[0] for a, cycles in sorted(run["tails"].items())}
     missing = [a for a in targets if a not in arrivals]
@@ -209,7 +221,9 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
            "copies": {a: len(c) for a, c in sorted(run["tails"].items())},
            "injection": run["injected"]}
     if subcube is not None:
-        doc.update({"subcube": [value, mask], "members": targets})
+        doc["subcube"] = [value, mask]
+    if multicast:
+        doc["members"] = targets
     if model == "one-port":
         sends, step = measured_steps(source, run["heads"])
         doc.update({"sends": {u: sends[u] for u in sorted(sends)},

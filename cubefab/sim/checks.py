@@ -123,15 +123,16 @@ class RouteReference:
             self.escape = np.stack([t[1] for t in tables])
 
     @classmethod
-    def of(cls, router):
+    def of(cls, router, multicast_group=None):
         """The reference of a fabric of routers configured by ``router`` (a
-        :class:`~cubefab.hdl.config.RouterConfig`)."""
+        :class:`~cubefab.hdl.config.RouterConfig`), whose broadcasts go to the
+        multicast groups of ``multicast_group`` when it is given."""
         ref = cls(router.topology, router.algorithm, router.vcs, router.vcs_per_class,
                   router.adaptive_vcs)
         #: BroadcastReference or None: the trees of a fabric of replicating routers
         ref.broadcast = (BroadcastReference(router.topology, router.link_vcs
                                             - router.broadcast_vcs, router.broadcast_vcs,
-                                            router.broadcast_model)
+                                            router.broadcast_model, multicast_group)
                          if router.broadcast else None)
         return ref
 
@@ -271,12 +272,15 @@ class BroadcastReference:
     ``children[s, u]``: the child ports (a bit each) of the node of dense index ``u``
     in the tree of the source of dense index ``s``; ``vc[s, u]``: the link VC of the
     copy that arrives at ``u`` (``first`` plus the broadcast VC of the rule; 0 at the
-    source).
+    source). With ``group`` (a mask) the trees are pruned to each source's multicast
+    group, the subcube ``(source, group)``
+    (:func:`~cubefab.topology.broadcast_tree.multicast_tree`).
     """
 
-    def __init__(self, topology, first, broadcast_vcs, model="all-port"):
+    def __init__(self, topology, first, broadcast_vcs, model="all-port", group=None):
         from ..topology.broadcast_deadlock import broadcast_wrap_array
-        from ..topology.broadcast_tree import broadcast_tree, one_port_tree
+        from ..topology.broadcast_tree import (broadcast_tree, multicast_tree,
+                                               one_port_tree, subcube_members)
         n, degree = topology.num_nodes, topology.degree
         nodes = topology.nodes()
         self.first = first
@@ -286,6 +290,9 @@ class BroadcastReference:
             if model == "one-port":      # the ports each node sends to
                 sends = one_port_tree(topology, source).sends
                 self.children[s] = [sum(1 << p for _, p in sends[a]) for a in nodes.tolist()]
+            elif group is not None:   # a multicast to the source's group
+                self.children[s] = multicast_tree(
+                    topology, source, subcube_members(topology, source, group)).children
             else:
                 self.children[s] = broadcast_tree(topology, source).children
             # walk down the tree from the source: (node index, arrival port)
@@ -419,6 +426,7 @@ class BroadcastLatency:
     (``copies`` of them), from the copies' tails as they are ejected."""
 
     def __init__(self, copies):
+        #: int, or a dict: source -> copies of each of its broadcasts
         self.copies = copies
         self.seen = {}          # (src, stamp) -> copies whose tail was ejected
         self.histogram = {}     # latency -> broadcasts (the window's)
@@ -427,7 +435,7 @@ class BroadcastLatency:
         """A copy's tail of the broadcast ``(src, stamp)`` was ejected in ``cycle``."""
         key = (src, stamp)
         count = self.seen.get(key, 0) + 1
-        if count < self.copies:
+        if count < (self.copies[src] if isinstance(self.copies, dict) else self.copies):
             self.seen[key] = count
             return
         self.seen.pop(key, None)

@@ -21,6 +21,7 @@ from ..hdl.selfcheck import COUNTERS, SelfCheckConfig, SelfCheckingFabric
 from ..hdl.selfcheck_node import CONFIG_INPUTS, LOST_EVENTS, defect_inputs
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
+from ..topology.broadcast_tree import subcube_members
 from ..hdl.config import RouterConfig
 from .checks import (AnyReference, BroadcastLatency, FlitFields, Ledger,
                      RouteReference, WaypointReference)
@@ -54,12 +55,13 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
                      vcs=None, depth=DEFAULT_ROUTER["depth"], algorithm=None, hotspot=None,
                      queue_depth=16, vcs_per_class=DEFAULT_ROUTER["vcs_per_class"],
                      timestamp_bits=24, sequence_bits=8, adaptive_vcs=0, defects=False,
-                     fault_waypoints=0, broadcast_vcs=0, broadcast_model="all-port"):
+                     fault_waypoints=0, broadcast_vcs=0, broadcast_model="all-port",
+                     multicast_group=None):
     """The hardware configuration of a run (a JSON-able dict of
     :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` keywords, plus the topology; the
-    Verilator cache key). ``broadcast_vcs`` (replicating routers) and
-    ``broadcast_model`` are in it only when not their defaults, so that the keys of
-    other fabrics are unchanged."""
+    Verilator cache key). ``broadcast_vcs`` (replicating routers),
+    ``broadcast_model`` and ``multicast_group`` are in it only when not their
+    defaults, so that the keys of other fabrics are unchanged."""
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     algorithm = topology.check_algorithm(algorithm)
@@ -75,6 +77,8 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
             **({"fault_waypoints": fault_waypoints} if fault_waypoints else {}),
             **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {}),
             **({"broadcast_model": broadcast_model} if broadcast_model != "all-port"
+               else {}),
+            **({"multicast_group": multicast_group} if multicast_group is not None
                else {})}
 
 
@@ -301,6 +305,11 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         cycles are no cycles of the run), ``late_losses`` (packets lost to a failure
         though created after its reaction: 0 by the bound) and ``last_lost_created``
         (the latest creation cycle of a packet lost to a failure, None if none).
+    multicast_group : int, optional (in ``hardware``)
+        Every broadcast goes only to its source's group, the nodes that share the
+        source's address bits under this mask (multicast routers, constant node
+        addresses: the ``"amaranth"`` engine); copies are counted per member, and a
+        copy off the pruned tree or at a non-member is misrouted.
     broadcast_fraction : float
         Share of created packets that are broadcasts (quantised to 1/65536), with
         replicating routers (``broadcast_vcs``; when it is not given, a fraction above
@@ -343,7 +352,15 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         raise ValueError("the verilator engine runs address-strapped routers, and one-port "
                          "replicating routers need constant node addresses; use the "
                          "amaranth engine")
+    if engine != "amaranth" and hardware.get("multicast_group") is not None:
+        raise ValueError("the verilator engine runs address-strapped routers, and "
+                         "multicast routers need constant node addresses; use the "
+                         "amaranth engine")
     _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction, broadcast_fraction)
+    if hardware.get("multicast_group") is not None and not broadcast_fraction \
+            and hardware.get("pattern") != "broadcast":
+        raise ValueError("A multicast group takes broadcasts: give broadcast_fraction "
+                         "above 0 or pattern='broadcast'")
     if defect is not None:
         hardware["defects"] = True
     every_broadcast = hardware.get("pattern") == "broadcast"
@@ -639,7 +656,7 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
     ended = [k for k in LOST_EVENTS if k in names]   # packets lost to link failures
     fields = FlitFields(design.layout, design.fmt.timestamp_bits)
     if faults is None:
-        ref = RouteReference.of(design.router)
+        ref = RouteReference.of(design.router, design.multicast_group)
 
         def allowed(here, port, raw):
             return ref.allowed(here, port, get(raw, "src"), get(raw, "dest"),
@@ -654,9 +671,16 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
     ledger = Ledger()
     failures = faults.failures if faults is not None else []
     losses = {"late": 0, "last": None, "failed": None}   # the latest failure's cycle
-    last_copies = BroadcastLatency(topology.num_nodes - 1)
     degree = topology.degree
     addresses = [int(a) for a in topology.nodes()]
+    # the nodes each source's broadcasts go to (its multicast group, if any)
+    receivers = {s: [a for a in addresses if a != s] for s in addresses}
+    if design.multicast_group is not None:
+        receivers = {s: [int(a) for a in topology.nodes()[subcube_members(
+                         topology, s, design.multicast_group)] if a != s]
+                     for s in addresses}
+    members = {s: set(r) for s, r in receivers.items()}
+    last_copies = BroadcastLatency({s: len(r) for s, r in receivers.items()})
     now_mask = (1 << design.fmt.timestamp_bits) - 1
     histogram = {}
     state = {"misrouted": 0}
@@ -693,15 +717,15 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
             raw = ctx.get(harness.inject_flits[i])
             if get(raw, "head") and get(raw, "bcast"):
                 src = get(raw, "src")
-                ledger.inject_broadcast(src, [a for a in addresses if a != src],
-                                        fields.timestamp(raw))
+                ledger.inject_broadcast(src, receivers[src], fields.timestamp(raw))
             elif get(raw, "head"):
                 ledger.inject(get(raw, "src"), get(raw, "dest"), fields.timestamp(raw))
         measured = marks[0] <= cycle < marks[1]
         for i in _bits(ctx.get(harness.eject_valid)):
             raw = ctx.get(harness.eject_flits[i])
             copy = get(raw, "bcast")
-            if (get(raw, "src") == addresses[i]) if copy else (get(raw, "dest") != addresses[i]):
+            if (addresses[i] not in members.get(get(raw, "src"), ())) if copy \
+                    else (get(raw, "dest") != addresses[i]):
                 misrouted += 1
             if get(raw, "head"):
                 open_stamp[i] = fields.timestamp(raw)

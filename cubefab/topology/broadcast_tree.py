@@ -49,7 +49,7 @@ from .metacube import Metacube
 __all__ = ["TREE_ALGORITHMS", "tree_algorithm", "back_ports",
            "parent_ports", "model_parent_ports", "one_port_sends",
            "BroadcastTree", "broadcast_tree", "OnePortTree", "one_port_tree",
-           "subcube_members", "multicast_tree"]
+           "subcube_members", "member_array", "member_vector", "multicast_tree"]
 
 #: Tree routing of each family: a minimal deterministic routing (see the module text).
 TREE_ALGORITHMS = {Hypercube: "ecube", Metacube: "minimal", DLH: "dimension-order",
@@ -426,6 +426,33 @@ def subcube_members(topology, value, mask):
     return (nodes & mask) == (value & mask)
 
 
+def member_array(topology, members):
+    """The destination set ``members`` as a new dense bool array.
+
+    Parameters
+    ----------
+    members : array-like of bool (dense order), or iterable of addresses
+    """
+    n = topology.num_nodes
+    arr = np.asarray(members)
+    if arr.dtype == bool:
+        if arr.shape != (n,):
+            raise ValueError(f"Multicast member mask must have {n} entries, not {arr.shape}")
+        return arr.copy()
+    wanted = np.zeros(n, dtype=bool)
+    for a in arr.ravel().tolist():
+        wanted[topology.index(topology.check_node(a, "member"))] = True
+    return wanted
+
+
+def member_vector(topology, members):
+    """The destination set ``members`` (as for :func:`member_array`) as an int whose
+    bit ``i`` is set when the node of dense index ``i`` is a member: the ``members``
+    field of a member-vector multicast flit."""
+    row = member_array(topology, members)
+    return int.from_bytes(np.packbits(row, bitorder="little").tobytes(), "little")
+
+
 def multicast_tree(topology, source, members):
     """The broadcast tree of ``source`` pruned to the branches that hold a member.
 
@@ -442,15 +469,7 @@ def multicast_tree(topology, source, members):
     """
     tree = broadcast_tree(topology, source)
     n = topology.num_nodes
-    arr = np.asarray(members)
-    if arr.dtype == bool:
-        if arr.shape != (n,):
-            raise ValueError(f"Multicast member mask must have {n} entries, not {arr.shape}")
-        wanted = arr.copy()
-    else:
-        wanted = np.zeros(n, dtype=bool)
-        for a in arr.ravel().tolist():
-            wanted[topology.index(topology.check_node(a, "member"))] = True
+    wanted = member_array(topology, members)
     wanted[topology.index(source)] = False
     nodes = topology.nodes()
     # a node is on the pruned tree when its subtree holds a member: push marks upwards

@@ -2,6 +2,9 @@
 
 import pytest
 
+from cubefab.topology import Metacube
+from cubefab.topology.broadcast_tree import multicast_tree
+
 
 def test_sim_broadcast_json(cli):
     r = cli("sim", "hypercube", "-n", "2", "--traffic", "broadcast", "--rate", "0.3",
@@ -27,11 +30,30 @@ def test_sim_broadcast_fraction_text(cli):
     (["--broadcast-fraction", "0.1", "--adaptive"], "deterministic router"),
     (["--broadcast-vcs", "1", "--broadcast-fraction", "0.1"], "can deadlock"),
     (["--traffic", "broadcast", "--packet-flits", "9"], "fit a buffer"),
-    (["--traffic", "broadcast", "--broadcast-fraction", "0.5"], "broadcasts only")])
+    (["--traffic", "broadcast", "--broadcast-fraction", "0.5"], "broadcasts only"),
+    (["--multicast-group", "1"], "needs broadcasts"),
+    (["--multicast-group", "x", "--traffic", "broadcast"], "invalid address"),
+    (["--multicast-group", "15", "--traffic", "broadcast"], "alone in its group"),
+    (["--multicast-group", "99", "--traffic", "broadcast"], "in [0, 15]"),
+    (["--multicast-group", "1", "--traffic", "broadcast", "--broadcast-model", "one-port"],
+     "all-port model")])
 def test_sim_broadcast_bad_input(cli, args, message):
     r = cli("sim", "dlh", "-m", "2", "-d", "1", "--engine", "amaranth", *args)
     assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
     assert r.out == ""
+
+
+def test_sim_multicast_to_groups(cli):
+    # Q(3), groups of mask 0b110: {x, x ^ 1}, one copy per multicast
+    r = cli("sim", "hypercube", "-n", "3", "--traffic", "broadcast", "--multicast-group",
+            "0b110", "--rate", "0.3", "--cycles", "80", "--packet-flits", "2", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["ok"] and doc["engine"] == "amaranth" and doc["multicast_group"] == 6
+    assert doc["copies_delivered"] == doc["broadcasts"] > 0
+    r = cli("sim", "hypercube", "-n", "3", "--traffic", "broadcast", "--multicast-group",
+            "6", "--engine", "verilator")
+    assert r.status == 2 and "--engine amaranth" in r.err
 
 
 def test_broadcast_hardware_json(cli, tmp_path):
@@ -69,6 +91,11 @@ def test_broadcast_hardware_one_port_text(cli):
     (["--hardware", "--subcube", "1"], "VALUE,MASK"),
     (["--hardware", "--subcube", "9,1"], "value"),
     (["--hardware", "--packet-flits", "9"], "fit a buffer"),
+    (["--members", "1"], "need --hardware"),
+    (["--hardware", "--members", "1,,2"], "separated by commas"),
+    (["--hardware", "--members", "1,4"], "member"),
+    (["--hardware", "--members", "1", "--subcube", "1,1"], "give one"),
+    (["--hardware", "--model", "one-port", "--members", "1"], "--model all-port"),
     (["--hardware", "--algorithm", "x"], "no --algorithm")])
 def test_broadcast_hardware_bad_input(cli, args, message):
     r = cli("broadcast", "hypercube", "-n", "2", "--src", "0", *args)
@@ -85,6 +112,18 @@ def test_broadcast_hardware_multicast_to_a_subcube(cli):
     assert doc["members"] == [4, 5, 6, 7] and sorted(doc["arrivals"]) == ["4", "5", "6", "7"]
     assert sorted(map(tuple, doc["tree"])) == [(0, 4), (4, 5), (4, 6), (6, 7)]
     assert doc["unicast_injection"] == 4 and doc["optimal"]
+
+
+def test_broadcast_hardware_multicast_to_named_members(cli):
+    # MC(1,1) from 0 to 3 and 6 (and 0, the source, which gets no copy)
+    r = cli("broadcast", "metacube", "-k", "1", "-m", "1", "--src", "0", "--hardware",
+            "--members", "6,0,3", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["members"] == [3, 6] and sorted(doc["arrivals"]) == ["3", "6"]
+    tree = multicast_tree(Metacube(1, 1), 0, [3, 6])
+    assert sorted(map(tuple, doc["tree"])) == sorted(tree.edges())
+    assert doc["copies"] == {"3": 1, "6": 1} and doc["optimal"]
 
 
 def test_verilog_router_with_broadcast_vcs(cli, tmp_path):

@@ -2,6 +2,7 @@
 
 from cubefab.hdl.fabric import Fabric, FabricConfig
 from cubefab.topology.broadcast_deadlock import required_broadcast_vcs
+from cubefab.topology.broadcast_tree import member_vector
 from tests.helpers import run_clocked
 
 
@@ -21,7 +22,9 @@ def run_packets(fabric, packets, cycles):
     ----------
     packets : list of dict
         ``{"src": address, "dest": address, "bcast": 0 or 1, "flits": n, "at": cycle,
-        "tag": int}`` (and ``"mmask"`` for multicast routers); a node injects its packets in list order, each from cycle ``at``
+        "tag": int}`` (and ``"mmask"``, or ``"members"`` (addresses; default every
+        node), for multicast routers); a node injects its packets in list order, each
+        from cycle ``at``
         on (``tag`` goes into every flit's payload, with the flit index).
 
     Returns
@@ -36,13 +39,15 @@ def run_packets(fabric, packets, cycles):
     queues = {a: [p for p in packets if p["src"] == a] for a in nodes}
     record = {"links": [], "local": [], "overflow": False}
 
-    multicast = "mmask" in dict(fabric.layout)
+    fields = dict(fabric.layout)
 
     def flit(pkt, i):
         f = {"head": int(i == 0), "tail": int(i == pkt["flits"] - 1), "bcast": pkt["bcast"],
              "dest": pkt["dest"], "src": pkt["src"], "payload": pkt["tag"] << 4 | i}
-        if multicast:       # a multicast's subcube is (dest, mmask)
+        if "mmask" in fields:       # a multicast's subcube is (dest, mmask)
             f["mmask"] = pkt.get("mmask", 0)
+        if "members" in fields:     # ... or its members, named
+            f["members"] = member_vector(topo, pkt.get("members", topo.nodes()))
         return f
 
     async def bench(ctx):

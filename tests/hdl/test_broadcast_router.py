@@ -7,8 +7,8 @@ from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY, Router
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube, bfs_distances
 from cubefab.topology.broadcast_deadlock import (BroadcastDeadlockError, broadcast_next_vc,
                                                  required_broadcast_vcs)
-from cubefab.topology.broadcast_tree import (broadcast_tree, multicast_tree, one_port_tree,
-                                            subcube_members)
+from cubefab.topology.broadcast_tree import (broadcast_tree, member_array, multicast_tree,
+                                            one_port_tree, subcube_members)
 from tests.hdl.broadcast_helpers import broadcast_fabric, run_packets
 from tests.helpers import refused
 
@@ -36,7 +36,8 @@ def tree_hops(topology, source, vcs, model="all-port"):
 
 def check_broadcasts(fabric, record, packets):
     """Every broadcast of ``packets`` crossed exactly its tree's links (a multicast's:
-    the tree pruned to its subcube ``(dest, mmask)``), each once and whole, on the
+    the tree pruned to its members: the subcube ``(dest, mmask)`` or the addresses
+    ``members``), each once and whole, on the
     rule's VCs, and reached every node but its source (every member) exactly once,
     intact; nothing else moved."""
     topo = fabric.topology
@@ -46,7 +47,8 @@ def check_broadcasts(fabric, record, packets):
     assert not record["overflow"]
     for pkt in packets:
         s, n = pkt["src"], pkt["flits"]
-        members = subcube_members(topo, pkt["dest"], pkt.get("mmask", 0))
+        members = (member_array(topo, pkt["members"]) if "members" in pkt
+                   else subcube_members(topo, pkt["dest"], pkt.get("mmask", 0)))
         if model == "one-port":
             links = {(u, topo.port(u, v)) for u, v in one_port_tree(topo, s).edges()}
         else:
@@ -158,6 +160,35 @@ def test_every_source_multicasts_to_a_subcube_along_its_pruned_tree(topology, se
                         "flits": 2, "at": 0, "tag": i + 1})
     record = run_packets(fabric, packets, 40 + 4 * len(nodes))
     check_broadcasts(fabric, record, packets)
+
+
+@pytest.mark.parametrize("topology, settings", [
+    (Hypercube(3), {}), (Metacube(1, 1), {}),
+    pytest.param(DLH(2, 1), {}, marks=pytest.mark.slow)],
+    ids=lambda x: getattr(x, "label", None))
+def test_every_source_multicasts_to_named_members_along_its_pruned_tree(topology, settings):
+    import random
+    rng = random.Random(topology.label)
+    fabric = broadcast_fabric(topology, multicast="vector", **settings)
+    nodes = [int(a) for a in topology.nodes()]
+    packets = []
+    for i, s in enumerate(nodes):
+        # the first names every node (a broadcast), the second only its source (nobody)
+        members = (nodes if i == 0 else [s] if i == 1 else
+                   rng.sample(nodes, rng.randrange(1, len(nodes) + 1)))
+        packets.append({"src": s, "dest": s, "members": members, "bcast": 1,
+                        "flits": 2, "at": 0, "tag": i + 1})
+    record = run_packets(fabric, packets, 40 + 4 * len(nodes))
+    check_broadcasts(fabric, record, packets)
+
+
+def test_member_vector_multicast_is_for_small_networks():
+    config = RouterConfig.for_topology(Hypercube(3), broadcast_vcs=1, multicast="vector")
+    assert dict(config.layout)["members"].width == 8 and "mmask" not in dict(config.layout)
+    with pytest.raises(ValueError, match="at most 256 nodes"):
+        RouterConfig.for_topology(Hypercube(9), broadcast_vcs=1, multicast="vector")
+    with pytest.raises(ValueError, match="must be False or one of subcube, vector"):
+        RouterConfig.for_topology(Hypercube(3), broadcast_vcs=1, multicast="list")
 
 
 def test_multicast_routers_need_a_node_address():

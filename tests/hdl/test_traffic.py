@@ -187,3 +187,18 @@ def test_bad_parameters():
         check_generator(topo, flit_layout(topo, 32), "uniform", None, 0)
     with pytest.raises(ValueError, match="Packet rate"):
         rate_threshold(1.5)
+
+
+def test_multicast_group_parameters():
+    from cubefab.hdl.flit import FlitLayout
+    topo = make_topology("hypercube", n=2)
+    plain = PacketFormat(FlitLayout(2, 40, 2, broadcast=True), 1)
+    with pytest.raises(ValueError, match="needs multicast flits"):
+        TrafficGenerator(topo, 0, plain, multicast_group=1)
+    subcube = PacketFormat(FlitLayout(2, 40, 2, broadcast=True, multicast=True), 1)
+    with pytest.raises(ValueError, match=r"in \[0, 3\]"):
+        TrafficGenerator(topo, 0, subcube, multicast_group=4)
+    assert TrafficGenerator(topo, 0, subcube, multicast_group=1).multicast_group == 1
+    vector = FlitLayout(2, 40, 2, broadcast=True, multicast=True, member_bits=4)
+    with pytest.raises(ValueError, match="not to member vectors"):
+        check_generator(topo, vector, "uniform", None, 16)

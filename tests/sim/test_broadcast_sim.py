@@ -2,6 +2,7 @@
 copy checked against its tree, every defect and a broken replication caught."""
 
 import pytest
+from amaranth.hdl import Module
 
 from cubefab.hdl import router as router_module
 from cubefab.hdl.selfcheck_node import DEFECTS
@@ -144,7 +145,7 @@ def test_one_port_copies_checked_against_the_all_port_trees_are_misrouted(monkey
     from cubefab.sim import checks
     real = checks.BroadcastReference
     monkeypatch.setattr(checks, "BroadcastReference",
-                        lambda topology, first, vcs, model: real(topology, first, vcs))
+                        lambda topology, first, vcs, model, group: real(topology, first, vcs))
     r = run_selfcheck(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.1,
                       cycles=40, drain=300, seed=1, packet_flits=1,
                       broadcast_model="one-port")
@@ -155,3 +156,53 @@ def test_the_verilator_engine_refuses_one_port_routers():
     with pytest.raises(ValueError, match="amaranth engine"):
         run_selfcheck(Hypercube(2), engine="verilator", pattern="broadcast",
                       broadcast_model="one-port")
+
+
+# -- multicast to groups (constant-address multicast routers: Amaranth engine) ------------
+
+def _group_run(topology, group, rate=0.5, **settings):
+    return run_selfcheck(topology, engine="amaranth", rate=rate, cycles=150, warmup=30,
+                         drain=600, seed=3, packet_flits=2, broadcast_fraction=0.3,
+                         multicast_group=group, **settings)
+
+
+@pytest.mark.parametrize("topology, group, members", [
+    (Hypercube(3), 0b011, 2), (Metacube(1, 1), 0b001, 4)],
+    ids=lambda x: getattr(x, "label", None))
+def test_multicasts_to_groups_deliver_one_copy_per_other_member(topology, group, members):
+    r = _group_run(topology, group)
+    assert r["ok"] and r["drained"] and all(r[k] == 0 for k in CHECKS), r
+    assert r["multicast_group"] == group and r["broadcasts"] > 20
+    assert r["copies_delivered"] == r["broadcasts"] * (members - 1)
+    assert r["delivered"] == r["created"] == r["injected"]
+
+
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+def test_multicast_copies_beyond_the_group_are_caught(monkeypatch):
+    # mutation: the routers' children units forget the mask, so copies also cross the
+    # broadcast tree's links outside the pruned tree (the local copy still goes to
+    # members only): the misrouted check sees every such link
+    real = router_module.MulticastChildren
+
+    class IgnoresMask(real):
+        def elaborate(self, platform):
+            m = Module()
+            inner = m.submodules.inner = real(self.topology, self.node, "subcube")
+            m.d.comb += [inner.source.eq(self.source), inner.value.eq(self.value),
+                         self.children.eq(inner.children)]     # inner.mask stays 0
+            return m
+
+    monkeypatch.setattr(router_module, "MulticastChildren", IgnoresMask)
+    r = _group_run(Hypercube(3), 0b011, rate=0.2)
+    assert r["misrouted"] > 0 and not r["ok"]
+
+
+def test_multicast_groups_are_checked_before_the_run():
+    with pytest.raises(ValueError, match="amaranth engine"):
+        run_selfcheck(Hypercube(2), engine="verilator", pattern="broadcast",
+                      multicast_group=1)
+    with pytest.raises(ValueError, match="takes broadcasts"):
+        run_selfcheck(Hypercube(2), engine="amaranth", multicast_group=1)
+    with pytest.raises(ValueError, match="alone in its group"):
+        run_selfcheck(Hypercube(2), engine="amaranth", pattern="broadcast",
+                      multicast_group=3)

@@ -9,7 +9,7 @@ from cubefab.topology.adaptive import minimal_port_masks
 from cubefab.topology.broadcast import broadcast_schedule, lower_bounds, validate_schedule
 from cubefab.topology.broadcast_tree import (
     back_ports, broadcast_tree, multicast_tree, one_port_tree, parent_ports,
-    subcube_members, tree_algorithm)
+    member_array, member_vector, subcube_members, tree_algorithm)
 from cubefab.topology.deadlock import translation_mask
 from cubefab.topology.properties import bfs_distances
 
@@ -208,6 +208,19 @@ def test_multicast_to_nobody_sends_nothing():
     tree = multicast_tree(topology, 3, [3])
     assert not tree.children.any()
     assert tree.edges() == []
+
+
+def test_member_vector_sets_the_bit_of_each_members_dense_index():
+    topology = DLH(2, 1)            # addresses are not dense indices
+    nodes = [int(a) for a in topology.nodes()]
+    picked = [nodes[1], nodes[6]]
+    assert member_vector(topology, picked) == 0b1000010
+    assert member_vector(topology, member_array(topology, picked)) == 0b1000010
+    assert member_vector(topology, np.ones(topology.num_nodes, dtype=bool)) == 0xffff
+    with pytest.raises(ValueError, match="member"):
+        member_array(topology, [max(nodes) + 1])
+    with pytest.raises(ValueError, match="16 entries"):
+        member_array(topology, np.ones(3, dtype=bool))
 
 
 def test_subcube_members_are_the_nodes_matching_value_under_mask():

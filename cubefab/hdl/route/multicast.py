@@ -10,12 +10,11 @@ the model's trees (:meth:`~cubefab.topology.broadcast_tree.BroadcastTree.subtree
 a child bit is the OR of the members inside its subtree. Sized for small networks.
 """
 
-import numpy as np
 from amaranth.hdl import Const, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ...topology.broadcast_tree import broadcast_tree
+from ...topology.broadcast_tree import broadcast_tree, member_vector
 from .broadcast import check_unit
 
 
@@ -105,7 +104,6 @@ class MulticastChildren(wiring.Component):
                             # the source is never a member of its own multicast
                             row = inside[w].copy()
                             row[topo.index(s)] = False
-                            vector = int.from_bytes(
-                                np.packbits(row, bitorder="little").tobytes(), "little")
+                            vector = member_vector(topo, row)
                             m.d.comb += self.children[p].eq((member & Const(vector, n)) != 0)
         return m
