@@ -23,8 +23,6 @@ import os
 import subprocess
 import tempfile
 
-from amaranth.hdl import Shape
-
 from ..hdl.config import FabricConfig
 from ..hdl.ports import reset_less_verilog
 from ..hdl.router import Router
@@ -63,6 +61,12 @@ def _strap_values(config, address):
     return values
 
 
+def _flit_words(layout):
+    """32-bit words of a flit in the flits file (two at least: a port of up to 64 bits
+    is written from two, ``words.h``)."""
+    return max(2, -(-layout.size // 32))
+
+
 def router_fabric_header(config):
     """``router_fabric.h`` of the fabric ``config`` (a
     :class:`~cubefab.hdl.config.FabricConfig`): the router model, the netlist, each
@@ -95,7 +99,7 @@ def router_fabric_header(config):
           for port in ("local_in", "local_out") for member in ("payload", "valid", "ready")),
         f"static const int HEAD_LO = {layout['head'].offset};",
         f"static const int TAIL_LO = {layout['tail'].offset};",
-        f"static const int FLIT_WORDS = {max(2, -(-layout.size // 32))};",
+        f"static const int FLIT_WORDS = {_flit_words(layout)};",
     ]) + "\n"
 
 
@@ -163,7 +167,7 @@ class VerilatorRouterFabric(VerilatorModel):
         expected = check_int("Expected tails", expected, 0)
         limit = check_int("Cycle limit", limit, 1)
         layout = self.fabric_config.router.layout
-        words = max(2, -(-Shape.cast(layout).width // 32))
+        words = _flit_words(layout)
         self.build()
         nodes = [int(a) for a in topo.nodes()]
         state = {"tails": {}, "links": set(), "heads": {}, "injected": None}
