@@ -4,7 +4,8 @@
         [--model all-port|one-port|both] [--no-unicasts]
 
 1. One broadcast alone (:func:`cubefab.sim.broadcast_run.hardware_broadcast`, Amaranth's
-   simulator, source node 0, replicating routers with the proven broadcast VCs, 4-flit
+   simulator up to 128 nodes, the Verilator engine above (MC(2,2), 1024 nodes; all-port
+   only), source node 0, replicating routers with the proven broadcast VCs, 4-flit
    buffers): the cycle of the last copy's tail and the cycles the source's injection
    port is busy, against ``N - 1`` unicasts queued at the source in cycle 0; the link
    load (flits crossing links: ``(N - 1) * L`` along the tree against
@@ -33,14 +34,18 @@ from cubefab.topology import DLH, Hypercube, Metacube, bfs_distances  # noqa: E4
 from cubefab.topology.broadcast_tree import one_port_tree  # noqa: E402
 
 
-NETWORKS = [Metacube(1, 2), Hypercube(6), DLH(4, 3)]
+NETWORKS = [Metacube(1, 2), Hypercube(6), DLH(4, 3), Metacube(2, 2)]
+
+#: Largest network the one-broadcast runs simulate with Amaranth (Verilator above).
+AMARANTH_NODES = 128
+
 STRESS = [Hypercube(3), Metacube(1, 2), DLH(2, 1)]
 
 
-def one_broadcast(topology, flits, model="all-port", unicasts=True):
+def one_broadcast(topology, flits, model="all-port", unicasts=True, engine="amaranth"):
     start = time.monotonic()
     doc = hardware_broadcast(topology, 0, packet_flits=flits, unicasts=unicasts,
-                             model=model)
+                             model=model, engine=engine)
     if model == "one-port":
         doc["schedule_steps"] = one_port_tree(topology, 0).num_steps
     dist = bfs_distances(topology, 0)
@@ -79,17 +84,21 @@ def main():
     for topo in NETWORKS:
         if args.only and topo.label != args.only:
             continue
+        engine = "amaranth" if topo.num_nodes <= AMARANTH_NODES else "verilator"
         for model in models:
-            d = one_broadcast(topo, args.flits, model, not args.no_unicasts)
-            d["model"] = model
+            if engine == "verilator" and model != "all-port":
+                continue    # (one-port routers need constant addresses: Amaranth only)
+            d = one_broadcast(topo, args.flits, model, not args.no_unicasts, engine)
+            d.update({"model": model, "engine": engine})
             out["one_broadcast"].append(d)
-            rows.append([topo.label, model, d["nodes"], d["eccentricity"], d["depth"],
+            rows.append([topo.label, model, engine, d["nodes"], d["eccentricity"],
+                         d["depth"],
                          d.get("steps", ""), d.get("schedule_steps", ""), d["latency"],
                          d.get("unicast_latency", ""),
                          f"{d['latency_ratio']:.1f}" if "latency_ratio" in d else "",
                          d["injection"], d.get("unicast_injection", ""),
                          d["tree_link_flits"], d["unicast_link_flits"], d["seconds"]])
-            print(format_table(["network", "model", "N", "ecc", "depth", "steps",
+            print(format_table(["network", "model", "engine", "N", "ecc", "depth", "steps",
                                 "schedule steps", "bcast last", "unicasts last", "ratio",
                                 "bcast inject", "unicasts inject", "link flits bcast",
                                 "link flits unicasts", "s"], rows), flush=True)

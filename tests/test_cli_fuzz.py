@@ -118,6 +118,7 @@ SPECS = {
                        "--algorithm": "name", "--plot": "file", "--json": "flag",
                        "--hardware": "flag", "--packet-flits": "int", "--unicasts": "flag",
                        "--subcube": "name", "--members": "list",
+                       "--engine": ["auto", "amaranth", "verilator", "x"],
                        "--force": "flag"}, heavy=True, ext=".svg"),
     "deadlock": Spec(("deadlock",), ALL, {}, {"--algorithm": "name", "--vcs": "int",
                                               "--adaptive": "flag", "--escape-classes": "int",

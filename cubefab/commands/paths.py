@@ -4,6 +4,7 @@
 from ..cli import (add_topology_command, emit, format_table, parse_address, CliError,
                    add_force_option, input_errors, int_range)
 from .limits import MAX_DEPTH
+from .hardware_engine import add_engine_option, hardware_engine
 from .. import files
 from .fault_options import add_fault_options, check_fault_options
 from ..topology.metacube import Metacube
@@ -166,12 +167,9 @@ def _broadcast_options(parser):
                         help="--hardware: a multicast to these addresses, named in the "
                              "packet's member vector (a bit per node), instead of a "
                              "broadcast")
+    add_engine_option(parser)
     parser.add_argument("--json", action="store_true")
     add_force_option(parser)
-
-
-#: Largest network ``cubefab broadcast --hardware`` simulates (Amaranth's simulator).
-MAX_HARDWARE_NODES = 128
 
 
 def broadcast_document(topology, source, model="one-port", algorithm=None):
@@ -193,6 +191,8 @@ def _broadcast(args, topology):
     if args.unicasts or args.packet_flits != 1 or args.subcube is not None \
             or args.members is not None:
         raise CliError("--unicasts, --packet-flits, --subcube and --members need --hardware")
+    if args.engine != "auto":
+        raise CliError("--engine needs --hardware")
     args.model = args.model or "one-port"
     # broadcast_schedule checks the algorithm, the model and its size limit before it
     # builds; validate_schedule reports problems rather than raising
@@ -243,22 +243,20 @@ def _hardware_broadcast(args, topology):
 
     if args.algorithm is not None:
         raise CliError("--hardware follows the routers' broadcast trees; no --algorithm")
-    if topology.num_nodes > MAX_HARDWARE_NODES:
-        raise CliError(f"{topology.label} has {topology.num_nodes} nodes; --hardware "
-                       f"simulates networks up to {MAX_HARDWARE_NODES} nodes")
+    # (the Mcube's default unicast routing, mroute, is not deadlock-free: its
+    # replicating routers route unicasts by e-cube)
+    unicast = {"algorithm": "ecube"} if isinstance(topology, Mcube) else {}
+    engine = hardware_engine(args, topology, model, unicast.get("algorithm"))
     with input_errors():
-        # (the Mcube's default unicast routing, mroute, is not deadlock-free: its
-        # replicating routers route unicasts by e-cube)
-        unicast = {"algorithm": "ecube"} if isinstance(topology, Mcube) else {}
         doc = hardware_broadcast(topology, args.src, packet_flits=args.packet_flits,
                                  unicasts=args.unicasts, subcube=args.subcube,
-                                 members=args.members, model=model,
+                                 members=args.members, model=model, engine=engine,
                                  **unicast)
     ecc = lower_bounds(topology, args.src, "all-port")["eccentricity"]
     targets = doc.get("members", [a for a in map(int, topology.nodes()) if a != args.src])
     # the depth the tree routing gives (minimal): the farthest target's distance
     reach = max((topology.distance(args.src, a) for a in targets), default=0)
-    doc.update({"eccentricity": ecc, "optimal": doc["depth"] == reach})
+    doc.update({"eccentricity": ecc, "optimal": doc["depth"] == reach, "engine": engine})
     if model == "one-port":
         doc.update(_one_port_check(topology, args.src, doc))
     rows = [[a, c] for a, c in doc["arrivals"].items()]
@@ -267,7 +265,8 @@ def _hardware_broadcast(args, topology):
             f"({len(targets)} nodes)" if args.subcube is not None else
             f"one multicast to {len(targets)} named node(s)")
     lines = [f"{topology.label}: {what} from {doc['source']} in the RTL fabric "
-             f"({doc['broadcast_vcs']} broadcast VC(s), {doc['packet_flits']}-flit packet)"]
+             f"({doc['broadcast_vcs']} broadcast VC(s), {doc['packet_flits']}-flit packet"
+             + (", verilator engine)" if engine == "verilator" else ")")]
     if topology.num_nodes <= LIST_TRANSFERS:
         lines.append(format_table(["node", "tail cycle"], rows))
     copies_ok = doc["copies"] == {a: 1 for a in targets}

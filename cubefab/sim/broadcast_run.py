@@ -13,6 +13,12 @@ With ``model="one-port"`` the routers send a packet's copies one after another
 of sequential sends of the longest chain from the hardware: a node's sends are ordered
 by the cycle their head left on the link, and a node's step is its sender's step plus
 the position of its copy among the sender's sends, plus one (0 at the source).
+
+With ``engine="verilator"`` the same run goes through
+:class:`~cubefab.sim.verilator_broadcast.VerilatorRouterFabric` (one compiled
+address-strapped router, a C++ netlist: networks of thousands of nodes) and gives the
+same document; multicast and one-port routers need constant addresses and run on the
+Amaranth engine only.
 """
 
 from amaranth.sim import Simulator
@@ -24,7 +30,11 @@ from ..topology.broadcast import check_model
 from ..topology.broadcast_tree import member_array, member_vector, subcube_members
 
 
-__all__ = ["hardware_broadcast", "measured_steps"]
+__all__ = ["ENGINES", "hardware_broadcast", "measured_steps"]
+
+
+#: The simulators :func:`hardware_broadcast` runs on.
+ENGINES = ("amaranth", "verilator")
 
 
 def _run(fabric, source, packets, limit, copies):
@@ -117,7 +127,8 @@ def measured_steps(source, heads):
 
 
 def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limit=None,
-                       subcube=None, members=None, model="all-port", **router):
+                       subcube=None, members=None, model="all-port", engine="amaranth",
+                       **router):
     """Run one broadcast from ``source`` alone in the RTL fabric (see the module text).
 
     Parameters
@@ -138,6 +149,9 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         (``RouterConfig(multicast="vector")``; not with ``subcube``).
     model : {"all-port", "one-port"}
         The routers' ``broadcast_model``.
+    engine : {"amaranth", "verilator"}
+        The simulator; ``"verilator"`` refuses multicasts and ``model="one-port"``
+        (ValueError: those routers need constant node addresses).
     **router
         :meth:`~cubefab.hdl.config.RouterConfig.for_topology` keywords; ``broadcast_vcs``
         defaults to :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs`.
@@ -164,6 +178,8 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
     n = topology.num_nodes
     limit = 50 * n + 200 if limit is None else check_int("Cycle limit", limit, 1)
     check_model(model)
+    if engine not in ENGINES:
+        raise ValueError(f"Engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     multicast = "subcube" if subcube is not None else "vector" if members is not None \
         else False
     if model != "all-port" and multicast:
@@ -197,8 +213,18 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
                  "dest": dest, "src": source, "payload": i, **extra}
                 for i in range(packet_flits)]
 
-    run = _run(Fabric(config), source, packet(value if multicast else source, 1), limit,
-               len(targets))
+    if engine == "verilator":
+        from .verilator_broadcast import VerilatorRouterFabric
+        model_run = VerilatorRouterFabric(config).run   # (refuses what it cannot strap)
+
+        def run_packets(packets, copies):
+            return model_run(source, packets, limit=limit,
+                             expected=copies * sum(f["tail"] for f in packets))
+    else:
+        def run_packets(packets, copies):
+            return _run(Fabric(config), source, packets, limit, copies)
+
+    run = run_packets(packet(value if multicast else source, 1), len(targets))
     arrivals = {a: cycles[0] for a, cycles in sorted(run["tails"].items())}
     missing = [a for a in targets if a not in arrivals]
     if missing:
@@ -231,7 +257,7 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
                     "steps": max(step.values())})
     if unicasts and targets:
         flits = [f for dest in targets for f in packet(dest, 0)]
-        uni = _run(Fabric(config), source, flits, limit, 1)
+        uni = run_packets(flits, 1)
         done = [c for cycles in uni["tails"].values() for c in cycles]
         if len(done) != len(targets):
             raise RuntimeError(f"{topology.label}: {len(targets) - len(done)} unicasts "

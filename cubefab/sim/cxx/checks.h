@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <unordered_map>
+#include "words.h"
 
 struct Flit {
     int node;   // dense index of the node where it was seen
@@ -19,20 +20,6 @@ struct Flit {
     uint32_t vc, cls, dest, src, stamp;
     uint32_t count = 0, phase = 0, waypoint[WAYPOINTS ? WAYPOINTS : 1] = {0};   // (faults.h)
 };
-
-static inline uint64_t field(uint64_t v, int lo, int width) {
-    return (v >> lo) & ((width >= 64) ? ~0ULL : ((1ULL << width) - 1));
-}
-template <typename T> static inline uint64_t bits_of(const T& v, int lo, int width) {
-    return field((uint64_t)v, lo, width);
-}
-template <std::size_t W> static inline uint64_t bits_of(const VlWide<W>& v, int lo, int width) {
-    // width <= 32: the field spans at most two 32-bit words
-    const std::size_t word = lo >> 5, shift = lo & 31;
-    uint64_t x = (uint64_t)v[word] >> shift;
-    if (word + 1 < W) x |= (uint64_t)v[word + 1] << (32 - shift);
-    return field(x, 0, width);
-}
 
 template <typename T> static inline Flit flit_of(const T& raw, int node) {
     Flit f;

@@ -16,6 +16,7 @@
 #include "verilated.h"
 #include "fabric.h"
 #include "run_arguments.h"
+#include "words.h"
 #include "checks.h"
 #include "faults.h"
 
@@ -24,14 +25,6 @@ double sc_time_stamp() { return 0; }
 using Payload = std::remove_reference_t<decltype(*out_payload(nullptr, 0))>;
 using Valid = std::remove_reference_t<decltype(*out_valid(nullptr, 0))>;
 using Credit = std::remove_reference_t<decltype(*in_credit(nullptr, 0))>;
-
-static void set_words(CData& port, const uint32_t* w) { port = w[0]; }
-static void set_words(SData& port, const uint32_t* w) { port = w[0]; }
-static void set_words(IData& port, const uint32_t* w) { port = w[0]; }
-static void set_words(QData& port, const uint32_t* w) { port = (QData)w[0] | ((QData)w[1] << 32); }
-template <std::size_t W> static void set_words(VlWide<W>& port, const uint32_t* w) {
-    for (std::size_t i = 0; i < W; ++i) port[i] = w[i];
-}
 
 template <typename T> static bool same_value(const T& a, const T& b) { return a == b; }
 template <std::size_t W> static bool same_value(const VlWide<W>& a, const VlWide<W>& b) {
