@@ -433,6 +433,10 @@ SIZE_BOMBS = [
     "sweep hypercube -n 3 --rates 0.001:1:1e-15",
     "board hypercube -n 12 --board icestick -o bits",
     "synth fabric hypercube -n 12 --workdir work",
+    # (the Mcube's routes are enumerated pair by pair: the analysis alone would take hours)
+    "deadlock mcube -k 16",
+    "sweep mcube -k 16 --rates 0.1",
+    "sim mcube -k 14",
 ]
 
 

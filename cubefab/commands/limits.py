@@ -61,6 +61,11 @@ _PER_MEMORY_BIT = 64
 _SECONDS_PER_MEMORY_BIT = 0.000005
 # The channel dependency graph: about 48 bytes per dependency, (degree + 1) per channel.
 _PER_DEPENDENCY = 48
+# Enumerating the reference routes evaluates a routing decision per node and
+# representative destination (cubefab.topology.deadlock.route_evaluations): the
+# slowest, Mroute's table walk on the Mcube, took 5.2 us per decision (Mcube(12), 16.8
+# million decisions in 87 s on a shared core; e-cube 0.45 us).
+_SECONDS_PER_ROUTE_DECISION = 6e-6
 # A dense traffic matrix and its cumulative sums: two float64 per ordered pair.
 _PER_PAIR = 16
 
@@ -205,11 +210,15 @@ def check_traffic(topology):
 
 def check_channel_graph(topology, vcs, what=None):
     """Refuse a channel dependency graph (or the reference routes' turns, which
-    enumerate the same hops) that would not fit in memory."""
+    enumerate the same hops) that would not fit in memory, or whose routes would take
+    longer than :data:`TIME_LIMIT` to enumerate."""
+    from ..topology.deadlock import route_evaluations
     channels = topology.num_nodes * topology.degree * vcs
     what = what or (f"the channel dependency graph of {topology.label} ({channels:,} "
                     f"channels)")
     check_memory(what, channels * (topology.degree + 1) * _PER_DEPENDENCY)
+    check_time(what, route_evaluations(topology) * _SECONDS_PER_ROUTE_DECISION,
+               "use a smaller network")
 
 
 def check_vcs_per_class(vcs_per_class, vcs=None):

@@ -37,7 +37,7 @@ from .metacube import Metacube
 
 
 __all__ = ["lane_bits", "flow_lane", "wrap_array", "wrap_ports", "next_vc", "hop_vcs", "required_vcs",
-           "translation_mask", "channel_dependency_graph", "decode_channels",
+           "translation_mask", "route_evaluations", "channel_dependency_graph", "decode_channels",
            "check_deadlock_free", "cycle_text",
            "DeadlockReport", "DeadlockError"]
 
@@ -130,6 +130,17 @@ def translation_mask(topology):
     if isinstance(topology, DLH):
         return (1 << topology.d) - 1
     return 0
+
+
+def route_evaluations(topology):
+    """How many routing decisions enumerating every reference route (the deadlock
+    analysis, :func:`required_vcs`) evaluates: every node towards each representative
+    destination, one per orbit of the translations (:func:`translation_mask`: they act
+    freely, so ``N / 2**popcount(mask)`` of them). Computed without building anything."""
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    reps = topology.num_nodes >> bin(translation_mask(topology)).count("1")
+    return reps * topology.num_nodes
 
 
 def _src_key(topology, algorithm):
