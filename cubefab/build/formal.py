@@ -20,9 +20,11 @@ bits of a DLH, every bit of a hypercube), found and checked on the reference mod
 for every node and port, so that ``d(u, t) = d(u & R, t ^ (u & T))``.
 
 The other provers follow the same pattern: :func:`prove_adaptive_route` (adaptive
-route units), :func:`prove_waypoint_route` (waypoint route units) and
-:func:`prove_broadcast_children` (broadcast children units). The plumbing they share
-is in :mod:`cubefab.build._formal_smt`.
+route units), :func:`prove_waypoint_route` (waypoint route units),
+:func:`prove_broadcast_children` (broadcast children units) and, for units of one node,
+:func:`prove_multicast_children` and :func:`prove_one_port_sends` (multicast children
+and one-port send order units, :mod:`cubefab.build._formal_replication`). The plumbing
+they share is in :mod:`cubefab.build._formal_smt`.
 """
 
 import time
@@ -36,13 +38,15 @@ from ..topology import deadlock as _deadlock
 from ..topology.broadcast_tree import back_ports, parent_ports
 from ..topology.mcube import Mcube
 from ..topology.properties import bfs_distances
+from ._formal_replication import prove_multicast_children, prove_one_port_sends
 from ._formal_smt import (ProofResult, route_unit_smt2, _bits_of, _checked_unit, _circuit,
                           _compose, _gather, _lookup, _node_term, _smt_of, _solver,
                           _verdict)
 
 
 __all__ = ["ProofResult", "translation_mask", "route_unit_smt2", "prove_minimal_route",
-           "prove_adaptive_route", "prove_broadcast_children", "prove_waypoint_route"]
+           "prove_adaptive_route", "prove_broadcast_children", "prove_waypoint_route",
+           "prove_multicast_children", "prove_one_port_sends"]
 
 
 def translation_mask(topology):
