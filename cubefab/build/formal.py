@@ -1,5 +1,7 @@
-"""Formal proof that a minimal route unit always moves a packet one hop closer.
+"""Formal proofs (yosys ``write_smt2`` + z3) that route and replication units equal the
+reference model.
 
+:func:`prove_minimal_route`: a minimal route unit always moves a packet one hop closer.
 The unit is built with address straps (``here`` an input), so one proof covers
 every node. yosys (``write_smt2``) turns its Verilog into an SMT-LIB model; z3
 (pip ``z3-solver``) then searches for nodes ``here`` and ``dest`` where
@@ -16,46 +18,35 @@ modulo the network's *translations*: address bits ``b`` for which ``u -> u ^ 2**
 is an automorphism that keeps port numbers (the field bits of a metacube, the cube
 bits of a DLH, every bit of a hypercube), found and checked on the reference model
 for every node and port, so that ``d(u, t) = d(u & R, t ^ (u & T))``.
+
+The other provers follow the same pattern: :func:`prove_adaptive_route` (adaptive
+route units), :func:`prove_waypoint_route` (waypoint route units),
+:func:`prove_broadcast_children` (broadcast children units) and, for units of one node,
+:func:`prove_multicast_children` and :func:`prove_one_port_sends` (multicast children
+and one-port send order units, :mod:`cubefab.build._formal_replication`). The plumbing
+they share is in :mod:`cubefab.build._formal_smt`.
 """
 
-import os
-import subprocess
-import tempfile
-from dataclasses import dataclass, field
+import time
 
 import numpy as np
 
-from ..hdl.route import RouteUnit, route_unit
+from ..hdl.route import route_unit
 from ..hdl.route.adaptive import adaptive_route_unit
 from ..hdl.route.broadcast import broadcast_children_unit
 from ..topology import deadlock as _deadlock
 from ..topology.broadcast_tree import back_ports, parent_ports
 from ..topology.mcube import Mcube
-from ..topology.base import Topology
 from ..topology.properties import bfs_distances
-from .pnr import find_tool, ToolFailed
-from .verilog import route_unit_verilog, verilog_text, write_verilog
+from ._formal_replication import prove_multicast_children, prove_one_port_sends
+from ._formal_smt import (ProofResult, route_unit_smt2, _bits_of, _checked_unit, _circuit,
+                          _compose, _gather, _lookup, _node_term, _smt_of, _solver,
+                          _verdict)
 
 
 __all__ = ["ProofResult", "translation_mask", "route_unit_smt2", "prove_minimal_route",
-           "prove_adaptive_route", "prove_broadcast_children", "prove_waypoint_route"]
-
-
-@dataclass
-class ProofResult:
-    """Outcome of :func:`prove_minimal_route`.
-
-    ``proved`` is True when no counterexample exists; otherwise
-    ``counterexample`` holds ``here``, ``dest`` (and ``src``), the unit's ``port``
-    and the reference distances.
-    """
-    topology: str
-    algorithm: str
-    proved: bool
-    counterexample: dict = field(default_factory=dict)
-    seconds: float = 0.0
-    translation_bits: int = 0
-    table_entries: int = 0
+           "prove_adaptive_route", "prove_broadcast_children", "prove_waypoint_route",
+           "prove_multicast_children", "prove_one_port_sends"]
 
 
 def translation_mask(topology):
@@ -77,59 +68,6 @@ def translation_mask(topology):
     return mask
 
 
-def route_unit_smt2(unit, workdir):
-    """SMT-LIB text (yosys ``write_smt2``) of ``unit``'s Verilog (a route unit, an
-    adaptive route unit or a broadcast children unit), written and run in ``workdir``
-    (``top.v``, ``top.smt2``, ``formal.log``)."""
-    os.makedirs(workdir, exist_ok=True)
-    text = (route_unit_verilog(unit, "top") if isinstance(unit, RouteUnit)
-            else verilog_text(unit, "top"))
-    write_verilog(text, os.path.join(workdir, "top.v"))
-    # prep turns case statements into ROM cells (proc_rom); memory_map makes them logic,
-    # as write_smt2 does not model ROM contents as the simulators do
-    script = ("read_verilog top.v; prep -top top; flatten; memory_map; opt_clean; "
-              "write_smt2 -wires top.smt2")
-    command = [find_tool("yosys"), "-q", "-l", "formal.log", "-p", script]
-    result = subprocess.run(command, cwd=workdir, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, timeout=600)
-    if result.returncode != 0:
-        raise ToolFailed(f"yosys write_smt2 failed (exit {result.returncode}); see "
-                         f"{os.path.join(workdir, 'formal.log')}")
-    with open(os.path.join(workdir, "top.smt2")) as f:
-        return f.read()
-
-
-def _bits_of(mask):
-    return [b for b in range(mask.bit_length()) if mask >> b & 1]
-
-
-def _lookup(z3, key_bits, table, width):
-    """SMT term ``table[key]`` for ``key`` given by 1-bit terms (LSB first): a tree
-    of if-then-else on the key bits, sharing equal sub-tables."""
-    memo = {}
-
-    def build(level, start):
-        size = 1 << level
-        entries = tuple(table[start:start + size])
-        if entries in memo:
-            return memo[entries]
-        if len(set(entries)) == 1:
-            term = z3.BitVecVal(entries[0], width)
-        else:
-            half = size >> 1
-            low, high = build(level - 1, start), build(level - 1, start + half)
-            term = z3.If(key_bits[level - 1] == 1, high, low)
-        memo[entries] = term
-        return term
-
-    return build(len(key_bits), 0)
-
-
-def _gather(z3, value, bits):
-    """1-bit terms of ``value`` at the given bit positions."""
-    return [z3.Extract(b, b, value) for b in bits]
-
-
 def _reference_terms(z3, topology):
     """SMT terms of the reference model: ``(is_node(u), distance(u, t), neighbour(u, p),
     translation bits, table entries)``, from lookup tables indexed modulo the
@@ -146,12 +84,6 @@ def _reference_terms(z3, topology):
     reps = sorted({int(a) & R for a in topology.nodes()})
     rep_index = {r: i for i, r in enumerate(reps)}
 
-    def compose(positions, values):
-        word = 0
-        for i, b in enumerate(positions):
-            word |= ((values >> i) & 1) << b
-        return word
-
     diameter = 0
     dist_rows = {}
     for r in reps:
@@ -164,9 +96,9 @@ def _reference_terms(z3, topology):
     dist_table = [0] * (1 << key_positions)
     nodes_set = set(int(a) for a in topology.nodes())
     for key in range(1 << key_positions):
-        u_r = compose(r_bits, key & ((1 << len(r_bits)) - 1))
-        t_r = compose(r_bits, (key >> len(r_bits)) & ((1 << len(r_bits)) - 1))
-        x = compose(t_bits, key >> (2 * len(r_bits)))
+        u_r = _compose(r_bits, key & ((1 << len(r_bits)) - 1))
+        t_r = _compose(r_bits, (key >> len(r_bits)) & ((1 << len(r_bits)) - 1))
+        x = _compose(t_bits, key >> (2 * len(r_bits)))
         target = t_r | x
         if u_r in rep_index and target in nodes_set:
             dist_table[key] = int(dist_rows[u_r][topology.index(target)])
@@ -174,14 +106,11 @@ def _reference_terms(z3, topology):
     nbr_positions = len(r_bits) + pw
     nbr_table = [0] * (1 << nbr_positions)
     for key in range(1 << nbr_positions):
-        u_r = compose(r_bits, key & ((1 << len(r_bits)) - 1))
+        u_r = _compose(r_bits, key & ((1 << len(r_bits)) - 1))
         p = key >> len(r_bits)
         if u_r in rep_index and p < degree:
             nbr_table[key] = int(topology.neighbor_array(np.array([u_r]), p)[0])
-    node_table = [int(compose(r_bits, i) in rep_index) for i in range(1 << len(r_bits))]
-
-    def is_node(u):
-        return _lookup(z3, _gather(z3, u, r_bits), node_table, 1) == 1
+    is_node = _node_term(z3, topology, T)
 
     def distance(u, t):
         key = _gather(z3, u, r_bits) + _gather(z3, t, r_bits) + _gather(z3, u ^ t, t_bits)
@@ -213,12 +142,11 @@ def prove_minimal_route(topology, algorithm=None, unit=None, workdir=None, timeo
     -------
     ProofResult
     """
-    import time
     import z3
 
     start = time.monotonic()
-    unit = _straps_unit(topology, unit, lambda: route_unit(topology, None, algorithm),
-                        "prove_minimal_route")
+    unit = _checked_unit(topology, unit, lambda: route_unit(topology, None, algorithm),
+                         "prove_minimal_route")
     smt = _smt_of(unit, workdir)
 
     n = topology.address_bits
@@ -239,8 +167,7 @@ def prove_minimal_route(topology, algorithm=None, unit=None, workdir=None, timeo
     step = neighbour(here, port)
     closer = z3.And(z3.ULT(port, degree), distance(step, dest) + 1 == distance(here, dest))
     good = z3.And((port == degree) == (here == dest), z3.Implies(here != dest, closer))
-    solver = z3.Solver()
-    solver.set("timeout", int(timeout_s * 1000))
+    solver = _solver(z3, timeout_s)
     solver.add(circuit)
     solver.add(is_node(here), is_node(dest), z3.Not(good))
     if unit.needs_src:
@@ -263,28 +190,6 @@ def prove_minimal_route(topology, algorithm=None, unit=None, workdir=None, timeo
     return result
 
 
-def _straps_unit(topology, unit, make, what):
-    """Check the topology's size and ``unit`` (``make()`` when None): built with address
-    straps for this topology."""
-    if not isinstance(topology, Topology):
-        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-    if topology.num_nodes > 1 << 16:
-        raise ValueError(f"{what} enumerates the network; {topology.label} has "
-                         f"{topology.num_nodes} nodes, more than {1 << 16}")
-    if unit is None:
-        unit = make()
-    if unit.node is not None or unit.topology != topology:
-        raise ValueError("Unit must be built for this topology with node=None (straps)")
-    return unit
-
-
-def _smt_of(unit, workdir):
-    if workdir is not None:
-        return route_unit_smt2(unit, workdir)
-    with tempfile.TemporaryDirectory(prefix="cubefab-formal-") as tmp:
-        return route_unit_smt2(unit, tmp)
-
-
 def prove_adaptive_route(topology, algorithm=None, unit=None, workdir=None, timeout_s=600):
     """Prove that an adaptive route unit (default:
     :func:`~cubefab.hdl.route.adaptive.adaptive_route_unit` with address straps)
@@ -295,24 +200,20 @@ def prove_adaptive_route(topology, algorithm=None, unit=None, workdir=None, time
     For the families whose adaptive ports are the minimal ports (not the Mcube); the
     parameters and the result are as for :func:`prove_minimal_route`.
     """
-    import time
     import z3
 
     if isinstance(topology, Mcube):
         raise ValueError("the Mcube's adaptive ports are not its minimal ports (its escape, "
                          "e-cube, is not minimal); prove its units by simulation")
     start = time.monotonic()
-    unit = _straps_unit(topology, unit, lambda: adaptive_route_unit(topology, None, algorithm),
-                        "prove_adaptive_route")
+    unit = _checked_unit(topology, unit, lambda: adaptive_route_unit(topology, None, algorithm),
+                         "prove_adaptive_route")
     smt = _smt_of(unit, workdir)
     n, degree, pw = topology.address_bits, topology.degree, topology.port_width
     is_node, distance, neighbour, t_bits, entries = _reference_terms(z3, topology)
-    here, dest = z3.BitVec("here", n), z3.BitVec("dest", n)
-    offered, escape = z3.BitVec("offered", degree), z3.BitVec("escape", pw)
-    decls = {"here": here, "dest": dest, "offered": offered, "escape": escape}
-    glue = ["(declare-fun s () |top_s|)"] + [f"(assert (= {name} (|top_n {name}| s)))"
-                                             for name in decls]
-    circuit = z3.parse_smt2_string(smt + "\n".join(glue), decls=decls)
+    circuit, decls, value = _circuit(z3, smt, {"here": n, "dest": n, "offered": degree,
+                                                "escape": pw})
+    here, dest, offered, escape = (value[name] for name in decls)
     d_here = distance(here, dest)
     minimal = [z3.And(here != dest,
                       distance(neighbour(here, z3.BitVecVal(p, pw)), dest) + 1 == d_here)
@@ -323,34 +224,10 @@ def prove_adaptive_route(topology, algorithm=None, unit=None, workdir=None, time
                                               z3.ZeroExt(wide - pw, escape))) == 1
     good = z3.And(exact, (escape == degree) == (here == dest),
                   z3.Implies(here != dest, z3.And(z3.ULT(escape, degree), escape_offered)))
-    solver = z3.Solver()
-    solver.set("timeout", int(timeout_s * 1000))
+    solver = _solver(z3, timeout_s)
     solver.add(circuit)
     solver.add(is_node(here), is_node(dest), z3.Not(good))
     return _verdict(z3, solver, topology, unit, decls, len(t_bits), entries, start)
-
-
-def _verdict(z3, solver, topology, unit, decls, translation_bits, entries, start):
-    """Run ``solver`` (its assertions: a counterexample exists) into a ProofResult whose
-    counterexample holds the values of ``decls``."""
-    import time
-    outcome = solver.check()
-    if outcome == z3.unknown:
-        raise RuntimeError(f"z3 gave no answer for {topology.label}: {solver.reason_unknown()}")
-    result = ProofResult(topology=topology.label, algorithm=unit.algorithm,
-                         proved=outcome == z3.unsat, translation_bits=translation_bits,
-                         table_entries=entries)
-    if outcome == z3.sat:
-        model = solver.model()
-        result.counterexample = {name: _as_int(z3, model.eval(var, model_completion=True))
-                                 for name, var in decls.items()}
-    result.seconds = time.monotonic() - start
-    return result
-
-
-def _as_int(z3, value):
-    """A model's value of a bit vector or (a 1-bit wire) a Bool, as an int."""
-    return int(z3.is_true(value)) if z3.is_bool(value) else value.as_long()
 
 
 def _parent_term(z3, topology):
@@ -364,12 +241,6 @@ def _parent_term(z3, topology):
     t_bits, r_bits = _bits_of(T), _bits_of(R)
     nodes = topology.nodes()
     node_set = set(nodes.tolist())
-
-    def compose(positions, values):
-        word = 0
-        for i, b in enumerate(positions):
-            word |= ((values >> i) & 1) << b
-        return word
 
     r, t = len(r_bits), len(t_bits)
     table = [0] * (1 << (2 * r + t))
@@ -406,22 +277,17 @@ def prove_broadcast_children(topology, unit=None, workdir=None, timeout_s=600):
     The parameters and the result are as for :func:`prove_minimal_route`; the
     counterexample holds ``here``, ``source`` and ``children``.
     """
-    import time
     import z3
 
     start = time.monotonic()
-    unit = _straps_unit(topology, unit, lambda: broadcast_children_unit(topology, None),
-                        "prove_broadcast_children")
+    unit = _checked_unit(topology, unit, lambda: broadcast_children_unit(topology, None),
+                         "prove_broadcast_children")
     smt = _smt_of(unit, workdir)
     n, degree, pw = topology.address_bits, topology.degree, topology.port_width
     is_node, distance, neighbour, t_bits, entries = _reference_terms(z3, topology)
     parent, parent_entries = _parent_term(z3, topology)
-    here, source = z3.BitVec("here", n), z3.BitVec("source", n)
-    children = z3.BitVec("children", degree)
-    decls = {"here": here, "source": source, "children": children}
-    glue = ["(declare-fun s () |top_s|)"] + [f"(assert (= {name} (|top_n {name}| s)))"
-                                             for name in decls]
-    circuit = z3.parse_smt2_string(smt + "\n".join(glue), decls=decls)
+    circuit, decls, value = _circuit(z3, smt, {"here": n, "source": n, "children": degree})
+    here, source, children = (value[name] for name in decls)
     back = back_ports(topology)
     checks = []
     for p in range(degree):
@@ -429,8 +295,7 @@ def prove_broadcast_children(topology, unit=None, workdir=None, timeout_s=600):
         bit = z3.Extract(p, p, children) == 1
         checks.append(bit == (parent(w, source) == back[p]))
         checks.append(z3.Implies(bit, distance(w, source) == distance(here, source) + 1))
-    solver = z3.Solver()
-    solver.set("timeout", int(timeout_s * 1000))
+    solver = _solver(z3, timeout_s)
     solver.add(circuit)
     solver.add(is_node(here), is_node(source), z3.Not(z3.And(*checks)))
     return _verdict(z3, solver, topology, unit, decls, len(t_bits), entries + parent_entries,
@@ -492,15 +357,14 @@ def prove_waypoint_route(topology, waypoints=1, algorithm=None, unit=None, workd
     The parameters and the result are as for :func:`prove_minimal_route`, plus
     ``waypoints`` (``W``); the counterexample holds the unit's inputs and outputs.
     """
-    import time
     import z3
     from ..hdl.route.waypoint import WaypointRoute
     from ..topology.fault_routing import route_table
 
     start = time.monotonic()
-    unit = _straps_unit(topology, unit,
-                        lambda: WaypointRoute(topology, waypoints, None, algorithm),
-                        "prove_waypoint_route")
+    unit = _checked_unit(topology, unit,
+                         lambda: WaypointRoute(topology, waypoints, None, algorithm),
+                         "prove_waypoint_route")
     W = unit.waypoints
     smt = _smt_of(unit, workdir)
     n, degree, pw = topology.address_bits, topology.degree, topology.port_width
@@ -509,14 +373,7 @@ def prove_waypoint_route(topology, waypoints=1, algorithm=None, unit=None, workd
     widths = {"here": n, "dest": n, "waypoint": n * W, "count": len(unit.count),
               "phase": len(unit.phase), "phase_out": len(unit.phase_out), "target": n,
               "advanced": 1, "port": pw}
-    # (write_smt2 models a 1-bit wire as a Bool)
-    decls = {name: z3.Bool(name) if width == 1 else z3.BitVec(name, width)
-             for name, width in widths.items()}
-    glue = ["(declare-fun s () |top_s|)"] + [f"(assert (= {name} (|top_n {name}| s)))"
-                                             for name in decls]
-    circuit = z3.parse_smt2_string(smt + "\n".join(glue), decls=decls)
-    value = {name: z3.If(var, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)) if width == 1
-             else var for (name, var), width in zip(decls.items(), widths.values())}
+    circuit, decls, value = _circuit(z3, smt, widths)
     here, dest, waypoint = value["here"], value["dest"], value["waypoint"]
     count, phase, phase_out = value["count"], value["phase"], value["phase_out"]
     target, advanced, port = value["target"], value["advanced"], value["port"]
@@ -539,8 +396,7 @@ def prove_waypoint_route(topology, waypoints=1, algorithm=None, unit=None, workd
     good = z3.And(phase_out == p, target == expected_target, port == expected_port,
                   (advanced == 1) == (p != phase))
     header = [z3.Implies(z3.ULT(i, count), is_node(stops[i])) for i in range(W)]
-    solver = z3.Solver()
-    solver.set("timeout", int(timeout_s * 1000))
+    solver = _solver(z3, timeout_s)
     solver.add(circuit)
     solver.add(is_node(here), is_node(dest), *header, z3.ULE(count, W), z3.ULE(phase, count),
                z3.Not(good))

@@ -1,15 +1,17 @@
-"""Formal proof (yosys write_smt2 + z3) that minimal route units move one hop closer."""
+"""Formal proofs (yosys write_smt2 + z3) that route and replication units equal the model."""
 
 import pytest
 
 from cubefab.build.formal import (prove_adaptive_route, prove_broadcast_children,
-                                  prove_minimal_route, prove_waypoint_route,
+                                  prove_minimal_route, prove_multicast_children,
+                                  prove_one_port_sends, prove_waypoint_route,
                                   translation_mask)
 from cubefab.build.pnr import tools_available
 from cubefab.hdl.route import HypercubeRoute
 from cubefab.hdl.route.adaptive import DLHAdaptiveRoute
 from cubefab.topology.adaptive import minimal_ports
-from cubefab.topology.broadcast_tree import broadcast_tree
+from cubefab.topology.broadcast_tree import (broadcast_tree, multicast_tree, one_port_sends,
+                                             subcube_members)
 from cubefab.topology.mcube import Mcube
 from cubefab.topology.dlh import DLH
 from cubefab.topology.hypercube import Hypercube
@@ -176,3 +178,154 @@ def test_a_wrong_waypoint_unit_is_caught():
     stops = [(cex["waypoint"] >> (3 * i)) & 7 for i in range(cex["count"])]
     port, phase = waypoint_step(topology, cex["here"], cex["dest"], stops, cex["phase"])
     assert (cex["port"], cex["phase_out"]) != (port, phase)
+
+
+# -- multicast children units: the model's pruned trees, every source and member set ----
+
+def nodes_of(topology, count):
+    """``count`` nodes spread over the dense order (the first and, with 2, the last)."""
+    nodes = topology.nodes().tolist()
+    return nodes[::max(1, (len(nodes) - 1) // max(1, count - 1))][:count]
+
+
+def replication_cases(topologies, count):
+    return [pytest.param(t, node, id=f"{t.label}-{node}")
+            for t in topologies for node in nodes_of(t, count)]
+
+
+SMALL = [Hypercube(3), Metacube(1, 1), DLH(2, 1), Mcube(3)]
+LARGER = [Hypercube(6), DLH(4, 3), Mcube(6)]
+
+
+@pytest.mark.parametrize("topology, node", replication_cases(SMALL, 2))
+def test_subcube_multicast_unit_is_proved_equal_to_the_pruned_trees(topology, node):
+    result = prove_multicast_children(topology, node, "subcube")
+    assert result.proved, result.counterexample
+
+
+@pytest.mark.parametrize("topology, node", replication_cases(SMALL, 1))
+def test_vector_multicast_unit_is_proved_equal_to_the_pruned_trees(topology, node):
+    result = prove_multicast_children(topology, node, "vector")
+    assert result.proved, result.counterexample
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("members", ["subcube", "vector"])
+@pytest.mark.parametrize("topology, node", replication_cases(LARGER, 3)
+                         + replication_cases([Metacube(2, 2)], 2))
+def test_multicast_children_unit_is_proved_on_larger_networks(topology, node, members):
+    # measured: Q(6), DLH(4,3), Mcube(6) 1 to 3 s; MC(2,2) subcube 85 to 140 s, bit
+    # vector 30 to 45 s (z3 gets 30 minutes: a loaded machine may triple that)
+    result = prove_multicast_children(topology, node, members, timeout_s=1800)
+    assert result.proved, result.counterexample
+
+
+def multicast_children_of(topology, node, cex):
+    """The model's children of ``node`` for a counterexample's source and member set."""
+    if "mask" in cex:
+        wanted = subcube_members(topology, cex["value"], cex["mask"])
+    else:
+        wanted = [bool(cex["member_vector"] >> i & 1) for i in range(topology.num_nodes)]
+    return int(multicast_tree(topology, cex["source"], wanted).children[topology.index(node)])
+
+
+def test_a_multicast_unit_ignoring_a_mask_bit_is_caught():
+    from amaranth.hdl import Module
+    from cubefab.hdl.route.multicast import MulticastChildren
+
+    class MaskBitIgnored(MulticastChildren):
+        """Reads the subcube without bit 0 of the mask: too many members."""
+        def elaborate(self, platform):
+            m = Module()
+            m.submodules.inner = inner = MulticastChildren(self.topology, self.node)
+            m.d.comb += [inner.source.eq(self.source), inner.value.eq(self.value),
+                         inner.mask.eq(self.mask & ~1), self.children.eq(inner.children)]
+            return m
+
+    topology = Hypercube(3)
+    result = prove_multicast_children(topology, 0, unit=MaskBitIgnored(topology, 0))
+    assert not result.proved
+    cex = result.counterexample
+    assert cex["mask"] & 1
+    assert cex["children"] != multicast_children_of(topology, 0, cex)
+
+
+def test_a_multicast_unit_dropping_a_child_is_caught():
+    from cubefab.hdl.route.multicast import MulticastChildren
+
+    class PortZeroDropped(MulticastChildren):
+        def elaborate(self, platform):
+            m = super().elaborate(platform)
+            m.d.comb += self.children[0].eq(0)
+            return m
+
+    topology = Metacube(1, 1)
+    unit = PortZeroDropped(topology, 5, "vector")
+    result = prove_multicast_children(topology, 5, "vector", unit=unit)
+    assert not result.proved
+    cex = result.counterexample
+    assert multicast_children_of(topology, 5, cex) == cex["children"] | 1
+
+
+def test_multicast_proof_refuses_a_unit_of_another_node_or_mode():
+    from amaranth.hdl import Fragment
+    from cubefab.hdl.route.multicast import MulticastChildren
+
+    topology = Hypercube(3)
+    unit = MulticastChildren(topology, 1)
+    with pytest.raises(ValueError, match="node 2"):
+        prove_multicast_children(topology, 2, unit=unit)
+    with pytest.raises(ValueError, match="'vector'"):
+        prove_multicast_children(topology, 1, "vector", unit=unit)
+    with pytest.raises(ValueError, match="members"):
+        prove_multicast_children(topology, 1, "list")
+    Fragment.get(unit, None)
+
+
+# -- one-port send order units: the model's schedules, every source and index -----------
+
+@pytest.mark.parametrize("topology, node", replication_cases(SMALL, 2))
+def test_one_port_unit_is_proved_equal_to_the_schedules(topology, node):
+    result = prove_one_port_sends(topology, node)
+    assert result.proved, result.counterexample
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("topology, node", replication_cases(LARGER + [Metacube(2, 2)], 3))
+def test_one_port_unit_is_proved_on_larger_networks(topology, node):
+    # measured: under a second each (MC(2,2): 5 s for the first node, the model's trees)
+    result = prove_one_port_sends(topology, node)
+    assert result.proved, result.counterexample
+
+
+def test_a_one_port_unit_sending_out_of_order_is_caught():
+    from cubefab.hdl.route.one_port import OnePortSends
+
+    class FirstTwoSwapped(OnePortSends):
+        """Swaps the ports of the first two sends from source 0 (its tables, built from
+        the model in __init__, changed: the proof reads the model, not them)."""
+        def __init__(self, topology, node):
+            super().__init__(topology, node)
+            sends = self.sends[0]
+            (s0, p0), (s1, p1) = sends[:2]
+            sends[:2] = [(s0, p1), (s1, p0)]
+
+    topology = DLH(2, 1)
+    node = 0           # the source: it sends to every port
+    result = prove_one_port_sends(topology, node, unit=FirstTwoSwapped(topology, node))
+    assert not result.proved
+    cex = result.counterexample
+    sends = one_port_sends(topology, cex["source"], node)
+    assert cex["source"] == 0 and cex["index"] in (0, 1)
+    assert (cex["step"], cex["port"]) != sends[cex["index"]]
+
+
+def test_one_port_proof_refuses_a_unit_of_another_node():
+    from amaranth.hdl import Fragment
+    from cubefab.hdl.route.one_port import OnePortSends
+
+    topology = Hypercube(3)
+    unit = OnePortSends(topology, 4)
+    with pytest.raises(ValueError, match="node 3"):
+        prove_one_port_sends(topology, 3, unit=unit)
+    Fragment.get(unit, None)

@@ -1,0 +1,201 @@
+"""Formal proofs of the replication units of one node (package-private; the public names
+are :func:`cubefab.build.formal.prove_multicast_children` and
+:func:`cubefab.build.formal.prove_one_port_sends`).
+
+The units have a constant node address and answer for every ``source``; the proofs
+quantify over every source that is a node and every other input (member set, send
+index), and compare the unit's outputs with terms built from the reference model's data
+(:mod:`cubefab.topology.broadcast_tree`): per source, lookup trees keyed by the source's
+address bits. The unit's own tables are never read.
+"""
+
+import time
+
+import numpy as np
+
+from ..hdl.route.multicast import MEMBER_MODES, MulticastChildren
+from ..hdl.route.one_port import OnePortSends
+from ..topology.broadcast_tree import (broadcast_tree, one_port_sends, one_port_tree,
+                                       tree_algorithm)
+from ._formal_smt import (_checked_unit, _circuit, _gather, _lookup, _node_term, _smt_of,
+                          _solver, _verdict)
+
+
+__all__ = ["prove_multicast_children", "prove_one_port_sends"]
+
+
+def _source_tables(topology, make_row):
+    """Lookup tables keyed by the source address: ``tables[i][source]`` is
+    ``make_row(source)[i]`` for each node, 0 for the other addresses."""
+    rows = {s: make_row(s) for s in topology.nodes().tolist()}
+    size = 1 << topology.address_bits
+    tables = [[0] * size for _ in next(iter(rows.values()))]
+    for s, row in rows.items():
+        for table, entry in zip(tables, row):
+            table[s] = entry
+    return tables
+
+
+def _as_word(bits):
+    """A dense bool vector as an int (bit ``i`` = entry ``i``)."""
+    return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")
+
+
+def _concat_bits(z3, bits):
+    """One bit vector of the 1-bit terms ``bits`` (entry ``i`` at bit ``i``)."""
+    return bits[0] if len(bits) == 1 else z3.Concat(*reversed(bits))
+
+
+def prove_multicast_children(topology, node, members="subcube", unit=None, workdir=None,
+                             timeout_s=600):
+    """Prove that a multicast children unit (default:
+    :class:`~cubefab.hdl.route.multicast.MulticastChildren` of ``node``) equals the
+    model's multicast trees: for every node ``source`` and every member set (every
+    ``value`` and ``mask`` in ``"subcube"`` mode, every ``member_vector`` in
+    ``"vector"`` mode), bit ``p`` of ``children`` is set exactly when the neighbour
+    ``w`` through ``p`` is a child of ``node`` in ``broadcast_tree(source)`` and the
+    subtree of ``w`` holds a member other than ``source``, i.e. ``children ==
+    multicast_tree(topology, source, members).children[node]``.
+
+    The reference terms come from the model: per source and port, the subtree of the
+    child as a constant node vector
+    (:meth:`~cubefab.topology.broadcast_tree.BroadcastTree.subtrees`, the source
+    removed; zero when the neighbour is not a child), looked up by the source's
+    address; in ``"subcube"`` mode the member vector is the model's
+    :func:`~cubefab.topology.broadcast_tree.subcube_members` written as one
+    comparator ``x & mask == value & mask`` per node ``x``.
+
+    Parameters
+    ----------
+    topology : Topology
+        At most :attr:`MulticastChildren.MAX_NODES` nodes.
+    node : int
+        The unit's node address.
+    members : {"subcube", "vector"}
+        How the unit receives the member set.
+    unit : MulticastChildren, optional
+        A unit of ``topology``, ``node`` and ``members``.
+    workdir : str, optional
+        Where yosys runs; a temporary directory when None.
+    timeout_s : float
+        z3's time limit (RuntimeError when it gives no answer).
+
+    Returns
+    -------
+    ProofResult
+        ``algorithm`` is the tree routing; the counterexample holds ``source``, the
+        member set (``value`` and ``mask``, or ``member_vector``) and ``children``.
+    """
+    import z3
+
+    start = time.monotonic()
+    if members not in MEMBER_MODES:
+        raise ValueError(f"Multicast members must be one of {', '.join(MEMBER_MODES)}, "
+                         f"not {members!r}")
+    unit = _checked_unit(topology, unit, lambda: MulticastChildren(topology, node, members),
+                         "prove_multicast_children", node=node)
+    if unit.members != members:
+        raise ValueError(f"Unit must take its members as {members!r}, not {unit.members!r}")
+    smt = _smt_of(unit, workdir)
+    n, degree = topology.address_bits, topology.degree
+    nodes = topology.nodes().tolist()
+    here = topology.index(unit.node)
+    neighbours = [topology.index(topology.neighbor(unit.node, p)) for p in range(degree)]
+
+    def subtree_words(source):
+        tree = broadcast_tree(topology, source)
+        inside = tree.subtrees()
+        inside[:, topology.index(source)] = False       # the source is never a member
+        kids = int(tree.children[here])
+        return [_as_word(inside[neighbours[p]]) if kids >> p & 1 else 0
+                for p in range(degree)]
+
+    tables = _source_tables(topology, subtree_words)
+    widths = ({"source": n, "value": n, "mask": n} if members == "subcube"
+              else {"source": n, "member_vector": len(nodes)})
+    widths["children"] = degree
+    circuit, decls, value = _circuit(z3, smt, widths)
+    source = value["source"]
+    if members == "subcube":
+        bits = [z3.If(z3.BitVecVal(x, n) & value["mask"] == value["value"] & value["mask"],
+                      z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)) for x in nodes]
+        member = _concat_bits(z3, bits)
+    else:
+        member = value["member_vector"]
+    key = _gather(z3, source, range(n))
+    zero = z3.BitVecVal(0, len(nodes))
+    good = z3.And(*[(z3.Extract(p, p, value["children"]) == 1)
+                    == (member & _lookup(z3, key, tables[p], len(nodes)) != zero)
+                    for p in range(degree)])
+    solver = _solver(z3, timeout_s)
+    solver.add(circuit)
+    solver.add(_node_term(z3, topology)(source), z3.Not(good))
+    return _verdict(z3, solver, topology, unit, decls, 0, len(tables) * len(tables[0]), start,
+                    algorithm=tree_algorithm(topology))
+
+
+def prove_one_port_sends(topology, node, unit=None, workdir=None, timeout_s=600):
+    """Prove that a one-port send order unit (default:
+    :class:`~cubefab.hdl.route.one_port.OnePortSends` of ``node``) equals the model's
+    one-port schedules: for every node ``source`` and every ``index`` from 0 to the most
+    sends of ``node`` over all sources, ``(step, port)`` is send ``index`` of
+    :func:`~cubefab.topology.broadcast_tree.one_port_sends` ``(topology, source, node)``
+    (``port == degree`` and ``step == 0`` past the last send), and ``children`` has a
+    bit for each port of those sends.
+
+    The reference terms are the model's sends as lookup trees keyed by ``index`` and the
+    source's address (the unit's own tables are not read).
+
+    Parameters
+    ----------
+    topology : Topology
+        At most :attr:`OnePortSends.MAX_NODES` nodes.
+    node : int
+        The unit's node address.
+    unit : OnePortSends, optional
+        A unit of ``topology`` and ``node``; its ``index`` must count to the model's
+        most sends (ValueError otherwise).
+    workdir, timeout_s
+        As for :func:`prove_multicast_children`.
+
+    Returns
+    -------
+    ProofResult
+        ``algorithm`` is the schedule's; the counterexample holds ``source``, ``index``,
+        ``port``, ``step`` and ``children``.
+    """
+    import z3
+
+    start = time.monotonic()
+    unit = _checked_unit(topology, unit, lambda: OnePortSends(topology, node),
+                         "prove_one_port_sends", node=node)
+    n, degree, pw = topology.address_bits, topology.degree, topology.port_width
+    sends = {s: one_port_sends(topology, s, unit.node) for s in topology.nodes().tolist()}
+    most = max(len(v) for v in sends.values())
+    last_step = max((step for v in sends.values() for step, _ in v), default=0)
+    iw, sw = len(unit.index), len(unit.step)
+    if most >= 1 << iw:
+        raise ValueError(f"Unit's index has {iw} bits; node {unit.node} sends up to {most} "
+                         f"copies")
+    smt = _smt_of(unit, workdir)
+    circuit, decls, value = _circuit(z3, smt, {"source": n, "index": iw, "port": pw,
+                                               "step": sw, "children": degree})
+    source, index = value["source"], value["index"]
+    # key (index bits, source bits), LSB first
+    ports, steps = [degree] * (1 << (iw + n)), [0] * (1 << (iw + n))
+    for s, v in sends.items():
+        for i, (step, port) in enumerate(v):
+            ports[i | s << iw], steps[i | s << iw] = port, step
+    (children,) = _source_tables(topology, lambda s: [sum(1 << p for _, p in sends[s])])
+    key = _gather(z3, index, range(iw)) + _gather(z3, source, range(n))
+    wide = max(sw, last_step.bit_length(), 1)
+    good = z3.And(value["port"] == _lookup(z3, key, ports, pw),
+                  z3.ZeroExt(wide - sw, value["step"]) == _lookup(z3, key, steps, wide),
+                  value["children"] == _lookup(z3, key[iw:], children, degree))
+    solver = _solver(z3, timeout_s)
+    solver.add(circuit)
+    solver.add(_node_term(z3, topology)(source), z3.ULE(index, most),
+               z3.Not(good))
+    return _verdict(z3, solver, topology, unit, decls, 0,
+                    len(ports) + len(steps) + len(children), start,
+                    algorithm=one_port_tree(topology, unit.node).algorithm)
