@@ -5,7 +5,7 @@ from ..cli import (_Parser, add_topology_command, emit, int_range, fraction,
 from .. import files
 from ..sim.booksim import BOOKSIM_TRAFFIC, PATCH_NAME, ROUTINGS, booksim_router, write_booksim
 from ..sim.selfcheck_run import DEFAULT_ROUTER
-from .limits import MAX_VCS, MAX_DEPTH, MAX_PACKET_FLITS, check_memory
+from .limits import MAX_VCS, MAX_DEPTH, MAX_PACKET_FLITS, check_channel_graph, check_memory
 
 #: Estimated bytes per link end of the exported text (written and held in memory).
 _PER_LINK_END = 200
@@ -62,6 +62,8 @@ def _booksim_options(parser):
 def _booksim(args, topology):
     check_memory(f"the BookSim2 files of {topology.label} ({topology.num_links:,} links)",
                  _PER_LINK_END * 2 * topology.num_links)
+    # (the router's VCs come from the deadlock analysis, which enumerates every route)
+    check_channel_graph(topology, 1, f"the reference routes of {topology.label}")
     files.check_directory(args.output, force=True)   # writable; files checked one by one
     with input_errors():
         algorithm = topology.check_algorithm(args.algorithm)

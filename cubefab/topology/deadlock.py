@@ -164,6 +164,10 @@ def _enumerate_hops(topology, algorithm, vcs, progress=None):
     needs_src = "src" in topology.header_fields.get(algorithm, ())
     key = _src_key(topology, algorithm)
     next_port = topology._next_port
+    # a family that tabulates its routing whole (the Mcube's Mroute tables) gives every
+    # decision at once, instead of per node and destination through its caches
+    whole = (topology.port_table(algorithm) if hasattr(topology, "port_table")
+             and not needs_src else None)
     limit = 4 * topology.address_bits + 4 * topology.num_nodes.bit_length() + 64
     cap = np.int64(vcs - 1) if vcs is not None else np.int64(1 << 40)
     for r, dest in enumerate(reps):
@@ -178,6 +182,8 @@ def _enumerate_hops(topology, algorithm, vcs, progress=None):
         prev_vc = np.zeros(len(here), dtype=np.int64)
         if needs_src:
             memo = {}
+        elif whole is not None:
+            table = whole[nodes, dest]
         else:
             table = np.array([next_port(int(a), dest, algorithm) if i != t else degree
                               for i, a in enumerate(nodes)], dtype=np.int64)

@@ -280,12 +280,15 @@ def _check_frame(frames, nodes, links, check):
 # -- Mroute ---------------------------------------------------------------------------
 
 def _msb_table(n):
-    a = np.arange(n, dtype=np.int64)
+    """``table[a, b]``: the highest bit of ``a ^ b`` (e-cube's port), -1 on the diagonal;
+    built a bit at a time to keep the temporaries small (4096 nodes: 16.8 million
+    pairs)."""
+    a = np.arange(n, dtype=np.int32)
     diff = a[:, None] ^ a[None, :]
-    out = np.full((n, n), -1, dtype=np.int64)
-    nz = diff > 0
-    out[nz] = np.frexp(diff[nz].astype(np.float64))[1] - 1
-    return out
+    out = np.full((n, n), -1, dtype=np.int8)
+    for b in range(max(1, (n - 1).bit_length())):
+        out[diff >= (1 << b)] = b
+    return out.astype(np.int64)
 
 
 def mroute_table(nb):
@@ -584,7 +587,10 @@ class Mcube(Topology):
         table = _msb_table(n)
         if algorithm == "mroute":
             for here in range(n):
-                rt1, rt2 = self.tables(here)
+                # (not through the cache of tables(): every node's tables together
+                # hold about N**2 entries, the table itself 8 bytes per pair)
+                rt1, rt2 = (self._tables[here] if here in self._tables
+                            else routing_tables(self._nb, here))
                 if rt1:
                     table[here, list(rt1)] = list(rt1.values())
                 if rt2:
