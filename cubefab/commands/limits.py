@@ -66,6 +66,9 @@ _PER_DEPENDENCY = 48
 # slowest, Mroute's table walk on the Mcube, took 5.2 us per decision (Mcube(12), 16.8
 # million decisions in 87 s on a shared core; e-cube 0.45 us).
 _SECONDS_PER_ROUTE_DECISION = 6e-6
+# ... and held 150 bytes per decision at its peak (Mcube(12), Mroute: 2.5 GB; Mcube(10)
+# measured with tracemalloc: 89 MB for the channel dependency graph's 1 million).
+_BYTES_PER_ROUTE_DECISION = 150
 # A dense traffic matrix and its cumulative sums: two float64 per ordered pair.
 _PER_PAIR = 16
 
@@ -216,9 +219,10 @@ def check_channel_graph(topology, vcs, what=None):
     channels = topology.num_nodes * topology.degree * vcs
     what = what or (f"the channel dependency graph of {topology.label} ({channels:,} "
                     f"channels)")
-    check_memory(what, channels * (topology.degree + 1) * _PER_DEPENDENCY)
-    check_time(what, route_evaluations(topology) * _SECONDS_PER_ROUTE_DECISION,
-               "use a smaller network")
+    decisions = route_evaluations(topology)
+    check_memory(what, channels * (topology.degree + 1) * _PER_DEPENDENCY
+                 + decisions * _BYTES_PER_ROUTE_DECISION)
+    check_time(what, decisions * _SECONDS_PER_ROUTE_DECISION, "use a smaller network")
 
 
 def check_vcs_per_class(vcs_per_class, vcs=None):
