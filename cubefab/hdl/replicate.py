@@ -19,9 +19,8 @@ from amaranth.lib import data
 
 import numpy as np
 
-from ..topology.broadcast_deadlock import broadcast_wrap_array
+from ..topology.broadcast_deadlock import broadcast_wrap_array, broadcast_wrap_reads_address
 from ..topology.broadcast_tree import broadcast_tree, model_parent_ports, one_port_sends
-from ..topology.mcube import Mcube
 
 
 __all__ = ["broadcast_turns", "broadcast_wrap", "ReplicatingQueue"]
@@ -56,9 +55,10 @@ def broadcast_turns(topology, node, model="all-port"):
 def broadcast_wrap(topology, node, in_port, port, model="all-port"):
     """``bwrap(node, in_port, port)`` of the broadcast VC rule of ``model``
     (:func:`~cubefab.topology.broadcast_deadlock.broadcast_next_vc`) as a bool, or
-    None when it depends on the node's address and ``node`` is None (the router then
-    reads a strap). The Mcube's rule reads only the ports."""
-    if node is None and not isinstance(topology, Mcube):
+    None when it depends on the node's address
+    (:func:`~cubefab.topology.broadcast_deadlock.broadcast_wrap_reads_address`) and
+    ``node`` is None (the router then reads a strap)."""
+    if node is None and broadcast_wrap_reads_address(topology):
         return None
     here = np.array([0 if node is None else node])
     return bool(broadcast_wrap_array(topology, here, np.array([in_port]), port, model)[0])

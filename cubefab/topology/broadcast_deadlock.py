@@ -41,7 +41,8 @@ from .deadlock import (DeadlockError, channel_dependency_graph, cycle_text, deco
                        translation_mask, wrap_array, _find_cycle, _translate_types)
 
 
-__all__ = ["SCHEMES", "broadcast_wrap_array", "broadcast_next_vc", "required_broadcast_vcs",
+__all__ = ["SCHEMES", "broadcast_wrap_array", "broadcast_wrap_reads_address",
+           "broadcast_next_vc", "required_broadcast_vcs",
            "broadcast_dependency_graph",
            "check_broadcast", "BroadcastDeadlockReport", "BroadcastDeadlockError"]
 
@@ -75,6 +76,13 @@ def broadcast_wrap_array(topology, addresses, in_ports, port, model="all-port"):
         return (in_ports < topology.degree) & (port <= in_ports)
     there = topology.neighbor_array(addresses, port)
     return wrap_array(topology, there, back_ports(topology)[port])
+
+
+def broadcast_wrap_reads_address(topology):
+    """Whether :func:`broadcast_wrap_array` depends on the node's address (the
+    hypercube, metacube and DLH: the reverse channel's wrap) or only on the ports (the
+    Mcube: link-number order), so that an address-strapped router needs a strap for it."""
+    return not isinstance(topology, Mcube)
 
 
 def broadcast_next_vc(topology, here, in_port, port, vc_in, vcs, model="all-port"):
