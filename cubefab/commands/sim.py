@@ -296,7 +296,10 @@ def _sim(args, topology):
                    f"({doc['lost_to_fault']} flits); none created after a failure's cycle "
                    f"lost ({doc['unroutable']} refused at their source as unroutable)")
     elif doc["ok"]:
-        verdict = ("ok: every packet and broadcast copy delivered once, intact, in order, "
+        verdict = ("ok: every packet and multicast copy delivered once, intact, in order, "
+                   "on its reference route (a copy: its tree pruned to its group) and VCs"
+                   if doc.get("multicast_group") is not None else
+                   "ok: every packet and broadcast copy delivered once, intact, in order, "
                    "on its reference route (a copy: its tree) and VCs"
                    if "broadcasts" in doc else
                    f"ok: every packet delivered once, intact, in order, on its "
