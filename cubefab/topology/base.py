@@ -222,6 +222,13 @@ class Topology(metaclass=ABCMeta):
     def _next_port(self, here, dest, algorithm, **header):
         """Per-hop decision for ``here != dest`` (arguments already checked)."""
 
+    def whole_port_table(self, algorithm):
+        """``table[here, dest]`` (by address) of every decision of ``algorithm``, for a
+        family that tabulates its routing whole more cheaply than it answers pair by
+        pair (the Mcube's Mroute tables); None for the others, whose enumerations go
+        through :meth:`next_port` (and their translations)."""
+        return None
+
     def route(self, src, dst, algorithm=None):
         """The path (list of addresses, ``src`` first, ``dst`` last) hop-by-hop routing takes."""
         algorithm = self.check_algorithm(algorithm)

@@ -166,8 +166,7 @@ def _enumerate_hops(topology, algorithm, vcs, progress=None):
     next_port = topology._next_port
     # a family that tabulates its routing whole (the Mcube's Mroute tables) gives every
     # decision at once, instead of per node and destination through its caches
-    whole = (topology.port_table(algorithm) if hasattr(topology, "port_table")
-             and not needs_src else None)
+    whole = None if needs_src else topology.whole_port_table(algorithm)
     limit = 4 * topology.address_bits + 4 * topology.num_nodes.bit_length() + 64
     cap = np.int64(vcs - 1) if vcs is not None else np.int64(1 << 40)
     for r, dest in enumerate(reps):

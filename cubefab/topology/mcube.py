@@ -579,6 +579,9 @@ class Mcube(Topology):
             return 0 if dest in rt2 else default
         return rt1.get(dest, default)
 
+    def whole_port_table(self, algorithm):
+        return self.port_table(algorithm)
+
     def port_table(self, algorithm=None):
         """``table[here, dest]``: :meth:`next_port` for every pair (``degree`` on the
         diagonal), as a numpy int array built from the routing tables."""

@@ -179,10 +179,11 @@ def next_port_table(topology, algorithm=None):
     _check_table_size(topology)
     nodes = topology.nodes()
     n = len(nodes)
-    if hasattr(topology, "port_table"):   # tabulated whole (the Mcube's Mroute tables)
+    whole = topology.whole_port_table(algorithm)
+    if whole is not None:   # tabulated whole (the Mcube's Mroute tables)
         index = topology.index_array(nodes)
         table = np.empty((n, n), dtype=np.int16)
-        table[np.ix_(index, index)] = topology.port_table(algorithm)[np.ix_(nodes, nodes)]
+        table[np.ix_(index, index)] = whole[np.ix_(nodes, nodes)]
         return table
     mask = translation_mask(topology)
     table = np.empty((n, n), dtype=np.int16)
