@@ -663,9 +663,16 @@ class Router(wiring.Component):
                 return Cat(busy[o]).bit_select(vc, 1), can_send[o].bit_select(vc, 1)
             return busy[o][0], can_send[o]
 
+        # per network output, a bit per VC: its downstream buffer is at least half
+        # empty (computed once per output, shared by every queue's choice)
+        half = (self.config.depth + 1) // 2
+        room = [Signal(len(credits[o]), name=f"room_p{o}") for o in range(degree)
+                ] if adaptive else []
+        for o, flags in enumerate(room):
+            m.d.comb += flags.eq(Cat(count >= half for count in credits[o]))
+
         def vc_room(o, vc):   # VC ``vc`` of network output ``o`` has half its credits
-            half = (self.config.depth + 1) // 2
-            return Cat(count >= half for count in credits[o]).bit_select(vc, 1)
+            return room[o].bit_select(vc, 1)
 
         for q, (p, v) in enumerate(queues):
             if isinstance(buffers[q], ReplicatingQueue):
@@ -742,29 +749,38 @@ class Router(wiring.Component):
         config, degree = self.config, self.topology.degree
         vc_bits = self.layout["vc"].shape.width
         n = len(outputs)
-        adaptive_vc = (C(config.vcs, vc_bits) + route.lane)[:vc_bits]
-        free_adaptive = Cat(route.offered[k] & ~vc_state(o, adaptive_vc)[0]
-                            & vc_state(o, adaptive_vc)[1] if o < degree else C(0, 1)
-                            for k, o in enumerate(outputs))
-        roomy = free_adaptive & Cat(vc_room(o, adaptive_vc) if o < degree else C(0, 1)
-                                    for o in outputs)
-        free_escape = Cat(route.escape[k] & ~vc_state(o, route.vc)[0]
-                          & vc_state(o, route.vc)[1] for k, o in enumerate(outputs))
+        # (each intermediate is a signal: an expression used twice would be emitted
+        # twice, and the nested uses below would multiply the netlist)
+        def named(name, width, value):
+            signal = Signal(width, name=f"{name}_p{p}_vc{v}")
+            m.d.comb += signal.eq(value)
+            return signal
+
+        adaptive_vc = named("adaptive_vc", vc_bits,
+                            (C(config.vcs, vc_bits) + route.lane)[:vc_bits])
+        free_adaptive = named("free_adaptive", n, Cat(
+            route.offered[k] & ~vc_state(o, adaptive_vc)[0] & vc_state(o, adaptive_vc)[1]
+            if o < degree else C(0, 1) for k, o in enumerate(outputs)))
+        roomy = named("roomy", n, free_adaptive & Cat(
+            vc_room(o, adaptive_vc) if o < degree else C(0, 1) for o in outputs))
+        free_escape = named("free_escape", n, Cat(
+            route.escape[k] & ~vc_state(o, route.vc)[0] & vc_state(o, route.vc)[1]
+            for k, o in enumerate(outputs)))
         # Congestion decides: a port whose downstream buffer is at least half empty
         # (the escape port first: the deterministic route keeps its balance at low load),
         # then any port with a credit, then the escape VC.
-        candidates = Mux(roomy.any(), roomy, free_adaptive)
+        candidates = named("candidates", n, Mux(roomy.any(), roomy, free_adaptive))
         preferred = candidates & route.escape
         lowest = (candidates & (~candidates + 1))[:n]
         first = Mux(preferred.any(), preferred, lowest)
-        choice = Mux(free_adaptive.any(), first, free_escape)
+        choice = named("choice", n, Mux(free_adaptive.any(), first, free_escape))
         choice_vc = Mux(free_adaptive.any(), adaptive_vc, route.vc)
         held = Signal(n, name=f"held_port_p{p}_vc{v}")
         held_vc = Signal(vc_bits, name=f"held_vc_p{p}_vc{v}")
         following = Cat(held[k] & fifo.r_rdy & vc_state(o, held_vc)[1]
                         for k, o in enumerate(outputs))
-        want = Mux(active, following, choice)
-        port = Mux(active, held, choice)
+        want = named("want", n, Mux(active, following, choice))
+        port = named("port", n, Mux(active, held, choice))
         with m.If(~active & choice.any()):
             m.d.sync += [held.eq(choice), held_vc.eq(choice_vc)]
         # the class: one up on a wrap link, as the escape VCs' (Duato's model)
