@@ -11,7 +11,9 @@ Exit statuses, the same in every command:
 - 1: done, and a check or validation failed (an invalid layout, a deadlock cycle,
   a lost packet, no fault-free path): the handler returns 1;
 - 2: bad input: the handler (or an argparse type helper of this module) raises
-  :class:`CliError`, printed as one ``error: ...`` line on stderr;
+  :class:`CliError`, printed as one ``error: ...`` line on stderr; the same line
+  when the work runs out of memory (``MemoryError``, or yosys' ``std::bad_alloc``
+  while Amaranth converts a design to Verilog): the input is too large here;
 - 3: internal error: any other exception is a bug, reported in a short message
   (``--debug`` shows the traceback).
 
@@ -286,6 +288,17 @@ def _command_name(argv):
     return " ".join(words[:3])
 
 
+def _from_yosys(exc):
+    """Whether ``exc`` is the error Amaranth raises when yosys fails."""
+    return type(exc).__name__ == "YosysError"
+
+
+def _out_of_memory(exc):
+    """Whether ``exc`` reports exhausted memory: Python's own, or yosys' (a C++
+    ``std::bad_alloc`` in its output)."""
+    return isinstance(exc, MemoryError) or (_from_yosys(exc) and "bad_alloc" in str(exc))
+
+
 def main(argv=None):
     """Entry point; returns the exit status (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -313,6 +326,12 @@ def main(argv=None):
     except SystemExit as exc:   # argparse --help
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     except BaseException as exc:
+        if _out_of_memory(exc):
+            where = " in yosys (4 GiB at most)" if _from_yosys(exc) else ""
+            print(f"error: '{command}' ran out of memory{where}: the input is too large "
+                  f"for this machine; allowed: a smaller network (for hardware also fewer "
+                  f"VCs or narrower flits)", file=sys.stderr)
+            return EXIT_BAD_INPUT
         if debug:
             traceback.print_exc()
         what = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]

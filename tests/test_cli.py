@@ -76,6 +76,33 @@ def cli_bug(monkeypatch):
     monkeypatch.setattr(Hypercube, "route", broken)
 
 
+class YosysError(Exception):
+    """Stands in for Amaranth's yosys error (matched by its name)."""
+
+
+@pytest.mark.parametrize("exc", [MemoryError(), YosysError("std::bad_alloc")],
+                         ids=["python", "yosys"])
+def test_out_of_memory_is_one_error_line(monkeypatch, capsys, exc):
+    from cubefab.topology.hypercube import Hypercube
+
+    def exhausted(self, *args, **kwargs):
+        raise exc
+    monkeypatch.setattr(Hypercube, "route", exhausted)
+    assert cli.main(["route", "hypercube", "-n", "3", "--src", "0", "--dst", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: 'cubefab route hypercube' ran out of memory") and err.count("\n") == 1
+    assert ("yosys" in err) == isinstance(exc, YosysError)
+
+
+def test_other_yosys_errors_stay_internal(monkeypatch, capsys):
+    from cubefab.topology.hypercube import Hypercube
+
+    def failing(self, *args, **kwargs):
+        raise YosysError("ERROR: Module port is not unique")
+    monkeypatch.setattr(Hypercube, "route", failing)
+    assert cli.main(["route", "hypercube", "-n", "3", "--src", "0", "--dst", "1"]) == 3
+
+
 def test_help_exits_0(capsys):
     assert cli.main(["--help"]) == 0
     assert "exit status" in capsys.readouterr().out
