@@ -742,7 +742,10 @@ class Router(wiring.Component):
         the escape port if it is such a port, else the first such port (in the order of
         ``outputs``), else the escape port if it has a credit at all, else the first
         port that has; when none is, the escape port on its escape VC (``route.vc``) if
-        that is idle and has a credit. Once the head is
+        that is idle and has a credit. A head of the injection queue (``p`` is the
+        local port) takes only a VC whose downstream buffer is at least half empty,
+        adaptive or escape: the packets already in the network come first, which holds
+        the accepted throughput past saturation. Once the head is
         granted, the packet's other flits want the same port and VC (``held_*``),
         with a credit. Returns the request bit per output of ``outputs``, the output
         VC and the class the flit leaves with (``cls``, one up on a wrap link)."""
@@ -765,7 +768,13 @@ class Router(wiring.Component):
             vc_room(o, adaptive_vc) if o < degree else C(0, 1) for o in outputs))
         free_escape = named("free_escape", n, Cat(
             route.escape[k] & ~vc_state(o, route.vc)[0] & vc_state(o, route.vc)[1]
+            & (vc_room(o, route.vc) if p == degree and o < degree else 1)
             for k, o in enumerate(outputs)))
+        if p == degree:
+            # Injection waits for room: a new packet takes a network VC only while its
+            # downstream buffer is at least half empty, so past saturation the packets
+            # already in the network keep the links (accepted throughput held).
+            free_adaptive = roomy
         # Congestion decides: a port whose downstream buffer is at least half empty
         # (the escape port first: the deterministic route keeps its balance at low load),
         # then any port with a credit, then the escape VC.

@@ -108,6 +108,41 @@ def test_a_busy_adaptive_vc_sends_heads_to_the_next_port_then_to_the_escape():
     run_clocked(router, bench)
 
 
+def test_injected_heads_wait_for_room_that_transit_heads_do_not_need():
+    # Q(2), node 0, one-flit packets to node 1 (port 0 only: VC 0 escape, VC 1 adaptive,
+    # 4 flits of buffer each downstream, no credit returned): after three transit flits
+    # VC 1 has one credit, less than half: a transit flit still takes it, an injected
+    # one takes the escape VC instead, and once the escape VC is below half as well an
+    # injected flit waits until a credit comes back
+    topo = Hypercube(2)
+    router = adaptive_router(topo, 0, turns="all")
+    transit, local = 1, topo.degree
+
+    async def bench(ctx):
+        for p, want_vc in [(transit, 1)] * 3 + [(local, 0), (transit, 1), (local, 0),
+                                                 (local, 0)]:
+            out, f = await send_alone(ctx, router, p, flit(1, 3, vc=1))
+            assert (out, f.vc) == (0, want_vc), (p, want_vc)
+            await ctx.tick()
+        ctx.set(router.local_in.payload, flit(1, 3))
+        ctx.set(router.local_in.valid, 1)
+        await ctx.tick()
+        ctx.set(router.local_in.valid, 0)
+        for _ in range(3 * HOP_LATENCY):
+            assert await outputs(ctx, router) == []
+            await ctx.tick()
+        ctx.set(router.link_out[0].credit, 1)      # the escape VC back to half
+        await ctx.tick()
+        ctx.set(router.link_out[0].credit, 0)
+        for _ in range(HOP_LATENCY + 1):
+            await ctx.tick()
+            seen = await outputs(ctx, router)
+            if seen:
+                break
+        assert [(p, f.vc) for p, f in seen] == [(0, 0)]
+    run_clocked(router, bench)
+
+
 @pytest.mark.parametrize("topology,algorithm", [
     (Hypercube(3), None), (Metacube(1, 1), None), (DLH(2, 1), None), (Mcube(3), "mroute"),
     (Mcube(4), "mroute"), (Mcube(4), "ecube"),
