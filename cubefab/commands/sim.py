@@ -330,6 +330,8 @@ def _sim(args, topology):
         if "fail_links" in doc:
             routing += ", failing mid-run: " + ", ".join(
                 f"{u}-{v} at cycle {c}" for u, v, c in doc["fail_links"])
+    if doc.get("header", "every") != "every":
+        routing += ", header in the head flit only"
     if doc.get("broadcast_vcs"):
         routing += f" + {doc['broadcast_vcs']} broadcast VC(s)"
         if doc.get("broadcast_model", "all-port") != "all-port":
