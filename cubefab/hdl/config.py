@@ -151,8 +151,9 @@ class RouterConfig:
         flit by its own. ``"head"``: only the head carries them; the router keeps the
         route of each input VC's head in a register and routes the packet's body and
         tail flits by it, so that they carry payload in every bit but the flit-type
-        bits and ``vc`` (docs/router.md, "Flit formats"). Not with ``fault_waypoints``
-        or ``broadcast_vcs`` (yet).
+        bits and ``vc`` (docs/router.md, "Flit formats"); a replicating router keeps
+        each broadcast VC's copies so. Not with ``fault_waypoints`` or the one-port
+        ``broadcast_model`` (yet).
 
     Raises
     ------
@@ -234,10 +235,11 @@ class RouterConfig:
                              f"without fault waypoints (a cut packet's synthetic tail "
                              f"repeats its header), not fault_waypoints = "
                              f"{self.fault_waypoints}")
-        if self.header == "head" and self.broadcast_vcs:
-            raise ValueError(f"A header in the head flit only is built for unicast "
-                             f"routers (a replicating queue routes every flit by its "
-                             f"src), not broadcast_vcs = {self.broadcast_vcs}")
+        if self.header == "head" and self.broadcast_model != "all-port":
+            raise ValueError(f"A header in the head flit only is built for all-port "
+                             f"replication (the one-port send order reads the src of "
+                             f"every flit at a queue's front), not broadcast_model = "
+                             f"{self.broadcast_model!r}")
 
     @classmethod
     def for_topology(cls, topology, *, algorithm=None, vcs=None, vcs_per_class=1,

@@ -94,7 +94,7 @@ class FlitLayout(data.StructLayout):
         One of :data:`HEADERS`: ``"every"`` (the default) flit carries the fields
         below; with ``"head"`` only a head flit does, and a body or tail flit is
         :attr:`body`: the flit-type bits and ``vc`` at the same places, then ``data``
-        in every other bit. Only with neither ``waypoints`` nor ``broadcast``.
+        in every other bit. Not with ``waypoints``.
 
     Fields, from bit 0: ``head`` (1), ``tail`` (1), ``bcast`` (1, only when
     ``broadcast``), ``vc``, ``cls`` (only when ``class_width``), ``dest``, ``src``, then
@@ -126,10 +126,9 @@ class FlitLayout(data.StructLayout):
         if header not in HEADERS:
             raise ValueError(f"Header must be one of {', '.join(map(repr, HEADERS))}, "
                              f"not {header!r}")
-        if header == "head" and (waypoints or broadcast):
-            raise ValueError("A header in the head flit only is built for unicast "
-                             "routing without waypoints, not with "
-                             + ("waypoints" if waypoints else "broadcast"))
+        if header == "head" and waypoints:
+            raise ValueError(f"A header in the head flit only is built for flits without "
+                             f"waypoints, not waypoints = {waypoints!r}")
         self.header = header
         fields = {"head": unsigned(1), "tail": unsigned(1)}
         if broadcast:

@@ -68,7 +68,8 @@ class Router(wiring.Component):
         and ``src`` (each flit is routed by its own); ``vc`` is ignored. With
         ``config.header == "head"`` only the head carries them (and its ``cls`` is
         ignored): the others are ``layout.body`` flits, routed by their head's route
-        (kept per input VC) and passed on untouched but for ``vc``.
+        (kept per input VC; a broadcast's copies too) and passed on untouched but
+        for ``vc``.
     local_out : Out(stream.Signature(layout))
         Ejection (registered); a packet's flits leave consecutively, never
         interleaved with another packet's. ``vc`` holds the VC of the last link.
@@ -493,16 +494,17 @@ class Router(wiring.Component):
                             data.View(layout, fifo.r_data[route_layout.size:])))
         return buffers
 
-    def _entry_route(self, m, p, v, fifo, arriving, new):
-        """The route buffered with a flit entering input VC ``(p, v)``: ``new``, the
-        route of the flit's own header; with ``config.header == "head"`` a body or
+    def _entry_route(self, m, p, v, buffer, arriving, new):
+        """The route buffered with a flit entering input VC ``(p, v)`` (its FIFO or
+        replicating queue ``buffer``): ``new``, the route of the flit's own header (a
+        replicating queue's: its copies); with ``config.header == "head"`` a body or
         tail flit (whose header bits are data) takes its head's route instead, kept in
         a register per input VC (``held_route_p{p}_vc{v}``) from when the head entered
         (a VC carries one packet at a time: wormhole switching)."""
         if self.config.header != "head":
             return new
         held = Signal(len(new), name=f"held_route_p{p}_vc{v}")
-        with m.If(fifo.w_en & arriving.head):
+        with m.If(buffer.w_en & arriving.head):
             m.d.sync += held.eq(new)
         return Mux(arriving.head, new, held)
 
@@ -561,7 +563,9 @@ class Router(wiring.Component):
             queue.outputs = outs
             if config.broadcast_model == "one-port":
                 self._one_port_order(m, queue)
-            m.d.comb += queue.w_data.eq(Cat(copies, enter.vc, arriving))
+            m.d.comb += queue.w_data.eq(Cat(self._entry_route(m, p, v, queue, arriving,
+                                                              Cat(copies, enter.vc)),
+                                            arriving))
             if p < degree:
                 link = self.link_in[p]
                 m.d.comb += queue.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))

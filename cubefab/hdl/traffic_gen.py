@@ -479,11 +479,6 @@ class TrafficGenerator(wiring.Component):
             self.injected.eq(sent & (index == 0)),
             self.flit_sent.eq(sent),
         ]
-        if fmt.layout.header == "head":   # a body flit: the check word in all its data
-            body = data.View(fmt.layout.body, out.payload.as_value())
-            with m.If(index != 0):
-                m.d.comb += body.data.eq(fmt.check_word(here, q_dest, seq_field, index,
-                                                        len(body.data)))
         if self.waypoints:   # the header's waypoints from the table, phase 0
             count = len(out.payload.waypoint_count)
             m.d.comb += [out.payload.waypoint_count.eq(q_route[:count]),
@@ -493,6 +488,11 @@ class TrafficGenerator(wiring.Component):
             m.d.comb += out.payload.bcast.eq(q_broadcast)
         if fmt.layout.multicast:   # every broadcast goes to this node's group
             m.d.comb += out.payload.mmask.eq(self.multicast_group)
+        if fmt.layout.header == "head":   # a body flit: the check word in all its data
+            body = data.View(fmt.layout.body, out.payload.as_value())
+            with m.If(index != 0):   # (after the header fields: it overrides them)
+                m.d.comb += body.data.eq(fmt.check_word(here, q_dest, seq_field, index,
+                                                        len(body.data)))
         with m.If(sent):
             m.d.sync += index.eq(Mux(last, 0, index + 1))
         return m

@@ -41,7 +41,8 @@ def test_payload_efficiency_of_the_q4_router_with_16_bit_links():
 @pytest.mark.parametrize("settings, match", [
     ({"header": "tail"}, "Header must be one of 'every', 'head', not 'tail'"),
     ({"header": "head", "fault_waypoints": 1}, "without fault waypoints"),
-    ({"header": "head", "broadcast_vcs": 1}, "unicast routers"),
+    ({"header": "head", "broadcast_vcs": 1, "broadcast_model": "one-port"},
+     "all-port replication"),
 ])
 def test_configurations_without_a_head_only_header_are_refused(settings, match):
     with pytest.raises(ValueError, match=match):

@@ -1,7 +1,8 @@
 """Fabrics of routers with the header in the head flit only (``header="head"``): both
 engines identical under stress, every packet delivered once and intact, every flit on
-its reference route (deterministic) or the adaptive rule's ports and VCs; a router
-that routes body flits by their own bits is caught."""
+its reference route (deterministic) or the adaptive rule's ports and VCs, every
+broadcast and multicast copy on its tree; a router that routes body flits by their own
+bits is caught."""
 
 import pytest
 
@@ -44,6 +45,23 @@ def test_long_packets_at_full_load(verilator_cache, topology, adaptive_vcs):
     r = both_engines(topology, rate=1.0, cycles=400, warmup=100, drain=1000, seed=11,
                      packet_flits=6, header="head", adaptive_vcs=adaptive_vcs)
     assert_delivered_intact(r, adaptive_vcs)
+
+
+@needs_verilator
+def test_broadcast_copies_are_delivered_intact_in_both_engines(verilator_cache):
+    r = both_engines(Hypercube(3), rate=0.6, cycles=80, drain=400, seed=7, packet_flits=3,
+                     header="head", broadcast_fraction=0.3)
+    assert_delivered_intact(r, False)
+    assert r["broadcasts"] > 20 and r["copies_delivered"] == 7 * r["broadcasts"]
+
+
+def test_multicast_copies_are_delivered_intact():
+    # groups of mask 0b001: the four nodes that share address bit 0
+    r = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.6, cycles=80, drain=400,
+                      seed=7, packet_flits=3, header="head", broadcast_fraction=0.3,
+                      multicast_group=0b001)
+    assert_delivered_intact(r, False)
+    assert r["broadcasts"] > 20 and r["copies_delivered"] == 3 * r["broadcasts"]
 
 
 def test_a_router_routing_body_flits_by_their_own_bits_is_caught(monkeypatch):
