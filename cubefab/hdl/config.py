@@ -152,8 +152,9 @@ class RouterConfig:
         route of each input VC's head in a register and routes the packet's body and
         tail flits by it, so that they carry payload in every bit but the flit-type
         bits and ``vc`` (docs/router.md, "Flit formats"); a replicating router keeps
-        each broadcast VC's copies so. Not with ``fault_waypoints`` or the one-port
-        ``broadcast_model`` (yet).
+        each broadcast VC's copies so, a fault-tolerant one its waypoint routes (its
+        ``cut`` bit is a flit-type bit then). Not with the one-port ``broadcast_model``
+        (yet).
 
     Raises
     ------
@@ -230,11 +231,6 @@ class RouterConfig:
             raise ValueError(f"Multicast needs the all-port broadcast model, not "
                              f"{self.broadcast_model!r}")
         _check_choice("Header", self.header, HEADERS)
-        if self.header == "head" and self.fault_waypoints:
-            raise ValueError(f"A header in the head flit only is built for routers "
-                             f"without fault waypoints (a cut packet's synthetic tail "
-                             f"repeats its header), not fault_waypoints = "
-                             f"{self.fault_waypoints}")
         if self.header == "head" and self.broadcast_model != "all-port":
             raise ValueError(f"A header in the head flit only is built for all-port "
                              f"replication (the one-port send order reads the src of "

@@ -94,7 +94,8 @@ class FlitLayout(data.StructLayout):
         One of :data:`HEADERS`: ``"every"`` (the default) flit carries the fields
         below; with ``"head"`` only a head flit does, and a body or tail flit is
         :attr:`body`: the flit-type bits and ``vc`` at the same places, then ``data``
-        in every other bit. Not with ``waypoints``.
+        in every other bit (with ``waypoints``, ``cut`` is a flit-type bit, after
+        ``tail``).
 
     Fields, from bit 0: ``head`` (1), ``tail`` (1), ``bcast`` (1, only when
     ``broadcast``), ``vc``, ``cls`` (only when ``class_width``), ``dest``, ``src``, then
@@ -126,13 +127,12 @@ class FlitLayout(data.StructLayout):
         if header not in HEADERS:
             raise ValueError(f"Header must be one of {', '.join(map(repr, HEADERS))}, "
                              f"not {header!r}")
-        if header == "head" and waypoints:
-            raise ValueError(f"A header in the head flit only is built for flits without "
-                             f"waypoints, not waypoints = {waypoints!r}")
         self.header = header
         fields = {"head": unsigned(1), "tail": unsigned(1)}
         if broadcast:
             fields["bcast"] = unsigned(1)
+        if waypoints and header == "head":   # a flit-type bit: in every flit
+            fields["cut"] = unsigned(1)
         fields["vc"] = unsigned(vc_width(vcs))
         if class_width:
             fields["cls"] = unsigned(class_width)
@@ -140,14 +140,15 @@ class FlitLayout(data.StructLayout):
         if waypoints:
             fields.update({"waypoint_count": unsigned(waypoints.bit_length()),
                            "phase": unsigned(waypoints.bit_length()),
-                           "waypoint": data.ArrayLayout(address_bits, waypoints),
-                           "cut": unsigned(1)})
+                           "waypoint": data.ArrayLayout(address_bits, waypoints)})
+            if header == "every":
+                fields["cut"] = unsigned(1)
         if member_bits:
             fields["members"] = unsigned(member_bits)
         elif multicast:
             fields["mmask"] = unsigned(address_bits)
         super().__init__({**fields, "payload": unsigned(payload_width)})
-        kind = ("head", "tail", "bcast", "vc")
+        kind = ("head", "tail", "bcast") + ("cut",) * (header == "head") + ("vc",)
         type_bits = sum(Shape.cast(fields[k]).width for k in kind if k in fields)
         #: StructLayout: a body or tail flit with ``header="head"``: the flit-type bits
         #: and ``vc`` as in the head, then ``data`` (every other bit; with

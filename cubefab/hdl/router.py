@@ -732,8 +732,11 @@ class Router(wiring.Component):
                                      flit[layout["dest"].offset:]))
             elif self.config.fault_waypoints:   # vc, and the phase after this node
                 phase_at, phase_bits = layout["phase"].offset, len(route.phase)
+                phase = route.phase
+                if self.config.header == "head":   # (a body's phase bits: data)
+                    phase = Mux(head.head, phase, flit[phase_at:phase_at + phase_bits])
                 departing.append(Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:phase_at],
-                                     route.phase, flit[phase_at + phase_bits:]))
+                                     phase, flit[phase_at + phase_bits:]))
             else:
                 departing.append(Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:]))
             delivering.append(flit)  # ejected flits keep the VC of their last link

@@ -346,7 +346,8 @@ class FlitFields:
         self.head_only = layout.header == "head"
         #: int: the bits every flit carries for itself: flit type and ``vc``
         self.own_bits = sum(((1 << width) - 1) << offset for offset, width in
-                            (self.offsets[k] for k in ("head", "tail", "bcast", "vc")))
+                            (self.offsets[k] for k in ("head", "tail", "bcast", "vc")
+                             + ("cut",) * self.head_only))
         self.heads = {}
 
     def with_head(self, key, raw):

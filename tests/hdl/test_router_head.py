@@ -23,6 +23,12 @@ def test_a_body_flit_is_data_but_for_its_type_and_vc_bits():
     assert FlitLayout(4, 6, vcs=2).body_payload_width == 6
 
 
+def test_a_head_only_cut_bit_is_a_flit_type_bit():
+    layout = FlitLayout(3, 8, vcs=4, waypoints=2, header="head")
+    assert layout["cut"].offset == 2 and "cut" in dict(layout.body)
+    assert FlitLayout(3, 8, vcs=4, waypoints=2)["cut"].offset > layout["dest"].offset
+
+
 def test_layouts_of_the_two_headers_are_not_equal():
     assert FlitLayout(4, 6) != FlitLayout(4, 6, header="head")
     assert FlitLayout(4, 6, header="head") == FlitLayout(4, 6, header="head")
@@ -40,7 +46,6 @@ def test_payload_efficiency_of_the_q4_router_with_16_bit_links():
 
 @pytest.mark.parametrize("settings, match", [
     ({"header": "tail"}, "Header must be one of 'every', 'head', not 'tail'"),
-    ({"header": "head", "fault_waypoints": 1}, "without fault waypoints"),
     ({"header": "head", "broadcast_vcs": 1, "broadcast_model": "one-port"},
      "all-port replication"),
 ])

@@ -1,8 +1,9 @@
 """Fabrics of routers with the header in the head flit only (``header="head"``): both
 engines identical under stress, every packet delivered once and intact, every flit on
 its reference route (deterministic) or the adaptive rule's ports and VCs, every
-broadcast and multicast copy on its tree; a router that routes body flits by their own
-bits is caught."""
+broadcast and multicast copy on its tree, every packet around faults on its waypoint
+route or reconciled when a link fails mid-run; a router that routes body flits by their
+own bits is caught."""
 
 import pytest
 
@@ -62,6 +63,30 @@ def test_multicast_copies_are_delivered_intact():
                       multicast_group=0b001)
     assert_delivered_intact(r, False)
     assert r["broadcasts"] > 20 and r["copies_delivered"] == 3 * r["broadcasts"]
+
+
+#: A small fault-tolerant router (as in tests/sim/test_link_failure.py).
+SMALL_FAULT_TOLERANT = {"fault_waypoints": 1, "vcs_per_class": 1, "depth": 4}
+
+
+@needs_verilator
+def test_a_link_failing_mid_run_is_reconciled_in_both_engines(verilator_cache):
+    r = both_engines(Hypercube(3), rate=0.95, cycles=120, drain=600, seed=5,
+                     packet_flits=4, fail_links=[(0, 1, 50)], header="head", opt="-O1",
+                     **SMALL_FAULT_TOLERANT)
+    assert r["ok"] and r["drained"] and r["late_losses"] == 0
+    assert all(r[k] == 0 for k in CHECKS + ("checker_errors",) if k != "reordered")
+    assert r["created"] == r["delivered"] + r["dropped"] + r["cut"] and r["cut"] > 0
+
+
+@pytest.mark.slow
+@needs_verilator
+def test_packets_around_faults_in_both_engines(verilator_cache):
+    r = both_engines(Hypercube(3), rate=0.7, cycles=100, drain=600, seed=5, faults=[0],
+                     faulty_links=[(1, 3)], packet_flits=3, header="head",
+                     **SMALL_FAULT_TOLERANT)
+    assert_delivered_intact(r, False)
+    assert r["unroutable"] > 0 and r["pairs_detoured"] > 0
 
 
 def test_a_router_routing_body_flits_by_their_own_bits_is_caught(monkeypatch):

@@ -56,6 +56,7 @@ static inline Flit with_head(const Flit& f, Flit& remembered) {
     h.head = false;
     h.tail = f.tail;
     h.bcast = f.bcast;
+    h.cut = f.cut;
     h.vc = f.vc;
     return h;
 }
