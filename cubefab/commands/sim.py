@@ -49,7 +49,7 @@ def router_options(parser, payload_default=f"{PAYLOAD_DEFAULT}"):
                         help="where a packet's routing information (dest, src, class) "
                              "travels: in every flit (default) or in the head flit only, "
                              "body flits carrying payload in every bit but the flit type "
-                             "and VC (not with one-port replication)")
+                             "and VC")
     adaptive_options(parser)
 
 

@@ -153,8 +153,7 @@ class RouterConfig:
         tail flits by it, so that they carry payload in every bit but the flit-type
         bits and ``vc`` (docs/router.md, "Flit formats"); a replicating router keeps
         each broadcast VC's copies so, a fault-tolerant one its waypoint routes (its
-        ``cut`` bit is a flit-type bit then). Not with the one-port ``broadcast_model``
-        (yet).
+        ``cut`` bit is a flit-type bit then).
 
     Raises
     ------
@@ -231,11 +230,6 @@ class RouterConfig:
             raise ValueError(f"Multicast needs the all-port broadcast model, not "
                              f"{self.broadcast_model!r}")
         _check_choice("Header", self.header, HEADERS)
-        if self.header == "head" and self.broadcast_model != "all-port":
-            raise ValueError(f"A header in the head flit only is built for all-port "
-                             f"replication (the one-port send order reads the src of "
-                             f"every flit at a queue's front), not broadcast_model = "
-                             f"{self.broadcast_model!r}")
 
     @classmethod
     def for_topology(cls, topology, *, algorithm=None, vcs=None, vcs_per_class=1,

@@ -1,9 +1,9 @@
 """Fabrics of routers with the header in the head flit only (``header="head"``): both
 engines identical under stress, every packet delivered once and intact, every flit on
 its reference route (deterministic) or the adaptive rule's ports and VCs, every
-broadcast and multicast copy on its tree, every packet around faults on its waypoint
-route or reconciled when a link fails mid-run; a router that routes body flits by their
-own bits is caught."""
+broadcast and multicast copy (all-port and one-port) on its tree, every packet around
+faults on its waypoint route or reconciled when a link fails mid-run; a router that
+routes body flits by their own bits is caught."""
 
 import pytest
 
@@ -52,6 +52,14 @@ def test_long_packets_at_full_load(verilator_cache, topology, adaptive_vcs):
 def test_broadcast_copies_are_delivered_intact_in_both_engines(verilator_cache):
     r = both_engines(Hypercube(3), rate=0.6, cycles=80, drain=400, seed=7, packet_flits=3,
                      header="head", broadcast_fraction=0.3)
+    assert_delivered_intact(r, False)
+    assert r["broadcasts"] > 20 and r["copies_delivered"] == 7 * r["broadcasts"]
+
+
+def test_one_port_copies_are_delivered_intact():
+    r = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.6, cycles=80, drain=400,
+                      seed=7, packet_flits=3, header="head", broadcast_fraction=0.3,
+                      broadcast_model="one-port")
     assert_delivered_intact(r, False)
     assert r["broadcasts"] > 20 and r["copies_delivered"] == 7 * r["broadcasts"]
 
