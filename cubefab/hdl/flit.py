@@ -34,8 +34,8 @@ def vc_width(vcs):
 
 def header_width(address_bits, vcs=1, class_width=0, broadcast=False):
     """Bits of a flit besides its payload: ``head``, ``tail``, ``bcast`` (with
-    ``broadcast``), ``vc``, ``cls``, ``dest`` and ``src`` (every flit carries them; see
-    :class:`FlitLayout`)."""
+    ``broadcast``), ``vc``, ``cls``, ``dest`` and ``src`` (a head flit carries them, and
+    with ``header="every"`` every flit; see :class:`FlitLayout`)."""
     address_bits = check_int("Address width", address_bits, 1)
     return (2 + bool(broadcast) + vc_width(vcs) + check_int("Class width", class_width, 0)
             + 2 * address_bits)
