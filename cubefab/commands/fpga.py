@@ -126,6 +126,8 @@ def _stem(topology, config=None):
     stem = f"{topology.name}_" + "_".join(f"{k}{v}" for k, v in topology.params.items())
     if config is not None and config.broadcast_model != "all-port":
         stem += "_" + config.broadcast_model.replace("-", "")
+    if config is not None and config.header != "every":
+        stem += f"_header{config.header}"
     return stem
 
 
@@ -136,7 +138,8 @@ def _parameters(config):
            "flit_width": config.layout.size, "buffer": config.buffer, "turns": config.turns,
            **({"broadcast_vcs": config.broadcast_vcs} if config.broadcast else {}),
            **({"broadcast_model": config.broadcast_model}
-              if config.broadcast_model != "all-port" else {})}
+              if config.broadcast_model != "all-port" else {}),
+           **({"header": config.header} if config.header != "every" else {})}
     if config.fault_waypoints:   # waypoint routing: VCs per phase, every turn connected
         out.update({"fault_waypoints": config.fault_waypoints, "link_vcs": config.link_vcs,
                     "turns": "all"})

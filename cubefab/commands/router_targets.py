@@ -4,7 +4,7 @@ import dataclasses
 
 from ..build.verilog import verilog_text
 from ..cli import CliError, parse_address, int_range, input_errors
-from ..hdl.flit import payload_width_for
+from ..hdl.flit import payload_efficiency, payload_width_for
 from ..hdl.config import BUFFERS, TURNS, FabricConfig, RouterConfig
 from ..hdl.fabric import Fabric
 from ..hdl.router import Router
@@ -15,7 +15,12 @@ from .sim import router_options, router_params, check_router_args
 
 
 __all__ = ["router_target_options", "fabric_target_options", "router_config",
-           "build_router", "build_fabric", "router_verilog", "fabric_verilog"]
+           "build_router", "build_fabric", "router_verilog", "fabric_verilog",
+           "efficiency", "EFFICIENCY_LENGTHS"]
+
+
+#: Packet lengths (flits) whose payload efficiency the targets report.
+EFFICIENCY_LENGTHS = (1, 2, 4, 8)
 
 
 def router_target_options(parser):
@@ -109,12 +114,30 @@ def build_fabric(args, topology):
         return Fabric(FabricConfig(config))
 
 
+def efficiency(config):
+    """The payload efficiency (payload bits per link bit,
+    :func:`~cubefab.hdl.flit.payload_efficiency`) of packets of
+    :data:`EFFICIENCY_LENGTHS` flits on the links of ``config``: ``{flits: value}``."""
+    return {flits: round(payload_efficiency(config.layout, flits), 4)
+            for flits in EFFICIENCY_LENGTHS}
+
+
+def _efficiency_text(config):
+    where = "the head flit" if config.header == "head" else "every flit"
+    values = efficiency(config)
+    return (f"header in {where}; payload efficiency "
+            + ", ".join(f"{v:.3g}" for v in values.values())
+            + f" for {'/'.join(map(str, values))}-flit packets")
+
+
 def router_verilog(args, topology):
-    """The Verilog of the router the options name, and what it is (in words)."""
+    """The Verilog of the router the options name, what it is (in words), and its
+    payload efficiency (:func:`efficiency`)."""
     router = build_router(args, topology)
     with working(f"Verilog of the {topology.label} router", args.estimate):
         text = verilog_text(router, args.top)
-    return text, f"{topology.label} router of node {router.node} ({_vcs(router.config)})"
+    return text, (f"{topology.label} router of node {router.node} ({_vcs(router.config)}; "
+                  f"{_efficiency_text(router.config)})"), efficiency(router.config)
 
 
 def _vcs(config):
@@ -131,9 +154,11 @@ def _vcs(config):
 
 
 def fabric_verilog(args, topology):
-    """The Verilog of the fabric the options name, and what it is (in words)."""
+    """The Verilog of the fabric the options name, what it is (in words), and its
+    routers' payload efficiency (:func:`efficiency`)."""
     fabric = build_fabric(args, topology)
+    config = fabric.config.router
     with working(f"Verilog of the {topology.label} fabric", args.estimate):
         text = verilog_text(fabric, args.top)
     return text, (f"{topology.label} fabric ({topology.num_nodes} routers, "
-                  f"{_vcs(fabric.config.router)})")
+                  f"{_vcs(config)}; {_efficiency_text(config)})"), efficiency(config)

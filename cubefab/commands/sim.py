@@ -5,6 +5,7 @@ import contextlib
 from ..cli import (CliError, add_topology_command, emit, format_table, int_range,
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
+from ..hdl.flit import HEADERS
 from ..progress import Progress
 from ..sim.engine_choice import AUTO_RULE, choose_engine
 from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, SELFCHECK_PAYLOAD,
@@ -44,6 +45,11 @@ def router_options(parser, payload_default=f"{PAYLOAD_DEFAULT}"):
     parser.add_argument("--payload-width", type=int_range(1, MAX_PAYLOAD_WIDTH),
                         default=None, metavar="BITS",
                         help=f"payload bits per flit (default {payload_default})")
+    parser.add_argument("--header", default="every", choices=HEADERS,
+                        help="where a packet's routing information (dest, src, class) "
+                             "travels: in every flit (default) or in the head flit only, "
+                             "body flits carrying payload in every bit but the flit type "
+                             "and VC")
     adaptive_options(parser)
 
 
@@ -130,7 +136,8 @@ def router_params(args, topology):
             "vcs_per_class": args.vcs_per_class,
             "adaptive_vcs": adaptive_vcs(args, topology),
             "payload_width": (PAYLOAD_DEFAULT if args.payload_width is None
-                              else args.payload_width)}
+                              else args.payload_width),
+            "header": args.header}
 
 
 def _options(parser):
@@ -323,6 +330,8 @@ def _sim(args, topology):
         if "fail_links" in doc:
             routing += ", failing mid-run: " + ", ".join(
                 f"{u}-{v} at cycle {c}" for u, v, c in doc["fail_links"])
+    if doc.get("header", "every") != "every":
+        routing += ", header in the head flit only"
     if doc.get("broadcast_vcs"):
         routing += f" + {doc['broadcast_vcs']} broadcast VC(s)"
         if doc.get("broadcast_model", "all-port") != "all-port":

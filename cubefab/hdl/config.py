@@ -20,7 +20,7 @@ from ..topology.deadlock import DeadlockError, check_deadlock_free, lane_bits, r
 from ..topology.duato import check_adaptive
 from ..topology.fault_routing import leg_algorithm
 from .fifo import memory_fifo_logic, register_fifo_logic
-from .flit import FlitLayout
+from .flit import HEADERS, FlitLayout
 from .route.multicast import MEMBER_MODES
 
 
@@ -144,6 +144,16 @@ class RouterConfig:
         previous one's tail has left, along the one-port tree's links and the VC rule
         of that model. One-port routers need a constant node address; not with
         ``multicast``.
+    header : str
+        One of :data:`~cubefab.hdl.flit.HEADERS`: where a packet's routing information
+        travels (:class:`~cubefab.hdl.flit.FlitLayout`). ``"every"`` (the default):
+        every flit repeats ``dest``, ``src`` (and ``cls``), and the router routes each
+        flit by its own. ``"head"``: only the head carries them; the router keeps the
+        route of each input VC's head in a register and routes the packet's body and
+        tail flits by it, so that they carry payload in every bit but the flit-type
+        bits and ``vc`` (docs/router.md, "Flit formats"); a replicating router keeps
+        each broadcast VC's copies so, a fault-tolerant one its waypoint routes (its
+        ``cut`` bit is a flit-type bit then).
 
     Raises
     ------
@@ -165,6 +175,7 @@ class RouterConfig:
     broadcast_vcs: int = 0
     multicast: bool | str = False
     broadcast_model: str = "all-port"
+    header: str = "every"
 
     def __post_init__(self):
         if not isinstance(self.topology, Topology):
@@ -218,6 +229,7 @@ class RouterConfig:
         if self.broadcast_model != "all-port" and self.multicast:
             raise ValueError(f"Multicast needs the all-port broadcast model, not "
                              f"{self.broadcast_model!r}")
+        _check_choice("Header", self.header, HEADERS)
 
     @classmethod
     def for_topology(cls, topology, *, algorithm=None, vcs=None, vcs_per_class=1,
@@ -282,15 +294,16 @@ class RouterConfig:
                           self.class_width, self.fault_waypoints, broadcast=self.broadcast,
                           multicast=bool(self.multicast),
                           member_bits=self.topology.num_nodes if self.multicast == "vector"
-                          else 0)
+                          else 0, header=self.header)
 
     def as_dict(self):
         """The parameters but the topology, as a JSON-able dict (``broadcast_vcs``,
-        ``multicast`` and ``broadcast_model`` only when not their defaults, so that
-        reports of other routers are unchanged)."""
+        ``multicast``, ``broadcast_model`` and ``header`` only when not their defaults,
+        so that reports of other routers are unchanged)."""
+        optional = ("broadcast_vcs", "multicast", "broadcast_model", "header")
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
                 if field.name != "topology"
-                and (field.name not in ("broadcast_vcs", "multicast", "broadcast_model")
+                and (field.name not in optional
                      or getattr(self, field.name) != field.default)}
 
 

@@ -1,13 +1,16 @@
 """Flits: the unit a router moves per cycle, and the link signature that carries them.
 
 A packet is one or more flits; its first flit has ``head`` set and its last ``tail``
-(a one-flit packet has both). Every flit carries the packet's ``dest`` and ``src`` so
-that any flit can be checked on its own; routers read them from the head only. ``vc``
-is the virtual channel of the link the flit is crossing (the deadlock-avoidance
-state, :mod:`cubefab.topology.deadlock`); ``payload`` is the user's data.
+(a one-flit packet has both). ``vc`` is the virtual channel of the link the flit is
+crossing (the deadlock-avoidance state, :mod:`cubefab.topology.deadlock`); ``payload``
+is the user's data. Where the packet's routing information (``dest``, ``src``, ``cls``,
+...) travels is the layout's ``header`` (one of :data:`HEADERS`): ``"every"`` flit
+repeats it, so that any flit can be checked on its own; with ``"head"`` only the head
+carries it, and every other flit carries data in all its bits but the flit-type bits
+(``head``, ``tail``, ``bcast``) and ``vc`` (:attr:`FlitLayout.body`).
 """
 
-from amaranth.hdl import unsigned
+from amaranth.hdl import Shape, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -15,7 +18,12 @@ from ..topology.base import Topology, check_int
 
 
 __all__ = ["FlitLayout", "flit_layout", "vc_width", "header_width",
-           "payload_width_for", "LinkSignature"]
+           "payload_width_for", "payload_efficiency", "LinkSignature", "HEADERS"]
+
+
+#: Where a packet's routing information travels: in ``"every"`` flit, or in its
+#: ``"head"`` flit only (body and tail flits carry data in its place).
+HEADERS = ("every", "head")
 
 
 def vc_width(vcs):
@@ -26,8 +34,8 @@ def vc_width(vcs):
 
 def header_width(address_bits, vcs=1, class_width=0, broadcast=False):
     """Bits of a flit besides its payload: ``head``, ``tail``, ``bcast`` (with
-    ``broadcast``), ``vc``, ``cls``, ``dest`` and ``src`` (every flit carries them; see
-    :class:`FlitLayout`)."""
+    ``broadcast``), ``vc``, ``cls``, ``dest`` and ``src`` (a head flit carries them, and
+    with ``header="every"`` every flit; see :class:`FlitLayout`)."""
     address_bits = check_int("Address width", address_bits, 1)
     return (2 + bool(broadcast) + vc_width(vcs) + check_int("Class width", class_width, 0)
             + 2 * address_bits)
@@ -82,6 +90,12 @@ class FlitLayout(data.StructLayout):
         With ``multicast``: 0 (the default) for the subcube field ``mmask``; otherwise
         the members are named explicitly instead, in a ``members`` field of
         ``member_bits`` bits (a bit per node, dense index order; ``dest`` is not read).
+    header : str
+        One of :data:`HEADERS`: ``"every"`` (the default) flit carries the fields
+        below; with ``"head"`` only a head flit does, and a body or tail flit is
+        :attr:`body`: the flit-type bits and ``vc`` at the same places, then ``data``
+        in every other bit (with ``waypoints``, ``cut`` is a flit-type bit, after
+        ``tail``).
 
     Fields, from bit 0: ``head`` (1), ``tail`` (1), ``bcast`` (1, only when
     ``broadcast``), ``vc``, ``cls`` (only when ``class_width``), ``dest``, ``src``, then
@@ -93,7 +107,7 @@ class FlitLayout(data.StructLayout):
     """
 
     def __init__(self, address_bits, payload_width, vcs=1, class_width=0, waypoints=0,
-                 broadcast=False, multicast=False, member_bits=0):
+                 broadcast=False, multicast=False, member_bits=0, header="every"):
         self.address_bits = check_int("Address width", address_bits, 1)
         self.payload_width = check_int("Payload width", payload_width, 1)
         self.vcs = check_int("Number of virtual channels", vcs, 1)
@@ -110,9 +124,15 @@ class FlitLayout(data.StructLayout):
         if member_bits and not multicast:
             raise ValueError(f"A member vector needs multicast, not member_bits = "
                              f"{member_bits!r}")
+        if header not in HEADERS:
+            raise ValueError(f"Header must be one of {', '.join(map(repr, HEADERS))}, "
+                             f"not {header!r}")
+        self.header = header
         fields = {"head": unsigned(1), "tail": unsigned(1)}
         if broadcast:
             fields["bcast"] = unsigned(1)
+        if waypoints and header == "head":   # a flit-type bit: in every flit
+            fields["cut"] = unsigned(1)
         fields["vc"] = unsigned(vc_width(vcs))
         if class_width:
             fields["cls"] = unsigned(class_width)
@@ -120,13 +140,36 @@ class FlitLayout(data.StructLayout):
         if waypoints:
             fields.update({"waypoint_count": unsigned(waypoints.bit_length()),
                            "phase": unsigned(waypoints.bit_length()),
-                           "waypoint": data.ArrayLayout(address_bits, waypoints),
-                           "cut": unsigned(1)})
+                           "waypoint": data.ArrayLayout(address_bits, waypoints)})
+            if header == "every":
+                fields["cut"] = unsigned(1)
         if member_bits:
             fields["members"] = unsigned(member_bits)
         elif multicast:
             fields["mmask"] = unsigned(address_bits)
         super().__init__({**fields, "payload": unsigned(payload_width)})
+        kind = ("head", "tail", "bcast") + ("cut",) * (header == "head") + ("vc",)
+        type_bits = sum(Shape.cast(fields[k]).width for k in kind if k in fields)
+        #: StructLayout: a body or tail flit with ``header="head"``: the flit-type bits
+        #: and ``vc`` as in the head, then ``data`` (every other bit; with
+        #: ``header="every"``, ``data`` holds the header fields and ``payload``).
+        self.body = data.StructLayout({**{k: fields[k] for k in kind if k in fields},
+                                       "data": unsigned(self.size - type_bits)})
+
+    @property
+    def body_payload_width(self):
+        """int: payload bits of a body or tail flit: ``payload_width``, or with
+        ``header="head"`` every bit of :attr:`body`'s ``data``."""
+        if self.header == "head":
+            return self.body["data"].shape.width
+        return self.payload_width
+
+    def __eq__(self, other):
+        return (super().__eq__(other)
+                and getattr(other, "header", "every") == self.header)
+
+    def __hash__(self):
+        return hash((super().__hash__(), self.header))
 
     def __repr__(self):
         return (f"FlitLayout(address_bits={self.address_bits}, "
@@ -135,7 +178,8 @@ class FlitLayout(data.StructLayout):
                 + (f", waypoints={self.waypoints}" if self.waypoints else "")
                 + (", broadcast=True" if self.broadcast else "")
                 + (", multicast=True" if self.multicast else "")
-                + (f", member_bits={self.member_bits})" if self.member_bits else ")"))
+                + (f", member_bits={self.member_bits}" if self.member_bits else "")
+                + (f", header={self.header!r})" if self.header != "every" else ")"))
 
 
 def flit_layout(topology, payload_width=16, vcs=1):
@@ -143,6 +187,24 @@ def flit_layout(topology, payload_width=16, vcs=1):
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     return FlitLayout(topology.address_bits, payload_width, vcs)
+
+
+def payload_efficiency(layout, packet_flits):
+    """Payload bits per link bit of a packet of ``packet_flits`` flits with flits of
+    ``layout``: ``(payload_width + (L - 1) * body_payload_width) / (L * size)`` (with
+    ``header="every"``, ``payload_width / size`` whatever ``L``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        When ``layout`` is not a :class:`FlitLayout` or ``packet_flits`` not a positive
+        integer.
+    """
+    if not isinstance(layout, FlitLayout):
+        raise TypeError(f"Layout must be a FlitLayout, not {layout!r}")
+    flits = check_int("Packet length in flits", packet_flits, 1)
+    payload = layout.payload_width + (flits - 1) * layout.body_payload_width
+    return payload / (flits * layout.size)
 
 
 class LinkSignature(wiring.Signature):

@@ -65,7 +65,11 @@ class Router(wiring.Component):
     local_in : In(stream.Signature(layout))
         Injection. Packets must be well formed (a head, body flits, a tail; ``head``
         and ``tail`` both set for one flit), every flit carrying its head's ``dest``
-        and ``src`` (each flit is routed by its own); ``vc`` is ignored.
+        and ``src`` (each flit is routed by its own); ``vc`` is ignored. With
+        ``config.header == "head"`` only the head carries them (and its ``cls`` is
+        ignored): the others are ``layout.body`` flits, routed by their head's route
+        (kept per input VC; a broadcast's copies too) and passed on untouched but
+        for ``vc``.
     local_out : Out(stream.Signature(layout))
         Ejection (registered); a packet's flits leave consecutively, never
         interleaved with another packet's. ``vc`` holds the VC of the last link.
@@ -276,6 +280,13 @@ class Router(wiring.Component):
         vc_at = layout["vc"].offset
         end = layout["dest"].offset   # vc, and cls if there is one
         injected = self.local_in.payload.as_value()
+        if self.config.header == "head":   # a body flit's bits past vc are its data
+            vc_end = vc_at + layout["vc"].shape.width
+            cls = injected[vc_end:end]
+            if len(cls):
+                cls = Mux(injected[layout["head"].offset], 0, cls)[:len(cls)]
+            return data.View(layout, Cat(injected[:vc_at], C(0, vc_end - vc_at), cls,
+                                         injected[end:]))
         return data.View(layout, Cat(injected[:vc_at], C(0, end - vc_at),
                                      injected[end:]))
 
@@ -431,10 +442,11 @@ class Router(wiring.Component):
         # Each input VC buffers entries of a route (the output port, one bit per output
         # this input may turn to, and the VC) and a flit. The oldest entry's route sits
         # in a register of its own (``head``), so that switch allocation starts the
-        # cycle from flip-flops; the flits are in registers or block RAM. Every flit is
-        # routed by its own header: a packet's flits carry its head's dest and src and
-        # cross each link on its head's VC, so they all get the head's route (no
-        # register holds it for them).
+        # cycle from flip-flops; the flits are in registers or block RAM. With
+        # header="every" every flit is routed by its own header: a packet's flits carry
+        # its head's dest and src and cross each link on its head's VC, so they all get
+        # the head's route (no register holds it for them); with header="head" a
+        # register per input VC holds it for them (_entry_route).
         # (an adaptive router's route has two port fields, offered and escape, and the
         # flow's adaptive VC)
         fields = {name: unsigned(len(outputs) if name in PORT_FIELDS else shape.width)
@@ -457,7 +469,8 @@ class Router(wiring.Component):
                                  depth=self.config.depth)
             BUFFERS[self.config.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
                                         head=route_layout.size)
-            m.d.comb += fifo.w_data.eq(Cat(new, arriving))
+            m.d.comb += fifo.w_data.eq(Cat(self._entry_route(m, p, v, fifo, arriving, new),
+                                           arriving))
             if p < degree:
                 link = self.link_in[p]
                 if self.config.fault_waypoints:   # a real flit, or a cut packet's tail
@@ -480,6 +493,20 @@ class Router(wiring.Component):
             buffers.append((fifo, data.View(route_layout, fifo.r_data[:route_layout.size]),
                             data.View(layout, fifo.r_data[route_layout.size:])))
         return buffers
+
+    def _entry_route(self, m, p, v, buffer, arriving, new):
+        """The route buffered with a flit entering input VC ``(p, v)`` (its FIFO or
+        replicating queue ``buffer``): ``new``, the route of the flit's own header (a
+        replicating queue's: its copies); with ``config.header == "head"`` a body or
+        tail flit (whose header bits are data) takes its head's route instead, kept in
+        a register per input VC (``held_route_p{p}_vc{v}``) from when the head entered
+        (a VC carries one packet at a time: wormhole switching)."""
+        if self.config.header != "head":
+            return new
+        held = Signal(len(new), name=f"held_route_p{p}_vc{v}")
+        with m.If(buffer.w_en & arriving.head):
+            m.d.sync += held.eq(new)
+        return Mux(arriving.head, new, held)
 
     def _fifo_vcs(self, p):
         """VCs of input port ``p`` buffered in FIFOs (the first ones; a replicating
@@ -536,7 +563,9 @@ class Router(wiring.Component):
             queue.outputs = outs
             if config.broadcast_model == "one-port":
                 self._one_port_order(m, queue)
-            m.d.comb += queue.w_data.eq(Cat(copies, enter.vc, arriving))
+            m.d.comb += queue.w_data.eq(Cat(self._entry_route(m, p, v, queue, arriving,
+                                                              Cat(copies, enter.vc)),
+                                            arriving))
             if p < degree:
                 link = self.link_in[p]
                 m.d.comb += queue.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))
@@ -704,12 +733,17 @@ class Router(wiring.Component):
             m.d.comb += fifo.r_en.eq(granted)
             flit = head.as_value()   # the flit leaves on its output VC (and class)
             if adaptive:   # vc, and cls if there is one, then dest
+                if len(cls) and self.config.header == "head":   # (a body's cls bits: data)
+                    cls = Mux(head.head, cls, flit[vc_at + vc_bits:][:len(cls)])
                 departing.append(Cat(flit[:vc_at], out_vc, cls,
                                      flit[layout["dest"].offset:]))
             elif self.config.fault_waypoints:   # vc, and the phase after this node
                 phase_at, phase_bits = layout["phase"].offset, len(route.phase)
+                phase = route.phase
+                if self.config.header == "head":   # (a body's phase bits: data)
+                    phase = Mux(head.head, phase, flit[phase_at:phase_at + phase_bits])
                 departing.append(Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:phase_at],
-                                     route.phase, flit[phase_at + phase_bits:]))
+                                     phase, flit[phase_at + phase_bits:]))
             else:
                 departing.append(Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:]))
             delivering.append(flit)  # ejected flits keep the VC of their last link

@@ -95,6 +95,10 @@ class SelfCheckConfig:
         multicasts to their node's group, the nodes that share its address bits under
         this mask (``RouterConfig(multicast="subcube")``, routers of constant
         addresses); every group must hold another node. Default None: broadcasts.
+    header : str
+        Where the routing information travels (``RouterConfig.header``): ``"every"``
+        flit (the default) or the ``"head"`` flit only, whose packets' body flits carry
+        their check word in every data bit.
 
     Raises
     ------
@@ -110,7 +114,7 @@ class SelfCheckConfig:
                  vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
                  timestamp_bits=24, sequence_bits=8, vcs_per_class=1, adaptive_vcs=0,
                  defects=False, fault_waypoints=0, broadcast_vcs=0,
-                 broadcast_model="all-port", multicast_group=None):
+                 broadcast_model="all-port", multicast_group=None, header="every"):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         #: FabricConfig: the routers' configuration, proved deadlock-free
@@ -121,7 +125,8 @@ class SelfCheckConfig:
             **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {}),
             **({"broadcast_model": broadcast_model} if broadcast_model != "all-port"
                else {}),
-            **({"multicast": "subcube"} if multicast_group is not None else {}))
+            **({"multicast": "subcube"} if multicast_group is not None else {}),
+            **({"header": header} if header != "every" else {}))
         #: RouterConfig: every router's configuration
         self.router = self.fabric.router
         self.topology, self.layout = topology, self.router.layout

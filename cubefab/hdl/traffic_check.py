@@ -14,10 +14,15 @@ table, per source): a lost, duplicated or reordered copy breaks the sequence. Wi
 multicast flits (``mmask``) a copy must also arrive in its source's subcube ``(dest,
 mmask)``: the generators multicast to their node's group, so every member receives
 every one of its source's multicasts and the sequence check holds as for broadcasts.
+
+With flits whose header is in the head only (``layout.header == "head"``) a body or
+tail flit is checked against what the checker remembered of its packet's head: its
+``data`` must be the check word of the head's source, destination and sequence number
+and the flit's index.
 """
 
 from amaranth.hdl import Const, Module, Mux, Signal
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
@@ -152,9 +157,7 @@ class TrafficChecker(wiring.Component):
                                flit.payload[:ts_bits], head_seq, flit.src, flit.dest))
                            & (flit.tail == (fmt.packet_flits == 1))),
             head_ok.eq(arrived_right & head_intact & in_order),
-            body_ok.eq((flit.src == src) & (flit.dest == dest)
-                       & (flit.payload == fmt.check_word(src, dest, sequence,
-                                                         index[:fmt.index_bits]))
+            body_ok.eq(self._body_intact(flit, src, dest, sequence, index[:fmt.index_bits])
                        & (flit.tail == (index == fmt.packet_flits - 1))),
         ]
         if seq_bits and self.ordered:
@@ -191,9 +194,10 @@ class TrafficChecker(wiring.Component):
                 with m.Elif(flit.cut):
                     # a synthetic tail: the packet was cut by a failed link
                     m.d.sync += inside.eq(0)
-                    m.d.comb += [self.cut.eq(1),
-                                 self.error.eq(bad | ~flit.tail | (flit.src != src)
-                                               | (flit.dest != dest))]
+                    wrong = bad | ~flit.tail
+                    if fmt.layout.header == "every":   # (else a synthetic tail's data)
+                        wrong = wrong | (flit.src != src) | (flit.dest != dest)
+                    m.d.comb += [self.cut.eq(1), self.error.eq(wrong)]
             with m.Else():
                 m.d.sync += [index.eq(index + 1), bad.eq(bad | ~body_ok),
                              broken.eq(broken | ~body_ok)]
@@ -202,3 +206,15 @@ class TrafficChecker(wiring.Component):
                     m.d.comb += [self.delivered.eq(1), self.error.eq(bad | ~body_ok),
                                  self.corrupted.eq(broken | ~body_ok)]
         return m
+
+    def _body_intact(self, flit, src, dest, sequence, index):
+        """Whether a body or tail ``flit`` of the open packet (its head's ``src``,
+        ``dest`` and ``sequence``; the flit's ``index``) is intact: it repeats the
+        head's ``src`` and ``dest`` and carries the check word; with the header in the
+        head only, its whole ``data`` is the check word."""
+        fmt = self.fmt
+        if fmt.layout.header == "head":
+            body = data.View(fmt.layout.body, flit.as_value())
+            return body.data == fmt.check_word(src, dest, sequence, index, len(body.data))
+        return ((flit.src == src) & (flit.dest == dest)
+                & (flit.payload == fmt.check_word(src, dest, sequence, index)))

@@ -20,7 +20,9 @@ Packet format (:class:`PacketFormat`): the head flit's payload carries the creat
 timestamp, the packet's sequence number in its flow (source, destination; for a
 broadcast, the source's broadcasts) and check bits; every other flit's payload is a check word of (source, destination, sequence,
 flit index), so the checker (:mod:`cubefab.hdl.traffic_check`) detects corruption,
-misrouting, loss, duplication and reordering.
+misrouting, loss, duplication and reordering. With flits whose header is in the head only
+(``layout.header == "head"``) the check word of a body or tail flit fills all its
+``data`` bits (:attr:`~cubefab.hdl.flit.FlitLayout.body`).
 """
 
 import contextlib
@@ -178,9 +180,10 @@ class PacketFormat:
                              f"not {layout.payload_width}")
         self.index_bits = max(1, (self.packet_flits - 1).bit_length())
 
-    def check_word(self, src, dest, sequence, index):
-        """The payload-wide check value of a flit (an Amaranth value)."""
-        width = self.layout.payload_width
+    def check_word(self, src, dest, sequence, index, width=None):
+        """The check value of a flit (an Amaranth value), ``width`` bits wide (default
+        ``payload_width``)."""
+        width = self.layout.payload_width if width is None else width
         seed = Cat(index, sequence, src, dest) if self.sequence_bits else \
             Cat(index, src, dest)
         copies = -(-width // len(seed))
@@ -485,6 +488,11 @@ class TrafficGenerator(wiring.Component):
             m.d.comb += out.payload.bcast.eq(q_broadcast)
         if fmt.layout.multicast:   # every broadcast goes to this node's group
             m.d.comb += out.payload.mmask.eq(self.multicast_group)
+        if fmt.layout.header == "head":   # a body flit: the check word in all its data
+            body = data.View(fmt.layout.body, out.payload.as_value())
+            with m.If(index != 0):   # (after the header fields: it overrides them)
+                m.d.comb += body.data.eq(fmt.check_word(here, q_dest, seq_field, index,
+                                                        len(body.data)))
         with m.If(sent):
             m.d.sync += index.eq(Mux(last, 0, index + 1))
         return m

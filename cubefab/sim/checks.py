@@ -37,6 +37,11 @@ broadcast copies (replicating routers)
     of a broadcast is from its creation to its last copy's tail
     (:class:`BroadcastLatency`, from the copies seen).
 
+With the header in the head flit only (``RouterConfig(header="head")``) a body or tail
+flit carries no ``src`` or ``dest``: both engines check it as its packet's head, which
+they remember per link and VC, and per ejection port (:meth:`FlitFields.with_head`),
+with its own VC.
+
 Corruption (payload check words, framing) is counted by the hardware checkers.
 """
 
@@ -337,6 +342,25 @@ class FlitFields:
                                    Shape.cast(layout[name].shape).width)
                                   if self.waypoints else (0, 0))
         self.timestamp_bits = timestamp_bits
+        #: bool: the header is in the head flit only (:meth:`with_head`)
+        self.head_only = layout.header == "head"
+        #: int: the bits every flit carries for itself: flit type and ``vc``
+        self.own_bits = sum(((1 << width) - 1) << offset for offset, width in
+                            (self.offsets[k] for k in ("head", "tail", "bcast", "vc")
+                             + ("cut",) * self.head_only))
+        self.heads = {}
+
+    def with_head(self, key, raw):
+        """``raw`` as the checks read it: with the header in the head flit only, a head
+        is remembered under ``key`` (a link and VC, an ejection port) and a body or tail
+        flit reads as that head but for its own flit-type and ``vc`` bits; else
+        ``raw`` itself."""
+        if not self.head_only:
+            return raw
+        if raw >> self.offsets["head"][0] & 1:
+            self.heads[key] = raw
+            return raw
+        return (self.heads.get(key, 0) & ~self.own_bits) | (raw & self.own_bits)
 
     def get(self, raw, name):
         offset, width = self.offsets[name]

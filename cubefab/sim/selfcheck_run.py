@@ -56,12 +56,12 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
                      queue_depth=16, vcs_per_class=DEFAULT_ROUTER["vcs_per_class"],
                      timestamp_bits=24, sequence_bits=8, adaptive_vcs=0, defects=False,
                      fault_waypoints=0, broadcast_vcs=0, broadcast_model="all-port",
-                     multicast_group=None):
+                     multicast_group=None, header="every"):
     """The hardware configuration of a run (a JSON-able dict of
     :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` keywords, plus the topology; the
     Verilator cache key). ``broadcast_vcs`` (replicating routers),
-    ``broadcast_model`` and ``multicast_group`` are in it only when not their
-    defaults, so that the keys of other fabrics are unchanged."""
+    ``broadcast_model``, ``multicast_group`` and ``header`` are in it only when not
+    their defaults, so that the keys of other fabrics are unchanged."""
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     algorithm = topology.check_algorithm(algorithm)
@@ -79,7 +79,8 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
             **({"broadcast_model": broadcast_model} if broadcast_model != "all-port"
                else {}),
             **({"multicast_group": multicast_group} if multicast_group is not None
-               else {})}
+               else {}),
+            **({"header": header} if header != "every" else {})}
 
 
 def _hardware(config):
@@ -686,6 +687,7 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
     state = {"misrouted": 0}
     snapshots = {}
     get = fields.get
+    head_only = fields.head_only
 
     def read(ctx):
         return {name: ctx.get(getattr(dut, name)) for name in names}
@@ -707,6 +709,8 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
                 lost_to_fault(fields.timestamp(raw))
         for j in _bits(ctx.get(harness.link_valid)):
             raw = ctx.get(harness.link_flits[j])
+            if head_only:   # a body flit reads as its head (per link and VC)
+                raw = fields.with_head((j, get(raw, "vc")), raw)
             if get(raw, "bcast"):
                 ok = _copy_allowed(ref, j // degree, j % degree, get(raw, "src"),
                                    get(raw, "vc"))
@@ -723,6 +727,8 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
         measured = marks[0] <= cycle < marks[1]
         for i in _bits(ctx.get(harness.eject_valid)):
             raw = ctx.get(harness.eject_flits[i])
+            if head_only:   # (ejection does not interleave packets)
+                raw = fields.with_head(("eject", i), raw)
             copy = get(raw, "bcast")
             if (addresses[i] not in members.get(get(raw, "src"), ())) if copy \
                     else (get(raw, "dest") != addresses[i]):

@@ -203,6 +203,8 @@ def fabric_header(config, node):
         f"static const uint64_t NOW_MASK = {(1 << fmt.timestamp_bits) - 1}ULL;",
         f"static const int TIMESTAMP_BITS = {fmt.timestamp_bits};",
         f"static const int ADDRESS_BITS = {topo.address_bits};",
+        "// the header in the head flit only: body flits are checked by their head's",
+        f"static const bool HEAD_ONLY = {'true' if layout.header == 'head' else 'false'};",
     ]
     for name in ("head", "tail", "vc", "dest", "src", "payload"):
         lines.append(f"static const int {name.upper()}_LO = {layout[name].offset};")

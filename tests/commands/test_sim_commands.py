@@ -69,6 +69,22 @@ def test_verilog_router_and_fabric(cli, tmp_path):
     assert "local_out__3__payload" in out.read_text()
 
 
+def test_verilog_router_reports_the_payload_efficiency_of_its_header(cli, tmp_path):
+    # Q(4), 16-bit flits: a 6-bit payload in the head, 14 bits in a body flit
+    r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0", "--flit-width",
+            "16", "--header", "head", "-o", tmp_path / "router.v", "--json")
+    assert r.status == 0, r.err
+    assert r.json()["payload_efficiency"] == {"1": 0.375, "2": 0.625, "4": 0.75,
+                                              "8": 0.8125}
+
+
+def test_a_header_that_is_no_mode_is_one_error_line(cli, tmp_path):
+    r = cli("verilog", "router", "hypercube", "-n", "3", "--node", "0", "--header", "body",
+            "-o", tmp_path / "router.v")
+    assert r.status == 2 and r.err.startswith("error:") and "--header" in r.err
+    assert len(r.err.splitlines()) == 1 and not (tmp_path / "router.v").exists()
+
+
 def test_verilog_router_by_flit_width(cli, tmp_path):
     # Q(4): a 10-bit header (head, tail, dest 4, src 4), so 16-bit flits carry 6 bits
     out = tmp_path / "router.v"

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from amaranth.hdl import Module
 
-from cubefab.hdl.flit import flit_layout
+from cubefab.hdl.flit import FlitLayout, flit_layout
 from cubefab.hdl.traffic_check import TrafficChecker
 from cubefab.hdl.traffic_gen import (PacketFormat, TrafficGenerator, check_generator, node_seed,
                                      rate_threshold, xorshift64, dense_to_address)
@@ -111,9 +111,14 @@ def test_dense_to_address_tables():
     assert dense_to_address(make_topology("metacube", k=1, m=2)) == (None, None)
 
 
-def loopback(topology, src, dst, packet_flits, cycles, corrupt=None, drop=None):
-    """Generator of ``src`` straight into the checker of ``dst`` (bitcomp pair)."""
-    fmt = PacketFormat(flit_layout(topology, 32), packet_flits)
+def loopback(topology, src, dst, packet_flits, cycles, corrupt=None, drop=None,
+             header="every", flip=None):
+    """Generator of ``src`` straight into the checker of ``dst`` (bitcomp pair); flit
+    ``corrupt`` gets the bits of ``flip`` (default: payload bit 2) flipped, flit ``drop``
+    is lost."""
+    layout = FlitLayout(topology.address_bits, 32, header=header)
+    fmt = PacketFormat(layout, packet_flits)
+    flip = 4 << layout["payload"].offset if flip is None else flip
     gen = TrafficGenerator(topology, src, fmt, "bitcomp")
     chk = TrafficChecker(topology, dst, fmt)
     m = Module()
@@ -129,16 +134,15 @@ def loopback(topology, src, dst, packet_flits, cycles, corrupt=None, drop=None):
             ctx.set(gen.now, cycle)
             ctx.set(chk.now, cycle)
             valid = ctx.get(gen.flits.valid)
-            flit = ctx.get(gen.flits.payload)
+            flit = ctx.get(gen.flits.payload.as_value())
             if valid:   # the link, with an optional fault on the n-th flit
                 n += 1
                 if n == corrupt:
-                    flit = {**{k: flit[k] for k in ("head", "tail", "vc", "dest", "src")},
-                            "payload": flit.payload ^ 4}
+                    flit ^= flip
                 if n == drop:
                     valid = 0
             ctx.set(chk.flits.valid, valid)
-            ctx.set(chk.flits.payload, flit)
+            ctx.set(chk.flits.payload.as_value(), flit)
             totals["delivered"] += ctx.get(chk.delivered)
             totals["error"] += ctx.get(chk.error)
             if ctx.get(chk.delivered):
@@ -159,6 +163,19 @@ def test_checker_accepts_good_packets():
 def test_checker_counts_a_corrupted_flit():
     topo = make_topology("hypercube", n=2)
     assert loopback(topo, 0, 3, 2, 200, corrupt=7)["error"] == 1
+
+
+def test_checker_accepts_good_packets_with_the_header_in_the_head_only():
+    topo = make_topology("hypercube", n=2)
+    totals = loopback(topo, 0, 3, 3, 300, header="head")
+    assert totals["delivered"] > 40 and totals["error"] == 0
+
+
+def test_a_body_flits_check_word_covers_the_bits_where_a_head_has_dest():
+    topo = make_topology("hypercube", n=2)
+    dest_bit = 1 << FlitLayout(2, 32, header="head")["dest"].offset
+    # flit 8: the tail of the fourth 2-flit packet
+    assert loopback(topo, 0, 3, 2, 200, corrupt=8, header="head", flip=dest_bit)["error"] == 1
 
 
 def test_checker_counts_a_lost_flit():

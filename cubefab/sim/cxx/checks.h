@@ -42,6 +42,25 @@ template <typename T> static inline Flit flit_of(const T& raw, int node) {
     return f;
 }
 
+// Header in the head flit only (HEAD_ONLY): a body or tail flit's header bits are data,
+// so the checks read its packet's head, remembered where the flit is seen (per link
+// and VC, per ejection port): the head's fields with the flit's own type bits and VC.
+static inline Flit with_head(const Flit& f, Flit& remembered) {
+    if (!HEAD_ONLY) return f;
+    if (f.head) {
+        remembered = f;
+        return f;
+    }
+    Flit h = remembered;
+    h.node = f.node;
+    h.head = false;
+    h.tail = f.tail;
+    h.bcast = f.bcast;
+    h.cut = f.cut;
+    h.vc = f.vc;
+    return h;
+}
+
 static inline uint32_t flow_lane(uint32_t src, uint32_t dest, int bits = LANE_BITS) {
     uint32_t x = src ^ dest, lane = 0;
     while (bits && x) {
@@ -103,6 +122,7 @@ struct Checks {
     std::map<uint64_t, uint64_t> broadcast_latency;   // window: latency -> broadcasts
     std::unordered_map<uint64_t, int> copies_seen;    // (src, stamp) -> copies' tails
     uint32_t open_stamp[N] = {0};            // per node: stamp of the packet ejecting
+    Flit open_head[HEAD_ONLY ? N : 1];       // (HEAD_ONLY) per node: its head
     // links failing mid-run: the latest failure's cycle (-1: none yet), packets lost to
     // a failure though created after its cycle, the latest creation of a lost packet
     bool failures = false;
@@ -149,7 +169,8 @@ struct Checks {
             if (ADDRESS[r] != f.src) push(key(f.src, ADDRESS[r], true), f.stamp);
     }
 
-    void eject(const Flit& f, uint64_t cycle, bool measured) {
+    void eject(const Flit& ejected, uint64_t cycle, bool measured) {
+        const Flit f = with_head(ejected, open_head[HEAD_ONLY ? ejected.node : 0]);
         if (f.bcast ? f.src == ADDRESS[f.node] : f.dest != ADDRESS[f.node]) ++misrouted;
         if (f.head) {
             open_stamp[f.node] = f.stamp;

@@ -105,6 +105,12 @@ struct Worker {
 };
 
 static std::vector<Node*> nodes;
+// (HEAD_ONLY) the head last seen on each link and VC (checks.h, with_head); a worker
+// writes only its own nodes' links
+static Flit link_heads[HEAD_ONLY ? N : 1][HEAD_ONLY ? D : 1][HEAD_ONLY ? 1 << VC_WIDTH : 1];
+static inline Flit& link_head(int i, int p, uint32_t vc) {
+    return HEAD_ONLY ? link_heads[i][p][vc] : link_heads[0][0][0];
+}
 static std::multimap<uint64_t, Change> changes;
 
 // One clock cycle of a worker's nodes, after `done` cycles: before the edge, each
@@ -155,8 +161,10 @@ static void cycle_of(Worker& w, uint64_t done, Barrier& settled,
         const uint64_t dropped = dropped_ports(n);
         for (int p = 0; p < D; ++p) {
             if ((dropped >> p) & 1) w.dropped.push_back(flit_of(mine.payload[p], i));
-            if (mine.valid[p] && !link_allowed(i, p, flit_of(mine.payload[p], i)))
-                ++w.misrouted;
+            if (!mine.valid[p]) continue;
+            Flit f = flit_of(mine.payload[p], i);
+            if (HEAD_ONLY) f = with_head(f, link_head(i, p, f.vc));
+            if (!link_allowed(i, p, f)) ++w.misrouted;
         }
         if (n->injected_flits) w.injected.push_back(flit_of(n->inject_flit, i));
         if (n->delivered_flits) w.ejected.push_back(flit_of(n->eject_flit, i));
