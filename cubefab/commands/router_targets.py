@@ -5,7 +5,8 @@ import dataclasses
 from ..build.verilog import verilog_text
 from ..cli import CliError, parse_address, int_range, input_errors
 from ..hdl.flit import payload_width_for
-from ..hdl.config import BUFFERS, TURNS, FabricConfig, RouterConfig
+from ..hdl.config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, BUFFER_CHOICES, TURNS,
+                          FabricConfig, RouterConfig)
 from ..hdl.fabric import Fabric
 from ..hdl.router import Router
 from ..progress import working
@@ -15,7 +16,8 @@ from .sim import router_options, router_params, check_router_args
 
 
 __all__ = ["router_target_options", "fabric_target_options", "router_config",
-           "build_router", "build_fabric", "router_verilog", "fabric_verilog"]
+           "build_router", "build_fabric", "router_verilog", "fabric_verilog",
+           "buffer_words"]
 
 
 def router_target_options(parser):
@@ -31,9 +33,12 @@ def fabric_target_options(parser):
                         help="bits of a flit on a link, header included (head, tail, "
                              "vc, dest, src): sets the payload to what is left; "
                              "instead of --payload-width")
-    parser.add_argument("--buffer", default="registers", choices=list(BUFFERS),
-                        help="flit storage of the input buffers: registers (default) or "
-                             "memory (block RAM on FPGAs; same timing)")
+    parser.add_argument("--buffer", default="auto", choices=BUFFER_CHOICES,
+                        help="flit storage of the input buffers: registers, memory (block "
+                             "RAM on FPGAs; same timing) or auto (default): memory when "
+                             f"buffers hold at least {AUTO_MEMORY_DEPTH} flits and the "
+                             f"design's block RAMs fit the HX8K's {BLOCK_RAMS}, registers "
+                             "otherwise")
     parser.add_argument("--turns", default=TURNS[0], choices=TURNS,
                         help="reference (default): connect only the turns reference "
                              "routes make at the node; all: any input to any output")
@@ -114,7 +119,14 @@ def router_verilog(args, topology):
     router = build_router(args, topology)
     with working(f"Verilog of the {topology.label} router", args.estimate):
         text = verilog_text(router, args.top)
-    return text, f"{topology.label} router of node {router.node} ({_vcs(router.config)})"
+    return text, (f"{topology.label} router of node {router.node} ({_vcs(router.config)}, "
+                  f"{buffer_words(router.config)})")
+
+
+def buffer_words(config):
+    """The input buffers of a router configuration, in words: their storage, and
+    whether the ``auto`` rule chose it."""
+    return f"{config.storage} buffers" + (" (auto)" if config.buffer_auto else "")
 
 
 def _vcs(config):
@@ -136,4 +148,4 @@ def fabric_verilog(args, topology):
     with working(f"Verilog of the {topology.label} fabric", args.estimate):
         text = verilog_text(fabric, args.top)
     return text, (f"{topology.label} fabric ({topology.num_nodes} routers, "
-                  f"{_vcs(fabric.config.router)})")
+                  f"{_vcs(fabric.config.router)}, {buffer_words(fabric.config.router)})")

@@ -455,8 +455,8 @@ class Router(wiring.Component):
         for v in range(self._fifo_vcs(p)):
             fifo = FIFOInterface(width=route_layout.size + layout.size,
                                  depth=self.config.depth)
-            BUFFERS[self.config.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
-                                        head=route_layout.size)
+            BUFFERS[self.config.storage](m, fifo, name=f"fifo_p{p}_vc{v}",
+                                         head=route_layout.size)
             m.d.comb += fifo.w_data.eq(Cat(new, arriving))
             if p < degree:
                 link = self.link_in[p]
@@ -484,10 +484,7 @@ class Router(wiring.Component):
     def _fifo_vcs(self, p):
         """VCs of input port ``p`` buffered in FIFOs (the first ones; a replicating
         router keeps its broadcast VCs and injection queue in replicating queues)."""
-        config = self.config
-        if p < self.topology.degree:
-            return config.link_vcs - config.broadcast_vcs
-        return 0 if config.broadcast else 1
+        return self.config.fifo_vcs(local=p == self.topology.degree)
 
     def _broadcast_turns(self):
         """The (input port, output port) pairs broadcast copies take at this router."""
