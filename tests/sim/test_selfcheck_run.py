@@ -70,6 +70,16 @@ def test_zero_load_latency_is_the_routers_per_hop_formula(packet_flits):
     assert r["avg_latency"] == r["p50_latency"] == r["p99_latency"] == expected
 
 
+def test_a_run_reports_the_buffer_the_auto_rule_chose():
+    # Q(1): 18 block RAMs, within the HX8K's 32; Q(2): 60, not
+    small = run_selfcheck(make_topology("hypercube", n=1), engine="amaranth", rate=0.1,
+                          cycles=20, drain=40, seed=1)
+    large = run_selfcheck(make_topology("hypercube", n=2), engine="amaranth", rate=0.1,
+                          cycles=20, drain=40, seed=1)
+    assert small["ok"] and (small["buffer"], small["buffer_auto"]) == ("memory", True)
+    assert large["ok"] and (large["buffer"], large["buffer_auto"]) == ("registers", True)
+
+
 def test_runs_longer_than_the_timestamps_are_refused():
     topo = make_topology("hypercube", n=2)
     with pytest.raises(ValueError, match="shorter than 2\\*\\*timestamp_bits = 256"):
