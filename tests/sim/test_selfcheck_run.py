@@ -23,6 +23,15 @@ def test_engines_agree_past_saturation(verilator_cache):
 
 
 @needs_verilator
+def test_engines_agree_on_block_ram_buffers(verilator_cache):
+    # Q(1)'s self-checking fabric fits the HX8K's block RAMs: "auto" picks memory
+    r = both_engines(make_topology("hypercube", n=1), rate=1.0, cycles=150, warmup=20,
+                     drain=150, seed=6, packet_flits=2)
+    assert (r["buffer"], r["buffer_auto"]) == ("memory", True)
+    assert r["ok"] and r["delivered"] > 100
+
+
+@needs_verilator
 def test_both_engines_end_the_drain_once_every_packet_arrived(verilator_cache):
     topo = make_topology("hypercube", n=2)
     r = both_engines(topo, rate=0.5, cycles=100, warmup=0, drain=5000, seed=4,
