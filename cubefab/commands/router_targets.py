@@ -115,18 +115,24 @@ def build_fabric(args, topology):
 
 
 def router_verilog(args, topology):
-    """The Verilog of the router the options name, and what it is (in words)."""
+    """The Verilog of the router the options name, what it is (in words), and the
+    JSON keys of its buffers (``buffer``, ``buffer_auto``)."""
     router = build_router(args, topology)
     with working(f"Verilog of the {topology.label} router", args.estimate):
         text = verilog_text(router, args.top)
     return text, (f"{topology.label} router of node {router.node} ({_vcs(router.config)}, "
-                  f"{buffer_words(router.config)})")
+                  f"{buffer_words(router.config)})"), _buffer_keys(router.config)
 
 
 def buffer_words(config):
     """The input buffers of a router configuration, in words: their storage, and
     whether the ``auto`` rule chose it."""
     return f"{config.storage} buffers" + (" (auto)" if config.buffer_auto else "")
+
+
+def _buffer_keys(config):
+    """The JSON keys that say which input buffers a configuration has."""
+    return {"buffer": config.storage, "buffer_auto": config.buffer_auto}
 
 
 def _vcs(config):
@@ -143,9 +149,11 @@ def _vcs(config):
 
 
 def fabric_verilog(args, topology):
-    """The Verilog of the fabric the options name, and what it is (in words)."""
+    """The Verilog of the fabric the options name, what it is (in words), and the
+    JSON keys of its buffers (``buffer``, ``buffer_auto``)."""
     fabric = build_fabric(args, topology)
     with working(f"Verilog of the {topology.label} fabric", args.estimate):
         text = verilog_text(fabric, args.top)
     return text, (f"{topology.label} fabric ({topology.num_nodes} routers, "
-                  f"{_vcs(fabric.config.router)}, {buffer_words(fabric.config.router)})")
+                  f"{_vcs(fabric.config.router)}, {buffer_words(fabric.config.router)})"), \
+        _buffer_keys(fabric.config.router)

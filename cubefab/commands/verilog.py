@@ -67,10 +67,10 @@ def _output_options(configure):
     return options
 
 
-def _write(args, topology, text, what):
+def _write(args, topology, text, what, extra=None):
     files.write_text(args.output, text)
     document = {"path": args.output, "top": args.top, "topology": topology.label,
-                "bytes": len(text.encode())}
+                "bytes": len(text.encode()), **(extra or {})}
     emit(args, document, f"wrote {what} to {args.output} (top module {args.top})")
 
 

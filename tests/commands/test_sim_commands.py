@@ -102,6 +102,13 @@ def test_verilog_fabric_buffer_auto_counts_the_fabric(cli, tmp_path):
     assert "registers buffers (auto)" in r.out
 
 
+def test_verilog_json_names_the_buffer(cli, tmp_path):
+    r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0", "-o",
+            tmp_path / "r.v", "--json")
+    assert r.status == 0, r.err
+    assert (r.json()["buffer"], r.json()["buffer_auto"]) == ("memory", True)
+
+
 def test_verilog_router_says_a_given_buffer(cli, tmp_path):
     r = cli("verilog", "router", "hypercube", "-n", "2", "--node", "0", "--buffer",
             "registers", "-o", tmp_path / "r.v")
