@@ -748,7 +748,8 @@ class Router(wiring.Component):
         ``(p, v)`` arrives on VC ``v``), so that a request is one LUT of flip-flops."""
         config = self.config
         if (self.node is None or o == self.topology.degree or config.link_vcs == 1
-                or self._lanes() or config.broadcast or config.fault_waypoints or config.adaptive):
+                or self._lanes() or config.broadcast or config.fault_waypoints
+                or config.adaptive):
             return out_vc
         vc_in = v if p < self.topology.degree else 0
         return next_vc(self.topology, self.node, o, vc_in, config.vc_classes)
