@@ -9,12 +9,14 @@ gives the payload that is left). Measures, with yosys synth_ice40 and nextpnr-ic
 
 0. the goal router of issue 8 (node 0 of Q(4): 5 ports, 16-bit flits, i.e. a 6-bit
    payload beside the 10 header bits; e-cube, 1 VC, 4-flit buffers) in every
-   configuration of ``turns`` and ``buffer`` (see :class:`cubefab.hdl.router.Router`)
-   beside the router before the optimisation (the file of commit
-   ``BASELINE_COMMIT``, loaded from git history), each placed with seeds 1..N (Fmax
-   varies with placement: the table shows seed 1 and the range); and the same with
-   a 16-bit payload (26-bit flits), the width earlier versions of this benchmark
-   measured;
+   configuration of ``turns`` and ``buffer`` (see :class:`cubefab.hdl.router.Router`),
+   the default one (``buffer="auto"``) among them, beside the router before the
+   optimisation (the file of commit ``BASELINE_COMMIT``, loaded from git history),
+   each placed with seeds 1..N (Fmax varies with placement: the table shows seed 1
+   and the range); and the same with a 16-bit payload (26-bit flits), the width
+   earlier versions of this benchmark measured; then the router ``cubefab demo``
+   shows (node 0 of MC(1,2), 16-bit payload, 2 VCs) with the buffer that was its
+   default before ``"auto"`` (registers) and with the default;
 1. the router of node 0 of the hypercube Q(n), n = 3..7 (4..8 ports counting the
    local port; e-cube routing, 1 VC, 4-flit buffers), with 16-, 32- and 64-bit
    flits (where the header leaves room for a payload); beside each 16-bit router
@@ -23,6 +25,10 @@ gives the payload that is left). Measures, with yosys synth_ice40 and nextpnr-ic
 2. the routers of the other families with 16-bit flits: MC(1,2) (the default
    design, 2 VCs) and DLH(2,1) (5 ports);
 3. whole fabrics against node count (synthesis only when they cannot fit).
+
+Beside LUT4, FF, BRAM and Fmax, the tables give the cycles a head flit spends per
+hop (``HOP_LATENCY``) and the payload efficiency: payload bits / link bits of packets
+of 1, 4 and 8 flits, from the flit layout (:func:`payload_efficiency`).
 
 Every router is placed inside a :class:`cubefab.build.harness.TimingHarness`
 (every port bit registered), so Fmax covers the paths into and out of it as in a
@@ -74,6 +80,27 @@ def flit_payload(topology, flit_width):
     vcs = required_vcs(topology, topology.algorithms[0])
     return payload_width_for(topology.address_bits, flit_width, vcs)
 
+#: Packet lengths (flits) whose payload efficiency the tables show.
+PACKET_FLITS = (1, 4, 8)
+
+#: The router ``cubefab demo`` shows: node 0 of its design, with its payload width.
+DEMO_TOPOLOGY, DEMO_NODE, DEMO_PAYLOAD = Metacube(1, 2), 0, 16
+
+
+def payload_efficiency(layout, flits):
+    """Payload bits / link bits of a packet of ``flits`` flits of ``layout``: the
+    ``payload`` field of each flit over all its bits (every flit of the present
+    router, head, body or tail, has the same layout, header included)."""
+    flit_layouts = [layout] * flits      # head ... tail
+    return (sum(f["payload"].shape.width for f in flit_layouts)
+            / sum(f.size for f in flit_layouts))
+
+
+def efficiency_text(layout):
+    """Payload efficiency for :data:`PACKET_FLITS`, as ``"0.38/0.38/0.38"``."""
+    return "/".join(f"{payload_efficiency(layout, n):.2f}" for n in PACKET_FLITS)
+
+
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
@@ -123,11 +150,36 @@ def goal_rows(args):
                                 Router(RouterConfig.for_topology(
                                     topo, payload_width=w, turns=t, buffer=b), 0),
                                 turns, buffer))
+        configs.append(("default (turns=reference, buffer=auto)", payload, router_module,
+                        lambda w=payload: Router(RouterConfig.for_topology(
+                            topo, payload_width=w), 0), "reference", "auto"))
+    return seeded_rows(args, configs, "goal")
+
+
+def demo_rows(args):
+    """The router ``cubefab demo`` shows, with registers (its default before
+    ``buffer="auto"``) and with the default configuration."""
+    configs = [(label, DEMO_PAYLOAD, router_module,
+                lambda b=buffer: Router(RouterConfig.for_topology(
+                    DEMO_TOPOLOGY, payload_width=DEMO_PAYLOAD,
+                    **({} if b == "auto" else {"buffer": b})), DEMO_NODE),
+                "reference", buffer)
+               for label, buffer in (("turns=reference, buffer=registers", "registers"),
+                                     ("default (turns=reference, buffer=auto)", "auto"))]
+    return seeded_rows(args, configs, "demo")
+
+
+def seeded_rows(args, configs, prefix):
+    """Measure ``configs`` (label, payload, router module, make(), turns, buffer),
+    each placed with seeds 1..``args.seeds``."""
     rows = []
     for label, payload, module, make, turns, buffer in configs:
-        workdir = os.path.join(args.workdir, "goal_" + label.split(" (")[0]
+        workdir = os.path.join(args.workdir, f"{prefix}_" + label.split(" (")[0]
                                .replace(", ", "_").replace("=", "-") + f"_p{payload}")
         router = make()
+        storage = getattr(getattr(router, "config", None), "storage", None)
+        if buffer == "auto":   # the storage the rule chose
+            label = label.replace("buffer=auto", f"buffer=auto: {storage}")
         row = measure(f"{label}, {router.layout.size}-bit flits", router, workdir)
         row.update(configuration=label, flit=router.layout.size, payload=payload)
         seeds = {1: row["fmax_mhz"]}
@@ -135,15 +187,16 @@ def goal_rows(args):
             routed = place_and_route("top", "hx8k", workdir, seed=seed)
             seeds[seed] = round(min(routed["fmax_mhz"].values()), 2)
         row.update(turns=turns, buffer=buffer, hop_latency=module.HOP_LATENCY,
-                   router_latency=module.ROUTER_LATENCY, fmax_by_seed=seeds)
+                   router_latency=module.ROUTER_LATENCY, fmax_by_seed=seeds,
+                   payload_efficiency={n: round(payload_efficiency(router.layout, n), 4)
+                                       for n in PACKET_FLITS},
+                   efficiency=efficiency_text(router.layout))
         rows.append(row)
     return rows
 
 
-def print_goal(rows):
-    print(f"Goal router: Q(4) node 0, 5 ports, {GOAL_FLIT_WIDTH}-bit flits (and "
-          f"{LEGACY_PAYLOAD_WIDTH}-bit payload), e-cube, 1 VC, 4-flit buffers "
-          "(HX8K; Fmax at seed 1, min..median..max over seeds)")
+def print_seeded(rows, title):
+    print(title)
     table = []
     for r in rows:
         f = sorted(v for v in r["fmax_by_seed"].values() if v)
@@ -153,19 +206,42 @@ def print_goal(rows):
                       f"{f[0]:.1f}..{statistics.median(f):.1f}..{f[-1]:.1f}" if f else "-",
                       p.get("logic_levels", "-"), fmt(p.get("logic_ns")),
                       fmt(p.get("routing_ns")), r["hop_latency"],
-                      fmt(r["hop_latency"] * 1e3 / r["fmax_mhz"]) if r["fmax_mhz"] else "-"])
+                      fmt(r["hop_latency"] * 1e3 / r["fmax_mhz"]) if r["fmax_mhz"] else "-",
+                      r["efficiency"]])
     print(format_table(["configuration", "flit", "payload", "LUT4", "FF", "BRAM",
                         "Fmax MHz", "Fmax range", "levels", "logic ns", "route ns",
-                        "cycles/hop", "ns/hop"], table))
+                        "cycles/hop", "ns/hop", EFFICIENCY_HEADER], table))
     for r in rows:
         p = r["critical_path"]
         if p:
             print(f"  {r['label']}: {p['total_ns']} ns, {p['start']} -> {p['end']}; "
                   f"through {', '.join(s.split('/')[-1] for s in p['sources'][:5])}")
+
+
+#: The payload-efficiency column's header.
+EFFICIENCY_HEADER = "payload eff. (" + "/".join(map(str, PACKET_FLITS)) + " flits)"
+
+
+def print_goal(rows):
+    print_seeded(rows, f"Goal router: Q(4) node 0, 5 ports, {GOAL_FLIT_WIDTH}-bit flits "
+                 f"(and {LEGACY_PAYLOAD_WIDTH}-bit payload), e-cube, 1 VC, 4-flit buffers "
+                 "(HX8K; Fmax at seed 1, min..median..max over seeds)")
     met = [r for r in rows if r["flit"] == GOAL_FLIT_WIDTH and r["lut4"] <= 600
            and r["fmax_by_seed"] and min(r["fmax_by_seed"].values()) >= 100]
     print(f"goal (5 ports, {GOAL_FLIT_WIDTH}-bit flits, >= 100 MHz at every seed, <= 600 "
           f"LUT4) met by: {', '.join(r['configuration'] for r in met) or 'none'}")
+    print()
+
+
+def print_demo(rows):
+    print_seeded(rows, f"Demo router: {DEMO_TOPOLOGY.label} node {DEMO_NODE}, "
+                 f"{DEMO_TOPOLOGY.degree + 1} ports, {DEMO_PAYLOAD}-bit payload, its default "
+                 "VCs, 4-flit buffers (HX8K; Fmax at seed 1, min..median..max over seeds)")
+    for r in rows:
+        fmax = min(r["fmax_by_seed"].values()) if r["fmax_by_seed"] else None
+        print(f"  {r['configuration']}: "
+              + ("meets" if fmax and fmax >= 100 else "does not meet")
+              + f" the clock (100 MHz at every seed; lowest {fmt(fmax)} MHz)")
     print()
 
 
@@ -213,7 +289,9 @@ def router_rows(args):
             row = measure(f"Q({n}) {width}-bit", router,
                           os.path.join(args.workdir, f"router_q{n}_f{width}"))
             row.update(ports=n + 1, payload=payload, flit=router.layout.size,
-                       vcs=router.config.vcs, routing="logic", topology=topo.label)
+                       vcs=router.config.vcs, routing="logic", topology=topo.label,
+                       buffer=router.config.storage,
+                       efficiency=efficiency_text(router.layout))
             rows.append(row)
             if width == 16:
                 with table_routing("hypercube"):
@@ -222,7 +300,9 @@ def router_rows(args):
                     row = measure(f"Q({n}) {width}-bit, table routing", router,
                                   os.path.join(args.workdir, f"router_q{n}_f{width}_table"))
                 row.update(ports=n + 1, payload=payload, flit=router.layout.size,
-                           vcs=router.config.vcs, routing="table", topology=topo.label)
+                           vcs=router.config.vcs, routing="table", topology=topo.label,
+                           buffer=router.config.storage,
+                           efficiency=efficiency_text(router.layout))
                 rows.append(row)
     if not args.quick:
         for topo in (Metacube(1, 2), DLH(2, 1)):
@@ -231,7 +311,9 @@ def router_rows(args):
             row = measure(f"{topo.label} 16-bit", router,
                           os.path.join(args.workdir, f"router_{topo.name}_f16"))
             row.update(ports=topo.degree + 1, payload=payload, flit=router.layout.size,
-                       vcs=router.config.vcs, routing="logic", topology=topo.label)
+                       vcs=router.config.vcs, routing="logic", topology=topo.label,
+                       buffer=router.config.storage,
+                       efficiency=efficiency_text(router.layout))
             rows.append(row)
     return rows
 
@@ -245,7 +327,7 @@ def fabric_rows(args):
         row = measure(f"{topo.label} fabric", fabric,
                       os.path.join(args.workdir, f"fabric_{topo.name}_{topo.num_nodes}"))
         row.update(nodes=topo.num_nodes, ports=topo.degree + 1,
-                   vcs=fabric.config.router.vcs,
+                   vcs=fabric.config.router.vcs, buffer=fabric.config.router.storage,
                    topology=topo.label)
         rows.append(row)
     return rows
@@ -272,23 +354,28 @@ def main(argv=None):
         return 2
     print("goal router configurations (HX8K):", file=sys.stderr)
     goal_configs = goal_rows(args)
+    print("demo router (HX8K):", file=sys.stderr)
+    demo = demo_rows(args)
     print("routers (node 0, 4-flit buffers, HX8K):", file=sys.stderr)
     routers = router_rows(args)
     print("fabrics (16-bit payload, 4-flit buffers, HX8K):", file=sys.stderr)
     fabrics = fabric_rows(args)
 
     print_goal(goal_configs)
+    print_demo(demo)
     print("Routers on iCE40 HX8K (yosys synth_ice40 + nextpnr-ice40, seed 1; router "
-          "between registers; default configuration: turns=reference, buffer=registers)")
+          "between registers; default configuration: turns=reference, buffer=auto)")
     print(format_table(
-        ["router", "ports", "VCs", "flit bits", "payload", "routing", "LUT4", "FF", "carry",
-         "Fmax MHz", "levels", "logic ns", "route ns", f"ns/hop ({HOP_LATENCY} cyc)"],
-        [[r["label"], r["ports"], r["vcs"], r["flit"], r["payload"], r["routing"], r["lut4"],
-          r["ff"], r["carry"], fmt(r["fmax_mhz"]),
+        ["router", "ports", "VCs", "flit bits", "payload", "routing", "buffer", "LUT4", "FF",
+         "carry", "BRAM", "Fmax MHz", "levels", "logic ns", "route ns", "cycles/hop",
+         "ns/hop", EFFICIENCY_HEADER],
+        [[r["label"], r["ports"], r["vcs"], r["flit"], r["payload"], r["routing"],
+          r["buffer"], r["lut4"], r["ff"], r["carry"], r["ram"], fmt(r["fmax_mhz"]),
           r["critical_path"]["logic_levels"] if r["critical_path"] else "-",
           fmt(r["critical_path"]["logic_ns"]) if r["critical_path"] else "-",
           fmt(r["critical_path"]["routing_ns"]) if r["critical_path"] else "-",
-          fmt(HOP_LATENCY * 1e3 / r["fmax_mhz"]) if r["fmax_mhz"] else "-"]
+          HOP_LATENCY, fmt(HOP_LATENCY * 1e3 / r["fmax_mhz"]) if r["fmax_mhz"] else "-",
+          r["efficiency"]]
          for r in routers]))
     goal = [r for r in routers if r["ports"] == 5 and r["flit"] == GOAL_FLIT_WIDTH
             and r["routing"] == "logic" and r["topology"].startswith("Q")]
@@ -306,18 +393,19 @@ def main(argv=None):
             print(f"  {r['label']}: {p['total_ns']} ns, {p['start']} -> {p['end']}; "
                   f"through {', '.join(s.split('/')[-1] for s in p['sources'][:5])}")
     print()
-    print("Fabrics on iCE40 HX8K (16-bit payload; Fmax when they fit)")
+    print("Fabrics on iCE40 HX8K (16-bit payload, buffer=auto; Fmax when they fit)")
     print(format_table(
-        ["fabric", "nodes", "ports", "VCs", "LUT4", "FF", "LUT4/node", "fits HX8K",
-         "Fmax MHz"],
-        [[r["label"], r["nodes"], r["ports"], r["vcs"], r["lut4"], r["ff"],
-          f"{r['lut4'] / r['nodes']:.0f}", {True: "yes", False: "no"}.get(r["fits"], "-"),
+        ["fabric", "nodes", "ports", "VCs", "buffer", "LUT4", "FF", "BRAM", "LUT4/node",
+         "fits HX8K", "Fmax MHz"],
+        [[r["label"], r["nodes"], r["ports"], r["vcs"], r["buffer"], r["lut4"], r["ff"],
+          r["ram"], f"{r['lut4'] / r['nodes']:.0f}",
+          {True: "yes", False: "no"}.get(r["fits"], "-"),
           fmt(r["fmax_mhz"])] for r in fabrics]))
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
-            json.dump({"goal": goal_configs, "routers": routers, "fabrics": fabrics}, f,
-                      indent=2)
+            json.dump({"goal": goal_configs, "demo": demo, "routers": routers,
+                       "fabrics": fabrics}, f, indent=2)
     return 0
 
 

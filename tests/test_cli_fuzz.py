@@ -86,7 +86,7 @@ ALL = ("hypercube", "metacube", "dualcube", "dlh", "mcube")
 ROUTER = {"--algorithm": "name", "--vcs": "int", "--depth": "int", "--vcs-per-class": "int",
           "--payload-width": "int", "--adaptive": "flag", "--adaptive-vcs": "int",
           "--header": ["every", "head", "x"]}
-HW = dict(ROUTER, **{"--flit-width": "int", "--buffer": ["registers", "memory", "x"],
+HW = dict(ROUTER, **{"--flit-width": "int", "--buffer": ["auto", "registers", "memory", "x"],
                      "--turns": ["reference", "all", ""], "--waypoints": "int",
                      "--broadcast-vcs": "int",
                      "--broadcast-model": ["all-port", "one-port", "x"]})

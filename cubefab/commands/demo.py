@@ -128,10 +128,15 @@ def step_route_unit(ctx):
                   text=route_unit_verilog(unit, name))
 
 
+def router_config():
+    """The configuration of the router the demo shows (defaults but the payload)."""
+    from ..hdl.config import RouterConfig
+    return RouterConfig.for_topology(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH)
+
+
 def make_router():
-    from ..hdl.router import Router, RouterConfig
-    return Router(RouterConfig.for_topology(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH),
-                  DEMO_NODE)
+    from ..hdl.router import Router
+    return Router(router_config(), DEMO_NODE)
 
 
 def make_fabric():
@@ -139,10 +144,17 @@ def make_fabric():
     return Fabric(FabricConfig.for_topology(DEFAULT_DESIGN, payload_width=PAYLOAD_WIDTH))
 
 
+def _buffer(config):
+    """The manifest parameters that say which input buffers a router configuration
+    has, and whether the ``auto`` rule chose them."""
+    return {"buffer": config.storage, "buffer_auto": config.buffer_auto}
+
+
 def step_router(ctx):
     router = make_router()
     return _write(ctx, router, f"router_n{DEMO_NODE}", "router",
-                  {"node": DEMO_NODE, "payload_width": PAYLOAD_WIDTH}, nodes=[DEMO_NODE])
+                  {"node": DEMO_NODE, "payload_width": PAYLOAD_WIDTH,
+                   **_buffer(router.config)}, nodes=[DEMO_NODE])
 
 
 def fabric_verilog(out, force=False):
@@ -152,9 +164,10 @@ def fabric_verilog(out, force=False):
     from ..build.manifest import write_design
     directory = os.path.join(out, "verilog", "")
     os.makedirs(directory, exist_ok=True)
+    fabric = make_fabric()
     with files.policy(force):    # a child process: --force does not reach it otherwise
-        return write_design(make_fabric(), "fabric", directory, "fabric", DEFAULT_DESIGN,
-                            {"payload_width": PAYLOAD_WIDTH})
+        return write_design(fabric, "fabric", directory, "fabric", DEFAULT_DESIGN,
+                            {"payload_width": PAYLOAD_WIDTH, **_buffer(fabric.config.router)})
 
 
 def start_fabric(ctx):
@@ -355,6 +368,9 @@ def step_synthesis(ctx):
     ctx.say("iCE40 HX8K (ct256), yosys synth_ice40 + nextpnr; each design between "
             "registers (timing harness, not counted):")
     ctx.say(table)
+    from .router_targets import buffer_words
+    ctx.say(f"router: node {DEMO_NODE}, {PAYLOAD_WIDTH}-bit payload, "
+            f"{buffer_words(router_config())}")
     files.write_text(ctx.path("synthesis.txt"), table + "\n")
     document = {label: report.as_dict() for label, report in reports.items()}
     files.write_text(ctx.path("synthesis.json"), json.dumps(document, indent=2))

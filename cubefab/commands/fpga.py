@@ -21,7 +21,7 @@ from ..build.pnr import DEVICES, ToolFailed, ToolMissing, find_tool, implement
 from ..build.harness import TimingHarness
 from ..progress import working
 from .router_targets import (router_target_options, fabric_target_options, build_router,
-                             build_fabric)
+                             build_fabric, buffer_words)
 from .limits import MAX_SEED
 
 
@@ -135,7 +135,8 @@ def _parameters(config):
     """The router parameters a synthesis report shows."""
     out = {"vcs": config.vcs, "adaptive_vcs": config.adaptive_vcs, "depth": config.depth,
            "payload_width": config.payload_width,
-           "flit_width": config.layout.size, "buffer": config.buffer, "turns": config.turns,
+           "flit_width": config.layout.size, "buffer": config.storage,
+           "buffer_auto": config.buffer_auto, "turns": config.turns,
            **({"broadcast_vcs": config.broadcast_vcs} if config.broadcast else {}),
            **({"broadcast_model": config.broadcast_model}
               if config.broadcast_model != "all-port" else {}),
@@ -155,7 +156,8 @@ def synth_router(args, topology):
     _check(args)
     router = build_router(args, topology)
     report_implementation(
-        args, f"{topology.label} router of node {router.node}", router,
+        args, f"{topology.label} router of node {router.node} "
+              f"({buffer_words(router.config)})", router,
         os.path.join("build", "synth", f"router_{_stem(topology, router.config)}_{router.node}"
                      f"_{args.device}"),
         {"topology": topology.label, "node": router.node,
@@ -166,7 +168,7 @@ def synth_fabric(args, topology):
     _check(args)
     fabric = build_fabric(args, topology)
     report_implementation(
-        args, f"{topology.label} fabric", fabric,
+        args, f"{topology.label} fabric ({buffer_words(fabric.config.router)})", fabric,
         os.path.join("build", "synth", f"fabric_{_stem(topology, fabric.config.router)}"
                      f"_{args.device}"),
         {"topology": topology.label, "nodes": topology.num_nodes,

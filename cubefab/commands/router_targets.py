@@ -5,7 +5,8 @@ import dataclasses
 from ..build.verilog import verilog_text
 from ..cli import CliError, parse_address, int_range, input_errors
 from ..hdl.flit import payload_efficiency, payload_width_for
-from ..hdl.config import BUFFERS, TURNS, FabricConfig, RouterConfig
+from ..hdl.config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, BUFFER_CHOICES, TURNS,
+                          FabricConfig, RouterConfig)
 from ..hdl.fabric import Fabric
 from ..hdl.router import Router
 from ..progress import working
@@ -16,7 +17,7 @@ from .sim import router_options, router_params, check_router_args
 
 __all__ = ["router_target_options", "fabric_target_options", "router_config",
            "build_router", "build_fabric", "router_verilog", "fabric_verilog",
-           "efficiency", "EFFICIENCY_LENGTHS"]
+           "buffer_words", "efficiency", "EFFICIENCY_LENGTHS"]
 
 
 #: Packet lengths (flits) whose payload efficiency the targets report.
@@ -36,9 +37,12 @@ def fabric_target_options(parser):
                         help="bits of a flit on a link, header included (head, tail, "
                              "vc, dest, src): sets the payload to what is left; "
                              "instead of --payload-width")
-    parser.add_argument("--buffer", default="registers", choices=list(BUFFERS),
-                        help="flit storage of the input buffers: registers (default) or "
-                             "memory (block RAM on FPGAs; same timing)")
+    parser.add_argument("--buffer", default="auto", choices=BUFFER_CHOICES,
+                        help="flit storage of the input buffers: registers, memory (block "
+                             "RAM on FPGAs; same timing) or auto (default): memory when "
+                             f"buffers hold at least {AUTO_MEMORY_DEPTH} flits and the "
+                             f"design's block RAMs fit the HX8K's {BLOCK_RAMS}, registers "
+                             "otherwise")
     parser.add_argument("--turns", default=TURNS[0], choices=TURNS,
                         help="reference (default): connect only the turns reference "
                              "routes make at the node; all: any input to any output")
@@ -132,12 +136,27 @@ def _efficiency_text(config):
 
 def router_verilog(args, topology):
     """The Verilog of the router the options name, what it is (in words), and its
-    payload efficiency (:func:`efficiency`)."""
+    JSON keys: its buffers (``buffer``, ``buffer_auto``) and payload efficiency
+    (``payload_efficiency``, :func:`efficiency`)."""
     router = build_router(args, topology)
     with working(f"Verilog of the {topology.label} router", args.estimate):
         text = verilog_text(router, args.top)
-    return text, (f"{topology.label} router of node {router.node} ({_vcs(router.config)}; "
-                  f"{_efficiency_text(router.config)})"), efficiency(router.config)
+    return text, (f"{topology.label} router of node {router.node} ({_vcs(router.config)}, "
+                  f"{buffer_words(router.config)}; {_efficiency_text(router.config)})"), \
+        _json_keys(router.config)
+
+
+def buffer_words(config):
+    """The input buffers of a router configuration, in words: their storage, and
+    whether the ``auto`` rule chose it."""
+    return f"{config.storage} buffers" + (" (auto)" if config.buffer_auto else "")
+
+
+def _json_keys(config):
+    """The JSON keys that say which input buffers a configuration has and the payload
+    efficiency of its links."""
+    return {"buffer": config.storage, "buffer_auto": config.buffer_auto,
+            "payload_efficiency": {str(k): v for k, v in efficiency(config).items()}}
 
 
 def _vcs(config):
@@ -155,10 +174,11 @@ def _vcs(config):
 
 def fabric_verilog(args, topology):
     """The Verilog of the fabric the options name, what it is (in words), and its
-    routers' payload efficiency (:func:`efficiency`)."""
+    JSON keys (as :func:`router_verilog`'s)."""
     fabric = build_fabric(args, topology)
     config = fabric.config.router
     with working(f"Verilog of the {topology.label} fabric", args.estimate):
         text = verilog_text(fabric, args.top)
     return text, (f"{topology.label} fabric ({topology.num_nodes} routers, "
-                  f"{_vcs(config)}; {_efficiency_text(config)})"), efficiency(config)
+                  f"{_vcs(config)}, {buffer_words(config)}; {_efficiency_text(config)})"), \
+        _json_keys(config)

@@ -67,12 +67,10 @@ def _output_options(configure):
     return options
 
 
-def _write(args, topology, text, what, payload_efficiency=None):
+def _write(args, topology, text, what, extra=None):
     files.write_text(args.output, text)
     document = {"path": args.output, "top": args.top, "topology": topology.label,
-                "bytes": len(text.encode())}
-    if payload_efficiency is not None:   # {packet flits: payload bits per link bit}
-        document["payload_efficiency"] = {str(k): v for k, v in payload_efficiency.items()}
+                "bytes": len(text.encode()), **(extra or {})}
     emit(args, document, f"wrote {what} to {args.output} (top module {args.top})")
 
 

@@ -64,11 +64,19 @@ def least_recently_granted(m, requests, grant, commit, name="prio", *, contender
     ``j`` with priority over it exists. The grant is the least recently granted
     requester when, in every cycle, either the contenders are the requesters, or
     nobody requests, or ``uncontested`` is set and at most one requests (default:
-    the contenders are the requests, ``uncontested`` is 0).
+    the contenders are the requests, ``uncontested`` is 0). ``contenders`` may also
+    be a list of one value per requester ``i`` (with ``uncontested`` None): bit ``j``
+    of ``contenders[i]`` says whether ``j`` contends with ``i``; the grant is then the
+    least recently granted requester when, in every cycle in which ``i`` requests,
+    bit ``j`` of ``contenders[i]`` is request ``j`` for every ``j != i``.
     """
     n = len(requests)
     if contenders is None:
         contenders = requests
+    if not isinstance(contenders, list):
+        contenders = [contenders] * n
+    elif uncontested is not None:
+        raise ValueError("Per-requester contenders take no uncontested signal")
     if n == 1:
         m.d.comb += grant.eq(requests)
         return
@@ -77,7 +85,7 @@ def least_recently_granted(m, requests, grant, commit, name="prio", *, contender
               for i in range(n) for j in range(i + 1, n)}
     terms = []
     for i in range(n):
-        wins = Cat(~contenders[j] | (before[i, j] if i < j else ~before[j, i])
+        wins = Cat(~contenders[i][j] | (before[i, j] if i < j else ~before[j, i])
                    for j in range(n) if j != i).all()
         if uncontested is not None:
             wins = wins | uncontested

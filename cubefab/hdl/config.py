@@ -10,6 +10,7 @@ fill in the defaults that depend on the topology (algorithm, virtual channels).
 
 import dataclasses
 import functools
+import math
 from dataclasses import dataclass
 
 from ..topology.adaptive import escape_algorithm
@@ -24,8 +25,9 @@ from .flit import HEADERS, FlitLayout
 from .route.multicast import MEMBER_MODES
 
 
-__all__ = ["RouterConfig", "FabricConfig", "BUFFERS", "TURNS", "MAX_FAULT_WAYPOINTS",
-           "MAX_VECTOR_NODES"]
+__all__ = ["RouterConfig", "FabricConfig", "BUFFERS", "BUFFER_CHOICES", "TURNS",
+           "MAX_FAULT_WAYPOINTS", "MAX_VECTOR_NODES", "BLOCK_RAMS", "AUTO_MEMORY_DEPTH",
+           "block_rams_per_buffer"]
 
 
 #: Most waypoints a fault-tolerant router's header holds.
@@ -39,8 +41,40 @@ MAX_VECTOR_NODES = 256
 #: Flit storage of the input buffers: the FIFO logic that builds each.
 BUFFERS = {"registers": register_fifo_logic, "memory": memory_fifo_logic}
 
+#: What ``RouterConfig(buffer=...)`` accepts: ``"auto"`` (the default; the rule of
+#: :meth:`RouterConfig.auto_buffer` picks one of :data:`BUFFERS`) or a key of
+#: :data:`BUFFERS`.
+BUFFER_CHOICES = ("auto", *BUFFERS)
+
+#: Block RAMs (``SB_RAM40_4K``, 4 kbit each) of the target the ``"auto"`` buffer rule
+#: sizes designs for: the iCE40 HX8K, the default device of ``cubefab synth`` (the
+#: UP5K has 30, the HX1K 16).
+BLOCK_RAMS = 32
+
+#: Shortest buffer (flits per input VC) that the ``"auto"`` rule keeps in block RAM.
+#: A block RAM replaces the flip-flops and the read multiplexer of a buffer at the
+#: cost of a bypass register and a 2-input multiplexer per flit bit; measured on the
+#: HX8K (Q(4) node 0, 16-bit flits, docs/router.md "Which buffer"): at depth 2 the
+#: flip-flop router is smaller (492 against 519 LUT4), at depths 3, 4 and 8 the
+#: block-RAM router is (527 against 619, 589 against 747, 739 against 1104 LUT4).
+AUTO_MEMORY_DEPTH = 3
+
+#: The shapes (entries, bits) an ``SB_RAM40_4K`` can take.
+_BLOCK_RAM_SHAPES = ((256, 16), (512, 8), (1024, 4), (2048, 2))
+
 #: Which turns (input port to output port) a router can make.
 TURNS = ("reference", "all")
+
+
+def block_rams_per_buffer(width, depth):
+    """``SB_RAM40_4K`` block RAMs that a ``depth``-entry memory of ``width``-bit entries
+    takes (the fewest over the shapes a block RAM can take; 0 for 0 bits)."""
+    check_int("Buffer width", width, 0)
+    check_int("Buffer depth", depth, 1)
+    if not width:
+        return 0
+    return min(math.ceil(width / bits) * math.ceil(depth / entries)
+               for entries, bits in _BLOCK_RAM_SHAPES)
 
 
 def _check_choice(name, value, choices):
@@ -90,10 +124,19 @@ class RouterConfig:
         over more buffers (less head-of-line blocking) and each stays in order.
         Deadlock freedom is the class-level property.
     buffer : str
-        Flit storage of the input buffers, a key of :data:`BUFFERS`:
-        ``"registers"`` (flip-flops; fastest in the Python simulator) or
+        Flit storage of the input buffers, one of :data:`BUFFER_CHOICES`:
+        ``"registers"`` (flip-flops; fastest in the Python simulator),
         ``"memory"`` (``lib.memory``, block RAM on FPGAs: fewer LUTs and
-        flip-flops). Both have the same timing.
+        flip-flops) or ``"auto"`` (the default): the one :meth:`auto_buffer` picks,
+        ``"memory"`` when buffers are at least :data:`AUTO_MEMORY_DEPTH` flits deep
+        and the block RAMs of ``routers`` routers fit in :data:`BLOCK_RAMS`,
+        ``"registers"`` otherwise. Both have the same timing. The choice is made once,
+        when the configuration is made: :attr:`storage` is what the router builds,
+        :attr:`buffer_auto` whether the rule chose it.
+    routers : int
+        Routers of this configuration that share one device (1, the default; a
+        :class:`FabricConfig` sets its node count): the ``"auto"`` rule counts the
+        block RAMs of all of them.
     turns : str
         One of :data:`TURNS`. ``"reference"``: the crossbar and arbiters connect
         only the turns (input port to output port) that reference routes make at the
@@ -168,7 +211,8 @@ class RouterConfig:
     depth: int = 4
     payload_width: int = 16
     vcs_per_class: int = 1
-    buffer: str = "registers"
+    buffer: str = "auto"
+    routers: int = 1
     turns: str = "reference"
     adaptive_vcs: int = 0
     fault_waypoints: int = 0
@@ -176,6 +220,9 @@ class RouterConfig:
     multicast: bool | str = False
     broadcast_model: str = "all-port"
     header: str = "every"
+    #: str: the flit storage the router builds, a key of :data:`BUFFERS`: ``buffer``,
+    #: or what :meth:`auto_buffer` picks for ``buffer="auto"``
+    storage: str = dataclasses.field(init=False)
 
     def __post_init__(self):
         if not isinstance(self.topology, Topology):
@@ -191,7 +238,8 @@ class RouterConfig:
                              f"vcs_per_class = {self.vcs_per_class}, not {self.vcs}")
         check_int("Buffer depth", self.depth, 1)
         check_int("Payload width", self.payload_width, 1)
-        _check_choice("Buffer", self.buffer, BUFFERS)
+        _check_choice("Buffer", self.buffer, BUFFER_CHOICES)
+        check_int("Number of routers", self.routers, 1)
         _check_choice("Turns", self.turns, TURNS)
         check_int("Number of adaptive virtual channels", self.adaptive_vcs, 0)
         if self.adaptive_vcs:
@@ -230,6 +278,43 @@ class RouterConfig:
             raise ValueError(f"Multicast needs the all-port broadcast model, not "
                              f"{self.broadcast_model!r}")
         _check_choice("Header", self.header, HEADERS)
+        # resolved once, here: what the router reads
+        object.__setattr__(self, "storage", self.auto_buffer() if self.buffer_auto
+                           else self.buffer)
+
+    @property
+    def buffer_auto(self):
+        """bool: whether :attr:`storage` was chosen by the ``"auto"`` rule."""
+        return self.buffer == "auto"
+
+    def auto_buffer(self):
+        """The buffer ``"auto"`` picks for these parameters: ``"memory"`` when the
+        buffers are at least :data:`AUTO_MEMORY_DEPTH` flits deep (then a block RAM
+        costs fewer LUTs than a flip-flop buffer's read multiplexer) and the block RAMs
+        of :attr:`routers` routers (:attr:`block_rams` each) fit in :data:`BLOCK_RAMS`;
+        ``"registers"`` otherwise (shallow buffers, or a fabric whose buffers would
+        not fit in the device's block RAM)."""
+        if (self.depth >= AUTO_MEMORY_DEPTH
+                and self.routers * self.block_rams <= BLOCK_RAMS):
+            return "memory"
+        return "registers"
+
+    def fifo_vcs(self, local=False):
+        """int: the input VCs of a network port (of the local port with ``local``)
+        that are buffered in FIFOs: all but the broadcast VCs (a replicating router
+        keeps those and its injection queue in replicating queues)."""
+        if local:
+            return 0 if self.broadcast else 1
+        return self.link_vcs - self.broadcast_vcs
+
+    @property
+    def block_rams(self):
+        """int: ``SB_RAM40_4K`` block RAMs the input buffers of one router take with
+        ``buffer="memory"``: one memory of :attr:`depth` flits per FIFO-buffered input
+        VC (:func:`block_rams_per_buffer`; the route bits beside each flit are kept in
+        flip-flops)."""
+        fifos = self.topology.degree * self.fifo_vcs() + self.fifo_vcs(local=True)
+        return fifos * block_rams_per_buffer(self.layout.size, self.depth)
 
     @classmethod
     def for_topology(cls, topology, *, algorithm=None, vcs=None, vcs_per_class=1,
@@ -297,14 +382,18 @@ class RouterConfig:
                           else 0, header=self.header)
 
     def as_dict(self):
-        """The parameters but the topology, as a JSON-able dict (``broadcast_vcs``,
-        ``multicast``, ``broadcast_model`` and ``header`` only when not their defaults,
-        so that reports of other routers are unchanged)."""
-        optional = ("broadcast_vcs", "multicast", "broadcast_model", "header")
-        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
-                if field.name != "topology"
-                and (field.name not in optional
-                     or getattr(self, field.name) != field.default)}
+        """The parameters but the topology, as a JSON-able dict: ``buffer`` is the
+        storage used (:attr:`storage`) and ``buffer_auto`` whether the ``"auto"`` rule
+        chose it; ``routers``, ``broadcast_vcs``, ``multicast``, ``broadcast_model`` and
+        ``header`` only when not their defaults, so that reports of other routers are
+        unchanged."""
+        optional = ("routers", "broadcast_vcs", "multicast", "broadcast_model", "header")
+        out = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
+               if field.name not in ("topology", "storage")
+               and (field.name not in optional
+                    or getattr(self, field.name) != field.default)}
+        out.update(buffer=self.storage, buffer_auto=self.buffer_auto)
+        return out
 
 
 @dataclass(frozen=True)
@@ -316,6 +405,9 @@ class FabricConfig:
     router : RouterConfig
         The configuration of every router (with ``turns="reference"``, each router
         connects the turns reference routes make at its node: all the fabric needs).
+        The fabric keeps it with ``routers`` set to the node count, so that a
+        ``buffer="auto"`` router keeps its flits in block RAM only when the block
+        RAMs of the whole fabric fit in :data:`BLOCK_RAMS`.
     check_deadlock : bool
         Prove the configuration deadlock-free when it is made (default True).
 
@@ -337,6 +429,9 @@ class FabricConfig:
                             f"not {self.router!r}")
         if not isinstance(self.check_deadlock, bool):
             raise TypeError(f"Deadlock check must be a bool, not {self.check_deadlock!r}")
+        if self.router.routers != self.topology.num_nodes:   # the auto buffer's count
+            object.__setattr__(self, "router", dataclasses.replace(
+                self.router, routers=self.topology.num_nodes))
         if self.check_deadlock:
             # the VCs of a class are interchangeable: the class-level graph decides
             router = self.router

@@ -5,7 +5,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.fifo import FIFOInterface
 from amaranth.lib.wiring import In, Out
 
-from ..topology.deadlock import lane_bits, wrap_ports
+from ..topology.deadlock import lane_bits, next_vc, wrap_ports
 from ..topology.turns import adaptive_turns, router_turns
 from .allocator import least_recently_granted
 from .config import BUFFERS, TURNS, RouterConfig
@@ -467,8 +467,8 @@ class Router(wiring.Component):
         for v in range(self._fifo_vcs(p)):
             fifo = FIFOInterface(width=route_layout.size + layout.size,
                                  depth=self.config.depth)
-            BUFFERS[self.config.buffer](m, fifo, name=f"fifo_p{p}_vc{v}",
-                                        head=route_layout.size)
+            BUFFERS[self.config.storage](m, fifo, name=f"fifo_p{p}_vc{v}",
+                                         head=route_layout.size)
             m.d.comb += fifo.w_data.eq(Cat(self._entry_route(m, p, v, fifo, arriving, new),
                                            arriving))
             if p < degree:
@@ -511,10 +511,7 @@ class Router(wiring.Component):
     def _fifo_vcs(self, p):
         """VCs of input port ``p`` buffered in FIFOs (the first ones; a replicating
         router keeps its broadcast VCs and injection queue in replicating queues)."""
-        config = self.config
-        if p < self.topology.degree:
-            return config.link_vcs - config.broadcast_vcs
-        return 0 if config.broadcast else 1
+        return self.config.fifo_vcs(local=p == self.topology.degree)
 
     def _broadcast_turns(self):
         """The (input port, output port) pairs broadcast copies take at this router."""
@@ -682,12 +679,16 @@ class Router(wiring.Component):
                  for o in range(degree + 1)]
         requests = [Signal(len(users[o]), name=f"requests_p{o}") for o in range(degree + 1)]
         grants = [Signal(len(users[o]), name=f"grants_p{o}") for o in range(degree + 1)]
-        # contenders[o]: the route head bits of the queues that may turn to o
+        # contenders[o]: the route head bits of the queues that may turn to o;
+        # request_vcs[o]: the VC each of them requests there (an int where constant)
         contenders = [[None] * len(users[o]) for o in range(degree + 1)]
+        request_vcs = [[None] * len(users[o]) for o in range(degree + 1)]
         departing, delivering = [], []
         adaptive = self.config.adaptive
 
         def vc_state(o, vc):   # (busy, has a credit) of VC ``vc`` of output ``o``
+            if o < degree and isinstance(vc, int):
+                return busy[o][vc], can_send[o][vc]
             if o < degree:
                 return Cat(busy[o]).bit_select(vc, 1), can_send[o].bit_select(vc, 1)
             return busy[o][0], can_send[o]
@@ -720,14 +721,16 @@ class Router(wiring.Component):
                                                           head, active, vc_state, vc_room)
             else:
                 out_vc = route.vc[:vc_bits]
-                want = [route.port[k] & (active | ~vc_state(o, out_vc)[0])
-                        & vc_state(o, out_vc)[1] for k, o in enumerate(outputs[q])]
+                vcs = [self._request_vc(p, v, o, out_vc) for o in outputs[q]]
+                want = [route.port[k] & (active | ~vc_state(o, vc)[0]) & vc_state(o, vc)[1]
+                        for k, (o, vc) in enumerate(zip(outputs[q], vcs))]
             granted = []
             for k, o in enumerate(outputs[q]):
                 i = users[o].index(q)
                 m.d.comb += requests[o][i].eq(want[k])
                 if not adaptive:
                     contenders[o][i] = route.port[k]
+                    request_vcs[o][i] = vcs[k]
                 granted.append(grants[o][i])
             granted = Cat(granted).any()
             m.d.comb += fifo.r_en.eq(granted)
@@ -763,9 +766,34 @@ class Router(wiring.Component):
                 least_recently_granted(m, requests[o], grants[o], 1, name=f"prio_p{o}",
                                        contenders=Cat(contenders[o]),
                                        uncontested=busy[o][0])
+            elif all(isinstance(vc, int) for vc in request_vcs[o]):
+                # Each queue requests a constant VC of o. Against queue i, a queue on
+                # the same VC requests exactly when its route head names o and the VC
+                # is free (were the VC busy and i requesting, i would own it); a queue
+                # on another VC, when it requests: one LUT of flip-flops either way.
+                least_recently_granted(m, requests[o], grants[o], 1, name=f"prio_p{o}",
+                                       contenders=[Cat(
+                                           contenders[o][j] & ~busy[o][w]
+                                           if request_vcs[o][j] == w else requests[o][j]
+                                           for j in range(len(users[o])))
+                                           for w in request_vcs[o]])
             else:
                 least_recently_granted(m, requests[o], grants[o], 1, name=f"prio_p{o}")
         return grants, users, departing, delivering
+
+    def _request_vc(self, p, v, o, out_vc):
+        """The output VC whose state a request of input queue ``(p, v)`` for output
+        ``o`` reads: ``out_vc`` (the buffered route's), or the same VC as a constant
+        where the router knows it (a constant node and one VC per class: the class of
+        the next link is that of the queue's VC, :func:`next_vc`, a flit entering queue
+        ``(p, v)`` arrives on VC ``v``), so that a request is one LUT of flip-flops."""
+        config = self.config
+        if (self.node is None or o == self.topology.degree or config.link_vcs == 1
+                or self._lanes() or config.broadcast or config.fault_waypoints
+                or config.adaptive):
+            return out_vc
+        vc_in = v if p < self.topology.degree else 0
+        return next_vc(self.topology, self.node, o, vc_in, config.vc_classes)
 
     def _adaptive_choice(self, m, p, v, outputs, fifo, route, head, active, vc_state,
                          vc_room):

@@ -397,6 +397,8 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
               "cycles": cycles, "warmup": warmup, "drain": drain,
               "hotspot_fraction": hotspot_fraction}
     result.update({k: v for k, v in config.items() if k not in ("design",)})
+    # the input buffers' storage, and whether the "auto" rule chose it (the same cycles)
+    result.update(buffer=design.router.storage, buffer_auto=design.router.buffer_auto)
     if design.router.broadcast:
         result["broadcast_fraction"] = broadcast_fraction
         if every_broadcast:

@@ -81,3 +81,14 @@ def test_a_background_part_that_cannot_start_is_reported_by_its_step(cli, tmp_pa
     r = cli("demo", "-o", tmp_path)
     assert r.status == 0, r.err
     assert "skipped: the fabric is not available" in r.out
+
+
+def test_the_router_manifest_says_which_buffer_auto_chose(cli, tmp_path, monkeypatch):
+    monkeypatch.setattr(demo, "STEPS", [("router", demo.step_router)])
+    monkeypatch.setattr(demo, "start_synthesis", lambda ctx: None)
+    monkeypatch.setattr(demo, "start_fabric", lambda ctx: None)
+    r = cli("demo", "-o", tmp_path)
+    assert r.status == 0, r.err
+    manifest = json.loads((tmp_path / "verilog" / "router_n0.json").read_text())
+    assert manifest["parameters"]["buffer_auto"] is True
+    assert manifest["parameters"]["buffer"] == demo.router_config().storage == "memory"

@@ -45,6 +45,7 @@ def test_synth_router_with_memory_buffers_uses_block_ram(cli, tmp_path):
     assert r.status == 0, r.err
     doc = r.json()
     assert doc["buffer"] == "memory" and doc["turns"] == "all"
+    assert doc["buffer_auto"] is False
     assert doc["ram"] == 3          # one SB_RAM40_4K per input buffer (18-bit flits)
 
 
@@ -56,6 +57,16 @@ def test_synth_fabric_with_memory_buffers_uses_block_ram(cli, tmp_path):
     doc = r.json()
     assert doc["buffer"] == "memory" and doc["turns"] == "reference"
     assert doc["ram"] == 4          # two routers, an SB_RAM40_4K per input buffer
+
+
+@needs_tools
+def test_synth_router_reports_the_auto_buffer(cli, tmp_path):
+    r = cli("synth", "router", "hypercube", "-n", 2, "--node", 0, "--payload-width", 8,
+            "--no-pnr", "--workdir", tmp_path, "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["buffer"] == "memory" and doc["buffer_auto"] is True
+    assert doc["ram"] == 3 and "(auto)" in doc["design"]
 
 
 def test_synth_router_rejects_unknown_buffer(cli):

@@ -104,6 +104,41 @@ def test_verilog_router_bad_flit_width_is_one_error_line(cli, tmp_path, args, me
     assert r.status == 2 and message in r.err and len(r.err.strip().splitlines()) == 1
 
 
+def test_verilog_router_buffer_is_auto_by_default(cli, tmp_path):
+    r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0", "-o",
+            tmp_path / "r.v")
+    assert r.status == 0, r.err
+    assert "memory buffers (auto)" in r.out   # 4-flit buffers, 5 block RAMs
+
+
+def test_verilog_fabric_buffer_auto_counts_the_fabric(cli, tmp_path):
+    # Q(3): 64 block RAMs would not fit the HX8K's 32
+    r = cli("verilog", "fabric", "hypercube", "-n", "3", "-o", tmp_path / "f.v")
+    assert r.status == 0, r.err
+    assert "registers buffers (auto)" in r.out
+
+
+def test_verilog_json_names_the_buffer(cli, tmp_path):
+    r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0", "-o",
+            tmp_path / "r.v", "--json")
+    assert r.status == 0, r.err
+    assert (r.json()["buffer"], r.json()["buffer_auto"]) == ("memory", True)
+
+
+def test_verilog_router_says_a_given_buffer(cli, tmp_path):
+    r = cli("verilog", "router", "hypercube", "-n", "2", "--node", "0", "--buffer",
+            "registers", "-o", tmp_path / "r.v")
+    assert r.status == 0, r.err
+    assert "registers buffers)" in r.out and "(auto)" not in r.out
+
+
+def test_verilog_router_refuses_a_bad_buffer(cli, tmp_path):
+    r = cli("verilog", "router", "hypercube", "-n", "2", "--node", "0", "--buffer",
+            "bram", "-o", tmp_path / "r.v")
+    assert r.status == 2 and r.err.startswith("error:")
+    assert "auto" in r.err and len(r.err.strip().splitlines()) == 1
+
+
 def test_fabric_cost_depends_on_the_engine():
     """The Amaranth engine elaborates every router; Verilator one node and a model per
     node: a 64-node Mcube fits Verilator's budget but not Amaranth's."""

@@ -158,3 +158,47 @@ def test_matrix_grant_from_contenders_is_the_least_recently_granted_requester():
             assert ctx.get(dut.grant) == model.grant(req), (case, req)
             await ctx.tick()
     run_clocked(dut, bench)
+
+
+class _PairContenders(wiring.Component):
+    """least_recently_granted with a contender value per requester."""
+
+    def __init__(self, n):
+        self.n = n
+        super().__init__({"requests": In(n), "grant": Out(n),
+                          **{f"contenders{i}": In(n) for i in range(n)}})
+
+    def elaborate(self, platform):
+        m = Module()
+        least_recently_granted(m, self.requests, self.grant, 1,
+                               contenders=[getattr(self, f"contenders{i}")
+                                           for i in range(self.n)])
+        return m
+
+
+def test_matrix_grant_from_per_requester_contenders_is_the_least_recently_granted():
+    # the contract: where requester i requests, contenders[i] has request j at bit j
+    # (j != i); every other bit is arbitrary
+    n = 4
+    dut = _PairContenders(n)
+
+    async def bench(ctx):
+        rng = random.Random(5)
+        model = LeastRecentlyGranted(n)
+        for _ in range(600):
+            req = rng.randrange(1 << n)
+            for i in range(n):
+                noise = rng.randrange(1 << n)
+                value = (req & ~(1 << i)) | (noise & (1 << i)) if req >> i & 1 else noise
+                ctx.set(getattr(dut, f"contenders{i}"), value)
+            ctx.set(dut.requests, req)
+            assert ctx.get(dut.grant) == model.grant(req), req
+            await ctx.tick()
+    run_clocked(dut, bench)
+
+
+def test_per_requester_contenders_take_no_uncontested_signal():
+    from amaranth.hdl import Signal
+    with refused(ValueError, match="Per-requester contenders take no uncontested"):
+        least_recently_granted(Module(), Signal(2), Signal(2), 1,
+                               contenders=[Signal(2), Signal(2)], uncontested=Signal())

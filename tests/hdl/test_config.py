@@ -4,7 +4,8 @@ import dataclasses
 
 import pytest
 
-from cubefab.hdl.config import FabricConfig, RouterConfig
+from cubefab.hdl.config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, BUFFERS, FabricConfig,
+                                RouterConfig, block_rams_per_buffer)
 from cubefab.topology import DLH, Hypercube, Metacube
 from cubefab.topology.deadlock import DeadlockError, required_vcs
 
@@ -14,7 +15,7 @@ def test_the_defaults_come_from_the_topology():
     assert config.algorithm == DLH(2, 1).algorithms[0]
     assert config.vcs == 2 * required_vcs(DLH(2, 1)) and config.vc_classes == 2
     assert (config.depth, config.payload_width, config.buffer, config.turns) == \
-        (4, 16, "registers", "reference")
+        (4, 16, "auto", "reference")
 
 
 def test_a_config_is_frozen_and_compares_by_value():
@@ -33,16 +34,22 @@ def test_the_layout_follows_the_parameters():
 def test_as_dict_lists_the_parameters():
     assert RouterConfig.for_topology(Hypercube(2)).as_dict() == {
         "algorithm": "ecube", "vcs": 1, "depth": 4, "payload_width": 16,
-        "vcs_per_class": 1, "buffer": "registers", "turns": "reference", "adaptive_vcs": 0,
-        "fault_waypoints": 0}
+        "vcs_per_class": 1, "buffer": "memory", "turns": "reference", "adaptive_vcs": 0,
+        "fault_waypoints": 0, "buffer_auto": True}
+
+
+def test_as_dict_names_a_given_buffer_as_given():
+    doc = RouterConfig.for_topology(Hypercube(2), buffer="registers").as_dict()
+    assert (doc["buffer"], doc["buffer_auto"]) == ("registers", False)
 
 
 @pytest.mark.parametrize("parameters, error, message", [
     ({"depth": 0}, ValueError, "Buffer depth"),
     ({"depth": 2.0}, TypeError, "Buffer depth must be an integer, not 2.0"),
     ({"payload_width": 0}, ValueError, "Payload width"),
-    ({"buffer": "bram"}, ValueError, "Buffer must be one of 'registers', 'memory', "
-                                     "not 'bram'"),
+    ({"buffer": "bram"}, ValueError, "Buffer must be one of 'auto', 'registers', "
+                                     "'memory', not 'bram'"),
+    ({"routers": 0}, ValueError, "Number of routers"),
     ({"turns": "some"}, ValueError, "Turns must be one of 'reference', 'all'"),
     ({"vcs_per_class": 3}, ValueError, "per class must be a power of two, not 3"),
     ({"vcs": 3, "vcs_per_class": 2}, ValueError, "multiple of vcs_per_class = 2, not 3"),
@@ -73,3 +80,62 @@ def test_a_fabric_config_holds_a_router_config():
         FabricConfig(Hypercube(2))
     with pytest.raises(TypeError, match="Deadlock check must be a bool, not 1"):
         FabricConfig(RouterConfig.for_topology(Hypercube(2)), check_deadlock=1)
+
+
+# The "auto" buffer rule (RouterConfig.auto_buffer).
+
+def test_auto_is_the_default_buffer_and_is_resolved_in_the_config():
+    config = RouterConfig.for_topology(Hypercube(4), payload_width=6)
+    assert config.buffer == "auto" and config.buffer_auto
+    assert config.storage == "memory"     # 5 block RAMs, 4-flit buffers
+
+
+def test_a_given_buffer_is_kept():
+    for buffer in BUFFERS:
+        config = RouterConfig.for_topology(Hypercube(4), buffer=buffer, depth=1)
+        assert config.storage == buffer and not config.buffer_auto
+
+
+def test_auto_keeps_shallow_buffers_in_registers():
+    assert RouterConfig.for_topology(Hypercube(4), depth=AUTO_MEMORY_DEPTH - 1).storage \
+        == "registers"
+    assert RouterConfig.for_topology(Hypercube(4), depth=AUTO_MEMORY_DEPTH).storage \
+        == "memory"
+
+
+def test_auto_keeps_buffers_in_registers_when_the_block_rams_do_not_fit():
+    config = RouterConfig.for_topology(Hypercube(4), payload_width=6)   # 5 each
+    assert dataclasses.replace(config, routers=BLOCK_RAMS // 5).storage == "memory"
+    assert dataclasses.replace(config, routers=BLOCK_RAMS // 5 + 1).storage == "registers"
+
+
+def test_block_rams_count_a_memory_per_buffered_input_vc():
+    # MC(1,2): 3 links x 2 VCs + the local port; 29-bit flits take two 256 x 16 RAMs
+    config = RouterConfig.for_topology(Metacube(1, 2), payload_width=16)
+    assert config.layout.size == 29 and config.block_rams == 7 * 2
+
+
+@pytest.mark.parametrize("width, depth, rams", [
+    (0, 4, 0), (16, 4, 1), (17, 4, 2), (16, 256, 1), (16, 257, 2), (8, 512, 1),
+    (4, 1024, 1), (2, 2048, 1), (3, 1024, 1), (8, 1024, 2)])
+def test_block_rams_per_buffer_takes_the_best_shape(width, depth, rams):
+    assert block_rams_per_buffer(width, depth) == rams
+
+
+def test_auto_chooses_again_when_a_parameter_changes():
+    config = RouterConfig.for_topology(Hypercube(4))
+    assert dataclasses.replace(config, depth=2).storage == "registers"
+    assert dataclasses.replace(config, buffer="memory", depth=2).storage == "memory"
+
+
+def test_a_fabric_counts_the_block_rams_of_every_router():
+    # Q(2), 22-bit flits: 3 buffers x 2 RAMs x 4 routers = 24 <= 32
+    small = FabricConfig.for_topology(Hypercube(2))
+    assert small.router.routers == 4 and small.router.storage == "memory"
+    # Q(3): 4 x 2 x 8 = 64 > 32
+    assert FabricConfig.for_topology(Hypercube(3)).router.storage == "registers"
+
+
+def test_a_fabric_keeps_a_given_buffer():
+    assert FabricConfig.for_topology(Hypercube(3), buffer="memory").router.storage == \
+        "memory"

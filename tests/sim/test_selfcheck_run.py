@@ -23,6 +23,15 @@ def test_engines_agree_past_saturation(verilator_cache):
 
 
 @needs_verilator
+def test_engines_agree_on_block_ram_buffers(verilator_cache):
+    # Q(1)'s self-checking fabric fits the HX8K's block RAMs: "auto" picks memory
+    r = both_engines(make_topology("hypercube", n=1), rate=1.0, cycles=150, warmup=20,
+                     drain=150, seed=6, packet_flits=2)
+    assert (r["buffer"], r["buffer_auto"]) == ("memory", True)
+    assert r["ok"] and r["delivered"] > 100
+
+
+@needs_verilator
 def test_both_engines_end_the_drain_once_every_packet_arrived(verilator_cache):
     topo = make_topology("hypercube", n=2)
     r = both_engines(topo, rate=0.5, cycles=100, warmup=0, drain=5000, seed=4,
@@ -68,6 +77,16 @@ def test_zero_load_latency_is_the_routers_per_hop_formula(packet_flits):
     assert r["ok"] and r["window"]["delivered"] >= 8
     assert r["latency_histogram"] == [[expected, r["window"]["delivered"]]]
     assert r["avg_latency"] == r["p50_latency"] == r["p99_latency"] == expected
+
+
+def test_a_run_reports_the_buffer_the_auto_rule_chose():
+    # Q(1): 18 block RAMs, within the HX8K's 32; Q(2): 60, not
+    small = run_selfcheck(make_topology("hypercube", n=1), engine="amaranth", rate=0.1,
+                          cycles=20, drain=40, seed=1)
+    large = run_selfcheck(make_topology("hypercube", n=2), engine="amaranth", rate=0.1,
+                          cycles=20, drain=40, seed=1)
+    assert small["ok"] and (small["buffer"], small["buffer_auto"]) == ("memory", True)
+    assert large["ok"] and (large["buffer"], large["buffer_auto"]) == ("registers", True)
 
 
 def test_runs_longer_than_the_timestamps_are_refused():
