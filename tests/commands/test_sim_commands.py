@@ -129,7 +129,7 @@ def test_verilog_router_says_a_given_buffer(cli, tmp_path):
     r = cli("verilog", "router", "hypercube", "-n", "2", "--node", "0", "--buffer",
             "registers", "-o", tmp_path / "r.v")
     assert r.status == 0, r.err
-    assert "registers buffers)" in r.out and "(auto)" not in r.out
+    assert "registers buffers;" in r.out and "(auto)" not in r.out
 
 
 def test_verilog_router_refuses_a_bad_buffer(cli, tmp_path):
