@@ -138,26 +138,35 @@ class _EarlyContenders(wiring.Component):
         return m
 
 
+def _grants_follow_the_model(dut, n, seed, drive):
+    """600 cycles: ``drive(ctx, rng)`` sets the inputs and returns the requests; the
+    grant must be the :class:`LeastRecentlyGranted` model's."""
+    async def bench(ctx):
+        rng = random.Random(seed)
+        model = LeastRecentlyGranted(n)
+        for _ in range(600):
+            req = drive(ctx, rng)
+            ctx.set(dut.requests, req)
+            assert ctx.get(dut.grant) == model.grant(req), req
+            await ctx.tick()
+    run_clocked(dut, bench)
+
+
 def test_matrix_grant_from_contenders_is_the_least_recently_granted_requester():
     # every cycle meets the contract: contenders = requests, or no request, or
     # uncontested with at most one request (contenders arbitrary otherwise)
     n = 4
     dut = _EarlyContenders(n)
 
-    async def bench(ctx):
-        rng = random.Random(3)
-        model = LeastRecentlyGranted(n)
-        for _ in range(600):
-            case = rng.randrange(3)
-            contenders = rng.randrange(1 << n)
-            req = contenders if case == 0 else 0 if case == 1 else \
-                rng.choice([0] + [1 << i for i in range(n)])
-            ctx.set(dut.requests, req)
-            ctx.set(dut.contenders, contenders)
-            ctx.set(dut.uncontested, case == 2)
-            assert ctx.get(dut.grant) == model.grant(req), (case, req)
-            await ctx.tick()
-    run_clocked(dut, bench)
+    def drive(ctx, rng):
+        case = rng.randrange(3)
+        contenders = rng.randrange(1 << n)
+        req = contenders if case == 0 else 0 if case == 1 else \
+            rng.choice([0] + [1 << i for i in range(n)])
+        ctx.set(dut.contenders, contenders)
+        ctx.set(dut.uncontested, case == 2)
+        return req
+    _grants_follow_the_model(dut, n, 3, drive)
 
 
 class _PairContenders(wiring.Component):
@@ -182,19 +191,14 @@ def test_matrix_grant_from_per_requester_contenders_is_the_least_recently_grante
     n = 4
     dut = _PairContenders(n)
 
-    async def bench(ctx):
-        rng = random.Random(5)
-        model = LeastRecentlyGranted(n)
-        for _ in range(600):
-            req = rng.randrange(1 << n)
-            for i in range(n):
-                noise = rng.randrange(1 << n)
-                value = (req & ~(1 << i)) | (noise & (1 << i)) if req >> i & 1 else noise
-                ctx.set(getattr(dut, f"contenders{i}"), value)
-            ctx.set(dut.requests, req)
-            assert ctx.get(dut.grant) == model.grant(req), req
-            await ctx.tick()
-    run_clocked(dut, bench)
+    def drive(ctx, rng):
+        req = rng.randrange(1 << n)
+        for i in range(n):
+            noise = rng.randrange(1 << n)
+            value = (req & ~(1 << i)) | (noise & (1 << i)) if req >> i & 1 else noise
+            ctx.set(getattr(dut, f"contenders{i}"), value)
+        return req
+    _grants_follow_the_model(dut, n, 5, drive)
 
 
 def test_per_requester_contenders_take_no_uncontested_signal():
