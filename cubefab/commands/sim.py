@@ -5,6 +5,7 @@ import contextlib
 from ..cli import (CliError, add_topology_command, emit, format_table, int_range,
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
+from ..hdl.config import HOPS
 from ..hdl.flit import HEADERS
 from ..progress import Progress
 from ..sim.engine_choice import AUTO_RULE, choose_engine
@@ -50,6 +51,11 @@ def router_options(parser, payload_default=f"{PAYLOAD_DEFAULT}"):
                              "travels: in every flit (default) or in the head flit only, "
                              "body flits carrying payload in every bit but the flit type "
                              "and VC")
+    parser.add_argument("--hop", default=HOPS[0], choices=HOPS,
+                        help="how a flit crosses a router: buffered (default; 2 cycles a "
+                             "hop) or lookahead (next router's port in the head flit, "
+                             "empty buffers bypassed: 1 cycle a hop at zero load; "
+                             "deterministic unicast routers, amaranth engine only)")
     adaptive_options(parser)
 
 
@@ -137,7 +143,8 @@ def router_params(args, topology):
             "adaptive_vcs": adaptive_vcs(args, topology),
             "payload_width": (PAYLOAD_DEFAULT if args.payload_width is None
                               else args.payload_width),
-            "header": args.header}
+            "header": args.header,
+            **({"hop": args.hop} if args.hop != HOPS[0] else {})}
 
 
 def _options(parser):
@@ -258,6 +265,10 @@ def _sim(args, topology):
             raise CliError("--multicast-group needs --engine amaranth and the all-port "
                            "model (multicast routers have constant node addresses)")
         hardware["multicast_group"] = args.multicast_group
+    if args.hop != HOPS[0] and args.engine == "verilator":
+        raise CliError(f"--hop {args.hop} needs --engine amaranth (the verilator engine "
+                       "runs address-strapped routers, and lookahead routers need "
+                       "constant node addresses)")
     if args.traffic == "broadcast" and args.broadcast_fraction:
         raise CliError("--broadcast-fraction mixes broadcasts into a unicast pattern; "
                        "--traffic broadcast is broadcasts only")
@@ -332,6 +343,8 @@ def _sim(args, topology):
                 f"{u}-{v} at cycle {c}" for u, v, c in doc["fail_links"])
     if doc.get("header", "every") != "every":
         routing += ", header in the head flit only"
+    if doc.get("hop", HOPS[0]) != HOPS[0]:
+        routing += f", {doc['hop']} hops"
     if doc.get("broadcast_vcs"):
         routing += f" + {doc['broadcast_vcs']} broadcast VC(s)"
         if doc.get("broadcast_model", "all-port") != "all-port":
@@ -360,9 +373,11 @@ def escape_name(topology, doc):
 def _auto_engine(args, topology, hardware):
     """The engine ``--engine auto`` runs (:func:`~cubefab.sim.engine_choice.choose_engine`):
     amaranth for a VCD, which only it writes, and for one-port or multicast
-    replicating routers, which only it runs (constant node addresses)."""
+    replicating routers and lookahead routers, which only it runs (constant node
+    addresses)."""
     if args.vcd is not None or hardware.get("broadcast_model", "all-port") != "all-port" \
-            or hardware.get("multicast_group") is not None:
+            or hardware.get("multicast_group") is not None \
+            or hardware.get("hop", HOPS[0]) != HOPS[0]:
         return "amaranth"
     config = selfcheck_config(topology, **hardware)
     engine, _ = choose_engine(topology.num_nodes, args.warmup + args.cycles,
