@@ -227,6 +227,10 @@ FAILURE_ROWS = ("lost_to_fault", "dropped", "cut", "table_changes", "reaction_cy
 
 
 def _sim(args, topology):
+    if args.hop != HOPS[0] and args.engine == "verilator":
+        raise CliError(f"--hop {args.hop} needs --engine amaranth (the verilator engine "
+                       "runs address-strapped routers, and lookahead routers need "
+                       "constant node addresses)")
     check_engine(args.engine)
     what = f"the {topology.label} self-checking fabric"
     check_router_args(args, topology, 1, what)   # the options, and one router's cost
@@ -265,10 +269,6 @@ def _sim(args, topology):
             raise CliError("--multicast-group needs --engine amaranth and the all-port "
                            "model (multicast routers have constant node addresses)")
         hardware["multicast_group"] = args.multicast_group
-    if args.hop != HOPS[0] and args.engine == "verilator":
-        raise CliError(f"--hop {args.hop} needs --engine amaranth (the verilator engine "
-                       "runs address-strapped routers, and lookahead routers need "
-                       "constant node addresses)")
     if args.traffic == "broadcast" and args.broadcast_fraction:
         raise CliError("--broadcast-fraction mixes broadcasts into a unicast pattern; "
                        "--traffic broadcast is broadcasts only")
