@@ -55,7 +55,7 @@ def router_options(parser, payload_default=f"{PAYLOAD_DEFAULT}"):
                         help="how a flit crosses a router: buffered (default; 2 cycles a "
                              "hop) or lookahead (next router's port in the head flit, "
                              "empty buffers bypassed: 1 cycle a hop at zero load; "
-                             "deterministic unicast routers, amaranth engine only)")
+                             "deterministic unicast routers)")
     adaptive_options(parser)
 
 
@@ -227,10 +227,6 @@ FAILURE_ROWS = ("lost_to_fault", "dropped", "cut", "table_changes", "reaction_cy
 
 
 def _sim(args, topology):
-    if args.hop != HOPS[0] and args.engine == "verilator":
-        raise CliError(f"--hop {args.hop} needs --engine amaranth (the verilator engine "
-                       "runs address-strapped routers, and lookahead routers need "
-                       "constant node addresses)")
     check_engine(args.engine)
     what = f"the {topology.label} self-checking fabric"
     check_router_args(args, topology, 1, what)   # the options, and one router's cost
@@ -373,11 +369,9 @@ def escape_name(topology, doc):
 def _auto_engine(args, topology, hardware):
     """The engine ``--engine auto`` runs (:func:`~cubefab.sim.engine_choice.choose_engine`):
     amaranth for a VCD, which only it writes, and for one-port or multicast
-    replicating routers and lookahead routers, which only it runs (constant node
-    addresses)."""
+    replicating routers, which only it runs (constant node addresses)."""
     if args.vcd is not None or hardware.get("broadcast_model", "all-port") != "all-port" \
-            or hardware.get("multicast_group") is not None \
-            or hardware.get("hop", HOPS[0]) != HOPS[0]:
+            or hardware.get("multicast_group") is not None:
         return "amaranth"
     config = selfcheck_config(topology, **hardware)
     engine, _ = choose_engine(topology.num_nodes, args.warmup + args.cycles,

@@ -168,8 +168,8 @@ class RouterConfig:
         (the route unit of that neighbour; at injection the router's own), and a flit
         arriving at an empty input VC that wins its output goes straight to the output
         register (a cycle a hop at zero load; its buffer slot's credit goes back at
-        once). Deterministic unicast routers of a constant node address only (not
-        with ``adaptive_vcs``, ``fault_waypoints`` or ``broadcast_vcs``).
+        once). Deterministic unicast routers only (not with ``adaptive_vcs``,
+        ``fault_waypoints`` or ``broadcast_vcs``).
 
     Raises
     ------

@@ -115,6 +115,9 @@ class Router(wiring.Component):
     lost_heads : Out(topology.degree)
         Only with ``config.fault_waypoints``: bit ``p`` pulses when the flit dropped at
         port ``p`` is a head (a packet dropped whole: its other flits follow it).
+    neighbors : In(topology.degree * topology.address_bits)
+        Only with ``config.lookahead`` when ``node`` is ``None``: the neighbours'
+        addresses, port by port, held at :meth:`lookahead_strap_values`' value.
     bwrap_mask : In(topology.degree)
         Bit ``p``: a broadcast copy leaving through port ``p`` moves up one broadcast
         VC; present only when ``node`` is ``None`` and ``config.broadcast``, held at
@@ -189,9 +192,6 @@ class Router(wiring.Component):
         self.node = None if node is None else topology.check_node(node, "node")
         if config.multicast and self.node is None:
             raise ValueError("Multicast routers need a constant node address, not None")
-        if config.lookahead and self.node is None:
-            raise ValueError("Lookahead routers need a constant node address (each "
-                             "builds its neighbours' route units), not None")
         if config.broadcast_model == "one-port" and self.node is None:
             raise ValueError("One-port replicating routers need a constant node address "
                              "(OnePortSends tabulates one node's schedule), not None")
@@ -213,6 +213,8 @@ class Router(wiring.Component):
             members["wrap_mask"] = In(degree)
             if config.broadcast:
                 members["bwrap_mask"] = In(degree)
+            if config.lookahead:
+                members["neighbors"] = In(degree * topology.address_bits)
         if config.fault_waypoints:
             members["link_up"] = In(degree, init=(1 << degree) - 1)
             members["lost_to_fault"] = Out(degree)
@@ -226,6 +228,13 @@ class Router(wiring.Component):
         node = topology.check_node(node, "node")
         wraps = wrap_ports(topology, node)
         return {"here": node, "wrap_mask": sum(1 << p for p, w in enumerate(wraps) if w)}
+
+    @staticmethod
+    def lookahead_strap_values(topology, node):
+        """The ``neighbors`` input of an address-strapped lookahead router that makes
+        it the router of ``node``: the neighbours' addresses, port by port
+        (:meth:`~cubefab.hdl.route.lookahead.LookaheadRoute.strap_value`)."""
+        return {"neighbors": LookaheadRoute.strap_value(topology, node)}
 
     @staticmethod
     def broadcast_strap_values(topology, node):
@@ -399,6 +408,8 @@ class Router(wiring.Component):
         degree = self.topology.degree
         unit = m.submodules["lookahead"] = LookaheadRoute(self.topology, self.node,
                                                           self.config.algorithm)
+        if self.node is None:
+            m.d.comb += unit.neighbors.eq(self.neighbors)
         ahead = []
         for o in range(degree):
             flit = Signal(self.layout, name=f"ahead_p{o}")

@@ -101,8 +101,8 @@ class SelfCheckConfig:
         their check word in every data bit.
     hop : str
         How a flit crosses a router (``RouterConfig.hop``): ``"buffered"`` (the
-        default) or ``"lookahead"`` (constant node addresses only: :meth:`node` of
-        ``None`` refuses it).
+        default) or ``"lookahead"`` (a strapped node's straps also hold its
+        neighbours' addresses).
 
     Raises
     ------

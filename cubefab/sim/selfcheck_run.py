@@ -354,10 +354,6 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         raise ValueError("the verilator engine runs address-strapped routers, and one-port "
                          "replicating routers need constant node addresses; use the "
                          "amaranth engine")
-    if engine != "amaranth" and hardware.get("hop", "buffered") != "buffered":
-        raise ValueError("the verilator engine runs address-strapped routers, and "
-                         "lookahead routers need constant node addresses; use the "
-                         "amaranth engine")
     if engine != "amaranth" and hardware.get("multicast_group") is not None:
         raise ValueError("the verilator engine runs address-strapped routers, and "
                          "multicast routers need constant node addresses; use the "

@@ -11,35 +11,43 @@ from cubefab.hdl.config import RouterConfig
 from cubefab.hdl.fabric import Fabric, FabricConfig
 from cubefab.hdl.flit import FlitLayout
 from cubefab.hdl.route import LookaheadRoute
-from cubefab.hdl.router import Router, zero_load_latency
+from cubefab.hdl.router import zero_load_latency
 from cubefab.topology import Hypercube, Metacube, make_topology
 from cubefab.topology.dlh import DLH
-from tests.helpers import distance_matrix, refused, run_clocked
+from tests.helpers import distance_matrix, run_clocked
 
 
 SMALL = [Hypercube(3), Metacube(1, 1), DLH(2, 1), make_topology("mcube", k=3)]
 
 
 class LookaheadBank(Elaboratable):
-    """The lookahead units of every node of ``topology`` (one simulation)."""
+    """The lookahead units of every node of ``topology`` (one simulation); with
+    ``straps``, address-strapped units held at each node's neighbours."""
 
-    def __init__(self, topology, algorithm):
-        self.units = [LookaheadRoute(topology, int(node), algorithm)
+    def __init__(self, topology, algorithm, straps=False):
+        self.units = [LookaheadRoute(topology, None if straps else int(node), algorithm)
                       for node in topology.nodes()]
+        for unit, node in zip(self.units, topology.nodes()):
+            unit.at = int(node)
+        self.straps = straps
 
     def elaborate(self, platform):
         m = Module()
         for i, unit in enumerate(self.units):
             m.submodules[f"unit{i}"] = unit
+            if self.straps:
+                m.d.comb += unit.neighbors.eq(LookaheadRoute.strap_value(unit.topology,
+                                                                         unit.at))
         return m
 
 
+@pytest.mark.parametrize("straps", [False, True], ids=["constant", "strapped"])
 @pytest.mark.parametrize("topology", SMALL, ids=lambda t: t.label)
-def test_lookahead_ports_equal_the_model_at_every_neighbour(topology):
+def test_lookahead_ports_equal_the_model_at_every_neighbour(topology, straps):
     # exhaustive: every node, port, algorithm, destination (and source if read)
     nodes = [int(a) for a in topology.nodes()]
     for algorithm in topology.algorithms:
-        bank = LookaheadBank(topology, algorithm)
+        bank = LookaheadBank(topology, algorithm, straps)
         checked = []
 
         async def bench(ctx):
@@ -52,9 +60,9 @@ def test_lookahead_ports_equal_the_model_at_every_neighbour(topology):
                                 ctx.set(unit.src[o], src)
                         header = {} if src is None else {"src": src}
                         for o in range(topology.degree):
-                            there = topology.neighbor(unit.node, o)
+                            there = topology.neighbor(unit.at, o)
                             assert ctx.get(unit.port[o]) == topology.next_port(
-                                there, dest, algorithm, **header), (unit.node, o, dest)
+                                there, dest, algorithm, **header), (unit.at, o, dest)
                             checked.append(1)
 
         sim = Simulator(bank)
@@ -102,10 +110,11 @@ def packet_latencies(fabric, packets):
     return latencies
 
 
+@pytest.mark.parametrize("strapped", [False, True], ids=["constant", "strapped"])
 @pytest.mark.parametrize("hop", ["buffered", "lookahead"])
 @pytest.mark.parametrize("topology", [Hypercube(3), Metacube(1, 1)],
                          ids=lambda t: t.label)
-def test_zero_load_latency_is_the_options_formula(topology, hop):
+def test_zero_load_latency_is_the_options_formula(topology, hop, strapped):
     config = FabricConfig.for_topology(topology, payload_width=4, hop=hop)
     distance = distance_matrix(topology)[0]
     # a destination per hop count (the farthest included), packets of 1, 2 and 4 flits
@@ -113,7 +122,7 @@ def test_zero_load_latency_is_the_options_formula(topology, hop):
     packets = [(0, dest, flits) for dest in dests.values() for flits in (1, 2, 4)]
     expected = [zero_load_latency(config.router, int(distance[topology.index(d)]), f)
                 for _, d, f in packets]
-    assert packet_latencies(Fabric(config), packets) == expected
+    assert packet_latencies(Fabric(config, strapped=strapped), packets) == expected
     if hop == "lookahead":   # about hops + small constant + L - 1
         assert expected == [int(distance[topology.index(d)]) + f for _, d, f in packets]
 
@@ -150,11 +159,7 @@ def test_modes_lookahead_does_not_serve_are_refused(settings, name):
         RouterConfig.for_topology(Hypercube(3), hop="lookahead", **settings)
 
 
-def test_bad_hop_values_and_strapped_lookahead_routers_are_refused():
+def test_bad_hop_values_are_refused():
     with pytest.raises(ValueError, match="Hop must be one of 'buffered', 'lookahead', "
                                          "not 'fast'"):
         RouterConfig.for_topology(Hypercube(2), hop="fast")
-    with refused(ValueError, match="Lookahead routers need a constant node address"):
-        Router(RouterConfig.for_topology(Hypercube(2), hop="lookahead"), None)
-    with refused(ValueError, match="needs a constant node address"):
-        LookaheadRoute(Hypercube(2), None)
