@@ -128,6 +128,8 @@ def _stem(topology, config=None):
         stem += "_" + config.broadcast_model.replace("-", "")
     if config is not None and config.header != "every":
         stem += f"_header{config.header}"
+    if config is not None and config.hop != "buffered":
+        stem += f"_{config.hop}"
     return stem
 
 
@@ -140,7 +142,8 @@ def _parameters(config):
            **({"broadcast_vcs": config.broadcast_vcs} if config.broadcast else {}),
            **({"broadcast_model": config.broadcast_model}
               if config.broadcast_model != "all-port" else {}),
-           **({"header": config.header} if config.header != "every" else {})}
+           **({"header": config.header} if config.header != "every" else {}),
+           **({"hop": config.hop} if config.hop != "buffered" else {})}
     if config.fault_waypoints:   # waypoint routing: VCs per phase, every turn connected
         out.update({"fault_waypoints": config.fault_waypoints, "link_vcs": config.link_vcs,
                     "turns": "all"})

@@ -85,7 +85,7 @@ def router_config(args, topology):
         with input_errors("--flit-width: "):
             config = dataclasses.replace(config, payload_width=payload_width_for(
                 topology.address_bits, args.flit_width, config.link_vcs,
-                config.class_width, config.broadcast))
+                config.class_width, config.broadcast, config.layout.next_port_bits))
         args.payload_width = config.payload_width
     return config
 

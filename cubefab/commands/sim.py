@@ -5,6 +5,7 @@ import contextlib
 from ..cli import (CliError, add_topology_command, emit, format_table, int_range,
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
+from ..hdl.config import HOPS
 from ..hdl.flit import HEADERS
 from ..progress import Progress
 from ..sim.engine_choice import AUTO_RULE, choose_engine
@@ -50,6 +51,11 @@ def router_options(parser, payload_default=f"{PAYLOAD_DEFAULT}"):
                              "travels: in every flit (default) or in the head flit only, "
                              "body flits carrying payload in every bit but the flit type "
                              "and VC")
+    parser.add_argument("--hop", default=HOPS[0], choices=HOPS,
+                        help="how a flit crosses a router: buffered (default; 2 cycles a "
+                             "hop) or lookahead (next router's port in the head flit, "
+                             "empty buffers bypassed: 1 cycle a hop at zero load; "
+                             "deterministic unicast routers)")
     adaptive_options(parser)
 
 
@@ -137,7 +143,8 @@ def router_params(args, topology):
             "adaptive_vcs": adaptive_vcs(args, topology),
             "payload_width": (PAYLOAD_DEFAULT if args.payload_width is None
                               else args.payload_width),
-            "header": args.header}
+            "header": args.header,
+            **({"hop": args.hop} if args.hop != HOPS[0] else {})}
 
 
 def _options(parser):
@@ -332,6 +339,8 @@ def _sim(args, topology):
                 f"{u}-{v} at cycle {c}" for u, v, c in doc["fail_links"])
     if doc.get("header", "every") != "every":
         routing += ", header in the head flit only"
+    if doc.get("hop", HOPS[0]) != HOPS[0]:
+        routing += f", {doc['hop']} hops"
     if doc.get("broadcast_vcs"):
         routing += f" + {doc['broadcast_vcs']} broadcast VC(s)"
         if doc.get("broadcast_model", "all-port") != "all-port":

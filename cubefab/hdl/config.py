@@ -25,7 +25,7 @@ from .flit import HEADERS, FlitLayout
 from .route.multicast import MEMBER_MODES
 
 
-__all__ = ["RouterConfig", "FabricConfig", "BUFFERS", "BUFFER_CHOICES", "TURNS",
+__all__ = ["RouterConfig", "FabricConfig", "BUFFERS", "BUFFER_CHOICES", "TURNS", "HOPS",
            "MAX_FAULT_WAYPOINTS", "MAX_VECTOR_NODES", "BLOCK_RAMS", "AUTO_MEMORY_DEPTH",
            "block_rams_per_buffer"]
 
@@ -64,6 +64,11 @@ _BLOCK_RAM_SHAPES = ((256, 16), (512, 8), (1024, 4), (2048, 2))
 
 #: Which turns (input port to output port) a router can make.
 TURNS = ("reference", "all")
+
+#: How a flit crosses a router: ``"buffered"`` (through its input buffer, two cycles
+#: a hop) or ``"lookahead"`` (lookahead routing and a bypass of empty buffers, one
+#: cycle a hop at zero load).
+HOPS = ("buffered", "lookahead")
 
 
 def block_rams_per_buffer(width, depth):
@@ -197,6 +202,17 @@ class RouterConfig:
         bits and ``vc`` (docs/router.md, "Flit formats"); a replicating router keeps
         each broadcast VC's copies so, a fault-tolerant one its waypoint routes (its
         ``cut`` bit is a flit-type bit then).
+    hop : str
+        One of :data:`HOPS`: how a flit crosses the router (docs/router.md, "One cycle
+        per hop"). ``"buffered"`` (the default): every flit enters its input buffer,
+        where its route is computed from ``dest``, and leaves it a cycle later at the
+        earliest (two cycles a hop). ``"lookahead"``: a head flit carries ``next_port``,
+        its output port at the router it travels to, computed by the router before it
+        (the route unit of that neighbour; at injection the router's own), and a flit
+        arriving at an empty input VC that wins its output goes straight to the output
+        register (a cycle a hop at zero load; its buffer slot's credit goes back at
+        once). Deterministic unicast routers only (not with ``adaptive_vcs``,
+        ``fault_waypoints`` or ``broadcast_vcs``).
 
     Raises
     ------
@@ -220,6 +236,7 @@ class RouterConfig:
     multicast: bool | str = False
     broadcast_model: str = "all-port"
     header: str = "every"
+    hop: str = "buffered"
     #: str: the flit storage the router builds, a key of :data:`BUFFERS`: ``buffer``,
     #: or what :meth:`auto_buffer` picks for ``buffer="auto"``
     storage: str = dataclasses.field(init=False)
@@ -278,6 +295,12 @@ class RouterConfig:
             raise ValueError(f"Multicast needs the all-port broadcast model, not "
                              f"{self.broadcast_model!r}")
         _check_choice("Header", self.header, HEADERS)
+        _check_choice("Hop", self.hop, HOPS)
+        if self.lookahead:
+            for name in ("adaptive_vcs", "fault_waypoints", "broadcast_vcs"):
+                if getattr(self, name):
+                    raise ValueError(f"Lookahead hops need a deterministic unicast router, "
+                                     f"not {name} = {getattr(self, name)!r}")
         # resolved once, here: what the router reads
         object.__setattr__(self, "storage", self.auto_buffer() if self.buffer_auto
                            else self.buffer)
@@ -345,6 +368,12 @@ class RouterConfig:
         return self.adaptive_vcs > 0
 
     @property
+    def lookahead(self):
+        """bool: whether flits carry their next router's port and bypass empty buffers
+        (``hop == "lookahead"``)."""
+        return self.hop == "lookahead"
+
+    @property
     def broadcast(self):
         """bool: whether the router replicates broadcasts (``broadcast_vcs > 0``)."""
         return self.broadcast_vcs > 0
@@ -379,15 +408,17 @@ class RouterConfig:
                           self.class_width, self.fault_waypoints, broadcast=self.broadcast,
                           multicast=bool(self.multicast),
                           member_bits=self.topology.num_nodes if self.multicast == "vector"
-                          else 0, header=self.header)
+                          else 0, header=self.header,
+                          next_port_bits=self.topology.port_width if self.lookahead else 0)
 
     def as_dict(self):
         """The parameters but the topology, as a JSON-able dict: ``buffer`` is the
         storage used (:attr:`storage`) and ``buffer_auto`` whether the ``"auto"`` rule
-        chose it; ``routers``, ``broadcast_vcs``, ``multicast``, ``broadcast_model`` and
-        ``header`` only when not their defaults, so that reports of other routers are
-        unchanged."""
-        optional = ("routers", "broadcast_vcs", "multicast", "broadcast_model", "header")
+        chose it; ``routers``, ``broadcast_vcs``, ``multicast``, ``broadcast_model``,
+        ``header`` and ``hop`` only when not their defaults, so that reports of other
+        routers are unchanged."""
+        optional = ("routers", "broadcast_vcs", "multicast", "broadcast_model", "header",
+                    "hop")
         out = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
                if field.name not in ("topology", "storage")
                and (field.name not in optional

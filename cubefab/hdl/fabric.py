@@ -80,6 +80,8 @@ class Fabric(wiring.Component):
                 straps = Router.strap_values(self.topology, node)
                 if self.config.router.broadcast:
                     straps.update(Router.broadcast_strap_values(self.topology, node))
+                if self.config.router.lookahead:
+                    straps.update(Router.lookahead_strap_values(self.topology, node))
                 m.d.comb += [getattr(r, name).eq(value) for name, value in straps.items()]
         connect_links(m, self.topology, self.routers)
         return m

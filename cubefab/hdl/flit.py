@@ -32,16 +32,18 @@ def vc_width(vcs):
     return (vcs - 1).bit_length()
 
 
-def header_width(address_bits, vcs=1, class_width=0, broadcast=False):
+def header_width(address_bits, vcs=1, class_width=0, broadcast=False, next_port_bits=0):
     """Bits of a flit besides its payload: ``head``, ``tail``, ``bcast`` (with
-    ``broadcast``), ``vc``, ``cls``, ``dest`` and ``src`` (a head flit carries them, and
-    with ``header="every"`` every flit; see :class:`FlitLayout`)."""
+    ``broadcast``), ``vc``, ``cls``, ``dest``, ``src`` and ``next_port`` (with
+    ``next_port_bits``) (a head flit carries them, and with ``header="every"`` every
+    flit; see :class:`FlitLayout`)."""
     address_bits = check_int("Address width", address_bits, 1)
     return (2 + bool(broadcast) + vc_width(vcs) + check_int("Class width", class_width, 0)
-            + 2 * address_bits)
+            + 2 * address_bits + check_int("Next-port width", next_port_bits, 0))
 
 
-def payload_width_for(address_bits, flit_width, vcs=1, class_width=0, broadcast=False):
+def payload_width_for(address_bits, flit_width, vcs=1, class_width=0, broadcast=False,
+                      next_port_bits=0):
     """The payload width that makes flits ``flit_width`` bits wide in all (the
     width of a link, as "flit width" is used in the router literature).
 
@@ -51,13 +53,13 @@ def payload_width_for(address_bits, flit_width, vcs=1, class_width=0, broadcast=
         When ``flit_width`` leaves no payload bit beside the header
         (:func:`header_width`).
     """
-    header = header_width(address_bits, vcs, class_width, broadcast)
+    header = header_width(address_bits, vcs, class_width, broadcast, next_port_bits)
     flit_width = check_int("Flit width", flit_width, 1)
     if flit_width <= header:
         raise ValueError(f"Flit width must be at least {header + 1} bits for "
                          f"{address_bits}-bit addresses and {vcs} VC(s) (a {header}-bit "
                          f"header: head, tail, {'bcast, ' if broadcast else ''}vc, cls, "
-                         f"dest, src; and a payload), "
+                         f"dest, src{', next_port' if next_port_bits else ''}; and a payload), "
                          f"not {flit_width}")
     return flit_width - header
 
@@ -96,10 +98,14 @@ class FlitLayout(data.StructLayout):
         :attr:`body`: the flit-type bits and ``vc`` at the same places, then ``data``
         in every other bit (with ``waypoints``, ``cut`` is a flit-type bit, after
         ``tail``).
+    next_port_bits : int
+        Width of ``next_port`` (default 0: no such field): with lookahead routing
+        (``RouterConfig(hop="lookahead")``) the output port the packet takes at the
+        router it is travelling to, computed by the router before it.
 
     Fields, from bit 0: ``head`` (1), ``tail`` (1), ``bcast`` (1, only when
-    ``broadcast``), ``vc``, ``cls`` (only when ``class_width``), ``dest``, ``src``, then
-    with ``waypoints``: ``waypoint_count`` (waypoints named), ``phase`` (waypoints
+    ``broadcast``), ``vc``, ``cls`` (only when ``class_width``), ``dest``, ``src``, ``next_port`` (only
+    when ``next_port_bits``), then with ``waypoints``: ``waypoint_count`` (waypoints named), ``phase`` (waypoints
     passed), ``waypoint`` (an ``ArrayLayout`` of ``waypoints`` addresses) and ``cut``
     (1: a tail a router made for a packet a failed link cut short, see
     :class:`~cubefab.hdl.router.Router`); ``mmask`` or ``members`` (only when
@@ -107,7 +113,8 @@ class FlitLayout(data.StructLayout):
     """
 
     def __init__(self, address_bits, payload_width, vcs=1, class_width=0, waypoints=0,
-                 broadcast=False, multicast=False, member_bits=0, header="every"):
+                 broadcast=False, multicast=False, member_bits=0, header="every",
+                 next_port_bits=0):
         self.address_bits = check_int("Address width", address_bits, 1)
         self.payload_width = check_int("Payload width", payload_width, 1)
         self.vcs = check_int("Number of virtual channels", vcs, 1)
@@ -137,6 +144,9 @@ class FlitLayout(data.StructLayout):
         if class_width:
             fields["cls"] = unsigned(class_width)
         fields.update({"dest": unsigned(address_bits), "src": unsigned(address_bits)})
+        self.next_port_bits = check_int("Next-port width", next_port_bits, 0)
+        if next_port_bits:
+            fields["next_port"] = unsigned(next_port_bits)
         if waypoints:
             fields.update({"waypoint_count": unsigned(waypoints.bit_length()),
                            "phase": unsigned(waypoints.bit_length()),
@@ -179,6 +189,7 @@ class FlitLayout(data.StructLayout):
                 + (", broadcast=True" if self.broadcast else "")
                 + (", multicast=True" if self.multicast else "")
                 + (f", member_bits={self.member_bits}" if self.member_bits else "")
+                + (f", next_port_bits={self.next_port_bits}" if self.next_port_bits else "")
                 + (f", header={self.header!r})" if self.header != "every" else ")"))
 
 

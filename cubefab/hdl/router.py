@@ -18,9 +18,11 @@ from .route.waypoint import WaypointRoute
 from .route.broadcast import broadcast_children_unit
 from .route.multicast import MulticastChildren
 from .route.one_port import OnePortSends
+from .route.lookahead import LookaheadRoute
 
 
-__all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY"]
+__all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY", "HOP_LATENCIES", "ROUTER_LATENCIES",
+           "zero_load_latency"]
 
 
 #: The fields of a buffered route that hold a bit per output port.
@@ -36,6 +38,29 @@ HOP_LATENCY = 2
 #: latency ``ROUTER_LATENCY + h * HOP_LATENCY + L - 1`` from its head's acceptance to
 #: its tail's appearance, with no contention.
 ROUTER_LATENCY = 2
+
+#: :data:`HOP_LATENCY` by ``RouterConfig.hop``: with ``"lookahead"`` a head flit that
+#: finds its input VC empty and its output free goes from the link to the output
+#: register in the cycle it arrives.
+HOP_LATENCIES = {"buffered": HOP_LATENCY, "lookahead": 1}
+
+#: :data:`ROUTER_LATENCY` by ``RouterConfig.hop`` (the injection queue is bypassed
+#: too).
+ROUTER_LATENCIES = {"buffered": ROUTER_LATENCY, "lookahead": 1}
+
+
+def zero_load_latency(config, hops, flits):
+    """Cycles from a packet's head accepted on ``local_in`` to its tail on
+    ``local_out`` with no contention, for routers of ``config`` (a RouterConfig):
+    ``ROUTER_LATENCIES[hop] + hops * HOP_LATENCIES[hop] + flits - 1`` (buffered:
+    ``2 + 2 * hops + flits - 1``; lookahead: ``hops + flits``)."""
+    if not isinstance(config, RouterConfig):
+        raise TypeError(f"Router configuration must be a RouterConfig, not {config!r}")
+    if not isinstance(hops, int) or hops < 0:
+        raise ValueError(f"Hops must be a non-negative integer, not {hops!r}")
+    if not isinstance(flits, int) or flits < 1:
+        raise ValueError(f"Packet length in flits must be a positive integer, not {flits!r}")
+    return ROUTER_LATENCIES[config.hop] + hops * HOP_LATENCIES[config.hop] + flits - 1
 
 
 class Router(wiring.Component):
@@ -90,6 +115,9 @@ class Router(wiring.Component):
     lost_heads : Out(topology.degree)
         Only with ``config.fault_waypoints``: bit ``p`` pulses when the flit dropped at
         port ``p`` is a head (a packet dropped whole: its other flits follow it).
+    neighbors : In(topology.degree * topology.address_bits)
+        Only with ``config.lookahead`` when ``node`` is ``None``: the neighbours'
+        addresses, port by port, held at :meth:`lookahead_strap_values`' value.
     bwrap_mask : In(topology.degree)
         Bit ``p``: a broadcast copy leaving through port ``p`` moves up one broadcast
         VC; present only when ``node`` is ``None`` and ``config.broadcast``, held at
@@ -141,6 +169,15 @@ class Router(wiring.Component):
     network copies of its oldest packet whose tail has left, and
     :class:`~cubefab.hdl.route.one_port.OnePortSends` (the packet's ``src``, that count)
     names the only port on which a copy may start; the local copy is not ordered.
+
+    With ``config.hop == "lookahead"`` (docs/router.md, "One cycle per hop") a head
+    flit arriving on a network port carries its output port here in ``next_port``
+    (the router before computed it; ``local_in``'s is ignored, the injection queue's
+    route unit computes it), and a departing head gets ``next_port`` for the router it
+    travels to (:class:`~cubefab.hdl.route.lookahead.LookaheadRoute`); a flit arriving
+    at an empty input VC is offered to switch allocation in the cycle it arrives and,
+    when granted, goes straight to its output register (not into the buffer, whose
+    credit is returned as for a flit leaving it); VC choice and wraps are unchanged.
     """
 
     def __init__(self, config, node):
@@ -176,6 +213,8 @@ class Router(wiring.Component):
             members["wrap_mask"] = In(degree)
             if config.broadcast:
                 members["bwrap_mask"] = In(degree)
+            if config.lookahead:
+                members["neighbors"] = In(degree * topology.address_bits)
         if config.fault_waypoints:
             members["link_up"] = In(degree, init=(1 << degree) - 1)
             members["lost_to_fault"] = Out(degree)
@@ -189,6 +228,13 @@ class Router(wiring.Component):
         node = topology.check_node(node, "node")
         wraps = wrap_ports(topology, node)
         return {"here": node, "wrap_mask": sum(1 << p for p, w in enumerate(wraps) if w)}
+
+    @staticmethod
+    def lookahead_strap_values(topology, node):
+        """The ``neighbors`` input of an address-strapped lookahead router that makes
+        it the router of ``node``: the neighbours' addresses, port by port
+        (:meth:`~cubefab.hdl.route.lookahead.LookaheadRoute.strap_value`)."""
+        return {"neighbors": LookaheadRoute.strap_value(topology, node)}
 
     @staticmethod
     def broadcast_strap_values(topology, node):
@@ -241,6 +287,8 @@ class Router(wiring.Component):
         grants, users, departing, delivering = self._allocate_switch(
             m, queue_outputs, buffers, busy, can_send, credits)
         switched = self._crossbar(m, users, grants, departing, delivering)
+        if self.config.lookahead:
+            switched = self._look_ahead(m, switched)
         self._output_and_credits(m, grants, switched, busy, credits, has_credit,
                                  local_free=can_send[degree])
         return m
@@ -326,6 +374,8 @@ class Router(wiring.Component):
         of the next link, see :meth:`_choose_vc`), and the output port number."""
         # (expressions rather than named signals where possible: every named signal
         # costs the Python simulator an update per evaluation)
+        if self.config.lookahead and p < self.topology.degree:
+            return self._route_ahead(m, p, arriving)
         ru = m.submodules[f"route_p{p}"] = route_unit(self.topology, self.node,
                                                       self.config.algorithm)
         m.d.comb += ru.dest.eq(arriving.dest)
@@ -339,6 +389,39 @@ class Router(wiring.Component):
         }), name=f"enter_p{p}")
         m.d.comb += enter.port.eq(ru.request)
         return enter, ru.port
+
+    def _route_ahead(self, m, p, arriving):
+        """Route of a lookahead router's network input ``p``: the ``next_port`` the
+        arriving flit carries (see :meth:`_route`)."""
+        degree = self.topology.degree
+        enter = Signal(data.StructLayout({
+            "port": unsigned(degree + 1),
+            "vc": unsigned(self.layout["vc"].shape.width),
+        }), name=f"enter_p{p}")
+        m.d.comb += enter.port.eq(C(1, degree + 1) << arriving.next_port)
+        return enter, arriving.next_port
+
+    def _look_ahead(self, m, switched):
+        """Lookahead: each network output's flit, a head getting ``next_port``, its
+        output port at the router it travels to (``switched[degree]``, the local
+        output's, unchanged)."""
+        degree = self.topology.degree
+        unit = m.submodules["lookahead"] = LookaheadRoute(self.topology, self.node,
+                                                          self.config.algorithm)
+        if self.node is None:
+            m.d.comb += unit.neighbors.eq(self.neighbors)
+        ahead = []
+        for o in range(degree):
+            flit = Signal(self.layout, name=f"ahead_p{o}")
+            m.d.comb += [unit.dest[o].eq(switched[o].dest), flit.eq(switched[o])]
+            if unit.needs_src:
+                m.d.comb += unit.src[o].eq(switched[o].src)
+            port = unit.port[o]
+            if self.config.header == "head":   # (a body's next_port bits: data)
+                port = Mux(switched[o].head, port, switched[o].next_port)
+            m.d.comb += flit.next_port.eq(port)
+            ahead.append(flit)
+        return ahead + [switched[degree]]
 
     def _route_adaptive(self, m, p, arriving):
         """Route of an adaptive router: the adaptive route unit of input port ``p``.
@@ -467,8 +550,11 @@ class Router(wiring.Component):
         for v in range(self._fifo_vcs(p)):
             fifo = FIFOInterface(width=route_layout.size + layout.size,
                                  depth=self.config.depth)
-            BUFFERS[self.config.storage](m, fifo, name=f"fifo_p{p}_vc{v}",
-                                         head=route_layout.size)
+            if self.config.lookahead:   # the buffer behind a bypass
+                fifo = self._bypass(m, fifo, route_layout.size, f"fifo_p{p}_vc{v}")
+            else:
+                BUFFERS[self.config.storage](m, fifo, name=f"fifo_p{p}_vc{v}",
+                                            head=route_layout.size)
             m.d.comb += fifo.w_data.eq(Cat(self._entry_route(m, p, v, fifo, arriving, new),
                                            arriving))
             if p < degree:
@@ -493,6 +579,29 @@ class Router(wiring.Component):
             buffers.append((fifo, data.View(route_layout, fifo.r_data[:route_layout.size]),
                             data.View(layout, fifo.r_data[route_layout.size:])))
         return buffers
+
+    def _bypass(self, m, queue, head, name):
+        """Bypass of an empty buffer (lookahead routers): ``queue`` (a FIFOInterface)
+        is what the router reads and writes; behind it a FIFO of ``config.storage``
+        stores the flits. While that FIFO is empty, the entry being written is the
+        oldest: ``queue`` offers it at once (its low ``head`` bits, the route, zero
+        while nothing is offered), and when read in the same cycle it is not stored.
+        Returns ``queue``."""
+        fifo = FIFOInterface(width=queue.width, depth=queue.depth)
+        BUFFERS[self.config.storage](m, fifo, name=name, head=head)
+        empty = ~fifo.r_rdy
+        offered = queue.w_data[:head] & queue.w_en.replicate(head)
+        m.d.comb += [
+            fifo.w_data.eq(queue.w_data),
+            fifo.w_en.eq(queue.w_en & ~(empty & queue.r_en)),
+            fifo.r_en.eq(queue.r_en),
+            queue.w_rdy.eq(fifo.w_rdy),
+            queue.w_level.eq(fifo.w_level),
+            queue.r_level.eq(fifo.r_level),
+            queue.r_rdy.eq(fifo.r_rdy | queue.w_en),
+            queue.r_data.eq(Mux(empty, Cat(offered, queue.w_data[head:]), fifo.r_data)),
+        ]
+        return queue
 
     def _entry_route(self, m, p, v, buffer, arriving, new):
         """The route buffered with a flit entering input VC ``(p, v)`` (its FIFO or

@@ -99,6 +99,10 @@ class SelfCheckConfig:
         Where the routing information travels (``RouterConfig.header``): ``"every"``
         flit (the default) or the ``"head"`` flit only, whose packets' body flits carry
         their check word in every data bit.
+    hop : str
+        How a flit crosses a router (``RouterConfig.hop``): ``"buffered"`` (the
+        default) or ``"lookahead"`` (a strapped node's straps also hold its
+        neighbours' addresses).
 
     Raises
     ------
@@ -114,7 +118,8 @@ class SelfCheckConfig:
                  vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
                  timestamp_bits=24, sequence_bits=8, vcs_per_class=1, adaptive_vcs=0,
                  defects=False, fault_waypoints=0, broadcast_vcs=0,
-                 broadcast_model="all-port", multicast_group=None, header="every"):
+                 broadcast_model="all-port", multicast_group=None, header="every",
+                 hop="buffered"):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         #: FabricConfig: the routers' configuration, proved deadlock-free
@@ -126,7 +131,8 @@ class SelfCheckConfig:
             **({"broadcast_model": broadcast_model} if broadcast_model != "all-port"
                else {}),
             **({"multicast": "subcube"} if multicast_group is not None else {}),
-            **({"header": header} if header != "every" else {}))
+            **({"header": header} if header != "every" else {}),
+            **({"hop": hop} if hop != "buffered" else {}))
         #: RouterConfig: every router's configuration
         self.router = self.fabric.router
         self.topology, self.layout = topology, self.router.layout

@@ -181,6 +181,8 @@ class SelfCheckingNode(wiring.Component):
             "generator": self.generator.strap_layout,
             "wrap_mask": topology.degree,
             **({"bwrap_mask": topology.degree} if self.broadcast else {}),
+            **({"neighbors": topology.degree * topology.address_bits}
+               if router_config.lookahead else {}),
         })
         members = {
             "seed": In(32), "threshold": In(RATE_BITS + 1), "hot_threshold": In(RATE_BITS),
@@ -222,6 +224,8 @@ class SelfCheckingNode(wiring.Component):
                   "wrap_mask": router["wrap_mask"]}
         if self.broadcast:
             values.update(Router.broadcast_strap_values(self.topology, node))
+        if self.router.config.lookahead:
+            values.update(Router.lookahead_strap_values(self.topology, node))
         return values
 
     def elaborate(self, platform):
@@ -236,6 +240,8 @@ class SelfCheckingNode(wiring.Component):
                          gen.straps.eq(self.straps.generator), chk.here.eq(here)]
             if self.broadcast:
                 m.d.comb += router.bwrap_mask.eq(self.straps.bwrap_mask)
+            if self.router.config.lookahead:
+                m.d.comb += router.neighbors.eq(self.straps.neighbors)
         for p in range(self.topology.degree):
             wiring.connect(m, wiring.flipped(self.link_in[p]), router.link_in[p])
             m.d.comb += router.link_out[p].credit.eq(self.link_out[p].credit)

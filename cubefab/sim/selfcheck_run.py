@@ -56,11 +56,11 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
                      queue_depth=16, vcs_per_class=DEFAULT_ROUTER["vcs_per_class"],
                      timestamp_bits=24, sequence_bits=8, adaptive_vcs=0, defects=False,
                      fault_waypoints=0, broadcast_vcs=0, broadcast_model="all-port",
-                     multicast_group=None, header="every"):
+                     multicast_group=None, header="every", hop="buffered"):
     """The hardware configuration of a run (a JSON-able dict of
     :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` keywords, plus the topology; the
     Verilator cache key). ``broadcast_vcs`` (replicating routers),
-    ``broadcast_model``, ``multicast_group`` and ``header`` are in it only when not
+    ``broadcast_model``, ``multicast_group``, ``header`` and ``hop`` are in it only when not
     their defaults, so that the keys of other fabrics are unchanged."""
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
@@ -80,7 +80,8 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_wid
                else {}),
             **({"multicast_group": multicast_group} if multicast_group is not None
                else {}),
-            **({"header": header} if header != "every" else {})}
+            **({"header": header} if header != "every" else {}),
+            **({"hop": hop} if hop != "buffered" else {})}
 
 
 def _hardware(config):

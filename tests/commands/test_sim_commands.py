@@ -164,3 +164,31 @@ def test_sweep_refuses_an_empty_plot_name_before_running(cli):
     r = cli("sweep", "hypercube", "-n", "2", "--rates", "0.1", "--engine", "amaranth",
             "--plot", "")
     assert r.status == 2 and r.err.startswith("error: --plot "), r.err
+
+
+def test_sim_with_lookahead_hops(cli):
+    r = cli("sim", "hypercube", "-n", "2", "--rate", "0.5", "--cycles", "60",
+            "--packet-flits", "2", "--hop", "lookahead", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["ok"] and doc["hop"] == "lookahead"
+    assert doc["delivered"] == doc["injected"] > 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--adaptive"], "Lookahead hops need a deterministic unicast router"),
+    (["--traffic", "broadcast"], "Lookahead hops need a deterministic unicast router")])
+def test_lookahead_hops_refused_where_not_served_is_one_error_line(cli, args, message):
+    r = cli("sim", "hypercube", "-n", "2", "--hop", "lookahead", *args)
+    assert r.status == 2 and r.err.startswith("error:") and message in r.err
+    assert len(r.err.splitlines()) == 1
+
+
+def test_verilog_router_with_lookahead_hops_by_flit_width(cli, tmp_path):
+    # Q(4): the header grows by next_port (3 bits): 16-bit flits carry 3 payload bits
+    out = tmp_path / "router.v"
+    r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0", "--flit-width",
+            "16", "--hop", "lookahead", "-o", out, "--json")
+    assert r.status == 0, r.err
+    assert r.json()["payload_efficiency"]["1"] == 3 / 16
+    assert "input [15:0] link_in__0__flit__payload" in out.read_text()

@@ -8,7 +8,8 @@ The logic units (:class:`HypercubeRoute`, :class:`MetacubeRoute`, :class:`DLHRou
 encoders and small functions generated from the reference model's tables;
 :class:`TableRoute` looks the port up per destination and serves any topology.
 :class:`WaypointRoute` puts fault-tolerant waypoint routing's target selection and phase
-advance in front of a route unit. The adaptive units (:class:`AdaptiveRoute` and its family subclasses) offer every port
+advance in front of a route unit; :class:`LookaheadRoute` gives a lookahead router
+the ports its packets take at its neighbours (their route units). The adaptive units (:class:`AdaptiveRoute` and its family subclasses) offer every port
 adaptive routing may take, as a bit vector, beside the escape port.
 """
 
@@ -24,6 +25,7 @@ from .adaptive import (AdaptiveRoute, HypercubeAdaptiveRoute, MetacubeAdaptiveRo
 from .broadcast import BroadcastChildren, TableBroadcastChildren, broadcast_children_unit
 from .multicast import MulticastChildren
 from .one_port import OnePortSends
+from .lookahead import LookaheadRoute
 
 
 __all__ = ["RouteUnit", "TableRoute", "HypercubeRoute", "MetacubeRoute", "DLHRoute",
@@ -31,4 +33,4 @@ __all__ = ["RouteUnit", "TableRoute", "HypercubeRoute", "MetacubeRoute", "DLHRou
            "AdaptiveRoute", "HypercubeAdaptiveRoute", "MetacubeAdaptiveRoute",
            "DLHAdaptiveRoute", "McubeAdaptiveRoute", "adaptive_route_unit",
            "BroadcastChildren", "TableBroadcastChildren", "broadcast_children_unit",
-           "MulticastChildren", "OnePortSends", "WaypointRoute"]
+           "MulticastChildren", "OnePortSends", "WaypointRoute", "LookaheadRoute"]

@@ -1,0 +1,78 @@
+"""Lookahead route unit: the output ports a packet takes at the next routers."""
+
+from amaranth.hdl import Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .factory import route_unit
+
+
+__all__ = ["LookaheadRoute"]
+
+
+class LookaheadRoute(wiring.Component):
+    """Per network port ``o`` of a node, the output port a packet leaving through
+    ``o`` takes at the router it reaches: the route unit of that neighbour
+    (:func:`~cubefab.hdl.route.route_unit` of ``topology.neighbor(node, o)``), so
+    ``port[o]`` equals ``topology.next_port(topology.neighbor(node, o), dest[o])``.
+
+    Parameters
+    ----------
+    topology : Topology
+    node : int or None
+        This node's address (the neighbours' units are built for theirs), or ``None``
+        to read the neighbours' addresses from the ``neighbors`` input (address
+        straps).
+    algorithm : str or None
+        Routing algorithm (the topology's default when ``None``).
+
+    Members
+    -------
+    dest : In(topology.address_bits).array(topology.degree)
+        ``dest[o]``: the destination of the packet leaving through port ``o``.
+    src : In(topology.address_bits).array(topology.degree)
+        Its source; present only when the algorithm reads it.
+    neighbors : In(topology.degree * topology.address_bits)
+        Only when ``node`` is ``None``: bits ``o * address_bits`` up are
+        ``topology.neighbor(node, o)`` (:meth:`strap_value`).
+    port : Out(topology.port_width).array(topology.degree)
+        ``port[o]``: its output port at ``topology.neighbor(node, o)`` (``degree``:
+        delivered there).
+    """
+
+    def __init__(self, topology, node, algorithm=None):
+        self.node = None if node is None else topology.check_node(node, "node")
+        self.topology = topology
+        degree = topology.degree
+        self.units = [route_unit(topology, None if node is None
+                                 else topology.neighbor(self.node, o), algorithm)
+                      for o in range(degree)]
+        self.needs_src = any(unit.needs_src for unit in self.units)
+        bits = topology.address_bits
+        members = {"dest": In(bits).array(degree)}
+        if self.needs_src:
+            members["src"] = In(bits).array(degree)
+        if self.node is None:
+            members["neighbors"] = In(degree * bits)
+        members["port"] = Out(topology.port_width).array(degree)
+        super().__init__(members)
+
+    @staticmethod
+    def strap_value(topology, node):
+        """The ``neighbors`` input that makes a strapped unit the unit of ``node``."""
+        node = topology.check_node(node, "node")
+        bits = topology.address_bits
+        return sum(topology.neighbor(node, o) << (o * bits)
+                   for o in range(topology.degree))
+
+    def elaborate(self, platform):
+        m = Module()
+        bits = self.topology.address_bits
+        for o, unit in enumerate(self.units):
+            m.submodules[f"next_p{o}"] = unit
+            m.d.comb += [unit.dest.eq(self.dest[o]), self.port[o].eq(unit.port)]
+            if unit.needs_src:
+                m.d.comb += unit.src.eq(self.src[o])
+            if self.node is None:
+                m.d.comb += unit.here.eq(self.neighbors[o * bits:(o + 1) * bits])
+        return m

@@ -1,0 +1,165 @@
+"""Lookahead hops (``RouterConfig(hop="lookahead")``): the lookahead route unit equals
+the model's routing at every neighbour, the zero-load latency is the option's formula,
+and the modes it does not serve are refused."""
+
+import pytest
+
+from amaranth.hdl import Elaboratable, Module
+from amaranth.sim import Simulator
+
+from cubefab.hdl.config import RouterConfig
+from cubefab.hdl.fabric import Fabric, FabricConfig
+from cubefab.hdl.flit import FlitLayout
+from cubefab.hdl.route import LookaheadRoute
+from cubefab.hdl.router import zero_load_latency
+from cubefab.topology import Hypercube, Metacube, make_topology
+from cubefab.topology.dlh import DLH
+from tests.helpers import distance_matrix, run_clocked
+
+
+SMALL = [Hypercube(3), Metacube(1, 1), DLH(2, 1), make_topology("mcube", k=3)]
+
+
+class LookaheadBank(Elaboratable):
+    """The lookahead units of every node of ``topology`` (one simulation); with
+    ``straps``, address-strapped units held at each node's neighbours."""
+
+    def __init__(self, topology, algorithm, straps=False):
+        self.units = [LookaheadRoute(topology, None if straps else int(node), algorithm)
+                      for node in topology.nodes()]
+        for unit, node in zip(self.units, topology.nodes()):
+            unit.at = int(node)
+        self.straps = straps
+
+    def elaborate(self, platform):
+        m = Module()
+        for i, unit in enumerate(self.units):
+            m.submodules[f"unit{i}"] = unit
+            if self.straps:
+                m.d.comb += unit.neighbors.eq(LookaheadRoute.strap_value(unit.topology,
+                                                                         unit.at))
+        return m
+
+
+@pytest.mark.parametrize("straps", [False, True], ids=["constant", "strapped"])
+@pytest.mark.parametrize("topology", SMALL, ids=lambda t: t.label)
+def test_lookahead_ports_equal_the_model_at_every_neighbour(topology, straps):
+    # exhaustive: every node, port, algorithm, destination (and source if read)
+    nodes = [int(a) for a in topology.nodes()]
+    for algorithm in topology.algorithms:
+        bank = LookaheadBank(topology, algorithm, straps)
+        checked = []
+
+        async def bench(ctx):
+            for unit in bank.units:
+                for src in (nodes if unit.needs_src else [None]):
+                    for dest in nodes:
+                        for o in range(topology.degree):
+                            ctx.set(unit.dest[o], dest)
+                            if src is not None:
+                                ctx.set(unit.src[o], src)
+                        header = {} if src is None else {"src": src}
+                        for o in range(topology.degree):
+                            there = topology.neighbor(unit.at, o)
+                            assert ctx.get(unit.port[o]) == topology.next_port(
+                                there, dest, algorithm, **header), (unit.at, o, dest)
+                            checked.append(1)
+
+        sim = Simulator(bank)
+        sim.add_testbench(bench)
+        sim.run()
+        assert len(checked) >= len(nodes) ** 2 * topology.degree
+
+
+def packet_latencies(fabric, packets):
+    """Per ``(src, dest, flits)`` of ``packets``, sent one at a time into an idle
+    fabric: cycles from the head accepted on ``local_in`` to the tail on
+    ``local_out``."""
+    topo, latencies = fabric.topology, []
+
+    async def bench(ctx):
+        for k in range(topo.num_nodes):
+            ctx.set(fabric.local_out[k].ready, 1)
+        for src, dest, flits in packets:
+            i, j = topo.index(src), topo.index(dest)
+            sent, cycle, start = 0, 0, None
+            while cycle < 60:
+                out = fabric.local_out[j]
+                if ctx.get(out.valid) and ctx.get(out.payload).tail:
+                    latencies.append(cycle - start)
+                    break
+                accepted = False
+                if sent < flits:
+                    ctx.set(fabric.local_in[i].payload, {
+                        "head": sent == 0, "tail": sent == flits - 1, "dest": dest,
+                        "src": src, "payload": sent})
+                    ctx.set(fabric.local_in[i].valid, 1)
+                    accepted = ctx.get(fabric.local_in[i].ready)
+                else:
+                    ctx.set(fabric.local_in[i].valid, 0)
+                if accepted and sent == 0:
+                    start = cycle
+                await ctx.tick()
+                sent += accepted
+                cycle += 1
+            ctx.set(fabric.local_in[i].valid, 0)
+            for _ in range(8):   # idle again
+                await ctx.tick()
+
+    run_clocked(fabric, bench)
+    return latencies
+
+
+@pytest.mark.parametrize("strapped", [False, True], ids=["constant", "strapped"])
+@pytest.mark.parametrize("hop", ["buffered", "lookahead"])
+@pytest.mark.parametrize("topology", [Hypercube(3), Metacube(1, 1)],
+                         ids=lambda t: t.label)
+def test_zero_load_latency_is_the_options_formula(topology, hop, strapped):
+    config = FabricConfig.for_topology(topology, payload_width=4, hop=hop)
+    distance = distance_matrix(topology)[0]
+    # a destination per hop count (the farthest included), packets of 1, 2 and 4 flits
+    dests = {int(distance[topology.index(int(a))]): int(a) for a in topology.nodes()}
+    packets = [(0, dest, flits) for dest in dests.values() for flits in (1, 2, 4)]
+    expected = [zero_load_latency(config.router, int(distance[topology.index(d)]), f)
+                for _, d, f in packets]
+    assert packet_latencies(Fabric(config, strapped=strapped), packets) == expected
+    if hop == "lookahead":   # about hops + small constant + L - 1
+        assert expected == [int(distance[topology.index(d)]) + f for _, d, f in packets]
+
+
+def test_zero_load_latency_parameters_are_checked():
+    config = RouterConfig.for_topology(Hypercube(2))
+    assert zero_load_latency(config, 2, 3) == 2 + 2 * 2 + 3 - 1
+    with pytest.raises(ValueError, match="Hops must be a non-negative integer"):
+        zero_load_latency(config, -1, 1)
+    with pytest.raises(ValueError, match="Packet length in flits must be"):
+        zero_load_latency(config, 1, 0)
+    with pytest.raises(TypeError, match="must be a RouterConfig"):
+        zero_load_latency("Q(2)", 1, 1)
+
+
+def test_lookahead_heads_carry_a_next_port_field():
+    config = RouterConfig.for_topology(Hypercube(4), hop="lookahead")
+    layout = config.layout
+    assert layout["next_port"].shape.width == Hypercube(4).port_width == 3
+    assert layout["next_port"].offset == layout["src"].offset + 4
+    assert layout == FlitLayout(4, 16, next_port_bits=3)
+    assert "next_port" not in dict(RouterConfig.for_topology(Hypercube(4)).layout)
+    assert RouterConfig.for_topology(Hypercube(4), hop="lookahead").as_dict()["hop"] \
+        == "lookahead"
+    assert "hop" not in RouterConfig.for_topology(Hypercube(4)).as_dict()
+
+
+@pytest.mark.parametrize("settings, name", [
+    ({"adaptive_vcs": 1}, "adaptive_vcs"), ({"fault_waypoints": 1}, "fault_waypoints"),
+    ({"broadcast_vcs": 1}, "broadcast_vcs")])
+def test_modes_lookahead_does_not_serve_are_refused(settings, name):
+    with pytest.raises(ValueError, match=f"Lookahead hops need a deterministic unicast "
+                                         f"router, not {name} = 1"):
+        RouterConfig.for_topology(Hypercube(3), hop="lookahead", **settings)
+
+
+def test_bad_hop_values_are_refused():
+    with pytest.raises(ValueError, match="Hop must be one of 'buffered', 'lookahead', "
+                                         "not 'fast'"):
+        RouterConfig.for_topology(Hypercube(2), hop="fast")
