@@ -2,7 +2,7 @@
 
 Usage: BOOKSIM=/path/to/booksim python benchmarks/booksim_compare.py
        [--topology metacube:k=1,m=2 ...] [--loads 0.01,0.3,1.0] [--cycles 4000]
-       [--warmup 1000] [--threads 1]
+       [--warmup 1000] [--threads 1] [--hop buffered|lookahead]
 
 BOOKSIM is a BookSim2 binary built with cubefab_table_routing.patch applied (the patch
 ships in cubefab/sim/booksim/; apply it in a BookSim2 checkout with `git apply` and
@@ -65,7 +65,7 @@ def cubefab_runs(topo, router, loads, args):
         runs.append(run_selfcheck(topo, engine="verilator", rate=rate, cycles=cycles,
                                   warmup=args.warmup, seed=1, threads=args.threads,
                                   depth=router["depth"], vcs=router["vcs"],
-                                  vcs_per_class=router["vcs_per_class"]))
+                                  vcs_per_class=router["vcs_per_class"], hop=args.hop))
     return runs
 
 
@@ -171,6 +171,8 @@ def main():
                     help="BookSim sample_period (one warm-up period, then samples)")
     ap.add_argument("--max-samples", type=int, default=4, help="BookSim max_samples")
     ap.add_argument("--threads", type=int, default=1, help="cubefab Verilator threads")
+    ap.add_argument("--hop", choices=("buffered", "lookahead"), default="buffered",
+                    help="cubefab's router pipeline (RouterConfig.hop; default buffered)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per BookSim run")
     args = ap.parse_args()
     binary = os.environ.get("BOOKSIM")
