@@ -176,8 +176,9 @@ class Router(wiring.Component):
     route unit computes it), and a departing head gets ``next_port`` for the router it
     travels to (:class:`~cubefab.hdl.route.lookahead.LookaheadRoute`); a flit arriving
     at an empty input VC is offered to switch allocation in the cycle it arrives and,
-    when granted, goes straight to its output register (not into the buffer, whose
-    credit is returned as for a flit leaving it); VC choice and wraps are unchanged.
+    when granted, goes straight to its output register (its credit is returned as for
+    a flit leaving the buffer, which stores it anyway and drops it in the next cycle);
+    VC choice and wraps are unchanged.
     """
 
     def __init__(self, config, node):
@@ -583,22 +584,43 @@ class Router(wiring.Component):
     def _bypass(self, m, queue, head, name):
         """Bypass of an empty buffer (lookahead routers): ``queue`` (a FIFOInterface)
         is what the router reads and writes; behind it a FIFO of ``config.storage``
-        stores the flits. While that FIFO is empty, the entry being written is the
+        stores the flits. While ``queue`` is empty, the entry being written is the
         oldest: ``queue`` offers it at once (its low ``head`` bits, the route, zero
-        while nothing is offered), and when read in the same cycle it is not stored.
-        Returns ``queue``."""
-        fifo = FIFOInterface(width=queue.width, depth=queue.depth)
+        while nothing is offered), and when read in the same cycle it is consumed.
+        Every entry written is stored, so that the grant stays off the FIFO's write
+        path: a consumed one (``{name}_skip``, a flip-flop) is dropped from the FIFO in
+        the next cycle, while ``queue`` shows what is behind it (it was alone). The
+        FIFO holds one entry more than ``queue`` for that cycle; upstream credits
+        cover it (the consumed entry's credit went back when it was read), and the
+        local input (``w_rdy``; ``local_in`` writes while valid) is kept exact: a FIFO
+        of depth 1 gets two slots and takes an entry only when ``queue`` has room.
+        ``empty`` is a flip-flop of its own. Returns ``queue``."""
+        fifo = FIFOInterface(width=queue.width, depth=max(queue.depth, 2))
         BUFFERS[self.config.storage](m, fifo, name=name, head=head)
-        empty = ~fifo.r_rdy
+        skip = Signal(name=f"{name}_skip")
+        # nothing in ``queue`` but what is arriving (~fifo.r_rdy | skip), a flip-flop
+        empty = Signal(init=1, name=f"{name}_empty")
         offered = queue.w_data[:head] & queue.w_en.replicate(head)
+        # (an entry is written while ``w_en`` and ``w_rdy``: local_in writes while
+        # valid; with depth > 1 the FIFO's room is ``queue``'s, and it refuses itself)
+        if queue.depth > 1:
+            w_rdy, written = fifo.w_rdy, queue.w_en
+        else:
+            w_rdy = ~fifo.r_rdy | skip
+            written = queue.w_en & w_rdy
+        m.d.sync += [
+            skip.eq(empty & queue.r_en),
+            empty.eq(Mux(empty, ~queue.w_en | queue.r_en,
+                         queue.r_en & ~written & (queue.r_level == 1))),
+        ]
         m.d.comb += [
             fifo.w_data.eq(queue.w_data),
-            fifo.w_en.eq(queue.w_en & ~(empty & queue.r_en)),
-            fifo.r_en.eq(queue.r_en),
-            queue.w_rdy.eq(fifo.w_rdy),
-            queue.w_level.eq(fifo.w_level),
-            queue.r_level.eq(fifo.r_level),
-            queue.r_rdy.eq(fifo.r_rdy | queue.w_en),
+            fifo.w_en.eq(written),
+            fifo.r_en.eq(skip | queue.r_en),
+            queue.w_rdy.eq(w_rdy),
+            queue.w_level.eq(fifo.w_level - skip),
+            queue.r_level.eq(fifo.r_level - skip),
+            queue.r_rdy.eq(~empty | queue.w_en),
             queue.r_data.eq(Mux(empty, Cat(offered, queue.w_data[head:]), fifo.r_data)),
         ]
         return queue
