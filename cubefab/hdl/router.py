@@ -329,15 +329,19 @@ class Router(wiring.Component):
         vc_at = layout["vc"].offset
         end = layout["dest"].offset   # vc, and cls if there is one
         injected = self.local_in.payload.as_value()
-        if self.config.header == "head":   # a body flit's bits past vc are its data
-            vc_end = vc_at + layout["vc"].shape.width
-            cls = injected[vc_end:end]
-            if len(cls):
-                cls = Mux(injected[layout["head"].offset], 0, cls)[:len(cls)]
-            return data.View(layout, Cat(injected[:vc_at], C(0, vc_end - vc_at), cls,
-                                         injected[end:]))
-        return data.View(layout, Cat(injected[:vc_at], C(0, end - vc_at),
+        vc_end = vc_at + layout["vc"].shape.width
+        cls = self._in_heads(injected[layout["head"].offset], C(0, end - vc_end),
+                             injected[vc_end:end])
+        return data.View(layout, Cat(injected[:vc_at], C(0, vc_end - vc_at), cls,
                                      injected[end:]))
+
+    def _in_heads(self, is_head, value, kept):
+        """``value``, for a header field the router writes (or clears); with
+        ``config.header == "head"`` only heads carry header fields, so a body flit
+        (``is_head`` 0) keeps ``kept``, its data bits there."""
+        if self.config.header != "head" or not len(value):
+            return value
+        return Mux(is_head, value, kept)[:len(value)]
 
     def _cut_tails(self, m, p, arriving):
         """Sound cut of the packets a failed link ``p`` carried (fault-tolerant
@@ -417,10 +421,8 @@ class Router(wiring.Component):
             m.d.comb += [unit.dest[o].eq(switched[o].dest), flit.eq(switched[o])]
             if unit.needs_src:
                 m.d.comb += unit.src[o].eq(switched[o].src)
-            port = unit.port[o]
-            if self.config.header == "head":   # (a body's next_port bits: data)
-                port = Mux(switched[o].head, port, switched[o].next_port)
-            m.d.comb += flit.next_port.eq(port)
+            m.d.comb += flit.next_port.eq(self._in_heads(switched[o].head, unit.port[o],
+                                                         switched[o].next_port))
             ahead.append(flit)
         return ahead + [switched[degree]]
 
@@ -867,15 +869,13 @@ class Router(wiring.Component):
             m.d.comb += fifo.r_en.eq(granted)
             flit = head.as_value()   # the flit leaves on its output VC (and class)
             if adaptive:   # vc, and cls if there is one, then dest
-                if len(cls) and self.config.header == "head":   # (a body's cls bits: data)
-                    cls = Mux(head.head, cls, flit[vc_at + vc_bits:][:len(cls)])
+                cls = self._in_heads(head.head, cls, flit[vc_at + vc_bits:][:len(cls)])
                 departing.append(Cat(flit[:vc_at], out_vc, cls,
                                      flit[layout["dest"].offset:]))
             elif self.config.fault_waypoints:   # vc, and the phase after this node
                 phase_at, phase_bits = layout["phase"].offset, len(route.phase)
-                phase = route.phase
-                if self.config.header == "head":   # (a body's phase bits: data)
-                    phase = Mux(head.head, phase, flit[phase_at:phase_at + phase_bits])
+                phase = self._in_heads(head.head, route.phase,
+                                       flit[phase_at:phase_at + phase_bits])
                 departing.append(Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:phase_at],
                                      phase, flit[phase_at + phase_bits:]))
             else:
