@@ -59,7 +59,8 @@ def payload_width_for(address_bits, flit_width, vcs=1, class_width=0, broadcast=
         raise ValueError(f"Flit width must be at least {header + 1} bits for "
                          f"{address_bits}-bit addresses and {vcs} VC(s) (a {header}-bit "
                          f"header: head, tail, {'bcast, ' if broadcast else ''}vc, cls, "
-                         f"dest, src{', next_port' if next_port_bits else ''}; and a payload), "
+                         f"dest, src{', next_port' if next_port_bits else ''}; "
+                         f"and a payload), "
                          f"not {flit_width}")
     return flit_width - header
 
@@ -104,10 +105,11 @@ class FlitLayout(data.StructLayout):
         router it is travelling to, computed by the router before it.
 
     Fields, from bit 0: ``head`` (1), ``tail`` (1), ``bcast`` (1, only when
-    ``broadcast``), ``vc``, ``cls`` (only when ``class_width``), ``dest``, ``src``, ``next_port`` (only
-    when ``next_port_bits``), then with ``waypoints``: ``waypoint_count`` (waypoints named), ``phase`` (waypoints
-    passed), ``waypoint`` (an ``ArrayLayout`` of ``waypoints`` addresses) and ``cut``
-    (1: a tail a router made for a packet a failed link cut short, see
+    ``broadcast``), ``vc``, ``cls`` (only when ``class_width``), ``dest``, ``src``,
+    ``next_port`` (only when ``next_port_bits``), then with ``waypoints``:
+    ``waypoint_count`` (waypoints named), ``phase`` (waypoints passed), ``waypoint``
+    (an ``ArrayLayout`` of ``waypoints`` addresses) and ``cut`` (1: a tail a router
+    made for a packet a failed link cut short, see
     :class:`~cubefab.hdl.router.Router`); ``mmask`` or ``members`` (only when
     ``multicast``); last ``payload``.
     """
