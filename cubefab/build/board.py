@@ -202,7 +202,9 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
     lamps toggle about twice a second at the board clock. Narrow flits (8-bit payload:
     a 5-bit timestamp and a 3-bit sequence number) keep the fabric small.
     ``adaptive_vcs`` makes the routers adaptive (then the checkers do not check order,
-    :class:`~cubefab.hdl.traffic_check.TrafficChecker`).
+    :class:`~cubefab.hdl.traffic_check.TrafficChecker`). Buffers of at least
+    :data:`~cubefab.hdl.config.AUTO_MEMORY_DEPTH` flits go to block RAM when those of
+    the whole fabric fit the board's device.
     """
     from ..hdl.selfcheck import SelfCheckingFabric
     from ..hdl.traffic_gen import rate_threshold
@@ -213,7 +215,8 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
     design = SelfCheckingFabric(topology, pattern=pattern, payload_width=payload_width,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
                                 depth=depth, vcs=vcs, algorithm=algorithm,
-                                queue_depth=queue_depth, adaptive_vcs=adaptive_vcs)
+                                queue_depth=queue_depth, adaptive_vcs=adaptive_vcs,
+                                block_ram_budget=DEVICES[board.device][3])
     threshold = rate_threshold(rate)
     if not isinstance(seed, int) or not 0 <= seed < 1 << 32:
         raise ValueError(f"Seed must be an integer in 0..2**32-1, not {seed!r}")

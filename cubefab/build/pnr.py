@@ -33,11 +33,12 @@ __all__ = ["DEVICES", "TOOLS", "ToolMissing", "ToolFailed", "DoesNotFit", "find_
            "count_cells", "parse_nextpnr_log", "parse_nextpnr_report", "summarize_path"]
 
 
-#: Supported iCE40 devices: name -> (nextpnr device option, default package, logic cells).
+#: Supported iCE40 devices: name -> (nextpnr device option, default package, logic
+#: cells, block RAMs).
 DEVICES = {
-    "hx1k": ("--hx1k", "tq144", 1280),
-    "hx8k": ("--hx8k", "ct256", 7680),
-    "up5k": ("--up5k", "sg48", 5280),
+    "hx1k": ("--hx1k", "tq144", 1280, 16),
+    "hx8k": ("--hx8k", "ct256", 7680, 32),
+    "up5k": ("--up5k", "sg48", 5280, 30),
 }
 
 #: Tool name -> (environment variable, native binary, YoWASP binary, pip package).
@@ -266,7 +267,7 @@ def place_and_route(top, device, workdir, package=None, freq_mhz=None, seed=1,
     """
     if device not in DEVICES:
         raise ValueError(f"Device must be one of {', '.join(DEVICES)}, not {device!r}")
-    option, default_package, _ = DEVICES[device]
+    option, default_package = DEVICES[device][:2]
     args = [option, "--package", package or default_package, "--json", f"{top}.json",
             "--log", "pnr.log", "--report", "pnr.json", "--timing-allow-fail", "--quiet",
             "--seed", str(seed)]

@@ -120,9 +120,16 @@ def flit_bits(topology, payload_width, vcs):
 
 
 def hardware_cost(topology, routers, vcs, depth, payload_width, buffer="registers"):
-    """Estimated (bytes, seconds) to elaborate and convert ``routers`` routers."""
+    """Estimated (bytes, seconds) to elaborate and convert ``routers`` routers
+    (``buffer="auto"``: the storage the rule would pick, from the estimated flit
+    width, for the HX8K)."""
+    from ..hdl.config import auto_storage, block_rams_per_buffer
     ports = topology.degree + 1
-    bits = ports * vcs * depth * flit_bits(topology, payload_width, vcs)
+    width = flit_bits(topology, payload_width, vcs)
+    bits = ports * vcs * depth * width
+    if buffer == "auto":
+        buffer = auto_storage(depth, routers * (topology.degree * vcs + 1)
+                              * block_rams_per_buffer(width, depth))
     memory = buffer == "memory"
     port3 = ports ** 3 * vcs
     size = routers * (_PER_PORT3 * port3

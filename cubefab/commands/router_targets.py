@@ -2,6 +2,7 @@
 
 import dataclasses
 
+from ..build.pnr import DEVICES
 from ..build.verilog import verilog_text
 from ..cli import CliError, parse_address, int_range, input_errors
 from ..hdl.flit import payload_efficiency, payload_width_for
@@ -41,8 +42,8 @@ def fabric_target_options(parser):
                         help="flit storage of the input buffers: registers, memory (block "
                              "RAM on FPGAs; same timing) or auto (default): memory when "
                              f"buffers hold at least {AUTO_MEMORY_DEPTH} flits and the "
-                             f"design's block RAMs fit the HX8K's {BLOCK_RAMS}, registers "
-                             "otherwise")
+                             "design's block RAMs fit the device's (synth: --device; "
+                             f"otherwise the HX8K's {BLOCK_RAMS}), registers otherwise")
     parser.add_argument("--turns", default=TURNS[0], choices=TURNS,
                         help="reference (default): connect only the turns reference "
                              "routes make at the node; all: any input to any output")
@@ -71,6 +72,7 @@ def router_config(args, topology):
             broadcast["broadcast_model"] = args.broadcast_model
         config = RouterConfig.for_topology(topology, **params, buffer=args.buffer,
                                            turns=args.turns, fault_waypoints=waypoints,
+                                           block_ram_budget=block_ram_budget(args),
                                            **broadcast)
     if args.flit_width is not None and waypoints:
         # the header holds the waypoints too
@@ -88,6 +90,13 @@ def router_config(args, topology):
                 config.class_width, config.broadcast, config.layout.next_port_bits))
         args.payload_width = config.payload_width
     return config
+
+
+def block_ram_budget(args):
+    """The block RAMs the ``auto`` buffer rule sizes for: those of ``--device`` (the
+    synthesis targets), else :data:`~cubefab.hdl.config.BLOCK_RAMS`."""
+    device = getattr(args, "device", None)   # Verilog targets have no device
+    return BLOCK_RAMS if device is None else DEVICES[device][3]
 
 
 def _checked_config(args, topology, routers, what):

@@ -27,7 +27,7 @@ from .route.multicast import MEMBER_MODES
 
 __all__ = ["RouterConfig", "FabricConfig", "BUFFERS", "BUFFER_CHOICES", "TURNS", "HOPS",
            "MAX_FAULT_WAYPOINTS", "MAX_VECTOR_NODES", "BLOCK_RAMS", "AUTO_MEMORY_DEPTH",
-           "block_rams_per_buffer"]
+           "auto_storage", "block_rams_per_buffer"]
 
 
 #: Most waypoints a fault-tolerant router's header holds.
@@ -46,9 +46,9 @@ BUFFERS = {"registers": register_fifo_logic, "memory": memory_fifo_logic}
 #: :data:`BUFFERS`.
 BUFFER_CHOICES = ("auto", *BUFFERS)
 
-#: Block RAMs (``SB_RAM40_4K``, 4 kbit each) of the target the ``"auto"`` buffer rule
-#: sizes designs for: the iCE40 HX8K, the default device of ``cubefab synth`` (the
-#: UP5K has 30, the HX1K 16).
+#: Block RAMs (``SB_RAM40_4K``, 4 kbit each) the ``"auto"`` buffer rule sizes designs
+#: for unless told otherwise (``RouterConfig.block_ram_budget``): those of the iCE40
+#: HX8K, the default device of ``cubefab synth`` (the UP5K has 30, the HX1K 16).
 BLOCK_RAMS = 32
 
 #: Shortest buffer (flits per input VC) that the ``"auto"`` rule keeps in block RAM.
@@ -69,6 +69,16 @@ TURNS = ("reference", "all")
 #: a hop) or ``"lookahead"`` (lookahead routing and a bypass of empty buffers, one
 #: cycle a hop at zero load).
 HOPS = ("buffered", "lookahead")
+
+
+def auto_storage(depth, block_rams, budget=BLOCK_RAMS):
+    """The storage the ``"auto"`` buffer rule picks for buffers of ``depth`` flits whose
+    memories take ``block_rams`` block RAMs in all, on a device of ``budget``:
+    ``"memory"`` when ``depth >= AUTO_MEMORY_DEPTH`` and they fit, else
+    ``"registers"``."""
+    if depth >= AUTO_MEMORY_DEPTH and block_rams <= budget:
+        return "memory"
+    return "registers"
 
 
 def block_rams_per_buffer(width, depth):
@@ -134,7 +144,7 @@ class RouterConfig:
         ``"memory"`` (``lib.memory``, block RAM on FPGAs: fewer LUTs and
         flip-flops) or ``"auto"`` (the default): the one :meth:`auto_buffer` picks,
         ``"memory"`` when buffers are at least :data:`AUTO_MEMORY_DEPTH` flits deep
-        and the block RAMs of ``routers`` routers fit in :data:`BLOCK_RAMS`,
+        and the block RAMs of ``routers`` routers fit in ``block_ram_budget``,
         ``"registers"`` otherwise. Both have the same timing. The choice is made once,
         when the configuration is made: :attr:`storage` is what the router builds,
         :attr:`buffer_auto` whether the rule chose it.
@@ -142,6 +152,9 @@ class RouterConfig:
         Routers of this configuration that share one device (1, the default; a
         :class:`FabricConfig` sets its node count): the ``"auto"`` rule counts the
         block RAMs of all of them.
+    block_ram_budget : int
+        Block RAMs of the device the ``"auto"`` rule sizes for (>= 0; default
+        :data:`BLOCK_RAMS`, the iCE40 HX8K's 32).
     turns : str
         One of :data:`TURNS`. ``"reference"``: the crossbar and arbiters connect
         only the turns (input port to output port) that reference routes make at the
@@ -229,6 +242,7 @@ class RouterConfig:
     vcs_per_class: int = 1
     buffer: str = "auto"
     routers: int = 1
+    block_ram_budget: int = BLOCK_RAMS
     turns: str = "reference"
     adaptive_vcs: int = 0
     fault_waypoints: int = 0
@@ -257,6 +271,7 @@ class RouterConfig:
         check_int("Payload width", self.payload_width, 1)
         _check_choice("Buffer", self.buffer, BUFFER_CHOICES)
         check_int("Number of routers", self.routers, 1)
+        check_int("Block RAM budget", self.block_ram_budget, 0)
         _check_choice("Turns", self.turns, TURNS)
         check_int("Number of adaptive virtual channels", self.adaptive_vcs, 0)
         if self.adaptive_vcs:
@@ -314,13 +329,12 @@ class RouterConfig:
         """The buffer ``"auto"`` picks for these parameters: ``"memory"`` when the
         buffers are at least :data:`AUTO_MEMORY_DEPTH` flits deep (then a block RAM
         costs fewer LUTs than a flip-flop buffer's read multiplexer) and the block RAMs
-        of :attr:`routers` routers (:attr:`block_rams` each) fit in :data:`BLOCK_RAMS`;
+        of :attr:`routers` routers (:attr:`block_rams` each) fit in
+        :attr:`block_ram_budget`;
         ``"registers"`` otherwise (shallow buffers, or a fabric whose buffers would
         not fit in the device's block RAM)."""
-        if (self.depth >= AUTO_MEMORY_DEPTH
-                and self.routers * self.block_rams <= BLOCK_RAMS):
-            return "memory"
-        return "registers"
+        return auto_storage(self.depth, self.routers * self.block_rams,
+                            self.block_ram_budget)
 
     def fifo_vcs(self, local=False):
         """int: the input VCs of a network port (of the local port with ``local``)
@@ -414,11 +428,11 @@ class RouterConfig:
     def as_dict(self):
         """The parameters but the topology, as a JSON-able dict: ``buffer`` is the
         storage used (:attr:`storage`) and ``buffer_auto`` whether the ``"auto"`` rule
-        chose it; ``routers``, ``broadcast_vcs``, ``multicast``, ``broadcast_model``,
-        ``header`` and ``hop`` only when not their defaults, so that reports of other
-        routers are unchanged."""
-        optional = ("routers", "broadcast_vcs", "multicast", "broadcast_model", "header",
-                    "hop")
+        chose it; ``routers``, ``block_ram_budget``, ``broadcast_vcs``, ``multicast``,
+        ``broadcast_model``, ``header`` and ``hop`` only when not their defaults, so
+        that reports of other routers are unchanged."""
+        optional = ("routers", "block_ram_budget", "broadcast_vcs", "multicast",
+                    "broadcast_model", "header", "hop")
         out = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
                if field.name not in ("topology", "storage")
                and (field.name not in optional
@@ -438,7 +452,7 @@ class FabricConfig:
         connects the turns reference routes make at its node: all the fabric needs).
         The fabric keeps it with ``routers`` set to the node count, so that a
         ``buffer="auto"`` router keeps its flits in block RAM only when the block
-        RAMs of the whole fabric fit in :data:`BLOCK_RAMS`.
+        RAMs of the whole fabric fit in its ``block_ram_budget``.
     check_deadlock : bool
         Prove the configuration deadlock-free when it is made (default True).
 

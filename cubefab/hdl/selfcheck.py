@@ -20,7 +20,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology, check_int
 from ..topology.broadcast_tree import subcube_members
-from .config import FabricConfig
+from .config import BLOCK_RAMS, FabricConfig
 from .fabric import connect_links
 from .ports import reset_less_verilog
 from .selfcheck_node import (CONFIG_INPUTS, DEFECT_INPUTS, NODE_EVENTS, SelfCheckingNode,
@@ -103,6 +103,10 @@ class SelfCheckConfig:
         How a flit crosses a router (``RouterConfig.hop``): ``"buffered"`` (the
         default) or ``"lookahead"`` (a strapped node's straps also hold its
         neighbours' addresses).
+    block_ram_budget : int
+        Block RAMs of the device (``RouterConfig.block_ram_budget``; default
+        :data:`~cubefab.hdl.config.BLOCK_RAMS`): the routers keep their buffers in
+        block RAM when those of the whole fabric fit.
 
     Raises
     ------
@@ -119,14 +123,14 @@ class SelfCheckConfig:
                  timestamp_bits=24, sequence_bits=8, vcs_per_class=1, adaptive_vcs=0,
                  defects=False, fault_waypoints=0, broadcast_vcs=0,
                  broadcast_model="all-port", multicast_group=None, header="every",
-                 hop="buffered"):
+                 hop="buffered", block_ram_budget=BLOCK_RAMS):
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         #: FabricConfig: the routers' configuration, proved deadlock-free
         self.fabric = FabricConfig.for_topology(
             topology, payload_width=payload_width, vcs=vcs, depth=depth,
             algorithm=algorithm, vcs_per_class=vcs_per_class, adaptive_vcs=adaptive_vcs,
-            fault_waypoints=fault_waypoints,
+            fault_waypoints=fault_waypoints, block_ram_budget=block_ram_budget,
             **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {}),
             **({"broadcast_model": broadcast_model} if broadcast_model != "all-port"
                else {}),

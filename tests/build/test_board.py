@@ -124,6 +124,18 @@ def test_narrow_metacube_board_top_runs_without_errors():
 
 
 @pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+def test_board_top_buffers_fit_the_boards_block_rams():
+    # Q(2) with 4-flit buffers of 22-bit flits: 24 block RAMs, over the iCEstick's 16
+    def storage(board):
+        top = selfcheck_board_top(Hypercube(2), board, depth=4, payload_width=16)
+        router = top.design.config.router
+        return router.storage, router.block_ram_budget
+    assert storage("icestick") == ("registers", 16)
+    assert storage("icebreaker") == ("memory", 30)
+    gc.collect()
+
+
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_board_top_rejects_unknown_setting():
     design = _Counter()
     with pytest.raises(ValueError, match="'speed'"):

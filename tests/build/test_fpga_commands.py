@@ -69,6 +69,18 @@ def test_synth_router_reports_the_auto_buffer(cli, tmp_path):
     assert doc["ram"] == 3 and "(auto)" in doc["design"]
 
 
+@needs_tools
+def test_synth_auto_buffer_sizes_for_the_device(cli, tmp_path):
+    # the Q(2) fabric's buffers take 24 block RAMs: the HX8K has 32, the HX1K 16
+    def buffer(device):
+        r = cli("synth", "fabric", "hypercube", "-n", 2, "--payload-width", 16,
+                "--device", device, "--no-pnr", "--workdir", tmp_path / device, "--json")
+        assert r.status == 0, r.err
+        return r.json()["buffer"], r.json()["ram"]
+    assert buffer("hx1k") == ("registers", 0)
+    assert buffer("hx8k") == ("memory", 24)
+
+
 def test_synth_router_rejects_unknown_buffer(cli):
     r = cli("synth", "router", "hypercube", "-n", 2, "--node", 0, "--buffer", "bram")
     assert r.status == 2 and r.err.startswith("error:") and "registers" in r.err

@@ -160,6 +160,18 @@ def test_verilator_fabric_memory_is_checked():
                      vcs_per_class=2, depth=8, payload_width=40)
 
 
+def test_the_size_check_counts_auto_buffers_as_the_rule_picks_them():
+    from cubefab.commands.limits import hardware_cost
+    from cubefab.topology import Hypercube
+    cost = {buffer: hardware_cost(Hypercube(4), routers, 1, 4, 6, buffer)
+            for buffer, routers in (("auto", 1), ("memory", 1), ("registers", 1))}
+    # estimated 17-bit flits: 2 block RAMs per buffer, 10 a router
+    assert cost["auto"] == cost["memory"] != cost["registers"]
+    many = 4   # 40 block RAMs: over the HX8K's 32
+    assert hardware_cost(Hypercube(4), many, 1, 4, 6, "auto") \
+        == hardware_cost(Hypercube(4), many, 1, 4, 6, "registers")
+
+
 def test_sweep_refuses_an_empty_plot_name_before_running(cli):
     r = cli("sweep", "hypercube", "-n", "2", "--rates", "0.1", "--engine", "amaranth",
             "--plot", "")

@@ -109,6 +109,22 @@ def test_auto_keeps_buffers_in_registers_when_the_block_rams_do_not_fit():
     assert dataclasses.replace(config, routers=BLOCK_RAMS // 5 + 1).storage == "registers"
 
 
+def test_auto_sizes_for_the_block_ram_budget_it_is_given():
+    config = RouterConfig.for_topology(Hypercube(4), payload_width=6)   # 5 each
+    assert dataclasses.replace(config, routers=3, block_ram_budget=15).storage == "memory"
+    assert dataclasses.replace(config, routers=3, block_ram_budget=14).storage \
+        == "registers"
+    assert config.block_ram_budget == BLOCK_RAMS
+    assert "block_ram_budget" not in config.as_dict()
+    assert dataclasses.replace(config, block_ram_budget=16).as_dict()["block_ram_budget"] \
+        == 16
+
+
+def test_a_negative_block_ram_budget_is_refused():
+    with pytest.raises(ValueError, match="Block RAM budget"):
+        RouterConfig.for_topology(Hypercube(2), block_ram_budget=-1)
+
+
 def test_block_rams_count_a_memory_per_buffered_input_vc():
     # MC(1,2): 3 links x 2 VCs + the local port; 29-bit flits take two 256 x 16 RAMs
     config = RouterConfig.for_topology(Metacube(1, 2), payload_width=16)
