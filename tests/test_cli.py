@@ -80,8 +80,14 @@ class YosysError(Exception):
     """Stands in for Amaranth's yosys error (matched by its name)."""
 
 
-@pytest.mark.parametrize("exc", [MemoryError(), YosysError("std::bad_alloc")],
-                         ids=["python", "yosys"])
+class VerilatorError(Exception):
+    """Stands in for the Verilator engine's error (matched by its name)."""
+
+
+@pytest.mark.parametrize("exc", [MemoryError(), YosysError("std::bad_alloc"),
+                                 VerilatorError("verilator failed (2):\ng++: fatal error: "
+                                                "Killed signal terminated program cc1plus")],
+                         ids=["python", "yosys", "verilator"])
 def test_out_of_memory_is_one_error_line(monkeypatch, capsys, exc):
     from cubefab.topology.hypercube import Hypercube
 
@@ -92,13 +98,17 @@ def test_out_of_memory_is_one_error_line(monkeypatch, capsys, exc):
     err = capsys.readouterr().err
     assert err.startswith("error: 'cubefab route hypercube' ran out of memory") and err.count("\n") == 1
     assert ("yosys" in err) == isinstance(exc, YosysError)
+    assert ("Verilator" in err) == isinstance(exc, VerilatorError)
 
 
-def test_other_yosys_errors_stay_internal(monkeypatch, capsys):
+@pytest.mark.parametrize("exc", [YosysError("ERROR: Module port is not unique"),
+                                 VerilatorError("verilator failed (1):\n%Error: syntax")],
+                         ids=["yosys", "verilator"])
+def test_other_tool_errors_stay_internal(monkeypatch, capsys, exc):
     from cubefab.topology.hypercube import Hypercube
 
     def failing(self, *args, **kwargs):
-        raise YosysError("ERROR: Module port is not unique")
+        raise exc
     monkeypatch.setattr(Hypercube, "route", failing)
     assert cli.main(["route", "hypercube", "-n", "3", "--src", "0", "--dst", "1"]) == 3
 
