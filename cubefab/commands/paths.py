@@ -3,7 +3,8 @@
 
 from ..cli import (add_topology_command, emit, format_table, parse_address, CliError,
                    add_force_option, input_errors, int_range)
-from .limits import MAX_DEPTH
+from .limits import MAX_DEPTH, check_flow_paths
+from ..progress import working
 from .hardware_engine import add_engine_option, hardware_engine
 from .. import files
 from .fault_options import add_fault_options, check_fault_options
@@ -52,6 +53,12 @@ def _check_plot(args, topology):
         if topology.num_nodes > MAX_PLOT_NODES:
             raise CliError(f"{topology.label} has {topology.num_nodes} nodes; plots are "
                            f"drawn for networks up to {MAX_PLOT_NODES} nodes")
+
+
+def _by_flow(topology):
+    """Whether :func:`disjoint_paths` finds ``topology``'s paths by minimum-cost flow
+    (no construction of a paper)."""
+    return not isinstance(topology, (Hypercube, Metacube))
 
 
 def _method(topology, s, t, paths):
@@ -107,9 +114,10 @@ def _paths(args, topology):
     if args.src == args.dst:
         raise CliError("--src and --dst must be different nodes")
     _check_plot(args, topology)
+    estimate = check_flow_paths(topology) if _by_flow(topology) else None
     # the library checks the faults against --src/--dst and its size limits before it
     # works; those ValueErrors are the user's
-    with input_errors():
+    with input_errors(), working(f"disjoint paths of {topology.label}", estimate):
         doc = paths_document(topology, args.src, args.dst, args.faults, args.faulty_links)
     lines = [f"{topology.label}: {len(doc['paths'])} disjoint paths {doc['src']} -> "
              f"{doc['dst']} (distance {doc['distance']}), {doc['method']}"]

@@ -122,3 +122,11 @@ def test_plot_refuses_large_networks(cli, tmp_path):
     r = cli("broadcast", "metacube", "-k", 2, "-m", 3, "--src", 0, "--plot",
             tmp_path / "big.png")
     assert r.status == 2 and "up to 1024 nodes" in r.err
+
+
+def test_paths_by_flow_beyond_the_memory_limit_are_refused_before_working(cli, monkeypatch):
+    # the Mcube has no paper construction: its paths come from a minimum-cost flow
+    monkeypatch.setenv("CUBEFAB_MEMORY_LIMIT_MB", "100")
+    r = cli("paths", "mcube", "-k", 13, "--src", 0, "--dst", 5)
+    assert r.status == 2 and r.err.startswith("error: disjoint paths by flow on Mcube(13)")
+    assert "MiB of memory" in r.err and r.err.count("\n") == 1
