@@ -837,8 +837,8 @@ class Router(wiring.Component):
         def vc_room(o, vc):   # VC ``vc`` of network output ``o`` has half its credits
             return room[o].bit_select(vc, 1)
 
-        # per output, the requests of the network input queues (an adaptive router's
-        # injection queue steers clear of them where it can)
+        # per output, whether a network input queue's head prefers it (an adaptive
+        # router's injection queue steers clear of those outputs where it can)
         network_wants = [[] for _ in range(degree + 1)]
         for q, (p, v) in enumerate(queues):
             if isinstance(buffers[q], ReplicatingQueue):
@@ -859,8 +859,14 @@ class Router(wiring.Component):
                                                           head, active, vc_state, vc_room,
                                                           contested)
                 if p < degree:
+                    # the port the queue's head prefers, from its buffered route
+                    # (flip-flops: in parallel with its choice, not after it)
+                    both = route.offered & route.escape
+                    lowest = (route.offered & (~route.offered + 1))[:len(outputs[q])]
+                    prefers = Mux(both.any(), both,
+                                  Mux(route.offered.any(), lowest, route.escape))
                     for k, o in enumerate(outputs[q]):
-                        network_wants[o].append(want[k])
+                        network_wants[o].append(prefers[k])
             else:
                 out_vc = route.vc[:vc_bits]
                 vcs = [self._request_vc(p, v, o, out_vc) for o in outputs[q]]
@@ -948,11 +954,13 @@ class Router(wiring.Component):
         local port) takes only a VC whose downstream buffer is at least half empty,
         adaptive or escape: the packets already in the network come first, which holds
         the accepted throughput past saturation; and it steers clear of the outputs
-        that a network queue requests in the same cycle (``contested``, a bit per port
-        of ``outputs``), which the arbiter would most likely grant to that queue: an
-        uncontested port among those it may take first (the escape port first among
-        them), then the escape port on its escape VC if uncontested, else the choice
-        above. Once the head is
+        that a network queue's head prefers (``contested``, a bit per port of
+        ``outputs``: the escape port if offered, else the first offered port, else the
+        escape port, read from the buffered routes, so that it does not wait for the
+        other queues' choices), which the arbiter would most likely grant to that
+        queue: an uncontested port among those it may take first (the escape port
+        first among them), then the escape port on its escape VC if uncontested, else
+        the choice above. Once the head is
         granted, the packet's other flits want the same port and VC (``held_*``),
         with a credit. Returns the request bit per output of ``outputs``, the output
         VC and the class the flit leaves with (``cls``, one up on a wrap link)."""
@@ -992,8 +1000,8 @@ class Router(wiring.Component):
         choice = Mux(free_adaptive.any(), first, free_escape)
         choice_vc = Mux(free_adaptive.any(), adaptive_vc, route.vc)
         if contested is not None:
-            # The injection queue steers clear of the outputs a network queue requests
-            # this cycle (the arbiter would most likely grant that one): an uncontested
+            # The injection queue steers clear of the outputs a network queue's head
+            # prefers (the arbiter would most likely grant that one): an uncontested
             # adaptive port first (the escape port first among them), then the escape
             # port on its escape VC if uncontested, else as above.
             calm = named("calm", n, free_adaptive & ~contested)
