@@ -837,6 +837,9 @@ class Router(wiring.Component):
         def vc_room(o, vc):   # VC ``vc`` of network output ``o`` has half its credits
             return room[o].bit_select(vc, 1)
 
+        # per output, whether a network input queue's head prefers it (an adaptive
+        # router's injection queue steers clear of those outputs where it can)
+        network_wants = [[] for _ in range(degree + 1)]
         for q, (p, v) in enumerate(queues):
             if isinstance(buffers[q], ReplicatingQueue):
                 queue = buffers[q]
@@ -850,8 +853,20 @@ class Router(wiring.Component):
             fifo, route, head = buffers[q]
             active = Signal(name=f"active_p{p}_vc{v}")
             if adaptive:
+                contested = (Cat(Cat(network_wants[o]).any() for o in outputs[q])
+                             if p == degree else None)
                 want, out_vc, cls = self._adaptive_choice(m, p, v, outputs[q], fifo, route,
-                                                          head, active, vc_state, vc_room)
+                                                          head, active, vc_state, vc_room,
+                                                          contested)
+                if p < degree:
+                    # the port the queue's head prefers, from its buffered route
+                    # (flip-flops: in parallel with its choice, not after it)
+                    both = route.offered & route.escape
+                    lowest = (route.offered & (~route.offered + 1))[:len(outputs[q])]
+                    prefers = Mux(both.any(), both,
+                                  Mux(route.offered.any(), lowest, route.escape))
+                    for k, o in enumerate(outputs[q]):
+                        network_wants[o].append(prefers[k])
             else:
                 out_vc = route.vc[:vc_bits]
                 vcs = [self._request_vc(p, v, o, out_vc) for o in outputs[q]]
@@ -927,7 +942,7 @@ class Router(wiring.Component):
         return next_vc(self.topology, self.node, o, vc_in, config.vc_classes)
 
     def _adaptive_choice(self, m, p, v, outputs, fifo, route, head, active, vc_state,
-                         vc_room):
+                         vc_room, contested=None):
         """Output choice of input queue ``(p, v)`` of an adaptive router. A packet's
         head, at the front of the queue, wants a port of ``route.offered`` whose
         adaptive VC for its flow (``vcs + route.lane``) is idle and has a credit,
@@ -938,7 +953,14 @@ class Router(wiring.Component):
         that is idle and has a credit. A head of the injection queue (``p`` is the
         local port) takes only a VC whose downstream buffer is at least half empty,
         adaptive or escape: the packets already in the network come first, which holds
-        the accepted throughput past saturation. Once the head is
+        the accepted throughput past saturation; and it steers clear of the outputs
+        that a network queue's head prefers (``contested``, a bit per port of
+        ``outputs``: the escape port if offered, else the first offered port, else the
+        escape port, read from the buffered routes, so that it does not wait for the
+        other queues' choices), which the arbiter would most likely grant to that
+        queue: an uncontested port among those it may take first (the escape port
+        first among them), then the escape port on its escape VC if uncontested, else
+        the choice above. Once the head is
         granted, the packet's other flits want the same port and VC (``held_*``),
         with a credit. Returns the request bit per output of ``outputs``, the output
         VC and the class the flit leaves with (``cls``, one up on a wrap link)."""
@@ -975,8 +997,22 @@ class Router(wiring.Component):
         preferred = candidates & route.escape
         lowest = (candidates & (~candidates + 1))[:n]
         first = Mux(preferred.any(), preferred, lowest)
-        choice = named("choice", n, Mux(free_adaptive.any(), first, free_escape))
+        choice = Mux(free_adaptive.any(), first, free_escape)
         choice_vc = Mux(free_adaptive.any(), adaptive_vc, route.vc)
+        if contested is not None:
+            # The injection queue steers clear of the outputs a network queue's head
+            # prefers (the arbiter would most likely grant that one): an uncontested
+            # adaptive port first (the escape port first among them), then the escape
+            # port on its escape VC if uncontested, else as above.
+            calm = named("calm", n, free_adaptive & ~contested)
+            calm_escape = named("calm_escape", n, free_escape & ~contested)
+            calm_preferred = calm & route.escape
+            calm_first = Mux(calm_preferred.any(), calm_preferred,
+                             (calm & (~calm + 1))[:n])
+            choice = Mux(calm.any(), calm_first, Mux(calm_escape.any(), calm_escape, choice))
+            choice_vc = Mux(calm.any(), adaptive_vc,
+                            Mux(calm_escape.any(), route.vc, choice_vc))
+        choice = named("choice", n, choice)
         held = Signal(n, name=f"held_port_p{p}_vc{v}")
         held_vc = Signal(vc_bits, name=f"held_vc_p{p}_vc{v}")
         following = Cat(held[k] & fifo.r_rdy & vc_state(o, held_vc)[1]

@@ -13,8 +13,9 @@ At every hop an adaptive router is offered
 For the minimal routings (hypercube ``ecube``, metacube ``minimal``, DLH
 ``dimension-order``) the escape port is the algorithm's own port and is itself minimal.
 The Mcube's ``mroute`` is not always shortest and deadlocks on its own VC rule, so
-``mroute`` in adaptive mode means Mroute's port on the adaptive VCs with e-cube (always
-deadlock-free on one VC) as the escape: :func:`escape_algorithm`.
+``mroute`` in adaptive mode means Mroute on the adaptive VCs with e-cube (always
+deadlock-free on one VC) as the escape: :func:`escape_algorithm`. The adaptive VCs are
+offered every port that Mroute could equally take (:func:`mroute_offered_masks`).
 """
 
 import functools
@@ -26,7 +27,8 @@ from .mcube import Mcube
 
 
 __all__ = ["escape_algorithm", "escape_port", "minimal_ports", "adaptive_ports",
-           "minimal_port_masks", "offered_port_masks", "needs_adaptive"]
+           "minimal_port_masks", "offered_port_masks", "mroute_offered_masks",
+           "needs_adaptive"]
 
 
 def _check_topology(topology):
@@ -102,9 +104,9 @@ def adaptive_ports(topology, here, dest, algorithm=None):
     the Mcube, whose escape (e-cube) is not minimal, ports that make progress in the
     escape's own order instead (minimal ports with an e-cube escape can cycle: a packet
     escapes away from its destination and comes back adaptively): for ``mroute``
-    Mroute's own port (Mroute on the adaptive VCs), for ``ecube`` every link ``j`` with
-    bit ``j`` of ``here ^ dest`` set (it clears that bit and changes only lower ones, so
-    ``here ^ dest`` decreases).
+    every port Mroute could equally take (:func:`mroute_offered_masks`; Mroute's own
+    port among them), for ``ecube`` every link ``j`` with bit ``j`` of ``here ^ dest``
+    set (it clears that bit and changes only lower ones, so ``here ^ dest`` decreases).
 
     Returns
     -------
@@ -117,7 +119,8 @@ def adaptive_ports(topology, here, dest, algorithm=None):
         here = topology.check_node(here, "here")
         dest = topology.check_node(dest, "dest")
         if algorithm == "mroute":
-            return () if here == dest else (topology.next_port(here, dest, algorithm),)
+            mask = int(mroute_offered_masks(topology)[here, dest])
+            return tuple(p for p in range(topology.degree) if mask >> p & 1)
         return tuple(p for p in range(topology.degree) if (here ^ dest) >> p & 1)
     return minimal_ports(topology, here, dest)
 
@@ -161,8 +164,45 @@ def offered_port_masks(topology, dest, algorithm=None):
                      dtype=np.int64)
     if isinstance(topology, Mcube):
         if algorithm == "mroute":
-            own = np.array([topology.next_port(int(a), dest, algorithm) for a in nodes],
-                           dtype=np.int64)
-            return np.where(own < topology.degree, np.int64(1) << (own % 63), 0), ports
+            return mroute_offered_masks(topology)[nodes, dest], ports
         return (nodes ^ dest) & ((1 << topology.degree) - 1), ports
     return minimal_port_masks(topology, dest), ports
+
+
+@functools.lru_cache(maxsize=8)
+def _mroute_offered_masks(topology):
+    from .mcube_analysis import route_lengths
+    lengths = route_lengths(topology, "mroute")
+    n = topology.num_nodes
+    nodes = np.arange(n, dtype=np.int64)
+    diff = nodes[:, None] ^ nodes[None, :]
+    masks = np.zeros((n, n), dtype=np.int64)
+    for p in range(topology.degree):
+        there = topology.neighbor_table[:, p]
+        # link p changes bit p and lower bits only: it keeps the packet in the
+        # sub-Mcube of here ^ dest's highest bit iff that bit is p or higher
+        inside = diff >> p != 0
+        masks |= (inside & (lengths[there, :] < lengths)).astype(np.int64) << p
+    masks.setflags(write=False)
+    return masks
+
+
+def mroute_offered_masks(topology):
+    """What the adaptive VCs of ``mroute`` are offered on a k-Mcube: ``masks[here, dest]``
+    has bit ``p`` set when link ``p`` keeps the packet in the sub-Mcube of the highest
+    bit of ``here ^ dest`` (``p`` is at most that bit) and its neighbour's Mroute route
+    to ``dest`` is shorter than ``here``'s: every port Mroute could equally take,
+    Mroute's own port among them (about 2 ports per hop on Mcube(6) against Mroute's
+    one). Every adaptive hop keeps the highest differing bit and shortens the Mroute
+    route, every e-cube escape hop lowers that bit, so no packet returns to a state
+    (the proof, :func:`~cubefab.topology.duato.check_adaptive`, checks it).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n, n), read-only
+        Indexed by addresses (the Mcube's nodes are ``0 .. 2**k - 1``); 0 on the
+        diagonal.
+    """
+    if not isinstance(topology, Mcube):
+        raise TypeError(f"Topology must be an Mcube, not {topology!r}")
+    return _mroute_offered_masks(topology)

@@ -143,6 +143,31 @@ def test_injected_heads_wait_for_room_that_transit_heads_do_not_need():
     run_clocked(router, bench)
 
 
+def test_injected_heads_steer_clear_of_the_outputs_transit_heads_request():
+    # Q(2), node 0: a transit and an injected one-flit packet to node 3 arrive together
+    # (ports 0 and 1 both minimal, the escape port 0): the transit head requests port
+    # 0, so the injected one takes port 1 and both leave in the same cycle (without
+    # the rule both want port 0 and one waits)
+    topo = Hypercube(2)
+    router = adaptive_router(topo, 0, turns="all")
+    transit, local = router.link_in[1].flit, router.local_in
+
+    async def bench(ctx):
+        for port, payload in ((transit, 1), (local, 2)):
+            ctx.set(port.payload, flit(3, 2, vc=1, payload=payload))
+            ctx.set(port.valid, 1)
+        await ctx.tick()
+        for port in (transit, local):
+            ctx.set(port.valid, 0)
+        for _ in range(HOP_LATENCY + 1):
+            seen = await outputs(ctx, router)
+            if seen:
+                break
+            await ctx.tick()
+        assert sorted((p, f.vc, f.payload) for p, f in seen) == [(0, 1, 1), (1, 1, 2)]
+    run_clocked(router, bench)
+
+
 @pytest.mark.parametrize("topology,algorithm", [
     (Hypercube(3), None), (Metacube(1, 1), None), (DLH(2, 1), None), (Mcube(3), "mroute"),
     (Mcube(4), "mroute"), (Mcube(4), "ecube"),

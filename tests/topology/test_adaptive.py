@@ -6,9 +6,10 @@ import pytest
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
 from cubefab.topology.adaptive import (adaptive_ports, escape_algorithm, escape_port,
                                        minimal_port_masks, minimal_ports,
-                                       offered_port_masks)
+                                       mroute_offered_masks, offered_port_masks)
 from cubefab.topology.deadlock import check_deadlock_free
 from cubefab.topology.duato import check_adaptive
+from cubefab.topology.mcube_analysis import route_lengths
 
 
 SMALL = [Hypercube(3), Hypercube(4), Metacube(1, 1), Metacube(1, 2), Metacube(2, 1),
@@ -64,6 +65,28 @@ def test_mcube_mroute_runs_mroute_adaptively_over_an_ecube_escape():
     assert adaptive_ports(t, 3, 28, "mroute") == (t.next_port(3, 28, "mroute"),)
     assert escape_port(t, 3, 28, "mroute") == t.next_port(3, 28, "ecube")
     assert adaptive_ports(t, 3, 3, "mroute") == ()
+
+
+def test_mcube_mroute_offers_every_port_that_shortens_its_route_within_the_subcube():
+    # by definition, pair by pair: link p (at most the highest differing bit) whose
+    # neighbour's Mroute route is shorter; Mroute's own port always among them, and
+    # more than one port for some pairs (Mroute alone offered one)
+    t = Mcube(5)
+    lengths = route_lengths(t, "mroute")
+    more = 0
+    for here in range(32):
+        for dest in range(32):
+            want = tuple(p for p in range(5) if here != dest
+                         and p <= (here ^ dest).bit_length() - 1
+                         and lengths[t.neighbor(here, p), dest] < lengths[here, dest])
+            got = adaptive_ports(t, here, dest, "mroute")
+            assert got == want, (here, dest)
+            assert here == dest or t.next_port(here, dest, "mroute") in got
+            more += len(got) > 1
+    assert more > 0
+    assert mroute_offered_masks(t)[3, 3] == 0
+    with pytest.raises(TypeError, match="must be an Mcube"):
+        mroute_offered_masks(Hypercube(3))
 
 
 def test_mcube_ecube_offers_the_links_of_the_differing_bits():

@@ -13,7 +13,7 @@ from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ...topology.adaptive import adaptive_ports, escape_algorithm
+from ...topology.adaptive import adaptive_ports, escape_algorithm, mroute_offered_masks
 from ...topology.base import Topology
 from ...topology.dlh import DLH
 from ...topology.hypercube import Hypercube
@@ -21,6 +21,7 @@ from ...topology.mcube import Mcube
 from ...topology.metacube import Metacube
 from .dlh import ring_ahead
 from .factory import route_unit
+from .mcube import McubeRoute
 from .logic import table_function
 
 
@@ -179,18 +180,30 @@ class MetacubeAdaptiveRoute(AdaptiveRoute):
 
 
 class McubeAdaptiveRoute(AdaptiveRoute):
-    """k-Mcube: for ``mroute`` Mroute's own port (one-hot, from a deterministic Mroute
-    unit), for ``ecube`` every link of a differing address bit; escape e-cube."""
+    """k-Mcube: for ``mroute`` every port Mroute could equally take (the model's
+    :func:`~cubefab.topology.adaptive.mroute_offered_masks` as a table of ``dest``, of
+    ``Cat(dest, here)`` when ``node`` is ``None``; the limits of
+    :class:`~cubefab.hdl.route.mcube.McubeRoute`), for ``ecube`` every link of a
+    differing address bit; escape e-cube."""
 
     topology_class = Mcube
+
+    def __init__(self, topology, node=None, algorithm=None):
+        super().__init__(topology, node, algorithm)
+        if self.algorithm == "mroute":
+            McubeRoute.check_parameters(topology, self.algorithm, self.node)
 
     def elaborate_offered(self, m):
         if self.algorithm == "ecube":
             m.d.comb += self.offered.eq(self.dest ^ self.here_value())
             return
-        own = route_unit(self.topology, self.node, self.algorithm)
-        self.connect_unit(m, "mroute", own)
-        m.d.comb += self.offered.eq(own.request[:self.topology.degree])
+        masks = mroute_offered_masks(self.topology)
+        bits = self.topology.address_bits
+        if self.node is not None:
+            table_function(m, self.offered, self.dest, masks[self.node].tolist(), bits)
+        else:   # index here << bits | dest: the table row by row
+            table_function(m, self.offered, Cat(self.dest, self.here),
+                           masks.ravel().tolist(), 2 * bits)
 
 
 #: Adaptive route unit class by topology family name.
