@@ -33,7 +33,7 @@ from ..hdl.ports import reset_less_verilog
 
 __all__ = ["verilator_executable", "verilator_missing_reason", "build_lock", "cache_root",
            "VerilatorModel", "VerilatorError", "VerilatorUnavailable", "cxx_name",
-           "input_setters"]
+           "input_setters", "HARDWARE_PACKAGES", "hardware_source_files"]
 
 
 class VerilatorError(RuntimeError):
@@ -104,19 +104,34 @@ def cache_root():
         os.path.expanduser("~"), ".cache", "cubefab")
 
 
-def _hdl_source_digest():
-    """Digest of cubefab/hdl/**.py: a build is stale when the hardware source changes."""
-    import cubefab.hdl
-    root = os.path.dirname(cubefab.hdl.__file__)
+#: The packages whose Python source decides the hardware a build compiles: the
+#: components, and the golden model whose decisions they turn into logic (route
+#: tables, offered ports, VC classes, straps).
+HARDWARE_PACKAGES = ("hdl", "topology")
+
+
+def hardware_source_files():
+    """The ``.py`` files of :data:`HARDWARE_PACKAGES`, as (path relative to the
+    ``cubefab`` package, absolute path), sorted."""
+    import cubefab
+    package = os.path.dirname(cubefab.__file__)
+    files = []
+    for sub in HARDWARE_PACKAGES:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(package, sub)):
+            files += [(os.path.relpath(os.path.join(dirpath, name), package),
+                       os.path.join(dirpath, name))
+                      for name in filenames if name.endswith(".py")]
+    return sorted(files)
+
+
+def _hardware_source_digest():
+    """Digest of :func:`hardware_source_files`: a build is stale when the source of
+    the hardware, or of the model decisions it is built from, changes."""
     digest = hashlib.sha256()
-    for dirpath, dirnames, filenames in sorted(os.walk(root)):
-        dirnames.sort()
-        for name in sorted(filenames):
-            if name.endswith(".py"):
-                path = os.path.join(dirpath, name)
-                digest.update(os.path.relpath(path, root).encode())
-                with open(path, "rb") as f:
-                    digest.update(f.read())
+    for relative, path in hardware_source_files():
+        digest.update(relative.encode())
+        with open(path, "rb") as f:
+            digest.update(f.read())
     return digest.hexdigest()
 
 
@@ -214,7 +229,7 @@ class VerilatorModel:
         self.jobs = jobs or os.cpu_count() or 1
         self.inputs = self.counters = None
         key = hashlib.sha256()
-        for part in (config_text, name, opt, _hdl_source_digest(), self._generator_source(),
+        for part in (config_text, name, opt, _hardware_source_digest(), self._generator_source(),
                      " ".join(_VERILATOR_FLAGS), self._verilator_version()):
             key.update(part.encode())
             key.update(b"\0")

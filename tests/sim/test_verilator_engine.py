@@ -78,6 +78,21 @@ def test_configuration_changes_the_key(cache):
     assert VerilatorModel(Counters, {"a": 1}).key != VerilatorModel(Counters, {"a": 2}).key
 
 
+def test_the_model_decisions_are_part_of_the_key(cache, tmp_path, monkeypatch):
+    """A build compiles the model's decisions (route tables, offered ports): the
+    topology package's source is part of the key, as the components' is."""
+    from cubefab.sim import verilator_engine
+    files = dict(verilator_engine.hardware_source_files())
+    assert "topology/adaptive.py" in files and "hdl/router.py" in files
+    copy = tmp_path / "adaptive.py"
+    copy.write_text("OFFERED = 1\n")
+    monkeypatch.setattr(verilator_engine, "hardware_source_files",
+                        lambda: [("topology/adaptive.py", str(copy))])
+    key = VerilatorModel(Counters, {"a": 1}).key
+    copy.write_text("OFFERED = 2\n")
+    assert VerilatorModel(Counters, {"a": 1}).key != key
+
+
 class TooWide(wiring.Component):
     b: Out(65)
 
