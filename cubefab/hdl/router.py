@@ -131,9 +131,10 @@ class Router(wiring.Component):
     With ``config.adaptive_vcs`` the router routes adaptively (docs/router.md,
     "Adaptive routing"): a head takes an offered port whose adaptive VC for its flow
     is idle and has a credit (by congestion: its escape port while that VC is at least
-    half empty, then the escape VC of its class while that is at least three quarters
-    empty, then the first port in port order), else its escape port on the escape VC of
-    its class; the rest of the packet follows the head's choice.
+    half empty, then, where the escape port is offered, the escape VC of its class
+    while that is at least three quarters empty, then the first port in port order),
+    else its escape port on the escape VC of its class; the rest of the packet follows
+    the head's choice.
 
     With ``config.fault_waypoints`` the router routes by waypoints around faults
     (docs/faults.md): each input port's route unit is a
