@@ -130,9 +130,11 @@ class Router(wiring.Component):
 
     With ``config.adaptive_vcs`` the router routes adaptively (docs/router.md,
     "Adaptive routing"): a head takes an offered port whose adaptive VC for its flow
-    is idle and has a credit (its escape port if that is one, else the first in port
-    order), else its escape port on the escape VC of its class; the rest of the packet
-    follows the head's choice.
+    is idle and has a credit (by congestion: its escape port while that VC is at least
+    half empty, then, where the escape port is offered, the escape VC of its class
+    while that is at least three quarters empty, then the first port in port order),
+    else its escape port on the escape VC of its class; the rest of the packet follows
+    the head's choice.
 
     With ``config.fault_waypoints`` the router routes by waypoints around faults
     (docs/faults.md): each input port's route unit is a
@@ -827,15 +829,24 @@ class Router(wiring.Component):
             return busy[o][0], can_send[o]
 
         # per network output, a bit per VC: its downstream buffer is at least half
-        # empty (computed once per output, shared by every queue's choice)
-        half = (self.config.depth + 1) // 2
+        # empty; and a bit per escape VC: at least three quarters empty (computed once
+        # per output, shared by every queue's choice)
+        depth, escape_vcs = self.config.depth, self.config.vcs
+        half, ample = (depth + 1) // 2, depth - depth // 4
         room = [Signal(len(credits[o]), name=f"room_p{o}") for o in range(degree)
                 ] if adaptive else []
+        nearly_empty = [Signal(escape_vcs, name=f"ample_p{o}") for o in range(degree)
+                        ] if adaptive else []
         for o, flags in enumerate(room):
-            m.d.comb += flags.eq(Cat(count >= half for count in credits[o]))
+            m.d.comb += [flags.eq(Cat(count >= half for count in credits[o])),
+                         nearly_empty[o].eq(Cat(count >= ample
+                                                for count in credits[o][:escape_vcs]))]
 
         def vc_room(o, vc):   # VC ``vc`` of network output ``o`` has half its credits
             return room[o].bit_select(vc, 1)
+
+        def vc_ample(o, vc):   # escape VC ``vc`` of output ``o``: three quarters
+            return nearly_empty[o].bit_select(vc, 1)
 
         # per output, whether a network input queue's head prefers it (an adaptive
         # router's injection queue steers clear of those outputs where it can)
@@ -857,7 +868,7 @@ class Router(wiring.Component):
                              if p == degree else None)
                 want, out_vc, cls = self._adaptive_choice(m, p, v, outputs[q], fifo, route,
                                                           head, active, vc_state, vc_room,
-                                                          contested)
+                                                          vc_ample, contested)
                 if p < degree:
                     # the port the queue's head prefers, from its buffered route
                     # (flip-flops: in parallel with its choice, not after it)
@@ -942,14 +953,18 @@ class Router(wiring.Component):
         return next_vc(self.topology, self.node, o, vc_in, config.vc_classes)
 
     def _adaptive_choice(self, m, p, v, outputs, fifo, route, head, active, vc_state,
-                         vc_room, contested=None):
+                         vc_room, vc_ample, contested=None):
         """Output choice of input queue ``(p, v)`` of an adaptive router. A packet's
         head, at the front of the queue, wants a port of ``route.offered`` whose
         adaptive VC for its flow (``vcs + route.lane``) is idle and has a credit,
         preferring one whose downstream buffer is at least half empty (``vc_room``):
-        the escape port if it is such a port, else the first such port (in the order of
-        ``outputs``), else the escape port if it has a credit at all, else the first
-        port that has; when none is, the escape port on its escape VC (``route.vc``) if
+        the escape port if it is such a port; else the escape port, if it is offered,
+        on its escape VC (``route.vc``) if that is idle and its downstream buffer at
+        least three quarters empty (``vc_ample``: the deterministic route is kept while
+        it has room, which a complement permutation, whose deterministic routes do not
+        conflict, needs); else the first port whose adaptive VC is at least half empty
+        (in the order of ``outputs``), else the escape port if it has a credit at all,
+        else the first port that has; when none is, the escape port on its escape VC if
         that is idle and has a credit. A head of the injection queue (``p`` is the
         local port) takes only a VC whose downstream buffer is at least half empty,
         adaptive or escape: the packets already in the network come first, which holds
@@ -991,14 +1006,21 @@ class Router(wiring.Component):
             # already in the network keep the links (accepted throughput held).
             free_adaptive = roomy
         # Congestion decides: a port whose downstream buffer is at least half empty
-        # (the escape port first: the deterministic route keeps its balance at low load),
-        # then any port with a credit, then the escape VC.
+        # (the escape port first: the deterministic route keeps its balance at low load,
+        # and then the escape port's escape VC while it is nearly empty), then any port
+        # with a credit, then the escape VC.
         candidates = named("candidates", n, Mux(roomy.any(), roomy, free_adaptive))
         preferred = candidates & route.escape
         lowest = (candidates & (~candidates + 1))[:n]
         first = Mux(preferred.any(), preferred, lowest)
-        choice = Mux(free_adaptive.any(), first, free_escape)
-        choice_vc = Mux(free_adaptive.any(), adaptive_vc, route.vc)
+        # the deterministic route kept: the escape VC, nearly empty, before another port
+        # (where the escape port is an adaptive one: not on the Mcube's Mroute, whose
+        # e-cube escape is no minimal route)
+        ample_escape = named("ample_escape", n, free_escape & route.offered[:n] & Cat(
+            vc_ample(o, route.vc) if o < degree else C(0, 1) for o in outputs))
+        stay = named("stay", 1, ~(roomy & route.escape).any() & ample_escape.any())
+        choice = Mux(stay, ample_escape, Mux(free_adaptive.any(), first, free_escape))
+        choice_vc = Mux(stay | ~free_adaptive.any(), route.vc, adaptive_vc)
         if contested is not None:
             # The injection queue steers clear of the outputs a network queue's head
             # prefers (the arbiter would most likely grant that one): an uncontested

@@ -74,13 +74,14 @@ def test_lone_flits_take_the_preferred_adaptive_port_and_carry_their_class(topol
     run_clocked(router, bench)
 
 
-def test_a_busy_adaptive_vc_sends_heads_to_the_next_port_then_to_the_escape():
+def test_a_busy_adaptive_vc_sends_heads_to_the_escape_vc_then_to_the_next_port():
     # Q(2), node 0, three 2-flit packets to node 3 (ports 0 and 1 both minimal, escape
-    # port 0): VC 0 is the escape VC, VC 1 the adaptive one
+    # port 0): VC 0 is the escape VC, VC 1 the adaptive one; the escape port's escape
+    # VC, empty, comes before the next port
     topo = Hypercube(2)
     router = adaptive_router(topo, 0, turns="all")
     inputs = [router.link_in[0].flit, router.link_in[1].flit, router.local_in]
-    want = [(0, 1), (1, 1), (0, 0)]   # (port, VC) of each packet
+    want = [(0, 1), (0, 0), (1, 1)]   # (port, VC) of each packet
 
     async def send(ctx, port, **fields):
         ctx.set(port.payload, flit(3, 2, **fields))
@@ -111,16 +112,18 @@ def test_a_busy_adaptive_vc_sends_heads_to_the_next_port_then_to_the_escape():
 def test_injected_heads_wait_for_room_that_transit_heads_do_not_need():
     # Q(2), node 0, one-flit packets to node 1 (port 0 only: VC 0 escape, VC 1 adaptive,
     # 4 flits of buffer each downstream, no credit returned): after three transit flits
-    # VC 1 has one credit, less than half: a transit flit still takes it, an injected
-    # one takes the escape VC instead, and once the escape VC is below half as well an
-    # injected flit waits until a credit comes back
+    # VC 1 has one credit, less than half; the escape VC takes heads while it has three
+    # credits (an injected, then a transit one), then an injected head while it has
+    # half of them; with two credits left a transit flit takes VC 1's last one, which an
+    # injected one may not, and once the escape VC is below half as well an injected
+    # flit waits until a credit comes back
     topo = Hypercube(2)
     router = adaptive_router(topo, 0, turns="all")
     transit, local = 1, topo.degree
 
     async def bench(ctx):
-        for p, want_vc in [(transit, 1)] * 3 + [(local, 0), (transit, 1), (local, 0),
-                                                 (local, 0)]:
+        for p, want_vc in [(transit, 1)] * 3 + [(local, 0), (transit, 0), (local, 0),
+                                                 (transit, 1)]:
             out, f = await send_alone(ctx, router, p, flit(1, 3, vc=1))
             assert (out, f.vc) == (0, want_vc), (p, want_vc)
             await ctx.tick()
@@ -165,6 +168,21 @@ def test_injected_heads_steer_clear_of_the_outputs_transit_heads_request():
                 break
             await ctx.tick()
         assert sorted((p, f.vc, f.payload) for p, f in seen) == [(0, 1, 1), (1, 1, 2)]
+    run_clocked(router, bench)
+
+
+def test_the_escape_vc_comes_before_another_port_while_nearly_empty():
+    # Q(2), node 0, one-flit packets to node 3 (ports 0 and 1 minimal, escape port 0;
+    # VC 0 escape, VC 1 adaptive, 4 flits of buffer downstream, no credit returned):
+    # port 0's VC 1 takes heads while at least half empty (three), then port 0's VC 0
+    # while at least three quarters empty (two), then port 1's VC 1
+    router = adaptive_router(Hypercube(2), 0, turns="all")
+
+    async def bench(ctx):
+        for want in [(0, 1)] * 3 + [(0, 0)] * 2 + [(1, 1)]:
+            out, f = await send_alone(ctx, router, 1, flit(3, 2, vc=1))
+            assert (out, f.vc) == want
+            await ctx.tick()
     run_clocked(router, bench)
 
 
