@@ -154,13 +154,20 @@ async def send_alone(ctx, router, p, sent):
     ctx.set(port.valid, 1)
     await ctx.tick()
     ctx.set(port.valid, 0)
+    seen = await first_outputs(ctx, router)
+    assert len(seen) == 1, (sent, p, seen)
+    return seen[0]
+
+
+async def first_outputs(ctx, router):
+    """The (port, flit) pairs of the first cycle within a hop's latency in which
+    flits leave ``router`` (empty when none does)."""
     for _ in range(HOP_LATENCY + 1):
         seen = await outputs(ctx, router)
         if seen:
             break
         await ctx.tick()
-    assert len(seen) == 1, (sent, p, seen)
-    return seen[0]
+    return seen
 
 
 async def return_credit(ctx, router, out, f):
