@@ -49,6 +49,11 @@ HOP_LATENCIES = {"buffered": HOP_LATENCY, "lookahead": 1}
 ROUTER_LATENCIES = {"buffered": ROUTER_LATENCY, "lookahead": 1}
 
 
+def _lowest_bit(bits, width):
+    """The lowest set bit of ``bits`` alone (one-hot, or zero), ``width`` bits."""
+    return (bits & (~bits + 1))[:width]
+
+
 def zero_load_latency(config, hops, flits):
     """Cycles from a packet's head accepted on ``local_in`` to its tail on
     ``local_out`` with no contention, for routers of ``config`` (a RouterConfig):
@@ -133,7 +138,8 @@ class Router(wiring.Component):
     is idle and has a credit (by congestion: its escape port while that VC is at least
     half empty, then, where the escape port is offered, the escape VC of its class
     while that is at least three quarters empty, then the first port in port order),
-    else its escape port on the escape VC of its class; the rest of the packet follows
+    else its escape port on the escape VC of its class; an injected head first steers
+    clear of the ports the network queues' heads prefer; the rest of the packet follows
     the head's choice.
 
     With ``config.fault_waypoints`` the router routes by waypoints around faults
@@ -873,7 +879,7 @@ class Router(wiring.Component):
                     # the port the queue's head prefers, from its buffered route
                     # (flip-flops: in parallel with its choice, not after it)
                     both = route.offered & route.escape
-                    lowest = (route.offered & (~route.offered + 1))[:len(outputs[q])]
+                    lowest = _lowest_bit(route.offered, len(outputs[q]))
                     prefers = Mux(both.any(), both,
                                   Mux(route.offered.any(), lowest, route.escape))
                     for k, o in enumerate(outputs[q]):
@@ -1011,7 +1017,7 @@ class Router(wiring.Component):
         # with a credit, then the escape VC.
         candidates = named("candidates", n, Mux(roomy.any(), roomy, free_adaptive))
         preferred = candidates & route.escape
-        lowest = (candidates & (~candidates + 1))[:n]
+        lowest = _lowest_bit(candidates, n)
         first = Mux(preferred.any(), preferred, lowest)
         # the deterministic route kept: the escape VC, nearly empty, before another port
         # (where the escape port is an adaptive one: not on the Mcube's Mroute, whose
@@ -1029,8 +1035,7 @@ class Router(wiring.Component):
             calm = named("calm", n, free_adaptive & ~contested)
             calm_escape = named("calm_escape", n, free_escape & ~contested)
             calm_preferred = calm & route.escape
-            calm_first = Mux(calm_preferred.any(), calm_preferred,
-                             (calm & (~calm + 1))[:n])
+            calm_first = Mux(calm_preferred.any(), calm_preferred, _lowest_bit(calm, n))
             choice = Mux(calm.any(), calm_first, Mux(calm_escape.any(), calm_escape, choice))
             choice_vc = Mux(calm.any(), adaptive_vc,
                             Mux(calm_escape.any(), route.vc, choice_vc))
