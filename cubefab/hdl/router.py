@@ -49,9 +49,11 @@ HOP_LATENCIES = {"buffered": HOP_LATENCY, "lookahead": 1}
 ROUTER_LATENCIES = {"buffered": ROUTER_LATENCY, "lookahead": 1}
 
 
-def _lowest_bit(bits, width):
-    """The lowest set bit of ``bits`` alone (one-hot, or zero), ``width`` bits."""
-    return (bits & (~bits + 1))[:width]
+def _escape_first(bits, escape, width):
+    """Of the ports ``bits`` (a bit per port, ``width`` bits), the escape port if it is
+    one of them (``escape``, one-hot), else the lowest; one-hot, or zero."""
+    preferred = bits & escape
+    return Mux(preferred.any(), preferred, (bits & (~bits + 1))[:width])
 
 
 def zero_load_latency(config, hops, flits):
@@ -877,11 +879,13 @@ class Router(wiring.Component):
                                                           vc_ample, contested)
                 if p < degree:
                     # the port the queue's head prefers, from its buffered route
-                    # (flip-flops: in parallel with its choice, not after it)
-                    both = route.offered & route.escape
-                    lowest = _lowest_bit(route.offered, len(outputs[q]))
-                    prefers = Mux(both.any(), both,
-                                  Mux(route.offered.any(), lowest, route.escape))
+                    # (flip-flops: in parallel with its choice, not after it); the
+                    # queues are in port order, so the injection queue, last, sees
+                    # every network queue's
+                    prefers = Mux(route.offered.any(),
+                                  _escape_first(route.offered, route.escape,
+                                                len(outputs[q])),
+                                  route.escape)
                     for k, o in enumerate(outputs[q]):
                         network_wants[o].append(prefers[k])
             else:
@@ -1016,9 +1020,7 @@ class Router(wiring.Component):
         # and then the escape port's escape VC while it is nearly empty), then any port
         # with a credit, then the escape VC.
         candidates = named("candidates", n, Mux(roomy.any(), roomy, free_adaptive))
-        preferred = candidates & route.escape
-        lowest = _lowest_bit(candidates, n)
-        first = Mux(preferred.any(), preferred, lowest)
+        first = _escape_first(candidates, route.escape, n)
         # the deterministic route kept: the escape VC, nearly empty, before another port
         # (where the escape port is an adaptive one: not on the Mcube's Mroute, whose
         # e-cube escape is no minimal route)
@@ -1034,9 +1036,8 @@ class Router(wiring.Component):
             # port on its escape VC if uncontested, else as above.
             calm = named("calm", n, free_adaptive & ~contested)
             calm_escape = named("calm_escape", n, free_escape & ~contested)
-            calm_preferred = calm & route.escape
-            calm_first = Mux(calm_preferred.any(), calm_preferred, _lowest_bit(calm, n))
-            choice = Mux(calm.any(), calm_first, Mux(calm_escape.any(), calm_escape, choice))
+            choice = Mux(calm.any(), _escape_first(calm, route.escape, n),
+                         Mux(calm_escape.any(), calm_escape, choice))
             choice_vc = Mux(calm.any(), adaptive_vc,
                             Mux(calm_escape.any(), route.vc, choice_vc))
         choice = named("choice", n, choice)
