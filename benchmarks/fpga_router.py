@@ -165,11 +165,12 @@ def goal_rows(args):
 
 def flit_width_config(topology, flit_width, **settings):
     """The default RouterConfig of ``topology`` with ``settings`` whose flits are
-    ``flit_width`` bits: the payload is what the header leaves."""
-    config = RouterConfig.for_topology(topology, payload_width=1, **settings)
-    header = config.layout.size - config.payload_width
-    return RouterConfig.for_topology(topology, payload_width=flit_width - header,
-                                     **settings)
+    ``flit_width`` bits: the payload is what the header leaves
+    (:func:`~cubefab.hdl.flit.payload_width_for`, as ``--flit-width`` does)."""
+    config = RouterConfig.for_topology(topology, **settings)
+    return RouterConfig.for_topology(topology, payload_width=payload_width_for(
+        topology.address_bits, flit_width, config.link_vcs, config.class_width,
+        config.broadcast, config.layout.next_port_bits), **settings)
 
 
 def demo_rows(args):
