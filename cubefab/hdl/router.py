@@ -980,7 +980,13 @@ class Router(wiring.Component):
         conflict, needs); else the first port whose adaptive VC is at least half empty
         (in the order of ``outputs``), else the escape port if it has a credit at all,
         else the first port that has; when none is, the escape port on its escape VC if
-        that is idle and has a credit. A head of the injection queue (``p`` is the
+        that is idle and has a credit. Where the escape port is no adaptive one (the
+        Mcube's Mroute over an e-cube escape,
+        :func:`~cubefab.topology.adaptive.needs_adaptive`) the escape VC
+        instead comes right after the offered ports whose adaptive VC holds at most one
+        flit downstream (``vc_ample`` there), while it is at least half empty; and a
+        head that arrived on an escape VC takes it first, while at least half empty
+        (it keeps to the escape routing). A head of the injection queue (``p`` is the
         local port) takes only a VC whose downstream buffer is at least half empty,
         adaptive or escape: the packets already in the network come first, which holds
         the accepted throughput past saturation; and it steers clear of the outputs
