@@ -5,6 +5,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.fifo import FIFOInterface
 from amaranth.lib.wiring import In, Out
 
+from ..topology.adaptive import needs_adaptive
 from ..topology.deadlock import lane_bits, next_vc, wrap_ports
 from ..topology.turns import adaptive_turns, router_turns
 from .allocator import least_recently_granted
@@ -838,9 +839,13 @@ class Router(wiring.Component):
 
         # per network output, a bit per VC: its downstream buffer is at least half
         # empty; and a bit per escape VC: at least three quarters empty (computed once
-        # per output, shared by every queue's choice)
+        # per output, shared by every queue's choice). Where the escape port is no
+        # adaptive one (the Mcube's Mroute), the second is read for the adaptive VCs
+        # instead, and means at most one flit downstream (_adaptive_choice).
         depth, escape_vcs = self.config.depth, self.config.vcs
         half, ample = (depth + 1) // 2, depth - depth // 4
+        if needs_adaptive(self.topology, self.config.algorithm):
+            escape_vcs, ample = self.config.link_vcs, depth - 1
         room = [Signal(len(credits[o]), name=f"room_p{o}") for o in range(degree)
                 ] if adaptive else []
         nearly_empty = [Signal(escape_vcs, name=f"ample_p{o}") for o in range(degree)
@@ -853,7 +858,7 @@ class Router(wiring.Component):
         def vc_room(o, vc):   # VC ``vc`` of network output ``o`` has half its credits
             return room[o].bit_select(vc, 1)
 
-        def vc_ample(o, vc):   # escape VC ``vc`` of output ``o``: three quarters
+        def vc_ample(o, vc):   # escape VC ``vc`` of output ``o``: three quarters (above)
             return nearly_empty[o].bit_select(vc, 1)
 
         # per output, whether a network input queue's head prefers it (an adaptive
@@ -975,7 +980,13 @@ class Router(wiring.Component):
         conflict, needs); else the first port whose adaptive VC is at least half empty
         (in the order of ``outputs``), else the escape port if it has a credit at all,
         else the first port that has; when none is, the escape port on its escape VC if
-        that is idle and has a credit. A head of the injection queue (``p`` is the
+        that is idle and has a credit. Where the escape port is no adaptive one (the
+        Mcube's Mroute over an e-cube escape,
+        :func:`~cubefab.topology.adaptive.needs_adaptive`) the escape VC
+        instead comes right after the offered ports whose adaptive VC holds at most one
+        flit downstream (``vc_ample`` there), while it is at least half empty; and a
+        head that arrived on an escape VC takes it first, while at least half empty
+        (it keeps to the escape routing). A head of the injection queue (``p`` is the
         local port) takes only a VC whose downstream buffer is at least half empty,
         adaptive or escape: the packets already in the network come first, which holds
         the accepted throughput past saturation; and it steers clear of the outputs
@@ -1021,12 +1032,29 @@ class Router(wiring.Component):
         # with a credit, then the escape VC.
         candidates = named("candidates", n, Mux(roomy.any(), roomy, free_adaptive))
         first = _escape_first(candidates, route.escape, n)
-        # the deterministic route kept: the escape VC, nearly empty, before another port
-        # (where the escape port is an adaptive one: not on the Mcube's Mroute, whose
-        # e-cube escape is no minimal route)
-        ample_escape = named("ample_escape", n, free_escape & route.offered[:n] & Cat(
-            vc_ample(o, route.vc) if o < degree else C(0, 1) for o in outputs))
-        stay = named("stay", 1, ~(roomy & route.escape).any() & ample_escape.any())
+        if needs_adaptive(self.topology, config.algorithm):
+            # Where the escape port is no adaptive one (the Mcube's Mroute over an
+            # e-cube escape) a head keeps to an offered port only while its adaptive
+            # VC holds at most one flit downstream (``vc_ample`` there); else it takes
+            # its escape VC while that is at least half empty; else as below (a roomy
+            # offered port, any offered port with a credit, then the escape VC). A head
+            # that arrived on an escape VC (a network queue of one) stays on the escape
+            # routing while that VC is at least half empty, before the offered ports:
+            # a packet that left Mroute's crowded links follows e-cube on, rather than
+            # rejoining Mroute's routes from the middle of an e-cube one.
+            ample_escape = named("roomy_escape", n, free_escape & Cat(
+                vc_room(o, route.vc) if o < degree else C(0, 1) for o in outputs))
+            clear = named("clear", n, free_adaptive & Cat(
+                vc_ample(o, adaptive_vc) if o < degree else C(0, 1) for o in outputs))
+            escaped = p < degree and v < config.vcs
+            stay = named("stay", 1, (C(1, 1) if escaped else ~clear.any())
+                         & ample_escape.any())
+        else:
+            # the deterministic route kept: the escape VC, nearly empty, before another
+            # port (where the escape port is an adaptive one)
+            ample_escape = named("ample_escape", n, free_escape & route.offered[:n] & Cat(
+                vc_ample(o, route.vc) if o < degree else C(0, 1) for o in outputs))
+            stay = named("stay", 1, ~(roomy & route.escape).any() & ample_escape.any())
         choice = Mux(stay, ample_escape, Mux(free_adaptive.any(), first, free_escape))
         choice_vc = Mux(stay | ~free_adaptive.any(), route.vc, adaptive_vc)
         if contested is not None:

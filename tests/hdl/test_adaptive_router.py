@@ -183,6 +183,39 @@ def test_the_escape_vc_comes_before_another_port_while_nearly_empty():
     run_clocked(router, bench)
 
 
+def test_a_crowded_mroute_port_gives_way_to_a_roomy_escape_vc():
+    # Mcube(3) Mroute, node 0, one-flit transit packets to node 7 (Mroute offers port 0
+    # only, the e-cube escape is port 2; VC 0 escape, VC 1 adaptive, 4 flits of buffer
+    # downstream, no credit returned): port 0's VC 1 takes heads while it holds at most
+    # one flit (two), then port 2's escape VC while at least half empty (three), and
+    # only then port 0's VC 1 again, roomy or not (two)
+    topo = Mcube(3)
+    router = adaptive_router(topo, 0, algorithm="mroute", turns="all")
+    assert adaptive_ports(topo, 0, 7, "mroute") == (0,) and escape_port(topo, 0, 7,
+                                                                         "mroute") == 2
+
+    async def bench(ctx):
+        for want in [(0, 1)] * 2 + [(2, 0)] * 3 + [(0, 1)] * 2:
+            out, f = await send_alone(ctx, router, 1, flit(7, 3, vc=1))
+            assert (out, f.vc) == want
+            await ctx.tick()
+    run_clocked(router, bench)
+
+
+def test_a_head_on_the_escape_vc_keeps_to_the_escape_routing_while_it_is_roomy():
+    # The same packets arriving on the escape VC (VC 0): they stay on the e-cube escape
+    # (port 2's VC 0) while it is at least half empty (three), though Mroute's port 0
+    # is idle, and then take port 0's adaptive VC
+    router = adaptive_router(Mcube(3), 0, algorithm="mroute", turns="all")
+
+    async def bench(ctx):
+        for want in [(2, 0)] * 3 + [(0, 1)]:
+            out, f = await send_alone(ctx, router, 1, flit(7, 3, vc=0))
+            assert (out, f.vc) == want
+            await ctx.tick()
+    run_clocked(router, bench)
+
+
 @pytest.mark.parametrize("topology,algorithm", [
     (Hypercube(3), None), (Metacube(1, 1), None), (DLH(2, 1), None), (Mcube(3), "mroute"),
     (Mcube(4), "mroute"), (Mcube(4), "ecube"),
