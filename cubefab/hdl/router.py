@@ -1025,7 +1025,8 @@ class Router(wiring.Component):
             for k, o in enumerate(outputs)))
         escape_offered = not needs_adaptive(self.topology, config.algorithm)
         # (the injection queue's escape port has room on its adaptive VC)
-        escape_roomy = named("escape_roomy", 1, (roomy & route.escape).any())
+        escape_roomy = (named("escape_roomy", 1, (roomy & route.escape).any())
+                        if escape_offered else None)
         if p == degree:
             # Injection waits for room: a new packet takes a network VC only while its
             # downstream buffer is at least half empty, so past saturation the packets
@@ -1078,15 +1079,17 @@ class Router(wiring.Component):
             # The injection queue steers clear of the outputs a network queue's head
             # prefers (the arbiter would most likely grant that one): an uncontested
             # adaptive port first (the escape port first among them), then the escape
-            # port on its escape VC if uncontested, else as above. It leaves a roomy
-            # escape port only for a port whose adaptive VC is nearly empty: where
-            # every route is as busy (a permutation at saturation) leaving the
-            # deterministic route gains nothing and costs throughput.
-            worth_leaving = named("worth_leaving", n, Mux(
-                escape_roomy, route.escape | Cat(
+            # port on its escape VC if uncontested, else as above. Where the escape
+            # port is offered, it leaves a roomy escape port only for a port whose
+            # adaptive VC is nearly empty: where every route is as busy (a permutation
+            # at saturation) leaving the deterministic route gains nothing and costs
+            # throughput.
+            calm = free_adaptive & ~contested
+            if escape_offered:
+                calm = calm & Mux(escape_roomy, route.escape | Cat(
                     vc_ample(o, adaptive_vc) if o < degree else C(0, 1) for o in outputs),
-                C((1 << n) - 1, n)))
-            calm = named("calm", n, free_adaptive & ~contested & worth_leaving)
+                    C((1 << n) - 1, n))
+            calm = named("calm", n, calm)
             calm_escape = named("calm_escape", n, free_escape & ~contested)
             choice = Mux(calm.any(), _escape_first(calm, route.escape, n),
                          Mux(calm_escape.any(), calm_escape, choice))
