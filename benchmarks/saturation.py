@@ -60,6 +60,8 @@ def main():
     ap.add_argument("--modes", default="deterministic,adaptive")
     ap.add_argument("--adaptive-vcs", type=int, default=ADAPTIVE_VCS,
                     help=f"adaptive VCs per link (default {ADAPTIVE_VCS})")
+    ap.add_argument("--seed", type=int, default=1,
+                    help="the traffic's seed (default 1: the figures in docs/router.md)")
     ap.add_argument("--fractions", default=",".join(map(str, FRACTIONS)),
                     help="offered loads as fractions of the bound (comma-separated)")
     args = ap.parse_args()
@@ -70,7 +72,7 @@ def main():
     with open_client(workers=args.jobs) as client:
         _run(args, client, rows, docs, headers)
     print(f"\nrouter: {DEFAULT_ROUTER} (adaptive: + {args.adaptive_vcs} adaptive VCs), "
-          f"{args.cycles} cycles after {args.warmup} warm-up, 1-flit packets")
+          f"{args.cycles} cycles after {args.warmup} warm-up, 1-flit packets, seed {args.seed}")
     print(format_table(headers, rows))
     if args.json:
         with open(args.json, "w") as f:
@@ -96,7 +98,7 @@ def _run(args, client, rows, docs, headers):
             start = time.monotonic()
             results = sweep_curves(
                 topo, rates, algorithms=routings, traffic=traffic, cycles=args.cycles,
-                warmup=args.warmup, client=client,
+                warmup=args.warmup, seed=args.seed, client=client,
                 build_progress=lambda stage: print(f"  {topo.label}: build {stage}",
                                                    flush=True))
             seconds = time.monotonic() - start

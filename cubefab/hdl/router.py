@@ -5,6 +5,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.fifo import FIFOInterface
 from amaranth.lib.wiring import In, Out
 
+from ..topology.adaptive import needs_adaptive
 from ..topology.deadlock import lane_bits, next_vc, wrap_ports
 from ..topology.turns import adaptive_turns, router_turns
 from .allocator import least_recently_granted
@@ -838,22 +839,25 @@ class Router(wiring.Component):
 
         # per network output, a bit per VC: its downstream buffer is at least half
         # empty; and a bit per escape VC: at least three quarters empty (computed once
-        # per output, shared by every queue's choice)
-        depth, escape_vcs = self.config.depth, self.config.vcs
+        # per output, shared by every queue's choice). Where the escape port is no
+        # adaptive one (the Mcube's Mroute), the second is read for the adaptive VCs
+        # instead, and means at most one flit downstream (_adaptive_choice).
+        depth = self.config.depth
         half, ample = (depth + 1) // 2, depth - depth // 4
+        if needs_adaptive(self.topology, self.config.algorithm):
+            ample = depth - 1
         room = [Signal(len(credits[o]), name=f"room_p{o}") for o in range(degree)
                 ] if adaptive else []
-        nearly_empty = [Signal(escape_vcs, name=f"ample_p{o}") for o in range(degree)
+        nearly_empty = [Signal(len(credits[o]), name=f"ample_p{o}") for o in range(degree)
                         ] if adaptive else []
         for o, flags in enumerate(room):
             m.d.comb += [flags.eq(Cat(count >= half for count in credits[o])),
-                         nearly_empty[o].eq(Cat(count >= ample
-                                                for count in credits[o][:escape_vcs]))]
+                         nearly_empty[o].eq(Cat(count >= ample for count in credits[o]))]
 
         def vc_room(o, vc):   # VC ``vc`` of network output ``o`` has half its credits
             return room[o].bit_select(vc, 1)
 
-        def vc_ample(o, vc):   # escape VC ``vc`` of output ``o``: three quarters
+        def vc_ample(o, vc):   # VC ``vc`` of output ``o``: three quarters (above)
             return nearly_empty[o].bit_select(vc, 1)
 
         # per output, whether a network input queue's head prefers it (an adaptive
@@ -975,7 +979,13 @@ class Router(wiring.Component):
         conflict, needs); else the first port whose adaptive VC is at least half empty
         (in the order of ``outputs``), else the escape port if it has a credit at all,
         else the first port that has; when none is, the escape port on its escape VC if
-        that is idle and has a credit. A head of the injection queue (``p`` is the
+        that is idle and has a credit. Where the escape port is no adaptive one (the
+        Mcube's Mroute over an e-cube escape,
+        :func:`~cubefab.topology.adaptive.needs_adaptive`) the escape VC
+        instead comes right after the offered ports whose adaptive VC holds at most one
+        flit downstream (``vc_ample`` there), while it is at least half empty; and a
+        head that arrived on an escape VC takes it first, while at least half empty
+        (it keeps to the escape routing). A head of the injection queue (``p`` is the
         local port) takes only a VC whose downstream buffer is at least half empty,
         adaptive or escape: the packets already in the network come first, which holds
         the accepted throughput past saturation; and it steers clear of the outputs
@@ -984,9 +994,12 @@ class Router(wiring.Component):
         escape port, read from the buffered routes, so that it does not wait for the
         other queues' choices), which the arbiter would most likely grant to that
         queue: an uncontested port among those it may take first (the escape port
-        first among them), then the escape port on its escape VC if uncontested, else
-        the choice above. Once the head is
-        granted, the packet's other flits want the same port and VC (``held_*``),
+        first among them; while the escape port's adaptive VC is at least half empty,
+        another port only if its adaptive VC is at least three quarters empty), then
+        the escape port on its escape VC if uncontested, else the choice above. Where
+        the escape port is offered, it yields a contested port: it takes a VC there
+        only while at least three quarters empty, and the escape VC only while the
+        escape port's adaptive VC has room too. Once the head is granted, the packet's other flits want the same port and VC (``held_*``),
         with a credit. Returns the request bit per output of ``outputs``, the output
         VC and the class the flit leaves with (``cls``, one up on a wrap link)."""
         config, degree = self.config, self.topology.degree
@@ -1010,31 +1023,73 @@ class Router(wiring.Component):
             route.escape[k] & ~vc_state(o, route.vc)[0] & vc_state(o, route.vc)[1]
             & (vc_room(o, route.vc) if p == degree and o < degree else 1)
             for k, o in enumerate(outputs)))
+        escape_offered = not needs_adaptive(self.topology, config.algorithm)
+        # (the injection queue's escape port has room on its adaptive VC)
+        escape_roomy = (named("escape_roomy", 1, (roomy & route.escape).any())
+                        if escape_offered else None)
         if p == degree:
             # Injection waits for room: a new packet takes a network VC only while its
             # downstream buffer is at least half empty, so past saturation the packets
             # already in the network keep the links (accepted throughput held).
             free_adaptive = roomy
+            if contested is not None and escape_offered:
+                # It yields an output that a network queue's head prefers, unless its
+                # VC there is nearly empty (at least three quarters: the transit head
+                # is then likely granted first, and the link has room for both); its
+                # escape VC there only while the escape port's adaptive VC is roomy too.
+                roomy = free_adaptive = named("welcome", n, roomy & ~(contested & ~Cat(
+                    vc_ample(o, adaptive_vc) if o < degree else C(0, 1)
+                    for o in outputs)))
+                free_escape = named("welcome_escape", n, free_escape & ~(
+                    contested & ~(escape_roomy.replicate(n) & Cat(
+                        vc_ample(o, route.vc) if o < degree else C(0, 1)
+                        for o in outputs))))
         # Congestion decides: a port whose downstream buffer is at least half empty
         # (the escape port first: the deterministic route keeps its balance at low load,
         # and then the escape port's escape VC while it is nearly empty), then any port
         # with a credit, then the escape VC.
         candidates = named("candidates", n, Mux(roomy.any(), roomy, free_adaptive))
         first = _escape_first(candidates, route.escape, n)
-        # the deterministic route kept: the escape VC, nearly empty, before another port
-        # (where the escape port is an adaptive one: not on the Mcube's Mroute, whose
-        # e-cube escape is no minimal route)
-        ample_escape = named("ample_escape", n, free_escape & route.offered[:n] & Cat(
-            vc_ample(o, route.vc) if o < degree else C(0, 1) for o in outputs))
-        stay = named("stay", 1, ~(roomy & route.escape).any() & ample_escape.any())
+        if not escape_offered:
+            # Where the escape port is no adaptive one (the Mcube's Mroute over an
+            # e-cube escape) a head keeps to an offered port only while its adaptive
+            # VC holds at most one flit downstream (``vc_ample`` there); else it takes
+            # its escape VC while that is at least half empty; else as below (a roomy
+            # offered port, any offered port with a credit, then the escape VC). A head
+            # that arrived on an escape VC (a network queue of one) stays on the escape
+            # routing while that VC is at least half empty, before the offered ports:
+            # a packet that left Mroute's crowded links follows e-cube on, rather than
+            # rejoining Mroute's routes from the middle of an e-cube one.
+            ample_escape = named("roomy_escape", n, free_escape & Cat(
+                vc_room(o, route.vc) if o < degree else C(0, 1) for o in outputs))
+            clear = named("clear", n, free_adaptive & Cat(
+                vc_ample(o, adaptive_vc) if o < degree else C(0, 1) for o in outputs))
+            escaped = p < degree and v < config.vcs
+            stay = named("stay", 1, (C(1, 1) if escaped else ~clear.any())
+                         & ample_escape.any())
+        else:
+            # the deterministic route kept: the escape VC, nearly empty, before another
+            # port (where the escape port is an adaptive one)
+            ample_escape = named("ample_escape", n, free_escape & route.offered[:n] & Cat(
+                vc_ample(o, route.vc) if o < degree else C(0, 1) for o in outputs))
+            stay = named("stay", 1, ~(roomy & route.escape).any() & ample_escape.any())
         choice = Mux(stay, ample_escape, Mux(free_adaptive.any(), first, free_escape))
         choice_vc = Mux(stay | ~free_adaptive.any(), route.vc, adaptive_vc)
         if contested is not None:
             # The injection queue steers clear of the outputs a network queue's head
             # prefers (the arbiter would most likely grant that one): an uncontested
             # adaptive port first (the escape port first among them), then the escape
-            # port on its escape VC if uncontested, else as above.
-            calm = named("calm", n, free_adaptive & ~contested)
+            # port on its escape VC if uncontested, else as above. Where the escape
+            # port is offered, it leaves a roomy escape port only for a port whose
+            # adaptive VC is nearly empty: where every route is as busy (a permutation
+            # at saturation) leaving the deterministic route gains nothing and costs
+            # throughput.
+            calm = free_adaptive & ~contested
+            if escape_offered:
+                calm = calm & Mux(escape_roomy, route.escape | Cat(
+                    vc_ample(o, adaptive_vc) if o < degree else C(0, 1) for o in outputs),
+                    C((1 << n) - 1, n))
+            calm = named("calm", n, calm)
             calm_escape = named("calm_escape", n, free_escape & ~contested)
             choice = Mux(calm.any(), _escape_first(calm, route.escape, n),
                          Mux(calm_escape.any(), calm_escape, choice))

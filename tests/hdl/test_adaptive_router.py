@@ -168,6 +168,65 @@ def test_injected_heads_steer_clear_of_the_outputs_transit_heads_request():
     run_clocked(router, bench)
 
 
+async def _fill(ctx, router, dest, flits):
+    """Send ``flits`` one-flit packets to ``dest`` through input port 1 (each leaves on
+    an adaptive VC, VC 1), using as many of its output's credits; the output's
+    arbiter has then granted input 1 more recently than the local input."""
+    for _ in range(flits):
+        out, f = await send_alone(ctx, router, 1, flit(dest, 2, vc=1))
+        assert f.vc == 1
+        await ctx.tick()
+
+
+async def _transit_and_injected(ctx, router, dest):
+    """A transit (input 1) and an injected packet to ``dest`` arrive together; returns
+    the sorted (port, VC, payload) of both (payload 1 transit, 2 injected)."""
+    transit, local = router.link_in[1].flit, router.local_in
+    for port, payload in ((transit, 1), (local, 2)):
+        ctx.set(port.payload, flit(dest, 2, vc=1, payload=payload))
+        ctx.set(port.valid, 1)
+    await ctx.tick()
+    for port in (transit, local):
+        ctx.set(port.valid, 0)
+    seen = []
+    for _ in range(HOP_LATENCY + 2):
+        seen += await outputs(ctx, router)
+        await ctx.tick()
+    return sorted((p, f.vc, f.payload) for p, f in seen)
+
+
+def test_injected_heads_keep_a_nearly_idle_escape_port_unless_another_is_as_idle():
+    # Q(2), node 0 (4 flits of buffer downstream, no credit returned): two flits to
+    # node 2 leave port 1's adaptive VC half empty, not three quarters; a transit and
+    # an injected packet to node 3 (ports 0 and 1 minimal, escape port 0) then both
+    # leave through port 0, which the transit head prefers: the injected head does
+    # not steer to port 1 (with port 1 as idle it does,
+    # test_injected_heads_steer_clear_of_the_outputs_transit_heads_request)
+    router = adaptive_router(Hypercube(2), 0, turns="all")
+
+    async def bench(ctx):
+        await _fill(ctx, router, 2, 2)
+        assert await _transit_and_injected(ctx, router, 3) == [(0, 1, 1), (0, 1, 2)]
+    run_clocked(router, bench)
+
+
+def test_injected_heads_yield_a_contested_port_unless_nearly_idle():
+    # Q(2), node 0: two flits each to nodes 1 and 2 leave both adaptive VCs half empty;
+    # a transit and an injected packet to node 3 then arrive together: the injected
+    # head may not take port 0's adaptive VC (the transit head prefers port 0, and it
+    # is not nearly empty) nor leave its roomy escape port for a port as busy: it
+    # keeps its deterministic route on the escape VC, still nearly empty, and wins
+    # the arbiter (granted less recently); the transit head follows on port 0's
+    # adaptive VC (without the rule the injected head takes port 1)
+    router = adaptive_router(Hypercube(2), 0, turns="all")
+
+    async def bench(ctx):
+        await _fill(ctx, router, 1, 2)
+        await _fill(ctx, router, 2, 2)
+        assert await _transit_and_injected(ctx, router, 3) == [(0, 0, 2), (0, 1, 1)]
+    run_clocked(router, bench)
+
+
 def test_the_escape_vc_comes_before_another_port_while_nearly_empty():
     # Q(2), node 0, one-flit packets to node 3 (ports 0 and 1 minimal, escape port 0;
     # VC 0 escape, VC 1 adaptive, 4 flits of buffer downstream, no credit returned):
@@ -178,6 +237,39 @@ def test_the_escape_vc_comes_before_another_port_while_nearly_empty():
     async def bench(ctx):
         for want in [(0, 1)] * 3 + [(0, 0)] * 2 + [(1, 1)]:
             out, f = await send_alone(ctx, router, 1, flit(3, 2, vc=1))
+            assert (out, f.vc) == want
+            await ctx.tick()
+    run_clocked(router, bench)
+
+
+def test_a_crowded_mroute_port_gives_way_to_a_roomy_escape_vc():
+    # Mcube(3) Mroute, node 0, one-flit transit packets to node 7 (Mroute offers port 0
+    # only, the e-cube escape is port 2; VC 0 escape, VC 1 adaptive, 4 flits of buffer
+    # downstream, no credit returned): port 0's VC 1 takes heads while it holds at most
+    # one flit (two), then port 2's escape VC while at least half empty (three), and
+    # only then port 0's VC 1 again, roomy or not (two)
+    topo = Mcube(3)
+    router = adaptive_router(topo, 0, algorithm="mroute", turns="all")
+    assert adaptive_ports(topo, 0, 7, "mroute") == (0,) and escape_port(topo, 0, 7,
+                                                                         "mroute") == 2
+
+    async def bench(ctx):
+        for want in [(0, 1)] * 2 + [(2, 0)] * 3 + [(0, 1)] * 2:
+            out, f = await send_alone(ctx, router, 1, flit(7, 3, vc=1))
+            assert (out, f.vc) == want
+            await ctx.tick()
+    run_clocked(router, bench)
+
+
+def test_a_head_on_the_escape_vc_keeps_to_the_escape_routing_while_it_is_roomy():
+    # The same packets arriving on the escape VC (VC 0): they stay on the e-cube escape
+    # (port 2's VC 0) while it is at least half empty (three), though Mroute's port 0
+    # is idle, and then take port 0's adaptive VC
+    router = adaptive_router(Mcube(3), 0, algorithm="mroute", turns="all")
+
+    async def bench(ctx):
+        for want in [(2, 0)] * 3 + [(0, 1)]:
+            out, f = await send_alone(ctx, router, 1, flit(7, 3, vc=0))
             assert (out, f.vc) == want
             await ctx.tick()
     run_clocked(router, bench)
