@@ -837,11 +837,10 @@ class Router(wiring.Component):
                 return Cat(busy[o]).bit_select(vc, 1), can_send[o].bit_select(vc, 1)
             return busy[o][0], can_send[o]
 
-        # per network output, a bit per VC: its downstream buffer is at least half
-        # empty; and a bit per escape VC: at least three quarters empty (computed once
-        # per output, shared by every queue's choice). Where the escape port is no
-        # adaptive one (the Mcube's Mroute), the second is read for the adaptive VCs
-        # instead, and means at most one flit downstream (_adaptive_choice).
+        # per network output, two bits per VC: its downstream buffer is at least half
+        # empty, and at least three quarters empty (computed once per output, shared by
+        # every queue's choice). Where the escape port is no adaptive one (the Mcube's
+        # Mroute), the second means at most one flit downstream (_adaptive_choice).
         depth = self.config.depth
         half, ample = (depth + 1) // 2, depth - depth // 4
         if needs_adaptive(self.topology, self.config.algorithm):
@@ -857,7 +856,7 @@ class Router(wiring.Component):
         def vc_room(o, vc):   # VC ``vc`` of network output ``o`` has half its credits
             return room[o].bit_select(vc, 1)
 
-        def vc_ample(o, vc):   # VC ``vc`` of output ``o``: three quarters (above)
+        def vc_ample(o, vc):   # VC ``vc`` of network output ``o`` is nearly empty
             return nearly_empty[o].bit_select(vc, 1)
 
         # per output, whether a network input queue's head prefers it (an adaptive
@@ -999,9 +998,10 @@ class Router(wiring.Component):
         the escape port on its escape VC if uncontested, else the choice above. Where
         the escape port is offered, it yields a contested port: it takes a VC there
         only while at least three quarters empty, and the escape VC only while the
-        escape port's adaptive VC has room too. Once the head is granted, the packet's other flits want the same port and VC (``held_*``),
-        with a credit. Returns the request bit per output of ``outputs``, the output
-        VC and the class the flit leaves with (``cls``, one up on a wrap link)."""
+        escape port's adaptive VC has room too. Once the head is granted, the packet's
+        other flits want the same port and VC (``held_*``), with a credit. Returns the
+        request bit per output of ``outputs``, the output VC and the class the flit
+        leaves with (``cls``, one up on a wrap link)."""
         config, degree = self.config, self.topology.degree
         vc_bits = self.layout["vc"].shape.width
         n = len(outputs)
@@ -1012,13 +1012,15 @@ class Router(wiring.Component):
             m.d.comb += signal.eq(value)
             return signal
 
+        def per_port(flag, vc):   # a bit per port of ``outputs``: ``flag`` of its VC
+            return Cat(flag(o, vc) if o < degree else C(0, 1) for o in outputs)
+
         adaptive_vc = named("adaptive_vc", vc_bits,
                             (C(config.vcs, vc_bits) + route.lane)[:vc_bits])
         free_adaptive = named("free_adaptive", n, Cat(
             route.offered[k] & ~vc_state(o, adaptive_vc)[0] & vc_state(o, adaptive_vc)[1]
             if o < degree else C(0, 1) for k, o in enumerate(outputs)))
-        roomy = named("roomy", n, free_adaptive & Cat(
-            vc_room(o, adaptive_vc) if o < degree else C(0, 1) for o in outputs))
+        roomy = named("roomy", n, free_adaptive & per_port(vc_room, adaptive_vc))
         free_escape = named("free_escape", n, Cat(
             route.escape[k] & ~vc_state(o, route.vc)[0] & vc_state(o, route.vc)[1]
             & (vc_room(o, route.vc) if p == degree and o < degree else 1)
@@ -1037,13 +1039,11 @@ class Router(wiring.Component):
                 # VC there is nearly empty (at least three quarters: the transit head
                 # is then likely granted first, and the link has room for both); its
                 # escape VC there only while the escape port's adaptive VC is roomy too.
-                roomy = free_adaptive = named("welcome", n, roomy & ~(contested & ~Cat(
-                    vc_ample(o, adaptive_vc) if o < degree else C(0, 1)
-                    for o in outputs)))
+                roomy = free_adaptive = named("welcome", n, roomy & ~(
+                    contested & ~per_port(vc_ample, adaptive_vc)))
                 free_escape = named("welcome_escape", n, free_escape & ~(
-                    contested & ~(escape_roomy.replicate(n) & Cat(
-                        vc_ample(o, route.vc) if o < degree else C(0, 1)
-                        for o in outputs))))
+                    contested & ~(escape_roomy.replicate(n)
+                                  & per_port(vc_ample, route.vc))))
         # Congestion decides: a port whose downstream buffer is at least half empty
         # (the escape port first: the deterministic route keeps its balance at low load,
         # and then the escape port's escape VC while it is nearly empty), then any port
@@ -1060,18 +1060,17 @@ class Router(wiring.Component):
             # routing while that VC is at least half empty, before the offered ports:
             # a packet that left Mroute's crowded links follows e-cube on, rather than
             # rejoining Mroute's routes from the middle of an e-cube one.
-            ample_escape = named("roomy_escape", n, free_escape & Cat(
-                vc_room(o, route.vc) if o < degree else C(0, 1) for o in outputs))
-            clear = named("clear", n, free_adaptive & Cat(
-                vc_ample(o, adaptive_vc) if o < degree else C(0, 1) for o in outputs))
+            ample_escape = named("roomy_escape", n,
+                                 free_escape & per_port(vc_room, route.vc))
+            clear = named("clear", n, free_adaptive & per_port(vc_ample, adaptive_vc))
             escaped = p < degree and v < config.vcs
             stay = named("stay", 1, (C(1, 1) if escaped else ~clear.any())
                          & ample_escape.any())
         else:
             # the deterministic route kept: the escape VC, nearly empty, before another
             # port (where the escape port is an adaptive one)
-            ample_escape = named("ample_escape", n, free_escape & route.offered[:n] & Cat(
-                vc_ample(o, route.vc) if o < degree else C(0, 1) for o in outputs))
+            ample_escape = named("ample_escape", n, free_escape & route.offered[:n]
+                                 & per_port(vc_ample, route.vc))
             stay = named("stay", 1, ~(roomy & route.escape).any() & ample_escape.any())
         choice = Mux(stay, ample_escape, Mux(free_adaptive.any(), first, free_escape))
         choice_vc = Mux(stay | ~free_adaptive.any(), route.vc, adaptive_vc)
@@ -1086,9 +1085,9 @@ class Router(wiring.Component):
             # throughput.
             calm = free_adaptive & ~contested
             if escape_offered:
-                calm = calm & Mux(escape_roomy, route.escape | Cat(
-                    vc_ample(o, adaptive_vc) if o < degree else C(0, 1) for o in outputs),
-                    C((1 << n) - 1, n))
+                calm = calm & Mux(escape_roomy,
+                                  route.escape | per_port(vc_ample, adaptive_vc),
+                                  C((1 << n) - 1, n))
             calm = named("calm", n, calm)
             calm_escape = named("calm_escape", n, free_escape & ~contested)
             choice = Mux(calm.any(), _escape_first(calm, route.escape, n),
