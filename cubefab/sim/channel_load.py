@@ -18,6 +18,12 @@ route of each of its legs (source, waypoints, destination); faulty nodes create
 nothing and a healthy source's draws to a refused destination create nothing either
 (they are counted as ``unroutable``), so only the routable share of the pattern loads
 the channels.
+
+:func:`minimal_routing_bound` bounds every *minimal* routing at once, whatever it
+chooses: a channel that lies on every shortest path from ``s`` to ``t`` carries all of
+that flow under any minimal routing, adaptive or not, so the largest sum of such forced
+flows on one channel caps the throughput of them all (a topology where it is below a
+non-minimal routing's bound can only reach that bound by leaving the shortest paths).
 """
 
 import numpy as np
@@ -26,7 +32,8 @@ from ..topology.base import Topology
 from ..topology.patterns import traffic_matrix
 
 
-__all__ = ["channel_loads", "channel_load_bound", "waypoint_channel_load_bound"]
+__all__ = ["channel_loads", "channel_load_bound", "minimal_forced_loads", "minimal_routing_bound",
+           "waypoint_channel_load_bound"]
 
 
 def _walk(topology, algorithm, P, progress=None):
@@ -176,6 +183,102 @@ def _bound(topology, traffic, algorithm, loads, hop_mass, injection, ejection):
         "saturation_bound": limits[limited_by],
         "limited_by": limited_by,
     }
+
+
+#: Node count up to which :func:`minimal_routing_bound` runs (its work grows as n**3).
+MINIMAL_BOUND_MAX_NODES = 1024
+
+
+def minimal_forced_loads(topology, traffic="uniform", *, progress=None, **pattern_options):
+    """The load every channel carries under *any* minimal routing, per unit rate.
+
+    A channel ``u -> v`` is *forced* for the flow ``s -> t`` when every shortest path
+    from ``s`` to ``t`` crosses it: exactly when ``u`` and ``v`` are the only nodes of
+    their distance from ``t`` on the shortest ``s``-``t`` paths (the nodes ``x`` with
+    ``d(s, x) + d(x, t) = d(s, t)``) and ``d(u, t) = d(v, t) + 1``. Under a routing
+    that takes only shortest paths (deterministic, oblivious or adaptive, any split
+    of a flow) such a channel carries the whole flow.
+
+    Parameters
+    ----------
+    topology : Topology
+        At most :data:`MINIMAL_BOUND_MAX_NODES` nodes.
+    traffic, progress, **pattern_options
+        As for :func:`channel_loads`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (num_nodes, degree)
+        ``loads[i, p]``: the sum of ``P[s, t]`` over the flows forced through the
+        channel leaving the node of dense index ``i`` through port ``p``.
+    """
+    return _forced_analysis(topology, traffic, progress, pattern_options)[0]
+
+
+def _forced_analysis(topology, traffic, progress, pattern_options):
+    from ..topology.properties import bfs_distances
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    n, degree = topology.num_nodes, topology.degree
+    if n > MINIMAL_BOUND_MAX_NODES:
+        raise ValueError(f"the minimal-routing bound runs up to {MINIMAL_BOUND_MAX_NODES} "
+                         f"nodes, not {n}")
+    P = _traffic(topology, traffic, pattern_options)
+    nodes = topology.nodes()
+    neighbours = np.stack([topology.index_array(topology.neighbor_array(nodes, p))
+                           for p in range(degree)], axis=1)
+    # links are symmetric: row t of D is every node's distance to t
+    D = np.stack([bfs_distances(topology, int(a)) for a in nodes]).astype(np.int64)
+    loads = np.zeros((n, degree), dtype=np.float64)
+    for t in range(n):
+        if progress is not None:
+            progress(t, n)
+        sources = np.flatnonzero(P[:, t])
+        sources = sources[sources != t]
+        if not len(sources):
+            continue
+        to_t = D[t]
+        rows = np.arange(len(sources))[:, None]
+        # on[i, x]: node x lies on a shortest path from sources[i] to t
+        on = D[sources] + to_t[None, :] == to_t[sources][:, None]
+        layer_size = np.zeros((len(sources), int(to_t.max()) + 1), dtype=np.int64)
+        np.add.at(layer_size, (np.broadcast_to(rows, on.shape)[on],
+                               np.broadcast_to(to_t, on.shape)[on]), 1)
+        alone = on & (layer_size[rows, to_t[None, :]] == 1)
+        weight = P[sources, t][:, None]
+        for p in range(degree):
+            v = neighbours[:, p]
+            hop = (to_t[v] == to_t - 1)[None, :]     # u -> v is a shortest-path hop
+            loads[:, p] += (weight * (alone & alone[:, v] & hop)).sum(axis=0)
+    if progress is not None:
+        progress(n, n)
+    return loads, P, D
+
+
+def minimal_routing_bound(topology, traffic="uniform", *, progress=None, **pattern_options):
+    """An upper bound on the saturation throughput of every minimal routing: no routing
+    that takes only shortest paths sustains an injection rate above ``1 / max_c`` of
+    the forced loads (:func:`minimal_forced_loads`). The bound need not be tight (flows
+    that share no forced channel may still have to share a cut).
+
+    Parameters and their limits are those of :func:`minimal_forced_loads`.
+
+    Returns
+    -------
+    dict
+        The keys of :func:`channel_load_bound` for the forced loads
+        (``max_channel_load`` is the largest forced load of a channel, so
+        ``network_bound`` is the bound; infinite when no channel is forced;
+        ``average_hops`` the mean shortest distance per packet), ``algorithm``
+        ``"any minimal"``, and ``forced_channels``: how many channels carry the
+        largest forced load.
+    """
+    loads, P, D = _forced_analysis(topology, traffic, progress, pattern_options)
+    result = _bound(topology, traffic, "any minimal", loads, float((P * D.T).sum()),
+                    P.sum(axis=1), P.sum(axis=0))
+    worst = result["max_channel_load"]
+    result["forced_channels"] = int(np.isclose(loads, worst).sum()) if worst else 0
+    return result
 
 
 def waypoint_channel_load_bound(routing, traffic="uniform", **pattern_options):

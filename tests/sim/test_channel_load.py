@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from cubefab.sim.channel_load import channel_load_bound, channel_loads
+from cubefab.sim.channel_load import (MINIMAL_BOUND_MAX_NODES, channel_load_bound,
+                                      channel_loads, minimal_forced_loads,
+                                      minimal_routing_bound)
 from cubefab.topology.patterns import traffic_matrix, permutation_destination
 from cubefab.topology.catalog import make_topology
 
@@ -113,6 +115,77 @@ def test_bad_arguments():
         channel_loads(q, "hotspot", hotspot_fraction=1.5)
     with pytest.raises(TypeError):
         channel_loads("Q(2)", "uniform")
+
+
+# -- every minimal routing: the forced channels -----------------------------------------
+
+def brute_force_forced_loads(topology, P):
+    """Sum P[s, t] over the channels common to every shortest s-t path, by listing the
+    paths (networkx), pair by pair."""
+    import networkx as nx
+    nodes = [int(a) for a in topology.nodes()]
+    graph = nx.Graph((u, int(topology.neighbor(u, p)))
+                     for u in nodes for p in range(topology.degree))
+    loads = np.zeros((topology.num_nodes, topology.degree))
+    for i, s in enumerate(nodes):
+        for j, t in enumerate(nodes):
+            if P[i, j] and i != j:
+                common = None
+                for path in nx.all_shortest_paths(graph, s, t):
+                    hops = set(zip(path, path[1:]))
+                    common = hops if common is None else common & hops
+                for u, v in common:
+                    loads[topology.index(u), topology.port(u, v)] += P[i, j]
+    return loads
+
+
+@pytest.mark.parametrize("family, params", [
+    ("mcube", {"k": 4}), ("mcube", {"k": 5}), ("metacube", {"k": 1, "m": 2}),
+    ("dlh", {"m": 2, "d": 2}), ("hypercube", {"n": 3}),
+])
+def test_forced_loads_are_those_common_to_every_shortest_path(family, params):
+    topo = make_topology(family, **params)
+    for pattern in ("uniform", "bitcomp", "transpose", "shuffle"):
+        try:
+            P = traffic_matrix(topo, pattern)
+        except ValueError:      # the pattern needs an address form this network lacks
+            continue
+        assert np.allclose(minimal_forced_loads(topo, pattern), brute_force_forced_loads(topo, P))
+
+
+def test_mcube6_bitcomp_caps_every_minimal_routing_at_a_third():
+    # eight channels lie on every shortest path of three complement flows each, while
+    # e-cube's (non-minimal) routes load no channel twice
+    mcube = make_topology("mcube", k=6)
+    result = minimal_routing_bound(mcube, "bitcomp")
+    assert result["max_channel_load"] == 3
+    assert result["forced_channels"] == 8
+    assert result["network_bound"] == pytest.approx(1 / 3)
+    assert channel_load_bound(mcube, "bitcomp", "ecube")["network_bound"] == 1
+
+
+@pytest.mark.parametrize("family, params, algorithm", [
+    ("metacube", {"k": 1, "m": 2}, "minimal"), ("dlh", {"m": 3, "d": 1}, None),
+    ("hypercube", {"n": 4}, None), ("mcube", {"k": 5}, "mroute"),
+])
+def test_no_minimal_routing_beats_the_minimal_bound(family, params, algorithm):
+    topo = make_topology(family, **params)
+    for pattern in ("uniform", "bitcomp"):
+        assert (channel_load_bound(topo, pattern, algorithm)["network_bound"]
+                <= minimal_routing_bound(topo, pattern)["network_bound"] + 1e-12)
+
+
+def test_a_network_with_many_shortest_paths_forces_no_channel():
+    result = minimal_routing_bound(make_topology("hypercube", n=3), "bitcomp")
+    assert result["forced_channels"] == 0
+    assert result["network_bound"] == float("inf")
+    assert result["limited_by"] == "injection" and result["saturation_bound"] == 1
+
+
+def test_minimal_bound_refuses_large_networks():
+    big = make_topology("hypercube", n=MINIMAL_BOUND_MAX_NODES.bit_length())
+    with pytest.raises(ValueError, match="runs up to"):
+        minimal_forced_loads(big, "uniform")
 
 
 # -- under faults: the waypoint routes' loads ------------------------------------------
