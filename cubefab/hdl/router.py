@@ -442,19 +442,27 @@ class Router(wiring.Component):
         Returns ``enter``: ``offered`` (the adaptive ports, a bit per port),
         ``escape`` (the escape port, one-hot), ``vc`` (the escape VC: the class the
         packet carries, ``arriving.cls``, one up on a wrap link, and the flow's VC
-        within the class) and ``lane`` (the flow's adaptive VC, from the first)."""
+        within the class), ``lane`` (the flow's adaptive VC, from the first) and, on
+        the local input of an Mcube routing Mroute, ``short`` (the unit's
+        ``ecube_short``: e-cube's route is as short as Mroute's)."""
         degree, config = self.topology.degree, self.config
         ru = m.submodules[f"route_p{p}"] = adaptive_route_unit(self.topology, self.node,
                                                                config.algorithm)
         m.d.comb += ru.dest.eq(arriving.dest)
         if self.node is None:
             m.d.comb += ru.here.eq(self.here)
-        enter = Signal(data.StructLayout({
+        fields = {
             "offered": unsigned(degree + 1),
             "escape": unsigned(degree + 1),
             "vc": unsigned(self.layout["vc"].shape.width),
             "lane": unsigned(lane_bits(config.adaptive_vcs)),
-        }), name=f"enter_p{p}")
+        }
+        short = p == degree and "ecube_short" in ru.signature.members
+        if short:
+            fields["short"] = unsigned(1)
+        enter = Signal(data.StructLayout(fields), name=f"enter_p{p}")
+        if short:
+            m.d.comb += enter.short.eq(ru.ecube_short)
         m.d.comb += [enter.offered.eq(ru.offered),
                      enter.escape.eq(C(1, degree + 1) << ru.escape),
                      enter.lane.eq(self._flow_lane(arriving, len(enter.lane)))]
@@ -998,7 +1006,11 @@ class Router(wiring.Component):
         the escape port on its escape VC if uncontested, else the choice above. Where
         the escape port is offered, it yields a contested port: it takes a VC there
         only while at least three quarters empty, and the escape VC only while the
-        escape port's adaptive VC has room too. Once the head is granted, the packet's
+        escape port's adaptive VC has room too. Where the escape port is no adaptive
+        one, it takes its escape port on its escape VC, while uncontested and at
+        least half empty, before anything else where e-cube's route is as short as
+        Mroute's (``route.short``) or its destination is the queue's previous
+        packet's (a stream). Once the head is granted, the packet's
         other flits want the same port and VC (``held_*``), with a credit. Returns the
         request bit per output of ``outputs``, the output VC and the class the flit
         leaves with (``cls``, one up on a wrap link)."""
@@ -1094,6 +1106,22 @@ class Router(wiring.Component):
                          Mux(calm_escape.any(), calm_escape, choice))
             choice_vc = Mux(calm.any(), adaptive_vc,
                             Mux(calm_escape.any(), route.vc, choice_vc))
+            if not escape_offered:
+                # The Mcube with Mroute: e-cube first, on the escape VC while it is
+                # uncontested and has room, for a packet that loses no hop on it (its
+                # e-cube route as short as Mroute's, ``route.short``, the model's) and
+                # for a packet to the previous injected packet's destination (a
+                # stream): a stream keeps one route, in order, and a complement
+                # permutation's e-cube routes share no link.
+                last_dest = Signal(len(head.dest), name=f"last_dest_p{p}_vc{v}")
+                any_last = Signal(name=f"any_last_p{p}_vc{v}")   # (none since reset)
+                stream = any_last & (head.dest == last_dest)
+                ecube_first = named("ecube_first", 1,
+                                    (route.short | stream) & calm_escape.any())
+                choice = Mux(ecube_first, calm_escape, choice)
+                choice_vc = Mux(ecube_first, route.vc, choice_vc)
+                with m.If(~active & fifo.r_en):
+                    m.d.sync += [last_dest.eq(head.dest), any_last.eq(1)]
         choice = named("choice", n, choice)
         held = Signal(n, name=f"held_port_p{p}_vc{v}")
         held_vc = Signal(vc_bits, name=f"held_vc_p{p}_vc{v}")

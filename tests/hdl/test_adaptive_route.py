@@ -8,7 +8,7 @@ from cubefab.hdl.route.adaptive import (DLHAdaptiveRoute, HypercubeAdaptiveRoute
                                         McubeAdaptiveRoute, MetacubeAdaptiveRoute,
                                         adaptive_route_unit)
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
-from cubefab.topology.adaptive import adaptive_ports, escape_port
+from cubefab.topology.adaptive import adaptive_ports, ecube_as_short_masks, escape_port
 
 from tests.helpers import refused
 
@@ -38,8 +38,9 @@ class _Bank(Elaboratable):
         return m
 
 
-def _simulate(topology, algorithm, straps):
-    """``{(here, dest): (offered mask, escape port)}`` for every pair of nodes."""
+def _simulate(topology, algorithm, straps, members=("offered", "escape")):
+    """``{(here, dest): (offered mask, escape port)}`` for every pair of nodes (the
+    values of ``members``)."""
     nodes = [int(a) for a in topology.nodes()]
     out = {}
     top = adaptive_route_unit(topology, None, algorithm) if straps else _Bank(topology, algorithm)
@@ -50,10 +51,10 @@ def _simulate(topology, algorithm, straps):
             if straps:
                 for here in nodes:
                     ctx.set(top.here, here)
-                    out[here, dest] = ctx.get(top.offered), ctx.get(top.escape)
+                    out[here, dest] = tuple(ctx.get(getattr(top, n)) for n in members)
             else:
                 for here, unit in zip(nodes, top.units):
-                    out[here, dest] = ctx.get(unit.offered), ctx.get(unit.escape)
+                    out[here, dest] = tuple(ctx.get(getattr(unit, n)) for n in members)
 
     sim = Simulator(top)
     sim.add_testbench(bench)
@@ -83,6 +84,16 @@ def test_constant_node_units_equal_model(topology, algorithm):
     _assert_model(topology, algorithm, _simulate(topology, algorithm, straps=False))
 
 
+@pytest.mark.parametrize("topology,straps", [(Mcube(4), True), (Mcube(5), True),
+                                             (Mcube(4), False)], ids=_id)
+def test_mcube_mroute_units_flag_where_ecube_is_as_short_for_every_pair(topology, straps):
+    short = ecube_as_short_masks(topology)
+    simulated = _simulate(topology, "mroute", straps, members=("ecube_short",))
+    wrong = [pair for pair, (got,) in simulated.items() if got != short[pair]]
+    assert len(simulated) == topology.num_nodes ** 2 and short.any()
+    assert not wrong, f"{len(wrong)} of {len(simulated)} differ: {wrong[:6]}"
+
+
 @pytest.mark.parametrize("topology,unit_class", [
     (Hypercube(3), HypercubeAdaptiveRoute), (Metacube(1, 1), MetacubeAdaptiveRoute),
     (DLH(2, 1), DLHAdaptiveRoute), (Mcube(3), McubeAdaptiveRoute)], ids=_id)
@@ -90,7 +101,9 @@ def test_factory_picks_the_family_unit(topology, unit_class):
     unit = adaptive_route_unit(topology, 0)
     Fragment.get(unit, None)
     assert type(unit) is unit_class
-    assert set(unit.signature.members.keys()) == {"dest", "offered", "escape"}
+    extra = {"ecube_short"} if unit_class is McubeAdaptiveRoute else set()  # (Mroute)
+    assert set(unit.signature.members.keys()) == {"dest", "offered", "escape"} | extra
+    assert "ecube_short" not in adaptive_route_unit(Mcube(3), 0, "ecube").signature.members
 
 
 def test_unit_refuses_a_source_reading_escape_and_large_metacubes():

@@ -6,7 +6,7 @@ import pytest
 from cubefab.hdl.config import FabricConfig, RouterConfig
 from cubefab.hdl.router import HOP_LATENCY, Router
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
-from cubefab.topology.adaptive import adaptive_ports, escape_port
+from cubefab.topology.adaptive import adaptive_ports, ecube_as_short_masks, escape_port
 from cubefab.topology.deadlock import DeadlockError, flow_lane, wrap_ports
 from cubefab.topology.turns import adaptive_turns, router_turns
 from tests.hdl.test_router import (first_outputs, flit, outputs, return_credit,
@@ -19,16 +19,20 @@ def adaptive_router(topology, node, **parameters):
                                             **parameters), node)
 
 
-def expected_hop(router, node, dest, src, cls_in):
+def expected_hop(router, node, dest, src, cls_in, injected=False):
     """(port, VC, class) of a lone flit: on the flow's adaptive VC the escape port if
     it is an adaptive port, else the first adaptive port; with none, the escape port on
     the escape VC of its class; the class one up on a wrap link (capped), as
-    :func:`cubefab.topology.duato.check_adaptive` models it."""
+    :func:`cubefab.topology.duato.check_adaptive` models it. An ``injected`` flit on
+    the Mcube with Mroute whose e-cube route is as short as Mroute's
+    (:func:`~cubefab.topology.adaptive.ecube_as_short_masks`) takes the escape."""
     topo, config = router.topology, router.config
     offered = adaptive_ports(topo, node, dest, config.algorithm)
     if node == dest:
         return topo.degree, None, None
     escape = escape_port(topo, node, dest, config.algorithm)
+    if injected and config.algorithm == "mroute" and ecube_as_short_masks(topo)[node, dest]:
+        offered = ()
     port = escape if escape in offered or not offered else offered[0]
     cls = min(cls_in + wrap_ports(topo, node)[port], config.vc_classes - 1)
     if offered:
@@ -65,7 +69,7 @@ def test_lone_flits_take_the_preferred_adaptive_port_and_carry_their_class(topol
                         sent["cls"] = cls_in
                     out, f = await send_alone(ctx, router, p, sent)
                     want_port, want_vc, want_cls = expected_hop(router, node, dest, src,
-                                                                cls_in)
+                                                                cls_in, p == degree)
                     assert out == want_port, (dest, p, cls_in)
                     if out < degree:
                         assert f.vc == want_vc, (dest, p, cls_in)
@@ -271,6 +275,43 @@ def test_a_head_on_the_escape_vc_keeps_to_the_escape_routing_while_it_is_roomy()
         for want in [(2, 0)] * 3 + [(0, 1)]:
             out, f = await send_alone(ctx, router, 1, flit(7, 3, vc=0))
             assert (out, f.vc) == want
+            await ctx.tick()
+    run_clocked(router, bench)
+
+
+def test_an_injected_packet_as_short_on_ecube_takes_the_escape_vc():
+    # Mcube(3) Mroute, node 0, an injected packet to node 3: e-cube's route is as short
+    # as Mroute's (2 hops), so it leaves on the e-cube port 1's escape VC (VC 0), not on
+    # its adaptive VC; to node 7 (e-cube 3 hops, Mroute 2) it takes Mroute's port 0
+    topo = Mcube(3)
+    router = adaptive_router(topo, 0, algorithm="mroute", turns="all")
+    short = ecube_as_short_masks(topo)
+    assert short[0, 3] and not short[0, 7] and escape_port(topo, 0, 3, "mroute") == 1
+
+    async def bench(ctx):
+        for dest, want in ((3, (1, 0)), (7, (0, 1))):
+            out, f = await send_alone(ctx, router, topo.degree, flit(dest, 0))
+            assert (out, f.vc) == want, dest
+            await ctx.tick()
+    run_clocked(router, bench)
+
+
+def test_an_injected_stream_keeps_to_the_escape_routing():
+    # Mcube(3) Mroute, node 0, injected packets to node 7 (Mroute's port 0, e-cube's
+    # escape port 2; e-cube one hop longer): the first takes Mroute's port 0, the next
+    # ones to the same destination (a stream) the escape port 2's escape VC while it is
+    # at least half empty (three: 4 credits, none returned), then Mroute's port again;
+    # to node 5 (port 2 its only Mroute port, the escape VC no longer roomy) and then to
+    # node 7 again, no stream: Mroute's port 0
+    topo = Mcube(3)
+    router = adaptive_router(topo, 0, algorithm="mroute", turns="all")
+    assert adaptive_ports(topo, 0, 5, "mroute") == (2,) and ecube_as_short_masks(topo)[0, 5]
+
+    async def bench(ctx):
+        for dest, want in [(7, (0, 1))] + [(7, (2, 0))] * 3 + [(7, (0, 1)), (5, (2, 1)),
+                                                               (7, (0, 1))]:
+            out, f = await send_alone(ctx, router, topo.degree, flit(dest, 0))
+            assert (out, f.vc) == want, dest
             await ctx.tick()
     run_clocked(router, bench)
 

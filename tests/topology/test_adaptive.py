@@ -4,9 +4,10 @@ import networkx as nx
 import pytest
 
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
-from cubefab.topology.adaptive import (adaptive_ports, escape_algorithm, escape_port,
-                                       minimal_port_masks, minimal_ports,
-                                       mroute_offered_masks, offered_port_masks)
+from cubefab.topology.adaptive import (adaptive_ports, ecube_as_short_masks,
+                                       escape_algorithm, escape_port, minimal_port_masks,
+                                       minimal_ports, mroute_offered_masks,
+                                       offered_port_masks)
 from cubefab.topology.deadlock import check_deadlock_free
 from cubefab.topology.duato import check_adaptive
 from cubefab.topology.mcube_analysis import route_lengths
@@ -87,6 +88,32 @@ def test_mcube_mroute_offers_every_port_that_shortens_its_route_within_the_subcu
     assert mroute_offered_masks(t)[3, 3] == 0
     with pytest.raises(TypeError, match="must be an Mcube"):
         mroute_offered_masks(Hypercube(3))
+
+
+def _walk_length(t, here, dest, algorithm):
+    hops = 0
+    while here != dest:
+        here, hops = t.neighbor(here, t.next_port(here, dest, algorithm)), hops + 1
+    return hops
+
+
+def test_mcube_ecube_as_short_compares_the_two_routes_walked_hop_by_hop():
+    t = Mcube(4)
+    short = ecube_as_short_masks(t)
+    for here in range(16):
+        for dest in range(16):
+            want = here != dest and (_walk_length(t, here, dest, "ecube")
+                                     <= _walk_length(t, here, dest, "mroute"))
+            assert bool(short[here, dest]) == want, (here, dest)
+    assert 0 < short.sum() < 16 * 15
+    with pytest.raises(TypeError, match="must be an Mcube"):
+        ecube_as_short_masks(Hypercube(3))
+
+
+def test_mcube6_ecube_is_as_short_for_30_of_bitcomps_flows():
+    short = ecube_as_short_masks(Mcube(6))
+    assert short.sum() == 2384
+    assert sum(short[s, 63 - s] for s in range(64)) == 30
 
 
 def test_mcube_ecube_offers_the_links_of_the_differing_bits():

@@ -13,7 +13,8 @@ from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ...topology.adaptive import adaptive_ports, escape_algorithm, mroute_offered_masks
+from ...topology.adaptive import (adaptive_ports, ecube_as_short_masks, escape_algorithm,
+                                  mroute_offered_masks)
 from ...topology.base import Topology
 from ...topology.dlh import DLH
 from ...topology.hypercube import Hypercube
@@ -73,7 +74,12 @@ class AdaptiveRoute(wiring.Component):
             members["here"] = In(topology.address_bits)
         members["offered"] = Out(topology.degree)
         members["escape"] = Out(topology.port_width)
+        members.update(self.extra_members())
         super().__init__(members)
+
+    def extra_members(self):
+        """Members a subclass adds to the signature (none here)."""
+        return {}
 
     def here_value(self):
         """This node's address as a value: the constant ``node`` or the ``here`` input."""
@@ -184,7 +190,15 @@ class McubeAdaptiveRoute(AdaptiveRoute):
     :func:`~cubefab.topology.adaptive.mroute_offered_masks` as a table of ``dest``, of
     ``Cat(dest, here)`` when ``node`` is ``None``; the limits of
     :class:`~cubefab.hdl.route.mcube.McubeRoute`), for ``ecube`` every link of a
-    differing address bit; escape e-cube."""
+    differing address bit; escape e-cube.
+
+    Members
+    -------
+    ecube_short : Out(1)
+        ``mroute`` only: e-cube's route from here to ``dest`` is as short as Mroute's
+        (the model's :func:`~cubefab.topology.adaptive.ecube_as_short_masks`, a table
+        as ``offered``'s; clear when ``dest`` is this node).
+    """
 
     topology_class = Mcube
 
@@ -193,17 +207,22 @@ class McubeAdaptiveRoute(AdaptiveRoute):
         if self.algorithm == "mroute":
             McubeRoute.check_parameters(topology, self.algorithm, self.node)
 
+    def extra_members(self):
+        return {"ecube_short": Out(1)} if self.algorithm == "mroute" else {}
+
     def elaborate_offered(self, m):
         if self.algorithm == "ecube":
             m.d.comb += self.offered.eq(self.dest ^ self.here_value())
             return
-        masks = mroute_offered_masks(self.topology)
         bits = self.topology.address_bits
-        if self.node is not None:
-            table_function(m, self.offered, self.dest, masks[self.node].tolist(), bits)
-        else:   # index here << bits | dest: the table row by row
-            table_function(m, self.offered, Cat(self.dest, self.here),
-                           masks.ravel().tolist(), 2 * bits)
+        for target, table in ((self.offered, mroute_offered_masks(self.topology)),
+                              (self.ecube_short, ecube_as_short_masks(self.topology))):
+            table = table.astype(int)
+            if self.node is not None:
+                table_function(m, target, self.dest, table[self.node].tolist(), bits)
+            else:   # index here << bits | dest: the table row by row
+                table_function(m, target, Cat(self.dest, self.here),
+                               table.ravel().tolist(), 2 * bits)
 
 
 #: Adaptive route unit class by topology family name.
