@@ -116,13 +116,14 @@ def _run(args, client, rows, docs, headers):
                     args.plot_dir, f"saturation_{topo.name}_"
                     + "_".join(str(v) for v in topo.params.values()) + f"_{traffic}.png"))
             for r in results:
-                rows.append(_row(topo, traffic, r, seconds / len(results)))
+                rows.append(_row(topo, traffic, r, bound, seconds / len(results)))
                 print(format_table(headers, rows[-1:]), flush=True)
 
 
-def _row(topo, traffic, result, seconds):
-    """A table row of one curve."""
-    bound = result["bound"]["saturation_bound"]
+def _row(topo, traffic, result, bound, seconds):
+    """A table row of one curve, against ``bound`` (the deterministic routing's: an
+    adaptive curve's own bound is its adaptive algorithm's routes', Mroute's on the
+    Mcube)."""
     best = result["max_throughput"]
     last = result["points"][-1]["throughput"]
     mode = "adaptive" if result["adaptive_vcs"] else "deterministic"

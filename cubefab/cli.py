@@ -363,4 +363,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # ``python -m cubefab.cli``: run the imported module's main, whose CliError is the
+    # one the command modules raise (this file, run as __main__, is a second copy)
+    from cubefab.cli import main as _main
+    sys.exit(_main())
