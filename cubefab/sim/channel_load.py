@@ -32,8 +32,8 @@ from ..topology.base import Topology
 from ..topology.patterns import traffic_matrix
 
 
-__all__ = ["channel_loads", "channel_load_bound", "minimal_forced_loads", "minimal_routing_bound",
-           "waypoint_channel_load_bound"]
+__all__ = ["channel_loads", "channel_load_bound", "minimal_forced_loads",
+           "minimal_routing_bound", "waypoint_channel_load_bound"]
 
 
 def _walk(topology, algorithm, P, progress=None):
@@ -216,7 +216,7 @@ def minimal_forced_loads(topology, traffic="uniform", *, progress=None, **patter
 
 
 def _forced_analysis(topology, traffic, progress, pattern_options):
-    from ..topology.properties import bfs_distances
+    from ..topology.properties import dense_neighbors, distance_matrix
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     n, degree = topology.num_nodes, topology.degree
@@ -224,11 +224,8 @@ def _forced_analysis(topology, traffic, progress, pattern_options):
         raise ValueError(f"the minimal-routing bound runs up to {MINIMAL_BOUND_MAX_NODES} "
                          f"nodes, not {n}")
     P = _traffic(topology, traffic, pattern_options)
-    nodes = topology.nodes()
-    neighbours = np.stack([topology.index_array(topology.neighbor_array(nodes, p))
-                           for p in range(degree)], axis=1)
-    # links are symmetric: row t of D is every node's distance to t
-    D = np.stack([bfs_distances(topology, int(a)) for a in nodes]).astype(np.int64)
+    neighbours = dense_neighbors(topology).T
+    D = distance_matrix(topology)   # symmetric: row t is every node's distance to t
     loads = np.zeros((n, degree), dtype=np.float64)
     for t in range(n):
         if progress is not None:

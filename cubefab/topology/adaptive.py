@@ -129,8 +129,8 @@ def adaptive_ports(topology, here, dest, algorithm=None):
 
 @functools.lru_cache(maxsize=8)
 def _mcube_distances(topology):
-    from .properties import bfs_distances
-    return np.stack([bfs_distances(topology, s) for s in range(topology.num_nodes)])
+    from .properties import distance_matrix
+    return distance_matrix(topology)
 
 
 def minimal_port_masks(topology, dest):

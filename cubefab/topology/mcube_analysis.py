@@ -7,7 +7,7 @@ import numpy as np
 
 from .mcube import (Mcube, paper_distribution, paper_average_distance,
                     paper_average_distance_closed_form, paper_diameter)
-from .properties import bfs_distances
+from .properties import distance_matrix
 
 
 __all__ = ["REPORT_MAX_K", "route_lengths", "distance_report", "hypercube_emulation",
@@ -61,7 +61,7 @@ def distance_report(topology):
     if (counts != counts[0]).any():
         raise RuntimeError(f"{topology.label}: Mroute distance distribution is not uniform")
     mroute = np.trim_zeros(counts[0], "b").tolist()
-    bfs = np.stack([bfs_distances(topology, s) for s in range(n)]).astype(np.int64)
+    bfs = distance_matrix(topology)
     bfs_counts = np.stack([np.bincount(row, minlength=k + 1) for row in bfs])
     uniform = bool((bfs_counts == bfs_counts[0]).all())
     total = np.trim_zeros(bfs_counts.sum(axis=0), "b")

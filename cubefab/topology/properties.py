@@ -20,7 +20,7 @@ import numpy as np
 from .structure import structural_classes, SourceClass
 
 
-__all__ = ["bfs_distances", "distance_distribution", "bfs_source_batch", "dense_neighbors",
+__all__ = ["bfs_distances", "distance_matrix", "distance_distribution", "bfs_source_batch", "dense_neighbors",
            "properties",
            "bfs_memory_estimate", "bfs_memory_limit", "check_bfs_size", "SizeLimitError",
            "UNREACHED", "BFS_BYTES_PER_NODE", "ALL_SOURCES_WORK_LIMIT", "DASK_MIN_WORK",
@@ -162,6 +162,14 @@ def distance_distribution(topology, source, progress=None):
     if (dist == UNREACHED).any():
         raise ValueError(f"{topology.label} is not connected")
     return np.bincount(dist).astype(np.int64)
+
+
+def distance_matrix(topology):
+    """``D[i, j]``: the hop distance between the nodes of dense indices ``i`` and ``j``
+    (int64; one :func:`bfs_distances` per node, links being symmetric). Callers bound
+    the size: it holds ``num_nodes ** 2`` entries."""
+    return np.stack([bfs_distances(topology, int(a))
+                     for a in topology.nodes()]).astype(np.int64)
 
 
 def dense_neighbors(topology):
