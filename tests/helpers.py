@@ -2,6 +2,8 @@
 
 import contextlib
 import gc
+import signal
+import time
 import traceback
 import warnings
 
@@ -46,3 +48,30 @@ def refused(error, match):
             yield
         traceback.clear_frames(info.tb)   # the constructor's frame holds the component
         gc.collect()
+
+
+@contextlib.contextmanager
+def alarm_after(seconds, error):
+    """Raise ``error`` (an exception class) in the block if it runs past ``seconds``,
+    nested inside pytest-timeout's own alarm: the test's timeout keeps holding during
+    the block (it fires there if it comes first) and is restored, less the time the
+    block took, afterwards."""
+    outer_handler = signal.getsignal(signal.SIGALRM)
+    outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
+    start = time.monotonic()
+
+    def expired(signum, frame):
+        if time.monotonic() - start >= seconds or not callable(outer_handler):
+            raise error()
+        outer_handler(signum, frame)      # the test's own timeout came first
+
+    signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, outer_left) if outer_left else seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, outer_handler)
+        if outer_left:
+            left = outer_left - (time.monotonic() - start)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))

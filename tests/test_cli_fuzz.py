@@ -22,7 +22,6 @@ more examples, valid heavy runs included, and size bombs for every command.
 
 import hashlib
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -33,6 +32,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from cubefab import files
 from cubefab.cli import main
+
+from tests.helpers import alarm_after
 
 
 # ---------------------------------------------------------------- value pools
@@ -261,10 +262,6 @@ class _Timeout(BaseException):
     pass
 
 
-def _alarm(signum, frame):
-    raise _Timeout()
-
-
 def run_in_sandbox(spec_name, family, topology, options, limit):
     """Run the command line in a fresh sandbox (in-process, ``limit`` seconds) and
     check the contract; ``options`` is [(option, kind, raw value)]."""
@@ -294,16 +291,13 @@ def run_in_sandbox(spec_name, family, topology, options, limit):
         before = _snapshot(root)
         cwd = os.getcwd()
         timed_out = False
-        old = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, limit)
         os.chdir(root)
         try:
-            status, out, err = _call(argv)
+            with alarm_after(limit, _Timeout):
+                status, out, err = _call(argv)
         except _Timeout:
             timed_out = True
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
             os.chdir(cwd)
             os.chmod(os.path.join(root, "ro"), 0o755)
         assert not timed_out, f"cubefab {' '.join(argv)!r} ran past {limit} s"

@@ -10,8 +10,7 @@ from ..hdl.flit import HEADERS
 from ..progress import Progress
 from ..sim.engine_choice import AUTO_RULE, choose_engine
 from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, SELFCHECK_PAYLOAD,
-                                 broadcast_hardware, run_selfcheck, selfcheck_config,
-                                 verilator_model)
+                                 broadcast_hardware, run_selfcheck, selfcheck_config)
 from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
 from ..topology.fault_routing import DEFAULT_WAYPOINTS
 from ..topology.patterns import PATTERNS
@@ -271,10 +270,12 @@ def _sim(args, topology):
     with input_errors():        # the configuration's own checks (VCs, widths, pattern)
         built, _ = broadcast_hardware(topology, hardware, args.broadcast_fraction)
         selfcheck_config(topology, **built)
-    if args.engine == "auto":
+    engine, engine_choice = args.engine, "--engine " + args.engine
+    if engine == "auto":
         with input_errors():
-            args.engine = _auto_engine(args, topology, built)
-    check_router_args(args, topology, topology.num_nodes, what, engine=args.engine)
+            engine, why = _auto_engine(args, topology, built)
+        engine_choice = f"auto: {why}"
+    check_router_args(args, topology, topology.num_nodes, what, engine=engine)
     progress = Progress(f"sim {topology.label}", unit="cycles")
     try:
         # run_selfcheck builds (and checks) the design before it simulates: its
@@ -282,7 +283,7 @@ def _sim(args, topology):
         with files.output_path(args.vcd) if args.vcd else contextlib.nullcontext() as vcd, \
                 input_errors():
             doc = run_selfcheck(
-                topology, engine=args.engine, rate=args.rate, cycles=args.cycles,
+                topology, engine=engine, rate=args.rate, cycles=args.cycles,
                 warmup=args.warmup, drain=drain, seed=args.seed,
                 hotspot_fraction=args.hotspot_fraction, vcd=vcd,
                 broadcast_fraction=args.broadcast_fraction,
@@ -292,6 +293,7 @@ def _sim(args, topology):
         raise CliError(f"{exc}; or use --engine amaranth") from None
     finally:
         progress.close()
+    doc["engine_choice"] = engine_choice
     rows = [[key, _fmt(doc[key])] for key in ROWS]
     if "fail_links" in doc:   # what the links failing mid-run cost, and the reaction
         rows += [[key, _fmt(doc[key])] for key in FAILURE_ROWS]
@@ -350,7 +352,8 @@ def _sim(args, topology):
     text = "\n".join([
         f"{topology.label}, {routing} x {doc['depth']} "
         f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "
-        f"{args.packet_flits}-flit packets, {args.cycles} cycles ({doc['engine']})",
+        f"{args.packet_flits}-flit packets, {args.cycles} cycles",
+        f"engine: {doc['engine']} ({engine_choice})",
         format_table(["measure", "value"], rows), verdict])
     emit(args, doc, text)
     return 0 if doc["ok"] else 1
@@ -367,17 +370,17 @@ def escape_name(topology, doc):
 
 
 def _auto_engine(args, topology, hardware):
-    """The engine ``--engine auto`` runs (:func:`~cubefab.sim.engine_choice.choose_engine`):
-    amaranth for a VCD, which only it writes, and for one-port or multicast
-    replicating routers, which only it runs (constant node addresses)."""
-    if args.vcd is not None or hardware.get("broadcast_model", "all-port") != "all-port" \
+    """``(engine, why)``: the engine ``--engine auto`` runs
+    (:func:`~cubefab.sim.engine_choice.choose_engine`): amaranth for a VCD, which only
+    it writes, and for one-port or multicast replicating routers, which only it runs
+    (constant node addresses); else by the run's size, never by the machine's cache."""
+    if args.vcd is not None:
+        return "amaranth", "only it writes a VCD"
+    if hardware.get("broadcast_model", "all-port") != "all-port" \
             or hardware.get("multicast_group") is not None:
-        return "amaranth"
-    config = selfcheck_config(topology, **hardware)
-    engine, _ = choose_engine(topology.num_nodes, args.warmup + args.cycles,
-                              cached=verilator_model(topology, config).cached,
-                              available=verilator_missing_reason() is None)
-    return engine
+        return "amaranth", "only it runs routers with constant node addresses"
+    return choose_engine(topology.num_nodes, args.warmup + args.cycles,
+                         available=verilator_missing_reason() is None)
 
 
 def register(sub):

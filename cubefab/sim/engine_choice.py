@@ -3,9 +3,11 @@
 Both engines simulate the same self-checking fabric, so the choice changes how long a
 run takes, never its result. The Amaranth simulator needs no build but is slow; the
 Verilator engine runs about a thousand times faster but first compiles the node
-(once per design and machine: a cached build costs nothing). :func:`choose_engine`
-compares the Amaranth simulator's estimated time with a Verilator build, using the
-figures below, measured with ``benchmarks/engine_choice.py``.
+(once per design and machine). :func:`choose_engine` compares the Amaranth simulator's
+estimated time with a Verilator build, using the figures below, measured with
+``benchmarks/engine_choice.py``. It decides by the design and the run alone, never by
+what happens to be cached on the machine, so the same command picks the same engine
+everywhere; a cached build only makes the Verilator engine start sooner.
 """
 
 __all__ = ["AMARANTH_ROUTER_CYCLES_PER_SECOND", "AMARANTH_ELABORATION_SECONDS",
@@ -26,8 +28,8 @@ AMARANTH_ELABORATION_SECONDS = 0.3
 VERILATOR_BUILD_SECONDS = 20
 
 #: The rule, for help texts.
-AUTO_RULE = (f"verilator when its build of this design is cached or when the Amaranth "
-             f"simulator would need longer than a Verilator build (nodes x "
+AUTO_RULE = (f"verilator when the Amaranth simulator would need longer than a "
+             f"Verilator build (nodes x "
              f"({AMARANTH_ELABORATION_SECONDS:g} s + cycles / "
              f"{AMARANTH_ROUTER_CYCLES_PER_SECOND}) > {VERILATOR_BUILD_SECONDS} s); "
              f"amaranth otherwise, or when make or a C++ compiler is missing")
@@ -38,22 +40,22 @@ def amaranth_seconds(nodes, cycles):
     return nodes * (AMARANTH_ELABORATION_SECONDS + cycles / AMARANTH_ROUTER_CYCLES_PER_SECOND)
 
 
-def choose_engine(nodes, cycles, *, cached, available):
-    """``(engine, why)``: the faster engine for a run (see :data:`AUTO_RULE`).
+def choose_engine(nodes, cycles, *, available):
+    """``(engine, why)``: the faster engine for a run (see :data:`AUTO_RULE`), and the
+    reason as a phrase.
+
+    The choice depends on the run's size and on the tools installed, not on the
+    machine's build cache.
 
     Parameters
     ----------
     nodes, cycles : int
         Routers simulated and cycles run.
-    cached : bool
-        Whether a Verilator build of the design exists.
     available : bool
         Whether Verilator, ``make`` and a C++ compiler are installed.
     """
     if not available:
         return "amaranth", "Verilator cannot build here"
-    if cached:
-        return "verilator", "its build is cached"
     estimate = amaranth_seconds(nodes, cycles)
     if estimate > VERILATOR_BUILD_SECONDS:
         return "verilator", (f"Amaranth would need ~{estimate:.0f} s, a build "
