@@ -24,6 +24,8 @@ def test_a_config_is_frozen_and_compares_by_value():
     assert hash(config) == hash(RouterConfig.for_topology(Hypercube(2), payload_width=8))
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.depth = 2
+    assert config.depth == 4 and config == RouterConfig.for_topology(Hypercube(2),
+                                                                     payload_width=8)
 
 
 def test_the_layout_follows_the_parameters():
