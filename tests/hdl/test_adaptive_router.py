@@ -12,7 +12,7 @@ from cubefab.topology.deadlock import DeadlockError, flow_lane, required_vcs, wr
 from cubefab.topology.turns import adaptive_turns, router_turns
 from tests.hdl.test_router import (first_outputs, flit, outputs, return_credit,
                                    send_alone)
-from tests.helpers import refused, run_clocked
+from tests.helpers import run_clocked
 
 
 def adaptive_router(topology, node, **parameters):
