@@ -94,8 +94,10 @@ def test_synth_router_rejects_unknown_device(cli):
 def test_board_rejects_unknown_board(cli, tmp_path):
     r = cli("board", "hypercube", "-n", 1, "--board", "arty", "-o", tmp_path)
     assert r.status == 2 and r.err.startswith("error:") and "icebreaker" in r.err
+    assert os.listdir(tmp_path) == []
 
 
 def test_board_rejects_bad_rate(cli, tmp_path):
     r = cli("board", "hypercube", "-n", 1, "--board", "icestick", "--rate", 2, "-o", tmp_path)
     assert r.status == 2 and "--rate: must be a number in [0.0, 1.0]" in r.err
+    assert os.listdir(tmp_path) == []

@@ -1,5 +1,7 @@
 """Place and route on iCE40: tool discovery, report parsing, a real run."""
 
+import os
+
 import pytest
 from amaranth.back import verilog
 
@@ -94,6 +96,7 @@ def test_icepack_ships_with_yowasp_nextpnr(monkeypatch):
 def test_unknown_device_is_rejected(tmp_path):
     with pytest.raises(ValueError, match="hx8k"):
         pnr.implement("module top(); endmodule", "top", device="ecp5", workdir=str(tmp_path))
+    assert os.listdir(tmp_path) == []    # refused before writing anything
 
 
 @needs_tools

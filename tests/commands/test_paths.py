@@ -1,5 +1,7 @@
 """`cubefab paths` and `cubefab broadcast`."""
 
+import os
+
 import pytest
 
 from cubefab.topology import Metacube
@@ -62,11 +64,12 @@ def test_paths_text_table(cli):
     (("--src", 0, "--dst", 5, "--faulty-links", "0"), "invalid link"),
     (("--src", 0, "--dst", 5, "--plot", "out.pdf"), ".png or .svg"),
 ])
-def test_paths_errors(cli, args, message):
+def test_paths_errors(cli, args, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)     # where a relative --plot would be written
     r = cli("paths", "metacube", "-k", 2, "-m", 2, *args)
     assert r.status == 2
     assert r.err.startswith("error:") and message in r.err
-    assert r.err.count("\n") == 1
+    assert r.err.count("\n") == 1 and os.listdir(tmp_path) == []
 
 
 @pytest.mark.parametrize("suffix", ["png", "svg"])
@@ -122,6 +125,7 @@ def test_plot_refuses_large_networks(cli, tmp_path):
     r = cli("broadcast", "metacube", "-k", 2, "-m", 3, "--src", 0, "--plot",
             tmp_path / "big.png")
     assert r.status == 2 and "up to 1024 nodes" in r.err
+    assert os.listdir(tmp_path) == []
 
 
 def test_paths_by_flow_beyond_the_memory_limit_are_refused_before_working(cli, monkeypatch):

@@ -1,5 +1,7 @@
 """``cubefab verilog route`` and ``cubefab synth route``."""
 
+import os
+
 import pytest
 
 from cubefab.build.manifest import verilog_ports
@@ -36,7 +38,7 @@ def test_verilog_route_bad_input_is_one_error_line(cli, tmp_path, args, message)
     result = cli("verilog", "route", *args, "-o", tmp_path / "x.v")
     assert result.status == 2
     assert result.err.startswith("error: ") and message in result.err
-    assert len(result.err.strip().splitlines()) == 1
+    assert len(result.err.strip().splitlines()) == 1 and not (tmp_path / "x.v").exists()
 
 
 def test_verilog_route_unwritable_output(cli, tmp_path):
@@ -44,6 +46,7 @@ def test_verilog_route_unwritable_output(cli, tmp_path):
     result = cli("verilog", "route", "hypercube", "-n", 2, "--node", 1,
                  "-o", tmp_path / "file" / "x.v")
     assert result.status == 2 and result.err.startswith("error: cannot write")
+    assert os.listdir(tmp_path) == ["file"] and (tmp_path / "file").read_text() == ""
 
 
 @pytest.mark.skipif(not tools_available("yosys"), reason="yosys not found "

@@ -177,9 +177,12 @@ def test_verilog_router_with_broadcast_vcs(cli, tmp_path):
             "--broadcast-vcs", "1", "-o", str(out))
     assert r.status == 0, r.err
     assert "1 + 1 broadcast VCs" in r.out and "rq_p4_vc0" in out.read_text()
+
+
+def test_verilog_fabric_whose_broadcasts_can_deadlock_is_refused(cli, tmp_path):
     r = cli("verilog", "fabric", "dlh", "-m", "2", "-d", "1", "--broadcast-vcs", "1",
             "-o", str(tmp_path / "f.v"))
-    assert r.status == 2 and "can deadlock" in r.err
+    assert r.status == 2 and "can deadlock" in r.err and not (tmp_path / "f.v").exists()
 
 
 def test_sim_one_port_broadcasts(cli):

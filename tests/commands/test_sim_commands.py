@@ -102,6 +102,7 @@ def test_verilog_router_bad_flit_width_is_one_error_line(cli, tmp_path, args, me
     r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0", *args,
             "-o", tmp_path / "r.v")
     assert r.status == 2 and message in r.err and len(r.err.strip().splitlines()) == 1
+    assert not (tmp_path / "r.v").exists()
 
 
 def test_verilog_router_buffer_is_auto_by_default(cli, tmp_path):
@@ -137,6 +138,7 @@ def test_verilog_router_refuses_a_bad_buffer(cli, tmp_path):
             "bram", "-o", tmp_path / "r.v")
     assert r.status == 2 and r.err.startswith("error:")
     assert "auto" in r.err and len(r.err.strip().splitlines()) == 1
+    assert not (tmp_path / "r.v").exists()
 
 
 def test_fabric_cost_depends_on_the_engine():

@@ -6,12 +6,13 @@ import pytest
 from cubefab.hdl.config import FabricConfig, RouterConfig
 from cubefab.hdl.router import HOP_LATENCY, Router
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
-from cubefab.topology.adaptive import adaptive_ports, ecube_as_short_masks, escape_port
-from cubefab.topology.deadlock import DeadlockError, flow_lane, wrap_ports
+from cubefab.topology.adaptive import (adaptive_ports, ecube_as_short_masks, escape_algorithm,
+                                       escape_port)
+from cubefab.topology.deadlock import DeadlockError, flow_lane, required_vcs, wrap_ports
 from cubefab.topology.turns import adaptive_turns, router_turns
 from tests.hdl.test_router import (first_outputs, flit, outputs, return_credit,
                                    send_alone)
-from tests.helpers import refused, run_clocked
+from tests.helpers import run_clocked
 
 
 def adaptive_router(topology, node, **parameters):
@@ -344,7 +345,12 @@ def test_shipped_adaptive_fabrics_are_proven_deadlock_free(topology, algorithm):
     (Mcube(6), "mroute"), (Mcube(7), "mroute"), (Mcube(8), "mroute"),
 ], ids=str)
 def test_large_adaptive_fabrics_are_proven_deadlock_free(topology, algorithm):
-    FabricConfig.for_topology(topology, algorithm=algorithm, adaptive_vcs=1)
+    # made only once Duato's condition held (DeadlockError otherwise), with no more
+    # escape classes than its escape routing needs
+    config = FabricConfig.for_topology(topology, algorithm=algorithm, adaptive_vcs=1)
+    assert config.check_deadlock and config.router.adaptive_vcs == 1
+    assert config.router.vc_classes == required_vcs(
+        topology, escape_algorithm(topology, config.router.algorithm))
 
 
 def test_an_escape_without_its_dateline_class_is_refused():

@@ -24,6 +24,8 @@ def test_a_config_is_frozen_and_compares_by_value():
     assert hash(config) == hash(RouterConfig.for_topology(Hypercube(2), payload_width=8))
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.depth = 2
+    assert config.depth == 4 and config == RouterConfig.for_topology(Hypercube(2),
+                                                                     payload_width=8)
 
 
 def test_the_layout_follows_the_parameters():
@@ -114,7 +116,7 @@ def test_auto_sizes_for_the_block_ram_budget_it_is_given():
     assert dataclasses.replace(config, routers=3, block_ram_budget=15).storage == "memory"
     assert dataclasses.replace(config, routers=3, block_ram_budget=14).storage \
         == "registers"
-    assert config.block_ram_budget == BLOCK_RAMS
+    assert config.block_ram_budget == BLOCK_RAMS == 32   # the iCE40 HX8K's SB_RAM40_4K
     assert "block_ram_budget" not in config.as_dict()
     assert dataclasses.replace(config, block_ram_budget=16).as_dict()["block_ram_budget"] \
         == 16

@@ -11,7 +11,9 @@ from amaranth.lib import wiring
 from cubefab.hdl.flit import (FlitLayout, LinkSignature, flit_layout, header_width,
                               payload_width_for, vc_width)
 from cubefab.hdl.config import BUFFERS, TURNS, RouterConfig
-from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY, Router
+from cubefab.hdl.router import (HOP_LATENCIES, HOP_LATENCY, ROUTER_LATENCIES,
+                                ROUTER_LATENCY, Router)
+from cubefab.hdl.traffic_gen import SOURCE_LATENCY
 from cubefab.topology import DLH, Hypercube, Metacube
 from cubefab.topology.deadlock import flow_lane, next_vc
 from cubefab.topology.turns import router_turns
@@ -181,6 +183,17 @@ async def return_credit(ctx, router, out, f):
 
 
 def test_zero_load_latencies():
+    """Q(3), the router of node 0, idle; a flit accepted at the clock edge that ends
+    cycle 0 (counted from there):
+
+    * local -> local: the edge writes it into the injection buffer (a FIFO: an entry is
+      readable in the cycle after its write), whose head requests ``local_out`` in
+      cycle 1; allocation and crossbar are combinational, so the output register
+      ``local_out`` holds it in cycle 2: 2 cycles (ROUTER_LATENCY).
+    * link in -> link out (a flit for 0b110 arriving through port 0): the same way,
+      one cycle in the input buffer of port 0, one in the output register of port 1
+      (e-cube fixes bit 1 next): on ``link_out[1]`` in cycle 2 (HOP_LATENCY).
+    """
     topo = Hypercube(3)
     router = make_router(topo, 0, payload_width=8)
 
@@ -193,11 +206,12 @@ def test_zero_load_latencies():
         await ctx.tick()
         ctx.set(router.local_in.valid, 0)
         for cycle in range(1, 10):
-            if await outputs(ctx, router):
+            seen = await outputs(ctx, router)
+            if seen:
                 break
             await ctx.tick()
-        assert cycle == ROUTER_LATENCY
-        # link in -> link out: a register to a register, HOP_LATENCY cycles
+        assert cycle == 2 and [p for p, _ in seen] == [topo.degree]
+        # link in -> link out
         ctx.set(router.link_in[0].flit.payload, flit(0b110, 1, 2))
         ctx.set(router.link_in[0].flit.valid, 1)
         await ctx.tick()
@@ -207,8 +221,22 @@ def test_zero_load_latencies():
             if seen:
                 break
             await ctx.tick()
-        assert seen[0][0] == 1 and cycle == HOP_LATENCY
+        assert cycle == 2 and [p for p, _ in seen] == [1]
     run_clocked(router, bench)
+
+
+def test_the_latency_constants_are_the_pipelines_cycles():
+    """The constants the simulators and documents quote, pinned to the cycles derived
+    by hand from the pipeline (test_zero_load_latencies, test_fabric,
+    test_router_lookahead): a buffered router spends one cycle in the buffer a flit
+    enters and one in the output register, at the source (2) and at every hop (2); a
+    lookahead router's bypass offers an empty buffer's incoming flit to allocation in
+    the cycle it arrives, leaving the output register's cycle (1 and 1); a generated
+    packet waits one cycle in its source queue (a FIFO) before its head is offered."""
+    assert (ROUTER_LATENCY, HOP_LATENCY) == (2, 2)
+    assert ROUTER_LATENCIES == {"buffered": 2, "lookahead": 1}
+    assert HOP_LATENCIES == {"buffered": 2, "lookahead": 1}
+    assert SOURCE_LATENCY == 1
 
 
 def test_credits_limit_flits_in_flight():

@@ -1,5 +1,7 @@
 """Plots and the ``cubefab optical`` command."""
 
+import os
+
 import pytest
 
 from cubefab.optical import dlh_layout, hypercube_layout, plot_layout
@@ -78,8 +80,9 @@ def test_cli_plot(cli, tmp_path):
     ("optical", "hypercube", "-n", 3, "--plot", "out.pdf"),
     ("optical", "mcube", "-k", 3),
 ])
-def test_cli_errors(cli, args):
+def test_cli_errors(cli, args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)     # where a relative --plot would be written
     result = cli(*args)
     assert result.status == 2
     assert result.err.startswith("error:") and len(result.err.strip().splitlines()) == 1
-    assert result.out == ""
+    assert result.out == "" and os.listdir(tmp_path) == []

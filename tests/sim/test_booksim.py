@@ -364,6 +364,7 @@ def test_export_command_keeps_files_without_force(cli, tmp_path):
     assert bad.status == 2 and "--force" in bad.err
     assert (tmp_path / "booksim_config").read_text() == "mine"
     assert cli("export", "booksim", "hypercube", "-n", 3, "-o", tmp_path, "--force").status == 0
+    assert (tmp_path / "booksim_config").read_text() != "mine"
 
 
 BOOKSIM = os.environ.get("BOOKSIM")

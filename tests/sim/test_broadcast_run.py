@@ -2,7 +2,6 @@
 
 import pytest
 
-from cubefab.hdl.router import HOP_LATENCY, ROUTER_LATENCY
 from cubefab.sim import verilator_broadcast
 from cubefab.sim.broadcast_run import hardware_broadcast, measured_steps
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube, bfs_distances
@@ -17,9 +16,10 @@ def test_every_copy_arrives_over_its_shortest_path_along_the_models_tree(
         topology, source, settings):
     doc = hardware_broadcast(topology, source, packet_flits=2, **settings)
     dist = bfs_distances(topology, source)
-    assert doc["arrivals"] == {
-        int(a): ROUTER_LATENCY + int(dist[topology.index(int(a))]) * HOP_LATENCY + 1
-        for a in topology.nodes() if int(a) != source}
+    # a 2-flit copy's tail d hops away: 2 cycles in the source router, 2 per hop
+    # (test_router.test_zero_load_latencies), 1 behind the head
+    assert doc["arrivals"] == {int(a): 3 + 2 * int(dist[topology.index(int(a))])
+                               for a in topology.nodes() if int(a) != source}
     assert sorted(map(tuple, doc["tree"])) == sorted(broadcast_tree(topology, source).edges())
     assert doc["depth"] == int(dist.max()) and doc["injection"] == 2
     assert set(doc["copies"].values()) == {1}
@@ -40,15 +40,17 @@ def test_a_packet_longer_than_a_buffer_is_refused():
 # -- one-port ------------------------------------------------------------------------------
 
 def one_port_arrivals(topology, source, flits):
-    """Zero-load tail cycles of a one-port broadcast, from the schedule: each hop costs
-    ``HOP_LATENCY`` plus ``flits`` cycles per copy the sender sent before this one."""
+    """Zero-load tail cycles of a one-port broadcast, from the schedule: a head the
+    source offers in cycle 0 would be on its own ``local_out`` in cycle 2, and each hop
+    adds 2 cycles (test_router.test_zero_load_latencies) plus ``flits`` cycles per
+    copy the sender sent before this one."""
     tree = one_port_tree(topology, source)
-    out, todo = {}, [(source, ROUTER_LATENCY)]
+    out, todo = {}, [(source, 2)]
     while todo:
         u, at = todo.pop()
         for i, (_, port) in enumerate(tree.sends[u]):
             v = topology.neighbor(u, port)
-            out[v] = at + HOP_LATENCY + i * flits
+            out[v] = at + 2 + i * flits
             todo.append((v, out[v]))
     return {v: c + flits - 1 for v, c in out.items()}
 

@@ -2,6 +2,7 @@
 
 import pytest
 
+from cubefab.sim import engine_choice
 from cubefab.sim.engine_choice import (VERILATOR_BUILD_SECONDS, amaranth_seconds,
                                        choose_engine)
 
@@ -18,6 +19,18 @@ def test_small_runs_stay_in_amaranth():
     assert VERILATOR_BUILD_SECONDS == 20
     assert choose_engine(4, 1000, available=True) == (
         "amaranth", "Amaranth needs ~17 s, less than a Verilator build (~20 s)")
+
+
+def test_the_estimate_is_elaboration_and_cycles_per_node(monkeypatch):
+    # nodes x (elaboration + cycles / speed), against the build, with figures set here
+    # (the module's are measurements, recalibrated as the simulators change)
+    monkeypatch.setattr(engine_choice, "AMARANTH_ELABORATION_SECONDS", 0.5)
+    monkeypatch.setattr(engine_choice, "AMARANTH_ROUTER_CYCLES_PER_SECOND", 100)
+    monkeypatch.setattr(engine_choice, "VERILATOR_BUILD_SECONDS", 10)
+    assert amaranth_seconds(2, 300) == pytest.approx(7.0)      # 2 x (0.5 + 3)
+    assert choose_engine(2, 300, available=True)[0] == "amaranth"
+    assert choose_engine(4, 300, available=True) == (   # 14 s > 10 s
+        "verilator", "Amaranth would need ~14 s, a build ~10 s")
 
 
 def test_long_runs_pay_for_a_build():

@@ -1,5 +1,7 @@
 """cubefab sim --engine verilator: the same design and results as --engine amaranth."""
 
+import os
+
 from tests.sim.engine_helpers import needs_verilator, same_results
 
 
@@ -16,6 +18,7 @@ def test_sim_command_gives_the_same_results_in_both_engines(cli, verilator_cache
     assert 0 < left["drain_cycles"] < 200   # ends once every packet arrived (limit 2080)
 
 
-def test_verilator_engine_refuses_vcd(cli):
-    r = cli("sim", "hypercube", "-n", 2, "--engine", "verilator", "--vcd", "x.vcd")
+def test_verilator_engine_refuses_vcd(cli, tmp_path):
+    r = cli("sim", "hypercube", "-n", 2, "--engine", "verilator", "--vcd", tmp_path / "x.vcd")
     assert r.status == 2 and "writes no VCD" in r.err
+    assert os.listdir(tmp_path) == []
