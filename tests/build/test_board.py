@@ -157,6 +157,15 @@ def check_bitstream(result):
 
 
 @needs_ice40
+def test_icestick_bitstream_of_the_board_top(tmp_path):
+    """The board flow (pins, clock, LEDs, place and route, icepack) on a stand-in
+    design: the fast representative of the fabric bitstreams below."""
+    top = BoardTop(_Counter(), "icestick", lambda d: (d.errors, d.delivered))
+    check_bitstream(build_bitstream(top, "icestick", str(tmp_path)))
+
+
+@pytest.mark.slow
+@needs_ice40
 def test_icestick_bitstream_of_the_self_checking_fabric(tmp_path):
     top = selfcheck_board_top(BOARD_DESIGNS["icestick"], "icestick")
     check_bitstream(build_bitstream(top, "icestick", str(tmp_path)))

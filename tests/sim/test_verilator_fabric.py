@@ -22,16 +22,32 @@ def test_ring_links_are_wired_as_in_the_fabric(verilator_cache):
     assert r["ok"] and r["delivered"] > 100
 
 
+def check_one_node_built(topo):
+    """The fabric's build holds one compiled node (its Verilog, the netlist header, the
+    main, the ports), whatever the number of routers."""
+    model = verilator_model(topo, selfcheck_config(topo))
+    assert sorted(os.listdir(model.directory)) == sorted(
+        [NODE_MODULE + ".v", "fabric.h", *VerilatorFabricModel.main_files, "ports.json",
+         "V" + NODE_MODULE])
+
+
+@needs_verilator
+def test_a_fabric_builds_one_node_and_delivers_everything(verilator_cache):
+    topo = make_topology("metacube", k=1, m=2)        # 32 routers
+    r = run_selfcheck(topo, engine="verilator", rate=0.2, cycles=200, warmup=50,
+                      drain=400, seed=5)
+    assert r["ok"] and r["errors"] == 0 and r["drained"] and r["delivered"] > 1000
+    check_one_node_built(topo)
+
+
+@pytest.mark.slow
 @needs_verilator
 def test_a_1024_router_fabric_builds_one_node_and_delivers_everything(verilator_cache):
     topo = make_topology("metacube", k=2, m=2)
     r = run_selfcheck(topo, engine="verilator", rate=0.2, cycles=200, warmup=50,
                       drain=400, seed=5)
     assert r["ok"] and r["errors"] == 0 and r["drained"] and r["delivered"] > 30000
-    model = verilator_model(topo, selfcheck_config(topo))
-    assert sorted(os.listdir(model.directory)) == sorted(
-        [NODE_MODULE + ".v", "fabric.h", *VerilatorFabricModel.main_files, "ports.json",
-         "V" + NODE_MODULE])
+    check_one_node_built(topo)
 
 
 @needs_verilator
