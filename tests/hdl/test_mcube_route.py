@@ -70,8 +70,9 @@ def test_refuses_other_topologies_and_large_straps():
 def _verilog_check(topology, heres, straps, simulator, node=None):
     from cubefab.build.vectors import run_vectors, simulator_missing_reason
     from cubefab.build.verilog import route_unit_verilog
+    from tests.helpers import verilog_missing_reason
     from tests.hdl.route_helpers import reference_vectors
-    reason = simulator_missing_reason(simulator)
+    reason = verilog_missing_reason() or simulator_missing_reason(simulator)
     if reason is not None:
         pytest.skip(reason)
     unit = route_unit(topology, None if straps else node)

@@ -76,6 +76,28 @@ def test_verilator_equals_amaranth_and_caches(cache):
         again.run(10, stop_when_drained=5)
 
 
+@needs_verilator
+def test_the_runtime_library_is_compiled_once(cache, monkeypatch):
+    """The first build leaves Verilator's runtime objects in the cache; a build of
+    another design takes them (make then compiles only the design) and gives the same
+    results as one that compiled them itself."""
+    from cubefab.sim import verilator_engine
+    placed = []
+    place = verilator_engine.RuntimeObjects.place
+    monkeypatch.setattr(verilator_engine.RuntimeObjects, "place",
+                        lambda self, obj: placed.append(place(self, obj)) or placed[-1])
+    first = VerilatorModel(Counters, {"design": "first"})
+    second = VerilatorModel(Counters, {"design": "second"})
+    results = [m.run(100, inputs={"step": 1, "limit": 0x4000}, schedule=[(50, {"step": 3})])
+               for m in (first, second)]
+    assert placed == [False, True]
+    kept = os.listdir(os.path.join(cache, "verilator-runtime"))
+    assert len(kept) == 1
+    assert {"verilated.o", "verilated_threads.o"} <= set(
+        os.listdir(os.path.join(cache, "verilator-runtime", kept[0])))
+    assert results[0] == results[1] == amaranth_counters(Counters(), 100, 50)
+
+
 def test_configuration_changes_the_key(cache):
     assert VerilatorModel(Counters, {"a": 1}).key != VerilatorModel(Counters, {"a": 2}).key
 
