@@ -17,6 +17,7 @@ from tests.sim.test_selfcheck_run import DETECTS
 ERRORS = [k for k in CHECKS if k != "reordered"]
 
 
+@pytest.mark.slow    # fast: the adaptive runs of test_head_flit_sim and the defects below
 @needs_verilator
 def test_adaptive_engines_agree_past_saturation(verilator_cache):
     topo = make_topology("hypercube", n=2)

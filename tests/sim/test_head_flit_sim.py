@@ -48,6 +48,7 @@ def test_long_packets_at_full_load(verilator_cache, topology, adaptive_vcs):
     assert_delivered_intact(r, adaptive_vcs)
 
 
+@pytest.mark.slow    # fast: the one-port and multicast copies here, broadcast copies in test_broadcast_sim
 @needs_verilator
 def test_broadcast_copies_are_delivered_intact_in_both_engines(verilator_cache):
     r = both_engines(Hypercube(3), rate=0.6, cycles=80, drain=400, seed=7, packet_flits=3,
@@ -77,6 +78,7 @@ def test_multicast_copies_are_delivered_intact():
 SMALL_FAULT_TOLERANT = {"fault_waypoints": 1, "vcs_per_class": 1, "depth": 4}
 
 
+@pytest.mark.slow    # fast: test_link_failure's runs with the header in every flit
 @needs_verilator
 def test_a_link_failing_mid_run_is_reconciled_in_both_engines(verilator_cache):
     r = both_engines(Hypercube(3), rate=0.95, cycles=120, drain=600, seed=5,

@@ -33,7 +33,7 @@ def assert_reconciled(result):
 
 
 @needs_verilator
-@pytest.mark.parametrize("packet_flits", [2, 4])
+@pytest.mark.parametrize("packet_flits", [2, pytest.param(4, marks=pytest.mark.slow)])
 def test_a_link_failing_past_saturation_is_reconciled_in_both_engines(verilator_cache,
                                                                       packet_flits):
     result = both_engines(Hypercube(3), **{**RUN, "packet_flits": packet_flits,

@@ -127,6 +127,7 @@ class KillFirstTask(WorkerPlugin):
             os._exit(1)
 
 
+@pytest.mark.slow    # fast: the cluster's sweep equals the in-process one
 @needs_verilator
 def test_killed_worker_loses_no_point(two_workers, on_cluster, tmp_path):
     marker = tmp_path / "killed"
