@@ -368,7 +368,7 @@ def command_lines(draw, spec_name, fast):
     return family, topology, options
 
 
-FAST_EXAMPLES = {True: 8, False: 40}     # heavy, light
+FAST_EXAMPLES = {True: 4, False: 20}     # heavy, light (the long run below draws more)
 
 
 def fuzz(spec_name, examples, fast, limit):
