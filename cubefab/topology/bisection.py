@@ -29,7 +29,7 @@ interval [lower, upper].
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -88,8 +88,8 @@ class LowerBound:
     detail : str
         How the bound was obtained, with its formula.
     numerical : bool
-        True when it rests on floating-point eigenvalues (lowered by a safety margin)
-        rather than on exact arithmetic.
+        True when it rests on floating-point eigenvalues (lowered by their error
+        estimate) rather than on exact arithmetic.
     """
 
     value: int
@@ -113,6 +113,8 @@ class UpperBound:
     sides : numpy.ndarray of uint8 or None
         ``sides[i]``: the side (0 or 1) of the node of dense index ``i``, for networks up
         to :data:`PARTITION_MAX_NODES` nodes; None above.
+    method : str
+        ``cut``.
     """
 
     value: int
@@ -141,6 +143,8 @@ class ExactBisection:
         Cut of the best partition found (None if none was).
     sides : numpy.ndarray of uint8 or None
         That partition, by dense index.
+    method : str
+        ``milp``.
     """
 
     value: object
@@ -168,11 +172,15 @@ class Bisection:
         ``bounds`` (the structural lower bound equals the explicit cut), ``milp``, or
         None when not exact.
     lower_bound : LowerBound
+        The best lower bound (its ``method`` and ``detail`` say how it was proven).
     upper_bound : UpperBound
+        The best explicit cut.
     milp : ExactBisection or None
         The integer program's outcome, when it ran.
     seconds : float
         Wall time of the whole computation.
+    candidates : tuple of LowerBound
+        Every lower bound computed (the best is ``lower_bound``).
     """
 
     value: object
@@ -184,7 +192,7 @@ class Bisection:
     upper_bound: UpperBound
     milp: object = None
     seconds: float = 0.0
-    candidates: tuple = field(default=())
+    candidates: tuple = ()
 
     def as_dict(self):
         """JSON-ready summary (no partition arrays)."""
