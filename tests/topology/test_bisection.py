@@ -187,6 +187,55 @@ def test_paper_cost_is_degree_times_diameter():
     assert (p["cost"], p["paper"]["cost"]["value"]) == (9, 12)
 
 
+def _hops(net, pairs, algorithm, kind):
+    """Total hops of each kind (``kind(port)``) over the routes of ``pairs``."""
+    totals = {}
+    for s, t in pairs:
+        path = net.route(s, t, algorithm)
+        for u, v in zip(path, path[1:]):
+            key = kind(net.port(u, v))
+            totals[key] = totals.get(key, 0) + 1
+    return totals
+
+
+def _all_pairs(net):
+    return [(int(s), int(t)) for s in net.nodes() for t in net.nodes()]
+
+
+def test_flow_bound_hop_counts_metacube_k2():
+    # the routes the flow bound averages: field hops m 2^k/2 per pair on average, class
+    # walks of at most 2^k hops
+    net = Metacube(2, 1)
+    n = net.num_nodes
+    hops = _hops(net, _all_pairs(net), "paper", lambda p: "cross" if p < net.k else "cube")
+    assert hops["cube"] == n * n * net.m * net.h // 2
+    assert hops["cross"] <= n * n * net.h
+    assert flow_lower_bound(net).value == (n * n // 4) // (n * net.h // 2)
+
+
+def test_flow_bound_hop_counts_dual_cube():
+    net = Metacube(1, 2)
+    n = net.num_nodes
+    shift = net.m * net.h
+    pairs = [(s, t) for s, t in _all_pairs(net) if (s >> shift) != (t >> shift)]
+    assert len(pairs) == n * n // 2
+    hops = _hops(net, pairs, "minimal", lambda p: "cross" if p < net.k else "cube")
+    assert hops == {"cross": n * n // 2, "cube": n * n // 2 * net.m}
+    # per channel: N/2 on the N cross and the N m cube channels
+    assert flow_lower_bound(net).value == (n * n // 8) // (n // 2)
+
+
+@pytest.mark.parametrize("net", [DLH(2, 1), DLH(3, 1), DLH(4, 1)], ids=lambda n: n.label)
+def test_flow_bound_hop_counts_dlh(net):
+    n, m, d = net.num_nodes, net.m, net.d
+
+    def kind(port):
+        return "cube" if port < d else ("ring" if port < d + 2 else "ring bit")
+    hops = _hops(net, _all_pairs(net), None, kind)
+    assert hops == {"cube": n * n * d // 2, "ring": n * n * m // 2, "ring bit": n * n // 2}
+    assert flow_lower_bound(net).value == min(n // 2, n // m)
+
+
 def _cluster_graph(net):
     """MC(k, m) with each cluster contracted: the cross-edges between clusters."""
     nodes = net.nodes()
