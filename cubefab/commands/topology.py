@@ -7,6 +7,7 @@ from ..cli import (add_topology_command, emit, format_table, parse_address, CliE
 from ..progress import Progress
 from ..cluster import ClusterError
 from ..topology.properties import properties, METHODS
+from ..topology.bisection import bisection
 
 
 __all__ = ["register", "property_table", "info_text"]
@@ -35,6 +36,11 @@ def _info_options(parser):
     parser.add_argument("--json", action="store_true")
 
 
+#: Seconds ``info`` gives the exact bisection's integer program (only run on networks of at
+#: most 64 nodes whose structural bounds differ: none of the families here).
+INFO_TIME_LIMIT = 5.0
+
+
 def _route_options(parser):
     parser.add_argument("--src", type=parse_address, required=True, metavar="A")
     parser.add_argument("--dst", type=parse_address, required=True, metavar="B")
@@ -43,7 +49,9 @@ def _route_options(parser):
 
 
 def property_table(results):
-    """Text table of several :func:`properties` results, with the papers' values."""
+    """Text table of several :func:`properties` results, with the papers' values (and
+    a bisection column when a result carries ``bisection``, as ``info``'s do)."""
+    with_bisection = any("bisection" in r for r in results)
     rows = []
     for r in results:
         paper = r.get("paper", {})
@@ -61,11 +69,25 @@ def property_table(results):
         avg_self = show("average_distance_with_self", lambda v: f"{v:.6g}")
         if bound:
             avg_self += f" (bound {bound['value']:.6g})"
-        rows.append([r["label"], show("nodes"), show("degree"), show("links"),
-                     show("diameter"), show("average_distance", lambda v: f"{v:.6g}"),
-                     avg_self, r["address_bits"]])
-    return format_table(["network", "nodes", "degree", "links", "diameter", "avg distance",
-                         "avg incl. self", "addr bits"], rows)
+        row = [r["label"], show("nodes"), show("degree"), show("links"), show("diameter"),
+               show("cost"), show("average_distance", lambda v: f"{v:.6g}"), avg_self]
+        if with_bisection:
+            row.append(_bisection_cell(r.get("bisection"), paper.get("bisection")))
+        rows.append(row + [r["address_bits"]])
+    headers = ["network", "nodes", "degree", "links", "diameter", "cost", "avg distance",
+               "avg incl. self"] + (["bisection"] if with_bisection else []) + ["addr bits"]
+    return format_table(headers, rows)
+
+
+def _bisection_cell(entry, paper):
+    """The table cell of a bisection result: the width, or its interval."""
+    if entry is None:
+        return "-"
+    text = (str(entry["value"]) if entry["value"] is not None
+            else f"[{entry['lower']}, {entry['upper']}]")
+    if paper is not None and paper["value"] != entry["value"]:
+        text += f" (paper {paper['value']})"
+    return text
 
 
 def _info(args, topology):
@@ -80,6 +102,7 @@ def _info(args, topology):
         raise CliError(str(exc)) from None
     finally:
         progress.close()
+    result["bisection"] = bisection(topology, time_limit=INFO_TIME_LIMIT).as_dict()
     emit(args, result, info_text(result))
 
 
@@ -104,12 +127,29 @@ def info_text(result):
                       f"{result['radius']}..{result['diameter']}")
     lines += [f"average distance (exact): {result['average_distance_exact']}, "
               f"with self: {result['average_distance_with_self_exact']}", transitive]
+    if "bisection" in result:
+        lines += _bisection_lines(result["bisection"])
     paper = result.get("paper", {})
     if paper:
         lines.append("paper values:")
         for key, entry in paper.items():
             lines.append(f"  {key} = {entry['value']}  [{entry['source']}]")
     return "\n".join(lines)
+
+
+def _bisection_lines(b):
+    if b["method"] == "exact":
+        how = ("the lower bound equals the cut" if b["exact_by"] == "bounds"
+               else "integer program, optimal")
+        head = f"bisection: {b['value']} (exact: {how})"
+    else:
+        head = f"bisection: between {b['lower']} and {b['upper']} (bounds)"
+    lines = [head, f"  lower bound {b['lower']} ({b['lower_method']}): {b['lower_detail']}",
+             f"  cut {b['upper']}: {b['upper_construction']}"]
+    if b.get("milp"):
+        milp = b["milp"]
+        lines.append(f"  integer program: {milp['status']} after {milp['seconds']} s")
+    return lines
 
 
 def _counts(counts):

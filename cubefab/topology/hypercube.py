@@ -61,4 +61,6 @@ class Hypercube(Topology):
             "links": {"value": n * 2 ** (n - 1), "source": src},
             "diameter": {"value": n, "source": src},
             "average_distance_with_self": {"value": n / 2, "source": src},
+            "cost": {"value": n * n, "source": "metacube.txt Table 2: n^2 (degree x diameter)"},
+            "bisection": {"value": 2 ** n // 2, "source": "metacube.txt Table 2: 2^n/2"},
         }

@@ -211,6 +211,11 @@ class Metacube(Topology):
             "diameter": {"value": (m + 1) * 2 ** k, "source": src},
             "average_distance_with_self_upper_bound":
                 {"value": m * 2 ** k / 2 + 2 ** k, "source": src},
+            "cost": {"value": (m + 1) * 2 ** k * (m + k),
+                     "source": "metacube.txt Table 2: (m+1)2^k(m+k) (degree x diameter)"},
+            "bisection": {"value": 2 ** (m * 2 ** k) // 2,
+                          "source": "metacube.txt Table 2 / section 3: 2^(m2^k)/2, "
+                                    "claimed minimum"},
         }
         if k == 1:
             r = m + 1
@@ -218,9 +223,16 @@ class Metacube(Topology):
                 "value": float(Fraction(n, 2) + 1 - Fraction(1, 2 ** ((n - 1) // 2))),
                 "source": "dual-cube.txt Table 1 / metacube.txt Table 2: n/2 + 1 - 1/2^((n-1)/2)"}
             values["diameter"] = {"value": 2 * r, "source": "dual-cube.txt Theorem 1: 2r"}
+            values["cost"] = {"value": (n + 1) ** 2 // 2, "source":
+                              "dual-cube.txt Table 1 / metacube.txt Table 2: (n+1)^2/2"}
+            values["bisection"] = {"value": 2 ** n // 4, "source": "dual-cube.txt Table 1 / "
+                                   "section 2: 2^n/4, claimed minimum"}
         if k == 2:
             values["average_distance_with_self"] = {
                 "value": n / 2 + 3, "source": "metacube.txt Table 2: n/2 + 3"}
+            values["cost"] = {"value": n * n // 4 + 2 * n + 3,
+                              "source": "metacube.txt Table 2: n^2/4 + 2n + 3"}
+            values["bisection"] = {"value": 2 ** n // 8, "source": "metacube.txt Table 2: 2^n/8"}
         return values
 
 

@@ -342,7 +342,8 @@ def properties(topology, method="auto", *, sources=None, check_limit=None, seed=
     -------
     dict
         ``method`` (``structure`` or ``bfs``) and ``method_detail``; ``nodes``,
-        ``degree``, ``links``, ``diameter``, ``radius``, ``average_distance`` (mean of
+        ``degree``, ``links``, ``diameter``, ``cost`` (degree x diameter, the papers'
+        measure), ``radius``, ``average_distance`` (mean of
         d(s,t) over ordered pairs s != t), ``average_distance_with_self`` (s = t
         counted), their exact fractions as strings (``*_exact``),
         ``distance_distribution`` (nodes at each distance from any one node; None when
@@ -403,6 +404,7 @@ def _summary(topology, classes, method, detail, check):
         "degree": topology.degree,
         "links": topology.num_links,
         "diameter": width - 1,
+        "cost": topology.degree * (width - 1),
         "radius": min(len(c.distribution) for c in classes) - 1,
         "average_distance": float(avg),
         "average_distance_with_self": float(avg_self),

@@ -122,3 +122,22 @@ def test_python_dash_m_entry_point():
                           "--src", "0", "--dst", "7", "--json"],
                          capture_output=True, text=True, check=True).stdout
     assert json.loads(out)["path"] == [0, 1, 3, 7]
+
+
+def test_info_bisection_and_cost(cli):
+    doc = cli("info", "dualcube", "-m", 2, "--json").json()
+    assert doc["cost"] == 18 == doc["paper"]["cost"]["value"]
+    b = doc["bisection"]
+    assert (b["value"], b["lower"], b["upper"], b["method"], b["exact_by"]) == \
+        (8, 8, 8, "exact", "bounds")
+    assert doc["paper"]["bisection"]["value"] == 8
+    assert "dual-cube.txt" in doc["paper"]["bisection"]["source"]
+    r = cli("info", "metacube", "-k", 2, "-m", 1)
+    assert "bisection: 8 (exact: the lower bound equals the cut)" in r.out
+    assert "bisection = 8  [metacube.txt Table 2: 2^n/8]" in r.out
+
+
+def test_info_bisection_of_a_huge_network(cli):
+    doc = cli("info", "metacube", "-k", 4, "-m", 4, "--json").json()
+    assert doc["bisection"]["value"] == 2 ** 63 == doc["paper"]["bisection"]["value"]
+    assert doc["cost"] == 8 * 80
