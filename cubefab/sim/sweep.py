@@ -411,7 +411,10 @@ def plot_sweep(results, path):
                title="latency")
     ax_thr.set(xlabel="offered load (flits/node/cycle)",
                ylabel="accepted throughput (flits/node/cycle)", title="throughput")
-    ax_lat.set_yscale("log")
+    if any(p["avg_latency"] for r in results for p in r["points"]):
+        ax_lat.set_yscale("log")
+    else:           # no packet arrived at any load (a run too short): nothing to scale
+        ax_lat.set_title("latency (no packet delivered)")
     for ax in (ax_lat, ax_thr):
         ax.grid(True, alpha=0.3)
     ax_thr.legend(fontsize=7)

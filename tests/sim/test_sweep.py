@@ -190,6 +190,18 @@ def test_plot_force_overwrites(cli, tmp_path):
     assert r.status == 0 and path.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_a_plot_of_a_run_that_delivered_nothing(cli, tmp_path):
+    """5 cycles at 0.1 flits/node/cycle deliver no packet (the zero-load latency alone
+    is more than 5 cycles): the curve has no latency to draw on a log scale, and the
+    plot is written all the same (it was an internal error, found by the long fuzz)."""
+    path = tmp_path / "curve.png"
+    r = cli("sweep", "hypercube", "-n", 2, "--rates", "0.1", "--engine", "amaranth",
+            "--cycles", 5, "--warmup", 0, "--jobs", 1, "--plot", path, "--json")
+    assert r.status == 0, r.err
+    assert [p["avg_latency"] for p in r.json()["points"]] == [None]
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
 def test_plot_format_checked_before_running(cli, tmp_path):
     r = cli("sweep", "hypercube", "-n", 1, "--rates", "0.1", "--plot", tmp_path / "c.xyz")
     assert r.status == 2 and ".png" in r.err and not os.path.exists(tmp_path / "c.xyz")
