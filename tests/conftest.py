@@ -9,6 +9,7 @@ import tempfile
 import zlib
 
 import pytest
+from hypothesis import settings
 
 from cubefab.cli import main
 
@@ -22,6 +23,12 @@ SLOW_DURATIONS = TESTS / "slow_durations.json"
 
 #: The timeout of a slow test that sets none: hours of exhaustive work stay bounded.
 SLOW_TIMEOUT = 3600
+
+# In CI (CI=true) property tests draw the same examples on every run, so that a
+# submission's result is repeatable; elsewhere they explore anew.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 #: The environment variable that names the run's build cache.
 CACHE_VARIABLE = "CUBEFAB_CACHE"
