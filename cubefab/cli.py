@@ -300,21 +300,21 @@ def _from_verilator(exc):
     return type(exc).__name__ == "VerilatorError"
 
 
-#: What the C++ compiler and the C++ runtime say when memory runs out (g++'s
+#: What the tools say when memory runs out: the C++ compiler and runtime (g++'s
 #: "virtual memory exhausted", "Cannot allocate memory", std::bad_alloc, a compiler
-#: killed by the kernel's OOM killer).
-_CXX_OUT_OF_MEMORY = ("bad_alloc", "memory exhausted", "Cannot allocate memory",
-                      "out of memory", "Killed signal terminated program")
+#: killed by the kernel's OOM killer) and the WebAssembly runtime of Amaranth's yosys
+#: (wasmtime's "mmap failed ... Cannot allocate memory" under an address-space limit).
+_OUT_OF_MEMORY = ("bad_alloc", "memory exhausted", "Cannot allocate memory",
+                  "out of memory", "Killed signal terminated program")
 
 
 def _out_of_memory(exc):
-    """Whether ``exc`` reports exhausted memory: Python's own, yosys' (a C++
-    ``std::bad_alloc`` in its output), or the Verilator engine's build or run."""
+    """Whether ``exc`` reports exhausted memory: Python's own, or yosys' or the Verilator
+    engine's (build or run) in their output."""
     if isinstance(exc, MemoryError):
         return True
-    if _from_yosys(exc):
-        return "bad_alloc" in str(exc)
-    return _from_verilator(exc) and any(text in str(exc) for text in _CXX_OUT_OF_MEMORY)
+    return (_from_yosys(exc) or _from_verilator(exc)) and \
+        any(text in str(exc) for text in _OUT_OF_MEMORY)
 
 
 def main(argv=None):

@@ -85,9 +85,14 @@ class VerilatorError(Exception):
 
 
 @pytest.mark.parametrize("exc", [MemoryError(), YosysError("std::bad_alloc"),
+                                 # Amaranth's yosys (WebAssembly) under an address-space
+                                 # limit (ulimit -v): wasmtime cannot reserve its memory
+                                 YosysError("wasmtime._error.WasmtimeError: mmap failed to "
+                                            "reserve 0x104000000 bytes\n\nCaused by:\n"
+                                            "    Cannot allocate memory (os error 12)"),
                                  VerilatorError("verilator failed (2):\ng++: fatal error: "
                                                 "Killed signal terminated program cc1plus")],
-                         ids=["python", "yosys", "verilator"])
+                         ids=["python", "yosys", "yosys-wasm", "verilator"])
 def test_out_of_memory_is_one_error_line(monkeypatch, capsys, exc):
     from cubefab.topology.hypercube import Hypercube
 
