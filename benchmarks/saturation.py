@@ -10,7 +10,7 @@ For MC(1,3), MC(2,2), DLH(4,3), DLH(8,4) and Mcube(6) (issue 16's goal: adaptive
 saturates at >= 90% of the bound, never below deterministic on bitcomp, transpose and
 hotspot, and holds its accepted throughput past saturation at >= 95% of its peak) it runs
 ``cubefab sweep``'s engine (the self-checking fabric in Verilator, router settings
-:data:`cubefab.sim.selfcheck_run.DEFAULT_ROUTER`; adaptive: as many adaptive VCs as VCs per
+:data:`cubefab.hdl.config.SIMULATION_DEFAULTS`; adaptive: as many adaptive VCs as VCs per
 class) at offered loads from 50% to 110% of the bound, and prints per network, traffic and
 mode the bound, the largest accepted throughput (the saturation throughput when the curve
 saturates in the range; "saturates at" says where, or "no"), its fraction of the bound,
@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from cubefab.cli import format_table  # noqa: E402
 from cubefab.cluster import open_client  # noqa: E402
 from cubefab.sim.channel_load import channel_load_bound, minimal_routing_bound  # noqa: E402
-from cubefab.sim.selfcheck_run import DEFAULT_ROUTER  # noqa: E402
+from cubefab.hdl.config import SIMULATION_DEFAULTS  # noqa: E402
 from cubefab.sim.sweep import plot_sweep, sweep_curves  # noqa: E402
 from cubefab.topology import DLH, Mcube, Metacube  # noqa: E402
 
@@ -47,7 +47,7 @@ NETWORKS = [(Metacube(1, 3), "minimal", "minimal"), (Metacube(2, 2), "minimal", 
             (Mcube(6), "ecube", "mroute")]
 FRACTIONS = (0.5, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 1.1)
 GOAL, HELD = 0.90, 0.95
-ADAPTIVE_VCS = DEFAULT_ROUTER["vcs_per_class"]
+ADAPTIVE_VCS = SIMULATION_DEFAULTS.vcs_per_class
 
 
 def main():
@@ -74,7 +74,7 @@ def main():
                "no errors", "seconds"]
     with open_client(workers=args.jobs) as client:
         _run(args, client, rows, docs, headers)
-    print(f"\nrouter: {DEFAULT_ROUTER} (adaptive: + {args.adaptive_vcs} adaptive VCs), "
+    print(f"\nrouter: depth {SIMULATION_DEFAULTS.depth}, {SIMULATION_DEFAULTS.vcs_per_class} VCs per class (adaptive: + {args.adaptive_vcs} adaptive VCs), "
           f"{args.cycles} cycles after {args.warmup} warm-up, 1-flit packets, seed {args.seed}")
     print(format_table(headers, rows))
     if args.json:

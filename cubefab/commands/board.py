@@ -6,10 +6,11 @@ from ..cli import (CliError, add_topology_command, emit, format_table, int_range
 from .. import files
 from ..build.board import BOARDS, build_bitstream, selfcheck_board_top
 from ..build.pnr import ToolFailed, ToolMissing
-from .limits import MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_QUEUE_DEPTH, MAX_SEED, \
-    check_hardware, check_channel_graph
+from ..build.pnr import DEVICES
+from ..hdl.config import BOARD_DEFAULTS
+from .limits import MAX_QUEUE_DEPTH, MAX_SEED, check_hardware
 from .fpga import check_tools
-from .sim import adaptive_options, adaptive_vcs
+from .router_options import add_router_options, router_config
 from ..progress import working
 
 
@@ -21,24 +22,13 @@ def _options(parser):
                         help="icebreaker (iCE40UP5K) or icestick (iCE40HX1K)")
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
                         help="build directory (bitstream DIR/top.bin, logs top.rpt, top.tim)")
-    parser.add_argument("--payload-width", type=int_range(2, MAX_PAYLOAD_WIDTH), default=8,
-                        metavar="BITS",
-                        help="payload bits per flit (default 8: a 3-bit sequence number "
-                             "and a 5-bit timestamp; 4 gives a 3-bit sequence number "
-                             "and a 1-bit timestamp)")
-    parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=2, metavar="N",
-                        help="buffer depth per input VC in flits (default 2)")
+    add_router_options(parser, BOARD_DEFAULTS, ("adaptive",), min_payload=2,
+                       payload_help="a 3-bit sequence number and a 5-bit timestamp; 4 "
+                                    "gives a 3-bit sequence number and a 1-bit timestamp")
     parser.add_argument("--queue-depth", type=int_range(1, MAX_QUEUE_DEPTH), default=2,
                         metavar="N",
                         help="packets each traffic generator's source queue holds "
                              "(default 2)")
-    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None, metavar="N",
-                        help="virtual channels per link (default: what deadlock freedom "
-                             "needs)")
-    parser.add_argument("--algorithm", default=None, metavar="NAME",
-                        help="routing algorithm (default: the topology's first)")
-    adaptive_options(parser)
-    parser.set_defaults(vcs_per_class=1)
     parser.add_argument("--rate", type=fraction, default=0.25, metavar="R",
                         help="packets created per node per cycle (default 0.25)")
     parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
@@ -48,28 +38,24 @@ def _options(parser):
 
 
 def _board(args, topology):
-    # the sequence number (loss, duplication and reordering checks) before the
-    # timestamp (latency, which no lamp shows); at least one timestamp bit
-    sequence_bits = max(0, min(3, args.payload_width - 1))
-    timestamp_bits = max(1, min(5, args.payload_width - sequence_bits))
     check_tools("yosys", "nextpnr-ice40", "icepack")
     files.check_directory(args.output)
-    with input_errors():
-        topology.check_algorithm(args.algorithm)
-    check_channel_graph(topology, 1, f"the reference routes of {topology.label}")
-    adaptive = adaptive_vcs(args, topology)
+    config = router_config(args, topology, routers=topology.num_nodes,
+                           block_ram_budget=DEVICES[BOARDS[args.board].device][3])
+    # the sequence number (loss, duplication and reordering checks) before the
+    # timestamp (latency, which no lamp shows); at least one timestamp bit
+    sequence_bits = max(0, min(3, config.payload_width - 1))
+    timestamp_bits = max(1, min(5, config.payload_width - sequence_bits))
     # the generators and checkers about double each router
-    check_hardware(f"the {topology.label} self-checking fabric", topology,
-                   2 * topology.num_nodes, algorithm=args.algorithm, vcs=args.vcs,
-                   depth=args.depth, payload_width=args.payload_width,
-                   adaptive_vcs=adaptive)
+    check_hardware(f"the {topology.label} self-checking fabric", config,
+                   2 * topology.num_nodes)
     with input_errors():
-        top = selfcheck_board_top(topology, args.board, payload_width=args.payload_width,
+        top = selfcheck_board_top(topology, args.board, payload_width=config.payload_width,
                                   timestamp_bits=timestamp_bits,
-                                  sequence_bits=sequence_bits, depth=args.depth,
-                                  vcs=args.vcs, algorithm=args.algorithm,
+                                  sequence_bits=sequence_bits, depth=config.depth,
+                                  vcs=config.vcs, algorithm=config.algorithm,
                                   queue_depth=args.queue_depth, rate=args.rate,
-                                  seed=args.seed, adaptive_vcs=adaptive)
+                                  seed=args.seed, adaptive_vcs=config.adaptive_vcs)
     files.claim_directory(args.output)
     try:
         with working(f"bitstream of the {topology.label} self-checking fabric"):
@@ -78,10 +64,10 @@ def _board(args, topology):
         raise CliError(f"{topology.label} on {exc}") from None
     board = BOARDS[args.board]
     document = dict(result, topology=topology.label, nodes=topology.num_nodes,
-                    payload_width=args.payload_width, sequence_bits=sequence_bits,
-                    timestamp_bits=timestamp_bits, depth=args.depth,
+                    payload_width=config.payload_width, sequence_bits=sequence_bits,
+                    timestamp_bits=timestamp_bits, depth=config.depth,
                     queue_depth=args.queue_depth, vcs=top.design.config.router.vcs,
-                    adaptive_vcs=adaptive, rate=args.rate,
+                    adaptive_vcs=config.adaptive_vcs, rate=args.rate,
                     seed=args.seed,
                     leds={"fail": board.fail_led, "pass": board.pass_led,
                           "activity": list(board.activity_leds)})

@@ -12,6 +12,7 @@ from ..topology.deadlock import check_deadlock_free, required_vcs
 from .fault_options import (add_fault_options, add_waypoints_option, check_fault_options,
                             check_route_table, route_table_hops)
 from .limits import MAX_VCS, check_channel_graph, check_memory, default_vcs
+from .router_options import add_algorithm_option, add_vcs_option
 
 
 __all__ = ["register"]
@@ -31,11 +32,9 @@ SECONDS_PER_TREE_PAIR = 45e-6
 
 
 def _options(parser):
-    parser.add_argument("--algorithm", default=None, metavar="NAME",
-                        help="routing algorithm (default: the topology's first)")
-    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None, metavar="N",
-                        help="virtual channels (default: what the VC assignment needs; "
-                             "with --adaptive: the escape classes plus one adaptive VC)")
+    add_algorithm_option(parser)
+    add_vcs_option(parser, help="virtual channels (default: what the VC assignment needs; "
+                                "with --adaptive: the escape classes plus one adaptive VC)")
     parser.add_argument("--adaptive", action="store_true",
                         help="check adaptive routing over escape VCs (Duato's condition) "
                              "instead of the deterministic routing")

@@ -4,8 +4,10 @@ from ..cli import (_Parser, add_topology_command, emit, int_range, fraction,
                    add_force_option, input_errors)
 from .. import files
 from ..sim.booksim import BOOKSIM_TRAFFIC, PATCH_NAME, ROUTINGS, booksim_router, write_booksim
-from ..sim.selfcheck_run import DEFAULT_ROUTER
-from .limits import MAX_VCS, MAX_DEPTH, MAX_PACKET_FLITS, check_channel_graph, check_memory
+from ..hdl.config import SIMULATION_DEFAULTS
+from .limits import MAX_PACKET_FLITS, check_channel_graph, check_memory
+from .router_options import (add_algorithm_option, add_depth_option,
+                             add_vcs_per_class_option, add_vcs_option)
 
 #: Estimated bytes per link end of the exported text (written and held in memory).
 _PER_LINK_END = 200
@@ -35,24 +37,16 @@ def _booksim_options(parser):
     parser.add_argument("--routing", default="table", choices=ROUTINGS,
                         help="table: cubefab's routing and VCs, read by the routing function "
                              f"of {PATCH_NAME} (default); min: BookSim's own shortest paths")
-    parser.add_argument("--algorithm", default=None, metavar="NAME",
-                        help="cubefab routing algorithm (default: the topology's first)")
+    add_algorithm_option(parser)
     parser.add_argument("--traffic", default="uniform", choices=sorted(BOOKSIM_TRAFFIC))
     parser.add_argument("--rate", type=fraction, default=0.1,
                         help="injection rate, flits per node per cycle (default 0.1)")
     parser.add_argument("--packet-flits", type=int_range(1, MAX_PACKET_FLITS), default=1,
                         metavar="L")
-    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None, metavar="N",
-                        help="virtual channels (default: the VC classes deadlock freedom "
-                             "needs x --vcs-per-class, as cubefab sim and sweep)")
-    parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=DEFAULT_ROUTER["depth"],
-                        metavar="N",
-                        help=f"flits per VC buffer (default {DEFAULT_ROUTER['depth']}, as "
-                             "cubefab sim and sweep)")
-    parser.add_argument("--vcs-per-class", type=int_range(1, MAX_VCS),
-                        default=DEFAULT_ROUTER["vcs_per_class"],
-                        metavar="N", help="VCs per VC class, a power of two (default "
-                        f"{DEFAULT_ROUTER['vcs_per_class']}, as cubefab sim and sweep)")
+    add_vcs_option(parser, help="virtual channels (default: the VC classes deadlock "
+                                "freedom needs x --vcs-per-class, as cubefab sim and sweep)")
+    add_depth_option(parser, SIMULATION_DEFAULTS)
+    add_vcs_per_class_option(parser, SIMULATION_DEFAULTS)
     parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
                         help=f"BookSim's random seed, 0 to {MAX_SEED} (default 1)")
     parser.add_argument("--json", action="store_true")

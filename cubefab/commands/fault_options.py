@@ -105,14 +105,15 @@ def add_waypoints_option(parser):
                                           "fault-tolerant waypoint routing)")
 
 
-def fault_waypoints(args, topology, adaptive_vcs=0, wanted=False):
+def fault_waypoints(args, topology, adaptive_vcs=0, wanted=False, algorithm=None):
     """The waypoints of the fault-tolerant routers a command with ``--waypoints`` (and
     ``--faults``, ``--faulty-links`` where it has them) builds: 0 when none is given
     (fault-free routers), else ``--waypoints`` (default
     :data:`~cubefab.topology.fault_routing.DEFAULT_WAYPOINTS`), after checking the
     options (exit 2 for a non-node, a non-link, a family or routing the waypoint
     routing does not model, adaptive routing, or faults with no waypoint); ``wanted``:
-    the command asks for fault-tolerant routers anyway."""
+    the command asks for fault-tolerant routers anyway; ``algorithm``: the routing, when
+    not ``--algorithm``."""
     from ..topology.fault_routing import DEFAULT_WAYPOINTS, guarantee_bound, leg_algorithm
     nodes = getattr(args, "faults", None)   # (a list here; ``sweep --faults`` counts)
     faults = (nodes if isinstance(nodes, list) else []) or getattr(args, "faulty_links", [])
@@ -125,11 +126,12 @@ def fault_waypoints(args, topology, adaptive_vcs=0, wanted=False):
     if adaptive_vcs:
         raise CliError("--faults, --faulty-links and --waypoints need deterministic "
                        "routing, not --adaptive")
+    algorithm = args.algorithm if algorithm is None else algorithm
     with input_errors():
-        leg_algorithm(topology, args.algorithm)
+        leg_algorithm(topology, algorithm)
     waypoints = DEFAULT_WAYPOINTS if args.waypoints is None else args.waypoints
     if not waypoints:
         raise CliError("--waypoints must be at least 1 for fault-tolerant routers")
     if faults:
-        check_route_table(topology, args.algorithm)
+        check_route_table(topology, algorithm)
     return waypoints

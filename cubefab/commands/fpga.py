@@ -87,13 +87,15 @@ def implementation_table(rows):
                          "Fmax MHz"], lines)
 
 
-def report_implementation(args, what, component, default_workdir, extra=None):
+def report_implementation(args, what, component, default_workdir, extra=None,
+                          seconds=None):
     """Implement ``component`` in a timing harness on ``args.device`` and print
-    the report (``--json``: one document)."""
+    the report (``--json``: one document); ``seconds``: the estimated seconds of its
+    elaboration, for the progress line."""
     workdir = claim_workdir(args, default_workdir)
     try:
         # with source locations: nextpnr's critical path then names the Python lines
-        with working(f"Verilog of the {what}", getattr(args, "estimate", None)):
+        with working(f"Verilog of the {what}", seconds):
             text = amaranth_verilog.convert(TimingHarness(component), name="top")
         with working(f"yosys and nextpnr on the {what}"):
             report = implement(text, "top", args.device, workdir, seed=args.seed,
@@ -157,22 +159,22 @@ def _check(args):
 
 def synth_router(args, topology):
     _check(args)
-    router = build_router(args, topology)
+    router, seconds = build_router(args, topology)
     report_implementation(
         args, f"{topology.label} router of node {router.node} "
               f"({buffer_words(router.config)})", router,
         os.path.join("build", "synth", f"router_{_stem(topology, router.config)}_{router.node}"
                      f"_{args.device}"),
         {"topology": topology.label, "node": router.node,
-         **_parameters(router.config), "ports": topology.degree + 1})
+         **_parameters(router.config), "ports": topology.degree + 1}, seconds)
 
 
 def synth_fabric(args, topology):
     _check(args)
-    fabric = build_fabric(args, topology)
+    fabric, seconds = build_fabric(args, topology)
     report_implementation(
         args, f"{topology.label} fabric ({buffer_words(fabric.config.router)})", fabric,
         os.path.join("build", "synth", f"fabric_{_stem(topology, fabric.config.router)}"
                      f"_{args.device}"),
         {"topology": topology.label, "nodes": topology.num_nodes,
-         **_parameters(fabric.config.router)})
+         **_parameters(fabric.config.router)}, seconds)

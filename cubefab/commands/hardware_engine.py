@@ -57,7 +57,8 @@ def hardware_engine(args, topology, model, algorithm):
         # the deadlock proof of the fabric walks the channel graph; its routers have the
         # unicast and the broadcast VCs (at most as many: a generous estimate)
         check_channel_graph(topology, 1)
-        vcs = RouterConfig.default_vcs(topology, topology.check_algorithm(algorithm))
-        check_fabric(f"the {topology.label} fabric", topology, engine, algorithm=algorithm,
-                     vcs=2 * vcs)
+        algorithm = topology.check_algorithm(algorithm)
+        vcs = RouterConfig.default_vcs(topology, algorithm)
+        check_fabric(f"the {topology.label} fabric",
+                     RouterConfig(topology, algorithm=algorithm, vcs=2 * vcs), engine)
     return engine

@@ -18,8 +18,7 @@ from ..cli import CliError, check_size
 
 __all__ = ["MEMORY_LIMIT", "MAX_VCS", "MAX_DEPTH", "MAX_PAYLOAD_WIDTH", "MAX_FLIT_WIDTH",
            "MAX_PACKET_FLITS", "MAX_QUEUE_DEPTH", "MAX_CYCLES", "MAX_JOBS", "MAX_SEED",
-           "TIME_LIMIT", "memory_limit", "check_memory", "check_time", "flit_bits",
-           "hardware_cost",
+           "TIME_LIMIT", "memory_limit", "check_memory", "check_time", "router_cost",
            "check_hardware", "check_fabric", "check_router_cycles", "check_traffic",
            "check_channel_graph", "check_vcs_per_class", "check_flow_paths"]
 
@@ -48,16 +47,20 @@ TIME_LIMIT = 300
 
 # Cost models. Amaranth elaboration and conversion of a router grows with the cube
 # of its ports (crossbar and arbiters, per VC): about 40 KB and 4.5 ms per port^3
-# and VC, plus 12.5 ms per pair of input VCs (VC allocation), plus 6 KB and 0.5 ms
+# and VC, plus 0.23 ms per (input VCs)^3 (VC allocation), plus 6 KB and 0.1 ms
 # per flip-flop bit of a register buffer (64 bytes and 5 us per bit of a memory
-# buffer); a fabric costs that per router. (Measured: the Q(16) router, 17 ports:
-# 23 s, 230 MB; the Q(2) router with 16 VCs: 29 s; the Q(6) fabric, 64 routers:
-# 53 s, 680 MB.)
+# buffer); a fabric costs that per router. The seconds are a least-squares fit, on
+# the high side, of: the Q(16) router, 17 ports: 23 s, 230 MB; the Q(2) router with 16
+# VCs: 29 s; the Q(6) fabric, 64 routers: 53 s, 680 MB; and the CPU seconds of
+# `cubefab verilog fabric` (register buffers): Q(4) 14 s; Q(4), 2 VCs x 8 flits x 51
+# bits 28 s; Q(3), 2 x 16 x 73, 8.7 s; Q(2), 8 VCs x 8 x 49, 10.6 s; DLH(2,1) with 2
+# broadcast VCs, 6 VCs x 8 x 54, 51 s (estimated 174 s: replicating queues cost less
+# than the model's FIFOs).
 _PER_PORT3 = 40_000
 _SECONDS_PER_PORT3 = 0.0045
-_SECONDS_PER_VC_PAIR = 0.0125
+_SECONDS_PER_VC_CUBE = 0.00023
 _PER_REGISTER_BIT = 6_000
-_SECONDS_PER_REGISTER_BIT = 0.0005
+_SECONDS_PER_REGISTER_BIT = 0.0001
 _PER_MEMORY_BIT = 64
 _SECONDS_PER_MEMORY_BIT = 0.000005
 # The channel dependency graph: about 48 bytes per dependency, (degree + 1) per channel.
@@ -121,28 +124,23 @@ def check_memory(what, estimate, hint="use a smaller network or smaller paramete
                    hint)
 
 
-def flit_bits(topology, payload_width, vcs):
-    """Bits of a flit: head, tail, VC number, destination and source, payload."""
-    return 2 + max(1, (vcs - 1).bit_length()) + 2 * topology.address_bits + payload_width
-
-
-def hardware_cost(topology, routers, vcs, depth, payload_width, buffer="registers"):
-    """Estimated (bytes, seconds) to elaborate and convert ``routers`` routers
-    (``buffer="auto"``: the storage the rule would pick, from the estimated flit
-    width, for the HX8K)."""
-    from ..hdl.config import auto_storage, block_rams_per_buffer
-    ports = topology.degree + 1
-    width = flit_bits(topology, payload_width, vcs)
-    bits = ports * vcs * depth * width
-    if buffer == "auto":
-        buffer = auto_storage(depth, routers * (topology.degree * vcs + 1)
-                              * block_rams_per_buffer(width, depth))
-    memory = buffer == "memory"
+def router_cost(config, routers):
+    """Estimated (bytes, seconds) to elaborate and convert ``routers`` routers of the
+    :class:`~cubefab.hdl.config.RouterConfig` ``config`` (its buffers in the storage
+    the ``auto`` rule picks for that many routers)."""
+    from ..hdl.config import auto_storage
+    ports = config.topology.degree + 1
+    vcs = config.link_vcs
+    bits = ports * vcs * config.depth * config.layout.size
+    storage = (auto_storage(config.depth, routers * config.block_rams,
+                            config.block_ram_budget)
+               if config.buffer_auto else config.storage)
+    memory = storage == "memory"
     port3 = ports ** 3 * vcs
     size = routers * (_PER_PORT3 * port3
                       + (_PER_MEMORY_BIT if memory else _PER_REGISTER_BIT) * bits)
     seconds = routers * (_SECONDS_PER_PORT3 * port3
-                         + _SECONDS_PER_VC_PAIR * (ports * vcs) ** 2 + bits * (
+                         + _SECONDS_PER_VC_CUBE * (ports * vcs) ** 3 + bits * (
         _SECONDS_PER_MEMORY_BIT if memory else _SECONDS_PER_REGISTER_BIT))
     return size, seconds
 
@@ -163,15 +161,16 @@ def default_vcs(topology, algorithm, vcs, vcs_per_class=1):
         raise CliError(str(exc)) from None
 
 
-def check_hardware(what, topology, routers, *, algorithm=None, vcs=None, vcs_per_class=1,
-                   depth=4, payload_width=16, buffer="registers", adaptive_vcs=0, phases=1):
-    """Refuse hardware of ``routers`` routers whose elaboration would not fit in memory
-    (``phases``: the VC sets of fault-tolerant routers, waypoints + 1)."""
-    vcs = default_vcs(topology, algorithm, vcs, vcs_per_class) * phases + adaptive_vcs
-    size, seconds = hardware_cost(topology, routers, vcs, depth, payload_width, buffer)
-    hint = "use a smaller network, fewer VCs, shallower buffers or narrower flits"
-    check_memory(what, size, hint)
-    check_time(what, seconds, hint)
+_HARDWARE_HINT = "use a smaller network, fewer VCs, shallower buffers or narrower flits"
+
+
+def check_hardware(what, config, routers):
+    """Refuse hardware of ``routers`` routers of ``config`` whose elaboration would not
+    fit in memory or take longer than :data:`TIME_LIMIT` (CliError); returns the
+    estimated seconds."""
+    size, seconds = router_cost(config, routers)
+    check_memory(what, size, _HARDWARE_HINT)
+    check_time(what, seconds, _HARDWARE_HINT)
     return seconds
 
 
@@ -184,25 +183,21 @@ _VERILATOR_PER_BIT = 5
 _VERILATOR_PER_NODE = 4096
 
 
-def check_fabric(what, topology, engine, **router):
-    """Refuse a self-checking fabric run that would not fit (CliError); returns the
-    estimated seconds of its elaboration.
+def check_fabric(what, config, engine):
+    """Refuse a self-checking fabric of routers of ``config`` run in ``engine`` that
+    would not fit (CliError); returns the estimated seconds of its elaboration.
 
     The Amaranth engine elaborates every router (:func:`check_hardware` of
     ``num_nodes`` routers); the Verilator engine one node, then holds a compiled model
-    of it per node (both checked).
-    ``router`` are :func:`check_hardware`'s keyword arguments."""
-    nodes = topology.num_nodes
+    of it per node (both checked)."""
+    nodes = config.topology.num_nodes
     if engine == "amaranth":
-        return check_hardware(what, topology, nodes, **router)
-    seconds = check_hardware(f"{what}'s node", topology, 1, **router)
-    vcs = (default_vcs(topology, router.get("algorithm"), router.get("vcs"),
-                       router.get("vcs_per_class", 1)) * router.get("phases", 1)
-           + router.get("adaptive_vcs", 0))
-    bits = ((topology.degree + 1) * vcs * router.get("depth", 4)
-            * flit_bits(topology, router.get("payload_width", 16), vcs))
-    hint = "use a smaller network, fewer VCs, shallower buffers or narrower flits"
-    check_memory(what, nodes * (_VERILATOR_PER_NODE + _VERILATOR_PER_BIT * bits), hint)
+        return check_hardware(what, config, nodes)
+    seconds = check_hardware(f"{what}'s node", config, 1)
+    bits = ((config.topology.degree + 1) * config.link_vcs * config.depth
+            * config.layout.size)
+    check_memory(what, nodes * (_VERILATOR_PER_NODE + _VERILATOR_PER_BIT * bits),
+                 _HARDWARE_HINT)
     return seconds
 
 

@@ -5,99 +5,23 @@ import contextlib
 from ..cli import (CliError, add_topology_command, emit, format_table, int_range,
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
-from ..hdl.config import HOPS
-from ..hdl.flit import HEADERS
+from ..hdl.config import HOPS, SIMULATION_DEFAULTS
+from ..hdl.selfcheck import SelfCheckConfig, router_keywords
 from ..progress import Progress
 from ..sim.engine_choice import AUTO_RULE, choose_engine
-from ..sim.selfcheck_run import (CHECKS, DEFAULT_ROUTER, ENGINES, SELFCHECK_PAYLOAD,
-                                 broadcast_hardware, run_selfcheck, selfcheck_config)
+from ..sim.selfcheck_run import CHECKS, ENGINES, broadcast_hardware, run_selfcheck
 from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
-from ..topology.fault_routing import DEFAULT_WAYPOINTS
 from ..topology.patterns import PATTERNS
-from .fault_options import (add_fault_options, add_waypoints_option, failing_link_list,
-                            fault_waypoints)
-from .limits import (MAX_VCS, MAX_DEPTH, MAX_PAYLOAD_WIDTH, MAX_PACKET_FLITS, MAX_CYCLES,
-                     MAX_SEED, check_fabric, check_hardware, check_vcs_per_class,
-                     check_channel_graph)
+from .fault_options import add_fault_options, failing_link_list
+from .limits import MAX_PACKET_FLITS, MAX_CYCLES, MAX_SEED, check_fabric, check_hardware
+from .router_options import PARTS, add_router_options, router_config
 
 
-__all__ = ["register", "router_options", "router_params", "check_router_args",
-           "check_engine", "adaptive_options", "adaptive_vcs", "PAYLOAD_DEFAULT"]
+__all__ = ["register", "check_engine", "escape_name"]
 
-
-#: Default ``--payload-width``.
-PAYLOAD_DEFAULT = 16
-
-
-def router_options(parser, payload_default=f"{PAYLOAD_DEFAULT}"):
-    """Router parameters shared by the commands that build a fabric; a command that
-    changes a default with ``parser.set_defaults`` has it shown in ``--help`` too."""
-    parser.add_argument("--algorithm", default=None, metavar="NAME",
-                        help="routing algorithm (default: the topology's first)")
-    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None, metavar="N",
-                        help="virtual channels per link (default: what deadlock "
-                             "freedom needs)")
-    parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=4, metavar="N",
-                        help="buffer depth per input VC in flits (default %(default)s)")
-    parser.add_argument("--vcs-per-class", type=int_range(1, MAX_VCS), default=1,
-                        metavar="N", help="VCs per VC class, a power of two; a flow keeps "
-                        "one VC of each class (default %(default)s)")
-    parser.add_argument("--payload-width", type=int_range(1, MAX_PAYLOAD_WIDTH),
-                        default=None, metavar="BITS",
-                        help=f"payload bits per flit (default {payload_default})")
-    parser.add_argument("--header", default="every", choices=HEADERS,
-                        help="where a packet's routing information (dest, src, class) "
-                             "travels: in every flit (default) or in the head flit only, "
-                             "body flits carrying payload in every bit but the flit type "
-                             "and VC")
-    parser.add_argument("--hop", default=HOPS[0], choices=HOPS,
-                        help="how a flit crosses a router: buffered (default; 2 cycles a "
-                             "hop) or lookahead (next router's port in the head flit, "
-                             "empty buffers bypassed: 1 cycle a hop at zero load; "
-                             "deterministic unicast routers)")
-    adaptive_options(parser)
-
-
-def adaptive_options(parser, repeatable=False):
-    """``--adaptive`` and ``--adaptive-vcs`` (``repeatable``: ``--adaptive [NAME]``
-    adds an adaptive curve, as ``--algorithm NAME`` a deterministic one)."""
-    if repeatable:
-        parser.add_argument("--adaptive", action="append", nargs="?", const="",
-                            metavar="NAME", help="an adaptive curve of routing NAME "
-                            "(default: the topology's first); repeatable, beside "
-                            "--algorithm")
-    else:
-        parser.add_argument("--adaptive", action="store_true",
-                            help="adaptive minimal routing over escape VCs (Duato); the "
-                                 "Mcube's mroute always runs so")
-    parser.add_argument("--adaptive-vcs", type=int_range(1, MAX_VCS), default=None,
-                        metavar="N", help="adaptive VCs per link beside the escape VCs, a "
-                        "power of two (default: --vcs-per-class)")
-
-
-def adaptive_vcs(args, topology, algorithm=None, adaptive=None):
-    """The ``adaptive_vcs`` the options ask for ``algorithm`` (default ``--algorithm``):
-    0 for deterministic routing, else ``--adaptive-vcs`` (default ``--vcs-per-class``)
-    with ``--adaptive`` (``adaptive``, when given) or an algorithm that is deadlock-free
-    only adaptively (:func:`~cubefab.topology.adaptive.needs_adaptive`). Bad combinations:
-    CliError."""
-    from ..topology.adaptive import escape_algorithm, needs_adaptive
-    adaptive = args.adaptive if adaptive is None else adaptive
-    with input_errors():
-        algorithm = topology.check_algorithm(args.algorithm if algorithm is None
-                                             else algorithm)
-    count = args.vcs_per_class if args.adaptive_vcs is None else args.adaptive_vcs
-    if count & (count - 1):
-        raise CliError(f"--adaptive-vcs must be a power of two, not {count}")
-    if adaptive:
-        with input_errors("--adaptive: "):
-            escape_algorithm(topology, algorithm)
-        return count
-    if needs_adaptive(topology, algorithm):
-        return count
-    if args.adaptive_vcs is not None and not args.adaptive:
-        raise CliError("--adaptive-vcs needs --adaptive")
-    return 0
+#: The router parts ``cubefab sim`` builds (the self-checking fabric keeps its own
+#: buffers, with every turn its routes make).
+SIM_PARTS = tuple(part for part in PARTS if part not in ("storage", "flit-width"))
 
 
 def check_engine(name):
@@ -110,42 +34,6 @@ def check_engine(name):
                            f"use --engine amaranth")
 
 
-def check_router_args(args, topology, routers, what, buffer="registers", turns="reference",
-                      engine=None):
-    """Check the router options against each other and the memory the hardware of
-    ``routers`` routers would take (CliError); returns the estimated seconds. With an
-    ``engine``, the cost is that of a self-checking fabric run in it
-    (:func:`~cubefab.commands.limits.check_fabric`)."""
-    if turns == "reference" or args.vcs is None:
-        # the turns, and the VCs deadlock freedom needs, come from every route's hops
-        check_channel_graph(topology, 1, f"the reference routes of {topology.label} "
-                            f"({topology.num_nodes:,} nodes)")
-    check_vcs_per_class(args.vcs_per_class, args.vcs)
-    with input_errors():
-        topology.check_algorithm(args.algorithm)
-    payload = PAYLOAD_DEFAULT if args.payload_width is None else args.payload_width
-    waypoints = getattr(args, "waypoints", None)
-    if waypoints is None and (getattr(args, "faults", None)
-                              or getattr(args, "faulty_links", None)):
-        waypoints = DEFAULT_WAYPOINTS
-    router = dict(algorithm=args.algorithm, vcs=args.vcs, vcs_per_class=args.vcs_per_class,
-                  depth=args.depth, payload_width=payload, buffer=buffer,
-                  adaptive_vcs=adaptive_vcs(args, topology), phases=1 + (waypoints or 0))
-    if engine is not None:
-        return check_fabric(what, topology, engine, **router)
-    return check_hardware(what, topology, routers, **router)
-
-
-def router_params(args, topology):
-    return {"algorithm": args.algorithm, "vcs": args.vcs, "depth": args.depth,
-            "vcs_per_class": args.vcs_per_class,
-            "adaptive_vcs": adaptive_vcs(args, topology),
-            "payload_width": (PAYLOAD_DEFAULT if args.payload_width is None
-                              else args.payload_width),
-            "header": args.header,
-            **({"hop": args.hop} if args.hop != HOPS[0] else {})}
-
-
 def _options(parser):
     parser.add_argument("--traffic", default="uniform", choices=PATTERNS + ("broadcast",),
                         help="traffic pattern (default uniform); broadcast: every packet "
@@ -153,13 +41,6 @@ def _options(parser):
     parser.add_argument("--broadcast-fraction", type=fraction, default=0.0, metavar="F",
                         help="share of packets that are broadcasts, mixed into the "
                              "pattern (default 0); counters then count copies")
-    parser.add_argument("--broadcast-vcs", type=int_range(1, MAX_VCS), default=None,
-                        metavar="N", help="broadcast VCs per link of replicating routers "
-                        "(default: what deadlock freedom needs, when there are broadcasts)")
-    parser.add_argument("--broadcast-model", choices=("all-port", "one-port"),
-                        default=None, help="replication of the routers: all-port (the "
-                        "default) or one-port (copies one at a time in the schedule's "
-                        "order; amaranth engine only)")
     parser.add_argument("--multicast-group", type=parse_address, default=None,
                         metavar="MASK",
                         help="broadcasts go only to their source's group: the nodes "
@@ -197,11 +78,9 @@ def _options(parser):
                              "CYCLE (from the first warm-up cycle; repeatable, or a comma "
                              "list; fault-tolerant routers): the table entries that "
                              "change are rewritten, what it drops or cuts is counted")
-    add_waypoints_option(parser)
-    router_options(parser, payload_default=f"{SELFCHECK_PAYLOAD}: a 24-bit creation "
-                   "timestamp, an 8-bit sequence number and 8 check bits")
-    parser.set_defaults(depth=DEFAULT_ROUTER["depth"],
-                        vcs_per_class=DEFAULT_ROUTER["vcs_per_class"])
+    add_router_options(parser, SIMULATION_DEFAULTS, SIM_PARTS,
+                       payload_help="a 24-bit creation timestamp, an 8-bit sequence "
+                                    "number and 8 check bits")
     parser.add_argument("--json", action="store_true")
     add_force_option(parser)
 
@@ -225,57 +104,68 @@ FAILURE_ROWS = ("lost_to_fault", "dropped", "cut", "table_changes", "reaction_cy
                 "late_losses", "last_lost_created")
 
 
+def _check_traffic_options(args):
+    """The traffic options against each other (CliError)."""
+    if args.traffic == "broadcast" and args.broadcast_fraction:
+        raise CliError("--broadcast-fraction mixes broadcasts into a unicast pattern; "
+                       "--traffic broadcast is broadcasts only")
+    broadcasts = args.traffic == "broadcast" or args.broadcast_fraction > 0
+    if args.broadcast_model is not None and not broadcasts and args.broadcast_vcs is None:
+        raise CliError("--broadcast-model needs broadcasts (--traffic broadcast, "
+                       "--broadcast-fraction or --broadcast-vcs)")
+    if args.multicast_group is not None and not broadcasts:
+        raise CliError("--multicast-group needs broadcasts to send to the groups "
+                       "(--traffic broadcast or --broadcast-fraction)")
+    if args.engine == "verilator" and args.broadcast_model == "one-port":
+        raise CliError("--broadcast-model one-port needs --engine amaranth (the "
+                       "verilator engine runs address-strapped routers, and one-port "
+                       "routers need constant node addresses)")
+    if args.multicast_group is not None and (args.engine == "verilator"
+                                             or args.broadcast_model == "one-port"):
+        raise CliError("--multicast-group needs --engine amaranth and the all-port "
+                       "model (multicast routers have constant node addresses)")
+    return broadcasts
+
+
+def _router(args, topology, broadcasts):
+    """The routers' configuration the options describe (CliError)."""
+    said = {"broadcast_vcs": "--traffic broadcast" if args.traffic == "broadcast"
+            else "--broadcast-fraction"} if broadcasts and args.broadcast_vcs is None else {}
+    if args.fail_links and args.waypoints is None:
+        said["fault_waypoints"] = "--fail-link"
+    elif (args.faults or args.faulty_links) and args.waypoints is None:
+        said["fault_waypoints"] = "--faults" if args.faults else "--faulty-links"
+    return router_config(args, topology, routers=topology.num_nodes,
+                         broadcasts=broadcasts,
+                         multicast=args.multicast_group is not None,
+                         fault_tolerant=bool(args.fail_links), said=said)
+
+
 def _sim(args, topology):
     check_engine(args.engine)
     what = f"the {topology.label} self-checking fabric"
-    check_router_args(args, topology, 1, what)   # the options, and one router's cost
+    broadcasts = _check_traffic_options(args)
     if args.hotspot is not None:
         with input_errors():
             topology.check_node(args.hotspot, "--hotspot")
     if args.vcd is not None:
         files.check_output(args.vcd)
     drain = 20 * topology.num_nodes + 2000 if args.drain is None else args.drain
-    params = router_params(args, topology)
-    if args.payload_width is None:
-        del params["payload_width"]      # the self-checking packets' default
-    waypoints = fault_waypoints(args, topology, params["adaptive_vcs"],
-                                wanted=bool(args.fail_links))
-    if waypoints:
-        params["fault_waypoints"] = waypoints
-    hardware = dict(pattern=args.traffic, packet_flits=args.packet_flits,
-                    hotspot=args.hotspot, **params)
-    if args.broadcast_vcs is not None:
-        hardware["broadcast_vcs"] = args.broadcast_vcs
-    if args.broadcast_model is not None:
-        if args.traffic != "broadcast" and not args.broadcast_fraction \
-                and args.broadcast_vcs is None:
-            raise CliError("--broadcast-model needs broadcasts (--traffic broadcast, "
-                           "--broadcast-fraction or --broadcast-vcs)")
-        if args.broadcast_model == "one-port" and args.engine == "verilator":
-            raise CliError("--broadcast-model one-port needs --engine amaranth (the "
-                           "verilator engine runs address-strapped routers, and one-port "
-                           "routers need constant node addresses)")
-        hardware["broadcast_model"] = args.broadcast_model
-    if args.multicast_group is not None:
-        if args.traffic != "broadcast" and not args.broadcast_fraction:
-            raise CliError("--multicast-group needs broadcasts to send to the groups "
-                           "(--traffic broadcast or --broadcast-fraction)")
-        if args.engine == "verilator" or args.broadcast_model == "one-port":
-            raise CliError("--multicast-group needs --engine amaranth and the all-port "
-                           "model (multicast routers have constant node addresses)")
-        hardware["multicast_group"] = args.multicast_group
-    if args.traffic == "broadcast" and args.broadcast_fraction:
-        raise CliError("--broadcast-fraction mixes broadcasts into a unicast pattern; "
-                       "--traffic broadcast is broadcasts only")
-    with input_errors():        # the configuration's own checks (VCs, widths, pattern)
+    router = _router(args, topology, broadcasts)
+    check_hardware(what, router, 1)   # one router's cost, before the design is checked
+    hardware = dict(pattern=args.traffic, packet_flits=args.packet_flits, hotspot=args.hotspot,
+                    **({"multicast_group": args.multicast_group}
+                       if args.multicast_group is not None else {}),
+                    **router_keywords(router))
+    with input_errors():        # the design's own checks (deadlock, pattern, groups)
         built, _ = broadcast_hardware(topology, hardware, args.broadcast_fraction)
-        selfcheck_config(topology, **built)
+        SelfCheckConfig(topology, **built)
     engine, engine_choice = args.engine, "--engine " + args.engine
     if engine == "auto":
         with input_errors():
-            engine, why = _auto_engine(args, topology, built)
+            engine, why = _auto_engine(args, topology, router)
         engine_choice = f"auto: {why}"
-    check_router_args(args, topology, topology.num_nodes, what, engine=engine)
+    check_fabric(what, router, engine)
     progress = Progress(f"sim {topology.label}", unit="cycles")
     try:
         # run_selfcheck builds (and checks) the design before it simulates: its
@@ -319,9 +209,9 @@ def _sim(args, topology):
                    "on its reference route (a copy: its tree) and VCs"
                    if "broadcasts" in doc else
                    f"ok: every packet delivered once, intact, in order, on its "
-                   f"{'waypoint' if waypoints else 'reference'} route and VCs"
+                   f"{'waypoint' if router.fault_waypoints else 'reference'} route and VCs"
                    + (f" ({doc['unroutable']} refused at their source as unroutable)"
-                      if waypoints else "") if not adaptive else
+                      if router.fault_waypoints else "") if not adaptive else
                    f"ok: every packet delivered once, intact, on ports and VCs the adaptive "
                    f"rule allows ({doc['reordered']} delivered out of order)")
     else:
@@ -330,9 +220,9 @@ def _sim(args, topology):
     routing = (f"{doc['algorithm']} routing, {doc['vcs']} VC(s)" if not adaptive else
                f"{doc['algorithm']} routing {escape_name(topology, doc)}, {doc['vcs']} "
                f"escape + {doc['adaptive_vcs']} adaptive VC(s)")
-    if waypoints:
+    if router.fault_waypoints:
         count = len(doc["faulty_nodes"]) + len(doc["faulty_links"])
-        routing += (f" per phase, {waypoints} waypoint(s) around nodes {doc['faulty_nodes']} and "
+        routing += (f" per phase, {router.fault_waypoints} waypoint(s) around nodes {doc['faulty_nodes']} and "
                     f"links {doc['faulty_links']} ({count} fault(s), guarantee <= "
                     f"{doc['guarantee']}; {doc['pairs_detoured']} pairs through waypoints, "
                     f"{doc['pairs_cut_off'] + doc['pairs_unroutable']} refused)")
@@ -369,15 +259,14 @@ def escape_name(topology, doc):
     return text
 
 
-def _auto_engine(args, topology, hardware):
+def _auto_engine(args, topology, router):
     """``(engine, why)``: the engine ``--engine auto`` runs
     (:func:`~cubefab.sim.engine_choice.choose_engine`): amaranth for a VCD, which only
     it writes, and for one-port or multicast replicating routers, which only it runs
     (constant node addresses); else by the run's size, never by the machine's cache."""
     if args.vcd is not None:
         return "amaranth", "only it writes a VCD"
-    if hardware.get("broadcast_model", "all-port") != "all-port" \
-            or hardware.get("multicast_group") is not None:
+    if router.broadcast_model != "all-port" or router.multicast:
         return "amaranth", "only it runs routers with constant node addresses"
     return choose_engine(topology.num_nodes, args.warmup + args.cycles,
                          available=verilator_missing_reason() is None)

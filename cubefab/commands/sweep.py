@@ -14,16 +14,18 @@ from ..cli import (CliError, add_topology_command, emit, format_table, int_range
 from .. import files
 from ..cluster import ClusterError, open_client
 from ..progress import Progress
-from ..sim.selfcheck_run import DEFAULT_ROUTER, ENGINES
+from ..hdl.config import SIMULATION_DEFAULTS
+from ..hdl.selfcheck import router_keywords
+from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_curves
 from ..sim.verilator_engine import VerilatorUnavailable
 from ..topology.deadlock import DeadlockError
 from ..topology.fault_routing import leg_algorithm
 from ..topology.patterns import PATTERNS
-from .limits import (MAX_VCS, MAX_DEPTH, MAX_PACKET_FLITS, MAX_CYCLES, MAX_JOBS, MAX_SEED,
-                     check_channel_graph, check_fabric, check_vcs_per_class)
-from .fault_options import add_waypoints_option, check_route_table, fault_waypoints
-from .sim import adaptive_options, adaptive_vcs, check_engine, escape_name
+from .limits import MAX_PACKET_FLITS, MAX_CYCLES, MAX_JOBS, MAX_SEED, check_fabric
+from .fault_options import check_route_table, fault_waypoints
+from .router_options import adaptive_vcs, add_router_options, router_config
+from .sim import check_engine, escape_name
 
 #: Most offered loads, and most seeds per point, in one sweep.
 MAX_RATES = 1000
@@ -33,6 +35,9 @@ MAX_SWEEP_FAULTS = 16
 
 
 __all__ = ["register"]
+
+#: The router parts of ``cubefab sweep``'s curves.
+SWEEP_PARTS = ("vcs-per-class", "adaptive", "waypoints", "header", "hop")
 
 
 def register(sub):
@@ -44,8 +49,6 @@ def _options(parser):
     parser.add_argument("--traffic", default="uniform", choices=PATTERNS)
     parser.add_argument("--rates", required=True, metavar="A:B:STEP",
                         help="offered loads in flits/node/cycle: a:b:step or r1,r2,...")
-    parser.add_argument("--algorithm", action="append", metavar="NAME",
-                        help="routing algorithm (repeat to compare several)")
     parser.add_argument("--engine", default="verilator", choices=ENGINES,
                         help="simulation engine (default verilator)")
     parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=2000,
@@ -59,21 +62,14 @@ def _options(parser):
                         "figure is the mean with a 95%% confidence interval (default 1)")
     parser.add_argument("--packet-flits", type=int_range(1, MAX_PACKET_FLITS), default=1,
                         metavar="L")
-    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None,
-                        help="virtual channels (default: what deadlock freedom needs)")
-    parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=DEFAULT_ROUTER["depth"],
-                        help=f"flits per VC buffer (default {DEFAULT_ROUTER['depth']})")
-    parser.add_argument("--vcs-per-class", type=int_range(1, MAX_VCS),
-                        default=DEFAULT_ROUTER["vcs_per_class"],
-                        metavar="N", help="VCs per VC class, a power of two (default "
-                        f"{DEFAULT_ROUTER['vcs_per_class']}; a flow keeps one VC of each class)")
-    adaptive_options(parser, repeatable=True)
+    add_router_options(parser, SIMULATION_DEFAULTS, SWEEP_PARTS, repeatable=True,
+                       payload_help="a 24-bit creation timestamp, an 8-bit sequence "
+                                    "number and 8 check bits")
     parser.add_argument("--hotspot-fraction", type=fraction, default=0.1)
     parser.add_argument("--faults", type=int_range(0, MAX_SWEEP_FAULTS), default=None,
                         metavar="N", help="fault-tolerant routers: one curve per count 0, "
                         "1, .., N of random faulty nodes and links (one set a curve, "
                         "drawn from --seed)")
-    add_waypoints_option(parser)
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the points on the running Dask cluster whose scheduler "
                         "is at ADDRESS (tcp://host:8786; default: an embedded local "
@@ -130,16 +126,17 @@ def _routings(args, topology):
                        for name in adaptive]
 
 
-def _check_work(args, topology, routings, waypoints=0):
-    """The engine's tools, and what the self-checking fabric costs (CliError)."""
+def _curve_routers(args, topology, routings, waypoints=0):
+    """The routers of every curve (CliError), after the engine's tools and what each
+    self-checking fabric costs are checked."""
     check_engine(args.engine)
-    check_vcs_per_class(args.vcs_per_class, args.vcs)
-    check_channel_graph(topology, 1, f"the reference routes of {topology.label}")
+    configs = []
     for name, count in routings:
-        check_fabric(f"the {topology.label} self-checking fabric", topology, args.engine,
-                     algorithm=name, vcs=args.vcs, vcs_per_class=args.vcs_per_class,
-                     depth=args.depth, payload_width=16, adaptive_vcs=count,
-                     phases=1 + waypoints)
+        config = router_config(args, topology, routers=topology.num_nodes, algorithm=name,
+                               adaptive=bool(count), fault_tolerant=bool(waypoints))
+        check_fabric(f"the {topology.label} self-checking fabric", config, args.engine)
+        configs.append(config)
+    return configs
 
 
 def _check_plot(path):
@@ -179,7 +176,10 @@ def _sweep(args, topology):
     rates = _check(args)
     algorithms = _routings(args, topology)
     fault_counts, waypoints = _fault_counts(args, topology, algorithms)
-    _check_work(args, topology, algorithms, waypoints)
+    routers = _curve_routers(args, topology, algorithms, waypoints)
+    # what every curve shares (each has its routing, and its VCs unless --vcs)
+    shared = {key: value for key, value in router_keywords(routers[0]).items()
+              if key not in ("algorithm", "adaptive_vcs", "vcs")}
     bar = Progress(f"sweep {topology.label} {args.traffic}", unit="points")
 
     def building(stage):
@@ -190,10 +190,8 @@ def _sweep(args, topology):
     options = dict(
         algorithms=algorithms, traffic=args.traffic, engine=args.engine,
         cycles=args.cycles, warmup=args.warmup, seed=args.seed, seeds=args.seeds,
-        packet_flits=args.packet_flits, vcs=args.vcs, depth=args.depth,
-        vcs_per_class=args.vcs_per_class, hotspot_fraction=args.hotspot_fraction,
-        progress=bar.update, build_progress=building, fault_counts=fault_counts,
-        **({"fault_waypoints": waypoints} if waypoints else {}))
+        packet_flits=args.packet_flits, vcs=args.vcs, hotspot_fraction=args.hotspot_fraction,
+        progress=bar.update, build_progress=building, fault_counts=fault_counts, **shared)
     try:
         if args.jobs == 1 and args.scheduler is None:
             results = sweep_curves(topology, rates, **options)

@@ -8,6 +8,7 @@ from ..progress import Progress
 from ..cluster import ClusterError
 from ..topology.properties import properties, METHODS
 from ..topology.bisection import bisection
+from .router_options import add_algorithm_option
 
 
 __all__ = ["register", "property_table", "info_text"]
@@ -44,7 +45,7 @@ INFO_TIME_LIMIT = 5.0
 def _route_options(parser):
     parser.add_argument("--src", type=parse_address, required=True, metavar="A")
     parser.add_argument("--dst", type=parse_address, required=True, metavar="B")
-    parser.add_argument("--algorithm", default=None, metavar="NAME")
+    add_algorithm_option(parser)
     parser.add_argument("--json", action="store_true")
 
 

@@ -12,6 +12,7 @@ from ..cli import (CliError, _Parser, add_topology_command, emit, parse_address,
 from .. import files
 from ..build.verilog import route_unit_verilog
 from ..hdl.route import route_unit
+from .router_options import add_algorithm_option
 from .router_targets import (router_target_options, fabric_target_options, router_verilog,
                              fabric_verilog)
 
@@ -32,8 +33,7 @@ def route_options(parser):
     """The options that name a route unit: ``--node`` and ``--algorithm``."""
     parser.add_argument("--node", type=parse_address, required=True, metavar="A",
                         help="address of the node whose route unit is generated")
-    parser.add_argument("--algorithm", default=None, metavar="NAME",
-                        help="routing algorithm (default: the topology's first)")
+    add_algorithm_option(parser)
 
 
 def build_route_unit(args, topology):

@@ -25,7 +25,8 @@ from .flit import HEADERS, FlitLayout
 from .route.multicast import MEMBER_MODES
 
 
-__all__ = ["RouterConfig", "FabricConfig", "BUFFERS", "BUFFER_CHOICES", "TURNS", "HOPS",
+__all__ = ["RouterConfig", "FabricConfig", "ConfigConflict", "RouterDefaults",
+           "HARDWARE_DEFAULTS", "SIMULATION_DEFAULTS", "BOARD_DEFAULTS", "BUFFERS", "BUFFER_CHOICES", "TURNS", "HOPS",
            "MAX_FAULT_WAYPOINTS", "MAX_VECTOR_NODES", "BLOCK_RAMS", "AUTO_MEMORY_DEPTH",
            "auto_storage", "block_rams_per_buffer"]
 
@@ -69,6 +70,71 @@ TURNS = ("reference", "all")
 #: a hop) or ``"lookahead"`` (lookahead routing and a bypass of empty buffers, one
 #: cycle a hop at zero load).
 HOPS = ("buffered", "lookahead")
+
+
+class ConfigConflict(ValueError):
+    """Two or more parameters of a :class:`RouterConfig` that each are valid but
+    cannot be built together.
+
+    Parameters
+    ----------
+    reason : str
+        Why, in words (the message without the parameters).
+    values : dict
+        The parameters in conflict (``{field name: value}``), the one whose mode
+        refuses the others first: a front end names them as its user gave them
+        (a command line's options, :mod:`cubefab.commands.router_options`).
+    """
+
+    def __init__(self, reason, values):
+        self.reason = reason
+        self.values = dict(values)
+        super().__init__(f"{reason}, not " + " with ".join(
+            f"{name} = {value!r}" for name, value in self.values.items()))
+
+
+@dataclass(frozen=True)
+class RouterDefaults:
+    """The defaults of the router parameters a front end leaves unsaid: one set per
+    kind of design, kept here so that every command, and its ``--help``, states the
+    same ones.
+
+    Parameters
+    ----------
+    depth : int
+        Flits of buffering per input VC.
+    vcs_per_class : int
+        VCs of each VC class.
+    payload_width : int
+        Payload bits per flit.
+    """
+
+    depth: int = 4
+    vcs_per_class: int = 1
+    payload_width: int = 16
+
+    def __post_init__(self):
+        check_int("Buffer depth", self.depth, 1)
+        lane_bits(self.vcs_per_class)   # a power of two
+        check_int("Payload width", self.payload_width, 1)
+
+
+#: The router a design gets by default (:class:`RouterConfig`'s own defaults): 4-flit
+#: buffers (one flit per cycle on one VC across the credit loop), one VC per class,
+#: 16-bit payloads (``cubefab verilog``, ``synth``).
+HARDWARE_DEFAULTS = RouterDefaults()
+
+#: The router the simulations run by default (``cubefab sim``, ``sweep``, ``demo``): two
+#: VCs per class (flows spread over them) and 8-flit buffers, which measured 75.5% of
+#: the channel-load bound on DLH(4,3) against 49.8% with :data:`HARDWARE_DEFAULTS`;
+#: 40-bit payloads, what a self-checking packet's flits carry (a 24-bit creation
+#: timestamp, an 8-bit sequence number and 8 check bits).
+SIMULATION_DEFAULTS = RouterDefaults(depth=8, vcs_per_class=2, payload_width=40)
+
+#: The router of the self-checking fabric on an iCE40 board (``cubefab board``): 2-flit
+#: buffers and 8-bit payloads (a 3-bit sequence number and a 5-bit timestamp), so that
+#: fabrics fit the small parts.
+BOARD_DEFAULTS = RouterDefaults(depth=2, payload_width=8)
 
 
 def auto_storage(depth, block_rams, budget=BLOCK_RAMS):
@@ -237,9 +303,9 @@ class RouterConfig:
     _: dataclasses.KW_ONLY
     algorithm: str
     vcs: int
-    depth: int = 4
-    payload_width: int = 16
-    vcs_per_class: int = 1
+    depth: int = HARDWARE_DEFAULTS.depth
+    payload_width: int = HARDWARE_DEFAULTS.payload_width
+    vcs_per_class: int = HARDWARE_DEFAULTS.vcs_per_class
     buffer: str = "auto"
     routers: int = 1
     block_ram_budget: int = BLOCK_RAMS
@@ -280,8 +346,9 @@ class RouterConfig:
         check_int("Number of fault waypoints", self.fault_waypoints, 0, MAX_FAULT_WAYPOINTS)
         if self.fault_waypoints:
             if self.adaptive_vcs:
-                raise ValueError("Fault waypoints need deterministic routing, not "
-                                 f"adaptive_vcs = {self.adaptive_vcs}")
+                raise ConfigConflict("Fault waypoints need deterministic routing",
+                                     {"fault_waypoints": self.fault_waypoints,
+                                      "adaptive_vcs": self.adaptive_vcs})
             leg_algorithm(self.topology, self.algorithm)   # reads only dest
         check_int("Number of broadcast virtual channels", self.broadcast_vcs, 0)
         if self.multicast is True:
@@ -290,32 +357,38 @@ class RouterConfig:
             raise ValueError(f"Multicast must be False or one of {', '.join(MEMBER_MODES)}, "
                              f"not {self.multicast!r}")
         if self.multicast and not self.broadcast_vcs:
-            raise ValueError(f"Multicast {self.multicast!r} needs broadcast_vcs, not "
-                             f"{self.broadcast_vcs!r}")
+            raise ConfigConflict("Multicast needs broadcast VCs",
+                                 {"multicast": self.multicast,
+                                  "broadcast_vcs": self.broadcast_vcs})
         if self.multicast == "vector" and self.topology.num_nodes > MAX_VECTOR_NODES:
             raise ValueError(f"Member-vector multicast carries a bit per node in every "
                              f"flit; it is built for at most {MAX_VECTOR_NODES} nodes, not "
                              f"{self.topology.num_nodes} (use multicast='subcube')")
         if self.broadcast_vcs and self.adaptive_vcs:
-            raise ValueError(f"Broadcast VCs need a deterministic router, not "
-                             f"adaptive_vcs = {self.adaptive_vcs}")
+            raise ConfigConflict("Broadcast VCs need a deterministic router",
+                                 {"broadcast_vcs": self.broadcast_vcs,
+                                  "adaptive_vcs": self.adaptive_vcs})
         if self.broadcast_vcs and self.fault_waypoints:
-            raise ValueError(f"Broadcast VCs need a router without fault waypoints, not "
-                             f"fault_waypoints = {self.fault_waypoints}")
+            raise ConfigConflict("Broadcast VCs need a router without fault waypoints",
+                                 {"broadcast_vcs": self.broadcast_vcs,
+                                  "fault_waypoints": self.fault_waypoints})
         check_model(self.broadcast_model)
         if self.broadcast_model != "all-port" and not self.broadcast_vcs:
-            raise ValueError(f"Broadcast model {self.broadcast_model!r} needs broadcast_vcs, "
-                             f"not {self.broadcast_vcs!r}")
+            raise ConfigConflict("A broadcast model needs broadcast VCs",
+                                 {"broadcast_model": self.broadcast_model,
+                                  "broadcast_vcs": self.broadcast_vcs})
         if self.broadcast_model != "all-port" and self.multicast:
-            raise ValueError(f"Multicast needs the all-port broadcast model, not "
-                             f"{self.broadcast_model!r}")
+            raise ConfigConflict("Multicast needs the all-port broadcast model",
+                                 {"multicast": self.multicast,
+                                  "broadcast_model": self.broadcast_model})
         _check_choice("Header", self.header, HEADERS)
         _check_choice("Hop", self.hop, HOPS)
         if self.lookahead:
             for name in ("adaptive_vcs", "fault_waypoints", "broadcast_vcs"):
                 if getattr(self, name):
-                    raise ValueError(f"Lookahead hops need a deterministic unicast router, "
-                                     f"not {name} = {getattr(self, name)!r}")
+                    raise ConfigConflict("Lookahead hops need a deterministic unicast "
+                                         "router", {"hop": self.hop,
+                                                    name: getattr(self, name)})
         # resolved once, here: what the router reads
         object.__setattr__(self, "storage", self.auto_buffer() if self.buffer_auto
                            else self.buffer)

@@ -22,12 +22,12 @@ from ..hdl.selfcheck_node import CONFIG_INPUTS, LOST_EVENTS, defect_inputs
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
 from ..topology.broadcast_tree import subcube_members
-from ..hdl.config import RouterConfig
+from ..hdl.config import SIMULATION_DEFAULTS, RouterConfig
 from .checks import (AnyReference, BroadcastLatency, FlitFields, Ledger,
                      RouteReference, WaypointReference)
 
 
-__all__ = ["ENGINES", "DEFAULT_ROUTER", "SELFCHECK_PAYLOAD", "CHECKS", "selfcheck_config",
+__all__ = ["ENGINES", "CHECKS", "selfcheck_config",
            "broadcast_hardware", "default_threads",
            "verilator_model", "run_selfcheck", "run_verilator", "statistics",
            "latency_statistics",
@@ -36,24 +36,14 @@ __all__ = ["ENGINES", "DEFAULT_ROUTER", "SELFCHECK_PAYLOAD", "CHECKS", "selfchec
 
 ENGINES = ("amaranth", "verilator")
 
-#: The router both engines simulate unless told otherwise (``cubefab sim`` and
-#: ``cubefab sweep`` alike): two VCs per class (flows spread over them) and 8-flit
-#: buffers, which measured 75.5% of the channel-load bound on DLH(4,3) against 49.8%
-#: with one VC per class and 4 flits (the hardware default, for FPGAs).
-DEFAULT_ROUTER = {"depth": 8, "vcs_per_class": 2}
-
-#: Payload bits of a self-checking packet's flits: a 24-bit creation timestamp, an 8-bit
-#: sequence number and 8 check bits.
-SELFCHECK_PAYLOAD = 40
-
 #: The checks every run reports, as integers: packets lost, duplicated, corrupted
 #: (hardware checkers), reordered, and flits misrouted (:mod:`cubefab.sim.checks`).
 CHECKS = ("lost", "duplicated", "corrupted", "reordered", "misrouted")
 
 
-def selfcheck_config(topology, *, pattern="uniform", packet_flits=1, payload_width=SELFCHECK_PAYLOAD,
-                     vcs=None, depth=DEFAULT_ROUTER["depth"], algorithm=None, hotspot=None,
-                     queue_depth=16, vcs_per_class=DEFAULT_ROUTER["vcs_per_class"],
+def selfcheck_config(topology, *, pattern="uniform", packet_flits=1,
+                     payload_width=SIMULATION_DEFAULTS.payload_width, vcs=None, depth=SIMULATION_DEFAULTS.depth, algorithm=None, hotspot=None,
+                     queue_depth=16, vcs_per_class=SIMULATION_DEFAULTS.vcs_per_class,
                      timestamp_bits=24, sequence_bits=8, adaptive_vcs=0, defects=False,
                      fault_waypoints=0, broadcast_vcs=0, broadcast_model="all-port",
                      multicast_group=None, header="every", hop="buffered"):
@@ -331,7 +321,7 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         :func:`selfcheck_config` keywords (pattern, packet_flits, payload_width, vcs,
         depth, algorithm, hotspot, queue_depth, vcs_per_class, timestamp_bits,
         sequence_bits, broadcast_vcs, broadcast_model); the router defaults to
-        :data:`DEFAULT_ROUTER`. ``broadcast_model="one-port"`` (one-port replicating
+        :data:`~cubefab.hdl.config.SIMULATION_DEFAULTS`. ``broadcast_model="one-port"`` (one-port replicating
         routers, constant node addresses) runs on the ``"amaranth"`` engine only.
 
     Returns

@@ -212,7 +212,7 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
         and adaptive curves can stand side by side.
     traffic, **hardware
         Pattern and :func:`selfcheck_config` keywords (and ``hotspot_fraction``); the
-        router defaults to :data:`~cubefab.sim.selfcheck_run.DEFAULT_ROUTER`, as every
+        router defaults to :data:`~cubefab.hdl.config.SIMULATION_DEFAULTS`, as every
         run's.
     engine : str
         ``"verilator"`` or ``"amaranth"``.

@@ -26,11 +26,11 @@ def test_sim_text(cli):
 
 
 def test_sim_help_states_the_defaults_it_runs(cli):
-    from cubefab.sim.selfcheck_run import DEFAULT_ROUTER, SELFCHECK_PAYLOAD
+    from cubefab.hdl.config import SIMULATION_DEFAULTS
     help_text = " ".join(cli("sim", "hypercube", "--help").out.split())
-    assert f"in flits (default {DEFAULT_ROUTER['depth']})" in help_text
-    assert f"of each class (default {DEFAULT_ROUTER['vcs_per_class']})" in help_text
-    assert f"payload bits per flit (default {SELFCHECK_PAYLOAD}:" in help_text
+    assert f"in flits (default {SIMULATION_DEFAULTS.depth})" in help_text
+    assert f"of each class (default {SIMULATION_DEFAULTS.vcs_per_class})" in help_text
+    assert f"payload bits per flit (default {SIMULATION_DEFAULTS.payload_width}:" in help_text
 
 
 @pytest.mark.parametrize("args,message", [
@@ -146,32 +146,38 @@ def test_fabric_cost_depends_on_the_engine():
     node: a 64-node Mcube fits Verilator's budget but not Amaranth's."""
     from cubefab.cli import CliError
     from cubefab.commands.limits import check_fabric
+    from cubefab.hdl.config import RouterConfig
     from cubefab.topology import Mcube
-    router = dict(algorithm="ecube", vcs=2, vcs_per_class=2, depth=8, payload_width=40)
-    check_fabric("the fabric", Mcube(6), "verilator", **router)
+    router = RouterConfig(Mcube(6), algorithm="ecube", vcs=2, vcs_per_class=2, depth=8,
+                          payload_width=40)
+    check_fabric("the fabric", router, "verilator")
     with pytest.raises(CliError, match="the fabric would need about"):
-        check_fabric("the fabric", Mcube(6), "amaranth", **router)
+        check_fabric("the fabric", router, "amaranth")
 
 
 def test_verilator_fabric_memory_is_checked():
     from cubefab.cli import CliError
     from cubefab.commands.limits import check_fabric
+    from cubefab.hdl.config import RouterConfig
     from cubefab.topology import Hypercube
+    router = RouterConfig(Hypercube(16), algorithm="ecube", vcs=2, vcs_per_class=2,
+                          depth=8, payload_width=40)
     with pytest.raises(CliError, match=r"the fabric would need about [\d,]+ MiB of memory"):
-        check_fabric("the fabric", Hypercube(16), "verilator", algorithm="ecube", vcs=2,
-                     vcs_per_class=2, depth=8, payload_width=40)
+        check_fabric("the fabric", router, "verilator")
 
 
 def test_the_size_check_counts_auto_buffers_as_the_rule_picks_them():
-    from cubefab.commands.limits import hardware_cost
+    from cubefab.commands.limits import router_cost
+    from cubefab.hdl.config import RouterConfig
     from cubefab.topology import Hypercube
-    cost = {buffer: hardware_cost(Hypercube(4), routers, 1, 4, 6, buffer)
-            for buffer, routers in (("auto", 1), ("memory", 1), ("registers", 1))}
-    # estimated 17-bit flits: 2 block RAMs per buffer, 10 a router
-    assert cost["auto"] == cost["memory"] != cost["registers"]
-    many = 4   # 40 block RAMs: over the HX8K's 32
-    assert hardware_cost(Hypercube(4), many, 1, 4, 6, "auto") \
-        == hardware_cost(Hypercube(4), many, 1, 4, 6, "registers")
+
+    def cost(buffer, routers):
+        return router_cost(RouterConfig(Hypercube(4), algorithm="ecube", vcs=1,
+                                        payload_width=6, buffer=buffer), routers)
+    # 16-bit flits: a block RAM per buffer, 5 a router
+    assert cost("auto", 1) == cost("memory", 1) != cost("registers", 1)
+    many = 7   # 35 block RAMs: over the HX8K's 32
+    assert cost("auto", many) == cost("registers", many)
 
 
 def test_sweep_refuses_an_empty_plot_name_before_running(cli):
@@ -190,8 +196,10 @@ def test_sim_with_lookahead_hops(cli):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--adaptive"], "Lookahead hops need a deterministic unicast router"),
-    (["--traffic", "broadcast"], "Lookahead hops need a deterministic unicast router")])
+    (["--adaptive"], "--hop lookahead cannot be combined with --adaptive (lookahead "
+                     "hops need a deterministic unicast router)"),
+    (["--traffic", "broadcast"], "--hop lookahead cannot be combined with --traffic "
+                                 "broadcast (lookahead hops need a deterministic")])
 def test_lookahead_hops_refused_where_not_served_is_one_error_line(cli, args, message):
     r = cli("sim", "hypercube", "-n", "2", "--hop", "lookahead", *args)
     assert r.status == 2 and r.err.startswith("error:") and message in r.err

@@ -199,7 +199,7 @@ def test_multicast_routers_need_a_node_address():
     assert "mmask" in dict(config.layout)
     with refused(ValueError, match="constant node address"):
         Router(config, None)
-    with pytest.raises(ValueError, match="needs broadcast_vcs"):
+    with pytest.raises(ValueError, match="needs broadcast VCs"):
         RouterConfig.for_topology(Hypercube(2), multicast=True)
 
 
@@ -253,7 +253,7 @@ def test_one_port_copies_leave_back_to_back():
 
 
 def test_one_port_routers_are_validated():
-    with pytest.raises(ValueError, match="needs broadcast_vcs"):
+    with pytest.raises(ValueError, match="needs broadcast VCs"):
         RouterConfig.for_topology(Hypercube(2), broadcast_model="one-port")
     with pytest.raises(ValueError, match="model must be one of"):
         RouterConfig.for_topology(Hypercube(2), broadcast_vcs=1, broadcast_model="two-port")

@@ -178,7 +178,7 @@ def test_lookahead_heads_carry_a_next_port_field():
     ({"broadcast_vcs": 1}, "broadcast_vcs")])
 def test_modes_lookahead_does_not_serve_are_refused(settings, name):
     with pytest.raises(ValueError, match=f"Lookahead hops need a deterministic unicast "
-                                         f"router, not {name} = 1"):
+                                         f"router, not hop = 'lookahead' with {name} = 1"):
         RouterConfig.for_topology(Hypercube(3), hop="lookahead", **settings)
 
 

@@ -15,7 +15,7 @@ from cubefab.sim.booksim import (BOOKSIM_ROUTER, MAX_TABLE_ROUTERS, PATCH_NAME, 
                                  parse_booksim_output, patch_text, run_booksim, table_text,
                                  write_booksim)
 from cubefab.sim.channel_load import channel_loads
-from cubefab.sim.selfcheck_run import DEFAULT_ROUTER
+from cubefab.hdl.config import SIMULATION_DEFAULTS
 from cubefab.topology.catalog import make_topology
 from cubefab.topology.deadlock import hop_vcs, required_vcs
 
@@ -200,8 +200,8 @@ def config_values(text):
 def test_router_defaults_are_the_sweep_router():
     topo = make_topology("metacube", k=2, m=2)
     router = booksim_router(topo)
-    assert router["vcs"] == required_vcs(topo) * DEFAULT_ROUTER["vcs_per_class"] == 8
-    assert router["depth"] == DEFAULT_ROUTER["depth"]
+    assert router["vcs"] == required_vcs(topo) * SIMULATION_DEFAULTS.vcs_per_class == 8
+    assert router["depth"] == SIMULATION_DEFAULTS.depth
     assert router["classes"] == 4 and router["vcs_per_class"] == 2
 
 
@@ -209,7 +209,7 @@ def test_config_models_the_sweep_router_at_booksims_shortest_pipeline():
     topo = make_topology("metacube", k=2, m=2)
     text = booksim_config(topo)
     values = config_values(text)
-    assert values["num_vcs"] == "8" and values["vc_buf_size"] == str(DEFAULT_ROUTER["depth"])
+    assert values["num_vcs"] == "8" and values["vc_buf_size"] == str(SIMULATION_DEFAULTS.depth)
     assert values["routing_delay"] == "0" and values["speculative"] == "1"
     assert values["credit_delay"] == "1" and values["input_speedup"] == "8"
     assert values["routing_function"] == "cubefab_table"

@@ -31,7 +31,7 @@ Two routings:
     ``uniform`` traffic, which includes self-traffic.
 
 The router modelled has cubefab's defaults, those of ``cubefab sim`` and ``sweep``
-(:data:`~cubefab.sim.selfcheck_run.DEFAULT_ROUTER`): the VCs that deadlock freedom
+(:data:`~cubefab.hdl.config.SIMULATION_DEFAULTS`): the VCs that deadlock freedom
 needs times ``vcs_per_class``, ``depth``-flit buffers per VC;
 :data:`BOOKSIM_ROUTER` sets BookSim's input-queued router to its shortest pipeline
 (lookahead routing, speculative VC and switch allocation, one crossbar input per
@@ -46,7 +46,7 @@ import numpy as np
 from ... import files
 from ...topology.base import Topology, check_int
 from ...topology.deadlock import lane_bits, required_vcs, translation_mask, wrap_array
-from ..selfcheck_run import DEFAULT_ROUTER
+from ...hdl.config import SIMULATION_DEFAULTS
 
 
 __all__ = ["BOOKSIM_TRAFFIC", "BOOKSIM_ROUTER", "ROUTINGS", "MAX_TABLE_ROUTERS",
@@ -108,9 +108,9 @@ def booksim_router(topology, algorithm=None, *, vcs=None, depth=None, vcs_per_cl
     """
     _check_topology(topology)
     algorithm = topology.check_algorithm(algorithm)
-    per = DEFAULT_ROUTER["vcs_per_class"] if vcs_per_class is None else vcs_per_class
+    per = SIMULATION_DEFAULTS.vcs_per_class if vcs_per_class is None else vcs_per_class
     lane_bits(per)
-    depth = check_int("Buffer depth", DEFAULT_ROUTER["depth"] if depth is None else depth, 1)
+    depth = check_int("Buffer depth", SIMULATION_DEFAULTS.depth if depth is None else depth, 1)
     if vcs is None:
         vcs = required_vcs(topology, algorithm) * per
     vcs = check_int("Number of VCs", vcs, per)
