@@ -38,7 +38,7 @@ from .topology.catalog import FAMILIES, make_topology
 
 __all__ = ["main", "CliError", "parse_address", "add_topology_command", "emit",
            "format_table", "COMMAND_MODULES", "int_range", "positive_int", "nonneg_int",
-           "float_range", "fraction", "finite_float", "nonempty", "input_errors",
+           "float_range", "fraction", "finite_float", "input_errors",
            "check_size", "add_force_option", "EXIT_OK", "EXIT_CHECK_FAILED",
            "EXIT_BAD_INPUT", "EXIT_INTERNAL"]
 
@@ -174,15 +174,6 @@ def float_range(lo=None, hi=None, lo_open=False, hi_open=False):
 fraction = float_range(0.0, 1.0)
 #: Any finite float.
 finite_float = float_range()
-
-
-def nonempty(text):
-    """An argparse ``type``: a non-empty string (names, files)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("must not be empty")
-    if "\0" in text:
-        raise argparse.ArgumentTypeError(f"must not contain a NUL character: {text!r}")
-    return text
 
 
 @contextlib.contextmanager

@@ -320,14 +320,6 @@ class OnePortTree:
         parent.setflags(write=False)
         return parent
 
-    def step_of(self):
-        """Dict ``address -> step`` in which each node receives (0 at the source)."""
-        out = {self.source: 0}
-        for here, sends in self.sends.items():
-            for step, port in sends:
-                out[self.topology._neighbor(here, port)] = step
-        return out
-
     def edges(self):
         """List of ``(sender, receiver)`` address pairs, by step then sender."""
         return [pair for transfers in self.schedule() for pair in transfers]

@@ -6,7 +6,7 @@ from .dlh import DLH
 from .mcube import Mcube
 
 
-__all__ = ["FAMILIES", "make_topology", "register_family"]
+__all__ = ["FAMILIES", "make_topology"]
 
 
 #: family name -> (constructor, [(parameter, option letter, help)])
@@ -19,11 +19,6 @@ FAMILIES = {
                   ("d", "d", "hypercube dimension")]),
     "mcube": (Mcube, [("k", "k", "dimension")]),
 }
-
-
-def register_family(name, constructor, parameters):
-    """Add a topology family (used by modules that define more of them)."""
-    FAMILIES[name] = (constructor, parameters)
 
 
 def make_topology(name, **params):
