@@ -168,11 +168,6 @@ class BroadcastTree:
         """int: the tree's depth (its deepest node's hop count)."""
         return int(self.depth.max())
 
-    def child_ports(self, here):
-        """Ports of ``here`` that lead to its children, ascending."""
-        mask = int(self.children[self.topology.index(here)])
-        return [p for p in range(self.topology.degree) if mask >> p & 1]
-
     def edges(self):
         """List of ``(parent, child)`` address pairs, by depth then child address."""
         topo = self.topology
