@@ -1,7 +1,7 @@
 """Names and parameters of the topology families, for the command line and tools."""
 
 from .hypercube import Hypercube
-from .metacube import Metacube
+from .metacube import DualCube, Metacube
 from .dlh import DLH
 from .mcube import Mcube
 
@@ -14,7 +14,7 @@ FAMILIES = {
     "hypercube": (Hypercube, [("n", "n", "dimension")]),
     "metacube": (Metacube, [("k", "k", "class-cube dimension"),
                             ("m", "m", "cluster dimension")]),
-    "dualcube": (lambda m: Metacube(1, m), [("m", "m", "cluster dimension (MC(1,m))")]),
+    "dualcube": (DualCube, [("m", "m", "cluster dimension (MC(1,m))")]),
     "dlh": (DLH, [("m", "m", "ring parameter (rings of 2m nodes)"),
                   ("d", "d", "hypercube dimension")]),
     "mcube": (Mcube, [("k", "k", "dimension")]),
