@@ -17,7 +17,7 @@ import time
 
 from amaranth.hdl import Cat, Elaboratable, Module, Signal
 
-from ..hdl.selfcheck import COUNTERS, SelfCheckConfig, SelfCheckingFabric
+from ..hdl.selfcheck import SelfCheckConfig, SelfCheckingFabric
 from ..hdl.selfcheck_node import CONFIG_INPUTS, LOST_EVENTS, defect_inputs
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
