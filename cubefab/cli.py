@@ -19,7 +19,7 @@ Exit statuses, the same in every command:
   (``--debug`` shows the traceback).
 
 Handlers validate their input before they work: option types come from the
-helpers here (:func:`positive_int`, :func:`int_range`, :func:`fraction`, ...),
+helpers here (:func:`int_range`, :func:`float_range`, :data:`fraction`, ...),
 library checks that reject a parameter are wrapped in :func:`input_errors`, and
 sizes are checked against a limit before memory is allocated (:func:`check_size`).
 """
@@ -37,8 +37,8 @@ from .topology.catalog import FAMILIES, make_topology
 
 
 __all__ = ["main", "CliError", "parse_address", "add_topology_command", "emit",
-           "format_table", "COMMAND_MODULES", "int_range", "positive_int", "nonneg_int",
-           "float_range", "fraction", "finite_float", "nonempty", "input_errors",
+           "format_table", "COMMAND_MODULES", "int_range",
+           "float_range", "fraction", "input_errors",
            "check_size", "add_force_option", "EXIT_OK", "EXIT_CHECK_FAILED",
            "EXIT_BAD_INPUT", "EXIT_INTERNAL"]
 
@@ -129,10 +129,6 @@ def int_range(lo=None, hi=None):
     return parse
 
 
-#: An integer >= 1 (counts, sizes).
-positive_int = int_range(1)
-#: An integer >= 0 (seeds, cycles, offsets).
-nonneg_int = int_range(0)
 #: Topology parameters (-n, -k, -m, -d); the topology checks its own range.
 _topology_int = int_range(0, 1 << 20)
 
@@ -172,17 +168,6 @@ def float_range(lo=None, hi=None, lo_open=False, hi_open=False):
 
 #: A probability or fraction in [0, 1].
 fraction = float_range(0.0, 1.0)
-#: Any finite float.
-finite_float = float_range()
-
-
-def nonempty(text):
-    """An argparse ``type``: a non-empty string (names, files)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("must not be empty")
-    if "\0" in text:
-        raise argparse.ArgumentTypeError(f"must not contain a NUL character: {text!r}")
-    return text
 
 
 @contextlib.contextmanager

@@ -33,7 +33,7 @@ import tempfile
 
 
 __all__ = ["OutputRefused", "MANIFEST", "policy", "check_output", "output_path",
-           "open_output", "write_text", "write_bytes", "check_directory", "claim_directory",
+           "open_output", "write_text", "check_directory", "claim_directory",
            "owned"]
 
 #: Name of the hidden manifest of what cubefab wrote, one per output directory.
@@ -218,13 +218,6 @@ def write_text(path, text, force=None):
     """Write ``text`` to ``path`` atomically (see :func:`output_path`); returns ``path``."""
     with open_output(path, force) as f:
         f.write(text)
-    return path
-
-
-def write_bytes(path, data, force=None):
-    """Write ``data`` to ``path`` atomically (see :func:`output_path`); returns ``path``."""
-    with open_output(path, force, binary=True) as f:
-        f.write(data)
     return path
 
 

@@ -28,6 +28,13 @@ def distance_matrix(topology):
     return np.stack([bfs_distances(topology, int(s)) for s in topology.nodes()])
 
 
+def child_ports(tree, here):
+    """Ports of ``here`` that lead to its children in the broadcast ``tree`` (a
+    :class:`~cubefab.topology.broadcast_tree.BroadcastTree`), ascending."""
+    mask = int(tree.children[tree.topology.index(here)])
+    return [p for p in range(tree.topology.degree) if mask >> p & 1]
+
+
 def run_clocked(dut, bench):
     """Simulate ``dut`` with a 1 MHz ``sync`` clock, running the async testbench
     ``bench`` to its end."""

@@ -11,12 +11,12 @@ from cubefab import cli
                                   "0x10", "9" * 41, "nan"])
 def test_int_rejects(text):
     with pytest.raises(argparse.ArgumentTypeError, match="must be an integer"):
-        cli.nonneg_int(text)
+        cli.int_range(0)(text)
 
 
 @pytest.mark.parametrize("text,value", [("0", 0), ("+3", 3), (" 7 ", 7)])
 def test_int_accepts(text, value):
-    assert cli.nonneg_int(text) == value
+    assert cli.int_range(0)(text) == value
 
 
 def test_int_range_names_the_bounds():

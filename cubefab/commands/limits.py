@@ -19,7 +19,7 @@ from ..cli import CliError, check_size
 __all__ = ["MEMORY_LIMIT", "MAX_VCS", "MAX_DEPTH", "MAX_PAYLOAD_WIDTH", "MAX_FLIT_WIDTH",
            "MAX_PACKET_FLITS", "MAX_QUEUE_DEPTH", "MAX_CYCLES", "MAX_JOBS", "MAX_SEED",
            "TIME_LIMIT", "memory_limit", "check_memory", "check_time", "router_cost",
-           "check_hardware", "check_fabric", "check_router_cycles", "check_traffic",
+           "check_hardware", "check_fabric", "check_router_cycles",
            "check_channel_graph", "check_vcs_per_class", "check_flow_paths"]
 
 #: Default memory limit of one command (bytes).
@@ -73,8 +73,6 @@ _SECONDS_PER_ROUTE_DECISION = 6e-6
 # ... and held 150 bytes per decision at its peak (Mcube(12), Mroute: 2.5 GB; Mcube(10)
 # measured with tracemalloc: 89 MB for the channel dependency graph's 1 million).
 _BYTES_PER_ROUTE_DECISION = 150
-# A dense traffic matrix and its cumulative sums: two float64 per ordered pair.
-_PER_PAIR = 16
 # Disjoint paths by minimum-cost flow (cubefab.topology.paths.flow_disjoint_paths, a
 # networkx graph of two vertices per node): about 18 KB and 1.6 ms per node (measured
 # with /usr/bin/time on `cubefab paths mcube -k K`: K = 12, 4096 nodes, 5.7 s, 100 MB;
@@ -212,12 +210,6 @@ def check_router_cycles(what, routers, cycles):
     no progress, when it would take longer than :data:`TIME_LIMIT`."""
     check_time(what, routers * cycles * _VERILATOR_SECONDS_PER_ROUTER_CYCLE,
                "use a smaller network, or leave --unicasts out")
-
-
-def check_traffic(topology):
-    """Refuse a synthetic traffic source whose matrix (every ordered pair) would not fit."""
-    check_memory(f"the traffic matrix of {topology.label} ({topology.num_nodes} nodes)",
-                 _PER_PAIR * topology.num_nodes ** 2)
 
 
 def check_channel_graph(topology, vcs, what=None):

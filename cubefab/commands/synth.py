@@ -7,7 +7,6 @@ another target is one entry there.
 import os
 
 from ..cli import CliError, emit, format_table, add_force_option
-from .. import files
 from ..build.pnr import ToolFailed, ToolMissing
 from ..progress import working
 from ..build.synth import synthesize_logic

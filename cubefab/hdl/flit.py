@@ -14,10 +14,10 @@ from amaranth.hdl import Shape, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..topology.base import Topology, check_int
+from ..topology.base import check_int
 
 
-__all__ = ["FlitLayout", "flit_layout", "vc_width", "header_width",
+__all__ = ["FlitLayout", "vc_width", "header_width",
            "payload_width_for", "payload_efficiency", "LinkSignature", "HEADERS"]
 
 
@@ -193,13 +193,6 @@ class FlitLayout(data.StructLayout):
                 + (f", member_bits={self.member_bits}" if self.member_bits else "")
                 + (f", next_port_bits={self.next_port_bits}" if self.next_port_bits else "")
                 + (f", header={self.header!r})" if self.header != "every" else ")"))
-
-
-def flit_layout(topology, payload_width=16, vcs=1):
-    """The :class:`FlitLayout` for packets of ``topology`` (its ``address_bits``)."""
-    if not isinstance(topology, Topology):
-        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-    return FlitLayout(topology.address_bits, payload_width, vcs)
 
 
 def payload_efficiency(layout, packet_flits):

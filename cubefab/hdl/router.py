@@ -9,7 +9,7 @@ from ..topology.adaptive import needs_adaptive
 from ..topology.deadlock import lane_bits, next_vc, wrap_ports
 from ..topology.turns import adaptive_turns, router_turns
 from .allocator import least_recently_granted
-from .config import BUFFERS, TURNS, RouterConfig
+from .config import BUFFERS, RouterConfig
 from .crossbar import one_hot_mux
 from .flit import LinkSignature
 from .replicate import ReplicatingQueue, broadcast_turns, broadcast_wrap

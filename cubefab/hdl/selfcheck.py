@@ -23,20 +23,17 @@ from ..topology.broadcast_tree import subcube_members
 from .config import BLOCK_RAMS, FabricConfig
 from .fabric import connect_links
 from .ports import reset_less_verilog
-from .selfcheck_node import (CONFIG_INPUTS, DEFECT_INPUTS, NODE_EVENTS, SelfCheckingNode,
+from .selfcheck_node import (CONFIG_INPUTS, DEFECT_INPUTS, SelfCheckingNode,
                              node_events)
 from .traffic_gen import PacketFormat, RATE_BITS, check_generator
 
 
-__all__ = ["SelfCheckConfig", "SelfCheckingFabric", "COUNTERS", "COUNTER_BITS",
-           "NODE_MODULE", "router_keywords"]
+__all__ = ["SelfCheckConfig", "SelfCheckingFabric", "COUNTER_BITS", "NODE_MODULE",
+           "router_keywords"]
 
 
 #: Width of every event counter.
 COUNTER_BITS = 48
-
-#: The event counters, in output order (besides ``latency_sum``).
-COUNTERS = ("cycles",) + NODE_EVENTS
 
 #: Verilog module name of :meth:`SelfCheckConfig.node_verilog`.
 NODE_MODULE = "cubefab_node"
@@ -178,7 +175,7 @@ class SelfCheckConfig:
 
     def events(self):
         """The node events summed into counters (:func:`.selfcheck_node.node_events`:
-        :data:`NODE_EVENTS`, and ``unroutable`` with fault-tolerant routers or
+        :data:`.selfcheck_node.NODE_EVENTS`, and ``unroutable`` with fault-tolerant routers or
         broadcasts and copies delivered with replicating routers)."""
         return node_events(self.router)
 

@@ -17,7 +17,7 @@ import time
 
 from amaranth.hdl import Cat, Elaboratable, Module, Signal
 
-from ..hdl.selfcheck import COUNTERS, SelfCheckConfig, SelfCheckingFabric
+from ..hdl.selfcheck import SelfCheckConfig, SelfCheckingFabric
 from ..hdl.selfcheck_node import CONFIG_INPUTS, LOST_EVENTS, defect_inputs
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
@@ -29,7 +29,7 @@ from .checks import (AnyReference, BroadcastLatency, FlitFields, Ledger,
 
 __all__ = ["ENGINES", "CHECKS", "selfcheck_config",
            "broadcast_hardware", "default_threads",
-           "verilator_model", "run_selfcheck", "run_verilator", "statistics",
+           "verilator_model", "run_selfcheck", "statistics",
            "latency_statistics",
            "FaultConfiguration", "fault_configuration"]
 
@@ -418,11 +418,6 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     result["router_cycles_per_cpu_second"] = (ran * topology.num_nodes / cpu_seconds
                                               if cpu_seconds > 0 else None)
     return result
-
-
-def run_verilator(topology, **options):
-    """:func:`run_selfcheck` with ``engine="verilator"``."""
-    return run_selfcheck(topology, engine="verilator", **options)
 
 
 _CHECK_KEYS = ("misrouted", "reordered", "duplicated", "waiting_overtaken", "waiting",

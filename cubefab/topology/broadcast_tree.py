@@ -168,11 +168,6 @@ class BroadcastTree:
         """int: the tree's depth (its deepest node's hop count)."""
         return int(self.depth.max())
 
-    def child_ports(self, here):
-        """Ports of ``here`` that lead to its children, ascending."""
-        mask = int(self.children[self.topology.index(here)])
-        return [p for p in range(self.topology.degree) if mask >> p & 1]
-
     def edges(self):
         """List of ``(parent, child)`` address pairs, by depth then child address."""
         topo = self.topology
@@ -319,14 +314,6 @@ class OnePortTree:
                 parent[topo.index(topo._neighbor(here, port))] = back[port]
         parent.setflags(write=False)
         return parent
-
-    def step_of(self):
-        """Dict ``address -> step`` in which each node receives (0 at the source)."""
-        out = {self.source: 0}
-        for here, sends in self.sends.items():
-            for step, port in sends:
-                out[self.topology._neighbor(here, port)] = step
-        return out
 
     def edges(self):
         """List of ``(sender, receiver)`` address pairs, by step then sender."""

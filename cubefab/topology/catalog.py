@@ -1,12 +1,12 @@
 """Names and parameters of the topology families, for the command line and tools."""
 
 from .hypercube import Hypercube
-from .metacube import Metacube
+from .metacube import DualCube, Metacube
 from .dlh import DLH
 from .mcube import Mcube
 
 
-__all__ = ["FAMILIES", "make_topology", "register_family"]
+__all__ = ["FAMILIES", "make_topology"]
 
 
 #: family name -> (constructor, [(parameter, option letter, help)])
@@ -14,16 +14,11 @@ FAMILIES = {
     "hypercube": (Hypercube, [("n", "n", "dimension")]),
     "metacube": (Metacube, [("k", "k", "class-cube dimension"),
                             ("m", "m", "cluster dimension")]),
-    "dualcube": (lambda m: Metacube(1, m), [("m", "m", "cluster dimension (MC(1,m))")]),
+    "dualcube": (DualCube, [("m", "m", "cluster dimension (MC(1,m))")]),
     "dlh": (DLH, [("m", "m", "ring parameter (rings of 2m nodes)"),
                   ("d", "d", "hypercube dimension")]),
     "mcube": (Mcube, [("k", "k", "dimension")]),
 }
-
-
-def register_family(name, constructor, parameters):
-    """Add a topology family (used by modules that define more of them)."""
-    FAMILIES[name] = (constructor, parameters)
 
 
 def make_topology(name, **params):

@@ -5,13 +5,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from .mcube import (Mcube, paper_distribution, paper_average_distance,
+from .mcube import (paper_distribution, paper_average_distance,
                     paper_average_distance_closed_form, paper_diameter)
 from .properties import distance_matrix
 
 
 __all__ = ["REPORT_MAX_K", "route_lengths", "distance_report", "hypercube_emulation",
-           "reconfiguration_switches", "mcube_report",
+           "reconfiguration_switches",
            "ascent_vc_deadlock_check"]
 
 
@@ -156,15 +156,6 @@ def reconfiguration_switches(topology):
         per_dim.append(needed)
     return {"switches": sum(per_dim), "per_dimension": per_dim,
             "paper_bound": (k - 2) * 2 ** (k - 2) if k >= 3 else 0}
-
-
-def mcube_report(k, construction="hem"):
-    """Everything above for the k-Mcube, as one dict."""
-    topology = Mcube(k, construction)
-    return {"label": topology.label, "requirements_violations": topology.check_requirements(),
-            "distances": distance_report(topology),
-            "hypercube_emulation": hypercube_emulation(topology),
-            "reconfiguration": reconfiguration_switches(topology)}
 
 
 def ascent_vc_deadlock_check(topology, vcs, algorithm=None):

@@ -11,7 +11,7 @@ from cubefab.topology.broadcast_tree import (broadcast_tree, member_array, multi
                                             one_port_tree, subcube_members)
 from tests.hdl.broadcast_helpers import broadcast_fabric
 from tests.hdl.fabric_helpers import run_packets
-from tests.helpers import refused
+from tests.helpers import child_ports, refused
 
 
 def tree_hops(topology, source, vcs, model="all-port"):
@@ -23,7 +23,7 @@ def tree_hops(topology, source, vcs, model="all-port"):
         children = {u: [p for _, p in sends] for u, sends in tree.sends.items()}
     else:
         tree = broadcast_tree(topology, source)
-        children = {int(u): tree.child_ports(int(u)) for u in topology.nodes()}
+        children = {int(u): child_ports(tree, int(u)) for u in topology.nodes()}
     hops, todo = {}, [(source, degree, 0)]
     while todo:
         here, in_port, vc_in = todo.pop()

@@ -8,7 +8,7 @@ import pytest
 from amaranth.hdl import Module
 from amaranth.lib import wiring
 
-from cubefab.hdl.flit import (FlitLayout, LinkSignature, flit_layout, header_width,
+from cubefab.hdl.flit import (FlitLayout, LinkSignature, header_width,
                               payload_width_for, vc_width)
 from cubefab.hdl.config import BUFFERS, TURNS, RouterConfig
 from cubefab.hdl.router import (HOP_LATENCIES, HOP_LATENCY, ROUTER_LATENCIES,
@@ -37,7 +37,7 @@ async def outputs(ctx, router):
 
 
 def test_flit_layout_fields():
-    layout = flit_layout(Metacube(1, 2), payload_width=12, vcs=3)
+    layout = FlitLayout(Metacube(1, 2).address_bits, payload_width=12, vcs=3)
     assert isinstance(layout, FlitLayout)
     assert {name: layout[name].shape.width for name in
             ("head", "tail", "vc", "dest", "src", "payload")} == \

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from amaranth.hdl import Module
 
-from cubefab.hdl.flit import FlitLayout, flit_layout
+from cubefab.hdl.flit import FlitLayout
 from cubefab.hdl.traffic_check import TrafficChecker
 from cubefab.hdl.traffic_gen import (PacketFormat, TrafficGenerator, check_generator, node_seed,
                                      rate_threshold, xorshift64, dense_to_address)
@@ -16,7 +16,7 @@ from tests.helpers import run_clocked
 def run_generator(topology, node, pattern, cycles, *, rate=1.0, seed=5, hot=0,
                   packet_flits=1):
     """Drive one generator into an always-ready sink; returns per-cycle records."""
-    fmt = PacketFormat(flit_layout(topology, 32), packet_flits)
+    fmt = PacketFormat(FlitLayout(topology.address_bits, 32), packet_flits)
     gen = TrafficGenerator(topology, node, fmt, pattern, hotspot=None)
     records = []
 
@@ -193,15 +193,15 @@ def test_checker_counts_misrouted_packets():
 def test_bad_parameters():
     topo = make_topology("hypercube", n=2)
     with pytest.raises(ValueError, match="Payload width must be at least"):
-        PacketFormat(flit_layout(topo, 16), 1)
+        PacketFormat(FlitLayout(topo.address_bits, 16), 1)
     # the generator's parameters are checked before one is built
     with pytest.raises(ValueError, match="traffic pattern"):
-        check_generator(topo, flit_layout(topo, 32), "tornado", None, 16)
+        check_generator(topo, FlitLayout(topo.address_bits, 32), "tornado", None, 16)
     with pytest.raises(ValueError, match="not a node"):
         dlh = make_topology("dlh", m=3, d=1)
-        check_generator(dlh, flit_layout(dlh, 32), "shuffle", None, 16)
+        check_generator(dlh, FlitLayout(dlh.address_bits, 32), "shuffle", None, 16)
     with pytest.raises(ValueError, match="Queue depth"):
-        check_generator(topo, flit_layout(topo, 32), "uniform", None, 0)
+        check_generator(topo, FlitLayout(topo.address_bits, 32), "uniform", None, 0)
     with pytest.raises(ValueError, match="Packet rate"):
         rate_threshold(1.5)
 

@@ -13,6 +13,8 @@ from cubefab.topology.broadcast_tree import (
 from cubefab.topology.deadlock import translation_mask
 from cubefab.topology.properties import bfs_distances
 
+from tests.helpers import child_ports
+
 
 FAST = [Hypercube(4), Metacube(1, 2), Metacube(2, 1), DLH(2, 2), DLH(3, 1), Mcube(5)]
 SLOW = [Hypercube(6), Metacube(1, 3), Metacube(2, 2), DLH(4, 3), Mcube(7)]
@@ -108,7 +110,7 @@ def test_children_are_the_neighbours_routed_back_here():
         for u in topology.nodes().tolist():
             expected = [p for p, w in enumerate(topology.neighbors(u))
                         if w != s and topology.next_port(w, s) == back[p]]
-            assert tree.child_ports(u) == expected
+            assert child_ports(tree, u) == expected
 
 
 def test_mcube_routings_are_not_minimal_so_the_tree_uses_bfs():
