@@ -37,7 +37,7 @@ from .topology.catalog import FAMILIES, make_topology
 
 
 __all__ = ["main", "CliError", "parse_address", "add_topology_command", "emit",
-           "format_table", "COMMAND_MODULES", "int_range",
+           "format_table", "one_line", "COMMAND_MODULES", "int_range",
            "float_range", "fraction", "input_errors",
            "check_size", "add_force_option", "EXIT_OK", "EXIT_CHECK_FAILED",
            "EXIT_BAD_INPUT", "EXIT_INTERNAL"]
@@ -64,6 +64,13 @@ COMMAND_MODULES = [
 
 class CliError(Exception):
     """A user error: printed as one ``error:`` line, exit status 2."""
+
+
+def one_line(message):
+    """``message`` as one printable line: control characters (a user's ``\\r`` or
+    ``\\n`` quoted back in an error) written as their escapes."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in str(message))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -319,7 +326,7 @@ def main(argv=None):
                 status = args._handler(args)
         return EXIT_OK if status is None else status
     except (CliError, files.OutputRefused) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

@@ -121,3 +121,12 @@ def test_other_tool_errors_stay_internal(monkeypatch, capsys, exc):
 def test_help_exits_0(capsys):
     assert cli.main(["--help"]) == 0
     assert "exit status" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value", ["\r0", "a\nb", "\x1b[31m"])
+def test_control_characters_a_user_typed_come_back_escaped_on_one_line(cli, value):
+    # found by the slow set's hostile-options fuzz: an unknown option's value with "\r"
+    r = cli("export", "booksim", "hypercube", "-n", "2", "-o", "out", "--buffer", value)
+    assert r.status == 2 and len(r.err.splitlines()) == 1
+    assert r.err.startswith("error: unrecognized arguments: --buffer ")
+    assert value.encode("unicode_escape").decode() in r.err
