@@ -59,6 +59,7 @@ COMMAND_MODULES = [
     "cubefab.commands.sim",
     "cubefab.commands.deadlock",
     "cubefab.commands.board",
+    "cubefab.commands.modes",
 ]
 
 

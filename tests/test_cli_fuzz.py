@@ -174,6 +174,7 @@ SPECS = {
                    "--force": "flag"}, heavy=True),
     "demo": Spec(("demo",), (), {}, {"-o": "dir", "--json": "flag", "--force": "flag"},
                  heavy=True, default_outputs=("build",)),
+    "modes": Spec(("modes",), (), {}, {"--json": "flag"}),
 }
 
 #: Small networks, and the parameters of each family.

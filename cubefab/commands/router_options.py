@@ -18,6 +18,7 @@ from ..cli import CliError, input_errors, int_range
 from ..hdl.config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, BUFFER_CHOICES, HOPS, TURNS,
                           ConfigConflict, HARDWARE_DEFAULTS, RouterConfig)
 from ..hdl.flit import HEADERS, payload_width_for
+from ..hdl.modes import parts
 from .fault_options import add_waypoints_option, fault_waypoints
 from .limits import (MAX_DEPTH, MAX_FLIT_WIDTH, MAX_PAYLOAD_WIDTH, MAX_VCS,
                      check_channel_graph, check_vcs_per_class)
@@ -267,7 +268,7 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
         The traffic has broadcasts: replicating routers even without
         ``--broadcast-vcs``.
     multicast : bool
-        The broadcasts go to subcube groups (``RouterConfig(multicast="subcube")``).
+        The broadcasts go to subcube groups (``Multicast(form="subcube")`` replication).
     fault_tolerant : bool
         The command needs fault-tolerant routers even without ``--waypoints``.
     block_ram_budget : int
@@ -301,15 +302,15 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
         vcs_per_class=args.vcs_per_class,
         payload_width=(defaults.payload_width if args.payload_width is None
                        else args.payload_width),
-        adaptive_vcs=adaptive_count, fault_waypoints=waypoints,
-        broadcast_vcs=_broadcast_vcs(args, topology, broadcasts),
-        broadcast_model=getattr(args, "broadcast_model", None) or "all-port",
-        multicast="subcube" if multicast else False,
         header=getattr(args, "header", HEADERS[0]), hop=getattr(args, "hop", HOPS[0]),
         buffer=getattr(args, "buffer", "auto"), turns=turns, routers=routers,
         block_ram_budget=block_ram_budget)
     try:
-        config = RouterConfig.for_topology(topology, **settings)
+        config = RouterConfig.for_topology(topology, **settings, **parts(
+            adaptive_vcs=adaptive_count, fault_waypoints=waypoints,
+            broadcast_vcs=_broadcast_vcs(args, topology, broadcasts),
+            broadcast_model=getattr(args, "broadcast_model", None) or "all-port",
+            multicast="subcube" if multicast else False))
     except ConfigConflict as exc:
         raise CliError(conflict_message(exc, said)) from None
     except (TypeError, ValueError) as exc:

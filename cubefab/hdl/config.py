@@ -16,27 +16,21 @@ from dataclasses import dataclass
 from ..topology.adaptive import escape_algorithm
 from ..topology.broadcast_deadlock import BroadcastDeadlockError, check_broadcast
 from ..topology.base import Topology, check_int
-from ..topology.broadcast import check_model
 from ..topology.deadlock import DeadlockError, check_deadlock_free, lane_bits, required_vcs
 from ..topology.duato import check_adaptive
-from ..topology.fault_routing import leg_algorithm
 from .fifo import memory_fifo_logic, register_fifo_logic
 from .flit import HEADERS, FlitLayout
-from .route.multicast import MEMBER_MODES
+from .modes import (MAX_FAULT_WAYPOINTS, MAX_VECTOR_NODES, Adaptive, Broadcast,
+                    ConfigConflict, Deterministic, Multicast, Unicast, Waypoints, refusal)
 
 
 __all__ = ["RouterConfig", "FabricConfig", "ConfigConflict", "RouterDefaults",
+           "Deterministic", "Adaptive", "Waypoints", "Unicast", "Broadcast", "Multicast",
            "HARDWARE_DEFAULTS", "SIMULATION_DEFAULTS", "BOARD_DEFAULTS", "BUFFERS", "BUFFER_CHOICES", "TURNS", "HOPS",
            "MAX_FAULT_WAYPOINTS", "MAX_VECTOR_NODES", "BLOCK_RAMS", "AUTO_MEMORY_DEPTH",
            "auto_storage", "block_rams_per_buffer"]
 
 
-#: Most waypoints a fault-tolerant router's header holds.
-MAX_FAULT_WAYPOINTS = 8
-
-#: Largest network whose flits may carry an explicit member vector
-#: (``RouterConfig(multicast="vector")``): a bit per node in every flit.
-MAX_VECTOR_NODES = 256
 
 
 #: Flit storage of the input buffers: the FIFO logic that builds each.
@@ -70,27 +64,6 @@ TURNS = ("reference", "all")
 #: a hop) or ``"lookahead"`` (lookahead routing and a bypass of empty buffers, one
 #: cycle a hop at zero load).
 HOPS = ("buffered", "lookahead")
-
-
-class ConfigConflict(ValueError):
-    """Two or more parameters of a :class:`RouterConfig` that each are valid but
-    cannot be built together.
-
-    Parameters
-    ----------
-    reason : str
-        Why, in words (the message without the parameters).
-    values : dict
-        The parameters in conflict (``{field name: value}``), the one whose mode
-        refuses the others first: a front end names them as its user gave them
-        (a command line's options, :mod:`cubefab.commands.router_options`).
-    """
-
-    def __init__(self, reason, values):
-        self.reason = reason
-        self.values = dict(values)
-        super().__init__(f"{reason}, not " + " with ".join(
-            f"{name} = {value!r}" for name, value in self.values.items()))
 
 
 @dataclass(frozen=True)
@@ -229,48 +202,37 @@ class RouterConfig:
         path. ``"all"``: a flit on any input port may leave through any output port.
         With ``adaptive_vcs``, ``"reference"`` connects the turns adaptive routes make
         (:func:`~cubefab.topology.turns.adaptive_turns`).
-    adaptive_vcs : int
-        0 (the default): deterministic routing. Otherwise a power of two: the router
-        routes adaptively (docs/router.md, "Adaptive routing"), with ``adaptive_vcs``
-        adaptive VCs per link numbered after the ``vcs`` escape VCs (Duato's protocol:
-        :func:`~cubefab.topology.duato.check_adaptive`); its flits carry their escape
-        class in a ``cls`` field.
-    fault_waypoints : int
-        0 (the default): no fault tolerance. Otherwise ``W``, up to
-        :data:`MAX_FAULT_WAYPOINTS`: the router routes by waypoints around faults
-        (:mod:`cubefab.topology.fault_routing`, docs/faults.md): its flits carry ``W``
-        waypoints, their count and the phase; a hop's VC is ``phase * C + class``
-        (``C = vcs // vcs_per_class`` classes per phase, the class restarting at 0 on
-        each leg), so links have ``(W + 1) * vcs`` VCs; every turn is connected (a
-        waypoint turns a packet anywhere). Deterministic routing that reads only the
-        destination.
-    broadcast_vcs : int
-        0 (the default): no broadcast. Otherwise the router replicates broadcast
-        packets (flits with the ``bcast`` bit) along the source's broadcast tree
-        (docs/broadcast.md, "Replication in the router"), on ``broadcast_vcs`` VCs per
-        link numbered after the ``vcs`` unicast VCs
+    routing : Deterministic, Adaptive or Waypoints
+        How the router routes (:mod:`cubefab.hdl.modes`). :class:`Deterministic` (the
+        default): the algorithm's one port per destination. :class:`Adaptive` ``(vcs)``:
+        adaptive routing (docs/router.md, "Adaptive routing") with ``vcs`` adaptive VCs
+        per link, a power of two, numbered after the ``vcs`` escape VCs of the escape
+        routing (Duato's protocol: :func:`~cubefab.topology.duato.check_adaptive`); its
+        flits carry their escape class in a ``cls`` field. :class:`Waypoints`
+        ``(count)``: routing by up to ``count`` (at most :data:`MAX_FAULT_WAYPOINTS`)
+        waypoints around faults (:mod:`cubefab.topology.fault_routing`, docs/faults.md):
+        its flits carry the waypoints, their count and the phase; a hop's VC is
+        ``phase * C + class`` (``C = vcs // vcs_per_class`` classes per phase, the class
+        restarting at 0 on each leg), so links have ``(count + 1) * vcs`` VCs; every
+        turn is connected (a waypoint turns a packet anywhere).
+    replication : Unicast, Broadcast or Multicast
+        What the router copies. :class:`Unicast` (the default): nothing.
+        :class:`Broadcast` ``(vcs, model)``: broadcast packets (flits with the ``bcast``
+        bit) along the source's broadcast tree (docs/broadcast.md, "Replication in the
+        router"), on ``vcs`` VCs per link numbered after the unicast VCs
         (:func:`~cubefab.topology.broadcast_deadlock.check_broadcast`; at least
         :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs` for a
-        deadlock-free fabric). Broadcast packets must be at most ``depth`` flits long.
-        Not with ``adaptive_vcs`` or ``fault_waypoints``.
-    multicast : bool or str
-        With ``broadcast_vcs``: False (the default), or how a ``bcast`` packet names
-        the nodes it goes to, along the broadcast tree pruned to them
-        (:func:`~cubefab.topology.broadcast_tree.multicast_tree`; the pruned tree's
-        channel dependencies are a subset of the tree's): ``"subcube"`` (or True):
-        flits also carry ``mmask`` and the members are the subcube ``(dest, mmask)``;
-        ``"vector"``: flits carry ``members``, a bit per node in dense index order
-        (networks of at most :data:`MAX_VECTOR_NODES` nodes). Routers of constant
-        addresses only (:class:`~cubefab.hdl.route.multicast.MulticastChildren`).
-    broadcast_model : str
-        With ``broadcast_vcs``, one of :data:`~cubefab.topology.broadcast.MODELS`:
-        ``"all-port"`` (the default) sends a packet's copies to all the children of the
-        tree at once; ``"one-port"`` sends them one after another in the order of the
+        deadlock-free fabric); ``model="all-port"`` sends a packet's copies to all the
+        tree's children at once, ``"one-port"`` one after another in the order of the
         one-port schedule (:func:`~cubefab.topology.broadcast_tree.one_port_tree`,
-        :class:`~cubefab.hdl.route.one_port.OnePortSends`), each copy starting after the
-        previous one's tail has left, along the one-port tree's links and the VC rule
-        of that model. One-port routers need a constant node address; not with
-        ``multicast``.
+        :class:`~cubefab.hdl.route.one_port.OnePortSends`), along the one-port tree's
+        links. :class:`Multicast` ``(vcs, form)``: all-port copies along the tree
+        pruned to the members (:func:`~cubefab.topology.broadcast_tree.multicast_tree`),
+        named by ``(dest, mmask)`` (``form="subcube"``) or by a bit per node
+        (``"vector"``, networks of at most :data:`MAX_VECTOR_NODES` nodes). Broadcast
+        packets must be at most ``depth`` flits long. One-port and multicast routers
+        need a constant node address.
+        Which routings, hops and replications combine: :func:`~cubefab.hdl.modes.refusal`.
     header : str
         One of :data:`~cubefab.hdl.flit.HEADERS`: where a packet's routing information
         travels (:class:`~cubefab.hdl.flit.FlitLayout`). ``"every"`` (the default):
@@ -290,8 +252,7 @@ class RouterConfig:
         (the route unit of that neighbour; at injection the router's own), and a flit
         arriving at an empty input VC that wins its output goes straight to the output
         register (a cycle a hop at zero load; its buffer slot's credit goes back at
-        once). Deterministic unicast routers only (not with ``adaptive_vcs``,
-        ``fault_waypoints`` or ``broadcast_vcs``).
+        once). Deterministic unicast routers only.
 
     Raises
     ------
@@ -310,11 +271,8 @@ class RouterConfig:
     routers: int = 1
     block_ram_budget: int = BLOCK_RAMS
     turns: str = "reference"
-    adaptive_vcs: int = 0
-    fault_waypoints: int = 0
-    broadcast_vcs: int = 0
-    multicast: bool | str = False
-    broadcast_model: str = "all-port"
+    routing: Deterministic | Adaptive | Waypoints = Deterministic()
+    replication: Unicast | Broadcast | Multicast = Unicast()
     header: str = "every"
     hop: str = "buffered"
     #: str: the flit storage the router builds, a key of :data:`BUFFERS`: ``buffer``,
@@ -339,56 +297,19 @@ class RouterConfig:
         check_int("Number of routers", self.routers, 1)
         check_int("Block RAM budget", self.block_ram_budget, 0)
         _check_choice("Turns", self.turns, TURNS)
-        check_int("Number of adaptive virtual channels", self.adaptive_vcs, 0)
-        if self.adaptive_vcs:
-            lane_bits(self.adaptive_vcs)   # a power of two
-            escape_algorithm(self.topology, self.algorithm)   # one that reads only dest
-        check_int("Number of fault waypoints", self.fault_waypoints, 0, MAX_FAULT_WAYPOINTS)
-        if self.fault_waypoints:
-            if self.adaptive_vcs:
-                raise ConfigConflict("Fault waypoints need deterministic routing",
-                                     {"fault_waypoints": self.fault_waypoints,
-                                      "adaptive_vcs": self.adaptive_vcs})
-            leg_algorithm(self.topology, self.algorithm)   # reads only dest
-        check_int("Number of broadcast virtual channels", self.broadcast_vcs, 0)
-        if self.multicast is True:
-            object.__setattr__(self, "multicast", "subcube")
-        if self.multicast is not False and self.multicast not in MEMBER_MODES:
-            raise ValueError(f"Multicast must be False or one of {', '.join(MEMBER_MODES)}, "
-                             f"not {self.multicast!r}")
-        if self.multicast and not self.broadcast_vcs:
-            raise ConfigConflict("Multicast needs broadcast VCs",
-                                 {"multicast": self.multicast,
-                                  "broadcast_vcs": self.broadcast_vcs})
-        if self.multicast == "vector" and self.topology.num_nodes > MAX_VECTOR_NODES:
-            raise ValueError(f"Member-vector multicast carries a bit per node in every "
-                             f"flit; it is built for at most {MAX_VECTOR_NODES} nodes, not "
-                             f"{self.topology.num_nodes} (use multicast='subcube')")
-        if self.broadcast_vcs and self.adaptive_vcs:
-            raise ConfigConflict("Broadcast VCs need a deterministic router",
-                                 {"broadcast_vcs": self.broadcast_vcs,
-                                  "adaptive_vcs": self.adaptive_vcs})
-        if self.broadcast_vcs and self.fault_waypoints:
-            raise ConfigConflict("Broadcast VCs need a router without fault waypoints",
-                                 {"broadcast_vcs": self.broadcast_vcs,
-                                  "fault_waypoints": self.fault_waypoints})
-        check_model(self.broadcast_model)
-        if self.broadcast_model != "all-port" and not self.broadcast_vcs:
-            raise ConfigConflict("A broadcast model needs broadcast VCs",
-                                 {"broadcast_model": self.broadcast_model,
-                                  "broadcast_vcs": self.broadcast_vcs})
-        if self.broadcast_model != "all-port" and self.multicast:
-            raise ConfigConflict("Multicast needs the all-port broadcast model",
-                                 {"multicast": self.multicast,
-                                  "broadcast_model": self.broadcast_model})
+        if not isinstance(self.routing, (Deterministic, Adaptive, Waypoints)):
+            raise TypeError(f"Routing must be Deterministic(), Adaptive(...) or "
+                            f"Waypoints(...), not {self.routing!r}")
+        if not isinstance(self.replication, (Unicast, Broadcast, Multicast)):
+            raise TypeError(f"Replication must be Unicast(), Broadcast(...) or "
+                            f"Multicast(...), not {self.replication!r}")
+        self.routing.check(self.topology, self.algorithm)
+        self.replication.check(self.topology)
         _check_choice("Header", self.header, HEADERS)
         _check_choice("Hop", self.hop, HOPS)
-        if self.lookahead:
-            for name in ("adaptive_vcs", "fault_waypoints", "broadcast_vcs"):
-                if getattr(self, name):
-                    raise ConfigConflict("Lookahead hops need a deterministic unicast "
-                                         "router", {"hop": self.hop,
-                                                    name: getattr(self, name)})
+        refused = refusal(self.routing, self.hop, self.replication)
+        if refused is not None:
+            raise ConfigConflict(*refused)
         # resolved once, here: what the router reads
         object.__setattr__(self, "storage", self.auto_buffer() if self.buffer_auto
                            else self.buffer)
@@ -428,7 +349,7 @@ class RouterConfig:
 
     @classmethod
     def for_topology(cls, topology, *, algorithm=None, vcs=None, vcs_per_class=1,
-                     adaptive_vcs=0, **settings):
+                     routing=Deterministic(), **settings):
         """The configuration for ``topology`` with its default ``algorithm`` (when
         ``None``) and, when ``vcs`` is ``None``, :meth:`default_vcs`; ``settings`` are
         the other parameters."""
@@ -436,18 +357,44 @@ class RouterConfig:
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         algorithm = topology.check_algorithm(algorithm)
         if vcs is None:
-            vcs = cls.default_vcs(topology, algorithm, vcs_per_class, adaptive_vcs)
+            vcs = cls.default_vcs(topology, algorithm, vcs_per_class, routing)
         return cls(topology, algorithm=algorithm, vcs=vcs, vcs_per_class=vcs_per_class,
-                   adaptive_vcs=adaptive_vcs, **settings)
+                   routing=routing, **settings)
 
     @staticmethod
-    def default_vcs(topology, algorithm, vcs_per_class=1, adaptive_vcs=0):
+    def default_vcs(topology, algorithm, vcs_per_class=1, routing=Deterministic()):
         """``vcs`` by default: the classes the VC assignment of ``algorithm`` (with
-        ``adaptive_vcs``: of its escape routing) needs, times ``vcs_per_class``."""
+        :class:`Adaptive` ``routing``: of its escape routing) needs, times
+        ``vcs_per_class``."""
         lane_bits(vcs_per_class)   # a power of two
-        if adaptive_vcs:
+        if isinstance(routing, Adaptive):
             algorithm = escape_algorithm(topology, algorithm)
         return required_vcs(topology, algorithm) * vcs_per_class
+
+    @property
+    def adaptive_vcs(self):
+        """int: adaptive VCs per link (0 unless the routing is :class:`Adaptive`)."""
+        return self.routing.vcs if isinstance(self.routing, Adaptive) else 0
+
+    @property
+    def fault_waypoints(self):
+        """int: waypoints a header holds (0 unless the routing is :class:`Waypoints`)."""
+        return self.routing.count if isinstance(self.routing, Waypoints) else 0
+
+    @property
+    def broadcast_vcs(self):
+        """int: broadcast VCs per link (0 for a :class:`Unicast` router)."""
+        return 0 if isinstance(self.replication, Unicast) else self.replication.vcs
+
+    @property
+    def broadcast_model(self):
+        """str: how copies go out, ``"all-port"`` or ``"one-port"``."""
+        return getattr(self.replication, "model", "all-port")
+
+    @property
+    def multicast(self):
+        """str or False: the multicast form (``"subcube"``, ``"vector"``), or False."""
+        return self.replication.form if isinstance(self.replication, Multicast) else False
 
     @property
     def adaptive(self):
@@ -499,17 +446,26 @@ class RouterConfig:
                           next_port_bits=self.topology.port_width if self.lookahead else 0)
 
     def as_dict(self):
-        """The parameters but the topology, as a JSON-able dict: ``buffer`` is the
-        storage used (:attr:`storage`) and ``buffer_auto`` whether the ``"auto"`` rule
-        chose it; ``routers``, ``block_ram_budget``, ``broadcast_vcs``, ``multicast``,
+        """The parameters but the topology, as a JSON-able dict with the routing and
+        replication parts as flat fields: ``buffer`` is the storage used
+        (:attr:`storage`) and ``buffer_auto`` whether the ``"auto"`` rule chose it;
+        ``routers``, ``block_ram_budget``, ``broadcast_vcs``, ``multicast``,
         ``broadcast_model``, ``header`` and ``hop`` only when not their defaults, so
         that reports of other routers are unchanged."""
-        optional = ("routers", "block_ram_budget", "broadcast_vcs", "multicast",
-                    "broadcast_model", "header", "hop")
-        out = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
-               if field.name not in ("topology", "storage")
-               and (field.name not in optional
-                    or getattr(self, field.name) != field.default)}
+        out = {"algorithm": self.algorithm, "vcs": self.vcs, "depth": self.depth,
+               "payload_width": self.payload_width, "vcs_per_class": self.vcs_per_class,
+               "buffer": self.buffer}
+        if self.routers != 1:
+            out["routers"] = self.routers
+        if self.block_ram_budget != BLOCK_RAMS:
+            out["block_ram_budget"] = self.block_ram_budget
+        out.update(turns=self.turns, adaptive_vcs=self.adaptive_vcs,
+                   fault_waypoints=self.fault_waypoints)
+        optional = (("broadcast_vcs", 0), ("multicast", False),
+                    ("broadcast_model", "all-port"), ("header", "every"),
+                    ("hop", "buffered"))
+        out.update({name: getattr(self, name) for name, default in optional
+                    if getattr(self, name) != default})
         out.update(buffer=self.storage, buffer_auto=self.buffer_auto)
         return out
 

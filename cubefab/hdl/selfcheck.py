@@ -21,6 +21,7 @@ from amaranth.lib.wiring import In, Out
 from ..topology.base import Topology, check_int
 from ..topology.broadcast_tree import subcube_members
 from .config import BLOCK_RAMS, FabricConfig
+from .modes import parts
 from .fabric import connect_links
 from .ports import reset_less_verilog
 from .selfcheck_node import (CONFIG_INPUTS, DEFECT_INPUTS, SelfCheckingNode,
@@ -108,7 +109,7 @@ class SelfCheckConfig:
     multicast_group : int, optional
         With ``broadcast_vcs`` (all-port): the generators' broadcasts become
         multicasts to their node's group, the nodes that share its address bits under
-        this mask (``RouterConfig(multicast="subcube")``, routers of constant
+        this mask (``RouterConfig(replication=Multicast(...))``, routers of constant
         addresses); every group must hold another node. Default None: broadcasts.
     header : str
         Where the routing information travels (``RouterConfig.header``): ``"every"``
@@ -144,12 +145,11 @@ class SelfCheckConfig:
         #: FabricConfig: the routers' configuration, proved deadlock-free
         self.fabric = FabricConfig.for_topology(
             topology, payload_width=payload_width, vcs=vcs, depth=depth,
-            algorithm=algorithm, vcs_per_class=vcs_per_class, adaptive_vcs=adaptive_vcs,
-            fault_waypoints=fault_waypoints, block_ram_budget=block_ram_budget,
-            **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {}),
-            **({"broadcast_model": broadcast_model} if broadcast_model != "all-port"
-               else {}),
-            **({"multicast": "subcube"} if multicast_group is not None else {}),
+            algorithm=algorithm, vcs_per_class=vcs_per_class,
+            block_ram_budget=block_ram_budget,
+            **parts(adaptive_vcs=adaptive_vcs, fault_waypoints=fault_waypoints,
+                    broadcast_vcs=broadcast_vcs, broadcast_model=broadcast_model,
+                    multicast="subcube" if multicast_group is not None else False),
             **({"header": header} if header != "every" else {}),
             **({"hop": hop} if hop != "buffered" else {}))
         #: RouterConfig: every router's configuration

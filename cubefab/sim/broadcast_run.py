@@ -9,7 +9,7 @@ fabric must: ``N - 1`` unicast packets queued at the source in cycle 0, one to e
 other node; the source's injection time is the cycle its last flit enters.
 
 With ``model="one-port"`` the routers send a packet's copies one after another
-(``RouterConfig(broadcast_model="one-port")``); the run then also *measures* the number
+(``Broadcast(model="one-port")`` replication); the run then also *measures* the number
 of sequential sends of the longest chain from the hardware: a node's sends are ordered
 by the cycle their head left on the link, and a node's step is its sender's step plus
 the position of its copy among the sender's sends, plus one (0 at the source).
@@ -24,6 +24,7 @@ Amaranth engine only.
 from amaranth.sim import Simulator
 
 from ..hdl.fabric import Fabric, FabricConfig
+from ..hdl.modes import MODE_FIELDS, parts
 from ..topology.base import Topology, check_int
 from ..topology.broadcast_deadlock import required_broadcast_vcs
 from ..topology.broadcast import check_model
@@ -143,10 +144,10 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         Most cycles a run may take (default ``50 * N + 200``).
     subcube : (int, int), optional
         A multicast instead: to the nodes ``x`` with ``x & mask == value & mask``
-        (multicast routers, ``RouterConfig(multicast="subcube")``).
+        (multicast routers, ``Multicast(form="subcube")`` replication).
     members : iterable of int, optional
         A multicast instead: to these addresses, named in the packet's member vector
-        (``RouterConfig(multicast="vector")``; not with ``subcube``).
+        (``Multicast(form="vector")`` replication; not with ``subcube``).
     model : {"all-port", "one-port"}
         The routers' ``broadcast_model``.
     engine : {"amaranth", "verilator"}
@@ -199,7 +200,8 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         value = source
     else:
         wanted = [True] * n
-    config = FabricConfig.for_topology(topology, **router)
+    modes = parts(**{name: router.pop(name) for name in MODE_FIELDS if name in router})
+    config = FabricConfig.for_topology(topology, **router, **modes)
     if packet_flits > config.router.depth:
         raise ValueError(f"Broadcast packets must fit a buffer: packet_flits must be at "
                          f"most depth = {config.router.depth}, not {packet_flits}")

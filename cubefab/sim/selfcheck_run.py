@@ -23,6 +23,7 @@ from ..hdl.traffic_gen import RATE_BITS, rate_threshold
 from ..topology.base import Topology, check_int
 from ..topology.broadcast_tree import subcube_members
 from ..hdl.config import SIMULATION_DEFAULTS, RouterConfig
+from ..hdl.modes import parts
 from .checks import (AnyReference, BroadcastLatency, FlitFields, Ledger,
                      RouteReference, WaypointReference)
 
@@ -56,7 +57,8 @@ def selfcheck_config(topology, *, pattern="uniform", packet_flits=1,
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     algorithm = topology.check_algorithm(algorithm)
     if vcs is None:
-        vcs = RouterConfig.default_vcs(topology, algorithm, vcs_per_class, adaptive_vcs)
+        vcs = RouterConfig.default_vcs(topology, algorithm, vcs_per_class,
+                                       parts(adaptive_vcs=adaptive_vcs)["routing"])
     return {"design": "SelfCheckingFabric", "family": topology.name,
             "params": dict(topology.params), "pattern": pattern,
             "packet_flits": packet_flits, "payload_width": payload_width, "vcs": vcs,

@@ -2,6 +2,7 @@
 :func:`tests.hdl.fabric_helpers.run_packets`)."""
 
 from cubefab.hdl.fabric import Fabric, FabricConfig
+from cubefab.hdl.modes import MODE_FIELDS, parts
 from cubefab.topology.broadcast_deadlock import required_broadcast_vcs
 
 
@@ -10,5 +11,6 @@ def broadcast_fabric(topology, strapped=False, **router):
     ``strapped``: address-strapped routers)."""
     router.setdefault("broadcast_vcs", required_broadcast_vcs(topology))
     router.setdefault("payload_width", 12)
-    config = FabricConfig.for_topology(topology, **router)
+    modes = parts(**{name: router.pop(name) for name in MODE_FIELDS if name in router})
+    config = FabricConfig.for_topology(topology, **router, **modes)
     return Fabric(config, strapped=strapped)

@@ -4,6 +4,7 @@ equal the adaptive model, its selection policy, and packets that follow their he
 import pytest
 
 from cubefab.hdl.config import FabricConfig, RouterConfig
+from cubefab.hdl.modes import Adaptive
 from cubefab.hdl.router import HOP_LATENCY, Router
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
 from cubefab.topology.adaptive import (adaptive_ports, ecube_as_short_masks, escape_algorithm,
@@ -16,7 +17,7 @@ from tests.helpers import run_clocked
 
 
 def adaptive_router(topology, node, **parameters):
-    return Router(RouterConfig.for_topology(topology, payload_width=8, adaptive_vcs=1,
+    return Router(RouterConfig.for_topology(topology, payload_width=8, routing=Adaptive(1),
                                             **parameters), node)
 
 
@@ -334,7 +335,7 @@ def test_adaptive_turns_include_the_reference_ones(topology, algorithm):
 ], ids=str)
 def test_shipped_adaptive_fabrics_are_proven_deadlock_free(topology, algorithm):
     # FabricConfig proves the router's rule by Duato's condition (check_adaptive)
-    config = FabricConfig.for_topology(topology, algorithm=algorithm, adaptive_vcs=2,
+    config = FabricConfig.for_topology(topology, algorithm=algorithm, routing=Adaptive(2),
                                        vcs_per_class=2)
     assert config.router.link_vcs == config.router.vcs + 2
 
@@ -347,7 +348,7 @@ def test_shipped_adaptive_fabrics_are_proven_deadlock_free(topology, algorithm):
 def test_large_adaptive_fabrics_are_proven_deadlock_free(topology, algorithm):
     # made only once Duato's condition held (DeadlockError otherwise), with no more
     # escape classes than its escape routing needs
-    config = FabricConfig.for_topology(topology, algorithm=algorithm, adaptive_vcs=1)
+    config = FabricConfig.for_topology(topology, algorithm=algorithm, routing=Adaptive(1))
     assert config.check_deadlock and config.router.adaptive_vcs == 1
     assert config.router.vc_classes == required_vcs(
         topology, escape_algorithm(topology, config.router.algorithm))
@@ -356,27 +357,27 @@ def test_large_adaptive_fabrics_are_proven_deadlock_free(topology, algorithm):
 def test_an_escape_without_its_dateline_class_is_refused():
     # DLH rings need two escape classes; one leaves Duato's extended graph cyclic
     with pytest.raises(DeadlockError, match="escape class"):
-        FabricConfig.for_topology(DLH(2, 1), vcs=1, adaptive_vcs=1)
+        FabricConfig.for_topology(DLH(2, 1), vcs=1, routing=Adaptive(1))
 
 
 def test_adaptive_parameters_are_checked():
     with pytest.raises(ValueError, match="power of two"):
-        RouterConfig.for_topology(Hypercube(2), adaptive_vcs=3)
+        RouterConfig.for_topology(Hypercube(2), routing=Adaptive(3))
     with pytest.raises(ValueError, match="adaptive virtual channels"):
-        RouterConfig.for_topology(Hypercube(2), adaptive_vcs=-1)
+        RouterConfig.for_topology(Hypercube(2), routing=Adaptive(-1))
     with pytest.raises(ValueError, match="reads only the destination"):
-        RouterConfig.for_topology(Metacube(1, 1), algorithm="paper", adaptive_vcs=1)
+        RouterConfig.for_topology(Metacube(1, 1), algorithm="paper", routing=Adaptive(1))
 
 
 def test_adaptive_flits_carry_their_class_only_when_there_are_classes():
-    dlh = RouterConfig.for_topology(DLH(2, 1), adaptive_vcs=2, vcs_per_class=2)
+    dlh = RouterConfig.for_topology(DLH(2, 1), routing=Adaptive(2), vcs_per_class=2)
     assert (dlh.vcs, dlh.link_vcs, dlh.class_width) == (4, 6, 1)
     assert dict(dlh.layout)["cls"].shape.width == 1
-    cube = RouterConfig.for_topology(Hypercube(2), adaptive_vcs=1)
+    cube = RouterConfig.for_topology(Hypercube(2), routing=Adaptive(1))
     assert (cube.vcs, cube.link_vcs, cube.class_width) == (1, 2, 0)
     assert "cls" not in dict(cube.layout)
     # the Mcube's Mroute runs adaptively over an e-cube escape: one class
-    mcube = RouterConfig.for_topology(Mcube(4), algorithm="mroute", adaptive_vcs=1)
+    mcube = RouterConfig.for_topology(Mcube(4), algorithm="mroute", routing=Adaptive(1))
     assert mcube.vcs == 1 and mcube.adaptive
 
 

@@ -3,6 +3,7 @@
 import pytest
 
 from cubefab.hdl.config import FabricConfig, RouterConfig
+from cubefab.hdl.modes import Adaptive, Broadcast, Multicast, parts
 from cubefab.hdl.router import Router
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube, bfs_distances
 from cubefab.topology.broadcast_deadlock import (BroadcastDeadlockError, broadcast_next_vc,
@@ -132,19 +133,19 @@ def test_the_unicast_router_is_unchanged_without_broadcast_vcs():
     assert "bcast" not in dict(config.layout)
     assert "broadcast_vcs" not in config.as_dict()
     assert "bcast" in dict(RouterConfig.for_topology(Hypercube(2), payload_width=4,
-                                                     broadcast_vcs=1).layout)
+                                                     replication=Broadcast(1)).layout)
 
 
 def test_too_few_broadcast_vcs_is_a_deadlock():
     topo = DLH(2, 2)
     assert required_broadcast_vcs(topo) > 1
     with pytest.raises(BroadcastDeadlockError, match="broadcast VC"):
-        FabricConfig.for_topology(topo, broadcast_vcs=1)
+        FabricConfig.for_topology(topo, replication=Broadcast(1))
 
 
 def test_broadcast_needs_a_deterministic_router():
     with pytest.raises(ValueError, match="deterministic router"):
-        RouterConfig.for_topology(Hypercube(2), adaptive_vcs=2, broadcast_vcs=1)
+        RouterConfig.for_topology(Hypercube(2), routing=Adaptive(2), replication=Broadcast(1))
 
 
 @pytest.mark.parametrize("topology, settings", [
@@ -186,21 +187,21 @@ def test_every_source_multicasts_to_named_members_along_its_pruned_tree(topology
 
 
 def test_member_vector_multicast_is_for_small_networks():
-    config = RouterConfig.for_topology(Hypercube(3), broadcast_vcs=1, multicast="vector")
+    config = RouterConfig.for_topology(Hypercube(3), replication=Multicast(1, form='vector'))
     assert dict(config.layout)["members"].width == 8 and "mmask" not in dict(config.layout)
     with pytest.raises(ValueError, match="at most 256 nodes"):
-        RouterConfig.for_topology(Hypercube(9), broadcast_vcs=1, multicast="vector")
-    with pytest.raises(ValueError, match="must be False or one of subcube, vector"):
-        RouterConfig.for_topology(Hypercube(3), broadcast_vcs=1, multicast="list")
+        RouterConfig.for_topology(Hypercube(9), replication=Multicast(1, form='vector'))
+    with pytest.raises(ValueError, match="Multicast form must be one of subcube, vector"):
+        Multicast(1, form="list")
 
 
 def test_multicast_routers_need_a_node_address():
-    config = RouterConfig.for_topology(Hypercube(2), broadcast_vcs=1, multicast=True)
+    config = RouterConfig.for_topology(Hypercube(2), replication=Multicast(1))
     assert "mmask" in dict(config.layout)
     with refused(ValueError, match="constant node address"):
         Router(config, None)
-    with pytest.raises(ValueError, match="needs broadcast VCs"):
-        RouterConfig.for_topology(Hypercube(2), multicast=True)
+    with pytest.raises(ValueError, match="Multicast needs broadcast VCs"):
+        parts(multicast="subcube")
 
 
 # -- one-port replication -----------------------------------------------------------------
@@ -253,22 +254,20 @@ def test_one_port_copies_leave_back_to_back():
 
 
 def test_one_port_routers_are_validated():
-    with pytest.raises(ValueError, match="needs broadcast VCs"):
-        RouterConfig.for_topology(Hypercube(2), broadcast_model="one-port")
+    with pytest.raises(ValueError, match="A broadcast model needs broadcast VCs"):
+        parts(broadcast_model="one-port")
     with pytest.raises(ValueError, match="model must be one of"):
-        RouterConfig.for_topology(Hypercube(2), broadcast_vcs=1, broadcast_model="two-port")
-    with pytest.raises(ValueError, match="all-port"):
-        RouterConfig.for_topology(Hypercube(2), broadcast_vcs=1, multicast=True,
-                                  broadcast_model="one-port")
-    config = RouterConfig.for_topology(Hypercube(2), broadcast_vcs=1,
-                                       broadcast_model="one-port")
+        Broadcast(1, model="two-port")
+    with pytest.raises(ValueError, match="Multicast needs the all-port broadcast model"):
+        parts(broadcast_vcs=1, multicast="subcube", broadcast_model="one-port")
+    config = RouterConfig.for_topology(Hypercube(2), replication=Broadcast(1, model='one-port'))
     assert config.as_dict()["broadcast_model"] == "one-port"
     assert "broadcast_model" not in RouterConfig.for_topology(
-        Hypercube(2), broadcast_vcs=1).as_dict()
+        Hypercube(2), replication=Broadcast(1)).as_dict()
     with refused(ValueError, match="constant node address"):
         Router(config, None)
 
 
 def test_too_few_broadcast_vcs_is_a_one_port_deadlock():
     with pytest.raises(BroadcastDeadlockError, match="one-port"):
-        FabricConfig.for_topology(DLH(2, 2), broadcast_vcs=1, broadcast_model="one-port")
+        FabricConfig.for_topology(DLH(2, 2), replication=Broadcast(1, model='one-port'))

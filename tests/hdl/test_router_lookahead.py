@@ -9,6 +9,7 @@ from amaranth.hdl import Elaboratable, Module
 from amaranth.sim import Simulator
 
 from cubefab.hdl.config import RouterConfig
+from cubefab.hdl.modes import Adaptive, Broadcast, Waypoints
 from cubefab.hdl.fabric import Fabric, FabricConfig
 from cubefab.hdl.flit import FlitLayout
 from cubefab.hdl.route import LookaheadRoute
@@ -174,8 +175,8 @@ def test_lookahead_heads_carry_a_next_port_field():
 
 
 @pytest.mark.parametrize("settings, name", [
-    ({"adaptive_vcs": 1}, "adaptive_vcs"), ({"fault_waypoints": 1}, "fault_waypoints"),
-    ({"broadcast_vcs": 1}, "broadcast_vcs")])
+    ({"routing": Adaptive(1)}, "adaptive_vcs"), ({"routing": Waypoints(1)}, "fault_waypoints"),
+    ({"replication": Broadcast(1)}, "broadcast_vcs")])
 def test_modes_lookahead_does_not_serve_are_refused(settings, name):
     with pytest.raises(ValueError, match=f"Lookahead hops need a deterministic unicast "
                                          f"router, not hop = 'lookahead' with {name} = 1"):

@@ -7,6 +7,7 @@ import pytest
 from amaranth.hdl import Shape
 
 from cubefab.hdl.config import RouterConfig
+from cubefab.hdl.modes import Deterministic, Waypoints, parts
 from cubefab.hdl.router import Router
 from cubefab.topology import DLH, Hypercube, Metacube
 from cubefab.topology.deadlock import wrap_ports
@@ -99,7 +100,7 @@ def vectors_of(topology, W, here):
 
 
 def router_of(topology, W):
-    return Router(RouterConfig.for_topology(topology, fault_waypoints=W), None)
+    return Router(RouterConfig.for_topology(topology, routing=Waypoints(W)), None)
 
 
 @pytest.mark.parametrize("topology, here", [(Hypercube(3), 5), (Metacube(1, 1), 6)],
@@ -125,7 +126,7 @@ def test_every_input_of_every_node_with_one_waypoint(topology):
 def test_the_hops_of_detoured_routes_take_the_model_vcs(topology, faults):
     # every hop of every route through waypoints, the flit arriving as the router
     # before it sent it: the ports walk the route and the VCs are hop_vcs
-    config = RouterConfig.for_topology(topology, fault_waypoints=2)
+    config = RouterConfig.for_topology(topology, routing=Waypoints(2))
     routing = plan_waypoints(topology, FaultSet(topology, faults), 2)
     vectors, model = [], []
     for (s, t), waypoints in sorted(routing.waypoints.items())[:10]:
@@ -142,12 +143,12 @@ def test_the_hops_of_detoured_routes_take_the_model_vcs(topology, faults):
 
 def test_no_waypoints_is_the_plain_router():
     plain = RouterConfig.for_topology(Hypercube(3))
-    assert RouterConfig.for_topology(Hypercube(3), fault_waypoints=0) == plain
+    assert RouterConfig.for_topology(Hypercube(3), routing=Deterministic()) == plain
     assert plain.layout.waypoints == 0 and "phase" not in dict(plain.layout)
 
 
 def test_the_layout_carries_the_header():
-    config = RouterConfig.for_topology(DLH(2, 1), fault_waypoints=2)
+    config = RouterConfig.for_topology(DLH(2, 1), routing=Waypoints(2))
     layout = config.layout
     assert config.link_vcs == 3 * config.vcs == 6
     assert {name: Shape.cast(layout[name].shape).width for name in
@@ -155,19 +156,20 @@ def test_the_layout_carries_the_header():
         {"vc": 3, "waypoint_count": 2, "phase": 2, "waypoint": 8}
 
 
-@pytest.mark.parametrize("params, error, match", [
-    ({"fault_waypoints": -1}, ValueError, "Number of fault waypoints"),
-    ({"fault_waypoints": 9}, ValueError, "Number of fault waypoints"),
-    ({"fault_waypoints": 1, "adaptive_vcs": 1}, ValueError, "deterministic routing"),
-])
-def test_bad_fault_waypoints_are_refused(params, error, match):
-    with pytest.raises(error, match=match):
-        RouterConfig.for_topology(Hypercube(3), **params)
+@pytest.mark.parametrize("count", [-1, 0, 9])
+def test_bad_fault_waypoint_counts_are_refused(count):
+    with pytest.raises(ValueError, match="Number of fault waypoints"):
+        Waypoints(count)
+
+
+def test_waypoints_and_adaptive_routing_are_two_routings():
+    with pytest.raises(ValueError, match="Fault waypoints need deterministic routing"):
+        parts(fault_waypoints=1, adaptive_vcs=1)
 
 
 def test_a_routing_that_reads_the_source_is_refused():
     with pytest.raises(ValueError, match="reads the header field"):
-        RouterConfig.for_topology(Metacube(1, 1), algorithm="paper", fault_waypoints=1)
+        RouterConfig.for_topology(Metacube(1, 1), algorithm="paper", routing=Waypoints(1))
 
 
 def test_a_dead_link_drops_and_counts_its_flits_without_stalling():

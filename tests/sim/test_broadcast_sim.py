@@ -10,6 +10,7 @@ from cubefab.sim.checks import RouteReference
 from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
 from cubefab.hdl.config import RouterConfig
+from cubefab.hdl.modes import Broadcast
 from cubefab.topology.broadcast_deadlock import required_broadcast_vcs
 from tests.hdl.test_broadcast_router import tree_hops
 from tests.sim.engine_helpers import both_engines, needs_verilator
@@ -29,8 +30,8 @@ def assert_clean(r):
     (Hypercube(3), {}), (Metacube(1, 1), {}), (DLH(2, 1), {}),
     (Mcube(3), {"algorithm": "ecube"})], ids=lambda x: getattr(x, "label", ""))
 def test_the_reference_trees_and_vcs_are_the_models(topology, settings, model):
-    config = RouterConfig.for_topology(topology, broadcast_vcs=required_broadcast_vcs(
-        topology, model), broadcast_model=model, **settings)
+    config = RouterConfig.for_topology(topology, replication=Broadcast(
+        required_broadcast_vcs(topology, model), model), **settings)
     trees = RouteReference.of(config).broadcast
     first = config.vcs
     nodes = [int(a) for a in topology.nodes()]
