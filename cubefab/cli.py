@@ -48,6 +48,7 @@ EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 COMMAND_MODULES = [
     "cubefab.commands.topology",
+    "cubefab.commands.compare",
     "cubefab.commands.demo",
     "cubefab.commands.export",
     "cubefab.commands.sweep",
