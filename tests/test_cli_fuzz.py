@@ -172,6 +172,10 @@ SPECS = {
                    "--vcs": "int", "--rate": "float", "--seed": "int", "--json": "flag",
                    "--adaptive": "flag", "--adaptive-vcs": "int", "--algorithm": "name",
                    "--force": "flag"}, heavy=True),
+    "compare": Spec(("compare",), (), {"--nodes": "64"},
+                    {"--nodes": "int", "--bfs-max-nodes": "int", "--walk-max-nodes": "int",
+                     "--plot": "file", "--plot-max-nodes": "int", "--json": "flag",
+                     "--force": "flag"}, heavy=True, ext=".png"),
     "demo": Spec(("demo",), (), {}, {"-o": "dir", "--json": "flag", "--force": "flag"},
                  heavy=True, default_outputs=("build",)),
 }
