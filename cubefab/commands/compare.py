@@ -131,10 +131,13 @@ def _compare(args):
     _check(args)
     networks = _networks(args)
     options = dict(bfs_max_nodes=args.bfs_max_nodes, walk_max_nodes=args.walk_max_nodes)
-    bar = Progress("compare", unit="networks")
+    bar = Progress("compare")
     rows = []
     try:
         for i, (family, params, topology, series) in enumerate(networks):
+            # the bar counts networks, then a long row's own BFS sources or routes
+            bar.label = (f"compare {i + 1}/{len(networks)} {family}:"
+                         + ",".join(f"{k}={v}" for k, v in params.items()))
             bar.update(i, len(networks))
             rows.append(compare_row(family, params, topology, series=series,
                                     progress=bar.update, **options))
