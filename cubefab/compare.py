@@ -52,7 +52,7 @@ from .sim.channel_load import channel_load_bound
 
 
 __all__ = ["Series", "SERIES", "Column", "COLUMNS", "NEAREST_RULE", "parse_network",
-           "network_spec", "nearest_networks", "compare_row", "compare_rows",
+           "network_spec", "nearest_networks", "compare_row", "compare_rows", "table_cells",
            "paper_differences", "scaling_rows", "plot_comparison", "DEFAULT_BFS_MAX_NODES",
            "DEFAULT_WALK_MAX_NODES", "DEFAULT_PLOT_MAX_NODES", "BISECTION_TIME_LIMIT",
            "MAX_SELECT_NODES"]
@@ -452,9 +452,6 @@ def table_cells(rows, columns=None):
     """``(headers, cells)`` of ``rows`` for a text table."""
     columns = COLUMNS if columns is None else columns
     return [c.header for c in columns], [[c.cell(r) for c in columns] for r in rows]
-
-
-__all__.append("table_cells")
 
 
 # -- scaling ---------------------------------------------------------------------------
