@@ -255,7 +255,7 @@ def test_help_states_every_default(capsys):
     blocks = re.split(r"\n  (?=-)", capsys.readouterr().out.split("options:")[1])
     helps = {block.split()[0]: " ".join(block.split()) for block in blocks if block.strip()}
     for option in ("--nodes", "--bfs-max-nodes", "--walk-max-nodes", "--json", "--plot",
-                   "--plot-max-nodes"):
+                   "--plot-max-nodes", "--force"):
         assert "default" in helps[option], helps[option]
 
 
