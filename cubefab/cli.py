@@ -48,6 +48,7 @@ EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 COMMAND_MODULES = [
     "cubefab.commands.topology",
+    "cubefab.commands.compare",
     "cubefab.commands.demo",
     "cubefab.commands.export",
     "cubefab.commands.sweep",
@@ -201,7 +202,8 @@ def check_size(what, cost, limit, unit="", hint=""):
 def add_force_option(parser):
     """Add ``--force``: replace files that this command did not write itself."""
     parser.add_argument("--force", action="store_true",
-                        help="replace existing files that cubefab did not write")
+                        help="replace existing files that cubefab did not write "
+                             "(default: refuse them)")
 
 
 def add_topology_command(subparsers, name, help, handler, configure=None, families=None):

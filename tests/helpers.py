@@ -1,6 +1,7 @@
 """Checks shared by the test modules (import as ``from tests.helpers import ...``)."""
 
 import contextlib
+import itertools
 import gc
 import signal
 import time
@@ -33,6 +34,30 @@ def child_ports(tree, here):
     :class:`~cubefab.topology.broadcast_tree.BroadcastTree`), ascending."""
     mask = int(tree.children[tree.topology.index(here)])
     return [p for p in range(tree.topology.degree) if mask >> p & 1]
+
+
+def brute_force_bisection(net):
+    """Minimum cut over every balanced partition with node (dense index) 0 on side 0."""
+    n = net.num_nodes
+    edges = net.edges()
+    iu, iv = net.index_array(edges[:, 0]), net.index_array(edges[:, 1])
+    choices = np.array(list(itertools.combinations(range(1, n), n // 2)), dtype=np.int64)
+    sides = np.zeros((len(choices), n), dtype=np.uint8)
+    np.put_along_axis(sides, choices, 1, axis=1)
+    return int((sides[:, iu] != sides[:, iv]).sum(axis=1).min())
+
+
+def brute_force_loads(topology, P, algorithm=None):
+    """Sum P[s, t] over the channels of topology.route(s, t), pair by pair."""
+    nodes = topology.nodes()
+    loads = np.zeros((topology.num_nodes, topology.degree))
+    for i, s in enumerate(nodes):
+        for j, t in enumerate(nodes):
+            if P[i, j] and i != j:
+                path = topology.route(int(s), int(t), algorithm)
+                for u, v in zip(path, path[1:]):
+                    loads[topology.index(u), topology.port(u, v)] += P[i, j]
+    return loads
 
 
 def run_clocked(dut, bench):

@@ -9,18 +9,7 @@ from cubefab.sim.channel_load import (MINIMAL_BOUND_MAX_NODES, channel_load_boun
 from cubefab.topology.patterns import traffic_matrix, permutation_destination
 from cubefab.topology.catalog import make_topology
 
-
-def brute_force_loads(topology, P, algorithm=None):
-    """Sum P[s, t] over the channels of topology.route(s, t), pair by pair."""
-    nodes = topology.nodes()
-    loads = np.zeros((topology.num_nodes, topology.degree))
-    for i, s in enumerate(nodes):
-        for j, t in enumerate(nodes):
-            if P[i, j] and i != j:
-                path = topology.route(int(s), int(t), algorithm)
-                for u, v in zip(path, path[1:]):
-                    loads[topology.index(u), topology.port(u, v)] += P[i, j]
-    return loads
+from tests.helpers import brute_force_loads
 
 
 def test_hypercube_uniform_load_is_half_when_self_traffic_counts():

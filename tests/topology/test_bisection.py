@@ -15,6 +15,8 @@ from cubefab.topology.bisection import (bisection, bisection_exact, bisection_lo
                                         bisection_upper_bound, cut_size, flow_lower_bound,
                                         milp_bisection, spectral_lower_bound)
 
+from tests.helpers import brute_force_bisection
+
 
 def _catalog(limit):
     """Every network of the catalog with at most ``limit`` nodes (parameters up to 6;
@@ -35,17 +37,6 @@ def _catalog(limit):
 SMALL = _catalog(16)
 
 
-def brute_force(net):
-    """Minimum cut over every balanced partition with node (dense index) 0 on side 0."""
-    n = net.num_nodes
-    edges = net.edges()
-    iu, iv = net.index_array(edges[:, 0]), net.index_array(edges[:, 1])
-    choices = np.array(list(itertools.combinations(range(1, n), n // 2)), dtype=np.int64)
-    sides = np.zeros((len(choices), n), dtype=np.uint8)
-    np.put_along_axis(sides, choices, 1, axis=1)
-    return int((sides[:, iu] != sides[:, iv]).sum(axis=1).min())
-
-
 def recount(net, sides):
     """Links with ends on different sides, node by node through ``neighbors``."""
     side = {int(a): int(s) for a, s in zip(net.nodes(), sides)}
@@ -61,10 +52,10 @@ def test_small_catalog_is_what_the_families_allow():
 
 
 @pytest.mark.parametrize("net", SMALL, ids=lambda n: n.label)
-def test_milp_equals_brute_force(net):
+def test_milp_equals_brute_force_bisection(net):
     result = bisection_exact(net, time_limit=30)
     assert result.status == "optimal"
-    assert result.value == brute_force(net)
+    assert result.value == brute_force_bisection(net)
     assert result.lower == result.upper == result.value
     assert 2 * int(result.sides.sum()) == net.num_nodes and result.sides[0] == 0
     assert recount(net, result.sides) == result.value
