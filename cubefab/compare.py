@@ -55,7 +55,7 @@ __all__ = ["Series", "SERIES", "Column", "COLUMNS", "NEAREST_RULE", "parse_netwo
            "network_spec", "nearest_networks", "compare_row", "compare_rows", "table_cells",
            "paper_differences", "scaling_rows", "plot_comparison", "DEFAULT_BFS_MAX_NODES",
            "DEFAULT_WALK_MAX_NODES", "DEFAULT_PLOT_MAX_NODES", "BISECTION_TIME_LIMIT",
-           "MAX_SELECT_NODES"]
+           "MAX_SELECT_NODES", "MEASURED_COLUMNS", "columns_of"]
 
 #: Largest network whose properties are measured by BFS from every node (the Mcube:
 #: about 10 s for Mcube(14) on a 2-core machine; Mcube(16) takes 150 s).
@@ -446,6 +446,34 @@ COLUMNS = [
     Column("network_bound", "bound", _bound_text),
     Column("load_method", "load by", lambda r: r["channel_load"]["method"]),
 ]
+
+
+def _measured(key, figure, digits=4):
+    """A cell of a measured figure: ``-`` where the row was not measured."""
+    def cell(row):
+        entry = row.get(key) or {}
+        value = entry.get(figure)
+        return "-" if value is None else (f"{value:.{digits}g}" if isinstance(value, float)
+                                          else str(value))
+    return cell
+
+
+#: The columns of the measured figures, by the row key that holds them (``compare
+#: --simulate`` and ``--synth``).
+MEASURED_COLUMNS = {
+    "simulated": [Column("saturation_throughput", "sat. throughput",
+                         _measured("simulated", "saturation_throughput")),
+                  Column("fraction_of_bound", "of bound",
+                         _measured("simulated", "fraction_of_bound", 3))],
+    "synthesized": [Column("lut4", "router LUT4", _measured("synthesized", "lut4")),
+                    Column("fmax_mhz", "Fmax MHz", _measured("synthesized", "fmax_mhz"))],
+}
+
+
+def columns_of(rows):
+    """:data:`COLUMNS`, and the measured columns of what ``rows`` hold."""
+    return COLUMNS + [column for key, columns in MEASURED_COLUMNS.items()
+                      if any(key in row for row in rows) for column in columns]
 
 
 def table_cells(rows, columns=None):

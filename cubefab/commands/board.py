@@ -22,7 +22,7 @@ def _options(parser):
                         help="icebreaker (iCE40UP5K) or icestick (iCE40HX1K)")
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
                         help="build directory (bitstream DIR/top.bin, logs top.rpt, top.tim)")
-    add_router_options(parser, BOARD_DEFAULTS, ("adaptive",), min_payload=2,
+    add_router_options(parser, BOARD_DEFAULTS, ("algorithm", "adaptive"), min_payload=2,
                        payload_help="a 3-bit sequence number and a 5-bit timestamp; 4 "
                                     "gives a 3-bit sequence number and a 1-bit timestamp")
     parser.add_argument("--queue-depth", type=int_range(1, MAX_QUEUE_DEPTH), default=2,

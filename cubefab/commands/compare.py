@@ -5,10 +5,13 @@ import os
 from .. import files
 from ..cli import CliError, add_force_option, emit, format_table, input_errors, int_range
 from ..compare import (NEAREST_RULE, DEFAULT_BFS_MAX_NODES, DEFAULT_WALK_MAX_NODES,
-                       DEFAULT_PLOT_MAX_NODES, MAX_SELECT_NODES, COLUMNS, compare_row,
+                       DEFAULT_PLOT_MAX_NODES, MAX_SELECT_NODES, columns_of, compare_row,
                        nearest_networks, network_spec, parse_network, plot_comparison,
                        scaling_rows, table_cells)
 from ..progress import Progress
+from ..topology.catalog import make_topology
+from .compare_measure import (add_measure_options, check_measure_options, simulate_row,
+                              synth_row)
 
 
 __all__ = ["register", "compare_text"]
@@ -68,6 +71,7 @@ def register(sub):
     parser.add_argument("--plot-max-nodes", type=_node_count, metavar="N",
                         help=f"largest network of the plot's series (decimal or 2^K; "
                              f"default {DEFAULT_PLOT_MAX_NODES} = 2^22); needs --plot")
+    add_measure_options(parser)
     add_force_option(parser)
     parser.set_defaults(_handler=_compare)
 
@@ -127,8 +131,36 @@ def _networks(args):
     return chosen
 
 
+def _measure(args, rows, rates, bar):
+    """Add the ``simulated`` and ``synthesized`` entries the options ask for to
+    ``rows``."""
+    if rates is None and not args.synth:
+        return
+    from .. import cluster
+    import contextlib
+    client = contextlib.nullcontext()
+    if rates is not None and not (args.jobs == 1 and args.scheduler is None):
+        client = cluster.open_client(args.scheduler, workers=args.jobs,
+                                     timeout=cluster.SCHEDULER_TIMEOUT)
+    try:
+        with client as dask_client:
+            for i, row in enumerate(rows):
+                topology = make_topology(row["family"], **row["params"])
+                if rates is not None:
+                    bar.label = f"compare: simulate {topology.label} ({i + 1}/{len(rows)})"
+                    row["simulated"] = simulate_row(args, topology, rates, dask_client,
+                                                    bar.update)
+                if args.synth:
+                    bar.label = f"compare: synthesize {topology.label} ({i + 1}/{len(rows)})"
+                    bar.update(i, len(rows))
+                    row["synthesized"] = synth_row(args, topology)
+    except cluster.ClusterError as exc:
+        raise CliError(str(exc)) from None
+
+
 def _compare(args):
     _check(args)
+    rates = check_measure_options(args)
     networks = _networks(args)
     options = dict(bfs_max_nodes=args.bfs_max_nodes, walk_max_nodes=args.walk_max_nodes)
     bar = Progress("compare")
@@ -142,6 +174,7 @@ def _compare(args):
             rows.append(compare_row(family, params, topology, series=series,
                                     progress=bar.update, **options))
         bar.update(len(networks), len(networks))
+        _measure(args, rows, rates, bar)
         curves = None
         if args.plot:
             bar.label = "compare: plot series"
@@ -155,7 +188,7 @@ def _compare(args):
     document = {
         "selection": ({"by": "nodes", "nodes": args.nodes, "rule": NEAREST_RULE}
                       if args.nodes is not None else {"by": "networks"}),
-        "columns": [c.key for c in COLUMNS],
+        "columns": [c.key for c in columns_of(rows)],
         "rows": rows,
         "plot": ({"file": args.plot,
                   "max_nodes": args.plot_max_nodes or DEFAULT_PLOT_MAX_NODES,
@@ -173,7 +206,7 @@ def compare_text(document):
     lines = []
     if selection["by"] == "nodes":
         lines.append(f"networks nearest {selection['nodes']} nodes ({selection['rule']})")
-    lines.append(format_table(*table_cells(rows)))
+    lines.append(format_table(*table_cells(rows, columns_of(rows))))
     lines += ["",
               "bisection: exact (a structural lower bound equals an explicit cut, or the "
               "integer program proved it), else [lower, upper] (bounds)",
@@ -182,6 +215,8 @@ def compare_text(document):
               "symmetry; routes: every route walked; any routing: a lower bound for every "
               "routing); bound = 1 / max load (flits/node/cycle; injection caps it at 1)"]
     notes = [note for r in rows for note in r["notes"]]
+    notes += [f"{r['label']}: {r[key]['note']}" for r in rows
+              for key in ("simulated", "synthesized") if "note" in r.get(key, {})]
     if notes:
         lines.append("notes:")
         lines += [f"  {note}" for note in notes]

@@ -29,12 +29,13 @@ __all__ = ["PARTS", "OPTION_OF", "add_algorithm_option", "add_vcs_option",
            "add_router_options", "adaptive_vcs", "router_config", "conflict_message"]
 
 
-#: The option groups :func:`add_router_options` can add beside the routing
-#: (``--algorithm``, ``--vcs``, ``--depth``, ``--payload-width``): ``vcs-per-class``,
+#: The option groups :func:`add_router_options` can add beside ``--vcs``, ``--depth``
+#: and ``--payload-width``: ``algorithm`` (``--algorithm``; without it, each topology's
+#: first), ``vcs-per-class``,
 #: ``adaptive`` (``--adaptive``, ``--adaptive-vcs``), ``waypoints``, ``header``,
 #: ``hop``, ``storage`` (``--buffer``, ``--turns``), ``replication``
 #: (``--broadcast-vcs``, ``--broadcast-model``) and ``flit-width``.
-PARTS = ("vcs-per-class", "adaptive", "waypoints", "header", "hop", "storage",
+PARTS = ("algorithm", "vcs-per-class", "adaptive", "waypoints", "header", "hop", "storage",
          "replication", "flit-width")
 
 #: The command-line option of each :class:`~cubefab.hdl.config.RouterConfig` field:
@@ -115,7 +116,8 @@ def add_router_options(parser, defaults=HARDWARE_DEFAULTS, parts=PARTS, *,
     unknown = set(parts) - set(PARTS)
     if unknown:
         raise ValueError(f"Parts must be among {', '.join(PARTS)}, not {sorted(unknown)}")
-    add_algorithm_option(parser, repeatable)
+    if "algorithm" in parts:
+        add_algorithm_option(parser, repeatable)
     add_vcs_option(parser)
     add_depth_option(parser, defaults)
     if "vcs-per-class" in parts:
@@ -179,12 +181,12 @@ def adaptive_vcs(args, topology, algorithm=None, adaptive=None):
     only adaptively (:func:`~cubefab.topology.adaptive.needs_adaptive`). Bad combinations:
     CliError."""
     from ..topology.adaptive import escape_algorithm, needs_adaptive
-    if not hasattr(args, "adaptive_vcs"):      # a command without adaptive routers
-        return 0
-    adaptive = args.adaptive if adaptive is None else adaptive
     with input_errors():
-        algorithm = topology.check_algorithm(args.algorithm if algorithm is None
-                                             else algorithm)
+        algorithm = topology.check_algorithm(getattr(args, "algorithm", None)
+                                             if algorithm is None else algorithm)
+    if not hasattr(args, "adaptive_vcs"):      # a command without --adaptive
+        return args.vcs_per_class if needs_adaptive(topology, algorithm) else 0
+    adaptive = args.adaptive if adaptive is None else adaptive
     count = args.vcs_per_class if args.adaptive_vcs is None else args.adaptive_vcs
     if count & (count - 1):
         raise CliError(f"--adaptive-vcs must be a power of two, not {count}")
@@ -285,8 +287,8 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
     if flit_width is not None and args.payload_width is not None:
         raise CliError("give --flit-width or --payload-width, not both")
     with input_errors():
-        algorithm = topology.check_algorithm(args.algorithm if algorithm is None
-                                             else algorithm)
+        algorithm = topology.check_algorithm(getattr(args, "algorithm", None)
+                                             if algorithm is None else algorithm)
     check_vcs_per_class(args.vcs_per_class, args.vcs)
     turns = getattr(args, "turns", TURNS[0])
     if turns == "reference" or args.vcs is None:

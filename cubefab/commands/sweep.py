@@ -37,7 +37,7 @@ MAX_SWEEP_FAULTS = 16
 __all__ = ["register"]
 
 #: The router parts of ``cubefab sweep``'s curves.
-SWEEP_PARTS = ("vcs-per-class", "adaptive", "waypoints", "header", "hop")
+SWEEP_PARTS = ("algorithm", "vcs-per-class", "adaptive", "waypoints", "header", "hop")
 
 
 def register(sub):

@@ -1,0 +1,144 @@
+"""The measured columns of ``cubefab compare``: with ``--simulate`` the saturation
+throughput of each network's self-checking fabric under uniform traffic (the fabric sweep
+of ``cubefab sweep``, on Dask), with ``--synth`` the LUT4s and Fmax of its router (yosys
+and nextpnr, as ``cubefab synth router``). Both measure the one router the router options
+describe; a network too large for either gets no figure and a note saying why."""
+
+import os
+
+from .. import files
+from ..build.harness import TimingHarness
+from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
+from ..cli import CliError, int_range
+from ..hdl.config import SIMULATION_DEFAULTS
+from ..hdl.router import Router
+from ..hdl.selfcheck import router_keywords
+from ..sim.selfcheck_run import ENGINES
+from ..sim.sweep import parse_rates, sweep_curves
+from ..sim.verilator_engine import VerilatorUnavailable
+from .limits import MAX_CYCLES, MAX_JOBS, check_fabric, check_hardware
+from .router_options import add_router_options, router_config
+
+
+__all__ = ["add_measure_options", "check_measure_options", "simulate_row", "synth_row",
+           "DEFAULT_RATES", "COMPARE_PARTS"]
+
+#: The router options ``compare`` takes (each network keeps its family's routing).
+COMPARE_PARTS = ("vcs-per-class", "adaptive", "header", "hop")
+
+#: Offered loads of ``--simulate`` (flits/node/cycle).
+DEFAULT_RATES = "0.1:1:0.1"
+
+
+def add_measure_options(parser):
+    """Add ``--simulate`` and ``--synth`` with their options, and the router options."""
+    add_router_options(parser, SIMULATION_DEFAULTS, COMPARE_PARTS,
+                       payload_help="what a self-checking packet's flits carry")
+    parser.add_argument("--simulate", action="store_true",
+                        help="also measure saturation throughput: the self-checking "
+                             "fabric of every network under uniform traffic at --rates "
+                             "(as cubefab sweep; default: no simulation)")
+    parser.add_argument("--rates", default=DEFAULT_RATES, metavar="A:B:STEP",
+                        help=f"--simulate: offered loads, a:b:step or r1,r2,... "
+                             f"(default {DEFAULT_RATES})")
+    parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=2000,
+                        metavar="N", help="--simulate: measured cycles per run "
+                                          "(default %(default)s)")
+    parser.add_argument("--warmup", type=int_range(0, MAX_CYCLES), default=500,
+                        metavar="N", help="--simulate: cycles before measuring "
+                                          "(default %(default)s)")
+    parser.add_argument("--engine", default="verilator", choices=ENGINES,
+                        help="--simulate: the engine (default %(default)s)")
+    parser.add_argument("--jobs", type=int_range(1, MAX_JOBS), default=None, metavar="N",
+                        help="--simulate: worker processes of the embedded Dask cluster "
+                             "(default: one per core); 1 runs in this process")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="--simulate: run on the Dask cluster whose scheduler is at "
+                             "ADDRESS (default: an embedded local cluster)")
+    parser.add_argument("--synth", action="store_true",
+                        help="also measure each network's router (node 0's): LUT4s and "
+                             "Fmax after yosys and nextpnr on --device (default: no "
+                             "synthesis)")
+    parser.add_argument("--device", default="hx8k", choices=sorted(DEVICES),
+                        help="--synth: the iCE40 device (default %(default)s)")
+    parser.add_argument("--no-pnr", action="store_true",
+                        help="--synth: synthesis only, no Fmax (default: place and route)")
+
+
+def check_measure_options(args):
+    """The measuring options against each other (CliError); returns the offered loads of
+    ``--rates`` (None without ``--simulate``)."""
+    measure_only = {"--rates": args.rates != DEFAULT_RATES, "--jobs": args.jobs is not None,
+                    "--scheduler": args.scheduler is not None}
+    for option, given in measure_only.items():
+        if given and not args.simulate:
+            raise CliError(f"{option} sets up --simulate: it needs --simulate")
+    if args.no_pnr and not args.synth:
+        raise CliError("--no-pnr sets up --synth: it needs --synth")
+    if args.jobs is not None and args.scheduler is not None:
+        raise CliError("--jobs sizes the embedded cluster; a --scheduler's cluster has "
+                       "its own workers")
+    if args.simulate or args.synth:   # options that conflict do so on any network
+        from ..topology import Hypercube
+        router_config(args, Hypercube(2))
+    if not args.simulate:
+        return None
+    if args.engine == "verilator":
+        from .sim import check_engine
+        check_engine(args.engine)
+    try:
+        return parse_rates(args.rates)
+    except ValueError as exc:
+        raise CliError(f"--rates: {exc}") from None
+
+
+def simulate_row(args, topology, rates, client=None, progress=None):
+    """The ``simulated`` entry of a row: the fabric sweep's saturation throughput, or
+    ``{"note": why not}`` when the fabric would not fit here."""
+    what = f"the {topology.label} self-checking fabric"
+    try:
+        config = router_config(args, topology, routers=topology.num_nodes)
+        check_fabric(what, config, args.engine)
+    except CliError as exc:
+        return {"note": f"not simulated: {exc}"}
+    shared = {key: value for key, value in router_keywords(config).items()
+              if key not in ("algorithm", "adaptive_vcs")}
+    try:
+        curve, = sweep_curves(topology, rates,
+                              algorithms=[(config.algorithm, config.adaptive_vcs)],
+                              traffic="uniform", engine=args.engine, cycles=args.cycles,
+                              warmup=args.warmup, client=client, progress=progress,
+                              **shared)
+    except VerilatorUnavailable as exc:
+        raise CliError(f"{exc}; or use --engine amaranth") from None
+    return {"engine": args.engine, "rates": rates, "cycles": args.cycles,
+            "warmup": args.warmup, "router": config.as_dict(),
+            **{key: curve[key] for key in ("saturated", "saturation_throughput",
+                                           "saturation_rate", "max_throughput",
+                                           "fraction_of_bound", "ok")},
+            "errors": sum(point["errors"] for point in curve["points"])}
+
+
+def synth_row(args, topology):
+    """The ``synthesized`` entry of a row: LUT4s, flip-flops, block RAMs and Fmax of the
+    router of the first node, or ``{"note": why not}`` when it would not fit here."""
+    what = f"the {topology.label} router"
+    try:
+        config = router_config(args, topology, block_ram_budget=DEVICES[args.device][3])
+        check_hardware(what, config, 1)
+    except CliError as exc:
+        return {"note": f"not synthesized: {exc}"}
+    node = int(topology.nodes()[0])
+    from amaranth.back import verilog as amaranth_verilog
+    text = amaranth_verilog.convert(TimingHarness(Router(config, node)), name="top")
+    params = "_".join(f"{k}{v}" for k, v in topology.params.items())
+    workdir = os.path.join("build", "compare", f"{topology.name}_{params}_{args.device}")
+    files.claim_directory(workdir)
+    try:
+        report = implement(text, "top", args.device, workdir, seed=1, pnr=not args.no_pnr,
+                           submodule="dut")
+    except (ToolMissing, ToolFailed) as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+    return {"device": args.device, "node": node, "router": config.as_dict(),
+            "lut4": report.lut4, "ff": report.ff, "ram": report.ram,
+            "fits": report.fits, "fmax_mhz": report.fmax_mhz, "workdir": workdir}
