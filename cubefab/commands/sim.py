@@ -159,7 +159,7 @@ def _sim(args, topology):
                     **router_keywords(router))
     with input_errors():        # the design's own checks (deadlock, pattern, groups)
         built, _ = broadcast_hardware(topology, hardware, args.broadcast_fraction)
-        design = SelfCheckConfig(topology, **built)
+        SelfCheckConfig(topology, **built)
     engine, engine_choice = args.engine, "--engine " + args.engine
     if engine == "auto":
         with input_errors():
@@ -184,7 +184,6 @@ def _sim(args, topology):
     finally:
         progress.close()
     doc["engine_choice"] = engine_choice
-    doc["buffer"] = design.router.storage   # (verilog router --buffer gives the same)
     rows = [[key, _fmt(doc[key])] for key in ROWS]
     if "fail_links" in doc:   # what the links failing mid-run cost, and the reaction
         rows += [[key, _fmt(doc[key])] for key in FAILURE_ROWS]
