@@ -466,7 +466,9 @@ MEASURED_COLUMNS = {
                   Column("fraction_of_bound", "of bound",
                          _measured("simulated", "fraction_of_bound", 3))],
     "synthesized": [Column("lut4", "router LUT4", _measured("synthesized", "lut4")),
-                    Column("fmax_mhz", "Fmax MHz", _measured("synthesized", "fmax_mhz"))],
+                    Column("fmax_mhz", "Fmax MHz", lambda r: (
+                        "no fit" if (r.get("synthesized") or {}).get("fits") is False
+                        else _measured("synthesized", "fmax_mhz")(r)))],
 }
 
 

@@ -201,11 +201,11 @@ def _broadcast(args, topology):
         raise CliError("--unicasts, --packet-flits, --subcube and --members need --hardware")
     if args.engine != "auto":
         raise CliError("--engine needs --hardware")
-    args.model = args.model or "one-port"
+    model = args.model or "one-port"
     # broadcast_schedule checks the algorithm, the model and its size limit before it
     # builds; validate_schedule reports problems rather than raising
     with input_errors():
-        doc = broadcast_document(topology, args.src, args.model, args.algorithm)
+        doc = broadcast_document(topology, args.src, model, args.algorithm)
     bounds = doc["lower_bounds"]
     informed = 1
     rows = []
