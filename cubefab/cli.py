@@ -38,9 +38,9 @@ from .topology.catalog import FAMILIES, make_topology
 
 __all__ = ["main", "CliError", "parse_address", "add_topology_command", "emit",
            "format_table", "one_line", "COMMAND_MODULES", "int_range",
-           "float_range", "fraction", "input_errors",
-           "check_size", "add_force_option", "EXIT_OK", "EXIT_CHECK_FAILED",
-           "EXIT_BAD_INPUT", "EXIT_INTERNAL"]
+           "float_range", "fraction", "input_errors", "check_size", "add_json_option",
+           "add_force_option", "EXIT_OK", "EXIT_CHECK_FAILED", "EXIT_BAD_INPUT",
+           "EXIT_INTERNAL"]
 
 #: Exit statuses (see the module docstring).
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -199,6 +199,13 @@ def check_size(what, cost, limit, unit="", hint=""):
                        f"{limit:,}{unit}" + (f" ({hint})" if hint else ""))
 
 
+def add_json_option(parser):
+    """Add ``--json``: one JSON document on stdout instead of the text report."""
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON document instead of the text report "
+                             "(default: the text)")
+
+
 def add_force_option(parser):
     """Add ``--force``: replace files that this command did not write itself."""
     parser.add_argument("--force", action="store_true",
@@ -320,6 +327,11 @@ def main(argv=None):
     command = _command_name(argv)
     try:
         parser = build_parser()
+        if not argv:   # no command: what the commands are, not only that one is missing
+            parser.print_help()
+            print("error: give a command (cubefab COMMAND --help for its options)",
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
         args = parser.parse_args(argv)
         with files.policy(force=getattr(args, "force", False)):
             if hasattr(args, "_parameters"):

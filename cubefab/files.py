@@ -162,9 +162,10 @@ def check_output(path, force=None, create=False):
     directory, its directory creatable and writable, and either absent, written by
     cubefab, or ``force``. With ``create`` the parent directories are made now.
     Returns the absolute path; raises :class:`OutputRefused`."""
+    given = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
     path = _absolute(path, "output file name")
-    if os.path.isdir(path):
-        raise OutputRefused(f"{path} is a directory; give a file name")
+    if os.path.isdir(path) or (isinstance(given, str) and given.endswith(os.sep)):
+        raise OutputRefused(f"{given} names a directory; give a file name")
     directory = os.path.dirname(path)
     _writable_ancestor(directory, path)
     if os.path.lexists(path) and not _force(force) and not owned(path):

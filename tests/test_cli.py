@@ -130,3 +130,19 @@ def test_control_characters_a_user_typed_come_back_escaped_on_one_line(cli, valu
     assert r.status == 2 and len(r.err.splitlines()) == 1
     assert r.err.startswith("error: unrecognized arguments: --buffer ")
     assert value.encode("unicode_escape").decode() in r.err
+
+
+def test_no_command_lists_the_commands(cli):
+    r = cli()
+    assert r.status == 2
+    assert r.err == "error: give a command (cubefab COMMAND --help for its options)\n"
+    assert "sim" in r.out and "compare" in r.out and "modes" in r.out
+
+
+@pytest.mark.parametrize("name", ["missing/", "missing/deeper/"])
+def test_an_output_file_name_ending_in_a_slash_is_refused(cli, tmp_path, monkeypatch, name):
+    # "-o outdir/" once wrote a *file* named outdir
+    monkeypatch.chdir(tmp_path)
+    r = cli("verilog", "route", "hypercube", "-n", "2", "--node", "0", "-o", name)
+    assert r.status == 2 and r.err == f"error: {name} names a directory; give a file name\n"
+    assert list(tmp_path.iterdir()) == []

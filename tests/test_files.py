@@ -63,7 +63,7 @@ def test_file_changed_since_written_is_refused(tmp_path):
 
 
 def test_directory_target_is_refused(tmp_path):
-    with pytest.raises(files.OutputRefused, match="is a directory"):
+    with pytest.raises(files.OutputRefused, match="names a directory; give a file name"):
         files.write_text(tmp_path, "x")
     assert os.listdir(tmp_path) == []
 

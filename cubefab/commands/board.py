@@ -1,7 +1,7 @@
 """``cubefab board TOPO ... --board icebreaker|icestick -o DIR``: a bitstream of the
 self-checking fabric, its state on the board's LEDs."""
 
-from ..cli import (CliError, add_topology_command, emit, format_table, int_range, fraction,
+from ..cli import (add_json_option, CliError, add_topology_command, emit, format_table, int_range, fraction,
                    add_force_option, input_errors)
 from .. import files
 from ..build.board import BOARDS, build_bitstream, selfcheck_board_top
@@ -33,7 +33,7 @@ def _options(parser):
                         help="packets created per node per cycle (default 0.25)")
     parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
                         help="traffic generators' run seed (default 1)")
-    parser.add_argument("--json", action="store_true")
+    add_json_option(parser)
     add_force_option(parser)
 
 

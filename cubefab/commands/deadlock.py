@@ -5,7 +5,7 @@
 (:mod:`cubefab.topology.fault_routing`): every healthy pair delivered and the graph with
 one VC class set per phase acyclic."""
 
-from ..cli import (CliError, add_topology_command, check_size, emit, format_table, int_range,
+from ..cli import (add_json_option, CliError, add_topology_command, check_size, emit, format_table, int_range,
                    input_errors)
 from ..progress import working
 from ..topology.deadlock import check_deadlock_free, required_vcs
@@ -56,7 +56,7 @@ def _options(parser):
     add_fault_options(parser, nodes_help="faulty nodes: prove the waypoint routing around "
                       "them (with --faulty-links and --waypoints)")
     add_waypoints_option(parser)
-    parser.add_argument("--json", action="store_true")
+    add_json_option(parser)
 
 
 def _deadlock(args, topology):

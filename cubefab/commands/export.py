@@ -1,6 +1,6 @@
 """``cubefab export booksim``: the network, router and routing for BookSim2."""
 
-from ..cli import (_Parser, add_topology_command, emit, int_range, fraction,
+from ..cli import (add_json_option, _Parser, add_topology_command, emit, int_range, fraction,
                    add_force_option, input_errors)
 from .. import files
 from ..sim.booksim import BOOKSIM_TRAFFIC, PATCH_NAME, ROUTINGS, booksim_router, write_booksim
@@ -49,7 +49,7 @@ def _booksim_options(parser):
     add_vcs_per_class_option(parser, SIMULATION_DEFAULTS)
     parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
                         help=f"BookSim's random seed, 0 to {MAX_SEED} (default 1)")
-    parser.add_argument("--json", action="store_true")
+    add_json_option(parser)
     add_force_option(parser)
 
 

@@ -1,6 +1,6 @@
 """``cubefab mcube-report mcube -k K``: the Mcube's measured figures beside mcube.txt's."""
 
-from ..cli import add_topology_command, emit, format_table, CliError
+from ..cli import add_json_option, add_topology_command, emit, format_table, CliError
 from ..progress import Progress
 from ..topology.mcube import Mcube, CONSTRUCTIONS
 from ..topology.mcube_analysis import (REPORT_MAX_K, distance_report, hypercube_emulation,
@@ -20,7 +20,7 @@ def register(sub):
 def _options(parser):
     parser.add_argument("--construction", choices=CONSTRUCTIONS, default="hem",
                         help="section 6 HEM (default) or section 2.2 algorithmic")
-    parser.add_argument("--json", action="store_true")
+    add_json_option(parser)
 
 
 def report_text(doc):

@@ -2,7 +2,7 @@
 free-space optical layout (Plane_L/Plane_R placement and shift rule) of dlh.txt section V,
 validated, as text, ``--json`` or a ``--plot``."""
 
-from ..cli import (add_topology_command, emit, format_table, parse_address, CliError,
+from ..cli import (add_json_option, add_topology_command, emit, format_table, parse_address, CliError,
                    add_force_option, input_errors)
 from .. import files
 from ..optical import hypercube_layout, dlh_layout, validate, EMPTY
@@ -40,7 +40,7 @@ def _options(parser):
                         help="draw both planes into FILE (.png or .svg)")
     parser.add_argument("--highlight", type=parse_address, default=None, metavar="A",
                         help="in the plot, outline node A and its links")
-    parser.add_argument("--json", action="store_true")
+    add_json_option(parser)
     add_force_option(parser)
 
 

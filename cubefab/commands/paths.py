@@ -1,7 +1,7 @@
 """``cubefab paths`` (disjoint paths and fault-tolerant routing) and ``cubefab broadcast``
 (broadcast schedules, validated, beside the papers' counts and the lower bounds)."""
 
-from ..cli import (add_topology_command, emit, format_table, parse_address, CliError,
+from ..cli import (add_json_option, add_topology_command, emit, format_table, parse_address, CliError,
                    add_force_option, input_errors, int_range)
 from .limits import MAX_DEPTH, check_flow_paths
 from ..progress import working
@@ -39,7 +39,7 @@ def _paths_options(parser):
     add_fault_options(parser, nodes_help="faulty nodes: also find a path that avoids them")
     parser.add_argument("--plot", metavar="FILE", default=None,
                         help="draw the paths over the network into FILE (.png or .svg)")
-    parser.add_argument("--json", action="store_true")
+    add_json_option(parser)
     add_force_option(parser)
 
 
@@ -176,7 +176,7 @@ def _broadcast_options(parser):
                              "packet's member vector (a bit per node), instead of a "
                              "broadcast")
     add_engine_option(parser)
-    parser.add_argument("--json", action="store_true")
+    add_json_option(parser)
     add_force_option(parser)
 
 

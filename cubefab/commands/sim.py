@@ -2,7 +2,7 @@
 
 import contextlib
 
-from ..cli import (CliError, add_topology_command, emit, format_table, int_range,
+from ..cli import (add_json_option, CliError, add_topology_command, emit, format_table, int_range,
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
 from ..hdl.config import HOPS, SIMULATION_DEFAULTS
@@ -81,7 +81,7 @@ def _options(parser):
     add_router_options(parser, SIMULATION_DEFAULTS, SIM_PARTS,
                        payload_help="a 24-bit creation timestamp, an 8-bit sequence "
                                     "number and 8 check bits")
-    parser.add_argument("--json", action="store_true")
+    add_json_option(parser)
     add_force_option(parser)
 
 

@@ -9,7 +9,7 @@ import os
 import sys
 
 from .. import cluster
-from ..cli import (CliError, add_topology_command, emit, format_table, int_range, fraction,
+from ..cli import (add_json_option, CliError, add_topology_command, emit, format_table, int_range, fraction,
                    add_force_option, input_errors)
 from .. import files
 from ..cluster import ClusterError, open_client
@@ -78,7 +78,7 @@ def _options(parser):
                         help="worker processes of the embedded Dask cluster (default: one "
                         "per core); 1 runs the points in this process")
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true")
+    add_json_option(out)
     out.add_argument("--csv", action="store_true")
     parser.add_argument("--plot", metavar="FILE", help="write the curves (PNG, SVG, PDF)")
     add_force_option(parser)

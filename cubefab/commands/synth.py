@@ -6,7 +6,7 @@ another target is one entry there.
 
 import os
 
-from ..cli import CliError, emit, format_table, add_force_option
+from ..cli import add_json_option, CliError, emit, format_table, add_force_option
 from ..build.pnr import ToolFailed, ToolMissing
 from ..progress import working
 from ..build.synth import synthesize_logic
@@ -26,7 +26,7 @@ def synth_options(configure):
         parser.add_argument("--workdir", default=None, metavar="DIR",
                             help="where yosys runs and leaves its files and log "
                                  "(default: build/synth/<design>)")
-        parser.add_argument("--json", action="store_true")
+        add_json_option(parser)
         add_force_option(parser)
     return options
 

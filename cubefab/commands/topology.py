@@ -2,7 +2,7 @@
 
 import sys
 
-from ..cli import (add_topology_command, emit, format_table, parse_address, CliError,
+from ..cli import (add_json_option, add_topology_command, emit, format_table, parse_address, CliError,
                    input_errors, int_range)
 from ..progress import Progress
 from ..cluster import ClusterError
@@ -34,7 +34,7 @@ def _info_options(parser):
                              "local cluster)")
     parser.add_argument("--workers", type=int_range(1, 256), default=None, metavar="N",
                         help="worker processes of the embedded local cluster")
-    parser.add_argument("--json", action="store_true")
+    add_json_option(parser)
 
 
 #: Seconds ``info`` gives the exact bisection's integer program (only run on networks of at
@@ -46,7 +46,7 @@ def _route_options(parser):
     parser.add_argument("--src", type=parse_address, required=True, metavar="A")
     parser.add_argument("--dst", type=parse_address, required=True, metavar="B")
     add_algorithm_option(parser)
-    parser.add_argument("--json", action="store_true")
+    add_json_option(parser)
 
 
 def property_table(results):

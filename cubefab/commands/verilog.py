@@ -7,7 +7,7 @@ unit of one node (docs/conventions.md interface). Another target is one entry th
 import re
 from typing import Callable, NamedTuple
 
-from ..cli import (CliError, _Parser, add_topology_command, emit, parse_address,
+from ..cli import (add_json_option, CliError, _Parser, add_topology_command, emit, parse_address,
                    add_force_option, input_errors)
 from .. import files
 from ..build.verilog import route_unit_verilog
@@ -62,7 +62,7 @@ def _output_options(configure):
                             help="Verilog file to write")
         parser.add_argument("--top", default="top", metavar="NAME",
                             help="name of the top module (default: top)")
-        parser.add_argument("--json", action="store_true")
+        add_json_option(parser)
         add_force_option(parser)
     return options
 
