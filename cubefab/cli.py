@@ -37,10 +37,10 @@ from .topology.catalog import FAMILIES, make_topology
 
 
 __all__ = ["main", "CliError", "parse_address", "add_topology_command", "emit",
-           "format_table", "one_line", "COMMAND_MODULES", "int_range",
-           "float_range", "fraction", "input_errors", "check_size", "add_json_option",
-           "add_force_option", "EXIT_OK", "EXIT_CHECK_FAILED", "EXIT_BAD_INPUT",
-           "EXIT_INTERNAL"]
+           "format_table", "one_line", "COMMAND_MODULES", "int_range", "float_range",
+           "fraction", "input_errors", "check_size", "add_json_option", "add_plot_option",
+           "check_plot_option", "plot_written", "add_force_option", "EXIT_OK",
+           "EXIT_CHECK_FAILED", "EXIT_BAD_INPUT", "EXIT_INTERNAL"]
 
 #: Exit statuses (see the module docstring).
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -204,6 +204,27 @@ def add_json_option(parser):
     parser.add_argument("--json", action="store_true",
                         help="print one JSON document instead of the text report "
                              "(default: the text)")
+
+
+def add_plot_option(parser, what):
+    """Add ``--plot FILE``: ``what`` is drawn into FILE, PNG, SVG or PDF by its suffix."""
+    parser.add_argument("--plot", metavar="FILE", default=None,
+                        help=f"{what} into FILE, PNG, SVG or PDF by its suffix (default: "
+                             f"no plot)")
+
+
+def check_plot_option(path):
+    """Refuse (CliError, before any work) a ``--plot`` file of a format no plot is
+    written in, or one that may not be written (:func:`cubefab.files.check_output`)."""
+    from .plots import check_plot_file
+    with input_errors(f"--plot {path}: "):
+        check_plot_file(path)
+    files.check_output(path)
+
+
+def plot_written(path):
+    """The line every command prints for a plot it wrote."""
+    return f"plot written to {path}"
 
 
 def add_force_option(parser):

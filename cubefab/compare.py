@@ -42,10 +42,7 @@ from fractions import Fraction
 
 from .topology.bisection import bisection
 from .topology.catalog import FAMILIES, make_topology
-from .topology.dlh import DLH
-from .topology.hypercube import Hypercube
-from .topology.mcube import Mcube, MAX_K as MCUBE_MAX_K
-from .topology.metacube import Metacube
+from .topology.mcube import MAX_K as MCUBE_MAX_K
 from .topology.properties import properties
 from .topology.uniform_load import uniform_channel_load
 from .sim.channel_load import channel_load_bound

@@ -4,7 +4,7 @@ over it, and broadcast trees coloured by step.
 Layouts (:func:`node_positions`) follow each network's structure: the metacube as a
 grid of classes, each a grid of clusters; the DLH as the two rings of DL(2m) with a
 small hypercube at every ring position; the hypercube as a Gray-code grid; anything
-else on a circle. Files are PNG or SVG, chosen by the suffix. Networks up to
+else on a circle. Files are PNG, SVG or PDF, chosen by the suffix. Networks up to
 :data:`MAX_PLOT_NODES` nodes.
 """
 
@@ -22,13 +22,14 @@ from .topology.hypercube import Hypercube          # noqa: E402
 from .topology.metacube import Metacube            # noqa: E402
 
 
-__all__ = ["MAX_PLOT_NODES", "check_plot_file", "node_positions", "draw_network", "plot_paths",
+__all__ = ["MAX_PLOT_NODES", "PLOT_SUFFIXES", "check_plot_file", "node_positions", "draw_network", "plot_paths",
            "plot_broadcast", "save_figure"]
 
 #: The largest network these drawings accept.
 MAX_PLOT_NODES = 1024
 
-_SUFFIXES = (".png", ".svg")
+#: The files a plot is written as, by suffix (every ``--plot`` takes them all).
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
 
 def _check_size(topology):
@@ -38,10 +39,12 @@ def _check_size(topology):
 
 
 def check_plot_file(filename):
-    """Return the suffix of ``filename`` (.png or .svg), or raise ValueError."""
+    """Return the suffix of ``filename`` (one of :data:`PLOT_SUFFIXES`), or raise
+    ValueError."""
     suffix = Path(filename).suffix.lower()
-    if suffix not in _SUFFIXES:
-        raise ValueError(f"plot file must end in .png or .svg, not {str(filename)!r}")
+    if suffix not in PLOT_SUFFIXES:
+        raise ValueError(f"plot file must end in {', '.join(PLOT_SUFFIXES[:-1])} or "
+                         f"{PLOT_SUFFIXES[-1]}, not {str(filename)!r}")
     return suffix
 
 
@@ -137,7 +140,7 @@ def draw_network(ax, topology, positions=None, node_size=None):
 
 
 def save_figure(fig, filename):
-    """Save ``fig`` as PNG or SVG (by suffix) and close it."""
+    """Save ``fig`` as PNG, SVG or PDF (by suffix) and close it."""
     check_plot_file(filename)
     fig.savefig(filename, dpi=150, bbox_inches="tight")
     plt.close(fig)

@@ -146,3 +146,16 @@ def test_an_output_file_name_ending_in_a_slash_is_refused(cli, tmp_path, monkeyp
     r = cli("verilog", "route", "hypercube", "-n", "2", "--node", "0", "-o", name)
     assert r.status == 2 and r.err == f"error: {name} names a directory; give a file name\n"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [
+    ("optical", "hypercube", "-n", "2"),
+    ("paths", "hypercube", "-n", "2", "--src", "0", "--dst", "3"),
+    ("broadcast", "hypercube", "-n", "2", "--src", "0"),
+], ids=lambda c: c[0])
+def test_every_plot_is_written_as_pdf_too(cli, tmp_path, command):
+    # docs/cli.md promises PNG, SVG and PDF for every --plot
+    path = tmp_path / "plot.pdf"
+    r = cli(*command, "--plot", path)
+    assert r.status == 0, r.err
+    assert path.read_bytes().startswith(b"%PDF") and f"plot written to {path}" in r.out

@@ -1,9 +1,9 @@
 """``cubefab compare``: the families side by side (the papers' comparison tables)."""
 
-import os
 
 from .. import files
-from ..cli import CliError, add_force_option, emit, format_table, input_errors, int_range
+from ..cli import (CliError, add_force_option, check_plot_option, emit, format_table,
+                   input_errors, int_range, plot_written)
 from ..compare import (NEAREST_RULE, DEFAULT_BFS_MAX_NODES, DEFAULT_WALK_MAX_NODES,
                        DEFAULT_PLOT_MAX_NODES, MAX_SELECT_NODES, columns_of, compare_row,
                        nearest_networks, network_spec, parse_network, plot_comparison,
@@ -16,8 +16,6 @@ from .compare_measure import (add_measure_options, check_measure_options, simula
 
 __all__ = ["register", "compare_text"]
 
-#: Formats ``--plot`` writes, by the file's suffix.
-PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 #: Largest ``--bfs-max-nodes``: BFS from every node of the 2^16-node Mcube(16) is the
 #: largest all-sources BFS (2^36 edge visits, about 150 s).
 MAX_BFS_NODES = 1 << 16
@@ -113,10 +111,7 @@ def _check(args):
     if args.plot_max_nodes is not None and args.plot is None:
         raise CliError("--plot-max-nodes sizes the plot: it needs --plot FILE")
     if args.plot is not None:
-        if os.path.splitext(args.plot)[1].lower() not in PLOT_SUFFIXES:
-            raise CliError(f"--plot {args.plot}: the file name must end in "
-                           f"{', '.join(PLOT_SUFFIXES)}")
-        files.check_output(args.plot)
+        check_plot_option(args.plot)
 
 
 def _networks(args):
@@ -227,7 +222,7 @@ def compare_text(document):
             lines.append(f"  {r['label']}: {d['key']} paper {_shown(d['paper'])} "
                          f"[{d['source']}], computed {_shown(d['computed'])}")
     if document["plot"] is not None:
-        lines.append(f"plot: {document['plot']['file']} (series up to "
+        lines.append(plot_written(document['plot']['file']) + " (series up to "
                      f"{document['plot']['max_nodes']} nodes)")
     return "\n".join(lines)
 

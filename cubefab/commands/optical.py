@@ -2,8 +2,9 @@
 free-space optical layout (Plane_L/Plane_R placement and shift rule) of dlh.txt section V,
 validated, as text, ``--json`` or a ``--plot``."""
 
-from ..cli import (add_json_option, add_topology_command, emit, format_table, parse_address, CliError,
-                   add_force_option, input_errors)
+from ..cli import (CliError, add_force_option, add_json_option, add_plot_option,
+                   add_topology_command, check_plot_option, emit, format_table,
+                   input_errors, parse_address, plot_written)
 from .. import files
 from ..optical import hypercube_layout, dlh_layout, validate, EMPTY
 from ..optical.hypercube import CONSTRUCTIONS
@@ -36,8 +37,7 @@ def _options(parser):
         parser.add_argument("--gaps", choices=GAPS, default="fit",
                             help="empty rows/columns between blocks: fit (default) or the "
                                  "paper's values and formula")
-    parser.add_argument("--plot", metavar="FILE", default=None,
-                        help="draw both planes into FILE (.png or .svg)")
+    add_plot_option(parser, "draw both planes")
     parser.add_argument("--highlight", type=parse_address, default=None, metavar="A",
                         help="in the plot, outline node A and its links")
     add_json_option(parser)
@@ -108,9 +108,7 @@ def _optical(args, topology):
     if args.highlight is not None and not topology.is_node(args.highlight):
         raise CliError(f"--highlight {args.highlight} is not a node of {topology.label}")
     if args.plot is not None:
-        if not args.plot.lower().endswith((".png", ".svg")):
-            raise CliError(f"--plot file must end in .png or .svg, not {args.plot!r}")
-        files.check_output(args.plot)
+        check_plot_option(args.plot)
     with input_errors():
         if topology.name == "hypercube":
             layout = hypercube_layout(topology.n, args.construction)
@@ -132,7 +130,7 @@ def _optical(args, topology):
         with files.output_path(args.plot) as tmp:
             plot_layout(layout, tmp, highlight=args.highlight)
         doc["plot"] = args.plot
-        text += f"\nwrote {args.plot}"
+        text += "\n" + plot_written(args.plot)
     emit(args, doc, text)
     return 0 if validation.valid else 1     # an invalid layout is a failed check
 

@@ -1,8 +1,9 @@
 """``cubefab paths`` (disjoint paths and fault-tolerant routing) and ``cubefab broadcast``
 (broadcast schedules, validated, beside the papers' counts and the lower bounds)."""
 
-from ..cli import (add_json_option, add_topology_command, emit, format_table, parse_address, CliError,
-                   add_force_option, input_errors, int_range)
+from ..cli import (CliError, add_force_option, add_json_option, add_plot_option,
+                   add_topology_command, check_plot_option, emit, format_table,
+                   input_errors, int_range, parse_address, plot_written)
 from .limits import MAX_DEPTH, check_flow_paths
 from ..progress import working
 from .hardware_engine import add_engine_option, hardware_engine
@@ -37,8 +38,7 @@ def _paths_options(parser):
     parser.add_argument("--src", type=parse_address, required=True, metavar="A")
     parser.add_argument("--dst", type=parse_address, required=True, metavar="B")
     add_fault_options(parser, nodes_help="faulty nodes: also find a path that avoids them")
-    parser.add_argument("--plot", metavar="FILE", default=None,
-                        help="draw the paths over the network into FILE (.png or .svg)")
+    add_plot_option(parser, "draw the paths over the network")
     add_json_option(parser)
     add_force_option(parser)
 
@@ -46,10 +46,8 @@ def _paths_options(parser):
 def _check_plot(args, topology):
     """Refuse a bad --plot before the work starts."""
     if args.plot is not None:
-        from ..plots import MAX_PLOT_NODES, check_plot_file
-        with input_errors("--plot: "):
-            check_plot_file(args.plot)
-        files.check_output(args.plot)
+        from ..plots import MAX_PLOT_NODES
+        check_plot_option(args.plot)
         if topology.num_nodes > MAX_PLOT_NODES:
             raise CliError(f"{topology.label} has {topology.num_nodes} nodes; plots are "
                            f"drawn for networks up to {MAX_PLOT_NODES} nodes")
@@ -144,7 +142,7 @@ def _paths(args, topology):
         with files.output_path(args.plot) as tmp:
             plot_paths(topology, doc["paths"], tmp, doc["src"], doc["dst"],
                        faulty_nodes=doc.get("faulty_nodes", ()), highlight=doc.get("path"))
-        lines.append(f"plot written to {args.plot}")
+        lines.append(plot_written(args.plot))
     emit(args, doc, "\n".join(lines))
     return 0 if doc.get("found", True) else 1
 
@@ -155,9 +153,7 @@ def _broadcast_options(parser):
                         help="port model (default one-port; all-port with --hardware)")
     parser.add_argument("--algorithm", default=None, metavar="NAME",
                         help="schedule construction (default: the paper's for the model)")
-    parser.add_argument("--plot", metavar="FILE", default=None,
-                        help="draw the broadcast tree coloured by step into FILE "
-                             "(.png or .svg)")
+    add_plot_option(parser, "draw the broadcast tree coloured by step")
     parser.add_argument("--hardware", action="store_true",
                         help="run one broadcast alone in the RTL fabric of replicating "
                              "routers (--model all-port, the default, or one-port) and "
@@ -232,7 +228,7 @@ def _broadcast(args, topology):
         from ..plots import plot_broadcast
         with files.output_path(args.plot) as tmp:
             plot_broadcast(topology, doc["steps"], tmp, doc["source"])
-        lines.append(f"plot written to {args.plot}")
+        lines.append(plot_written(args.plot))
     emit(args, doc, "\n".join(lines))
     return 0 if doc["valid"] else 1
 
@@ -301,7 +297,7 @@ def _hardware_broadcast(args, topology):
                  for c in sorted(set(when[v] for _, v in doc["tree"]))]
         with files.output_path(args.plot) as tmp:
             plot_broadcast(topology, steps, tmp, doc["source"])
-        lines.append(f"plot written to {args.plot} (colour: "
+        lines.append(plot_written(args.plot) + " (colour: "
                      + ("measured step)" if model == "one-port" else "arrival order)"))
     emit(args, doc, "\n".join(lines))
     return 0 if copies_ok and doc["optimal"] else 1

@@ -5,12 +5,12 @@ embedded local cluster (``--jobs`` workers) or on a running one (``--scheduler``
 :mod:`cubefab.sim.sweep`.
 """
 
-import os
 import sys
 
 from .. import cluster
-from ..cli import (add_json_option, CliError, add_topology_command, emit, format_table, int_range, fraction,
-                   add_force_option, input_errors)
+from ..cli import (CliError, add_force_option, add_json_option, add_plot_option,
+                   add_topology_command, check_plot_option, emit, format_table, fraction,
+                   input_errors, int_range, plot_written)
 from .. import files
 from ..cluster import ClusterError, open_client
 from ..progress import Progress
@@ -80,7 +80,7 @@ def _options(parser):
     out = parser.add_mutually_exclusive_group()
     add_json_option(out)
     out.add_argument("--csv", action="store_true")
-    parser.add_argument("--plot", metavar="FILE", help="write the curves (PNG, SVG, PDF)")
+    add_plot_option(parser, "draw the curves")
     add_force_option(parser)
 
 
@@ -109,7 +109,7 @@ def _check(args):
         raise CliError("--jobs sizes the embedded cluster; a --scheduler's cluster has "
                        "its own workers")
     if args.plot is not None:
-        _check_plot(args.plot)
+        check_plot_option(args.plot)
     return rates
 
 
@@ -137,18 +137,6 @@ def _curve_routers(args, topology, routings, waypoints=0):
         check_fabric(f"the {topology.label} self-checking fabric", config, args.engine)
         configs.append(config)
     return configs
-
-
-def _check_plot(path):
-    """A --plot file must have a format matplotlib writes and may be written (not a
-    user's file unless --force; see :mod:`cubefab.files`)."""
-    from matplotlib.backend_bases import FigureCanvasBase
-    formats = FigureCanvasBase.get_supported_filetypes()
-    suffix = os.path.splitext(path)[1].lstrip(".").lower()
-    if suffix not in formats:
-        raise CliError(f"--plot {path}: the file name must end in one of "
-                       f"{', '.join('.' + f for f in sorted(formats))}")
-    files.check_output(path)
 
 
 def _fault_counts(args, topology, algorithms):
@@ -246,7 +234,7 @@ def _text(results, plot, topology):
             "errors: none" if r["ok"] else "ERRORS FOUND by the checkers",
         ]))
     if plot:
-        blocks.append(f"plot: {plot}")
+        blocks.append(plot_written(plot))
     return "\n\n".join(blocks)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..topology.adaptive import escape_algorithm
 from ..topology.base import check_int
-from ..topology.broadcast import MODELS, check_model
+from ..topology.broadcast import check_model
 from ..topology.deadlock import lane_bits
 from ..topology.fault_routing import DEFAULT_WAYPOINTS, leg_algorithm
 from .route.multicast import MEMBER_MODES

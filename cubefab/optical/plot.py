@@ -1,4 +1,4 @@
-"""Pictures of two-plane optical layouts (PNG or SVG, by the file suffix)."""
+"""Pictures of two-plane optical layouts (PNG, SVG or PDF, by the file suffix)."""
 
 import os
 
@@ -17,7 +17,8 @@ __all__ = ["plot_layout", "LABEL_LIMIT"]
 #: Planes with more cells than this are drawn without per-node labels.
 LABEL_LIMIT = 600
 
-_SUFFIXES = (".png", ".svg")
+#: (the suffixes of :data:`cubefab.plots.PLOT_SUFFIXES`: optical uses topology only)
+_SUFFIXES = (".png", ".svg", ".pdf")
 
 
 def _default_origin(layout):
@@ -50,7 +51,7 @@ def _label(layout, address):
 
 
 def plot_layout(layout, path, highlight=None, origin=None, labels=None, title=None):
-    """Draw Plane_L and Plane_R of ``layout`` into ``path`` (``.png`` or ``.svg``).
+    """Draw Plane_L and Plane_R of ``layout`` into ``path`` (``.png``, ``.svg`` or ``.pdf``).
 
     Node squares are coloured by their DL(2m) position (DLH blocks; the outer ring
     darker) or by their two top address bits (hypercube), and labelled with their address
@@ -63,7 +64,7 @@ def plot_layout(layout, path, highlight=None, origin=None, labels=None, title=No
     ----------
     layout : Layout
     path : str or os.PathLike
-        Output file; the suffix ``.png`` or ``.svg`` selects the format.
+        Output file; the suffix ``.png``, ``.svg`` or ``.pdf`` selects the format.
     highlight : int, optional
         A node whose links are drawn: the node and its neighbours outlined, joined by
         lines across the planes.
@@ -87,7 +88,7 @@ def plot_layout(layout, path, highlight=None, origin=None, labels=None, title=No
     path = os.fspath(path)
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in _SUFFIXES:
-        raise ValueError(f"plot file must end in .png or .svg, not {path!r}")
+        raise ValueError(f"plot file must end in .png, .svg or .pdf, not {path!r}")
     topo = layout.topology
     if highlight is not None:
         highlight = topo.check_node(highlight, "highlight")

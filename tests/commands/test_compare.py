@@ -268,7 +268,7 @@ MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".svg": b"<?xml", ".pdf": b"%PDF"}
 def test_plot_writes_the_format_of_its_suffix(cli, tmp_path, suffix):
     path = tmp_path / f"compare{suffix}"
     result = cli("compare", "hypercube:n=4", "--plot", path, "--plot-max-nodes", "64")
-    assert result.status == 0 and f"plot: {path}" in result.out
+    assert result.status == 0 and f"plot written to {path}" in result.out
     assert path.read_bytes().startswith(MAGIC[suffix])
 
 

@@ -62,7 +62,7 @@ def test_paths_text_table(cli):
     (("--src", 0, "--dst", 5, "--faults", "0"), "source 0 is faulty"),
     (("--src", 0, "--dst", 5, "--faulty-links", "0-3"), "not adjacent"),
     (("--src", 0, "--dst", 5, "--faulty-links", "0"), "invalid link"),
-    (("--src", 0, "--dst", 5, "--plot", "out.pdf"), ".png or .svg"),
+    (("--src", 0, "--dst", 5, "--plot", "out.jpg"), "--plot out.jpg: plot file must end in .png, .svg or .pdf"),
 ])
 def test_paths_errors(cli, args, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)     # where a relative --plot would be written

@@ -28,8 +28,8 @@ def test_plot_large_plane_without_labels(tmp_path):
 
 
 def test_plot_bad_input(tmp_path):
-    with pytest.raises(ValueError, match=".png or .svg"):
-        plot_layout(hypercube_layout(3), tmp_path / "x.pdf")
+    with pytest.raises(ValueError, match=".png, .svg or .pdf"):
+        plot_layout(hypercube_layout(3), tmp_path / "x.jpg")
     with pytest.raises(ValueError):
         plot_layout(hypercube_layout(3), tmp_path / "x.png", highlight=8)
 
@@ -77,7 +77,7 @@ def test_cli_plot(cli, tmp_path):
     ("optical", "dlh", "-m", 1, "-d", 3),
     ("optical", "dlh", "-m", 4, "-d", 3, "--ring", "spiral"),
     ("optical", "hypercube", "-n", 3, "--highlight", 8),
-    ("optical", "hypercube", "-n", 3, "--plot", "out.pdf"),
+    ("optical", "hypercube", "-n", 3, "--plot", "out.jpg"),
     ("optical", "mcube", "-k", 3),
 ])
 def test_cli_errors(cli, args, tmp_path, monkeypatch):
