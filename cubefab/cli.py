@@ -138,10 +138,6 @@ def int_range(lo=None, hi=None):
     return parse
 
 
-#: Topology parameters (-n, -k, -m, -d); the topology checks its own range.
-_topology_int = int_range(0, 1 << 20)
-
-
 def float_range(lo=None, hi=None, lo_open=False, hi_open=False):
     """An argparse ``type``: a finite float in the interval from ``lo`` to ``hi``
     (closed unless ``lo_open``/``hi_open``); NaN, infinities and non-ASCII text
@@ -254,12 +250,13 @@ def add_topology_command(subparsers, name, help, handler, configure=None, famili
     for family in (families or FAMILIES):
         _, parameters = FAMILIES[family]
         fp = fams.add_parser(family, help=f"{family} network")
-        for param, letter, param_help in parameters:
-            fp.add_argument(f"-{letter}", dest=f"param_{param}", type=_topology_int,
-                            required=True, metavar=letter.upper(), help=param_help)
+        for p in parameters:
+            fp.add_argument(f"-{p.letter}", dest=f"param_{p.name}",
+                            type=int_range(p.lo, p.hi), required=True,
+                            metavar=p.letter.upper(), help=f"{p.help}, {p.lo} to {p.hi}")
         if configure is not None:
             configure(fp)
-        fp.set_defaults(_handler=handler, _parameters=[p for p, _, _ in parameters])
+        fp.set_defaults(_handler=handler, _parameters=[p.name for p in parameters])
     return parser
 
 

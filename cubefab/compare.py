@@ -202,11 +202,11 @@ def network_spec(text):
     allowed; the network itself is built (and its ranges checked) by
     :func:`parse_network`."""
     family, sep, rest = text.strip().partition(":")
-    forms = ", ".join(f"{name}:" + ",".join(f"{p}={p.upper()}" for p, _, _ in params)
+    forms = ", ".join(f"{name}:" + ",".join(f"{p.name}={p.name.upper()}" for p in params)
                       for name, (_, params) in FAMILIES.items())
     if family not in FAMILIES:
         raise ValueError(f"{text!r} is not a network: write FAMILY:P=V,... ({forms})")
-    expected = [p for p, _, _ in FAMILIES[family][1]]
+    expected = [p.name for p in FAMILIES[family][1]]
     allowed = f"{family}:" + ",".join(f"{p}={p.upper()}" for p in expected)
     params = {}
     for item in rest.split(",") if sep else []:

@@ -105,7 +105,7 @@ def test_route_accepts_binary_and_hex(cli):
     (["route", "metacube", "-k", 1, "-m", 2, "--src", 0, "--dst", 1, "--algorithm", "x"],
      "algorithm must be one of"),
     (["info", "metacube", "-k", 2], "required"),
-    (["info", "dlh", "-m", 1, "-d", 2], "m must be an integer >= 2"),
+    (["info", "dlh", "-m", 1, "-d", 2], "argument -m: must be an integer from 2 to 60, not '1'"),
     (["info", "torus"], "invalid choice"),
     (["nosuchcommand"], "invalid choice"),
 ])

@@ -23,7 +23,7 @@ def _catalog(limit):
     the dual-cube once, as MC(1, m))."""
     found = {}
     for name, (_, parameters) in FAMILIES.items():
-        names = [p for p, _, _ in parameters]
+        names = [p.name for p in parameters]
         for values in itertools.product(range(7), repeat=len(names)):
             try:
                 net = make_topology(name, **dict(zip(names, values)))

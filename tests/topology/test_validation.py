@@ -73,3 +73,29 @@ def test_metacube_next_port_in_range(k, m, a, b):
     b %= mc.num_nodes
     p = mc.next_port(a, b)
     assert 0 <= p <= mc.degree and (p == mc.degree) == (a == b)
+
+
+def _family_parameters():
+    from cubefab.topology.catalog import FAMILIES
+    return [(name, p) for name, (_, parameters) in FAMILIES.items() for p in parameters]
+
+
+@pytest.mark.parametrize("family, parameter", _family_parameters(),
+                         ids=lambda x: x if isinstance(x, str) else x.name)
+def test_each_parameter_range_is_exactly_what_the_model_builds(family, parameter):
+    """The range the command line states (and checks) for a parameter, the others at
+    their lowest: both ends are networks, one past either end is refused."""
+    from cubefab.topology.catalog import FAMILIES, make_topology
+    lowest = {p.name: p.lo for p in FAMILIES[family][1]}
+    for value in (parameter.lo, parameter.hi):
+        make_topology(family, **dict(lowest, **{parameter.name: value}))
+    for value in (parameter.lo - 1, parameter.hi + 1):
+        with pytest.raises(ValueError):
+            make_topology(family, **dict(lowest, **{parameter.name: value}))
+
+
+def test_a_parameter_out_of_range_states_the_range_it_must_lie_in(cli):
+    for value in ("-1", "0", "63"):
+        r = cli("info", "hypercube", "-n", value)
+        assert r.status == 2
+        assert r.err == f"error: argument -n: must be an integer from 1 to 62, not '{value}'\n"
