@@ -396,10 +396,17 @@ def test_hostile_options(spec_name):
     fuzz(spec_name, FAST_EXAMPLES[SPECS[spec_name].heavy], fast=True, limit=20)
 
 
+#: Examples of the long run, and fewer for commands whose every valid run is long and
+#: whose options are few: ``demo`` (three options, about a minute a run: 150 runs passed
+#: the slow tests' hour).
+LONG_EXAMPLES = 150
+LONG_EXAMPLES_OF = {"demo": 12}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("spec_name", sorted(SPECS))
 def test_hostile_options_long(spec_name):
-    fuzz(spec_name, 150, fast=False, limit=600)
+    fuzz(spec_name, LONG_EXAMPLES_OF.get(spec_name, LONG_EXAMPLES), fast=False, limit=600)
 
 
 # ---------------------------------------------------------------- size bombs
