@@ -13,6 +13,7 @@ from cubefab.hdl.flit import (FlitLayout, LinkSignature, header_width,
 from cubefab.hdl.config import BUFFERS, TURNS, RouterConfig
 from cubefab.hdl.router import (HOP_LATENCIES, HOP_LATENCY, ROUTER_LATENCIES,
                                 ROUTER_LATENCY, Router)
+from cubefab.hdl.router import switch
 from cubefab.hdl.traffic_gen import SOURCE_LATENCY
 from cubefab.topology import DLH, Hypercube, Metacube
 from cubefab.topology.deadlock import flow_lane, next_vc
@@ -412,7 +413,7 @@ def test_constant_request_vcs_grant_as_the_buffered_route_vcs(monkeypatch):
     # grants must be those of reading the buffered route's VC, cycle for cycle.
     # (A mutant that ignores the wrap links changes these figures.)
     fast = _loaded_run()
-    monkeypatch.setattr(Router, "_request_vc", lambda self, p, v, o, out_vc: out_vc)
+    monkeypatch.setattr(switch, "request_vc", lambda frame, p, v, o, out_vc: out_vc)
     buffered = _loaded_run()
     assert fast["ok"] and fast["refused"] > 0 and fast["delivered"] > 400   # saturated
     keys = ("delivered", "refused", "avg_latency", "p50_latency", "p99_latency",

@@ -7,7 +7,7 @@ routes body flits by their own bits is caught."""
 
 import pytest
 
-from cubefab.hdl.router import Router
+from cubefab.hdl.router import input_unit, replication
 from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck
 from cubefab.topology import Hypercube, Metacube
 from tests.sim.engine_helpers import both_engines, needs_verilator
@@ -100,8 +100,9 @@ def test_packets_around_faults_in_both_engines(verilator_cache):
 
 
 def test_a_router_routing_body_flits_by_their_own_bits_is_caught(monkeypatch):
-    monkeypatch.setattr(Router, "_entry_route",
-                        lambda self, m, p, v, fifo, arriving, new: new)
+    for part in (input_unit, replication):
+        monkeypatch.setattr(part, "entry_route",
+                            lambda frame, p, v, fifo, arriving, new: new)
     r = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.5, cycles=60, drain=200,
                       seed=7, packet_flits=3, header="head")
     assert not r["ok"] and r["misrouted"] and r["lost"] and r["corrupted"]

@@ -6,7 +6,7 @@ heads keep a stale ``next_port`` is caught."""
 
 import pytest
 
-from cubefab.hdl.router import Router
+from cubefab.hdl.router.route_stage import LookaheadStage
 from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck
 from cubefab.topology import Hypercube, Metacube
 from tests.sim.engine_helpers import both_engines, needs_verilator
@@ -52,7 +52,7 @@ def test_one_flit_buffers_deliver_every_packet_intact():
 
 def test_heads_with_a_stale_next_port_are_caught(monkeypatch):
     # the defect: departing heads keep the next_port they arrived with
-    monkeypatch.setattr(Router, "_look_ahead", lambda self, m, switched: switched)
+    monkeypatch.setattr(LookaheadStage, "ahead", lambda self, frame, switched: switched)
     r = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.5, cycles=60, drain=200,
                       seed=7, packet_flits=2, hop="lookahead")
     assert not r["ok"] and r["lost"] > 0   # (stuck at turns the router lacks)

@@ -107,7 +107,7 @@ def test_the_model_decisions_are_part_of_the_key(cache, tmp_path, monkeypatch):
     topology package's source is part of the key, as the components' is."""
     from cubefab.sim import verilator_engine
     files = dict(verilator_engine.hardware_source_files())
-    assert "topology/adaptive.py" in files and "hdl/router.py" in files
+    assert "topology/adaptive.py" in files and "hdl/router/component.py" in files
     copy = tmp_path / "adaptive.py"
     copy.write_text("OFFERED = 1\n")
     monkeypatch.setattr(verilator_engine, "hardware_source_files",

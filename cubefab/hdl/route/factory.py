@@ -1,13 +1,16 @@
-"""Choosing the route unit for a topology."""
+"""Choosing the route unit for a topology, and an adaptive router's escape policy."""
 
+from ...topology.adaptive import needs_adaptive
 from .base import TableRoute
 from .dlh import DLHRoute
 from .hypercube import HypercubeRoute
-from .mcube import McubeRoute
+from .escape import EscapePolicy, SeparateEscapePolicy
+from .mcube import McubeEscape, McubeRoute
 from .metacube import MetacubeRoute
 
 
-__all__ = ["route_unit", "register_route_unit", "LOGIC_UNITS"]
+__all__ = ["route_unit", "register_route_unit", "LOGIC_UNITS", "ESCAPE_POLICIES",
+           "escape_policy"]
 
 
 #: Logic route unit class by topology family name (``Topology.name``).
@@ -34,3 +37,20 @@ def route_unit(topology, node=None, algorithm=None):
     unit_class = LOGIC_UNITS.get(getattr(topology, "name", None), TableRoute)
     unit_class.check(topology, node, algorithm)   # before a unit is made and refused
     return unit_class(topology, node, algorithm)
+
+
+#: Escape policy class by topology family name, for the algorithms whose escape port
+#: is no adaptive one (:func:`~cubefab.topology.adaptive.needs_adaptive`).
+ESCAPE_POLICIES = {
+    "mcube": McubeEscape,
+}
+
+
+def escape_policy(topology, algorithm=None):
+    """The escape policy of an adaptive router of ``topology`` routing ``algorithm``
+    (:mod:`cubefab.hdl.route.escape`): :class:`EscapePolicy` where the escape port is
+    one of the adaptive ports, else the family's (:data:`ESCAPE_POLICIES`), or
+    :class:`SeparateEscapePolicy`."""
+    if not needs_adaptive(topology, algorithm):
+        return EscapePolicy()
+    return ESCAPE_POLICIES.get(getattr(topology, "name", None), SeparateEscapePolicy)()

@@ -4,10 +4,11 @@ from amaranth.hdl import Cat, Mux, Signal
 
 from ...topology.mcube import Mcube
 from .base import RouteUnit
+from .escape import SeparateEscapePolicy
 from .logic import first_true
 
 
-__all__ = ["McubeRoute"]
+__all__ = ["McubeRoute", "McubeEscape"]
 
 
 class McubeRoute(RouteUnit):
@@ -84,3 +85,28 @@ class McubeRoute(RouteUnit):
                     with m.Case(*keys):
                         m.d.comb += [hit.eq(1), link.eq(value)]
         m.d.comb += self.port.eq(Mux(hit, link, default))
+
+
+class McubeEscape(SeparateEscapePolicy):
+    """Escape policy of an adaptive Mcube router routing Mroute over its e-cube escape
+    (:func:`~cubefab.topology.adaptive.needs_adaptive`): as
+    :class:`~cubefab.hdl.route.escape.SeparateEscapePolicy`, and the stream rule: an
+    injected head takes e-cube first, on the escape VC while it is uncontested and
+    has room, for a packet that loses no hop on it (its e-cube route as short as
+    Mroute's, ``route.short``, the adaptive route unit's ``ecube_short``) and for a
+    packet to the previous injected packet's destination (a stream): a stream keeps
+    one route, in order, and a complement permutation's e-cube routes share no
+    link."""
+
+    def steer(self, choice, port, port_vc, calm_escape):
+        m, p, v, head, route = choice.m, choice.p, choice.v, choice.head, choice.route
+        last_dest = Signal(len(head.dest), name=f"last_dest_p{p}_vc{v}")
+        any_last = Signal(name=f"any_last_p{p}_vc{v}")   # (none since reset)
+        stream = any_last & (head.dest == last_dest)
+        ecube_first = choice.named("ecube_first", 1,
+                                   (route.short | stream) & calm_escape.any())
+        port = Mux(ecube_first, calm_escape, port)
+        port_vc = Mux(ecube_first, route.vc, port_vc)
+        with m.If(~choice.active & choice.fifo.r_en):
+            m.d.sync += [last_dest.eq(head.dest), any_last.eq(1)]
+        return port, port_vc

@@ -1,0 +1,101 @@
+"""The router being elaborated, as its stages see it: one value passed to each."""
+
+from dataclasses import dataclass
+
+from amaranth.hdl import C, Module, Mux
+
+from ...topology.deadlock import lane_bits, wrap_ports
+
+
+__all__ = ["Frame", "flow_lane"]
+
+
+def flow_lane(flit, bits):
+    """flow_lane of ``flit``: ``src ^ dest`` XOR-folded to ``bits`` bits (a 0-bit
+    value for ``bits == 0``)."""
+    flow = flit.src ^ flit.dest
+    lane = C(0, 0)
+    if not bits:
+        return lane
+    for at in range(0, len(flow), bits):
+        lane = lane ^ flow[at:at + bits]
+    return lane
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What every stage of one router's ``elaborate`` reads: the module the stages add
+    their logic to (``m``) and the router component (``router``: its configuration,
+    node and ports). The stages add statements to ``m`` and return what they built;
+    nothing is stored on the router.
+
+    Parameters
+    ----------
+    m : Module
+    router : Router
+    """
+
+    m: Module
+    router: object
+
+    @property
+    def config(self):
+        """RouterConfig: what the router is built from."""
+        return self.router.config
+
+    @property
+    def topology(self):
+        return self.router.config.topology
+
+    @property
+    def node(self):
+        """int or None: the router's constant address (None: strapped)."""
+        return self.router.node
+
+    @property
+    def layout(self):
+        """FlitLayout: the flits of its links."""
+        return self.router.layout
+
+    @property
+    def degree(self):
+        """Network ports; the local port is numbered ``degree``."""
+        return self.router.config.topology.degree
+
+    @property
+    def here(self):
+        """This router's address: the ``here`` strap, or the constant node."""
+        return self.router.here if self.node is None else self.node
+
+    def lanes(self):
+        """Bits of a VC number that pick the VC within its class."""
+        return lane_bits(self.config.vcs_per_class)
+
+    def wraps(self):
+        """Per network port, ``wrap(here, port)``: a constant or a strap bit."""
+        if self.node is None:
+            return [self.router.wrap_mask[o] for o in range(self.degree)]
+        return wrap_ports(self.topology, self.node)
+
+    def queues(self):
+        """The input queues, (input port, VC): every VC of every network port, then
+        the one of ``local_in``."""
+        network = [(p, v) for p in range(self.degree) for v in range(self.config.link_vcs)]
+        return network + [(self.degree, 0)]
+
+    def fifo_vcs(self, p):
+        """VCs of input port ``p`` buffered in FIFOs (the first ones; a replicating
+        router keeps its broadcast VCs and injection queue in replicating queues)."""
+        return self.config.fifo_vcs(local=p == self.degree)
+
+    def in_heads(self, is_head, value, kept):
+        """``value``, for a header field the router writes (or clears); with
+        ``config.header == "head"`` only heads carry header fields, so a body flit
+        (``is_head`` 0) keeps ``kept``, its data bits there."""
+        if self.config.header != "head" or not len(value):
+            return value
+        return Mux(is_head, value, kept)[:len(value)]
+
+    def class_of(self, flit):
+        """The escape class ``flit`` carries (a 0-bit value without a ``cls`` field)."""
+        return flit.cls if self.config.class_width else C(0, 0)

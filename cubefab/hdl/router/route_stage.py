@@ -1,0 +1,188 @@
+"""Route stage of the router, one class per routing and hop: each input port's route
+unit, turning the flit arriving there into ``enter``, the route it is buffered with
+(its output port or ports, and the VC of the next link, :func:`choose_vc`).
+
+:func:`route_stage` picks the stage of a configuration:
+
+- :class:`DeterministicStage`: the topology's route unit
+  (:func:`~cubefab.hdl.route.route_unit`), one output port (``port``, one-hot);
+- :class:`LookaheadStage` (``hop="lookahead"``, docs/router.md "One cycle per hop"):
+  a head flit arriving on a network port carries its output port here in
+  ``next_port`` (the router before computed it; ``local_in``'s is ignored, the
+  injection queue's route unit computes it), and a departing head gets ``next_port``
+  for the router it travels to (:meth:`LookaheadStage.ahead`,
+  :class:`~cubefab.hdl.route.lookahead.LookaheadRoute`);
+- :class:`AdaptiveStage` (``Adaptive`` routing): the adaptive route unit, the offered
+  ports and the escape port, chosen from by :mod:`.adaptive`;
+- :class:`WaypointStage` (``Waypoints`` routing, docs/faults.md): a
+  :class:`~cubefab.hdl.route.waypoint.WaypointRoute` per input port, a flit leaving on
+  VC ``phase_out * C + class`` (the class restarting at 0 on a new leg) with
+  ``phase_out`` written into its header.
+"""
+
+from amaranth.hdl import C, Mux, Signal, unsigned
+from amaranth.lib import data
+
+from ...topology.deadlock import lane_bits
+from ..route import route_unit
+from ..route.adaptive import adaptive_route_unit
+from ..route.lookahead import LookaheadRoute
+from ..route.waypoint import WaypointRoute
+from .frame import flow_lane
+from .vc_choice import choose_vc
+
+
+__all__ = ["RouteStage", "DeterministicStage", "LookaheadStage", "AdaptiveStage", "WaypointStage",
+           "route_stage"]
+
+
+def _enter(frame, p, **fields):
+    """The signal ``enter_p{p}``: ``port`` (one-hot) and ``vc``, then ``fields``."""
+    return Signal(data.StructLayout({
+        "port": unsigned(frame.degree + 1),
+        "vc": unsigned(frame.layout["vc"].shape.width),
+        **fields,
+    }), name=f"enter_p{p}")
+
+
+class RouteStage:
+    """A route stage: called with ``(frame, p, flit)``, it builds the route of input
+    port ``p`` for ``flit`` arriving and returns ``enter``; :meth:`ahead` is what it
+    does to the flits leaving."""
+
+    def __call__(self, frame, p, flit):
+        raise NotImplementedError
+
+    def ahead(self, frame, switched):
+        """The flits of the output registers (``switched``, a flit per output):
+        unchanged."""
+        return switched
+
+
+class DeterministicStage(RouteStage):
+    """The route unit of each input port; ``enter``: ``port``, one-hot, and ``vc``."""
+
+    def __call__(self, frame, p, flit):
+        enter, port = self.route(frame, p, flit)
+        choose_vc(frame, p, flit, port, enter, flit.vc[frame.lanes():])
+        return enter
+
+    def route(self, frame, p, flit):
+        """``enter`` with its ``port`` driven, and the output port number."""
+        # (expressions rather than named signals where possible: every named signal
+        # costs the Python simulator an update per evaluation)
+        m = frame.m
+        ru = m.submodules[f"route_p{p}"] = route_unit(frame.topology, frame.node,
+                                                      frame.config.algorithm)
+        m.d.comb += ru.dest.eq(flit.dest)
+        if frame.node is None:
+            m.d.comb += ru.here.eq(frame.router.here)
+        if hasattr(ru, "src") and "src" in ru.signature.members:
+            m.d.comb += ru.src.eq(flit.src)
+        enter = _enter(frame, p)
+        m.d.comb += enter.port.eq(ru.request)
+        return enter, ru.port
+
+
+class LookaheadStage(DeterministicStage):
+    """Deterministic routing one cycle per hop: a network input's route is the
+    ``next_port`` its head carries; each departing head gets the next one."""
+
+    def route(self, frame, p, flit):
+        if p == frame.degree:   # injection: the router's own route unit
+            return super().route(frame, p, flit)
+        enter = _enter(frame, p)
+        frame.m.d.comb += enter.port.eq(C(1, frame.degree + 1) << flit.next_port)
+        return enter, flit.next_port
+
+    def ahead(self, frame, switched):
+        """Each network output's flit, a head getting ``next_port``, its output port at
+        the router it travels to (``switched[degree]``, the local output's,
+        unchanged)."""
+        m, degree = frame.m, frame.degree
+        unit = m.submodules["lookahead"] = LookaheadRoute(frame.topology, frame.node,
+                                                          frame.config.algorithm)
+        if frame.node is None:
+            m.d.comb += unit.neighbors.eq(frame.router.neighbors)
+        ahead = []
+        for o in range(degree):
+            flit = Signal(frame.layout, name=f"ahead_p{o}")
+            m.d.comb += [unit.dest[o].eq(switched[o].dest), flit.eq(switched[o])]
+            if unit.needs_src:
+                m.d.comb += unit.src[o].eq(switched[o].src)
+            m.d.comb += flit.next_port.eq(frame.in_heads(switched[o].head, unit.port[o],
+                                                         switched[o].next_port))
+            ahead.append(flit)
+        return ahead + [switched[degree]]
+
+
+class AdaptiveStage(RouteStage):
+    """The adaptive route unit of each input port. ``enter``: ``offered`` (the
+    adaptive ports, a bit per port), ``escape`` (the escape port, one-hot), ``vc``
+    (the escape VC: the class the packet carries, one up on a wrap link, and the
+    flow's VC within the class), ``lane`` (the flow's adaptive VC, from the first)
+    and, on the local input where the unit has it, ``short`` (its ``ecube_short``,
+    :class:`~cubefab.hdl.route.mcube.McubeEscape`)."""
+
+    def __call__(self, frame, p, flit):
+        m, degree, config = frame.m, frame.degree, frame.config
+        ru = m.submodules[f"route_p{p}"] = adaptive_route_unit(frame.topology, frame.node,
+                                                               config.algorithm)
+        m.d.comb += ru.dest.eq(flit.dest)
+        if frame.node is None:
+            m.d.comb += ru.here.eq(frame.router.here)
+        fields = {
+            "offered": unsigned(degree + 1),
+            "escape": unsigned(degree + 1),
+            "vc": unsigned(frame.layout["vc"].shape.width),
+            "lane": unsigned(lane_bits(config.adaptive_vcs)),
+        }
+        short = p == degree and "ecube_short" in ru.signature.members
+        if short:
+            fields["short"] = unsigned(1)
+        enter = Signal(data.StructLayout(fields), name=f"enter_p{p}")
+        if short:
+            m.d.comb += enter.short.eq(ru.ecube_short)
+        m.d.comb += [enter.offered.eq(ru.offered),
+                     enter.escape.eq(C(1, degree + 1) << ru.escape),
+                     enter.lane.eq(flow_lane(flit, len(enter.lane)))]
+        choose_vc(frame, p, flit, ru.escape, enter, frame.class_of(flit))
+        return enter
+
+
+class WaypointStage(RouteStage):
+    """The waypoint stage of each input port
+    (:class:`~cubefab.hdl.route.waypoint.WaypointRoute`, equal to
+    :func:`~cubefab.topology.fault_routing.waypoint_step`). ``enter``: ``port``
+    (one-hot), ``vc`` (``phase_out * C + class``: the class of the arriving flit
+    within its phase's set, or 0 on a new leg, one up on a wrap link) and ``phase``
+    (``phase_out``, written into the departing flit)."""
+
+    def __call__(self, frame, p, flit):
+        m, config = frame.m, frame.config
+        wr = m.submodules[f"route_p{p}"] = WaypointRoute(
+            frame.topology, config.fault_waypoints, frame.node, config.algorithm)
+        m.d.comb += [wr.dest.eq(flit.dest), wr.waypoint.eq(flit.waypoint),
+                     wr.count.eq(flit.waypoint_count), wr.phase.eq(flit.phase)]
+        if frame.node is None:
+            m.d.comb += wr.here.eq(frame.router.here)
+        enter = _enter(frame, p, phase=unsigned(len(wr.phase_out)))
+        m.d.comb += [enter.port.eq(wr.request), enter.phase.eq(wr.phase_out)]
+        classes = config.vc_classes
+        width = max(1, (classes - 1).bit_length())
+        # the arriving class within its phase's set (injected flits: vc 0, phase 0)
+        arriving_class = (flit.vc[frame.lanes():] - flit.phase * classes)[:width]
+        vc_class = Mux(wr.advanced, 0, arriving_class) if classes > 1 else C(0, 0)
+        choose_vc(frame, p, flit, wr.port, enter, vc_class, phase=wr.phase_out)
+        return enter
+
+
+def route_stage(config):
+    """The route stage of routers of ``config`` (a RouterConfig)."""
+    if config.adaptive:
+        return AdaptiveStage()
+    if config.fault_waypoints:
+        return WaypointStage()
+    if config.lookahead:
+        return LookaheadStage()
+    return DeterministicStage()
