@@ -26,10 +26,11 @@ misrouting, loss, duplication and reordering. With flits whose header is in the 
 """
 
 import contextlib
+from dataclasses import dataclass
 
 import numpy as np
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.memory import Memory
@@ -202,6 +203,19 @@ class PacketFormat:
                 piece = timestamp[start:start + len(check)]
                 check = check ^ piece
         return Cat(*parts, check)
+
+
+@dataclass(frozen=True)
+class _Queued:
+    """A generator's source queue and the fields of its oldest entry: destination,
+    creation time, the route (waypoints) and whether it is a broadcast (None without
+    broadcasts)."""
+
+    queue: SyncFIFO
+    dest: Value
+    time: Value
+    route: Value
+    broadcast: Value = None
 
 
 class TrafficGenerator(wiring.Component):
@@ -380,13 +394,25 @@ class TrafficGenerator(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        topo, fmt = self.topology, self.fmt
-        bits = topo.address_bits
         straps = self._straps()
-        here = straps.here if self.node is None else Const(self.node, bits)
+        here = straps.here if self.node is None else Const(self.node, self.topology.address_bits)
+        initial, started, state = self._random_state(m, straps)
+        draw_rate, draw_hot, draw_dest = state[0:16], state[16:32], state[32:64]
+        dest = self._destination(m, straps, draw_hot, draw_dest)
+        is_broadcast = None
+        if self.fmt.layout.broadcast:
+            is_broadcast = self._broadcast_draw(m, initial, started)
+            m.d.comb += self.created_broadcast.eq(is_broadcast)
+            unicast_dest, dest = dest, Signal(len(dest), name="new_dest_or_source")
+            m.d.comb += dest.eq(Mux(is_broadcast, here, unicast_dest))
+        queued = self._source_queue(m, dest, here, started, draw_rate, is_broadcast)
+        self._packets(m, here, queued)
+        return m
 
-        # Random state: loaded from the seed in the first cycle, then one xorshift64
-        # step per cycle; every decision of a cycle reads disjoint bits of the state.
+    def _random_state(self, m, straps):
+        """Random state: loaded from the seed in the first cycle, then one xorshift64
+        step per cycle; every decision of a cycle reads disjoint bits of the state.
+        Returns the initial state, whether it was loaded, and the state."""
         started = Signal()
         state = Signal(64, init=1)
         initial = _node_seed_hw(m, self.seed, straps.salt, "initial_state")
@@ -396,9 +422,12 @@ class TrafficGenerator(wiring.Component):
                 m.d.sync += [state.eq(initial), started.eq(1)]
             with m.Else():
                 m.d.sync += state.eq(_xorshift64_hw(state))
-        draw_rate, draw_hot, draw_dest = state[0:16], state[16:32], state[32:64]
+        return initial, started, state
 
-        dest = Signal(bits, name="new_dest")
+    def _destination(self, m, straps, draw_hot, draw_dest):
+        """The destination of the packet drawn this cycle, by the pattern."""
+        topo = self.topology
+        dest = Signal(topo.address_bits, name="new_dest")
         if self.pattern in ("bitcomp", "transpose", "shuffle"):
             m.d.comb += dest.eq(straps.permuted)
         elif self.pattern == "neighbor":
@@ -414,19 +443,17 @@ class TrafficGenerator(wiring.Component):
                 m.d.comb += dest.eq(Mux(draw_hot < self.hot_threshold, self.hotspot, uniform))
             else:
                 m.d.comb += dest.eq(uniform)
+        return dest
 
-        broadcast = fmt.layout.broadcast
-        if broadcast:
-            is_broadcast = self._broadcast_draw(m, initial, started)
-            m.d.comb += self.created_broadcast.eq(is_broadcast)
-            unicast_dest, dest = dest, Signal(bits, name="new_dest_or_source")
-            m.d.comb += dest.eq(Mux(is_broadcast, here, unicast_dest))
-
-        # Source queue of (destination, creation time[, waypoints][, broadcast]).
+    def _source_queue(self, m, dest, here, started, draw_rate, is_broadcast):
+        """Source queue of (destination, creation time[, waypoints][, broadcast]):
+        a packet created this cycle enters it. Returns the oldest entry's fields (a
+        :class:`_Queued`)."""
+        fmt, bits = self.fmt, self.topology.address_bits
         create = Signal()
         m.d.comb += create.eq(started & (draw_rate < self.threshold))
         create, route = self._route_entry(m, dest, here, create)
-        extra = Cat(route, is_broadcast) if broadcast else route
+        extra = Cat(route, is_broadcast) if is_broadcast is not None else route
         queue = m.submodules.queue = SyncFIFO(width=bits + fmt.timestamp_bits + len(extra),
                                               depth=self.queue_depth)
         m.d.comb += [
@@ -435,47 +462,55 @@ class TrafficGenerator(wiring.Component):
             self.created.eq(create & queue.w_rdy),
             self.refused.eq(create & ~queue.w_rdy),
         ]
-        q_dest = queue.r_data[:bits]
-        q_time = queue.r_data[bits:bits + fmt.timestamp_bits]
-        q_route = queue.r_data[bits + fmt.timestamp_bits:][:len(route)]
-        q_broadcast = queue.r_data[-1] if broadcast else None
+        return _Queued(queue, queue.r_data[:bits],
+                       queue.r_data[bits:bits + fmt.timestamp_bits],
+                       queue.r_data[bits + fmt.timestamp_bits:][:len(route)],
+                       queue.r_data[-1] if is_broadcast is not None else None)
 
-        # Sequence number of the next packet of each flow from this node.
+    def _sequence(self, m, queued, sent, last):
+        """The sequence number of the next packet of each flow from this node (the
+        source's broadcasts have a sequence of their own), as the header field."""
+        fmt, bits = self.fmt, self.topology.address_bits
+        broadcast = queued.broadcast is not None
         sequence = Signal(max(1, fmt.sequence_bits))
-        index = Signal(fmt.index_bits)
-        last = Signal()
-        m.d.comb += last.eq(index == fmt.packet_flits - 1)
-        out = self.flits
-        sent = Signal()
-        m.d.comb += sent.eq(out.valid & out.ready)
         if fmt.sequence_bits:
             seq_mem = m.submodules.sequence = Memory(shape=fmt.sequence_bits,
                                                      depth=1 << bits, init=[])
             rd = seq_mem.read_port(domain="comb")
             wr = seq_mem.write_port()
-            if broadcast:   # the source's broadcasts have a sequence of their own
+            if broadcast:
                 broadcasts = Signal(fmt.sequence_bits, name="broadcast_sequence")
-                with m.If(sent & last & q_broadcast):
+                with m.If(sent & last & queued.broadcast):
                     m.d.sync += broadcasts.eq(broadcasts + 1)
-            m.d.comb += [rd.addr.eq(q_dest),
-                         sequence.eq(Mux(q_broadcast, broadcasts, rd.data) if broadcast
+            m.d.comb += [rd.addr.eq(queued.dest),
+                         sequence.eq(Mux(queued.broadcast, broadcasts, rd.data) if broadcast
                                      else rd.data),
-                         wr.addr.eq(q_dest), wr.data.eq(rd.data + 1),
-                         wr.en.eq(sent & last & ~q_broadcast if broadcast
+                         wr.addr.eq(queued.dest), wr.data.eq(rd.data + 1),
+                         wr.en.eq(sent & last & ~queued.broadcast if broadcast
                                   else sent & last)]
-        seq_field = sequence[:fmt.sequence_bits] if fmt.sequence_bits else Const(0, 1)
+        return sequence[:fmt.sequence_bits] if fmt.sequence_bits else Const(0, 1)
 
+    def _packets(self, m, here, queued):
+        """The flits of the oldest queued packet onto ``flits``, one a cycle."""
+        fmt, out = self.fmt, self.flits
+        q_dest, q_route = queued.dest, queued.route
+        index = Signal(fmt.index_bits)
+        last = Signal()
+        m.d.comb += last.eq(index == fmt.packet_flits - 1)
+        sent = Signal()
+        m.d.comb += sent.eq(out.valid & out.ready)
+        seq_field = self._sequence(m, queued, sent, last)
         m.d.comb += [
-            out.valid.eq(queue.r_rdy),
+            out.valid.eq(queued.queue.r_rdy),
             out.payload.head.eq(index == 0),
             out.payload.tail.eq(last),
             out.payload.dest.eq(q_dest),
             out.payload.src.eq(here),
             out.payload.payload.eq(Mux(
                 index == 0,
-                fmt.head_payload(q_time, seq_field, here, q_dest),
+                fmt.head_payload(queued.time, seq_field, here, q_dest),
                 fmt.check_word(here, q_dest, seq_field, index))),
-            queue.r_en.eq(sent & last),
+            queued.queue.r_en.eq(sent & last),
             self.injected.eq(sent & (index == 0)),
             self.flit_sent.eq(sent),
         ]
@@ -484,8 +519,8 @@ class TrafficGenerator(wiring.Component):
             m.d.comb += [out.payload.waypoint_count.eq(q_route[:count]),
                          out.payload.waypoint.eq(q_route[count:]),
                          out.payload.phase.eq(0)]
-        if broadcast:
-            m.d.comb += out.payload.bcast.eq(q_broadcast)
+        if queued.broadcast is not None:
+            m.d.comb += out.payload.bcast.eq(queued.broadcast)
         if fmt.layout.multicast:   # every broadcast goes to this node's group
             m.d.comb += out.payload.mmask.eq(self.multicast_group)
         if fmt.layout.header == "head":   # a body flit: the check word in all its data
@@ -495,7 +530,6 @@ class TrafficGenerator(wiring.Component):
                                                         len(body.data)))
         with m.If(sent):
             m.d.sync += index.eq(Mux(last, 0, index + 1))
-        return m
 
     def _broadcast_draw(self, m, initial, started):
         """Whether the packet created this cycle is a broadcast: 16 bits of a second

@@ -29,6 +29,11 @@ class Frame:
     node and ports). The stages add statements to ``m`` and return what they built;
     nothing is stored on the router.
 
+    Its properties read the router: ``config`` (the RouterConfig), ``topology``,
+    ``node`` (the constant address, or None: strapped), ``layout`` (the FlitLayout of
+    its links), ``degree`` (network ports; the local port is numbered ``degree``) and
+    ``here`` (its address: the ``here`` strap, or the constant node).
+
     Parameters
     ----------
     m : Module
@@ -40,7 +45,6 @@ class Frame:
 
     @property
     def config(self):
-        """RouterConfig: what the router is built from."""
         return self.router.config
 
     @property
@@ -49,22 +53,18 @@ class Frame:
 
     @property
     def node(self):
-        """int or None: the router's constant address (None: strapped)."""
         return self.router.node
 
     @property
     def layout(self):
-        """FlitLayout: the flits of its links."""
         return self.router.layout
 
     @property
     def degree(self):
-        """Network ports; the local port is numbered ``degree``."""
         return self.router.config.topology.degree
 
     @property
     def here(self):
-        """This router's address: the ``here`` strap, or the constant node."""
         return self.router.here if self.node is None else self.node
 
     def lanes(self):

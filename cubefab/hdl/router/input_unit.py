@@ -73,7 +73,16 @@ def cut_tails(frame, p, flit):
     routers): per input VC, whether a packet is open and its last flit; while
     ``link_up[p]`` is low and no flit arrives, the synthetic tail of the lowest open
     VC whose buffer has room arrives instead (docs/faults.md). Returns the
-    :class:`CutTails` of port ``p``."""
+    :class:`CutTails` of port ``p``.
+
+    A link that fails (``link_up[p]`` low, at both ends) so cuts the packets it was
+    carrying: each input VC of port ``p`` remembers whether a packet is open (its
+    head arrived, its tail not yet) and its last flit; the synthetic tail is a copy
+    of that last flit with ``head`` 0, ``tail`` 1 and ``cut`` 1, which travels on as
+    an ordinary tail (releasing every VC the packet holds downstream) to the
+    destination, whose checker counts the packet as cut. A flit registered on the
+    link the cycle before the failure still arrives (the sender drops only what it
+    grants from then on); a dead link's credits are no longer returned."""
     m, layout, vcs = frame.m, frame.layout, frame.config.link_vcs
     link = frame.router.link_in[p]
     room = Signal(vcs, name=f"cut_room_p{p}")

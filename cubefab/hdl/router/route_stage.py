@@ -13,7 +13,7 @@ unit, turning the flit arriving there into ``enter``, the route it is buffered w
   for the router it travels to (:meth:`LookaheadStage.ahead`,
   :class:`~cubefab.hdl.route.lookahead.LookaheadRoute`);
 - :class:`AdaptiveStage` (``Adaptive`` routing): the adaptive route unit, the offered
-  ports and the escape port, chosen from by :mod:`.adaptive`;
+  ports and the escape port, chosen from by :mod:`cubefab.hdl.router.adaptive`;
 - :class:`WaypointStage` (``Waypoints`` routing, docs/faults.md): a
   :class:`~cubefab.hdl.route.waypoint.WaypointRoute` per input port, a flit leaving on
   VC ``phase_out * C + class`` (the class restarting at 0 on a new leg) with
