@@ -185,7 +185,7 @@ class Router(wiring.Component):
         # the outputs each input queue may use
         queue_outputs = [b.outputs if isinstance(b, Replica) else outputs[p]
                          for b, (p, _) in zip(buffers, frame.queues())]
-        switch = allocate_switch(frame, queue_outputs, buffers, out)
+        switch = allocate_switch(frame, stage, queue_outputs, buffers, out)
         switched = stage.ahead(frame, crossbar(frame, switch))
         output_registers(frame, switch.grants, switched, out)
         return m

@@ -1,6 +1,7 @@
 """Route stage of the router, one class per routing and hop: each input port's route
 unit, turning the flit arriving there into ``enter``, the route it is buffered with
-(its output port or ports, and the VC of the next link, :func:`choose_vc`).
+(its output port or ports, and the VC of the next link, :func:`choose_vc`), and the
+header fields a departing flit gets (:meth:`RouteStage.depart`, :meth:`RouteStage.ahead`).
 
 :func:`route_stage` picks the stage of a configuration:
 
@@ -20,7 +21,7 @@ unit, turning the flit arriving there into ``enter``, the route it is buffered w
   ``phase_out`` written into its header.
 """
 
-from amaranth.hdl import C, Mux, Signal, unsigned
+from amaranth.hdl import C, Cat, Mux, Signal, unsigned
 from amaranth.lib import data
 
 from ...topology.deadlock import lane_bits
@@ -57,6 +58,14 @@ class RouteStage:
         """The flits of the output registers (``switched``, a flit per output):
         unchanged."""
         return switched
+
+    def depart(self, frame, vc, out_vc, cls):
+        """The flit of input VC ``vc`` (an :class:`~.input_unit.InputVC`) as it leaves
+        for a network output on its output VC ``out_vc`` (``cls``: its class, from an
+        adaptive choice, or None)."""
+        flit, layout = vc.flit.as_value(), frame.layout
+        vc_at, vc_bits = layout["vc"].offset, layout["vc"].shape.width
+        return Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:])
 
 
 class DeterministicStage(RouteStage):
@@ -149,6 +158,15 @@ class AdaptiveStage(RouteStage):
         choose_vc(frame, p, flit, ru.escape, enter, frame.class_of(flit))
         return enter
 
+    def depart(self, frame, vc, out_vc, cls):
+        """The flit on its output VC with its class ``cls`` (in heads only with
+        ``header="head"``)."""
+        head, layout = vc.flit, frame.layout
+        vc_at, vc_bits = layout["vc"].offset, layout["vc"].shape.width
+        flit = head.as_value()   # vc, and cls if there is one, then dest
+        cls = frame.in_heads(head.head, cls, flit[vc_at + vc_bits:][:len(cls)])
+        return Cat(flit[:vc_at], out_vc, cls, flit[layout["dest"].offset:])
+
 
 class WaypointStage(RouteStage):
     """The waypoint stage of each input port
@@ -175,6 +193,18 @@ class WaypointStage(RouteStage):
         vc_class = Mux(wr.advanced, 0, arriving_class) if classes > 1 else C(0, 0)
         choose_vc(frame, p, flit, wr.port, enter, vc_class, phase=wr.phase_out)
         return enter
+
+    def depart(self, frame, vc, out_vc, cls):
+        """The flit on its output VC with the phase after this node (the buffered
+        route's; in heads only with ``header="head"``)."""
+        head, layout = vc.flit, frame.layout
+        vc_at, vc_bits = layout["vc"].offset, layout["vc"].shape.width
+        flit = head.as_value()
+        phase_at, phase_bits = layout["phase"].offset, len(vc.route.phase)
+        phase = frame.in_heads(head.head, vc.route.phase,
+                               flit[phase_at:phase_at + phase_bits])
+        return Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:phase_at], phase,
+                   flit[phase_at + phase_bits:])
 
 
 def route_stage(config):

@@ -65,25 +65,6 @@ def request_vc(frame, p, v, o, out_vc):
     return next_vc(frame.topology, frame.node, o, vc_in, config.vc_classes)
 
 
-def _departing(frame, vc, out_vc, cls):
-    """The flit of input VC ``vc`` (an :class:`~.input_unit.InputVC`) on its output VC
-    ``out_vc``: with adaptive routing its class ``cls`` too, with waypoints the phase
-    after this node."""
-    layout, head = frame.layout, vc.flit
-    vc_at, vc_bits = layout["vc"].offset, layout["vc"].shape.width
-    flit = head.as_value()   # the flit leaves on its output VC (and class)
-    if frame.config.adaptive:   # vc, and cls if there is one, then dest
-        cls = frame.in_heads(head.head, cls, flit[vc_at + vc_bits:][:len(cls)])
-        return Cat(flit[:vc_at], out_vc, cls, flit[layout["dest"].offset:])
-    if frame.config.fault_waypoints:   # vc, and the phase after this node
-        phase_at, phase_bits = layout["phase"].offset, len(vc.route.phase)
-        phase = frame.in_heads(head.head, vc.route.phase,
-                               flit[phase_at:phase_at + phase_bits])
-        return Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:phase_at], phase,
-                   flit[phase_at + phase_bits:])
-    return Cat(flit[:vc_at], out_vc, flit[vc_at + vc_bits:])
-
-
 def _replica_queue(frame, switch, q, p, v, replica, out):
     """Switch allocation of replicating queue ``q`` (``(p, v)``)."""
     wants, flits = replica_requests(frame, p, v, replica, out)
@@ -95,11 +76,13 @@ def _replica_queue(frame, switch, q, p, v, replica, out):
     switch.delivering.append(switch.departing[-1])
 
 
-def _fifo_queue(frame, switch, q, p, v, vc, outputs, out, select, network_wants):
+def _fifo_queue(frame, switch, q, p, v, vc, outputs, out, select, network_wants,
+                stage):
     """Switch allocation of the FIFO input queue ``q`` (``(p, v)``, its
     :class:`~.input_unit.InputVC` ``vc``) that may turn to ``outputs``: its requests
     (deterministic: its route's port; adaptive: ``select``'s choice), its read, and
-    the flits it offers."""
+    the flits it offers (on their output VC, their header as ``stage``, the route
+    stage, writes it)."""
     m, route = frame.m, vc.route
     vc_bits = frame.layout["vc"].shape.width
     active = Signal(name=f"active_p{p}_vc{v}")
@@ -127,7 +110,7 @@ def _fifo_queue(frame, switch, q, p, v, vc, outputs, out, select, network_wants)
             switch.request_vcs[o][i] = vcs[k]
     granted = Cat(granted).any()
     m.d.comb += vc.fifo.r_en.eq(granted)
-    switch.departing.append(_departing(frame, vc, out_vc, cls))
+    switch.departing.append(stage.depart(frame, vc, out_vc, cls))
     switch.delivering.append(vc.flit.as_value())  # ejected flits keep their last VC
     with m.If(granted):
         m.d.sync += active.eq(~vc.flit.tail)
@@ -167,11 +150,12 @@ def _arbiters(frame, switch, out):
             least_recently_granted(m, requests, grants, 1, name=f"prio_p{o}")
 
 
-def allocate_switch(frame, outputs, buffers, out):
+def allocate_switch(frame, stage, outputs, buffers, out):
     """Switch allocation: an arbiter per output among the input queues that may
     turn to it (``outputs[q]``: the outputs queue ``q`` may use; ``buffers[q]``: its
     :class:`~.input_unit.InputVC` or :class:`~.replication.Replica`; ``out``: the
-    :class:`~.output_unit.OutputVCs`). Returns the :class:`Switch`."""
+    :class:`~.output_unit.OutputVCs`; ``stage``: the route stage, which writes the
+    header of a departing flit). Returns the :class:`Switch`."""
     degree = frame.degree
     queues = frame.queues()
     users = [[q for q in range(len(queues)) if o in outputs[q]] for o in range(degree + 1)]
@@ -190,7 +174,7 @@ def allocate_switch(frame, outputs, buffers, out):
             _replica_queue(frame, switch, q, p, v, buffers[q], out)
         else:
             _fifo_queue(frame, switch, q, p, v, buffers[q], outputs[q], out, select,
-                        network_wants)
+                        network_wants, stage)
     _arbiters(frame, switch, out)
     return switch
 
