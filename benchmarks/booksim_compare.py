@@ -37,6 +37,7 @@ import tempfile
 from cubefab.sim.booksim import (booksim_router, min_channel_loads, run_booksim,
                                  write_booksim)
 from cubefab.sim.channel_load import channel_load_bound
+from cubefab.sim.run_spec import SelfCheckRun
 from cubefab.sim.selfcheck_run import run_selfcheck
 from cubefab.topology.catalog import make_topology
 
@@ -62,10 +63,10 @@ def cubefab_runs(topo, router, loads, args):
     runs = []
     for i, rate in enumerate(loads):
         cycles = zero_load_cycles(topo, rate, args.cycles) if i == 0 else args.cycles
-        runs.append(run_selfcheck(topo, engine="verilator", rate=rate, cycles=cycles,
-                                  warmup=args.warmup, seed=1, threads=args.threads,
-                                  depth=router["depth"], vcs=router["vcs"],
-                                  vcs_per_class=router["vcs_per_class"], hop=args.hop))
+        runs.append(run_selfcheck(SelfCheckRun.of(topo, engine="verilator", rate=rate, cycles=cycles,
+                                                  warmup=args.warmup, seed=1, threads=args.threads,
+                                                  depth=router["depth"], vcs=router["vcs"],
+                                                  vcs_per_class=router["vcs_per_class"], hop=args.hop)))
     return runs
 
 

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from cubefab.cli import format_table  # noqa: E402
 from cubefab.sim.broadcast_run import hardware_broadcast  # noqa: E402
+from cubefab.sim.run_spec import SelfCheckRun
 from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck  # noqa: E402
 from cubefab.topology import DLH, Hypercube, Metacube, bfs_distances  # noqa: E402
 from cubefab.topology.broadcast_tree import one_port_tree  # noqa: E402
@@ -58,10 +59,10 @@ def one_broadcast(topology, flits, model="all-port", unicasts=True, engine="amar
 
 def stress(topology, rate, model="all-port"):
     one_port = model == "one-port"
-    r = run_selfcheck(topology, engine="amaranth" if one_port else "verilator", rate=rate,
-                      cycles=600 if one_port else 3000, warmup=100 if one_port else 500,
-                      drain=20000, seed=11, packet_flits=2, broadcast_fraction=0.1,
-                      broadcast_model=model)
+    r = run_selfcheck(SelfCheckRun.of(topology, engine="amaranth" if one_port else "verilator", rate=rate,
+                                      cycles=600 if one_port else 3000, warmup=100 if one_port else 500,
+                                      drain=20000, seed=11, packet_flits=2, broadcast_fraction=0.1,
+                                      broadcast_model=model))
     return {k: r[k] for k in ("topology", "rate", "throughput", "broadcasts",
                               "copies_delivered", "delivered", "refused", "ok",
                               "broadcast_latency", "drain_cycles") + CHECKS}

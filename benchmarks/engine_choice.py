@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from cubefab.cli import format_table  # noqa: E402
 from cubefab.sim import engine_choice  # noqa: E402
+from cubefab.sim.run_spec import SelfCheckRun
 from cubefab.sim.selfcheck_run import run_selfcheck  # noqa: E402
 from cubefab.topology import Hypercube, Metacube  # noqa: E402
 
@@ -31,10 +32,10 @@ def main():
         os.environ["CUBEFAB_CACHE"] = cache
         for topo in (Hypercube(3), Metacube(1, 2)):
             start = time.monotonic()
-            r = run_selfcheck(topo, engine="amaranth", rate=0.2, cycles=args.cycles)
+            r = run_selfcheck(SelfCheckRun.of(topo, engine="amaranth", rate=0.2, cycles=args.cycles))
             elaboration = (time.monotonic() - start - r["seconds"]) / topo.num_nodes
             speed = r["router_cycles_per_second"]
-            build = run_selfcheck(topo, engine="verilator", rate=0.2, cycles=1)
+            build = run_selfcheck(SelfCheckRun.of(topo, engine="verilator", rate=0.2, cycles=1))
             build = build["build_seconds"]
             even = (build / topo.num_nodes - elaboration) * speed
             rows.append([topo.label, topo.num_nodes, f"{elaboration:.2f}", f"{speed:.0f}",

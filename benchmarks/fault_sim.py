@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from cubefab.cli import format_table                                     # noqa: E402
 from cubefab.sim.channel_load import waypoint_channel_load_bound         # noqa: E402
+from cubefab.sim.run_spec import SelfCheckRun
 from cubefab.sim.selfcheck_run import run_selfcheck                      # noqa: E402
 from cubefab.topology import DLH, Hypercube, Metacube                    # noqa: E402
 from cubefab.topology.fault_routing import (FaultSet, guarantee_bound,  # noqa: E402
@@ -68,10 +69,10 @@ def main():
         stretch = statistics.mean(f["mean_ratio"] for f in figures)
         extra = max(f["max_extra"] for f in figures)
         for rate in rates:
-            runs = [run_selfcheck(topo, engine=args.engine, rate=rate, cycles=args.cycles,
-                                  warmup=args.warmup, drain=20 * topo.num_nodes + 2000,
-                                  seed=args.seed, fault_waypoints=args.waypoints,
-                                  faults=f.nodes, faulty_links=f.links) for f in sets]
+            runs = [run_selfcheck(SelfCheckRun.of(topo, engine=args.engine, rate=rate, cycles=args.cycles,
+                                                  warmup=args.warmup, drain=20 * topo.num_nodes + 2000,
+                                                  seed=args.seed, fault_waypoints=args.waypoints,
+                                                  faults=f.nodes, faulty_links=f.links)) for f in sets]
             rows.append([count, rate, round(statistics.mean(r["offered"] for r in runs), 4),
                          round(statistics.mean(r["throughput"] for r in runs), 4),
                          round(statistics.mean(r["avg_latency"] for r in runs), 2),

@@ -11,6 +11,7 @@ Verilator engine compares against these figures (``benchmarks/sim_speed.py``).
 import argparse
 import time
 
+from cubefab.sim.run_spec import SelfCheckRun
 from cubefab.sim.selfcheck_run import run_selfcheck
 from cubefab.topology import DLH, Hypercube, Metacube
 
@@ -30,8 +31,8 @@ def main():
           f"{'router-cyc/s':>12} {'ok':>3}")
     for topo in fabrics:
         t0 = time.perf_counter()
-        r = run_selfcheck(topo, engine="amaranth", rate=args.rate, cycles=args.cycles,
-                          packet_flits=2, seed=1)
+        r = run_selfcheck(SelfCheckRun.of(topo, engine="amaranth", rate=args.rate, cycles=args.cycles,
+                                          packet_flits=2, seed=1))
         total = time.perf_counter() - t0
         print(f"{topo.label:>10} {topo.num_nodes:>7} {r['vcs']:>3} {total:>7.1f} "
               f"{r['cycles_per_second']:>9.1f} {r['router_cycles_per_second']:>12.0f} "

@@ -16,6 +16,7 @@ BookSim2's 306-345 cycles/s on MC(2,2)).
 
 import argparse
 
+from cubefab.sim.run_spec import SelfCheckRun
 from cubefab.sim.selfcheck_run import run_selfcheck
 from cubefab.topology.catalog import make_topology
 
@@ -54,19 +55,19 @@ def compare(topo, args):
     common = dict(rate=0.3, warmup=0, drain=0, seed=1, opt=args.opt)
     print(f"{topo.label}: {n} routers, uniform 0.3, seed 1, every check on", flush=True)
     cycles = args.amaranth_cycles or AMARANTH_CYCLES.get(n, max(4, 10000 // n))
-    a = run_selfcheck(topo, engine="amaranth", cycles=cycles, **common)
+    a = run_selfcheck(SelfCheckRun.of(topo, engine="amaranth", cycles=cycles, **common))
     print(f"  amaranth : {cycles} cycles in {a['seconds']:.1f} s -> "
           f"{a['cycles_per_second']:.2f} cycles/s, "
           f"{a['router_cycles_per_second']:.0f} router-cycles/s "
           f"({a['router_cycles_per_cpu_second']:.0f} per CPU second)", flush=True)
-    same = run_selfcheck(topo, engine="verilator", cycles=cycles, **common)
+    same = run_selfcheck(SelfCheckRun.of(topo, engine="verilator", cycles=cycles, **common))
     agree = {k: v for k, v in a.items() if k not in TIMING} == \
         {k: v for k, v in same.items() if k not in TIMING}
     print(f"  verilator: build {same['build_seconds']:.1f} s "
           f"({'cached' if same['build_seconds'] < 1 else 'fresh'}); results identical "
           f"to amaranth's over {cycles} cycles: {agree}", flush=True)
     long = args.verilator_cycles or max(1000, 2_000_000 // n)
-    v = run_selfcheck(topo, engine="verilator", cycles=long, **common)
+    v = run_selfcheck(SelfCheckRun.of(topo, engine="verilator", cycles=long, **common))
     print(f"  verilator: {long} cycles in {v['seconds']:.2f} s on {v['threads']} "
           f"thread(s) -> {v['cycles_per_second']:.0f} cycles/s, "
           f"{v['router_cycles_per_second']:.0f} router-cycles/s "

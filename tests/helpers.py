@@ -130,3 +130,13 @@ def needs_simulator(simulator):
     from cubefab.build.vectors import simulator_missing_reason
     reason = verilog_missing_reason() or simulator_missing_reason(simulator)
     return pytest.mark.skipif(reason is not None, reason=reason or "")
+
+
+def run_fabric_of(topology, *, progress=None, build_progress=None, **keywords):
+    """:func:`~cubefab.sim.selfcheck_run.run_selfcheck` of the run
+    :meth:`SelfCheckRun.of <cubefab.sim.run_spec.SelfCheckRun.of>` ``(topology,
+    **keywords)`` describes (the keyword form the tests write runs in)."""
+    from cubefab.sim.run_spec import SelfCheckRun
+    from cubefab.sim.selfcheck_run import run_selfcheck
+    return run_selfcheck(SelfCheckRun.of(topology, **keywords), progress=progress,
+                         build_progress=build_progress)

@@ -206,6 +206,7 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
     :data:`~cubefab.hdl.config.AUTO_MEMORY_DEPTH` flits go to block RAM when those of
     the whole fabric fit the board's device.
     """
+    from ..hdl.config import BOARD_DEFAULTS
     from ..hdl.selfcheck import SelfCheckingFabric
     from ..hdl.traffic_gen import rate_threshold
     if isinstance(board, str):
@@ -216,7 +217,8 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
                                 depth=depth, vcs=vcs, algorithm=algorithm,
                                 queue_depth=queue_depth, adaptive_vcs=adaptive_vcs,
-                                block_ram_budget=DEVICES[board.device][3])
+                                block_ram_budget=DEVICES[board.device][3],
+                                defaults=BOARD_DEFAULTS)
     threshold = rate_threshold(rate)
     if not isinstance(seed, int) or not 0 <= seed < 1 << 32:
         raise ValueError(f"Seed must be an integer in 0..2**32-1, not {seed!r}")

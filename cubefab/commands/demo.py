@@ -187,12 +187,15 @@ def step_fabric(ctx):
 
 
 def step_simulation(ctx):
+    from ..hdl.selfcheck import SelfCheckConfig
+    from ..sim.run_spec import Engine, Schedule, SelfCheckRun, Stimulus
     from ..sim.selfcheck_run import run_selfcheck
+    run = SelfCheckRun(SelfCheckConfig.of(DEFAULT_DESIGN),   # the simulation defaults
+                       Schedule(SIM_CYCLES, drain=20 * DEFAULT_DESIGN.num_nodes + 2000),
+                       Stimulus(SIM_RATE, SIM_SEED), engine=Engine("amaranth"))
     progress = Progress(f"simulating the {DEFAULT_DESIGN.label} fabric", unit="cycles")
     try:
-        doc = run_selfcheck(DEFAULT_DESIGN, engine="amaranth", rate=SIM_RATE,
-                            cycles=SIM_CYCLES, drain=20 * DEFAULT_DESIGN.num_nodes + 2000,
-                            seed=SIM_SEED, progress=progress.update)
+        doc = run_selfcheck(run, progress=progress.update)
     finally:
         progress.close()
 

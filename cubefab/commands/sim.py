@@ -6,10 +6,11 @@ from ..cli import (add_json_option, CliError, add_topology_command, emit, format
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
 from ..hdl.config import HOPS, SIMULATION_DEFAULTS
-from ..hdl.selfcheck import SelfCheckConfig, router_keywords
+from ..hdl.selfcheck import SelfCheckConfig
 from ..progress import Progress
 from ..sim.engine_choice import AUTO_RULE, choose_engine
-from ..sim.selfcheck_run import CHECKS, ENGINES, broadcast_hardware, run_selfcheck
+from ..sim.run_spec import ENGINES, Engine, Faults, Schedule, SelfCheckRun, Stimulus
+from ..sim.selfcheck_run import CHECKS, run_selfcheck
 from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
 from ..topology.patterns import PATTERNS
 from .fault_options import add_fault_options, failing_link_list
@@ -116,14 +117,9 @@ def _check_traffic_options(args):
     if args.multicast_group is not None and not broadcasts:
         raise CliError("--multicast-group needs broadcasts to send to the groups "
                        "(--traffic broadcast or --broadcast-fraction)")
-    if args.engine == "verilator" and args.broadcast_model == "one-port":
-        raise CliError("--broadcast-model one-port needs --engine amaranth (the "
-                       "verilator engine runs address-strapped routers, and one-port "
-                       "routers need constant node addresses)")
-    if args.multicast_group is not None and (args.engine == "verilator"
-                                             or args.broadcast_model == "one-port"):
-        raise CliError("--multicast-group needs --engine amaranth and the all-port "
-                       "model (multicast routers have constant node addresses)")
+    if args.multicast_group is not None and args.broadcast_model == "one-port":
+        raise CliError("--multicast-group needs the all-port model (multicast routers "
+                       "replicate all-port)")
     return broadcasts
 
 
@@ -153,32 +149,33 @@ def _sim(args, topology):
     drain = 20 * topology.num_nodes + 2000 if args.drain is None else args.drain
     router = _router(args, topology, broadcasts)
     check_hardware(what, router, 1)   # one router's cost, before the design is checked
-    hardware = dict(pattern=args.traffic, packet_flits=args.packet_flits, hotspot=args.hotspot,
-                    **({"multicast_group": args.multicast_group}
-                       if args.multicast_group is not None else {}),
-                    **router_keywords(router))
+    every_broadcast = args.traffic == "broadcast"
     with input_errors():        # the design's own checks (deadlock, pattern, groups)
-        built, _ = broadcast_hardware(topology, hardware, args.broadcast_fraction)
-        SelfCheckConfig(topology, **built)
+        design = SelfCheckConfig(router, pattern="uniform" if every_broadcast else args.traffic,
+                                 packet_flits=args.packet_flits, hotspot=args.hotspot,
+                                 multicast_group=args.multicast_group)
     engine, engine_choice = args.engine, "--engine " + args.engine
     if engine == "auto":
         with input_errors():
-            engine, why = _auto_engine(args, topology, router)
+            engine, why = _auto_engine(args, topology, design)
         engine_choice = f"auto: {why}"
+    reason = Engine(engine).refusal(design)
+    if reason:
+        raise CliError(f"--engine {engine} cannot run this design: {reason}; use "
+                       f"--engine amaranth")
     check_fabric(what, router, engine)
     progress = Progress(f"sim {topology.label}", unit="cycles")
     try:
-        # run_selfcheck builds (and checks) the design before it simulates: its
-        # ValueErrors (a pattern the network cannot take, too few VCs) are the user's
+        # the run's checks (faults the routers cannot take around) are the user's errors
         with files.output_path(args.vcd) if args.vcd else contextlib.nullcontext() as vcd, \
                 input_errors():
-            doc = run_selfcheck(
-                topology, engine=engine, rate=args.rate, cycles=args.cycles,
-                warmup=args.warmup, drain=drain, seed=args.seed,
-                hotspot_fraction=args.hotspot_fraction, vcd=vcd,
-                broadcast_fraction=args.broadcast_fraction,
-                progress=progress.update, faults=args.faults,
-                faulty_links=args.faulty_links, fail_links=args.fail_links, **hardware)
+            run = SelfCheckRun(
+                design, Schedule(args.cycles, args.warmup, drain),
+                Stimulus(args.rate, args.seed, args.hotspot_fraction,
+                         1.0 if every_broadcast else args.broadcast_fraction),
+                Faults(args.faults, args.faulty_links, args.fail_links),
+                Engine(engine, vcd=vcd))
+            doc = run_selfcheck(run, progress=progress.update)
     except VerilatorUnavailable as exc:
         raise CliError(f"{exc}; or use --engine amaranth") from None
     finally:
@@ -259,14 +256,16 @@ def escape_name(topology, doc):
     return text
 
 
-def _auto_engine(args, topology, router):
+def _auto_engine(args, topology, design):
     """``(engine, why)``: the engine ``--engine auto`` runs
     (:func:`~cubefab.sim.engine_choice.choose_engine`): amaranth for a VCD, which only
-    it writes, and for one-port or multicast replicating routers, which only it runs
-    (constant node addresses); else by the run's size, never by the machine's cache."""
+    it writes, and for a design Verilator cannot run
+    (:meth:`~cubefab.sim.run_spec.Engine.refusal`: one-port or multicast replicating
+    routers, of constant node addresses); else by the run's size, never by the
+    machine's cache."""
     if args.vcd is not None:
         return "amaranth", "only it writes a VCD"
-    if router.broadcast_model != "all-port" or router.multicast:
+    if Engine("verilator").refusal(design):
         return "amaranth", "only it runs routers with constant node addresses"
     return choose_engine(topology.num_nodes, args.warmup + args.cycles,
                          available=verilator_missing_reason() is None)

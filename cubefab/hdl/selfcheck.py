@@ -20,8 +20,8 @@ from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology, check_int
 from ..topology.broadcast_tree import subcube_members
-from .config import BLOCK_RAMS, FabricConfig
-from .modes import parts
+from .config import BLOCK_RAMS, SIMULATION_DEFAULTS, FabricConfig, RouterConfig
+from .modes import MODE_FIELDS, Multicast, parts
 from .fabric import connect_links
 from .ports import reset_less_verilog
 from .selfcheck_node import (CONFIG_INPUTS, DEFECT_INPUTS, SelfCheckingNode,
@@ -74,15 +74,16 @@ class SelfCheckConfig:
 
     Parameters
     ----------
-    topology : Topology
+    router : RouterConfig
+        Every router's configuration, whole (its topology is the fabric's); the fabric
+        keeps it with ``routers`` set to the node count (:class:`FabricConfig`). With
+        broadcast replication the generators also make broadcasts (input
+        ``broadcast_threshold``), which must fit a buffer (``packet_flits <= depth``);
+        with multicast replication, multicasts to ``multicast_group``.
     pattern : str
         Traffic pattern of :mod:`cubefab.topology.patterns`.
     packet_flits : int
         Flits per packet.
-    payload_width, vcs, depth, algorithm, vcs_per_class, adaptive_vcs, broadcast_vcs
-        Router parameters (see :class:`~cubefab.hdl.config.RouterConfig`). With
-        ``broadcast_vcs`` the generators also make broadcasts (input
-        ``broadcast_threshold``), which must fit a buffer (``packet_flits <= depth``).
     hotspot : int, optional
         Hot node for ``hotspot`` traffic.
     queue_depth : int
@@ -96,33 +97,10 @@ class SelfCheckConfig:
         :data:`~cubefab.hdl.selfcheck_node.DEFECTS` in, chosen at run time by the
         inputs :data:`~cubefab.hdl.selfcheck_node.DEFECT_INPUTS` (for mutation tests of
         the checks; default False).
-    fault_waypoints : int
-        0 (the default): fault-free routers. Otherwise the routers route by up to this
-        many waypoints around faults (``RouterConfig.fault_waypoints``) and the fabric
-        has the fault configuration port
-        :data:`~cubefab.hdl.selfcheck_node.CONFIG_INPUTS` and the ``unroutable``
-        counter.
-    broadcast_model : str
-        With ``broadcast_vcs``: ``"all-port"`` (the default) or ``"one-port"``
-        replication (``RouterConfig.broadcast_model``; one-port routers need constant
-        node addresses, so :meth:`node` of ``None`` refuses them).
     multicast_group : int, optional
-        With ``broadcast_vcs`` (all-port): the generators' broadcasts become
+        Multicast routers (and only they): the generators' broadcasts become
         multicasts to their node's group, the nodes that share its address bits under
-        this mask (``RouterConfig(replication=Multicast(...))``, routers of constant
-        addresses); every group must hold another node. Default None: broadcasts.
-    header : str
-        Where the routing information travels (``RouterConfig.header``): ``"every"``
-        flit (the default) or the ``"head"`` flit only, whose packets' body flits carry
-        their check word in every data bit.
-    hop : str
-        How a flit crosses a router (``RouterConfig.hop``): ``"buffered"`` (the
-        default) or ``"lookahead"`` (a strapped node's straps also hold its
-        neighbours' addresses).
-    block_ram_budget : int
-        Block RAMs of the device (``RouterConfig.block_ram_budget``; default
-        :data:`~cubefab.hdl.config.BLOCK_RAMS`): the routers keep their buffers in
-        block RAM when those of the whole fabric fit.
+        this mask (routers of constant addresses); every group must hold another node.
 
     Raises
     ------
@@ -134,44 +112,95 @@ class SelfCheckConfig:
     compiled simulation, without constructing designs that are never elaborated.
     """
 
-    def __init__(self, topology, *, pattern="uniform", packet_flits=1, payload_width=40,
-                 vcs=None, depth=4, algorithm=None, hotspot=None, queue_depth=16,
-                 timestamp_bits=24, sequence_bits=8, vcs_per_class=1, adaptive_vcs=0,
-                 defects=False, fault_waypoints=0, broadcast_vcs=0,
-                 broadcast_model="all-port", multicast_group=None, header="every",
-                 hop="buffered", block_ram_budget=BLOCK_RAMS):
-        if not isinstance(topology, Topology):
-            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    def __init__(self, router, *, pattern="uniform", packet_flits=1, hotspot=None,
+                 queue_depth=16, timestamp_bits=24, sequence_bits=8, defects=False,
+                 multicast_group=None):
+        if not isinstance(router, RouterConfig):
+            raise TypeError(f"Router configuration must be a RouterConfig, not {router!r}")
         #: FabricConfig: the routers' configuration, proved deadlock-free
-        self.fabric = FabricConfig.for_topology(
-            topology, payload_width=payload_width, vcs=vcs, depth=depth,
-            algorithm=algorithm, vcs_per_class=vcs_per_class,
-            block_ram_budget=block_ram_budget,
-            **parts(adaptive_vcs=adaptive_vcs, fault_waypoints=fault_waypoints,
-                    broadcast_vcs=broadcast_vcs, broadcast_model=broadcast_model,
-                    multicast="subcube" if multicast_group is not None else False),
-            **({"header": header} if header != "every" else {}),
-            **({"hop": hop} if hop != "buffered" else {}))
+        self.fabric = FabricConfig(router)
         #: RouterConfig: every router's configuration
         self.router = self.fabric.router
+        topology = router.topology
         self.topology, self.layout = topology, self.router.layout
         self.fmt = PacketFormat(self.layout, packet_flits,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits)
+        self.hotspot_given = hotspot
         self.pattern, self.hotspot, self.queue_depth = check_generator(
             topology, self.layout, pattern, hotspot, queue_depth)
         self.defects = bool(defects)
         #: int or None: the mask of the generators' multicast groups
         self.multicast_group = multicast_group
-        if multicast_group is not None:
-            check_int("Multicast group mask", multicast_group, 0,
-                      (1 << topology.address_bits) - 1)
-            for s in topology.nodes().tolist():
-                if subcube_members(topology, s, multicast_group).sum() < 2:
-                    raise ValueError(f"Multicast group mask {multicast_group} leaves node "
-                                     f"{s} alone in its group")
-        if self.router.broadcast and packet_flits > depth:
+        self._check_multicast_group()
+        if self.router.broadcast and packet_flits > self.router.depth:
             raise ValueError(f"Broadcast packets must fit a buffer: packet_flits must be "
-                             f"at most depth = {depth}, not {packet_flits}")
+                             f"at most depth = {self.router.depth}, not {packet_flits}")
+
+    def _check_multicast_group(self):
+        multicast = isinstance(self.router.replication, Multicast)
+        group, topology = self.multicast_group, self.topology
+        if group is None:
+            if multicast:
+                raise ValueError("Multicast routers need the generators' multicast group "
+                                 "(multicast_group)")
+            return
+        if not multicast:
+            raise ValueError(f"A multicast group needs multicast routers (replication "
+                             f"Multicast), not {self.router.replication!r}")
+        check_int("Multicast group mask", group, 0, (1 << topology.address_bits) - 1)
+        for s in topology.nodes().tolist():
+            if subcube_members(topology, s, group).sum() < 2:
+                raise ValueError(f"Multicast group mask {group} leaves node "
+                                 f"{s} alone in its group")
+
+    @classmethod
+    def of(cls, topology, *, pattern="uniform", packet_flits=1, hotspot=None,
+           queue_depth=16, timestamp_bits=24, sequence_bits=8, defects=False,
+           multicast_group=None, defaults=SIMULATION_DEFAULTS, **router):
+        """The configuration described by flat keywords (the fields of :meth:`key`):
+        ``router`` holds :class:`~cubefab.hdl.config.RouterConfig` fields and the flat
+        mode fields of :func:`~cubefab.hdl.modes.parts` (``adaptive_vcs``,
+        ``fault_waypoints``, ``broadcast_vcs``, ``broadcast_model``); the router
+        parameters left unsaid are ``defaults``'."""
+        if not isinstance(topology, Topology):
+            raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+        modes = {key: router.pop(key) for key in MODE_FIELDS if key in router}
+        if multicast_group is not None:
+            modes.setdefault("multicast", "subcube")
+        router.setdefault("depth", defaults.depth)
+        router.setdefault("vcs_per_class", defaults.vcs_per_class)
+        router.setdefault("payload_width", defaults.payload_width)
+        config = RouterConfig.for_topology(topology, **router, **parts(**modes))
+        return cls(config, pattern=pattern, packet_flits=packet_flits, hotspot=hotspot,
+                   queue_depth=queue_depth, timestamp_bits=timestamp_bits,
+                   sequence_bits=sequence_bits, defects=defects,
+                   multicast_group=multicast_group)
+
+    def key(self):
+        """The configuration as a JSON-able dict (what runs report, and the key of a
+        compiled simulation): the topology, the generators' settings and the router's
+        fields, those of modes and settings at their defaults left out, so that the
+        keys of other fabrics are unchanged. :meth:`of` of its fields (but ``design``,
+        ``family`` and ``params``) makes the same configuration."""
+        router, topology = self.router, self.topology
+        key = {"design": "SelfCheckingFabric", "family": topology.name,
+               "params": dict(topology.params), "pattern": self.pattern,
+               "packet_flits": self.fmt.packet_flits, "payload_width": router.payload_width,
+               "vcs": router.vcs, "depth": router.depth, "algorithm": router.algorithm,
+               "vcs_per_class": router.vcs_per_class, "hotspot": self.hotspot_given,
+               "queue_depth": self.queue_depth, "timestamp_bits": self.fmt.timestamp_bits,
+               "sequence_bits": self.fmt.sequence_bits,
+               "adaptive_vcs": router.adaptive_vcs, "defects": self.defects}
+        optional = {"fault_waypoints": (router.fault_waypoints, 0),
+                    "broadcast_vcs": (router.broadcast_vcs, 0),
+                    "broadcast_model": (router.broadcast_model, "all-port"),
+                    "multicast_group": (self.multicast_group, None),
+                    "header": (router.header, "every"), "hop": (router.hop, "buffered"),
+                    "buffer": (router.buffer, "auto"), "turns": (router.turns, "reference"),
+                    "block_ram_budget": (router.block_ram_budget, BLOCK_RAMS)}
+        key.update({name: value for name, (value, default) in optional.items()
+                    if value != default})
+        return key
 
     def events(self):
         """The node events summed into counters (:func:`.selfcheck_node.node_events`:
@@ -270,7 +299,7 @@ class SelfCheckingFabric(wiring.Component):
                                 f"not {sorted(params)}")
             self.config = topology
         else:
-            self.config = SelfCheckConfig(topology, **params)
+            self.config = SelfCheckConfig.of(topology, **params)
         self.topology = topology = self.config.topology
         self.fmt = self.config.fmt
         self.layout = self.config.layout

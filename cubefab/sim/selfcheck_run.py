@@ -4,7 +4,8 @@ The same :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` runs in Amaranth's
 simulator (``engine="amaranth"``) or compiled by Verilator (``"verilator"``,
 :mod:`cubefab.sim.verilator_engine`), under the same schedule: ``warmup`` cycles,
 then ``cycles`` measured cycles, then up to ``drain`` cycles with injection off
-(ending as soon as every packet created has arrived). The
+(ending as soon as every packet created has arrived); a run is a value,
+:class:`~cubefab.sim.run_spec.SelfCheckRun`. The
 counters are read after the warm-up and after the measurement window (the window's
 statistics are the differences) and at the end (every packet created must by then
 have been delivered, when the drain is long enough). Both engines give identical
@@ -17,67 +18,23 @@ import time
 
 from amaranth.hdl import Cat, Elaboratable, Module, Signal
 
-from ..hdl.selfcheck import SelfCheckConfig, SelfCheckingFabric
-from ..hdl.selfcheck_node import CONFIG_INPUTS, LOST_EVENTS, defect_inputs
-from ..hdl.traffic_gen import RATE_BITS, rate_threshold
-from ..topology.base import Topology, check_int
+from ..hdl.selfcheck import SelfCheckingFabric
+from ..hdl.selfcheck_node import CONFIG_INPUTS, LOST_EVENTS
+from ..topology.base import check_int
 from ..topology.broadcast_tree import subcube_members
-from ..hdl.config import SIMULATION_DEFAULTS, RouterConfig
-from ..hdl.modes import parts
 from .checks import (AnyReference, BroadcastLatency, FlitFields, Ledger,
                      RouteReference, WaypointReference)
+from .run_spec import ENGINES, SelfCheckRun
 
 
-__all__ = ["ENGINES", "CHECKS", "selfcheck_config",
-           "broadcast_hardware", "default_threads",
+__all__ = ["ENGINES", "CHECKS", "default_threads",
            "verilator_model", "run_selfcheck", "statistics",
            "latency_statistics",
            "FaultConfiguration", "fault_configuration"]
 
-
-ENGINES = ("amaranth", "verilator")
-
 #: The checks every run reports, as integers: packets lost, duplicated, corrupted
 #: (hardware checkers), reordered, and flits misrouted (:mod:`cubefab.sim.checks`).
 CHECKS = ("lost", "duplicated", "corrupted", "reordered", "misrouted")
-
-
-def selfcheck_config(topology, *, pattern="uniform", packet_flits=1,
-                     payload_width=SIMULATION_DEFAULTS.payload_width, vcs=None, depth=SIMULATION_DEFAULTS.depth, algorithm=None, hotspot=None,
-                     queue_depth=16, vcs_per_class=SIMULATION_DEFAULTS.vcs_per_class,
-                     timestamp_bits=24, sequence_bits=8, adaptive_vcs=0, defects=False,
-                     fault_waypoints=0, broadcast_vcs=0, broadcast_model="all-port",
-                     multicast_group=None, header="every", hop="buffered"):
-    """The hardware configuration of a run (a JSON-able dict of
-    :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` keywords, plus the topology; the
-    Verilator cache key). ``broadcast_vcs`` (replicating routers),
-    ``broadcast_model``, ``multicast_group``, ``header`` and ``hop`` are in it only when not
-    their defaults, so that the keys of other fabrics are unchanged."""
-    if not isinstance(topology, Topology):
-        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-    algorithm = topology.check_algorithm(algorithm)
-    if vcs is None:
-        vcs = RouterConfig.default_vcs(topology, algorithm, vcs_per_class,
-                                       parts(adaptive_vcs=adaptive_vcs)["routing"])
-    return {"design": "SelfCheckingFabric", "family": topology.name,
-            "params": dict(topology.params), "pattern": pattern,
-            "packet_flits": packet_flits, "payload_width": payload_width, "vcs": vcs,
-            "depth": depth, "algorithm": algorithm, "vcs_per_class": vcs_per_class,
-            "hotspot": hotspot, "queue_depth": queue_depth,
-            "timestamp_bits": timestamp_bits, "sequence_bits": sequence_bits,
-            "adaptive_vcs": adaptive_vcs, "defects": defects,
-            **({"fault_waypoints": fault_waypoints} if fault_waypoints else {}),
-            **({"broadcast_vcs": broadcast_vcs} if broadcast_vcs else {}),
-            **({"broadcast_model": broadcast_model} if broadcast_model != "all-port"
-               else {}),
-            **({"multicast_group": multicast_group} if multicast_group is not None
-               else {}),
-            **({"header": header} if header != "every" else {}),
-            **({"hop": hop} if hop != "buffered" else {})}
-
-
-def _hardware(config):
-    return {k: v for k, v in config.items() if k not in ("design", "family", "params")}
 
 
 def default_threads(topology):
@@ -88,14 +45,14 @@ def default_threads(topology):
     return max(1, min(cpus, topology.num_nodes // 256))
 
 
-def verilator_model(topology, config, opt="-O2", threads=1):
-    """The (cached) :class:`~cubefab.sim.verilator_fabric.VerilatorFabricModel` of a
-    :func:`selfcheck_config`: one compiled address-strapped node, run once per node
-    by a C++ netlist (on ``threads`` threads), so build time and code size do not grow
-    with the fabric."""
+def verilator_model(design, opt="-O2", threads=1):
+    """The (cached) :class:`~cubefab.sim.verilator_fabric.VerilatorFabricModel` of
+    ``design`` (a :class:`~cubefab.hdl.selfcheck.SelfCheckConfig`, keyed by its
+    :meth:`~cubefab.hdl.selfcheck.SelfCheckConfig.key`): one compiled address-strapped
+    node, run once per node by a C++ netlist (on ``threads`` threads), so build time
+    and code size do not grow with the fabric."""
     from .verilator_fabric import VerilatorFabricModel
-    return VerilatorFabricModel(lambda: SelfCheckConfig(topology, **_hardware(config)),
-                                config, opt=opt, threads=threads)
+    return VerilatorFabricModel(lambda: design, design.key(), opt=opt, threads=threads)
 
 
 def latency_statistics(histogram):
@@ -198,133 +155,61 @@ def statistics(topology, packet_flits, window, start, end, final, drain, checks,
     }
 
 
-def _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction, broadcast_fraction=0):
-    if isinstance(broadcast_fraction, bool) \
-            or not isinstance(broadcast_fraction, (int, float)) \
-            or not 0 <= broadcast_fraction <= 1:
-        raise ValueError(f"Broadcast fraction must be a number in [0, 1], "
-                         f"not {broadcast_fraction!r}")
-    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
-        raise ValueError(f"Injection rate must be a number in [0, 1], not {rate!r}")
-    check_int("Cycles", cycles, 1)
-    check_int("Warm-up cycles", warmup, 0)
-    check_int("Drain cycles", drain, 0)
-    check_int("Seed", seed, 0, (1 << 32) - 1)
-    if isinstance(hotspot_fraction, bool) or not isinstance(hotspot_fraction, (int, float)) \
-            or not 0 <= hotspot_fraction < 1:
-        raise ValueError(f"Hotspot fraction must be a number in [0, 1), "
-                         f"not {hotspot_fraction!r}")
-
-
-def broadcast_hardware(topology, hardware, broadcast_fraction):
-    """The :func:`selfcheck_config` keywords and broadcast fraction of a run asked for
-    as ``hardware`` (keywords) and ``broadcast_fraction``: ``pattern="broadcast"`` is
-    uniform traffic of broadcasts only (fraction 1), and a run with broadcasts gets
-    :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs` unless
-    ``broadcast_vcs`` is given."""
-    hardware = dict(hardware)
-    if hardware.get("pattern") == "broadcast":
-        hardware["pattern"], broadcast_fraction = "uniform", 1.0
-    if broadcast_fraction > 0 and not hardware.get("broadcast_vcs"):
-        from ..topology.broadcast_deadlock import required_broadcast_vcs
-        hardware["broadcast_vcs"] = required_broadcast_vcs(
-            topology, hardware.get("broadcast_model", "all-port"))
-    return hardware, broadcast_fraction
-
-
-def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup=0,
-                  drain=0, seed=1, hotspot_fraction=0.1, progress=None, build_progress=None,
-                  opt="-O2", threads=None, vcd=None, defect=None, faults=(), faulty_links=(),
-                  fail_links=(), broadcast_fraction=0,
-                  **hardware):
-    """Simulate the self-checking fabric, check every flit, and return the statistics.
+def run_selfcheck(run, *, progress=None, build_progress=None):
+    """Simulate the self-checking fabric of ``run``, check every flit, and return the
+    statistics.
 
     Both engines simulate the same design (:class:`~cubefab.hdl.selfcheck.SelfCheckingFabric`)
-    with the same traffic and apply the same checks: for equal arguments they return
+    with the same traffic and apply the same checks: for equal runs they return
     identical results, but for the timing keys.
 
     Parameters
     ----------
-    topology : Topology
-    engine : str
-        ``"amaranth"`` (the reference; ``vcd`` writes a waveform) or ``"verilator"``.
-    rate : float
-        Offered load, flits per node per cycle; each node creates a packet with
-        probability ``rate / packet_flits`` per cycle (quantised to 1/65536).
-    cycles, warmup, drain : int
-        Measured cycles, cycles before them, and at most ``drain`` cycles after them
-        with injection off (the run ends as soon as every packet created has arrived).
-        The whole run must be shorter than ``2**timestamp_bits`` cycles, so that no
-        timestamp wraps and every latency is exact.
-    seed : int
-        32-bit run seed.
-    hotspot_fraction : float
-        For ``hotspot`` traffic: share of packets sent to the hot node.
+    run : SelfCheckRun
+        What to simulate (:mod:`cubefab.sim.run_spec`): the design, its schedule
+        (``warmup`` cycles, ``cycles`` measured, at most ``drain`` more with injection
+        off, ending as soon as every packet created has arrived), the stimulus, the
+        faults and the engine.
     progress : callable, optional
         ``progress(cycle, total_cycles)`` as the run goes.
     build_progress : callable, optional
         ``build_progress(stage)`` while a Verilator build runs.
-    opt : str
-        C++ optimisation of a Verilator build.
-    threads : int, optional
-        Threads of a Verilator run (default :func:`default_threads`); results do not
-        depend on it.
-    vcd : str, optional
-        Amaranth engine: write a VCD waveform of the run to this path.
-    faults, faulty_links : iterables
-        Faulty nodes and links (pairs of adjacent nodes) of a fabric of fault-tolerant
-        routers (``fault_waypoints`` in ``hardware``): the model's waypoint routing
-        around them (:func:`~cubefab.topology.fault_routing.plan_waypoints`), proved
-        deadlock-free (:func:`~cubefab.topology.fault_routing.check_waypoint_deadlock`),
-        is loaded into the source tables through the configuration port before the
-        run; traffic runs between healthy nodes only, packets to refused destinations
-        count as ``unroutable``, and the misrouted check follows the waypoint routes
-        (:class:`~cubefab.sim.checks.WaypointReference`).
-    fail_links : iterable of (u, v, cycle)
-        Links that fail while traffic runs (fault-tolerant routers; both engines):
-        before run cycle ``cycle`` (0 is the first; at most the last
-        measured cycle) both directions of link ``u``-``v`` go down (the fabric's
-        ``link_up``); that cycle detects it, and before the next one the harness
-        writes, through the configuration port, the table entries that change for
-        the new fault set (the old one plus the link), planned by the model; the
-        routings of every fault set of the run are proved deadlock-free together
-        (:func:`~cubefab.topology.fault_routing.check_transition_deadlock`).
-        Every packet created after the failure's cycle avoids the link; the
-        packets it drops whole (``dropped``) or cuts (``cut``, delivered with a
-        synthetic tail) are reported as lost to the fault, and the misrouted check
-        accepts the routes of every fault set of the run. The result adds
-        ``fail_links`` (``[u, v, cycle]``), ``table_changes`` and ``reaction_cycles``
-        (per failure: clock cycles from the failure to the first cycle whose new
-        packets take the new routes, ``1 + table_changes``; the configuration
-        cycles are no cycles of the run), ``late_losses`` (packets lost to a failure
-        though created after its reaction: 0 by the bound) and ``last_lost_created``
-        (the latest creation cycle of a packet lost to a failure, None if none).
-    multicast_group : int, optional (in ``hardware``)
-        Every broadcast goes only to its source's group, the nodes that share the
-        source's address bits under this mask (multicast routers, constant node
-        addresses: the ``"amaranth"`` engine); copies are counted per member, and a
-        copy off the pruned tree or at a non-member is misrouted.
-    broadcast_fraction : float
-        Share of created packets that are broadcasts (quantised to 1/65536), with
-        replicating routers (``broadcast_vcs``; when it is not given, a fraction above
-        0 or ``pattern="broadcast"`` sets it to
-        :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs`).
-        ``pattern="broadcast"``: every packet is a broadcast. The counters then count
-        copies (a broadcast is ``N - 1`` packets created, injected and delivered), and
-        the result adds ``broadcasts`` (injected), ``copies_delivered`` and
-        ``broadcast_latency`` (creation to the last copy's tail: ``mean``, ``p99``,
-        ``max``, of the broadcasts completed in the window; computed by the harness
-        from the copies' tails).
-    defect : dict, optional
-        Simulate a fabric with one deliberate defect
-        (:func:`~cubefab.hdl.selfcheck_node.defect_inputs`; the design is built with
-        ``defects=True``), for mutation tests of the checks.
-    **hardware
-        :func:`selfcheck_config` keywords (pattern, packet_flits, payload_width, vcs,
-        depth, algorithm, hotspot, queue_depth, vcs_per_class, timestamp_bits,
-        sequence_bits, broadcast_vcs, broadcast_model); the router defaults to
-        :data:`~cubefab.hdl.config.SIMULATION_DEFAULTS`. ``broadcast_model="one-port"`` (one-port replicating
-        routers, constant node addresses) runs on the ``"amaranth"`` engine only.
+
+    Notes
+    -----
+    Faults (a design of fault-tolerant routers): the model's waypoint routing around
+    the faulty nodes and links (:func:`~cubefab.topology.fault_routing.plan_waypoints`),
+    proved deadlock-free (:func:`~cubefab.topology.fault_routing.check_waypoint_deadlock`),
+    is loaded into the source tables through the configuration port before the run;
+    traffic runs between healthy nodes only, packets to refused destinations count as
+    ``unroutable``, and the misrouted check follows the waypoint routes
+    (:class:`~cubefab.sim.checks.WaypointReference`).
+
+    Links failing mid-run (``(u, v, cycle)``; both engines): before run cycle
+    ``cycle`` (0 is the first; at most the last measured cycle) both directions of link
+    ``u``-``v`` go down (the fabric's ``link_up``); that cycle detects it, and before
+    the next one the harness writes, through the configuration port, the table entries
+    that change for the new fault set (the old one plus the link), planned by the
+    model; the routings of every fault set of the run are proved deadlock-free together
+    (:func:`~cubefab.topology.fault_routing.check_transition_deadlock`). Every packet
+    created after the failure's cycle avoids the link; the packets it drops whole
+    (``dropped``) or cuts (``cut``, delivered with a synthetic tail) are reported as
+    lost to the fault, and the misrouted check accepts the routes of every fault set
+    of the run. The result adds ``fail_links`` (``[u, v, cycle]``), ``table_changes``
+    and ``reaction_cycles`` (per failure: clock cycles from the failure to the first
+    cycle whose new packets take the new routes, ``1 + table_changes``; the
+    configuration cycles are no cycles of the run), ``late_losses`` (packets lost to a
+    failure though created after its reaction: 0 by the bound) and
+    ``last_lost_created`` (the latest creation cycle of a packet lost to a failure,
+    None if none).
+
+    Broadcasts (replicating routers, a stimulus with ``broadcast_fraction``): the
+    counters count copies (a broadcast is ``N - 1`` packets created, injected and
+    delivered; with a multicast group, one per member), and the result adds
+    ``broadcasts`` (injected), ``copies_delivered`` and ``broadcast_latency`` (creation
+    to the last copy's tail: ``mean``, ``p99``, ``max``, of the broadcasts completed
+    in the window; computed by the harness from the copies' tails). A copy off the
+    (pruned) tree or at a non-member is misrouted.
 
     Returns
     -------
@@ -333,73 +218,50 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         latency mean, p50/p90/p99, min, max and histogram of the packets delivered in
         the window) plus ``engine``, ``rate``, ``seed``, ``cycles``, ``warmup``,
         ``drain`` (the limit), ``drain_cycles`` (run: the drain ends once every packet
-        created has arrived), ``simulated_cycles``, ``topology``, the configuration,
-        ``seconds`` (simulation only), ``build_seconds``, ``cpu_seconds``,
-        ``threads``, ``cycles_per_second``, ``router_cycles_per_second`` and
-        ``router_cycles_per_cpu_second``.
+        created has arrived), ``simulated_cycles``, ``topology``, the configuration
+        (:meth:`~cubefab.hdl.selfcheck.SelfCheckConfig.key`), ``seconds`` (simulation
+        only), ``build_seconds``, ``cpu_seconds``, ``threads``, ``cycles_per_second``,
+        ``router_cycles_per_second`` and ``router_cycles_per_cpu_second``.
     """
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-    if vcd is not None and engine != "amaranth":
-        raise ValueError("the verilator engine writes no VCD; use the amaranth engine")
-    if engine != "amaranth" and hardware.get("broadcast_model", "all-port") != "all-port":
-        raise ValueError("the verilator engine runs address-strapped routers, and one-port "
-                         "replicating routers need constant node addresses; use the "
-                         "amaranth engine")
-    if engine != "amaranth" and hardware.get("multicast_group") is not None:
-        raise ValueError("the verilator engine runs address-strapped routers, and "
-                         "multicast routers need constant node addresses; use the "
-                         "amaranth engine")
-    _check_run(rate, cycles, warmup, drain, seed, hotspot_fraction, broadcast_fraction)
-    if hardware.get("multicast_group") is not None and not broadcast_fraction \
-            and hardware.get("pattern") != "broadcast":
-        raise ValueError("A multicast group takes broadcasts: give broadcast_fraction "
-                         "above 0 or pattern='broadcast'")
-    if defect is not None:
-        hardware["defects"] = True
-    every_broadcast = hardware.get("pattern") == "broadcast"
-    hardware, broadcast_fraction = broadcast_hardware(topology, hardware,
-                                                      broadcast_fraction)
-    config = selfcheck_config(topology, **hardware)
-    design = SelfCheckConfig(topology, **_hardware(config))   # checks every parameter
-    packet_flits = config["packet_flits"]
-    total = warmup + cycles + drain
-    if total >= 1 << config["timestamp_bits"]:
-        raise ValueError(f"Runs must be shorter than 2**timestamp_bits = "
-                         f"{1 << config['timestamp_bits']} cycles (timestamps must not "
-                         f"wrap), not {total}")
-    inputs = {"seed": seed, "threshold": rate_threshold(rate / packet_flits),
-              "hot_threshold": min((1 << RATE_BITS) - 1,
-                                   int(round(hotspot_fraction * (1 << RATE_BITS))))}
-    if design.router.broadcast:
-        inputs["broadcast_threshold"] = rate_threshold(broadcast_fraction)
-    if config["defects"]:
-        inputs.update(defect_inputs(defect, topology))
-    faults = fault_configuration(design, faults, faulty_links, fail_links,
-                                 last_cycle=warmup + cycles - 1)
-    marks = [warmup, warmup + cycles]
-    if engine == "amaranth":
+    if not isinstance(run, SelfCheckRun):
+        raise TypeError(f"A run must be a SelfCheckRun, not {run!r}")
+    design, schedule, stimulus, engine = run.design, run.schedule, run.stimulus, run.engine
+    topology, config = design.topology, design.key()
+    inputs = stimulus.inputs(design)
+    faults = run.faults.configure(design, last_cycle=schedule.warmup + schedule.cycles - 1)
+    marks, total = schedule.marks, schedule.total
+    if engine.name == "amaranth":
         threads = 1
-        run = _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults)
+        outcome = _run_amaranth(topology, design, inputs, total, marks, progress,
+                                engine.vcd, faults)
     else:
-        threads = default_threads(topology) if threads is None else threads
-        run = _run_verilator(topology, config, inputs, total, marks, progress,
-                             build_progress, opt, threads, faults)
-    snapshots, final, checks, seconds, cpu_seconds, build_seconds = run
-    result = {"topology": topology.label, "engine": engine, "rate": rate, "seed": seed,
-              "cycles": cycles, "warmup": warmup, "drain": drain,
-              "hotspot_fraction": hotspot_fraction}
+        threads = default_threads(topology) if engine.threads is None else engine.threads
+        outcome = _run_verilator(design, inputs, total, marks, progress, build_progress,
+                                 engine.opt, threads, faults)
+    return _result(run, config, outcome, threads, faults)
+
+
+def _result(run, config, outcome, threads, faults):
+    """The result of ``run`` (see :func:`run_selfcheck`) from the engine's
+    ``outcome``."""
+    design, schedule, stimulus = run.design, run.schedule, run.stimulus
+    topology, router = design.topology, design.router
+    warmup, cycles, drain = schedule.warmup, schedule.cycles, schedule.drain
+    snapshots, final, checks, seconds, cpu_seconds, build_seconds = outcome
+    result = {"topology": topology.label, "engine": run.engine.name,
+              "rate": stimulus.rate, "seed": stimulus.seed, "cycles": cycles,
+              "warmup": warmup, "drain": drain,
+              "hotspot_fraction": stimulus.hotspot_fraction}
     result.update({k: v for k, v in config.items() if k not in ("design",)})
     # the input buffers' storage, and whether the "auto" rule chose it (the same cycles)
-    result.update(buffer=design.router.storage, buffer_auto=design.router.buffer_auto)
-    if design.router.broadcast:
-        result["broadcast_fraction"] = broadcast_fraction
-        if every_broadcast:
+    result.update(buffer=router.storage, buffer_auto=router.buffer_auto)
+    if router.broadcast:
+        result["broadcast_fraction"] = stimulus.broadcast_fraction
+        if stimulus.broadcast_fraction == 1:   # every packet a broadcast
             result["pattern"] = "broadcast"
-    result.update(statistics(topology, packet_flits, cycles, snapshots[warmup],
+    result.update(statistics(topology, design.fmt.packet_flits, cycles, snapshots[warmup],
                              snapshots[warmup + cycles], final, drain, checks,
-                             adaptive=design.router.adaptive,
-                             broadcast=design.router.broadcast,
+                             adaptive=router.adaptive, broadcast=router.broadcast,
                              failures=faults is not None and bool(faults.failures)))
     if faults is not None:
         result.update(faults.summary())
@@ -407,18 +269,15 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
             result.update({k: checks[k] for k in ("late_losses", "last_lost_created")})
             result["errors"] += checks["late_losses"]
             result["ok"] = result["ok"] and not checks["late_losses"]
-    result["seconds"] = round(seconds, 3)
-    result["cpu_seconds"] = round(cpu_seconds, 3)
-    result["build_seconds"] = round(build_seconds, 3)
-    result["threads"] = threads
     ran = final["cycles"]   # the drain ends early once every packet has arrived
-    result["simulated_cycles"] = ran
-    result["drain_cycles"] = ran - warmup - cycles
+    result.update(seconds=round(seconds, 3), cpu_seconds=round(cpu_seconds, 3),
+                  build_seconds=round(build_seconds, 3), threads=threads,
+                  simulated_cycles=ran, drain_cycles=ran - warmup - cycles)
+    routers = ran * topology.num_nodes
     result["cycles_per_second"] = ran / seconds if seconds > 0 else None
-    result["router_cycles_per_second"] = (ran * topology.num_nodes / seconds
-                                          if seconds > 0 else None)
-    result["router_cycles_per_cpu_second"] = (ran * topology.num_nodes / cpu_seconds
-                                              if cpu_seconds > 0 else None)
+    result["router_cycles_per_second"] = routers / seconds if seconds > 0 else None
+    result["router_cycles_per_cpu_second"] = (routers / cpu_seconds if cpu_seconds > 0
+                                              else None)
     return result
 
 
@@ -548,9 +407,9 @@ def _changed_writes(old, new):
             if before.get((n, d), 0) != after.get((n, d), 0)]
 
 
-def _run_verilator(topology, config, inputs, total, marks, progress, build_progress, opt,
-                   threads, faults=None):
-    model = verilator_model(topology, config, opt, threads)
+def _run_verilator(design, inputs, total, marks, progress, build_progress, opt, threads,
+                   faults=None):
+    model = verilator_model(design, opt, threads)
     start = time.monotonic()
     model.build(progress=build_progress)
     build_seconds = time.monotonic() - start

@@ -21,12 +21,14 @@ reported as not saturated, with its highest accepted throughput.
 """
 
 import csv
+import dataclasses
 import io
 import math
 
 from ..topology.base import check_int
 from .channel_load import channel_load_bound, waypoint_channel_load_bound
-from .selfcheck_run import CHECKS, run_selfcheck, selfcheck_config
+from .run_spec import Engine, Faults, Schedule, SelfCheckRun
+from .selfcheck_run import CHECKS, run_selfcheck
 
 
 __all__ = ["TIMING_KEYS", "parse_rates", "derive_seeds", "t_quantile_975", "mean_ci95",
@@ -165,9 +167,9 @@ def saturation(points):
     return None, None
 
 
-def _run_point(topology, options):
+def _run_point(run):
     """One task: a self-checking run (module level, so workers import it by name)."""
-    return run_selfcheck(topology, **options)
+    return run_selfcheck(run)
 
 
 def _point(runs):
@@ -211,7 +213,7 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
         ``adaptive_vcs`` (0: deterministic) instead of ``hardware``'s, so deterministic
         and adaptive curves can stand side by side.
     traffic, **hardware
-        Pattern and :func:`selfcheck_config` keywords (and ``hotspot_fraction``); the
+        Pattern and :meth:`~cubefab.hdl.selfcheck.SelfCheckConfig.of` keywords (and ``hotspot_fraction``); the
         router defaults to :data:`~cubefab.hdl.config.SIMULATION_DEFAULTS`, as every
         run's.
     engine : str
@@ -255,35 +257,37 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
         (topology.check_algorithm(a[0]), a[1]) if isinstance(a, tuple)
         else (topology.check_algorithm(a), adaptive) for a in algorithms))
     fault_sets = _fault_sets(topology, fault_counts, seed, hardware)
-    base = dict(engine=engine, cycles=cycles, warmup=warmup, drain=0,
-                hotspot_fraction=hotspot_fraction, opt=opt, pattern=traffic, **hardware)
-    if client is not None and engine == "verilator":
-        base["threads"] = 1   # the workers share the cores already
+    threads = 1 if client is not None and engine == "verilator" else None
+    # one run per curve's routers (the design is checked once), varied per task
+    templates = {(a, v): SelfCheckRun.of(
+        topology, engine=engine, opt=opt, threads=threads, cycles=cycles, warmup=warmup,
+        hotspot_fraction=hotspot_fraction, pattern=traffic, algorithm=a, adaptive_vcs=v,
+        **hardware) for a, v in algorithms}
     curves = [(a, f) for a in algorithms for f in range(len(fault_sets))]
     tasks = [(c, r, s) for c in curves for r in rates for s in seed_list]
-    options = [dict(base, algorithm=a, adaptive_vcs=v, rate=r, seed=s,
-                    **fault_sets[f][1]) for ((a, v), f), r, s in tasks]
+    options = [templates[a].replace(
+        stimulus=dataclasses.replace(templates[a].stimulus, rate=r, seed=s),
+        faults=Faults(**fault_sets[f][1])) for (a, f), r, s in tasks]
     if engine == "verilator":   # build each model here, once, before any task runs
-        for a, v in algorithms:
-            run_selfcheck(topology, **dict(base, algorithm=a, adaptive_vcs=v, rate=0,
-                                           seed=seed_list[0], cycles=1, warmup=0,
-                                           threads=1),
+        for template in templates.values():
+            run_selfcheck(template.replace(schedule=Schedule(1),
+                                           engine=Engine(engine, opt, threads=1)),
                           build_progress=build_progress)
     if client is None:
         runs = []
         for o in options:
-            runs.append(_run_point(topology, o))
+            runs.append(_run_point(o))
             if progress:
                 progress(len(runs), len(options))
     else:
         from ..cluster import gather_as_completed
-        futures = [client.submit(_run_point, topology, o, pure=False, retries=TASK_RETRIES)
+        futures = [client.submit(_run_point, o, pure=False, retries=TASK_RETRIES)
                    for o in options]
         runs = gather_as_completed(client, futures, progress)
     by_task = dict(zip(tasks, runs))
-    return [dict(_curve(topology, c[0], traffic, engine, cycles, warmup, seed, seed_list,
+    return [dict(_curve(templates[c[0]], traffic, seed, seed_list,
                         [_point([by_task[c, r, s] for s in seed_list]) for r in rates],
-                        hardware, hotspot_fraction, fault_sets[c[1]][1]),
+                        Faults(**fault_sets[c[1]][1])),
                  **fault_sets[c[1]][0])
             for c in curves]
 
@@ -302,21 +306,20 @@ def _fault_sets(topology, counts, seed, hardware):
         faults = next(random_fault_sets(topology, 1, count, seed=seed + 7919 * count))
         out.append(({"faults": count, "faulty_nodes": list(faults.nodes),
                      "faulty_links": [list(x) for x in faults.links]},
-                    {"faults": faults.nodes, "faulty_links": faults.links}))
+                    {"nodes": faults.nodes, "links": faults.links}))
     return out
 
 
-def _curve(topology, routing, traffic, engine, cycles, warmup, seed, seed_list, points,
-           hardware, hotspot_fraction, faults):
-    algorithm, adaptive_vcs = routing
-    config = selfcheck_config(topology, pattern=traffic, algorithm=algorithm,
-                              adaptive_vcs=adaptive_vcs, **hardware)
-    pattern = dict(hotspot=config["hotspot"], hotspot_fraction=hotspot_fraction)
+def _curve(run, traffic, seed, seed_list, points, faults):
+    """The curve of ``points``, the runs of ``run`` (its template) at each rate."""
+    topology, router = run.topology, run.design.router
+    algorithm, adaptive_vcs = router.algorithm, router.adaptive_vcs
+    pattern = dict(hotspot=run.design.hotspot_given,
+                   hotspot_fraction=run.stimulus.hotspot_fraction)
     if faults:   # the waypoint routes of this fault set, as the run loaded them
         from ..topology.fault_routing import FaultSet, plan_waypoints
-        plan = plan_waypoints(topology, FaultSet(topology, faults["faults"],
-                                                 faults["faulty_links"]),
-                              hardware["fault_waypoints"], algorithm)
+        plan = plan_waypoints(topology, FaultSet(topology, faults.nodes, faults.links),
+                              router.fault_waypoints, algorithm)
         bound = waypoint_channel_load_bound(plan, traffic, **pattern)
     else:
         bound = channel_load_bound(topology, traffic, algorithm, **pattern)
@@ -325,7 +328,8 @@ def _curve(topology, routing, traffic, engine, cycles, warmup, seed, seed_list, 
     limit = bound["saturation_bound"]
     return {
         "topology": topology.label, "traffic": traffic, "algorithm": algorithm,
-        "adaptive_vcs": adaptive_vcs, "engine": engine, "cycles": cycles, "warmup": warmup, "seed": seed,
+        "adaptive_vcs": adaptive_vcs, "engine": run.engine.name,
+        "cycles": run.schedule.cycles, "warmup": run.schedule.warmup, "seed": seed,
         "seeds": seed_list, "points": points, "bound": bound,
         "saturated": sat_rate is not None, "saturation_throughput": sat,
         "saturation_rate": sat_rate, "max_throughput": max(measured) if measured else None,

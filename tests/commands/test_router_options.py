@@ -131,7 +131,7 @@ def test_verilog_router_writes_the_router_sim_simulates(cli, tmp_path, sim_optio
               *sim_options, "--json").json()
     keys = ("algorithm", "vcs", "depth", "vcs_per_class", "payload_width", "adaptive_vcs",
             "header", "hop", "broadcast_vcs")
-    design = SelfCheckConfig(Hypercube(2), **{k: doc[k] for k in keys if k in doc})
+    design = SelfCheckConfig.of(Hypercube(2), **{k: doc[k] for k in keys if k in doc})
     simulated = verilog_text(Router(design.router, 1), "top")
     out = tmp_path / "r.v"
     r = cli("verilog", "router", "hypercube", "-n", "2", "--node", "1", *router_options,

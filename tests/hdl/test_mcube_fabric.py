@@ -3,10 +3,11 @@
 import pytest
 
 from cubefab.hdl.config import FabricConfig
-from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck
+from cubefab.sim.selfcheck_run import CHECKS
 from cubefab.topology import Mcube
 from cubefab.topology.deadlock import DeadlockError, check_deadlock_free
 from cubefab.topology.mcube_analysis import ascent_vc_deadlock_check
+from tests.helpers import run_fabric_of
 
 
 @pytest.mark.parametrize("k", [4, 5, 8])
@@ -41,7 +42,7 @@ def test_mroute_is_deadlock_free_with_one_vc_per_link_ascent(k, ascents):
 
 
 def _saturate(k, cycles, seed, pattern="uniform"):
-    r = run_selfcheck(Mcube(k), engine="amaranth", algorithm="ecube", rate=1.0,
+    r = run_fabric_of(Mcube(k), engine="amaranth", algorithm="ecube", rate=1.0,
                       cycles=cycles, drain=400, seed=seed, pattern=pattern,
                       packet_flits=2)
     assert r["ok"] and r["drained"], r

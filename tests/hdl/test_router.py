@@ -18,7 +18,7 @@ from cubefab.hdl.traffic_gen import SOURCE_LATENCY
 from cubefab.topology import DLH, Hypercube, Metacube
 from cubefab.topology.deadlock import flow_lane, next_vc
 from cubefab.topology.turns import router_turns
-from tests.helpers import refused, run_clocked
+from tests.helpers import run_fabric_of, refused, run_clocked
 
 
 def flit(dest, src, payload=0, head=1, tail=1, vc=0):
@@ -402,8 +402,7 @@ def observed(router):
 def _loaded_run():
     """A saturated MC(1,1) fabric with two VC classes, one VC each (every request of
     a constant-node router then reads a constant output VC)."""
-    from cubefab.sim.selfcheck_run import run_selfcheck
-    return run_selfcheck(Metacube(1, 1), engine="amaranth", rate=0.5, cycles=200,
+    return run_fabric_of(Metacube(1, 1), engine="amaranth", rate=0.5, cycles=200,
                          drain=2000, seed=3, vcs_per_class=1, depth=2)
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from cubefab.sim.selfcheck_run import run_selfcheck
 from cubefab.sim.verilator_engine import verilator_missing_reason
+from tests.helpers import run_fabric_of
 
 
 #: Skips a test when Verilator (or a C++ compiler) is missing, saying which.
@@ -25,8 +25,8 @@ def same_results(a, b):
 def both_engines(topology, **options):
     """:func:`run_selfcheck` in the Amaranth and the Verilator engine; asserts that
     they give identical results and returns the Amaranth one."""
-    a = run_selfcheck(topology, engine="amaranth", **options)
-    v = run_selfcheck(topology, engine="verilator", **options)
+    a = run_fabric_of(topology, engine="amaranth", **options)
+    v = run_fabric_of(topology, engine="verilator", **options)
     left, right = same_results(a, v)
     assert left == right
     return a

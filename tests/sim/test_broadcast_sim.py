@@ -7,11 +7,12 @@ from amaranth.hdl import Module
 from cubefab.hdl.router import replication as router_module
 from cubefab.hdl.selfcheck_node import DEFECTS
 from cubefab.sim.checks import RouteReference
-from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck
+from cubefab.sim.selfcheck_run import CHECKS
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
 from cubefab.hdl.config import RouterConfig
 from cubefab.hdl.modes import Broadcast
 from cubefab.topology.broadcast_deadlock import required_broadcast_vcs
+from tests.helpers import run_fabric_of
 from tests.hdl.test_broadcast_router import tree_hops
 from tests.sim.engine_helpers import both_engines, needs_verilator
 from tests.sim.test_selfcheck_run import DETECTS
@@ -46,7 +47,7 @@ def test_the_reference_trees_and_vcs_are_the_models(topology, settings, model):
 
 
 def test_every_packet_a_broadcast_delivers_n_minus_1_copies():
-    r = run_selfcheck(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.2,
+    r = run_fabric_of(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.2,
                       cycles=120, drain=400, seed=2, packet_flits=2)
     assert_clean(r)
     assert r["pattern"] == "broadcast" and r["broadcast_fraction"] == 1.0
@@ -92,13 +93,13 @@ def test_a_missing_child_is_caught(monkeypatch):
 
     monkeypatch.setattr(router_module, "broadcast_children_unit",
                         lambda topology, node: MissingChild(topology, node))
-    r = run_selfcheck(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.1,
+    r = run_fabric_of(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.1,
                       cycles=60, drain=150, seed=1, packet_flits=1)
     assert r["lost"] > 0 and not r["ok"]
 
 
 def _stress(topology, rate, seed, **settings):
-    r = run_selfcheck(topology, engine="verilator", rate=rate, cycles=1500, warmup=200,
+    r = run_fabric_of(topology, engine="verilator", rate=rate, cycles=1500, warmup=200,
                       drain=5000, seed=seed, packet_flits=2, broadcast_fraction=0.1,
                       **settings)
     assert_clean(r)
@@ -118,7 +119,7 @@ def test_mixed_load_at_and_past_saturation_loses_nothing(verilator_cache, topolo
 # -- one-port replicating routers (Amaranth engine: constant node addresses) --------------
 
 def _one_port_stress(topology, rate, cycles, **settings):
-    r = run_selfcheck(topology, engine="amaranth", rate=rate, cycles=cycles, warmup=30,
+    r = run_fabric_of(topology, engine="amaranth", rate=rate, cycles=cycles, warmup=30,
                       drain=20 * cycles, seed=5, packet_flits=2, broadcast_fraction=0.2,
                       broadcast_model="one-port", **settings)
     assert r["broadcast_model"] == "one-port"
@@ -148,7 +149,7 @@ def test_one_port_copies_checked_against_the_all_port_trees_are_misrouted(monkey
     real = checks.BroadcastReference
     monkeypatch.setattr(checks, "BroadcastReference",
                         lambda topology, first, vcs, model, group: real(topology, first, vcs))
-    r = run_selfcheck(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.1,
+    r = run_fabric_of(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.1,
                       cycles=40, drain=300, seed=1, packet_flits=1,
                       broadcast_model="one-port")
     assert r["misrouted"] > 0 and not r["ok"]
@@ -156,14 +157,14 @@ def test_one_port_copies_checked_against_the_all_port_trees_are_misrouted(monkey
 
 def test_the_verilator_engine_refuses_one_port_routers():
     with pytest.raises(ValueError, match="amaranth engine"):
-        run_selfcheck(Hypercube(2), engine="verilator", pattern="broadcast",
+        run_fabric_of(Hypercube(2), engine="verilator", pattern="broadcast",
                       broadcast_model="one-port")
 
 
 # -- multicast to groups (constant-address multicast routers: Amaranth engine) ------------
 
 def _group_run(topology, group, rate=0.5, **settings):
-    return run_selfcheck(topology, engine="amaranth", rate=rate, cycles=150, warmup=30,
+    return run_fabric_of(topology, engine="amaranth", rate=rate, cycles=150, warmup=30,
                          drain=600, seed=3, packet_flits=2, broadcast_fraction=0.3,
                          multicast_group=group, **settings)
 
@@ -201,10 +202,10 @@ def test_multicast_copies_beyond_the_group_are_caught(monkeypatch):
 
 def test_multicast_groups_are_checked_before_the_run():
     with pytest.raises(ValueError, match="amaranth engine"):
-        run_selfcheck(Hypercube(2), engine="verilator", pattern="broadcast",
+        run_fabric_of(Hypercube(2), engine="verilator", pattern="broadcast",
                       multicast_group=1)
     with pytest.raises(ValueError, match="takes broadcasts"):
-        run_selfcheck(Hypercube(2), engine="amaranth", multicast_group=1)
+        run_fabric_of(Hypercube(2), engine="amaranth", multicast_group=1)
     with pytest.raises(ValueError, match="alone in its group"):
-        run_selfcheck(Hypercube(2), engine="amaranth", pattern="broadcast",
+        run_fabric_of(Hypercube(2), engine="amaranth", pattern="broadcast",
                       multicast_group=3)

@@ -6,8 +6,9 @@ import os
 
 import pytest
 
-from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck
+from cubefab.sim.selfcheck_run import CHECKS
 from cubefab.topology import DLH, Hypercube, Metacube
+from tests.helpers import run_fabric_of
 
 
 def assert_clean(r):
@@ -21,14 +22,14 @@ def assert_clean(r):
     (DLH(2, 1), 60, {"depth": 4, "vcs_per_class": 1}),
 ], ids=str)
 def test_full_load_exactly_once_no_deadlock(topology, cycles, options):
-    r = run_selfcheck(topology, engine="amaranth", rate=1.0, cycles=cycles, drain=300,
+    r = run_fabric_of(topology, engine="amaranth", rate=1.0, cycles=cycles, drain=300,
                       seed=7, packet_flits=2, **options)
     assert_clean(r)
     assert r["throughput"] > 0.2
 
 
 def test_metacube_paper_routing_under_load():
-    r = run_selfcheck(Metacube(1, 1), engine="amaranth", algorithm="paper", rate=0.8,
+    r = run_fabric_of(Metacube(1, 1), engine="amaranth", algorithm="paper", rate=0.8,
                       cycles=150, drain=300, seed=5, packet_flits=2)
     assert_clean(r)
 
@@ -37,14 +38,14 @@ def test_metacube_paper_routing_under_load():
 @pytest.mark.parametrize("topology", [Hypercube(3), Metacube(1, 2), Metacube(2, 1),
                                       DLH(2, 2)], ids=str)
 def test_full_load_long(topology):
-    r = run_selfcheck(topology, engine="amaranth", rate=1.0, cycles=600, drain=2000,
+    r = run_fabric_of(topology, engine="amaranth", rate=1.0, cycles=600, drain=2000,
                       seed=11, packet_flits=3)
     assert_clean(r)
 
 
 def test_vcd_is_written(tmp_path):
     path = tmp_path / "fabric.vcd"
-    r = run_selfcheck(Hypercube(1), engine="amaranth", rate=0.5, cycles=20, drain=50,
+    r = run_fabric_of(Hypercube(1), engine="amaranth", rate=0.5, cycles=20, drain=50,
                       vcd=str(path))
     assert_clean(r)
     assert os.path.getsize(path) > 1000

@@ -5,9 +5,9 @@ corrupted or misrouted packets, identical counters in both engines."""
 import pytest
 
 import cubefab.hdl.source_table
-from cubefab.sim.selfcheck_run import run_selfcheck
 from cubefab.topology import DLH, Hypercube, Metacube
 from cubefab.topology.fault_routing import guarantee_bound, random_fault_sets
+from tests.helpers import run_fabric_of
 from tests.sim.engine_helpers import both_engines, needs_verilator
 
 #: A small fault-tolerant router for fast runs (the Python simulator is slow).
@@ -54,7 +54,7 @@ def test_the_misrouted_check_sees_flits_on_faulty_links(verilator_cache, monkeyp
 
 
 def test_the_misrouted_check_sees_a_wrong_hop():
-    result = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.3, cycles=60,
+    result = run_fabric_of(Hypercube(3), engine="amaranth", rate=0.3, cycles=60,
                            drain=300, seed=1, faults=[0], defect={"kind": "wrong_hop",
                                                                   "node": 3, "port": 0},
                            **SMALL)
@@ -62,11 +62,11 @@ def test_the_misrouted_check_sees_a_wrong_hop():
 
 
 def test_a_fault_free_run_counts_no_unroutable_packet():
-    result = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.3, cycles=60,
+    result = run_fabric_of(Hypercube(3), engine="amaranth", rate=0.3, cycles=60,
                            drain=300, seed=1, **SMALL)
     assert_clean(result)
     assert result["unroutable"] == 0 and result["configuration_writes"] == 0
-    plain = run_selfcheck(Hypercube(2), engine="amaranth", rate=0.3, cycles=20, drain=100)
+    plain = run_fabric_of(Hypercube(2), engine="amaranth", rate=0.3, cycles=20, drain=100)
     assert plain["unroutable"] == 0 and "fault_waypoints" not in plain
 
 
@@ -97,7 +97,7 @@ def test_q4_under_random_fault_sets_at_the_bound(verilator_cache):
     # the RTL fabric under a sample of the fault sets the model proves: every one clean
     topo = Hypercube(4)
     for faults in random_fault_sets(topo, 8, guarantee_bound(topo), seed=3):
-        result = run_selfcheck(topo, engine="verilator", rate=0.6, cycles=500, drain=2000,
+        result = run_fabric_of(topo, engine="verilator", rate=0.6, cycles=500, drain=2000,
                                seed=4, faults=faults.nodes, faulty_links=faults.links,
                                **SMALL)
         assert_clean(result)
@@ -111,7 +111,7 @@ def test_dlh43_under_random_fault_sets_at_the_bound(verilator_cache):
     # DLH(4,3) with 5 faults, each run clean in the RTL fabric
     topo = DLH(4, 3)
     for faults in random_fault_sets(topo, 2, guarantee_bound(topo), seed=11):
-        result = run_selfcheck(topo, engine="verilator", rate=0.3, cycles=300, drain=3000,
+        result = run_fabric_of(topo, engine="verilator", rate=0.3, cycles=300, drain=3000,
                                seed=4, faults=faults.nodes, faulty_links=faults.links,
                                **SMALL)
         assert_clean(result)
@@ -125,4 +125,4 @@ def test_dlh43_under_random_fault_sets_at_the_bound(verilator_cache):
 ])
 def test_bad_faults_are_refused(options, match):
     with pytest.raises(ValueError, match=match):
-        run_selfcheck(Hypercube(3), engine="amaranth", cycles=1, **options)
+        run_fabric_of(Hypercube(3), engine="amaranth", cycles=1, **options)

@@ -8,8 +8,9 @@ routes body flits by their own bits is caught."""
 import pytest
 
 from cubefab.hdl.router import input_unit, replication
-from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck
+from cubefab.sim.selfcheck_run import CHECKS
 from cubefab.topology import Hypercube, Metacube
+from tests.helpers import run_fabric_of
 from tests.sim.engine_helpers import both_engines, needs_verilator
 
 
@@ -58,7 +59,7 @@ def test_broadcast_copies_are_delivered_intact_in_both_engines(verilator_cache):
 
 
 def test_one_port_copies_are_delivered_intact():
-    r = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.6, cycles=80, drain=400,
+    r = run_fabric_of(Hypercube(3), engine="amaranth", rate=0.6, cycles=80, drain=400,
                       seed=7, packet_flits=3, header="head", broadcast_fraction=0.3,
                       broadcast_model="one-port")
     assert_delivered_intact(r, False)
@@ -67,7 +68,7 @@ def test_one_port_copies_are_delivered_intact():
 
 def test_multicast_copies_are_delivered_intact():
     # groups of mask 0b001: the four nodes that share address bit 0
-    r = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.6, cycles=80, drain=400,
+    r = run_fabric_of(Hypercube(3), engine="amaranth", rate=0.6, cycles=80, drain=400,
                       seed=7, packet_flits=3, header="head", broadcast_fraction=0.3,
                       multicast_group=0b001)
     assert_delivered_intact(r, False)
@@ -103,6 +104,6 @@ def test_a_router_routing_body_flits_by_their_own_bits_is_caught(monkeypatch):
     for part in (input_unit, replication):
         monkeypatch.setattr(part, "entry_route",
                             lambda frame, p, v, fifo, arriving, new: new)
-    r = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.5, cycles=60, drain=200,
+    r = run_fabric_of(Hypercube(3), engine="amaranth", rate=0.5, cycles=60, drain=200,
                       seed=7, packet_flits=3, header="head")
     assert not r["ok"] and r["misrouted"] and r["lost"] and r["corrupted"]

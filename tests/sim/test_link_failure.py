@@ -6,8 +6,8 @@ failure's cycle is lost; the rest of the fabric runs on and drains."""
 import pytest
 
 import cubefab.sim.selfcheck_run
-from cubefab.sim.selfcheck_run import run_selfcheck
 from cubefab.topology import Hypercube, Metacube
+from tests.helpers import run_fabric_of
 from tests.sim.engine_helpers import both_engines, needs_verilator, same_results
 
 #: A small fault-tolerant router for fast runs (the Python simulator is slow).
@@ -22,7 +22,7 @@ ERRORS = ("lost", "duplicated", "corrupted", "misrouted", "checker_errors",
 
 
 def failing_run(**options):
-    return run_selfcheck(Hypercube(3), engine="amaranth", **{**RUN, **options})
+    return run_fabric_of(Hypercube(3), engine="amaranth", **{**RUN, **options})
 
 
 def assert_reconciled(result):
@@ -81,7 +81,7 @@ def test_the_accounting_catches_a_truly_lost_packet():
 
 
 def test_a_static_fault_run_reports_the_failure_counters_as_zero():
-    result = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.3, cycles=40,
+    result = run_fabric_of(Hypercube(3), engine="amaranth", rate=0.3, cycles=40,
                            drain=300, seed=1, faults=[0], **SMALL)
     assert (result["lost_to_fault"], result["dropped"], result["cut"]) == (0, 0, 0)
     assert "fail_links" not in result and result["ok"]
@@ -101,13 +101,13 @@ def test_bad_failing_links_are_refused(options, match):
     params = {"engine": "amaranth", "cycles": 40, **SMALL}
     params.update(options)
     with pytest.raises(ValueError, match=match):
-        run_selfcheck(Hypercube(3), **params)
+        run_fabric_of(Hypercube(3), **params)
 
 
 @needs_verilator
 def test_the_verilator_engine_counts_late_losses_too(verilator_cache, monkeypatch):
     monkeypatch.setattr(cubefab.sim.selfcheck_run, "_changed_writes", lambda old, new: [])
-    result = run_selfcheck(Hypercube(3), engine="verilator", opt="-O1",
+    result = run_fabric_of(Hypercube(3), engine="verilator", opt="-O1",
                            **{**RUN, "packet_flits": 1, "rate": 0.8})
     assert result["late_losses"] > 0 and not result["ok"]
 
@@ -117,7 +117,7 @@ def test_the_verilator_engine_counts_late_losses_too(verilator_cache, monkeypatc
 @pytest.mark.parametrize("packet_flits", [1, 3])
 def test_two_links_failing_in_a_long_q4_run(verilator_cache, packet_flits):
     # Verilator, 3000 measured cycles past saturation, links 0-1 and 5-7 failing
-    result = run_selfcheck(Hypercube(4), engine="verilator", rate=0.9, cycles=3000,
+    result = run_fabric_of(Hypercube(4), engine="verilator", rate=0.9, cycles=3000,
                            warmup=200, drain=3000, seed=11, packet_flits=packet_flits,
                            fault_waypoints=1, fail_links=[(0, 1, 700), (5, 7, 1900)])
     assert_reconciled(result)
@@ -137,7 +137,7 @@ def test_mc12_link_failing_in_both_engines(verilator_cache):
 def test_a_failure_that_cuts_a_node_off_makes_its_pairs_unroutable():
     # nodes 1 and 2 faulty, then link 0-4 fails: node 0 is cut off; its pairs are
     # refused at their sources from the next cycle on (unroutable), never lost
-    result = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.5, cycles=100,
+    result = run_fabric_of(Hypercube(3), engine="amaranth", rate=0.5, cycles=100,
                            drain=400, seed=3, faults=[1, 2], fail_links=[(0, 4, 40)],
                            **SMALL)
     assert_reconciled(result)
@@ -148,8 +148,8 @@ def test_a_failure_that_cuts_a_node_off_makes_its_pairs_unroutable():
 def test_two_failures_on_three_threads_match_the_amaranth_engine(verilator_cache):
     # the Verilator netlist split over three threads (each fails its own ends)
     options = {**RUN, "fail_links": [(0, 1, 50), (2, 6, 70)], "opt": "-O1"}
-    amaranth = run_selfcheck(Hypercube(3), engine="amaranth", **options)
-    threaded = run_selfcheck(Hypercube(3), engine="verilator", threads=3, **options)
+    amaranth = run_fabric_of(Hypercube(3), engine="amaranth", **options)
+    threaded = run_fabric_of(Hypercube(3), engine="verilator", threads=3, **options)
     left, right = same_results(amaranth, threaded)
     assert left == right
     assert_reconciled(amaranth)

@@ -7,8 +7,9 @@ heads keep a stale ``next_port`` is caught."""
 import pytest
 
 from cubefab.hdl.router.route_stage import LookaheadStage
-from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck
+from cubefab.sim.selfcheck_run import CHECKS
 from cubefab.topology import Hypercube, Metacube
+from tests.helpers import run_fabric_of
 from tests.sim.engine_helpers import both_engines, needs_verilator
 
 
@@ -27,7 +28,7 @@ def assert_delivered_intact(r):
     (Hypercube(3), "every"), (Hypercube(3), "head"), slow(Metacube(1, 1), "every"),
     slow(Metacube(1, 1), "head")], ids=str)
 def test_full_load_delivers_every_packet_intact(topology, header):
-    assert_delivered_intact(run_selfcheck(
+    assert_delivered_intact(run_fabric_of(
         topology, engine="amaranth", rate=1.0, cycles=200, drain=400, seed=5,
         packet_flits=3, header=header, hop="lookahead"))
 
@@ -45,7 +46,7 @@ def test_engines_agree_at_full_load(verilator_cache, topology, header):
 def test_one_flit_buffers_deliver_every_packet_intact():
     # a bypassed flit stays a cycle in its buffer, which gets a second slot for it:
     # local_in (written while valid) may only fill what the input VC has room for
-    assert_delivered_intact(run_selfcheck(
+    assert_delivered_intact(run_fabric_of(
         Hypercube(3), engine="amaranth", rate=1.0, cycles=200, drain=400, seed=5,
         packet_flits=3, depth=1, hop="lookahead"))
 
@@ -53,6 +54,6 @@ def test_one_flit_buffers_deliver_every_packet_intact():
 def test_heads_with_a_stale_next_port_are_caught(monkeypatch):
     # the defect: departing heads keep the next_port they arrived with
     monkeypatch.setattr(LookaheadStage, "ahead", lambda self, frame, switched: switched)
-    r = run_selfcheck(Hypercube(3), engine="amaranth", rate=0.5, cycles=60, drain=200,
+    r = run_fabric_of(Hypercube(3), engine="amaranth", rate=0.5, cycles=60, drain=200,
                       seed=7, packet_flits=2, hop="lookahead")
     assert not r["ok"] and r["lost"] > 0   # (stuck at turns the router lacks)

@@ -4,8 +4,9 @@ exact latency."""
 import pytest
 
 from cubefab.hdl.selfcheck_node import DEFECTS
-from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck, statistics
+from cubefab.sim.selfcheck_run import CHECKS, statistics
 from cubefab.topology.catalog import make_topology
+from tests.helpers import run_fabric_of
 from tests.sim.engine_helpers import both_engines, needs_verilator
 
 
@@ -72,7 +73,7 @@ def test_zero_load_latency_is_the_routers_per_hop_formula(packet_flits, expected
     router, 2 per hop: test_router_lookahead's HAND_LATENCIES), its tail L - 1 after
     that, when the checker takes now - timestamp: 1 + 2 + 6 + L - 1 = 8 + L."""
     topo = make_topology("hypercube", n=3)
-    r = run_selfcheck(topo, engine="amaranth", rate=0.004 * packet_flits, cycles=400,
+    r = run_fabric_of(topo, engine="amaranth", rate=0.004 * packet_flits, cycles=400,
                       drain=100, seed=2, pattern="bitcomp", packet_flits=packet_flits,
                       depth=4, vcs_per_class=1)
     assert r["ok"] and r["window"]["delivered"] >= 8
@@ -82,9 +83,9 @@ def test_zero_load_latency_is_the_routers_per_hop_formula(packet_flits, expected
 
 def test_a_run_reports_the_buffer_the_auto_rule_chose():
     # Q(1): 18 block RAMs, within the HX8K's 32; Q(2): 60, not
-    small = run_selfcheck(make_topology("hypercube", n=1), engine="amaranth", rate=0.1,
+    small = run_fabric_of(make_topology("hypercube", n=1), engine="amaranth", rate=0.1,
                           cycles=20, drain=40, seed=1)
-    large = run_selfcheck(make_topology("hypercube", n=2), engine="amaranth", rate=0.1,
+    large = run_fabric_of(make_topology("hypercube", n=2), engine="amaranth", rate=0.1,
                           cycles=20, drain=40, seed=1)
     assert small["ok"] and (small["buffer"], small["buffer_auto"]) == ("memory", True)
     assert large["ok"] and (large["buffer"], large["buffer_auto"]) == ("registers", True)
@@ -93,7 +94,7 @@ def test_a_run_reports_the_buffer_the_auto_rule_chose():
 def test_runs_longer_than_the_timestamps_are_refused():
     topo = make_topology("hypercube", n=2)
     with pytest.raises(ValueError, match="shorter than 2\\*\\*timestamp_bits = 256"):
-        run_selfcheck(topo, engine="amaranth", cycles=200, drain=56, timestamp_bits=8)
+        run_fabric_of(topo, engine="amaranth", cycles=200, drain=56, timestamp_bits=8)
 
 
 def test_statistics_from_snapshots():
@@ -117,15 +118,15 @@ def test_statistics_from_snapshots():
 def test_bad_run_parameters():
     topo = make_topology("hypercube", n=2)
     with pytest.raises(ValueError, match="engine must be one of"):
-        run_selfcheck(topo, engine="icarus")
+        run_fabric_of(topo, engine="icarus")
     with pytest.raises(ValueError, match="Injection rate"):
-        run_selfcheck(topo, engine="amaranth", rate=1.5)
+        run_fabric_of(topo, engine="amaranth", rate=1.5)
     with pytest.raises(ValueError, match="Seed"):
-        run_selfcheck(topo, engine="amaranth", seed=1 << 40)
+        run_fabric_of(topo, engine="amaranth", seed=1 << 40)
     with pytest.raises(ValueError, match="Defect must be"):
-        run_selfcheck(topo, engine="amaranth", defect={"kind": "melt"})
+        run_fabric_of(topo, engine="amaranth", defect={"kind": "melt"})
     with pytest.raises(ValueError, match="writes no VCD"):
-        run_selfcheck(topo, engine="verilator", vcd="x.vcd")
+        run_fabric_of(topo, engine="verilator", vcd="x.vcd")
 
 
 @pytest.mark.slow

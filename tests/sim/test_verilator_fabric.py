@@ -5,11 +5,10 @@ import os
 import pytest
 
 from cubefab.hdl.selfcheck import NODE_MODULE, SelfCheckConfig
-from cubefab.sim.selfcheck_run import (default_threads, run_selfcheck, selfcheck_config,
-                                       verilator_model)
+from cubefab.sim.selfcheck_run import default_threads, verilator_model
 from cubefab.sim.verilator_fabric import VerilatorFabricModel, fabric_header
 from cubefab.topology.catalog import make_topology
-
+from tests.helpers import run_fabric_of
 from tests.sim.engine_helpers import both_engines, needs_verilator, same_results
 
 
@@ -25,7 +24,7 @@ def test_ring_links_are_wired_as_in_the_fabric(verilator_cache):
 def check_one_node_built(topo):
     """The fabric's build holds one compiled node (its Verilog, the netlist header, the
     main, the ports), whatever the number of routers."""
-    model = verilator_model(topo, selfcheck_config(topo))
+    model = verilator_model(SelfCheckConfig.of(topo))
     assert sorted(os.listdir(model.directory)) == sorted(
         [NODE_MODULE + ".v", "fabric.h", *VerilatorFabricModel.main_files, "ports.json",
          "V" + NODE_MODULE])
@@ -34,7 +33,7 @@ def check_one_node_built(topo):
 @needs_verilator
 def test_a_fabric_builds_one_node_and_delivers_everything(verilator_cache):
     topo = make_topology("metacube", k=1, m=2)        # 32 routers
-    r = run_selfcheck(topo, engine="verilator", rate=0.2, cycles=200, warmup=50,
+    r = run_fabric_of(topo, engine="verilator", rate=0.2, cycles=200, warmup=50,
                       drain=400, seed=5)
     assert r["ok"] and r["errors"] == 0 and r["drained"] and r["delivered"] > 1000
     check_one_node_built(topo)
@@ -44,7 +43,7 @@ def test_a_fabric_builds_one_node_and_delivers_everything(verilator_cache):
 @needs_verilator
 def test_a_1024_router_fabric_builds_one_node_and_delivers_everything(verilator_cache):
     topo = make_topology("metacube", k=2, m=2)
-    r = run_selfcheck(topo, engine="verilator", rate=0.2, cycles=200, warmup=50,
+    r = run_fabric_of(topo, engine="verilator", rate=0.2, cycles=200, warmup=50,
                       drain=400, seed=5)
     assert r["ok"] and r["errors"] == 0 and r["drained"] and r["delivered"] > 30000
     check_one_node_built(topo)
@@ -53,7 +52,7 @@ def test_a_1024_router_fabric_builds_one_node_and_delivers_everything(verilator_
 @needs_verilator
 def test_threads_share_the_nodes_without_changing_results(verilator_cache):
     topo = make_topology("metacube", k=1, m=2)
-    runs = [run_selfcheck(topo, engine="verilator", rate=0.4, cycles=300, warmup=50,
+    runs = [run_fabric_of(topo, engine="verilator", rate=0.4, cycles=300, warmup=50,
                           drain=200, seed=7, threads=t) for t in (1, 3)]
     left, right = same_results(*runs)
     assert left == right
@@ -67,7 +66,7 @@ def test_default_threads_grow_with_the_fabric():
 
 def test_the_netlist_names_every_node_and_link():
     topo = make_topology("hypercube", n=3)
-    config = SelfCheckConfig(topo)
+    config = SelfCheckConfig.of(topo)
     header = fabric_header(config, config.node(None))
     assert "static const int N = 8;" in header and "static const int D = 3;" in header
     # node 0's input p comes from node 2**p's output p (hypercube ports are their own
