@@ -395,7 +395,8 @@ class TrafficGenerator(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         straps = self._straps()
-        here = straps.here if self.node is None else Const(self.node, self.topology.address_bits)
+        bits = self.topology.address_bits
+        here = straps.here if self.node is None else Const(self.node, bits)
         initial, started, state = self._random_state(m, straps)
         draw_rate, draw_hot, draw_dest = state[0:16], state[16:32], state[32:64]
         dest = self._destination(m, straps, draw_hot, draw_dest)

@@ -87,15 +87,16 @@ class Router(wiring.Component):
     that keeps requesting waits at most one grant per other requester.
 
     The router is composed of parts, one module each (docs/router.md): the input
-    unit (:mod:`~cubefab.hdl.router.input_unit`: buffers, bypass, held routes, the synthetic tails of a
-    failed link's cut packets), the route stage of its routing and hop
-    (:mod:`~cubefab.hdl.router.route_stage`: deterministic, lookahead, adaptive or waypoint) with VC
-    choice (:mod:`~cubefab.hdl.router.vc_choice`), replication (:mod:`~cubefab.hdl.router.replication`, with broadcast
-    VCs), switch allocation and crossbar (:mod:`~cubefab.hdl.router.switch`; an adaptive router's
+    unit (:mod:`~cubefab.hdl.router.input_unit`: buffers, bypass, held routes, the
+    synthetic tails of a failed link's cut packets), the route stage of its routing
+    and hop (:mod:`~cubefab.hdl.router.route_stage`: deterministic, lookahead,
+    adaptive or waypoint) with VC choice (:mod:`~cubefab.hdl.router.vc_choice`),
+    replication (:mod:`~cubefab.hdl.router.replication`, with broadcast VCs), switch
+    allocation and crossbar (:mod:`~cubefab.hdl.router.switch`; an adaptive router's
     selection, :mod:`~cubefab.hdl.router.adaptive`, with its escape policy,
     :func:`~cubefab.hdl.route.escape_policy`) and the output unit
-    (:mod:`~cubefab.hdl.router.output_unit`: credits, output registers, link-down drops). Each mode's
-    behaviour is stated in its part's module text.
+    (:mod:`~cubefab.hdl.router.output_unit`: credits, output registers, link-down
+    drops). Each mode's behaviour is stated in its part's module text.
     """
 
     def __init__(self, config, node):

@@ -33,8 +33,8 @@ from .frame import flow_lane
 from .vc_choice import choose_vc
 
 
-__all__ = ["RouteStage", "DeterministicStage", "LookaheadStage", "AdaptiveStage", "WaypointStage",
-           "route_stage"]
+__all__ = ["RouteStage", "DeterministicStage", "LookaheadStage", "AdaptiveStage",
+           "WaypointStage", "route_stage"]
 
 
 def _enter(frame, p, **fields):
