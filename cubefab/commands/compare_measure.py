@@ -15,7 +15,8 @@ from ..hdl.router import Router
 from ..hdl.selfcheck import router_keywords
 from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, sweep_curves
-from ..sim.verilator_engine import VerilatorUnavailable
+from ..progress import build_stages
+from ..sim.verilator_engine import VerilatorUnavailable, cache_root
 from .limits import MAX_CYCLES, MAX_JOBS, check_fabric, check_hardware
 from .router_options import add_router_options, router_config
 
@@ -108,6 +109,8 @@ def simulate_row(args, topology, rates, client=None, progress=None):
                               algorithms=[(config.algorithm, config.adaptive_vcs)],
                               traffic="uniform", engine=args.engine, cycles=args.cycles,
                               warmup=args.warmup, client=client, progress=progress,
+                              build_progress=build_stages(f"the {topology.label} node",
+                                                          cache_root()),
                               **shared)
     except VerilatorUnavailable as exc:
         raise CliError(f"{exc}; or use --engine amaranth") from None

@@ -7,10 +7,11 @@ from ..cli import (add_json_option, CliError, add_topology_command, emit, format
 from .. import files
 from ..hdl.config import HOPS, SIMULATION_DEFAULTS
 from ..hdl.selfcheck import SelfCheckConfig, router_keywords
-from ..progress import Progress
+from ..progress import Progress, build_stages
 from ..sim.engine_choice import AUTO_RULE, choose_engine
 from ..sim.selfcheck_run import CHECKS, ENGINES, broadcast_hardware, run_selfcheck
-from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
+from ..sim.verilator_engine import (VerilatorUnavailable, cache_root,
+                                    verilator_missing_reason)
 from ..topology.patterns import PATTERNS
 from .fault_options import add_fault_options, failing_link_list
 from .limits import MAX_PACKET_FLITS, MAX_CYCLES, MAX_SEED, check_fabric, check_hardware
@@ -178,6 +179,7 @@ def _sim(args, topology):
                 hotspot_fraction=args.hotspot_fraction, vcd=vcd,
                 broadcast_fraction=args.broadcast_fraction,
                 progress=progress.update, faults=args.faults,
+                build_progress=build_stages(f"the {topology.label} node", cache_root()),
                 faulty_links=args.faulty_links, fail_links=args.fail_links, **hardware)
     except VerilatorUnavailable as exc:
         raise CliError(f"{exc}; or use --engine amaranth") from None

@@ -13,12 +13,12 @@ from ..cli import (CliError, add_force_option, add_json_option, add_plot_option,
                    input_errors, int_range, plot_written)
 from .. import files
 from ..cluster import ClusterError, open_client
-from ..progress import Progress
+from ..progress import Progress, build_stages
 from ..hdl.config import SIMULATION_DEFAULTS
 from ..hdl.selfcheck import router_keywords
 from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_curves
-from ..sim.verilator_engine import VerilatorUnavailable
+from ..sim.verilator_engine import VerilatorUnavailable, cache_root
 from ..topology.deadlock import DeadlockError
 from ..topology.fault_routing import leg_algorithm
 from ..topology.patterns import PATTERNS
@@ -170,11 +170,7 @@ def _sweep(args, topology):
               if key not in ("algorithm", "adaptive_vcs", "vcs")}
     bar = Progress(f"sweep {topology.label} {args.traffic}", unit="points")
 
-    def building(stage):
-        if bar.enabled:
-            bar.stream.write(f"\r{bar.label}: Verilator build ({stage})...\x1b[K")
-            bar.stream.flush()
-
+    building = build_stages(f"the {topology.label} node", cache_root())
     options = dict(
         algorithms=algorithms, traffic=args.traffic, engine=args.engine,
         cycles=args.cycles, warmup=args.warmup, seed=args.seed, seeds=args.seeds,
