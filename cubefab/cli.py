@@ -245,6 +245,9 @@ def add_topology_command(subparsers, name, help, handler, configure=None, famili
         Restrict to these families (default: all of :data:`FAMILIES`).
     """
     parser = subparsers.add_parser(name, help=help, description=help)
+    parser.epilog = (f"the options follow the topology and its parameters: "
+                     f"'{parser.prog} TOPO --help' lists them (e.g. "
+                     f"'{parser.prog} {next(iter(families or FAMILIES))} --help')")
     fams = parser.add_subparsers(dest="family", metavar="TOPO", parser_class=_Parser)
     fams.required = True
     for family in (families or FAMILIES):

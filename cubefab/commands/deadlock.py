@@ -51,8 +51,8 @@ def _options(parser):
                         metavar="N", help="with --broadcast: broadcast VCs (default: what "
                                           "the broadcast VC rule needs)")
     parser.add_argument("--replication", choices=("buffered", "wormhole"), default="buffered",
-                        help="with --broadcast: whole-packet buffered replication (the "
-                             "routers' scheme) or lock-step wormhole replication")
+                        help="with --broadcast: buffered, whole-packet replication (the "
+                             "routers' scheme; default) or wormhole, lock-step replication")
     parser.add_argument("--model", choices=("all-port", "one-port"), default=None,
                         help="with --broadcast: the trees of all-port replication (the "
                              "default) or of the one-port schedules")

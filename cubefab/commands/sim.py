@@ -14,8 +14,10 @@ from ..sim.verilator_engine import (VerilatorUnavailable, cache_root,
                                     verilator_missing_reason)
 from ..topology.patterns import PATTERNS
 from .fault_options import add_fault_options, failing_link_list
-from .limits import MAX_PACKET_FLITS, MAX_CYCLES, MAX_SEED, check_fabric, check_hardware
+from .limits import MAX_CYCLES, check_fabric, check_hardware
 from .router_options import PARTS, add_router_options, router_config
+from .run_options import (SIM_LENGTH, add_hotspot_fraction_option, add_length_options,
+                          add_packet_flits_option, add_seed_option, add_traffic_option)
 
 
 __all__ = ["register", "check_engine", "escape_name"]
@@ -36,9 +38,8 @@ def check_engine(name):
 
 
 def _options(parser):
-    parser.add_argument("--traffic", default="uniform", choices=PATTERNS + ("broadcast",),
-                        help="traffic pattern (default uniform); broadcast: every packet "
-                             "a broadcast, replicated by the routers")
+    add_traffic_option(parser, PATTERNS + ("broadcast",), "broadcast: every packet a "
+                       "broadcast, replicated by the routers")
     parser.add_argument("--broadcast-fraction", type=fraction, default=0.0, metavar="F",
                         help="share of packets that are broadcasts, mixed into the "
                              "pattern (default 0); counters then count copies")
@@ -49,18 +50,12 @@ def _options(parser):
                              "multicast routers, amaranth engine only)")
     parser.add_argument("--rate", type=fraction, default=0.1, metavar="R",
                         help="offered load, flits per node per cycle, 0..1 (default 0.1)")
-    parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=1000, metavar="N",
-                        help="measured cycles, during which packets are created "
-                             "(default 1000)")
-    parser.add_argument("--warmup", type=int_range(0, MAX_CYCLES), default=0, metavar="N",
-                        help="cycles before the measured ones (default 0)")
-    parser.add_argument("--packet-flits", type=int_range(1, MAX_PACKET_FLITS), default=1,
-                        metavar="L",
-                        help="flits per packet (default 1)")
-    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S")
+    add_length_options(parser, SIM_LENGTH)
+    add_packet_flits_option(parser)
+    add_seed_option(parser)
     parser.add_argument("--hotspot", type=parse_address, default=None, metavar="A",
                         help="hot node of --traffic hotspot (default: dense index 0)")
-    parser.add_argument("--hotspot-fraction", type=fraction, default=0.1, metavar="F")
+    add_hotspot_fraction_option(parser)
     parser.add_argument("--drain", type=int_range(0, MAX_CYCLES), default=None, metavar="N",
                         help="most cycles to wait for outstanding packets afterwards "
                              "(default 20 x nodes + 2000; the run ends once all arrived)")
