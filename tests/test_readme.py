@@ -7,7 +7,8 @@ standard output with what the block shows. Only timing may differ: a number of s
 milliseconds or MHz, or the value of a ``*seconds``/``*per_second`` row, reads
 ``<time>``, and runs of spaces or dashes (table columns a different width wide) are one.
 A shown line ``PREFIX ... (what is left out)`` stands for an actual line that starts
-with PREFIX and the lines after it up to the next shown line.
+with PREFIX and the lines after it up to the next shown line. The commands leave nothing
+in the working directory but ``./build/``.
 
 Blocks that build a Verilator model and simulate (``sim``, ``sweep``: a minute or more)
 are slow tests (``-m slow``); the others run in the fast suite (about 10 s together).
@@ -111,6 +112,8 @@ def test_console_block(session, tmp_path, monkeypatch, capsys):
         actual = [normalize(line) for line in out.rstrip("\n").splitlines()]
         if not matches(expected, actual):      # show the difference
             assert "\n".join(expected) == "\n".join(actual), command
+    # what the commands wrote, and cubefab's list of it, is under ./build/ (ignored)
+    assert {path.name for path in tmp_path.iterdir()} <= {"build"}
 
 
 @pytest.mark.parametrize("shown,actual,same", [
