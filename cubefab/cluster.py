@@ -11,7 +11,9 @@ whose worker died and reports progress.
 import contextlib
 import logging
 import os
+import signal
 import socket
+import threading
 import time
 import warnings
 
@@ -86,7 +88,10 @@ def open_client(scheduler=None, *, workers=None, timeout=SCHEDULER_TIMEOUT):
             client.close()
         return
     try:
-        with warnings.catch_warnings():
+        # Ctrl-C or SIGTERM while the workers start would leave a cluster half made,
+        # which no one closes (Dask's exit handler then fails): they wait until it is
+        # made, and interrupt the block below, which closes it
+        with _interrupts_deferred(), warnings.catch_warnings():
             # the scheduler's status page moves off a busy port 8787 with a warning
             warnings.filterwarnings("ignore", message="Port .* is already in use")
             cluster = LocalCluster(n_workers=workers or default_workers(),
@@ -98,7 +103,30 @@ def open_client(scheduler=None, *, workers=None, timeout=SCHEDULER_TIMEOUT):
         with Client(cluster, set_as_default=False) as client:
             yield client
     finally:
-        cluster.close()
+        with _interrupts_deferred():
+            cluster.close()
+
+
+@contextlib.contextmanager
+def _interrupts_deferred():
+    """SIGINT and SIGTERM that arrive in the block are handled when it ends (by the
+    handlers that were in place: KeyboardInterrupt for Ctrl-C). Only in the main
+    thread, where Python handles signals; elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending = []
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)
+                if signal.getsignal(sig) is not None}    # (None: not set from Python)
+    for sig in handlers:
+        signal.signal(sig, lambda signum, frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        for signum in pending[:1]:      # the first one, as it would have been
+            signal.raise_signal(signum)
 
 
 def _probe(address, scheduler, timeout):

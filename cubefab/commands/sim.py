@@ -1,6 +1,7 @@
 """``cubefab sim TOPO ...``: a self-checking fabric under synthetic load, every flit checked."""
 
 import contextlib
+import os
 
 from ..cli import (add_json_option, CliError, add_topology_command, emit, format_table, int_range,
                    fraction, parse_address, add_force_option, input_errors)
@@ -29,12 +30,33 @@ SIM_PARTS = tuple(part for part in PARTS if part not in ("storage", "flit-width"
 
 def check_engine(name):
     """CliError when the engine ``name`` cannot run here (Verilator, make or a C++
-    compiler missing)."""
+    compiler missing, or a build cache that cannot be written)."""
     if name == "verilator":
         reason = verilator_missing_reason()
         if reason:
             raise CliError(f"--engine verilator cannot run: {reason}; "
                            f"use --engine amaranth")
+        check_cache()
+
+
+def check_cache():
+    """CliError unless the build cache (``$CUBEFAB_CACHE``, else ``~/.cache/cubefab``)
+    is a directory this process can create and write in."""
+    import tempfile
+    root = cache_root()
+    where = ("CUBEFAB_CACHE" if os.environ.get("CUBEFAB_CACHE")
+             else "the default under $HOME")
+    try:
+        if os.path.lexists(root) and not os.path.isdir(root):
+            raise OSError(0, "it exists and is not a directory")
+        os.makedirs(root, exist_ok=True)
+        with tempfile.TemporaryFile(dir=root):
+            pass
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise CliError(f"the Verilator build cache {root} ({where}) is not a writable "
+                       f"directory: {why}; set CUBEFAB_CACHE to one, or use --engine "
+                       f"amaranth") from None
 
 
 def _options(parser):
@@ -161,6 +183,7 @@ def _sim(args, topology):
         with input_errors():
             engine, why = _auto_engine(args, topology, router)
         engine_choice = f"auto: {why}"
+        check_engine(engine)
     check_fabric(what, router, engine)
     progress = Progress(f"sim {topology.label}", unit="cycles")
     try:
