@@ -42,7 +42,7 @@ from . import files
 from .topology.catalog import FAMILIES, make_topology
 
 
-__all__ = ["main", "CliError", "parse_address", "add_topology_command", "emit",
+__all__ = ["main", "CliError", "Terminated", "parse_address", "add_topology_command", "emit",
            "format_table", "one_line", "COMMAND_MODULES", "int_range", "float_range",
            "fraction", "input_errors", "check_size", "add_json_option", "add_plot_option",
            "check_plot_option", "plot_written", "add_force_option", "EXIT_OK",

@@ -87,7 +87,8 @@ def _sessions():
     for document in DOCUMENTS:
         for line, session in console_blocks(document):
             slow = any(command.startswith(SLOW_COMMANDS) for command, _ in session)
-            yield pytest.param(session, id=f"{document}:{line} {session[0][0]}",
+            # (named by the first command, not the line: ids outlive edits above)
+            yield pytest.param(session, id=f"{document}: {session[0][0]}",
                                marks=[pytest.mark.slow] if slow else [])
 
 
