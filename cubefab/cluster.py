@@ -87,24 +87,26 @@ def open_client(scheduler=None, *, workers=None, timeout=SCHEDULER_TIMEOUT):
         finally:
             client.close()
         return
+    cluster = None
     try:
         # Ctrl-C or SIGTERM while the workers start would leave a cluster half made,
         # which no one closes (Dask's exit handler then fails): they wait until it is
-        # made, and interrupt the block below, which closes it
+        # made, and then interrupt, with the cluster closed below
         with _interrupts_deferred(), warnings.catch_warnings():
             # the scheduler's status page moves off a busy port 8787 with a warning
             warnings.filterwarnings("ignore", message="Port .* is already in use")
-            cluster = LocalCluster(n_workers=workers or default_workers(),
-                                   threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
-    except Exception as exc:  # noqa: BLE001 - reported as one line
-        raise ClusterError(f"could not start a local Dask cluster: {exc}") from None
-    try:
+            try:
+                cluster = LocalCluster(n_workers=workers or default_workers(),
+                                       threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.ERROR)
+            except Exception as exc:  # noqa: BLE001 - reported as one line
+                raise ClusterError(f"could not start a local Dask cluster: {exc}") from None
         with Client(cluster, set_as_default=False) as client:
             yield client
     finally:
-        with _interrupts_deferred():
-            cluster.close()
+        if cluster is not None:
+            with _interrupts_deferred():
+                cluster.close()
 
 
 @contextlib.contextmanager
