@@ -16,7 +16,11 @@ Exit statuses, the same in every command:
   while Amaranth converts a design to Verilog, or the C++ compiler or model of the
   Verilator engine out of memory): the input is too large here;
 - 3: internal error: any other exception is a bug, reported in a short message
-  (``--debug`` shows the traceback).
+  (``--debug`` shows the traceback);
+- 130 (Ctrl-C) and 143 (SIGTERM): interrupted, ``error: interrupted`` (or
+  ``terminated``): SIGTERM raises :class:`Terminated` as Ctrl-C raises
+  KeyboardInterrupt, so every cleanup runs (no partial output file, no Dask worker
+  or build process left behind).
 
 Handlers validate their input before they work: option types come from the
 helpers here (:func:`int_range`, :func:`float_range`, :data:`fraction`, ...),
@@ -29,14 +33,16 @@ import contextlib
 import importlib
 import json
 import math
+import signal
 import sys
+import threading
 import traceback
 
 from . import files
 from .topology.catalog import FAMILIES, make_topology
 
 
-__all__ = ["main", "CliError", "parse_address", "add_topology_command", "emit",
+__all__ = ["main", "CliError", "Terminated", "parse_address", "add_topology_command", "emit",
            "format_table", "one_line", "COMMAND_MODULES", "int_range", "float_range",
            "fraction", "input_errors", "check_size", "add_json_option", "add_plot_option",
            "check_plot_option", "plot_written", "add_force_option", "EXIT_OK",
@@ -66,6 +72,49 @@ COMMAND_MODULES = [
 
 class CliError(Exception):
     """A user error: printed as one ``error:`` line, exit status 2."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is (as Ctrl-C raises KeyboardInterrupt) so that
+    every cleanup runs: temporary files removed, Dask workers and builds stopped."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """Within the block SIGTERM raises :class:`Terminated` (in the main thread only,
+    where Python handles signals); the previous handler is restored after it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _quiet_abandoned_designs():
+    """No warning about the Amaranth components of a design that an interrupt left
+    half built (they are garbage-collected at exit): the one ``error:`` line says it."""
+    hdl = sys.modules.get("amaranth.hdl")
+    if hdl is not None:
+        import warnings
+        warnings.filterwarnings("ignore", category=hdl.UnusedElaboratable)
+
+
+def _not_text(argv):
+    """The first argument that is not valid text (bytes that were not UTF-8, which
+    Python keeps as lone surrogates), or None."""
+    for arg in argv:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            return arg
+    return None
 
 
 def one_line(message):
@@ -245,6 +294,9 @@ def add_topology_command(subparsers, name, help, handler, configure=None, famili
         Restrict to these families (default: all of :data:`FAMILIES`).
     """
     parser = subparsers.add_parser(name, help=help, description=help)
+    parser.epilog = (f"the options follow the topology and its parameters: "
+                     f"'{parser.prog} TOPO --help' lists them (e.g. "
+                     f"'{parser.prog} {next(iter(families or FAMILIES))} --help')")
     fams = parser.add_subparsers(dest="family", metavar="TOPO", parser_class=_Parser)
     fams.required = True
     for family in (families or FAMILIES):
@@ -340,10 +392,19 @@ def _out_of_memory(exc):
 def main(argv=None):
     """Entry point; returns the exit status (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    with _sigterm_raises():
+        return _main(argv)
+
+
+def _main(argv):
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     command = _command_name(argv)
     try:
+        bad = _not_text(argv)
+        if bad is not None:
+            raise CliError(f"argument {ascii(bad)} is not valid text (bytes that are not "
+                           f"UTF-8); give names and values in UTF-8")
         parser = build_parser()
         if not argv:   # no command: what the commands are, not only that one is missing
             parser.print_help()
@@ -361,9 +422,11 @@ def main(argv=None):
     except (CliError, files.OutputRefused) as exc:
         print(f"error: {one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:    # Ctrl-C, or SIGTERM (Terminated)
+        _quiet_abandoned_designs()
+        terminated = isinstance(exc, Terminated)
+        print(f"error: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return 128 + (signal.SIGTERM if terminated else signal.SIGINT)
     except BrokenPipeError:
         return EXIT_OK
     except SystemExit as exc:   # argparse --help

@@ -11,7 +11,9 @@ whose worker died and reports progress.
 import contextlib
 import logging
 import os
+import signal
 import socket
+import threading
 import time
 import warnings
 
@@ -85,20 +87,48 @@ def open_client(scheduler=None, *, workers=None, timeout=SCHEDULER_TIMEOUT):
         finally:
             client.close()
         return
+    cluster = None
     try:
-        with warnings.catch_warnings():
+        # Ctrl-C or SIGTERM while the workers start would leave a cluster half made,
+        # which no one closes (Dask's exit handler then fails): they wait until it is
+        # made, and then interrupt, with the cluster closed below
+        with _interrupts_deferred(), warnings.catch_warnings():
             # the scheduler's status page moves off a busy port 8787 with a warning
             warnings.filterwarnings("ignore", message="Port .* is already in use")
-            cluster = LocalCluster(n_workers=workers or default_workers(),
-                                   threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
-    except Exception as exc:  # noqa: BLE001 - reported as one line
-        raise ClusterError(f"could not start a local Dask cluster: {exc}") from None
-    try:
+            try:
+                cluster = LocalCluster(n_workers=workers or default_workers(),
+                                       threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.ERROR)
+            except Exception as exc:  # noqa: BLE001 - reported as one line
+                raise ClusterError(f"could not start a local Dask cluster: {exc}") from None
         with Client(cluster, set_as_default=False) as client:
             yield client
     finally:
-        cluster.close()
+        if cluster is not None:
+            with _interrupts_deferred():
+                cluster.close()
+
+
+@contextlib.contextmanager
+def _interrupts_deferred():
+    """SIGINT and SIGTERM that arrive in the block are handled when it ends (by the
+    handlers that were in place: KeyboardInterrupt for Ctrl-C). Only in the main
+    thread, where Python handles signals; elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending = []
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)
+                if signal.getsignal(sig) is not None}    # (None: not set from Python)
+    for sig in handlers:
+        signal.signal(sig, lambda signum, frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        for signum in pending[:1]:      # the first one, as it would have been
+            signal.raise_signal(signum)
 
 
 def _probe(address, scheduler, timeout):

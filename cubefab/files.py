@@ -6,6 +6,9 @@ Every file cubefab writes goes through this module:
   target only when complete, so an error or Ctrl-C never leaves a half-written file;
 - missing parent directories are created; a target that is a directory, or a
   directory that cannot be created or written, raises :class:`OutputRefused`;
+- a target that is a symbolic link is treated as a file of its own: refused unless
+  cubefab wrote that name or ``force`` is set, and then the link is replaced, never the
+  file it points to;
 - an existing file is replaced only when cubefab wrote it itself (it is listed, with
   its size and modification time, in the directory's hidden manifest
   :data:`MANIFEST`) or when ``force`` is set: rerunning a command into its own
@@ -167,13 +170,42 @@ def check_output(path, force=None, create=False):
     if os.path.isdir(path) or (isinstance(given, str) and given.endswith(os.sep)):
         raise OutputRefused(f"{given} names a directory; give a file name")
     directory = os.path.dirname(path)
-    _writable_ancestor(directory, path)
+    _check_length(given, path, _writable_ancestor(directory, path))
     if os.path.lexists(path) and not _force(force) and not owned(path):
         raise OutputRefused(f"{path} exists and was not written by cubefab (or was "
                             f"changed since); give --force to replace it")
     if create:
         _make_directory(directory, path)
     return path
+
+
+def _limit(directory, name, default):
+    try:
+        return os.pathconf(directory, name)
+    except (OSError, ValueError):
+        return default
+
+
+def _check_length(given, path, ancestor):
+    """OutputRefused when a name in ``path``, or the whole, is longer than the file
+    system takes (ENAMETOOLONG), before any work."""
+    shown = given if len(str(given)) <= 80 else f"{str(given)[:60]}..."
+    longest = _limit(ancestor, "PC_NAME_MAX", 255)
+    for name in path.split(os.sep):
+        if len(os.fsencode(name)) > longest:
+            raise OutputRefused(f"cannot write {shown}: a name of "
+                                f"{len(os.fsencode(name))} bytes; the file system takes "
+                                f"at most {longest}")
+    whole = _limit(ancestor, "PC_PATH_MAX", 4096)
+    if len(os.fsencode(path)) >= whole:
+        raise OutputRefused(f"cannot write {shown}: a path of {len(os.fsencode(path))} "
+                            f"bytes; the file system takes fewer than {whole}")
+
+
+def _temporary_prefix(name):
+    """The prefix of the temporary file beside ``name``: the name itself, shortened so
+    that the temporary name is never longer than a name the file system takes."""
+    return f".{name}." if len(os.fsencode(name)) <= 64 else f".{name[:32]}~."
 
 
 def _umask():
@@ -191,7 +223,8 @@ def output_path(path, force=None):
     directory, name = os.path.split(target)
     suffix = os.path.splitext(name)[1]
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=f".tmp{suffix}")
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=_temporary_prefix(name),
+                                   suffix=f".tmp{suffix[:16]}")
     except OSError as exc:
         raise OutputRefused(f"cannot write {target}: {_describe(exc)}") from None
     os.close(fd)

@@ -6,7 +6,7 @@ import threading
 import time
 
 
-__all__ = ["Progress", "working"]
+__all__ = ["Progress", "working", "build_stages"]
 
 
 class Progress:
@@ -83,3 +83,30 @@ def working(label, estimate=None, stream=None):
         done.set()
         thread.join()
         bar.close()
+
+
+#: What each stage of a Verilator build does (``VerilatorModel.build``'s stages).
+BUILD_STAGES = {"verilog": "converting the design to Verilog",
+                "verilate": "running Verilator",
+                "compile": "compiling the C++ model (the longest part)"}
+
+
+def build_stages(what, cache, stream=None):
+    """A ``build_progress(stage)`` callback for the Verilator build of ``what``: one
+    line on stderr per stage, whether stderr is a terminal or not (a build is rare and
+    takes a minute or less, which should never pass in silence), the first saying that
+    the model is kept in ``cache`` for the next runs. Nothing is written when the model
+    is found in the cache (no stage is reported)."""
+    said = []
+
+    def report(stage):
+        out = stream or sys.stderr
+        if out.isatty():          # over a progress bar's line, if one is drawn
+            out.write("\r\x1b[K")
+        if not said:
+            out.write(f"building the Verilator model of {what} (once: it is kept in "
+                      f"{cache} for later runs)\n")
+            said.append(stage)
+        out.write(f"  {BUILD_STAGES.get(stage, stage)}...\n")
+        out.flush()
+    return report

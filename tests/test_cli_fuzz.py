@@ -123,7 +123,7 @@ SPECS = {
                        "--engine": ["auto", "amaranth", "verilator", "x"],
                        "--force": "flag"}, heavy=True, ext=".svg"),
     "deadlock": Spec(("deadlock",), ALL, {}, {"--algorithm": "name", "--vcs": "int",
-                                              "--adaptive": "flag", "--escape-classes": "int",
+                                              "--adaptive": "flag", "--adaptive-vcs": "int",
                                               "--broadcast": "flag", "--broadcast-vcs": "int",
                                               "--replication": ["buffered", "wormhole", "x"],
                                               "--model": ["all-port", "one-port", "x"],

@@ -18,8 +18,9 @@ ALLOWED = {
     "hdl": {"topology"},
 }
 
-#: Modules every layer may use: the package root, Dask clients, progress reports.
-UTILITIES = {"cubefab", "cluster", "progress"}
+#: Modules every layer may use: the package root, Dask clients, progress reports, the
+#: memory limit.
+UTILITIES = {"cubefab", "cluster", "progress", "memory"}
 
 #: Imports of the command line: nothing else may import them.
 COMMAND_LINE = {"commands", "cli", "__main__"}

@@ -131,12 +131,9 @@ def _measure(args, rows, rates, bar):
     ``rows``."""
     if rates is None and not args.synth:
         return
-    from .. import cluster
     import contextlib
-    client = contextlib.nullcontext()
-    if rates is not None and not (args.jobs == 1 and args.scheduler is None):
-        client = cluster.open_client(args.scheduler, workers=args.jobs,
-                                     timeout=cluster.SCHEDULER_TIMEOUT)
+    from .run_options import cluster_client
+    client = cluster_client(args) if rates is not None else contextlib.nullcontext()
     try:
         with client as dask_client:
             for i, row in enumerate(rows):

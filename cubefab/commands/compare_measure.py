@@ -9,15 +9,18 @@ import os
 from .. import files
 from ..build.harness import TimingHarness
 from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
-from ..cli import CliError, int_range
+from ..cli import CliError
 from ..hdl.config import SIMULATION_DEFAULTS
 from ..hdl.router import Router
 from ..hdl.selfcheck import router_keywords
 from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, sweep_curves
-from ..sim.verilator_engine import VerilatorUnavailable
-from .limits import MAX_CYCLES, MAX_JOBS, check_fabric, check_hardware
+from ..progress import build_stages
+from ..sim.verilator_engine import VerilatorUnavailable, cache_root
+from .limits import check_fabric, check_hardware
 from .router_options import add_router_options, router_config
+from .run_options import (SWEEP_LENGTH, add_cluster_options, add_length_options,
+                          check_cluster_options)
 
 
 __all__ = ["add_measure_options", "check_measure_options", "simulate_row", "synth_row",
@@ -41,20 +44,10 @@ def add_measure_options(parser):
     parser.add_argument("--rates", default=DEFAULT_RATES, metavar="A:B:STEP",
                         help=f"--simulate: offered loads, a:b:step or r1,r2,... "
                              f"(default {DEFAULT_RATES})")
-    parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=2000,
-                        metavar="N", help="--simulate: measured cycles per run "
-                                          "(default %(default)s)")
-    parser.add_argument("--warmup", type=int_range(0, MAX_CYCLES), default=500,
-                        metavar="N", help="--simulate: cycles before measuring "
-                                          "(default %(default)s)")
+    add_length_options(parser, SWEEP_LENGTH, prefix="--simulate")
     parser.add_argument("--engine", default="verilator", choices=ENGINES,
                         help="--simulate: the engine (default %(default)s)")
-    parser.add_argument("--jobs", type=int_range(1, MAX_JOBS), default=None, metavar="N",
-                        help="--simulate: worker processes of the embedded Dask cluster "
-                             "(default: one per core); 1 runs in this process")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="--simulate: run on the Dask cluster whose scheduler is at "
-                             "ADDRESS (default: an embedded local cluster)")
+    add_cluster_options(parser, prefix="--simulate")
     parser.add_argument("--synth", action="store_true",
                         help="also measure each network's router (node 0's): LUT4s and "
                              "Fmax after yosys and nextpnr on --device (default: no "
@@ -75,9 +68,7 @@ def check_measure_options(args):
             raise CliError(f"{option} sets up --simulate: it needs --simulate")
     if args.no_pnr and not args.synth:
         raise CliError("--no-pnr sets up --synth: it needs --synth")
-    if args.jobs is not None and args.scheduler is not None:
-        raise CliError("--jobs sizes the embedded cluster; a --scheduler's cluster has "
-                       "its own workers")
+    check_cluster_options(args)
     if args.simulate or args.synth:   # options that conflict do so on any network
         from ..topology import Hypercube
         router_config(args, Hypercube(2))
@@ -108,6 +99,8 @@ def simulate_row(args, topology, rates, client=None, progress=None):
                               algorithms=[(config.algorithm, config.adaptive_vcs)],
                               traffic="uniform", engine=args.engine, cycles=args.cycles,
                               warmup=args.warmup, client=client, progress=progress,
+                              build_progress=build_stages(f"the {topology.label} node",
+                                                          cache_root()),
                               **shared)
     except VerilatorUnavailable as exc:
         raise CliError(f"{exc}; or use --engine amaranth") from None

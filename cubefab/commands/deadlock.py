@@ -8,11 +8,13 @@ one VC class set per phase acyclic."""
 from ..cli import (add_json_option, CliError, add_topology_command, check_size, emit, format_table, int_range,
                    input_errors)
 from ..progress import working
-from ..topology.deadlock import check_deadlock_free, required_vcs
 from .fault_options import (add_fault_options, add_waypoints_option, check_fault_options,
                             check_route_table, route_table_hops)
-from .limits import MAX_VCS, check_channel_graph, check_memory, default_vcs
-from .router_options import add_algorithm_option, add_vcs_option
+from ..hdl.config import HARDWARE_DEFAULTS, deadlock_proof
+from .limits import (MAX_VCS, check_channel_graph, check_memory, check_vcs_per_class,
+                     default_vcs)
+from .router_options import (add_adaptive_options, add_algorithm_option, add_vcs_option,
+                             add_vcs_per_class_option, router_config)
 
 
 __all__ = ["register"]
@@ -32,15 +34,16 @@ SECONDS_PER_TREE_PAIR = 45e-6
 
 
 def _options(parser):
+    # the router options of `sim` (cubefab.commands.router_options): the same options
+    # describe the same router, and this command proves it (Duato's condition for an
+    # adaptive one, as the Mcube's mroute always is)
     add_algorithm_option(parser)
-    add_vcs_option(parser, help="virtual channels (default: what the VC assignment needs; "
-                                "with --adaptive: the escape classes plus one adaptive VC)")
-    parser.add_argument("--adaptive", action="store_true",
-                        help="check adaptive routing over escape VCs (Duato's condition) "
-                             "instead of the deterministic routing")
-    parser.add_argument("--escape-classes", type=int_range(1, MAX_VCS), default=None,
-                        metavar="N", help="with --adaptive: escape VC classes (default: "
-                                          "what the escape routing needs)")
+    add_vcs_option(parser, help="virtual channels per link (default: what the VC "
+                                "assignment needs); with adaptive routing the escape VCs")
+    add_vcs_per_class_option(parser)
+    add_adaptive_options(parser)
+    parser.set_defaults(router_defaults=HARDWARE_DEFAULTS, depth=HARDWARE_DEFAULTS.depth,
+                        payload_width=None)
     parser.add_argument("--broadcast", action="store_true",
                         help="check unicast plus broadcast replication: the broadcast trees "
                              "on their own VC class (combined channel dependency graph)")
@@ -48,8 +51,8 @@ def _options(parser):
                         metavar="N", help="with --broadcast: broadcast VCs (default: what "
                                           "the broadcast VC rule needs)")
     parser.add_argument("--replication", choices=("buffered", "wormhole"), default="buffered",
-                        help="with --broadcast: whole-packet buffered replication (the "
-                             "routers' scheme) or lock-step wormhole replication")
+                        help="with --broadcast: buffered, whole-packet replication (the "
+                             "routers' scheme; default) or wormhole, lock-step replication")
     parser.add_argument("--model", choices=("all-port", "one-port"), default=None,
                         help="with --broadcast: the trees of all-port replication (the "
                              "default) or of the one-port schedules")
@@ -63,9 +66,11 @@ def _deadlock(args, topology):
     with input_errors():
         topology.check_algorithm(args.algorithm)
     faulty = bool(args.faults or args.faulty_links or args.waypoints is not None)
+    adaptive_given = args.adaptive or args.adaptive_vcs is not None
     if args.broadcast:
-        if args.adaptive:
-            raise CliError("--broadcast and --adaptive cannot be combined")
+        if adaptive_given:
+            raise CliError("--broadcast cannot be combined with --adaptive or "
+                           "--adaptive-vcs")
         if faulty:
             raise CliError("--broadcast cannot be combined with --faults, --faulty-links "
                            "or --waypoints")
@@ -75,17 +80,15 @@ def _deadlock(args, topology):
         raise CliError("--broadcast-vcs, --replication and --model need --broadcast")
     if faulty:
         return _faulty(args, topology)
-    if args.adaptive:
-        return _adaptive(args, topology)
-    if args.escape_classes is not None:
-        raise CliError("--escape-classes needs --adaptive")
     check_channel_graph(topology, 1)      # what finding the VCs needed takes
-    vcs = default_vcs(topology, args.algorithm, args.vcs)
-    check_channel_graph(topology, vcs)
-    channels = topology.num_nodes * topology.degree * vcs
+    config = router_config(args, topology)      # the router `sim` builds
+    if config.adaptive:
+        return _adaptive(args, topology, config)
+    check_channel_graph(topology, config.vc_classes)
+    channels = topology.num_nodes * topology.degree * config.vc_classes
     with working(f"channel dependency graph of {topology.label}",
                  channels * SECONDS_PER_CHANNEL):
-        report = check_deadlock_free(topology, args.algorithm, args.vcs)
+        report = deadlock_proof(config)
     doc = report.as_dict()
     rows = [["channels (link, VC)", report.channels], ["dependencies", report.dependencies],
             ["VCs checked", report.vcs], ["VCs needed", report.describe_need() if report.rule_suffices else "none suffices"],
@@ -101,25 +104,16 @@ def _deadlock(args, topology):
     return 0 if report.deadlock_free else 1
 
 
-def _adaptive(args, topology):
-    from ..topology.duato import check_adaptive
-    from ..topology.adaptive import escape_algorithm
-    with input_errors():
-        escape = escape_algorithm(topology, args.algorithm)
-    check_channel_graph(topology, 1)
-    classes = args.escape_classes
-    if classes is None:
-        classes = required_vcs(topology, escape)
-    adaptive_vcs = 1 if args.vcs is None else args.vcs - classes
-    if adaptive_vcs < 1:
-        raise CliError(f"--vcs must leave at least one adaptive VC beside the {classes} "
-                       f"escape class(es), not {args.vcs}")
+def _adaptive(args, topology, config):
+    """Duato's condition for the adaptive routers of ``config``."""
+    from .sim import escape_name
+    classes = config.vc_classes
     states = topology.num_nodes ** 2 * classes
     check_memory(f"the extended channel dependency graph of {topology.label} "
                  f"({states:,} states)", states * BYTES_PER_STATE)
     with working(f"extended channel dependency graph of {topology.label}",
                  states * SECONDS_PER_STATE):
-        report = check_adaptive(topology, args.algorithm, classes, adaptive_vcs)
+        report = deadlock_proof(config)
     rows = [["escape routing", report.escape], ["escape classes", report.escape_classes],
             ["adaptive VCs", report.adaptive_vcs], ["VCs per link", report.vcs],
             ["escape channels", report.channels], ["states (dest, node, class)", report.states],
@@ -128,7 +122,8 @@ def _adaptive(args, topology):
                "its extended channel dependency graph is acyclic"
                if report.deadlock_free else
                f"CAN DEADLOCK: {report.describe_cycle()}")
-    emit(args, report.as_dict(), f"{topology.label}, {report.algorithm} routing, adaptive\n"
+    emit(args, report.as_dict(), f"{topology.label}, {report.algorithm} routing "
+         f"{escape_name(topology, report.as_dict())}\n"
          + format_table(["", "value"], rows) + "\n" + verdict)
     return 0 if report.deadlock_free else 1
 
@@ -137,8 +132,6 @@ def _broadcast(args, topology):
     from ..topology.broadcast_deadlock import check_broadcast
     from ..topology.broadcast_tree import one_port_tree, tree_algorithm
     from ..topology.deadlock import translation_mask
-    if args.escape_classes is not None:
-        raise CliError("--escape-classes needs --adaptive")
     with input_errors():
         tree_algorithm(topology)
     model = args.model or "all-port"
@@ -150,13 +143,15 @@ def _broadcast(args, topology):
     sources = nodes >> bin(translation_mask(topology)).count("1") if nodes > 1 else 1
     check_size(f"the broadcast trees of {topology.label}", sources * nodes,
                MAX_TREE_PAIRS, "(source, node) pairs", "use a smaller network")
-    unicast = default_vcs(topology, args.algorithm, args.vcs)
+    check_vcs_per_class(args.vcs_per_class, args.vcs)
+    classes = None if args.vcs is None else args.vcs // args.vcs_per_class
+    unicast = default_vcs(topology, args.algorithm, classes)
     check_channel_graph(topology, unicast + (args.broadcast_vcs or unicast))
     with working(f"unicast and broadcast channel dependency graph of {topology.label}",
                  2 * nodes * topology.degree * unicast * SECONDS_PER_CHANNEL
                  + sources * nodes * SECONDS_PER_TREE_PAIR):
         with input_errors():
-            report = check_broadcast(topology, args.algorithm, args.vcs, args.broadcast_vcs,
+            report = check_broadcast(topology, args.algorithm, classes, args.broadcast_vcs,
                                      args.replication, model)
     rows = [["unicast VCs", report.unicast_vcs], ["broadcast VCs", report.broadcast_vcs],
             ["replication", f"{report.scheme}, {report.model}"],
@@ -182,7 +177,7 @@ def _faulty(args, topology):
                                           guarantee_bound, plan_waypoints)
     check_fault_options(topology, args)
     for option, given in (("--adaptive", args.adaptive), ("--vcs", args.vcs is not None),
-                          ("--escape-classes", args.escape_classes is not None)):
+                          ("--adaptive-vcs", args.adaptive_vcs is not None)):
         if given:
             raise CliError(f"{option} does not apply to the waypoint routing around faults "
                            f"(it uses one VC class set per phase)")

@@ -1,11 +1,12 @@
 """``cubefab export booksim``: the network, router and routing for BookSim2."""
 
-from ..cli import (add_json_option, _Parser, add_topology_command, emit, int_range, fraction,
+from ..cli import (add_json_option, _Parser, add_topology_command, emit, fraction,
                    add_force_option, input_errors)
 from .. import files
 from ..sim.booksim import BOOKSIM_TRAFFIC, PATCH_NAME, ROUTINGS, booksim_router, write_booksim
 from ..hdl.config import SIMULATION_DEFAULTS
-from .limits import MAX_PACKET_FLITS, check_channel_graph, check_memory
+from .limits import check_channel_graph, check_memory
+from .run_options import add_packet_flits_option, add_seed_option, add_traffic_option
 from .router_options import (add_algorithm_option, add_depth_option,
                              add_vcs_per_class_option, add_vcs_option)
 
@@ -38,17 +39,15 @@ def _booksim_options(parser):
                         help="table: cubefab's routing and VCs, read by the routing function "
                              f"of {PATCH_NAME} (default); min: BookSim's own shortest paths")
     add_algorithm_option(parser)
-    parser.add_argument("--traffic", default="uniform", choices=sorted(BOOKSIM_TRAFFIC))
+    add_traffic_option(parser, sorted(BOOKSIM_TRAFFIC))
     parser.add_argument("--rate", type=fraction, default=0.1,
                         help="injection rate, flits per node per cycle (default 0.1)")
-    parser.add_argument("--packet-flits", type=int_range(1, MAX_PACKET_FLITS), default=1,
-                        metavar="L")
+    add_packet_flits_option(parser)
     add_vcs_option(parser, help="virtual channels (default: the VC classes deadlock "
                                 "freedom needs x --vcs-per-class, as cubefab sim and sweep)")
     add_depth_option(parser, SIMULATION_DEFAULTS)
     add_vcs_per_class_option(parser, SIMULATION_DEFAULTS)
-    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
-                        help=f"BookSim's random seed, 0 to {MAX_SEED} (default 1)")
+    add_seed_option(parser, "BookSim's random seed", MAX_SEED)
     add_json_option(parser)
     add_force_option(parser)
 

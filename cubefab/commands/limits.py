@@ -4,26 +4,22 @@ estimates checked before anything is allocated.
 A command estimates the memory its work takes from the sizes it was given (the
 models below were measured on Amaranth 0.5 and CPython 3.11 and err on the high
 side) and refuses, with the estimate and the limit in one ``error:`` line, when
-the estimate is over :func:`memory_limit`: :data:`MEMORY_LIMIT`, or three quarters
-of the memory the machine has available (or half the process's address-space limit)
-when that is less. The environment
-variable ``CUBEFAB_MEMORY_LIMIT_MB`` sets another limit.
+the estimate is over :func:`~cubefab.memory.memory_limit`, the one rule of
+:mod:`cubefab.memory` (``CUBEFAB_MEMORY_LIMIT_MB`` sets another limit).
 """
 
 import math
-import os
 
-from ..cli import CliError, check_size
+from .. import memory
+from ..cli import CliError, check_size, input_errors
 
 
-__all__ = ["MEMORY_LIMIT", "MAX_VCS", "MAX_DEPTH", "MAX_PAYLOAD_WIDTH", "MAX_FLIT_WIDTH",
+__all__ = ["MAX_VCS", "MAX_DEPTH", "MAX_PAYLOAD_WIDTH", "MAX_FLIT_WIDTH",
            "MAX_PACKET_FLITS", "MAX_QUEUE_DEPTH", "MAX_CYCLES", "MAX_JOBS", "MAX_SEED",
-           "TIME_LIMIT", "memory_limit", "check_memory", "check_time", "router_cost",
+           "TIME_LIMIT", "check_memory", "check_time", "router_cost",
            "check_hardware", "check_fabric", "check_router_cycles",
            "check_channel_graph", "check_vcs_per_class", "check_flow_paths"]
 
-#: Default memory limit of one command (bytes).
-MEMORY_LIMIT = 2 << 30
 #: Virtual channels per link.
 MAX_VCS = 64
 #: Flits per input-VC buffer.
@@ -81,45 +77,11 @@ _PER_FLOW_NODE = 18_000
 _SECONDS_PER_FLOW_NODE = 0.0016
 
 
-def _available():
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
-def memory_limit():
-    """The memory one command may use (bytes): :data:`MEMORY_LIMIT` (or
-    ``CUBEFAB_MEMORY_LIMIT_MB``), at most 3/4 of the machine's available memory."""
-    limit = MEMORY_LIMIT
-    text = os.environ.get("CUBEFAB_MEMORY_LIMIT_MB", "").strip()
-    if text:
-        if not (text.isascii() and text.isdigit() and 0 < len(text) <= 9):
-            raise CliError(f"CUBEFAB_MEMORY_LIMIT_MB must be a positive integer, not {text!r}")
-        limit = int(text) << 20
-    available = _available()
-    if available is not None:
-        limit = min(limit, available * 3 // 4)
-    try:                       # a cap on this process's address space (ulimit -v)
-        import resource
-        cap = resource.getrlimit(resource.RLIMIT_AS)[0]
-        if cap != resource.RLIM_INFINITY:
-            limit = min(limit, cap // 2)
-    except (ImportError, OSError, ValueError):
-        pass
-    return limit
-
-
 def check_memory(what, estimate, hint="use a smaller network or smaller parameters"):
-    """Refuse ``what`` when its ``estimate`` (bytes) is over :func:`memory_limit`."""
-    limit = memory_limit()
-    if estimate > limit:
-        check_size(what, math.ceil(estimate / 2 ** 20), limit // 2 ** 20, "MiB of memory",
-                   hint)
+    """Refuse ``what`` when its ``estimate`` (bytes) is over
+    :func:`~cubefab.memory.memory_limit` (CliError, :mod:`cubefab.memory`'s message)."""
+    with input_errors():
+        memory.check_memory(what, estimate, hint)
 
 
 def router_cost(config, routers):

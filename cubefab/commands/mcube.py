@@ -19,7 +19,7 @@ def register(sub):
 
 def _options(parser):
     parser.add_argument("--construction", choices=CONSTRUCTIONS, default="hem",
-                        help="section 6 HEM (default) or section 2.2 algorithmic")
+                        help="hem: section 6 HEM (default), or algorithmic: section 2.2")
     add_json_option(parser)
 
 

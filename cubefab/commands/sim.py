@@ -1,21 +1,25 @@
 """``cubefab sim TOPO ...``: a self-checking fabric under synthetic load, every flit checked."""
 
 import contextlib
+import os
 
 from ..cli import (add_json_option, CliError, add_topology_command, emit, format_table, int_range,
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
 from ..hdl.config import HOPS, SIMULATION_DEFAULTS
 from ..hdl.selfcheck import SelfCheckConfig
-from ..progress import Progress
+from ..progress import Progress, build_stages
 from ..sim.engine_choice import AUTO_RULE, choose_engine
 from ..sim.run_spec import ENGINES, Engine, Faults, Schedule, SelfCheckRun, Stimulus
 from ..sim.selfcheck_run import CHECKS, run_selfcheck
-from ..sim.verilator_engine import VerilatorUnavailable, verilator_missing_reason
+from ..sim.verilator_engine import (VerilatorUnavailable, cache_root,
+                                    verilator_missing_reason)
 from ..topology.patterns import PATTERNS
 from .fault_options import add_fault_options, failing_link_list
-from .limits import MAX_PACKET_FLITS, MAX_CYCLES, MAX_SEED, check_fabric, check_hardware
+from .limits import MAX_CYCLES, check_fabric, check_hardware
 from .router_options import PARTS, add_router_options, router_config
+from .run_options import (SIM_LENGTH, add_hotspot_fraction_option, add_length_options,
+                          add_packet_flits_option, add_seed_option, add_traffic_option)
 
 
 __all__ = ["register", "check_engine", "escape_name"]
@@ -27,18 +31,38 @@ SIM_PARTS = tuple(part for part in PARTS if part not in ("storage", "flit-width"
 
 def check_engine(name):
     """CliError when the engine ``name`` cannot run here (Verilator, make or a C++
-    compiler missing)."""
+    compiler missing, or a build cache that cannot be written)."""
     if name == "verilator":
         reason = verilator_missing_reason()
         if reason:
             raise CliError(f"--engine verilator cannot run: {reason}; "
                            f"use --engine amaranth")
+        check_cache()
+
+
+def check_cache():
+    """CliError unless the build cache (``$CUBEFAB_CACHE``, else ``~/.cache/cubefab``)
+    is a directory this process can create and write in."""
+    import tempfile
+    root = cache_root()
+    where = ("CUBEFAB_CACHE" if os.environ.get("CUBEFAB_CACHE")
+             else "the default under $HOME")
+    try:
+        if os.path.lexists(root) and not os.path.isdir(root):
+            raise OSError(0, "it exists and is not a directory")
+        os.makedirs(root, exist_ok=True)
+        with tempfile.TemporaryFile(dir=root):
+            pass
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise CliError(f"the Verilator build cache {root} ({where}) is not a writable "
+                       f"directory: {why}; set CUBEFAB_CACHE to one, or use --engine "
+                       f"amaranth") from None
 
 
 def _options(parser):
-    parser.add_argument("--traffic", default="uniform", choices=PATTERNS + ("broadcast",),
-                        help="traffic pattern (default uniform); broadcast: every packet "
-                             "a broadcast, replicated by the routers")
+    add_traffic_option(parser, PATTERNS + ("broadcast",), "broadcast: every packet a "
+                       "broadcast, replicated by the routers")
     parser.add_argument("--broadcast-fraction", type=fraction, default=0.0, metavar="F",
                         help="share of packets that are broadcasts, mixed into the "
                              "pattern (default 0); counters then count copies")
@@ -49,18 +73,12 @@ def _options(parser):
                              "multicast routers, amaranth engine only)")
     parser.add_argument("--rate", type=fraction, default=0.1, metavar="R",
                         help="offered load, flits per node per cycle, 0..1 (default 0.1)")
-    parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=1000, metavar="N",
-                        help="measured cycles, during which packets are created "
-                             "(default 1000)")
-    parser.add_argument("--warmup", type=int_range(0, MAX_CYCLES), default=0, metavar="N",
-                        help="cycles before the measured ones (default 0)")
-    parser.add_argument("--packet-flits", type=int_range(1, MAX_PACKET_FLITS), default=1,
-                        metavar="L",
-                        help="flits per packet (default 1)")
-    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S")
+    add_length_options(parser, SIM_LENGTH)
+    add_packet_flits_option(parser)
+    add_seed_option(parser)
     parser.add_argument("--hotspot", type=parse_address, default=None, metavar="A",
                         help="hot node of --traffic hotspot (default: dense index 0)")
-    parser.add_argument("--hotspot-fraction", type=fraction, default=0.1, metavar="F")
+    add_hotspot_fraction_option(parser)
     parser.add_argument("--drain", type=int_range(0, MAX_CYCLES), default=None, metavar="N",
                         help="most cycles to wait for outstanding packets afterwards "
                              "(default 20 x nodes + 2000; the run ends once all arrived)")
@@ -159,6 +177,7 @@ def _sim(args, topology):
         with input_errors():
             engine, why = _auto_engine(args, topology, design)
         engine_choice = f"auto: {why}"
+        check_engine(engine)
     reason = Engine(engine).refusal(design)
     if reason:
         raise CliError(f"--engine {engine} cannot run this design: {reason}; use "
@@ -175,7 +194,9 @@ def _sim(args, topology):
                          1.0 if every_broadcast else args.broadcast_fraction),
                 Faults(args.faults, args.faulty_links, args.fail_links),
                 Engine(engine, vcd=vcd))
-            doc = run_selfcheck(run, progress=progress.update)
+            doc = run_selfcheck(run, progress=progress.update,
+                                build_progress=build_stages(f"the {topology.label} node",
+                                                            cache_root()))
     except VerilatorUnavailable as exc:
         raise CliError(f"{exc}; or use --engine amaranth") from None
     finally:

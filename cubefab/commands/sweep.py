@@ -7,24 +7,26 @@ embedded local cluster (``--jobs`` workers) or on a running one (``--scheduler``
 
 import sys
 
-from .. import cluster
 from ..cli import (CliError, add_force_option, add_json_option, add_plot_option,
                    add_topology_command, check_plot_option, emit, format_table, fraction,
                    input_errors, int_range, plot_written)
 from .. import files
-from ..cluster import ClusterError, open_client
-from ..progress import Progress
+from ..cluster import ClusterError
+from ..progress import Progress, build_stages
 from ..hdl.config import SIMULATION_DEFAULTS
 from ..hdl.selfcheck import router_keywords
 from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_curves
-from ..sim.verilator_engine import VerilatorUnavailable
+from ..sim.verilator_engine import VerilatorUnavailable, cache_root
 from ..topology.deadlock import DeadlockError
 from ..topology.fault_routing import leg_algorithm
 from ..topology.patterns import PATTERNS
-from .limits import MAX_PACKET_FLITS, MAX_CYCLES, MAX_JOBS, MAX_SEED, check_fabric
+from .limits import check_fabric
 from .fault_options import check_route_table, fault_waypoints
 from .router_options import adaptive_vcs, add_router_options, router_config
+from .run_options import (SWEEP_LENGTH, add_cluster_options, add_hotspot_fraction_option,
+                          add_length_options, add_packet_flits_option, add_seed_option,
+                          add_traffic_option, check_cluster_options, cluster_client)
 from .sim import check_engine, escape_name
 
 #: Most offered loads, and most seeds per point, in one sweep.
@@ -46,40 +48,31 @@ def register(sub):
 
 
 def _options(parser):
-    parser.add_argument("--traffic", default="uniform", choices=PATTERNS)
+    add_traffic_option(parser, PATTERNS)
     parser.add_argument("--rates", required=True, metavar="A:B:STEP",
                         help="offered loads in flits/node/cycle: a:b:step or r1,r2,...")
     parser.add_argument("--engine", default="verilator", choices=ENGINES,
                         help="simulation engine (default verilator)")
-    parser.add_argument("--cycles", type=int_range(1, MAX_CYCLES), default=2000,
-                        help="measured cycles per run")
-    parser.add_argument("--warmup", type=int_range(0, MAX_CYCLES), default=500,
-                        help="cycles before measuring")
-    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1,
-                        help="base seed; the first run of every point uses it (default 1)")
+    add_length_options(parser, SWEEP_LENGTH)
+    add_seed_option(parser, "base seed; the first run of every point uses it")
     parser.add_argument("--seeds", type=int_range(1, MAX_SEEDS), default=1, metavar="N",
                         help="runs per point, seeds derived from --seed; with N > 1 every "
                         "figure is the mean with a 95%% confidence interval (default 1)")
-    parser.add_argument("--packet-flits", type=int_range(1, MAX_PACKET_FLITS), default=1,
-                        metavar="L")
+    add_packet_flits_option(parser)
     add_router_options(parser, SIMULATION_DEFAULTS, SWEEP_PARTS, repeatable=True,
                        payload_help="a 24-bit creation timestamp, an 8-bit sequence "
                                     "number and 8 check bits")
-    parser.add_argument("--hotspot-fraction", type=fraction, default=0.1)
+    add_hotspot_fraction_option(parser)
     parser.add_argument("--faults", type=int_range(0, MAX_SWEEP_FAULTS), default=None,
                         metavar="N", help="fault-tolerant routers: one curve per count 0, "
                         "1, .., N of random faulty nodes and links (one set a curve, "
                         "drawn from --seed)")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="run the points on the running Dask cluster whose scheduler "
-                        "is at ADDRESS (tcp://host:8786; default: an embedded local "
-                        "cluster)")
-    parser.add_argument("--jobs", type=int_range(1, MAX_JOBS), default=None, metavar="N",
-                        help="worker processes of the embedded Dask cluster (default: one "
-                        "per core); 1 runs the points in this process")
+    add_cluster_options(parser)
     out = parser.add_mutually_exclusive_group()
     add_json_option(out)
-    out.add_argument("--csv", action="store_true")
+    out.add_argument("--csv", action="store_true",
+                     help="print the points as CSV on stdout instead of the table "
+                          "(default: the table)")
     add_plot_option(parser, "draw the curves")
     add_force_option(parser)
 
@@ -105,9 +98,7 @@ def _rates(text):
 def _check(args):
     """Reject bad options before any work starts."""
     rates = _rates(args.rates)
-    if args.jobs is not None and args.scheduler is not None:
-        raise CliError("--jobs sizes the embedded cluster; a --scheduler's cluster has "
-                       "its own workers")
+    check_cluster_options(args)
     if args.plot is not None:
         check_plot_option(args.plot)
     return rates
@@ -170,23 +161,15 @@ def _sweep(args, topology):
               if key not in ("algorithm", "adaptive_vcs", "vcs")}
     bar = Progress(f"sweep {topology.label} {args.traffic}", unit="points")
 
-    def building(stage):
-        if bar.enabled:
-            bar.stream.write(f"\r{bar.label}: Verilator build ({stage})...\x1b[K")
-            bar.stream.flush()
-
+    building = build_stages(f"the {topology.label} node", cache_root())
     options = dict(
         algorithms=algorithms, traffic=args.traffic, engine=args.engine,
         cycles=args.cycles, warmup=args.warmup, seed=args.seed, seeds=args.seeds,
         packet_flits=args.packet_flits, vcs=args.vcs, hotspot_fraction=args.hotspot_fraction,
         progress=bar.update, build_progress=building, fault_counts=fault_counts, **shared)
     try:
-        if args.jobs == 1 and args.scheduler is None:
-            results = sweep_curves(topology, rates, **options)
-        else:
-            with open_client(args.scheduler, workers=args.jobs,
-                             timeout=cluster.SCHEDULER_TIMEOUT) as client:
-                results = sweep_curves(topology, rates, client=client, **options)
+        with cluster_client(args) as client:
+            results = sweep_curves(topology, rates, client=client, **options)
     except (ClusterError, VerilatorUnavailable, DeadlockError) as exc:
         raise CliError(str(exc)) from None
     finally:

@@ -1,5 +1,6 @@
 """``cubefab info``, ``cubefab edges`` and ``cubefab route``."""
 
+import json
 import sys
 
 from ..cli import (add_json_option, add_topology_command, emit, format_table, parse_address, CliError,
@@ -18,7 +19,7 @@ def register(sub):
     add_topology_command(sub, "info", "exact properties of a network, beside the papers' values",
                          _info, _info_options)
     add_topology_command(sub, "edges", "every undirected link once, 'u v' per line, u < v",
-                         _edges)
+                         _edges, add_json_option)
     add_topology_command(sub, "route", "the path hop-by-hop routing takes from --src to --dst",
                          _route, _route_options)
 
@@ -135,6 +136,12 @@ def info_text(result):
         lines.append("paper values:")
         for key, entry in paper.items():
             lines.append(f"  {key} = {entry['value']}  [{entry['source']}]")
+        differ = [key for key, entry in paper.items()
+                  if isinstance(result.get(key), (int, float))
+                  and abs(result[key] - entry["value"]) > 1e-9]
+        if differ:
+            lines.append(f"papers' values that differ from the computed ones "
+                         f"({', '.join(differ)}): why, in docs/errata.md")
     return "\n".join(lines)
 
 
@@ -162,8 +169,17 @@ def _edges(args, topology):
         raise CliError(f"{topology.label} has {topology.num_links} links; "
                        f"edges lists networks up to {1 << 22} nodes")
     out = sys.stdout
-    for u, v in topology.edges():
-        out.write(f"{u} {v}\n")
+    if not args.json:
+        for u, v in topology.edges():
+            out.write(f"{u} {v}\n")
+        return
+    # one JSON document, written as the links come (a network of millions of links
+    # is never held as Python lists)
+    out.write(f'{{\n  "topology": {json.dumps(topology.label)},\n  "nodes": '
+              f'{topology.num_nodes},\n  "links": {topology.num_links},\n  "edges": [')
+    for i, (u, v) in enumerate(topology.edges()):
+        out.write(f'{"," if i else ""}\n    [{u}, {v}]')
+    out.write("\n  ]\n}\n")
 
 
 def _route(args, topology):

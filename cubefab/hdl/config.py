@@ -28,7 +28,7 @@ __all__ = ["RouterConfig", "FabricConfig", "ConfigConflict", "RouterDefaults",
            "Deterministic", "Adaptive", "Waypoints", "Unicast", "Broadcast", "Multicast",
            "HARDWARE_DEFAULTS", "SIMULATION_DEFAULTS", "BOARD_DEFAULTS", "BUFFERS", "BUFFER_CHOICES", "TURNS", "HOPS",
            "MAX_FAULT_WAYPOINTS", "MAX_VECTOR_NODES", "BLOCK_RAMS", "AUTO_MEMORY_DEPTH",
-           "auto_storage", "block_rams_per_buffer"]
+           "auto_storage", "block_rams_per_buffer", "deadlock_proof"]
 
 
 
@@ -139,9 +139,9 @@ def _check_choice(name, value, choices):
 
 
 @functools.lru_cache(maxsize=16)
-def _adaptive_proof(topology, algorithm, classes):
-    # (the proof does not depend on the number of adaptive VCs)
-    return check_adaptive(topology, algorithm, classes)
+def _adaptive_proof(topology, algorithm, classes, adaptive_vcs=1):
+    # (the verdict does not depend on the number of adaptive VCs; the report names it)
+    return check_adaptive(topology, algorithm, classes, adaptive_vcs)
 
 
 @functools.lru_cache(maxsize=16)
@@ -470,6 +470,28 @@ class RouterConfig:
         return out
 
 
+def deadlock_proof(router):
+    """The deadlock proof of a fabric of ``router`` routers (a :class:`RouterConfig`):
+    for adaptive routers Duato's condition on their escape VCs
+    (:func:`~cubefab.topology.duato.check_adaptive`), for replicating routers the
+    unicast graph with the broadcast trees'
+    (:func:`~cubefab.topology.broadcast_deadlock.check_broadcast`), else the channel
+    dependency graph (:func:`~cubefab.topology.deadlock.check_deadlock_free`). The VCs
+    of a class are interchangeable: the class-level graph decides. Returns the report
+    (``deadlock_free``, the cycle when there is one); what :class:`FabricConfig`
+    checks and ``cubefab deadlock`` prints (waypoint routers: the graph of their
+    fault-free routing; each fault set is proven when its tables are planned)."""
+    if not isinstance(router, RouterConfig):
+        raise TypeError(f"Router configuration must be a RouterConfig, not {router!r}")
+    if router.adaptive:   # Duato: exactly the router's rule (docs/router.md)
+        return _adaptive_proof(router.topology, router.algorithm, router.vc_classes,
+                               router.adaptive_vcs)
+    if router.broadcast:
+        return _broadcast_proof(router.topology, router.algorithm, router.vc_classes,
+                                router.broadcast_vcs, router.broadcast_model)
+    return check_deadlock_free(router.topology, router.algorithm, router.vc_classes)
+
+
 @dataclass(frozen=True)
 class FabricConfig:
     """Everything a :class:`~cubefab.hdl.fabric.Fabric` is built from.
@@ -507,21 +529,10 @@ class FabricConfig:
             object.__setattr__(self, "router", dataclasses.replace(
                 self.router, routers=self.topology.num_nodes))
         if self.check_deadlock:
-            # the VCs of a class are interchangeable: the class-level graph decides
-            router = self.router
-            if router.adaptive:   # Duato: exactly the router's rule (docs/router.md)
-                report = _adaptive_proof(self.topology, router.algorithm, router.vc_classes)
-            elif router.broadcast:
-                report = _broadcast_proof(self.topology, router.algorithm,
-                                          router.vc_classes, router.broadcast_vcs,
-                                          router.broadcast_model)
-                if not report.deadlock_free:
-                    raise BroadcastDeadlockError(report)
-            else:
-                report = check_deadlock_free(self.topology, router.algorithm,
-                                             router.vc_classes)
+            report = deadlock_proof(self.router)
             if not report.deadlock_free:
-                raise DeadlockError(report)
+                raise (BroadcastDeadlockError if self.router.broadcast
+                       else DeadlockError)(report)
 
     @classmethod
     def for_topology(cls, topology, *, check_deadlock=True, **router):

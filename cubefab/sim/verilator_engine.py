@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -186,12 +187,22 @@ _MAKE_VARIABLES = ("CFG_CXXFLAGS_PCH_I=-include",)
 
 
 def _run_build_step(args, cwd, what):
-    """Run one step of a build; VerilatorError with the end of its output if it fails."""
-    proc = subprocess.run(args, cwd=cwd, env=_verilator_env(), capture_output=True,
-                          text=True)
+    """Run one step of a build; VerilatorError with the end of its output if it fails.
+    The step runs in a process group of its own, killed whole (make and every compiler
+    it started) when this process is interrupted (Ctrl-C, SIGTERM) or fails."""
+    with subprocess.Popen(args, cwd=cwd, env=_verilator_env(), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        try:
+            stdout, stderr = proc.communicate()
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
     if proc.returncode:
         raise VerilatorError(f"{what} failed ({proc.returncode}):\n"
-                             + (proc.stdout + proc.stderr)[-3000:])
+                             + (stdout + stderr)[-3000:])
 
 
 class RuntimeObjects:

@@ -6,7 +6,7 @@ metacube with ``k <= 4``, DLH): no node is enumerated, so MC(4, 4) with 2**68 no
 takes a fraction of a second. Other families (the Mcube, families added later) are
 measured by breadth-first search over address arrays: a dense ``uint8`` distance per
 node plus bounded frontier chunks, no per-node Python objects. BFS is refused, before
-anything is allocated, when its memory estimate exceeds :func:`bfs_memory_limit`.
+anything is allocated, when its memory estimate exceeds :func:`cubefab.memory.memory_limit`.
 
 BFS from every source (the all-sources checks: vertex transitivity, eccentricities)
 runs in batches of sources, in-process for small networks and as Dask tasks
@@ -17,12 +17,13 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..memory import MemoryLimitError, check_memory
 from .structure import structural_classes, SourceClass
 
 
 __all__ = ["bfs_distances", "distance_matrix", "distance_distribution", "bfs_source_batch", "dense_neighbors",
            "properties",
-           "bfs_memory_estimate", "bfs_memory_limit", "check_bfs_size", "SizeLimitError",
+           "bfs_memory_estimate", "check_bfs_size", "SizeLimitError",
            "UNREACHED", "BFS_BYTES_PER_NODE", "ALL_SOURCES_WORK_LIMIT", "DASK_MIN_WORK",
            "METHODS"]
 
@@ -62,37 +63,23 @@ class SizeLimitError(ValueError):
     """A computation would exceed a documented size limit (checked before allocating)."""
 
 
-def _size_text(nbytes):
-    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if nbytes >= size:
-            return f"{nbytes / size:.1f} {unit}"
-    return f"{nbytes} bytes"
-
-
 def bfs_memory_estimate(topology):
     """Bytes one BFS of ``topology`` needs (:data:`BFS_BYTES_PER_NODE` per node)."""
     return topology.num_nodes * BFS_BYTES_PER_NODE
 
 
-def bfs_memory_limit():
-    """Bytes BFS may use: half the memory available now (``psutil``)."""
-    import psutil
-    return psutil.virtual_memory().available // 2
-
-
 def check_bfs_size(topology, why=None):
-    """Raise :class:`SizeLimitError` if one BFS of ``topology`` would exceed
-    :func:`bfs_memory_limit` (the message gives the estimate and the limit, and ``why``
-    BFS is used, if given)."""
-    need = bfs_memory_estimate(topology)
-    limit = bfs_memory_limit()
-    if need > limit:
-        reason = f"{topology.label} needs BFS ({why}), and BFS" if why else \
-            f"{topology.label}: BFS"
-        raise SizeLimitError(
-            f"{reason} of its {topology.num_nodes} nodes needs about {_size_text(need)} "
-            f"({BFS_BYTES_PER_NODE} bytes per node); the limit is {_size_text(limit)} "
-            f"(half the available memory)")
+    """Raise :class:`SizeLimitError` if one BFS of ``topology`` would exceed the memory
+    limit (:func:`cubefab.memory.memory_limit`; the message gives the estimate and the
+    limit, and ``why`` BFS is used, if given)."""
+    reason = f"{topology.label} needs BFS ({why}), and BFS" if why else \
+        f"{topology.label}: BFS"
+    try:
+        check_memory(f"{reason} of its {topology.num_nodes:,} nodes "
+                     f"({BFS_BYTES_PER_NODE} bytes per node)", bfs_memory_estimate(topology),
+                     "use a smaller network")
+    except MemoryLimitError as exc:
+        raise SizeLimitError(str(exc)) from None
 
 
 def bfs_distances(topology, source, progress=None):
@@ -109,7 +96,7 @@ def bfs_distances(topology, source, progress=None):
     Raises
     ------
     SizeLimitError
-        If the network exceeds :func:`bfs_memory_limit` (checked before allocating).
+        If the network exceeds :func:`cubefab.memory.memory_limit` (checked before allocating).
 
     Returns
     -------
@@ -356,7 +343,7 @@ def properties(topology, method="auto", *, sources=None, check_limit=None, seed=
     Raises
     ------
     SizeLimitError
-        BFS is needed and exceeds :func:`bfs_memory_limit`, or a sample of sources
+        BFS is needed and exceeds :func:`cubefab.memory.memory_limit`, or a sample of sources
         differs on a network too large for all sources.
     """
     if method not in METHODS:

@@ -17,33 +17,58 @@ def test_adaptive_is_proven(cli, args):
 
 def test_mcube_mroute_escapes_on_ecube(cli):
     doc = cli("deadlock", "mcube", "-k", "5", "--algorithm", "mroute", "--adaptive",
-              "--vcs", "3", "--json").json()
+              "--adaptive-vcs", "2", "--json").json()
     assert doc["escape"] == "ecube" and doc["escape_classes"] == 1 and doc["adaptive_vcs"] == 2
 
 
 def test_adaptive_witness_cycle(cli):
-    r = cli("deadlock", "dlh", "-m", "2", "-d", "1", "--adaptive", "--escape-classes", "1")
+    r = cli("deadlock", "dlh", "-m", "2", "-d", "1", "--adaptive", "--vcs", "1")
     assert r.status == 1
     assert "CAN DEADLOCK" in r.out and "escape class 0" in r.out
 
 
 def test_adaptive_witness_cycle_json(cli):
     r = cli("deadlock", "metacube", "-k", "1", "-m", "2", "--adaptive",
-            "--escape-classes", "1", "--json")
+            "--vcs", "1", "--json")
     assert r.status == 1
     doc = r.json()
     assert doc["deadlock_free"] is False and len(doc["cycle"]) >= 2
     assert {step["dependency"] for step in doc["cycle"]} <= {"direct", "indirect"}
 
 
-def test_mroute_verdict_says_no_vc_count_suffices(cli):
-    r = cli("deadlock", "mcube", "-k", "4", "--json")
-    assert r.status == 1
+@pytest.mark.parametrize("options", [(), ("--algorithm", "mroute"),
+                                     ("--vcs", "2", "--vcs-per-class", "2")], ids=" ".join)
+def test_mroute_checks_the_router_sim_builds(cli, options):
+    """sim runs the Mcube's mroute adaptively over e-cube escape VCs: deadlock proves
+    that router (exit 0), the proof the fabric sim builds with the same options makes."""
+    import argparse
+    from cubefab.cli import build_parser, topology_from_args
+    from cubefab.commands.router_options import router_config
+    from cubefab.hdl.config import FabricConfig, deadlock_proof
+    r = cli("deadlock", "mcube", "-k", "4", *options, "--json")
+    assert r.status == 0, r.err
     doc = r.json()
-    assert doc["deadlock_free"] is False
-    assert doc["required_vcs"] is None and doc["vcs_suffice"] is False
-    text = cli("deadlock", "mcube", "-k", "4").out
-    assert "no number of VCs suffices" in text and "--adaptive" in text
+    assert doc["adaptive"] is True and doc["escape"] == "ecube" and doc["deadlock_free"]
+    sim_args = build_parser().parse_args(["sim", "mcube", "-k", "4", *options])
+    topology = topology_from_args(sim_args)
+    router = router_config(sim_args, topology, routers=topology.num_nodes)
+    FabricConfig(router)            # sim's fabric: proven when made
+    expected = deadlock_proof(router).as_dict()
+    assert {k: doc[k] for k in ("escape", "escape_classes", "escape_channels", "states",
+                                "dependencies")} == \
+        {k: expected[k] for k in ("escape", "escape_classes", "escape_channels", "states",
+                                  "dependencies")}
+    assert "the only deadlock-free way to run mroute" in cli("deadlock", "mcube", "-k",
+                                                             "4", *options).out
+
+
+def test_deterministic_mroute_has_no_vc_count(cli):
+    """The deterministic mroute, which no command builds, has a cycle under every VC
+    count: the model's verdict the adaptive default rests on."""
+    from cubefab.topology.catalog import make_topology
+    from cubefab.topology.deadlock import check_deadlock_free
+    report = check_deadlock_free(make_topology("mcube", k=4), "mroute", 4)
+    assert not report.deadlock_free and not report.rule_suffices
 
 
 def test_too_few_vcs_still_names_what_suffices(cli):
@@ -53,9 +78,10 @@ def test_too_few_vcs_still_names_what_suffices(cli):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["dlh", "-m", "2", "-d", "1", "--escape-classes", "1"], "--escape-classes needs --adaptive"),
-    (["dlh", "-m", "2", "-d", "1", "--adaptive", "--vcs", "2"], "at least one adaptive VC"),
-    (["dlh", "-m", "2", "-d", "1", "--adaptive", "--escape-classes", "0"], "--escape-classes"),
+    (["dlh", "-m", "2", "-d", "1", "--adaptive-vcs", "1"], "--adaptive-vcs needs --adaptive"),
+    (["dlh", "-m", "2", "-d", "1", "--adaptive", "--adaptive-vcs", "3"], "power of two"),
+    (["dlh", "-m", "2", "-d", "1", "--adaptive", "--adaptive-vcs", "0"], "--adaptive-vcs"),
+    (["dlh", "-m", "2", "-d", "1", "--vcs", "3", "--vcs-per-class", "2"], "--vcs-per-class"),
     (["metacube", "-k", "1", "-m", "2", "--algorithm", "paper", "--adaptive"], "reads src"),
 ], ids=lambda a: a if isinstance(a, str) else " ".join(a))
 def test_adaptive_bad_input(cli, args, message):

@@ -40,7 +40,7 @@ def test_unicast_cycle_is_named(cli):
     (["dlh", "-m", "2", "-d", "1", "--broadcast-vcs", "1"], "need --broadcast"),
     (["dlh", "-m", "2", "-d", "1", "--replication", "wormhole"], "need --broadcast"),
     (["dlh", "-m", "2", "-d", "1", "--broadcast", "--adaptive"], "cannot be combined"),
-    (["dlh", "-m", "2", "-d", "1", "--broadcast", "--escape-classes", "1"], "needs --adaptive"),
+    (["dlh", "-m", "2", "-d", "1", "--broadcast", "--adaptive-vcs", "1"], "cannot be combined"),
     (["dlh", "-m", "2", "-d", "1", "--broadcast", "--broadcast-vcs", "0"], "--broadcast-vcs"),
     (["mcube", "-k", "16", "--broadcast"], "limit"),
     (["hypercube", "-n", "3", "--broadcast", "--algorithm", "nope"], "algorithm"),

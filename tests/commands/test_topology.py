@@ -56,8 +56,9 @@ def test_info_method_bfs_agrees_with_structure(cli):
 
 @pytest.mark.parametrize("args,match", [
     (["metacube", "-k", 5, "-m", 1], r"MC\(5,1\) needs BFS \(no structural method is known "
-                                     r"for it\), and BFS of its 137438953472 nodes needs about "
-                                     r"1.2 TiB \(10 bytes per node\); the limit is .* \(half"),
+                                     r"for it\), and BFS of its 137,438,953,472 nodes \(10 bytes "
+                                     r"per node\) would need about 1,310,720 MiB of memory; the "
+                                     r"limit is [0-9,]+ MiB of memory"),
     (["mcube", "-k", 6, "--method", "structure"], "Mcube\\(6\\) has no structural method"),
     (["metacube", "-k", 2, "-m", 1, "--method", "exact"], "invalid choice"),
     (["mcube", "-k", 6, "--workers", 0], "must be an integer from 1"),
@@ -71,14 +72,27 @@ def test_info_refusals_are_one_error_line(cli, args, match):
 
 
 def test_info_bfs_memory_limit(cli, monkeypatch):
-    import importlib
-    props = importlib.import_module("cubefab.topology.properties")
-    monkeypatch.setattr(props, "bfs_memory_limit", lambda: 1 << 19)
-    r = cli("info", "mcube", "-k", 16)
+    """info's BFS and sim's fabric are refused by one rule, in one wording
+    (cubefab.memory)."""
+    monkeypatch.setenv("CUBEFAB_MEMORY_LIMIT_MB", "1")
+    r = cli("info", "hypercube", "-n", 20, "--method", "bfs")
     assert r.status == 2
-    assert r.err.strip() == ("error: Mcube(16) needs BFS (no structural method is known for "
-                             "it), and BFS of its 65536 nodes needs about 640.0 KiB (10 bytes "
-                             "per node); the limit is 512.0 KiB (half the available memory)")
+    assert r.err.strip() == ("error: Q(20) needs BFS (method bfs was asked for), and BFS of its 1,048,576 nodes (10 bytes per node) "
+                             "would need about 10 MiB of memory; the limit is 1 MiB of "
+                             "memory (use a smaller network)")
+    r = cli("sim", "hypercube", "-n", 6, "--engine", "amaranth")
+    assert r.status == 2
+    assert r.err.startswith("error: the Q(6) self-checking fabric")
+    assert "MiB of memory; the limit is 1 MiB of memory" in r.err
+
+
+def test_memory_limit_variable_must_be_a_number(cli, monkeypatch):
+    monkeypatch.setenv("CUBEFAB_MEMORY_LIMIT_MB", "lots")
+    for args in (("info", "mcube", "-k", 6), ("paths", "mcube", "-k", 6, "--src", 0,
+                                              "--dst", 5)):
+        r = cli(*args)
+        assert r.status == 2 and r.err.count("\n") == 1
+        assert r.err.startswith("error: CUBEFAB_MEMORY_LIMIT_MB must be a positive integer")
 
 
 def test_edges_lines(cli):

@@ -178,16 +178,17 @@ def test_mcube_has_no_structure():
 
 
 def test_bfs_beyond_the_memory_limit_is_refused_before_allocating(monkeypatch):
-    monkeypatch.setattr(props, "bfs_memory_limit", lambda: 1000)
+    monkeypatch.setenv("CUBEFAB_MEMORY_LIMIT_MB", "1")
     monkeypatch.setattr(props, "bfs_distances", pytest.fail)
-    topo = Mcube(8)
-    assert bfs_memory_estimate(topo) == 2560
-    with pytest.raises(SizeLimitError, match=r"about 2.5 KiB .*the limit is 1000 bytes"):
-        props.properties(topo)
+    topo = Hypercube(20)
+    assert bfs_memory_estimate(topo) == 10 << 20
+    with pytest.raises(SizeLimitError, match=r"about 10 MiB of memory; the limit is 1 MiB "
+                                             r"of memory"):
+        props.properties(topo, "bfs")
 
 
 def test_metacube_beyond_the_tables_needs_bfs_and_is_refused():
-    with pytest.raises(SizeLimitError, match=r"MC\(5,1\) needs BFS .* TiB"):
+    with pytest.raises(SizeLimitError, match=r"MC\(5,1\) needs BFS .* MiB of memory"):
         properties(Metacube(5, 1))
 
 
