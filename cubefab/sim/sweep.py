@@ -213,7 +213,8 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
         ``adaptive_vcs`` (0: deterministic) instead of ``hardware``'s, so deterministic
         and adaptive curves can stand side by side.
     traffic, **hardware
-        Pattern and :meth:`~cubefab.hdl.selfcheck.SelfCheckConfig.of` keywords (and ``hotspot_fraction``); the
+        Pattern and :meth:`~cubefab.hdl.selfcheck.SelfCheckConfig.of` keywords (and
+        ``hotspot_fraction``); the
         router defaults to :data:`~cubefab.hdl.config.SIMULATION_DEFAULTS`, as every
         run's.
     engine : str
@@ -287,7 +288,7 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
     by_task = dict(zip(tasks, runs))
     return [dict(_curve(templates[c[0]], traffic, seed, seed_list,
                         [_point([by_task[c, r, s] for s in seed_list]) for r in rates],
-                        Faults(**fault_sets[c[1]][1])),
+                        Faults(**fault_sets[c[1]][1]) if fault_sets[c[1]][1] else None),
                  **fault_sets[c[1]][0])
             for c in curves]
 
@@ -311,12 +312,13 @@ def _fault_sets(topology, counts, seed, hardware):
 
 
 def _curve(run, traffic, seed, seed_list, points, faults):
-    """The curve of ``points``, the runs of ``run`` (its template) at each rate."""
+    """The curve of ``points``, the runs of ``run`` (its template) at each rate, under
+    ``faults`` (a :class:`~cubefab.sim.run_spec.Faults`; None: fault-free routers)."""
     topology, router = run.topology, run.design.router
     algorithm, adaptive_vcs = router.algorithm, router.adaptive_vcs
     pattern = dict(hotspot=run.design.hotspot_given,
                    hotspot_fraction=run.stimulus.hotspot_fraction)
-    if faults:   # the waypoint routes of this fault set, as the run loaded them
+    if faults is not None:   # the waypoint routes of its fault set (even an empty one)
         from ..topology.fault_routing import FaultSet, plan_waypoints
         plan = plan_waypoints(topology, FaultSet(topology, faults.nodes, faults.links),
                               router.fault_waypoints, algorithm)
