@@ -1,0 +1,177 @@
+"""The injection side of an AXI4-Stream endpoint: messages in, packets out."""
+
+from amaranth.hdl import Array, C, Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ...topology.base import check_int
+from ..fifo import MemoryFIFO, RegisterFIFO
+from .message import MessageFormat, axis_in_layout
+
+
+__all__ = ["EndpointInject"]
+
+
+#: Messages whose fate is decided (sent or dropped) that the injection side keeps
+#: before it stops taking the next message's last beat.
+DESCRIPTORS = 4
+
+
+class EndpointInject(wiring.Component):
+    """AXI4-Stream slave that sends each message as one packet into ``local_in``.
+
+    A message is stored whole before its packet starts (store and forward), so that
+    one longer than ``max_beats`` beats, or whose ``tdest`` names no node, is
+    dropped whole and never reaches the network: its beats are taken and thrown
+    away and :attr:`dropped` counts it. The beats of the next messages are taken
+    meanwhile, up to :attr:`buffer_beats` beats in all (block RAM on FPGAs).
+
+    Parameters
+    ----------
+    fmt : MessageFormat
+        The message format (router configuration, ``tdata`` width, ``max_beats``).
+    node : int
+        This endpoint's node address (the packets' ``src``).
+    counter_width : int
+        Width of :attr:`dropped` (default 16; it stops at its largest value).
+
+    Members
+    -------
+    axis : In(stream.Signature(axis_in_layout(data_width, address_bits)))
+        The messages: ``data`` (``tdata``), ``last`` (``tlast``: the message's last
+        beat), ``dest`` (``tdest``: read on the first beat of a message).
+    local_in : Out(stream.Signature(layout))
+        Packets for the router's ``local_in`` (``src`` this node, ``vc`` 0).
+    dropped : Out(counter_width)
+        Messages dropped (too long, or ``tdest`` not a node).
+    """
+
+    def __init__(self, fmt, node, *, counter_width=16):
+        if not isinstance(fmt, MessageFormat):
+            raise TypeError(f"Message format must be a MessageFormat, not {fmt!r}")
+        self.fmt = fmt
+        self.node = fmt.config.topology.check_node(node, "node")
+        self.counter_width = check_int("Counter width", counter_width, 1, 64)
+        #: int: data FIFO entries: a whole message and the overflowing beat, twice
+        #: (a message is taken while the one before it is sent)
+        self.buffer_beats = 2 * (fmt.max_beats + 1)
+        super().__init__({
+            "axis": In(stream.Signature(axis_in_layout(fmt.data_width,
+                                                      fmt.address_bits))),
+            "local_in": Out(stream.Signature(fmt.layout)),
+            "dropped": Out(self.counter_width),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        fmt = self.fmt
+        m.submodules.words = words = MemoryFIFO(width=fmt.data_width + 1,
+                                                depth=self.buffer_beats)
+        desc = data.StructLayout({"dest": fmt.address_bits, "drop": 1,
+                                  "count": max(1, fmt.count_width)})
+        m.submodules.messages = messages = RegisterFIFO(width=desc.size, depth=DESCRIPTORS)
+        self._take(m, words, data.View(desc, messages.w_data), messages)
+        self._send(m, words, data.View(desc, messages.r_data), messages)
+        return m
+
+    def _is_node(self, dest):
+        """Whether the address ``dest`` names a node (a constant table, only for
+        topologies where some address words are not nodes)."""
+        topology = self.fmt.config.topology
+        table = [topology.is_node(a) for a in range(1 << topology.address_bits)]
+        if all(table):
+            return C(1, 1)
+        return Array(C(bit, 1) for bit in table)[dest]
+
+    def _take(self, m, words, desc, messages):
+        """Store the beats; decide at the last beat (or the first overflowing beat,
+        or a first beat naming no node) whether the message is sent or dropped."""
+        fmt, axis = self.fmt, self.axis
+        in_msg = Signal()                                   # the first beat was taken
+        skip = Signal()                                     # throwing away to tlast
+        beats = Signal(range(fmt.max_beats + 1))            # beats stored so far
+        dest = Signal(fmt.address_bits)
+        here = Mux(in_msg, dest, axis.payload.dest)
+        overflow = beats == fmt.max_beats
+        m.d.comb += [axis.ready.eq(skip | (words.w_rdy & messages.w_rdy)),
+                     words.w_data.eq(Cat(axis.payload.data, axis.payload.last | overflow)),
+                     desc.dest.eq(here), desc.count.eq(beats), desc.drop.eq(overflow)]
+        drop_now = Signal()
+        with m.If(axis.valid & axis.ready):
+            m.d.sync += in_msg.eq(~axis.payload.last)
+            with m.If(~in_msg):
+                m.d.sync += dest.eq(axis.payload.dest)
+            with m.If(skip):
+                m.d.sync += skip.eq(~axis.payload.last)
+            with m.Elif(~in_msg & ~self._is_node(axis.payload.dest)):
+                m.d.comb += drop_now.eq(1)
+                m.d.sync += skip.eq(~axis.payload.last)
+            with m.Else():
+                m.d.comb += [words.w_en.eq(1),
+                             messages.w_en.eq(axis.payload.last | overflow),
+                             drop_now.eq(overflow)]
+                m.d.sync += [beats.eq(Mux(axis.payload.last | overflow, 0, beats + 1)),
+                             skip.eq(overflow & ~axis.payload.last)]
+        saturated = self.dropped == (1 << self.counter_width) - 1
+        with m.If(drop_now & ~saturated):
+            m.d.sync += self.dropped.eq(self.dropped + 1)
+
+    def _send(self, m, words, desc, messages):
+        """Cut each stored message into flits (a shift register ``buf`` of ``n``
+        bits: words enter at bit ``n``, flits leave from bit 0), or throw away a
+        dropped message's words."""
+        fmt = self.fmt
+        width, head_bits, body_bits = fmt.data_width, fmt.head_bits, fmt.body_bits
+        size = body_bits + width + fmt.count_width
+        buf = Signal(size)
+        n = Signal(range(size + 1))
+        active, first, loaded, discard = Signal(), Signal(), Signal(), Signal()
+        dest = Signal(fmt.address_bits)
+        word, last = words.r_data[:width], words.r_data[width]
+        chunk = Mux(first, head_bits, body_bits)
+        have = active & ((n >= chunk) | loaded)
+        tail = loaded & (n <= chunk)
+        go = have & self.local_in.ready
+        n_after = Signal.like(n)
+        m.d.comb += n_after.eq(Mux(go, Mux(tail, 0, n - chunk), n))
+        buf_after = Mux(go, Mux(first, buf >> head_bits, buf >> body_bits), buf)
+        m.d.comb += [self.local_in.valid.eq(have),
+                     self.local_in.payload.eq(self._flit(m, first, tail, dest, buf))]
+        start = (~active | (go & tail)) & ~discard & messages.r_rdy & words.r_rdy
+        more = active & ~loaded & (n <= size - width) & words.r_rdy
+        m.d.sync += [buf.eq(buf_after), n.eq(n_after)]
+        with m.If(go):
+            m.d.sync += first.eq(0)
+            with m.If(tail):
+                m.d.sync += active.eq(0)
+        with m.If(discard):
+            m.d.comb += words.r_en.eq(words.r_rdy)
+            m.d.sync += discard.eq(~(words.r_rdy & last))
+        with m.Elif(start):
+            m.d.comb += [messages.r_en.eq(1), words.r_en.eq(1)]
+            with m.If(desc.drop):
+                m.d.sync += discard.eq(~last)
+            with m.Else():
+                header = desc.count[:fmt.count_width]
+                m.d.sync += [active.eq(1), first.eq(1), loaded.eq(last), dest.eq(desc.dest),
+                             buf.eq(Cat(header, word)), n.eq(fmt.count_width + width)]
+        with m.Elif(more):
+            m.d.comb += words.r_en.eq(1)
+            m.d.sync += [buf.eq(buf_after | (word << n_after)), n.eq(n_after + width),
+                         loaded.eq(last)]
+
+    def _flit(self, m, first, tail, dest, buf):
+        """The flit of the next ``buf`` bits: a head (``first``) or a body flit."""
+        fmt = self.fmt
+        layout = fmt.layout
+        head = Signal(layout)
+        m.d.comb += [head.head.eq(1), head.tail.eq(tail), head.dest.eq(dest),
+                     head.src.eq(self.node), head.payload.eq(buf[:fmt.head_bits])]
+        if layout.header == "head":
+            body = Signal(layout.body)
+            m.d.comb += [body.tail.eq(tail), body.data.eq(buf[:fmt.body_bits])]
+        else:
+            body = Signal(layout)
+            m.d.comb += [body.tail.eq(tail), body.dest.eq(dest), body.src.eq(self.node),
+                         body.payload.eq(buf[:fmt.body_bits])]
+        return Mux(first, head.as_value(), body.as_value())
