@@ -119,46 +119,55 @@ class EndpointInject(wiring.Component):
     def _send(self, m, words, desc, messages):
         """Cut each stored message into flits (a shift register ``buf`` of ``n``
         bits: words enter at bit ``n``, flits leave from bit 0), or throw away a
-        dropped message's words."""
+        dropped message's words. A word read in a cycle is part of the flit sent in
+        that cycle (``now``: the registers with it), so a message found while idle
+        sends its head in the cycle it is found; one found as the tail of the one
+        before leaves is loaded then and follows it without a gap."""
         fmt = self.fmt
         width, head_bits, body_bits = fmt.data_width, fmt.head_bits, fmt.body_bits
         size = body_bits + width + fmt.count_width
-        buf = Signal(size)
-        n = Signal(range(size + 1))
-        active, first, loaded, discard = Signal(), Signal(), Signal(), Signal()
-        dest = Signal(fmt.address_bits)
+        reg = {"buf": Signal(size), "n": Signal(range(size + 1)), "active": Signal(),
+               "first": Signal(), "loaded": Signal(), "dest": Signal(fmt.address_bits)}
+        discard = Signal()
         word, last = words.r_data[:width], words.r_data[width]
-        chunk = Mux(first, head_bits, body_bits)
-        have = active & ((n >= chunk) | loaded)
-        tail = loaded & (n <= chunk)
+        found = ~discard & messages.r_rdy & words.r_rdy
+        fresh = {"buf": Cat(desc.count[:fmt.count_width], word),
+                 "n": fmt.count_width + width, "active": 1, "first": 1, "loaded": last,
+                 "dest": desc.dest}
+        more = (reg["active"] & ~reg["loaded"] & (reg["n"] <= size - width)
+                & words.r_rdy & ~discard)
+        grown = {"buf": Mux(more, reg["buf"] | (word << reg["n"]), reg["buf"]),
+                 "n": reg["n"] + Mux(more, width, 0),
+                 "loaded": Mux(more, last, reg["loaded"])}
+        now = {k: Mux(reg["active"], grown.get(k, v), fresh[k]) for k, v in reg.items()}
+        now["active"] = reg["active"] | (found & ~desc.drop)
+        chunk = Mux(now["first"], head_bits, body_bits)
+        have = now["active"] & ((now["n"] >= chunk) | now["loaded"])
+        tail = now["loaded"] & (now["n"] <= chunk)
         go = have & self.local_in.ready
-        n_after = Signal.like(n)
-        m.d.comb += n_after.eq(Mux(go, Mux(tail, 0, n - chunk), n))
-        buf_after = Mux(go, Mux(first, buf >> head_bits, buf >> body_bits), buf)
-        m.d.comb += [self.local_in.valid.eq(have),
-                     self.local_in.payload.eq(self._flit(m, first, tail, dest, buf))]
-        start = (~active | (go & tail)) & ~discard & messages.r_rdy & words.r_rdy
-        more = active & ~loaded & (n <= size - width) & words.r_rdy
-        m.d.sync += [buf.eq(buf_after), n.eq(n_after)]
-        with m.If(go):
-            m.d.sync += first.eq(0)
-            with m.If(tail):
-                m.d.sync += active.eq(0)
+        n_after = Signal.like(reg["n"])
+        m.d.comb += [n_after.eq(Mux(go, Mux(tail, 0, now["n"] - chunk), now["n"])),
+                     self.local_in.valid.eq(have),
+                     self.local_in.payload.eq(self._flit(m, now["first"], tail, now["dest"],
+                                                         now["buf"]))]
+        buf_after = Mux(go, Mux(now["first"], now["buf"] >> head_bits,
+                                now["buf"] >> body_bits), now["buf"])
+        m.d.sync += [reg["buf"].eq(buf_after), reg["n"].eq(n_after),
+                     reg["first"].eq(now["first"] & ~go),
+                     reg["active"].eq(now["active"] & ~(go & tail)),
+                     reg["loaded"].eq(now["loaded"]), reg["dest"].eq(now["dest"])]
+        free = ~reg["active"] | (go & tail & ~more)
         with m.If(discard):
             m.d.comb += words.r_en.eq(words.r_rdy)
             m.d.sync += discard.eq(~(words.r_rdy & last))
-        with m.Elif(start):
+        with m.Elif(more):
+            m.d.comb += words.r_en.eq(1)
+        with m.Elif(free & found):
             m.d.comb += [messages.r_en.eq(1), words.r_en.eq(1)]
             with m.If(desc.drop):
                 m.d.sync += discard.eq(~last)
-            with m.Else():
-                header = desc.count[:fmt.count_width]
-                m.d.sync += [active.eq(1), first.eq(1), loaded.eq(last), dest.eq(desc.dest),
-                             buf.eq(Cat(header, word)), n.eq(fmt.count_width + width)]
-        with m.Elif(more):
-            m.d.comb += words.r_en.eq(1)
-            m.d.sync += [buf.eq(buf_after | (word << n_after)), n.eq(n_after + width),
-                         loaded.eq(last)]
+            with m.Elif(reg["active"]):   # the tail leaves now: load the next message
+                m.d.sync += [reg[k].eq(v) for k, v in fresh.items()]
 
     def _flit(self, m, first, tail, dest, buf):
         """The flit of the next ``buf`` bits: a head (``first``) or a body flit."""
