@@ -12,7 +12,7 @@ import random
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, with_timeout
+from cocotb.triggers import ClockCycles, SimTimeoutError, with_timeout
 from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStreamSource
 
 
@@ -34,6 +34,19 @@ def _messages(rng, nodes, lanes, max_beats, count, too_long):
         rng.shuffle(msgs)
         out[src] = [(d, rng.randbytes(beats * lanes)) for d, beats in msgs]
     return out
+
+
+def _stuck(dut, nodes, expected, got):
+    """Where the traffic stands: per node, messages received of those expected and
+    its handshake signals."""
+    words = []
+    for n in nodes:
+        want = sum(len(expected[(s, n)]) for s in nodes)
+        have = sum(len(got[(s, n)]) for s in nodes)
+        signals = " ".join(f"{side}.{sig}={getattr(dut, f'{side}_n{n}_{sig}').value}"
+                           for side in ("s_axis", "m_axis") for sig in ("tvalid", "tready"))
+        words.append(f"node {n}: {have}/{want} received, {signals}")
+    return "; ".join(words)
 
 
 def _pauses(rng):
@@ -76,10 +89,6 @@ async def every_pair_in_order(dut):
                 drops[src] += 1
             else:
                 expected[(src, dest)].append(payload)
-    for src, msgs in messages.items():
-        for dest, payload in msgs:
-            await sources[src].send(AxiStreamFrame(payload, tdest=dest))
-
     got = {(s, d): [] for s in nodes for d in nodes}
 
     async def receive(dest):
@@ -89,11 +98,21 @@ async def every_pair_in_order(dut):
             assert tid in nodes, f"node {dest} got tid {tid}, no node"
             got[(tid, dest)].append(bytes(frame.tdata))
 
+    async def send(src):   # each source's queue is bounded: one sender per source
+        for dest, payload in messages[src]:
+            await sources[src].send(AxiStreamFrame(payload, tdest=dest))
+
     receivers = [cocotb.start_soon(receive(n)) for n in nodes]
+    senders = [cocotb.start_soon(send(n)) for n in nodes]
     total = sum(len(m) for m in expected.values())
-    for task in receivers:
-        await with_timeout(task, 200 * (total + 50) * max_beats, "ns")
+    try:
+        for task in receivers:
+            await with_timeout(task, int(os.environ.get("AXIS_TIMEOUT_NS", 0))
+                               or 200 * (total + 50) * max_beats, "ns")
+    except SimTimeoutError:
+        raise AssertionError("no progress: " + _stuck(dut, nodes, expected, got)) from None
     for src in nodes:
+        await senders[nodes.index(src)]
         await sources[src].wait()
     await ClockCycles(dut.aclk, 50)
     for pair, want in expected.items():

@@ -27,16 +27,20 @@ def _missing():
 needs_cocotb = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
 
 
-def run_bench(tmp_path, monkeypatch, topology, width, max_beats, messages, too_long, seed):
+def run_bench(tmp_path, monkeypatch, topology, width, max_beats, messages, too_long, seed,
+              **router):
     """Write the fabric's Verilog, run the cocotb bench on it in Icarus, and assert
     that it passed."""
     from cocotb_tools.runner import get_runner
-    fabric = EndpointFabric(FabricConfig.for_topology(topology), width, max_beats)
+    fabric = EndpointFabric(FabricConfig.for_topology(topology, **router), width, max_beats)
     source = tmp_path / "axis_fabric.v"
     source.write_text(axi_stream_verilog(fabric, "axis_fabric"))
     runner = get_runner("icarus")
+    # -g2005 after the runner's -g2012: with SystemVerilog semantics Icarus initialises
+    # Amaranth's `reg x = 0` before time 0 without an event, so the `always @*` blocks
+    # that Yosys triggers with it never run until an input changes (outputs stay X)
     runner.build(sources=[source], hdl_toplevel="axis_fabric", build_dir=tmp_path / "sim",
-                 timescale=("1ns", "1ps"))
+                 timescale=("1ns", "1ps"), build_args=["-g2005"])
     here = os.path.dirname(os.path.abspath(__file__))
     monkeypatch.syspath_prepend(here)    # the runner passes sys.path to the simulator
     env = {"AXIS_NODES": ",".join(str(int(a)) for a in topology.nodes()),
