@@ -32,8 +32,6 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from amaranth.back import verilog  # noqa: E402
-from amaranth.hdl import Module  # noqa: E402
-from amaranth.lib import wiring  # noqa: E402
 from amaranth.sim import Simulator  # noqa: E402
 
 from cubefab.build.harness import TimingHarness  # noqa: E402

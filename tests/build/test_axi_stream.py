@@ -61,3 +61,20 @@ def test_command_refuses_bad_endpoint_options(cli, tmp_path, args, message):
     assert result.status == 2
     assert result.err.startswith("error: ") and message in result.err
     assert result.err.count("\n") == 1 and not out.exists()
+
+
+def test_synth_fabric_refuses_axi_stream_without_data_width(cli, tmp_path):
+    result = cli("synth", "fabric", "hypercube", "-n", "1", "--interface", "axi-stream",
+                 "--no-pnr", "--workdir", tmp_path / "w")
+    assert result.status == 2 and "needs --data-width" in result.err
+
+
+@pytest.mark.slow   # yosys: about a minute
+def test_synth_fabric_with_endpoints_reports_their_cells(cli, tmp_path):
+    plain = cli("synth", "fabric", "hypercube", "-n", "1", "--no-pnr", "--workdir",
+                tmp_path / "plain", "--json").json()
+    wrapped = cli("synth", "fabric", "hypercube", "-n", "1", "--interface", "axi-stream",
+                  "--data-width", "8", "--max-beats", "4", "--no-pnr", "--workdir",
+                  tmp_path / "axis", "--json").json()
+    assert wrapped["interface"] == "axi-stream" and wrapped["data_width"] == 8
+    assert wrapped["lut4"] > plain["lut4"] and wrapped["ff"] > plain["ff"]

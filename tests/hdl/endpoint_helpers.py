@@ -1,8 +1,6 @@
 """An independent model of the AXI4-Stream endpoints' packets and a simulation
 driver for them (import as ``from tests.hdl.endpoint_helpers import ...``)."""
 
-import math
-import random
 
 from amaranth.hdl import Module
 from amaranth.lib import wiring

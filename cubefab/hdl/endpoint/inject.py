@@ -1,6 +1,6 @@
 """The injection side of an AXI4-Stream endpoint: messages in, packets out."""
 
-from amaranth.hdl import Array, C, Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Array, C, Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
