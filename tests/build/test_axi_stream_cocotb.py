@@ -58,8 +58,9 @@ def run_bench(tmp_path, monkeypatch, topology, width, max_beats, messages, too_l
 
 
 @needs_cocotb
-@pytest.mark.parametrize("width", [8, 32])
+@pytest.mark.parametrize("width", [8, pytest.param(32, marks=pytest.mark.slow)])
 def test_q2_every_pair_in_order_under_backpressure(tmp_path, monkeypatch, width):
+    """W = 8: narrower than the 16-bit payload (count field); 32: two flits a beat."""
     run_bench(tmp_path, monkeypatch, Hypercube(2), width, 4, 6, 2, seed=width)
 
 

@@ -94,10 +94,12 @@ def test_drops_messages_to_addresses_that_name_no_node():
     assert counts == {node: 2}
 
 
-@pytest.mark.parametrize("width", [8, 32])
-def test_fabric_delivers_every_pair_in_order(width):
+@pytest.mark.parametrize("width, header, hop", [(8, "every", "buffered"),
+                                               (32, "every", "buffered"),
+                                               (16, "head", "lookahead")])
+def test_fabric_delivers_every_pair_in_order(width, header, hop):
     """Q(2): every node sends to every node (itself included) under backpressure."""
-    config = FabricConfig.for_topology(Hypercube(2))
+    config = FabricConfig.for_topology(Hypercube(2), header=header, hop=hop)
     fabric = EndpointFabric(config, width, 4)
     nodes = [int(a) for a in fabric.topology.nodes()]
     rng = random.Random(width)
