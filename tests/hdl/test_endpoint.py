@@ -129,3 +129,13 @@ def test_refuses_bad_parameters():
         EndpointInject(MessageFormat(config, 8, 4), 9)
     with refused(TypeError, "MessageFormat"):
         EndpointEject(config)
+
+
+def test_drop_counter_stops_at_its_largest_value():
+    fmt = _format(16, max_beats=1)
+    inject, eject = EndpointInject(fmt, 0, counter_width=1), EndpointEject(fmt)
+    messages = {0: [(0, [1, 2]), (0, [3, 4, 5]), (0, [6]), (0, [7, 8])]}
+    received, counts, _ = run_endpoints(loopback(inject, eject), [inject.axis], [eject.axis],
+                                        [0], messages, cycles=40, rng=random.Random(1),
+                                        dropped=[inject.dropped])
+    assert received[0] == [(0, [6])] and counts == {0: 1}
