@@ -11,6 +11,7 @@ import pytest
 from cubefab.build.axi_stream import axi_stream_verilog
 from cubefab.hdl.config import FabricConfig
 from cubefab.hdl.endpoint import EndpointFabric
+from cubefab.hdl.modes import Adaptive
 from cubefab.sim.verilator_engine import verilator_executable, verilator_missing_reason
 from cubefab.topology import Hypercube, Metacube
 
@@ -85,6 +86,20 @@ def run_bench(tmp_path, monkeypatch, topology, width, max_beats, messages, too_l
 def test_q2_every_pair_in_order_under_backpressure(tmp_path, monkeypatch, width):
     """W = 8: narrower than the 16-bit payload (count field); 32: two flits a beat."""
     run_bench(tmp_path, monkeypatch, Hypercube(2), width, 4, 6, 2, seed=width)
+
+
+@needs_cocotb
+def test_adaptive_q2_every_pair_in_order(tmp_path, monkeypatch):
+    """Adaptive routers: acknowledgements keep each pair in order."""
+    run_bench(tmp_path, monkeypatch, Hypercube(2), 16, 4, 6, 2, seed=5,
+              routing=Adaptive(1))
+
+
+@needs_cocotb
+@pytest.mark.slow
+def test_adaptive_mc11_long_run(tmp_path, monkeypatch):
+    run_bench(tmp_path, monkeypatch, Metacube(1, 1), 24, 8, 40, 5, seed=12,
+              routing=Adaptive(1))
 
 
 @needs_cocotb

@@ -15,13 +15,15 @@ __all__ = ["model_packet", "random_messages", "check_delivery", "run_endpoints",
 def model_packet(fmt, beats):
     """The flit payloads of a message ``beats`` (ints of ``fmt.data_width`` bits),
     as the endpoint format promises (docs/endpoints.md): ``[(head, tail, bits)]``,
-    the count field (``len(beats) - 1``) first when the format has one, then the
+    the kind bit (0) and the count field (``len(beats) - 1``) first where the format
+    has them, then the
     beats, bit 0 first, cut into ``head_bits`` then ``body_bits`` pieces."""
-    width, count = fmt.data_width, fmt.count_width
-    value = (len(beats) - 1) if count else 0
+    width, kind, count = fmt.data_width, fmt.kind_width, fmt.count_width
+    prefix = kind + count                 # kind 0: a message
+    value = (len(beats) - 1) << kind if count else 0
     for i, beat in enumerate(beats):
-        value |= beat << (count + i * width)
-    total = count + len(beats) * width
+        value |= beat << (prefix + i * width)
+    total = prefix + len(beats) * width
     sizes = [fmt.head_bits]
     while sum(sizes) < total:
         sizes.append(fmt.body_bits)

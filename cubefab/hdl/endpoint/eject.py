@@ -1,6 +1,6 @@
 """The ejection side of an AXI4-Stream endpoint: packets in, messages out."""
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import C, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -33,23 +33,34 @@ class EndpointEject(wiring.Component):
     axis : Out(stream.Signature(axis_out_layout(data_width, address_bits)))
         The messages: ``data`` (``tdata``), ``last`` (``tlast``), ``id`` (``tid``:
         the source node's address).
+    acked : Out(stream.Signature(address_bits, always_ready=True))
+        Only with ``fmt.acknowledged``: an acknowledgement from node ``payload``
+        arrived (for this node's :class:`EndpointInject`; it is not presented).
+    owed : Out(stream.Signature(address_bits, always_ready=True))
+        Only with ``fmt.acknowledged``: the last beat of a message from node
+        ``payload`` left; this node's :class:`EndpointInject` acknowledges it.
     """
 
     def __init__(self, fmt):
         if not isinstance(fmt, MessageFormat):
             raise TypeError(f"Message format must be a MessageFormat, not {fmt!r}")
         self.fmt = fmt
-        super().__init__({
+        members = {
             "local_out": In(stream.Signature(fmt.layout)),
             "axis": Out(stream.Signature(axis_out_layout(fmt.data_width,
                                                         fmt.address_bits))),
-        })
+        }
+        if fmt.acknowledged:
+            members["acked"] = Out(stream.Signature(fmt.address_bits, always_ready=True))
+            members["owed"] = Out(stream.Signature(fmt.address_bits, always_ready=True))
+        super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
         fmt = self.fmt
-        width, head_bits, body_bits, count_width = (
-            fmt.data_width, fmt.head_bits, fmt.body_bits, fmt.count_width)
+        width, head_bits, body_bits, count_width, kind_width = (
+            fmt.data_width, fmt.head_bits, fmt.body_bits, fmt.count_width, fmt.kind_width)
+        prefix = fmt.prefix_width
         size = body_bits + width
         buf = Signal(size)
         n = Signal(range(size + 1))
@@ -77,14 +88,21 @@ class EndpointEject(wiring.Component):
                 m.d.sync += beats_left.eq(beats_left - 1)
         with m.If(done):
             m.d.sync += active.eq(0)
-        with m.If(self.local_out.valid & self.local_out.ready):
+        is_ack = flit.payload[0] if kind_width else C(0, 1)
+        taken = self.local_out.valid & self.local_out.ready
+        if fmt.acknowledged:
+            m.d.comb += [self.acked.valid.eq(taken & flit.head & is_ack),
+                         self.acked.payload.eq(flit.src),
+                         self.owed.valid.eq(done), self.owed.payload.eq(src)]
+        with m.If(taken & ~(flit.head & is_ack)):
             m.d.sync += tail_seen.eq(flit.tail)
             with m.If(flit.head):
                 m.d.sync += [active.eq(1), src.eq(flit.src),
-                             buf.eq(flit.payload[count_width:]),
-                             n.eq(head_bits - count_width)]
+                             buf.eq(flit.payload[prefix:]),
+                             n.eq(head_bits - prefix)]
                 if count_width:
-                    m.d.sync += beats_left.eq(flit.payload[:count_width] + 1)
+                    m.d.sync += beats_left.eq(
+                        flit.payload[kind_width:kind_width + count_width] + 1)
             with m.Else():
                 m.d.sync += [buf.eq(buf_after | (body_data << n_after)),
                              n.eq(n_after + body_bits)]

@@ -22,7 +22,9 @@ class EndpointFabric(wiring.Component):
     Parameters
     ----------
     config : FabricConfig
-        The fabric (deterministic routing: see :class:`MessageFormat`).
+        The fabric (deterministic or adaptive routing: see :class:`MessageFormat`;
+        with adaptive routing each node's ejection side passes acknowledgements to
+        its injection side).
     data_width : int
         ``tdata`` bits (8 to 512, whole bytes).
     max_beats : int
@@ -69,4 +71,7 @@ class EndpointFabric(wiring.Component):
             wiring.connect(m, fabric.local_out[i], eject.local_out)
             wiring.connect(m, eject.axis, wiring.flipped(self.m_axis[i]))
             m.d.comb += self.dropped[i].eq(inject.dropped)
+            if self.fmt.acknowledged:
+                wiring.connect(m, eject.acked, inject.acked)
+                wiring.connect(m, eject.owed, inject.owed)
         return m

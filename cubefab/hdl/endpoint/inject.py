@@ -44,6 +44,14 @@ class EndpointInject(wiring.Component):
         Packets for the router's ``local_in`` (``src`` this node, ``vc`` 0).
     dropped : Out(counter_width)
         Messages dropped (too long, or ``tdest`` not a node).
+    acked : In(stream.Signature(address_bits, always_ready=True))
+        Only with ``fmt.acknowledged``: node ``payload`` acknowledged this node's
+        message (from this node's :class:`EndpointEject`); until then no other
+        message to it starts.
+    owed : In(stream.Signature(address_bits, always_ready=True))
+        Only with ``fmt.acknowledged``: a message from node ``payload`` was delivered
+        here; this side sends it an acknowledgement (a one-flit packet, before the
+        next message).
     """
 
     def __init__(self, fmt, node, *, counter_width=16):
@@ -55,12 +63,16 @@ class EndpointInject(wiring.Component):
         #: int: data FIFO entries: a whole message and the overflowing beat, twice
         #: (a message is taken while the one before it is sent)
         self.buffer_beats = 2 * (fmt.max_beats + 1)
-        super().__init__({
+        members = {
             "axis": In(stream.Signature(axis_in_layout(fmt.data_width,
                                                       fmt.address_bits))),
             "local_in": Out(stream.Signature(fmt.layout)),
             "dropped": Out(self.counter_width),
-        })
+        }
+        if fmt.acknowledged:
+            members["acked"] = In(stream.Signature(fmt.address_bits, always_ready=True))
+            members["owed"] = In(stream.Signature(fmt.address_bits, always_ready=True))
+        super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
@@ -125,14 +137,16 @@ class EndpointInject(wiring.Component):
         before leaves is loaded then and follows it without a gap."""
         fmt = self.fmt
         width, head_bits, body_bits = fmt.data_width, fmt.head_bits, fmt.body_bits
-        size = body_bits + width + fmt.count_width
+        size = body_bits + width + fmt.prefix_width
         reg = {"buf": Signal(size), "n": Signal(range(size + 1)), "active": Signal(),
                "first": Signal(), "loaded": Signal(), "dest": Signal(fmt.address_bits)}
         discard = Signal()
         word, last = words.r_data[:width], words.r_data[width]
-        found = ~discard & messages.r_rdy & words.r_rdy
-        fresh = {"buf": Cat(desc.count[:fmt.count_width], word),
-                 "n": fmt.count_width + width, "active": 1, "first": 1, "loaded": last,
+        ack, ack_dest, waiting = self._acknowledgements(m, reg["active"])
+        found = (~discard & messages.r_rdy & words.r_rdy & ~ack
+                 & ~waiting.bit_select(desc.dest, 1))
+        fresh = {"buf": Cat(C(0, fmt.kind_width), desc.count[:fmt.count_width], word),
+                 "n": fmt.prefix_width + width, "active": 1, "first": 1, "loaded": last,
                  "dest": desc.dest}
         more = (reg["active"] & ~reg["loaded"] & (reg["n"] <= size - width)
                 & words.r_rdy & ~discard)
@@ -144,12 +158,15 @@ class EndpointInject(wiring.Component):
         chunk = Mux(now["first"], head_bits, body_bits)
         have = now["active"] & ((now["n"] >= chunk) | now["loaded"])
         tail = now["loaded"] & (now["n"] <= chunk)
-        go = have & self.local_in.ready
+        go = have & self.local_in.ready & ~ack
         n_after = Signal.like(reg["n"])
+        flit = self._flit(m, now["first"], tail, now["dest"], now["buf"])
+        if fmt.acknowledged:
+            flit = Mux(ack, self._flit(m, 1, 1, ack_dest, C(1, 1)), flit)
+            with m.If(go & now["first"]):
+                m.d.sync += waiting.bit_select(now["dest"], 1).eq(1)
         m.d.comb += [n_after.eq(Mux(go, Mux(tail, 0, now["n"] - chunk), now["n"])),
-                     self.local_in.valid.eq(have),
-                     self.local_in.payload.eq(self._flit(m, now["first"], tail, now["dest"],
-                                                         now["buf"]))]
+                     self.local_in.valid.eq(have | ack), self.local_in.payload.eq(flit)]
         buf_after = Mux(go, Mux(now["first"], now["buf"] >> head_bits,
                                 now["buf"] >> body_bits), now["buf"])
         m.d.sync += [reg["buf"].eq(buf_after), reg["n"].eq(n_after),
@@ -168,6 +185,29 @@ class EndpointInject(wiring.Component):
                 m.d.sync += discard.eq(~last)
             with m.Elif(reg["active"]):   # the tail leaves now: load the next message
                 m.d.sync += [reg[k].eq(v) for k, v in fresh.items()]
+
+    def _acknowledgements(self, m, active):
+        """With ``fmt.acknowledged``: the acknowledgements owed (a bit per address,
+        the lowest sent first, while no message is being sent) and the destinations
+        waiting for one (a bit per address). Returns ``(ack, ack_dest, waiting)``:
+        whether one is sent in this cycle, to whom, and the waiting bits (a
+        register the caller sets when a message's head leaves)."""
+        fmt = self.fmt
+        slots = 1 << fmt.address_bits
+        waiting = Signal(slots)
+        if not fmt.acknowledged:
+            return C(0, 1), C(0, fmt.address_bits), waiting
+        owed, ack_dest = Signal(slots), Signal(fmt.address_bits)
+        for a in reversed(range(slots)):   # the lowest owed address wins
+            with m.If(owed[a]):
+                m.d.comb += ack_dest.eq(a)
+        ack = ~active & owed.any()
+        sent = Mux(ack & self.local_in.ready, 1 << ack_dest, 0)[:slots]
+        incoming = Mux(self.owed.valid, 1 << self.owed.payload, 0)[:slots]
+        m.d.sync += owed.eq((owed & ~sent) | incoming)
+        with m.If(self.acked.valid):
+            m.d.sync += waiting.bit_select(self.acked.payload, 1).eq(0)
+        return ack, ack_dest, waiting
 
     def _flit(self, m, first, tail, dest, buf):
         """The flit of the next ``buf`` bits: a head (``first``) or a body flit."""
