@@ -40,11 +40,16 @@ from cubefab.cli import format_table  # noqa: E402
 from cubefab.hdl.config import FabricConfig, RouterConfig  # noqa: E402
 from cubefab.hdl.endpoint import (EndpointEject, EndpointFabric, EndpointInject,  # noqa: E402
                                   MessageFormat)
+from cubefab.hdl.modes import Adaptive  # noqa: E402
 from cubefab.hdl.router import zero_load_latency  # noqa: E402
 from cubefab.topology import Hypercube  # noqa: E402
 
 
 COST_WIDTHS = (8, 32, 128)
+
+#: The routers of the latency and throughput runs: deterministic, then adaptive (whose
+#: endpoints acknowledge every message).
+ROUTINGS = ({}, {"routing": Adaptive(1)})
 MAX_BEATS = 16
 
 
@@ -66,8 +71,9 @@ def cost(width, workdir, pnr=True):
     return row
 
 
-def _fabric(width, max_beats=MAX_BEATS):
-    return EndpointFabric(FabricConfig.for_topology(Hypercube(2)), width, max_beats)
+def _fabric(width, max_beats=MAX_BEATS, **router):
+    return EndpointFabric(FabricConfig.for_topology(Hypercube(2), **router), width,
+                          max_beats)
 
 
 def _simulate(fabric, bench):
@@ -77,9 +83,9 @@ def _simulate(fabric, bench):
     sim.run()
 
 
-def latency(width, beats, dest):
+def latency(width, beats, dest, **router):
     """Cycles of one message alone from node 0 to ``dest`` (Q(2))."""
-    fabric = _fabric(width)
+    fabric = _fabric(width, **router)
     src, sink = fabric.s_axis[0], fabric.m_axis[fabric.topology.index(dest)]
     marks = {}
 
@@ -105,15 +111,16 @@ def latency(width, beats, dest):
     own = zero_load_latency(fabric.config.router, hops, flits)
     total = marks["out"] - marks["first"]
     after_last = marks["out"] - marks["last_in"]
-    return {"data_width": width, "beats": beats, "dest": dest, "hops": hops, "flits": flits,
+    return {"routing": _routing(fabric), "data_width": width, "beats": beats, "dest": dest,
+            "hops": hops, "flits": flits,
             "cycles": total, "fabric": own, "added": total - own,
             "after_last_beat": after_last,
             "added_after_last_beat": after_last - own}
 
 
-def throughput(width, beats, cycles=600):
+def throughput(width, beats, cycles=600, **router):
     """Share of the link payload rate one sender gets with ``beats``-beat messages."""
-    fabric = _fabric(width)
+    fabric = _fabric(width, **router)
     src, sink = fabric.s_axis[0], fabric.m_axis[1]
     got = {"beats": 0}
 
@@ -133,9 +140,13 @@ def throughput(width, beats, cycles=600):
     _simulate(fabric, bench)
     link = fabric.fmt.head_bits
     rate = got["beats"] * width / (cycles - cycles // 2)
-    return {"data_width": width, "beats": beats, "flits": fabric.fmt.flits(beats),
-            "bits_per_cycle": round(rate, 2), "link_payload_bits": link,
-            "share": round(rate / link, 3)}
+    return {"routing": _routing(fabric), "data_width": width, "beats": beats,
+            "flits": fabric.fmt.flits(beats), "bits_per_cycle": round(rate, 2),
+            "link_payload_bits": link, "share": round(rate / link, 3)}
+
+
+def _routing(fabric):
+    return "adaptive" if fabric.fmt.acknowledged else "deterministic"
 
 
 def main():
@@ -147,20 +158,24 @@ def main():
     args = parser.parse_args()
     out = {}
     if "latency" in args.only:
-        rows = [latency(16, b, d) for d in (3, 0) for b in (1, 4)]
+        rows = [latency(16, b, d, **router) for router in ROUTINGS for d in (3, 0)
+                for b in (1, 4)]
         out["latency"] = rows
-        print(format_table(["W", "beats", "dest", "hops", "flits", "cycles", "fabric",
-                            "added", "after last beat", "added after last beat"],
-                           [[r[k] for k in ("data_width", "beats", "dest", "hops", "flits",
+        print(format_table(["routing", "W", "beats", "dest", "hops", "flits", "cycles",
+                            "fabric", "added", "after last beat", "added after last beat"],
+                           [[r[k] for k in ("routing", "data_width", "beats", "dest", "hops",
+                                            "flits",
                                             "cycles", "fabric", "added", "after_last_beat",
                                             "added_after_last_beat")] for r in rows]))
         print(flush=True)
     if "throughput" in args.only:
-        rows = [throughput(w, b) for w in (16, 32) for b in (1, 2, 4, 8, 16)]
+        rows = [throughput(w, b, **router) for router in ROUTINGS for w in (16, 32)
+                for b in (1, 2, 4, 8, 16)]
         out["throughput"] = rows
-        print(format_table(["W", "beats", "flits", "bits/cycle", "link payload bits",
-                            "share"],
-                           [[r[k] for k in ("data_width", "beats", "flits", "bits_per_cycle",
+        print(format_table(["routing", "W", "beats", "flits", "bits/cycle",
+                            "link payload bits", "share"],
+                           [[r[k] for k in ("routing", "data_width", "beats", "flits",
+                                            "bits_per_cycle",
                                             "link_payload_bits", "share")] for r in rows]))
         print(flush=True)
     if "cost" in args.only:

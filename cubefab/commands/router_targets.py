@@ -7,7 +7,7 @@ from ..build.verilog import verilog_text
 from ..cli import parse_address, input_errors
 from ..hdl.flit import payload_efficiency
 from ..hdl.config import BLOCK_RAMS, HARDWARE_DEFAULTS, SIMULATION_DEFAULTS, FabricConfig
-from ..hdl.endpoint import EndpointFabric
+from ..hdl.endpoint import EndpointFabric, MessageFormat
 from ..hdl.fabric import Fabric
 from ..hdl.router import Router
 from ..progress import working
@@ -97,7 +97,8 @@ def build_endpoint_fabric(args, topology):
     config, seconds = _checked_config(args, topology, topology.num_nodes,
                                       f"the {topology.label} fabric")
     with input_errors("--interface axi-stream: "):
-        return EndpointFabric(FabricConfig(config), *endpoints), seconds
+        MessageFormat(config, *endpoints)   # refused before a component exists
+    return EndpointFabric(FabricConfig(config), *endpoints), seconds
 
 
 def efficiency(config):
@@ -177,6 +178,7 @@ def _endpoint_fabric_verilog(args, topology, wrapped, seconds):
         text = axi_stream_verilog(wrapped, args.top)
     parameters = {"data_width": fmt.data_width, "max_beats": fmt.max_beats,
                   "address_bits": fmt.address_bits, "count_width": fmt.count_width,
+                  "acknowledged": fmt.acknowledged,
                   "dropped_width": len(wrapped.dropped[0]),
                   "buffer_beats": wrapped.injectors[0].buffer_beats}
     keys = {**_json_keys(config), "interface": "axi-stream", "parameters": parameters,
