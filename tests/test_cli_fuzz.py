@@ -92,6 +92,8 @@ HW = dict(ROUTER, **{"--flit-width": "int", "--buffer": ["auto", "registers", "m
                      "--broadcast-vcs": "int",
                      "--broadcast-model": ["all-port", "one-port", "x"]})
 VERILOG = {"-o": "file", "--top": "name", "--json": "flag", "--force": "flag"}
+ENDPOINTS = {"--interface": ["flits", "axi-stream", "x"], "--data-width": "int",
+             "--max-beats": "int"}
 SYNTH = {"--workdir": "dir", "--json": "flag", "--force": "flag"}
 PNR = {"--device": ["hx8k", "up5k", "x"], "--seed": "int", "--no-pnr": "flag"}
 SIM = dict(ROUTER, **{"--traffic": ["uniform", "hotspot", "transpose", "broadcast", "x"],
@@ -145,8 +147,8 @@ SPECS = {
     "verilog router": Spec(("verilog", "router"), ALL, {"--node": "0", "-o": "out.v"},
                            dict(VERILOG, **HW, **{"--node": "address"}), heavy=True,
                            ext=".v"),
-    "verilog fabric": Spec(("verilog", "fabric"), ALL, {"-o": "out.v"}, dict(VERILOG, **HW),
-                           heavy=True, ext=".v"),
+    "verilog fabric": Spec(("verilog", "fabric"), ALL, {"-o": "out.v"},
+                           dict(VERILOG, **HW, **ENDPOINTS), heavy=True, ext=".v"),
     "synth route": Spec(("synth", "route"), ALL, {"--node": "0", "--workdir": "work"},
                         dict(SYNTH, **{"--node": "address", "--algorithm": "name"}),
                         heavy=True, default_outputs=("build",)),
@@ -154,7 +156,8 @@ SPECS = {
                          dict(SYNTH, **HW, **PNR, **{"--node": "address"}), heavy=True,
                          default_outputs=("build",)),
     "synth fabric": Spec(("synth", "fabric"), ALL, {"--workdir": "work"},
-                         dict(SYNTH, **HW, **PNR), heavy=True, default_outputs=("build",)),
+                         dict(SYNTH, **HW, **PNR, **ENDPOINTS), heavy=True,
+                         default_outputs=("build",)),
     "sim": Spec(("sim",), ALL, {"--cycles": "3"}, SIM, heavy=True, ext=".vcd"),
     "sweep": Spec(("sweep",), ALL, {"--rates": "0.1", "--engine": "amaranth",
                                     "--cycles": "5", "--warmup": "0"},

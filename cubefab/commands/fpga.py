@@ -20,8 +20,8 @@ from ..cli import CliError, emit, format_table, int_range
 from ..build.pnr import DEVICES, ToolFailed, ToolMissing, find_tool, implement
 from ..build.harness import TimingHarness
 from ..progress import working
-from .router_targets import (router_target_options, fabric_target_options, build_router,
-                             build_fabric, buffer_words)
+from .router_targets import (router_target_options, interface_fabric_options, build_router,
+                             build_fabric, build_endpoint_fabric, buffer_words)
 from .limits import MAX_SEED
 
 
@@ -70,7 +70,7 @@ def router_synth_options(parser):
 
 
 def fabric_synth_options(parser):
-    fabric_target_options(parser)
+    interface_fabric_options(parser)
     _device_options(parser)
 
 
@@ -171,6 +171,9 @@ def synth_router(args, topology):
 
 def synth_fabric(args, topology):
     _check(args)
+    wrapped, seconds = build_endpoint_fabric(args, topology)
+    if wrapped is not None:
+        return _synth_endpoint_fabric(args, topology, wrapped, seconds)
     fabric, seconds = build_fabric(args, topology)
     report_implementation(
         args, f"{topology.label} fabric ({buffer_words(fabric.config.router)})", fabric,
@@ -178,3 +181,17 @@ def synth_fabric(args, topology):
                      f"_{args.device}"),
         {"topology": topology.label, "nodes": topology.num_nodes,
          **_parameters(fabric.config.router)}, seconds)
+
+
+def _synth_endpoint_fabric(args, topology, wrapped, seconds):
+    """:func:`synth_fabric` with ``--interface axi-stream``: the fabric with its
+    AXI4-Stream endpoints (docs/endpoints.md)."""
+    config, fmt = wrapped.config.router, wrapped.fmt
+    report_implementation(
+        args, f"{topology.label} fabric with AXI4-Stream endpoints ({fmt.data_width}-bit "
+        f"tdata, {buffer_words(config)})", wrapped,
+        os.path.join("build", "synth", f"fabric_{_stem(topology, config)}_axis"
+                     f"{fmt.data_width}x{fmt.max_beats}_{args.device}"),
+        {"topology": topology.label, "nodes": topology.num_nodes, **_parameters(config),
+         "interface": "axi-stream", "data_width": fmt.data_width,
+         "max_beats": fmt.max_beats}, seconds)

@@ -1,19 +1,24 @@
 """The ``router`` and ``fabric`` targets of ``cubefab verilog`` (listed in its TARGETS)."""
 
+from ..build.axi_stream import axi_stream_verilog
+from ..build.manifest import verilog_ports
 from ..build.pnr import DEVICES
 from ..build.verilog import verilog_text
 from ..cli import parse_address, input_errors
 from ..hdl.flit import payload_efficiency
 from ..hdl.config import BLOCK_RAMS, HARDWARE_DEFAULTS, SIMULATION_DEFAULTS, FabricConfig
+from ..hdl.endpoint import EndpointFabric, MessageFormat
 from ..hdl.fabric import Fabric
 from ..hdl.router import Router
 from ..progress import working
+from .endpoint_options import add_interface_options, endpoint_parameters
 from .limits import check_hardware
 from .router_options import add_router_options, router_config
 
 
 __all__ = ["router_target_options", "fabric_target_options", "block_ram_budget",
            "build_router", "build_fabric", "router_verilog", "fabric_verilog",
+           "interface_fabric_options", "build_endpoint_fabric",
            "buffer_words", "efficiency", "EFFICIENCY_LENGTHS"]
 
 
@@ -40,6 +45,12 @@ SIMULATED_ROUTER = (
 def fabric_target_options(parser):
     add_router_options(parser, HARDWARE_DEFAULTS)
     parser.epilog = SIMULATED_ROUTER
+
+
+def interface_fabric_options(parser):
+    """The fabric options and the endpoint options (``--interface``, ...)."""
+    fabric_target_options(parser)
+    add_interface_options(parser)
 
 
 def block_ram_budget(args):
@@ -74,6 +85,20 @@ def build_fabric(args, topology):
                                       f"the {topology.label} fabric")
     with input_errors():
         return Fabric(FabricConfig(config)), seconds
+
+
+def build_endpoint_fabric(args, topology):
+    """The fabric the options describe with AXI4-Stream endpoints
+    (``--interface axi-stream``), or None for ``--interface flits``; and the estimated
+    seconds of its elaboration (bad input: CliError)."""
+    endpoints = endpoint_parameters(args)
+    if endpoints is None:
+        return None, 0
+    config, seconds = _checked_config(args, topology, topology.num_nodes,
+                                      f"the {topology.label} fabric")
+    with input_errors("--interface axi-stream: "):
+        MessageFormat(config, *endpoints)   # refused before a component exists
+    return EndpointFabric(FabricConfig(config), *endpoints), seconds
 
 
 def efficiency(config):
@@ -132,7 +157,11 @@ def _vcs(config):
 
 def fabric_verilog(args, topology):
     """The Verilog of the fabric the options name, what it is (in words), and its
-    JSON keys (as :func:`router_verilog`'s)."""
+    JSON keys (as :func:`router_verilog`'s; with ``--interface axi-stream`` also
+    ``interface``, ``parameters`` and ``ports``)."""
+    wrapped, seconds = build_endpoint_fabric(args, topology)
+    if wrapped is not None:
+        return _endpoint_fabric_verilog(args, topology, wrapped, seconds)
     fabric, seconds = build_fabric(args, topology)
     config = fabric.config.router
     with working(f"Verilog of the {topology.label} fabric", seconds):
@@ -140,3 +169,20 @@ def fabric_verilog(args, topology):
     return text, (f"{topology.label} fabric ({topology.num_nodes} routers, "
                   f"{_vcs(config)}, {buffer_words(config)}; {_efficiency_text(config)})"), \
         _json_keys(config)
+
+
+def _endpoint_fabric_verilog(args, topology, wrapped, seconds):
+    """:func:`fabric_verilog` for ``--interface axi-stream``."""
+    config, fmt = wrapped.config.router, wrapped.fmt
+    with working(f"Verilog of the {topology.label} AXI4-Stream fabric", seconds):
+        text = axi_stream_verilog(wrapped, args.top)
+    parameters = {"data_width": fmt.data_width, "max_beats": fmt.max_beats,
+                  "address_bits": fmt.address_bits, "count_width": fmt.count_width,
+                  "acknowledged": fmt.acknowledged,
+                  "dropped_width": len(wrapped.dropped[0]),
+                  "buffer_beats": wrapped.injectors[0].buffer_beats}
+    keys = {**_json_keys(config), "interface": "axi-stream", "parameters": parameters,
+            "ports": verilog_ports(text, args.top)}
+    return text, (f"{topology.label} fabric with AXI4-Stream endpoints ({topology.num_nodes} "
+                  f"nodes, {fmt.data_width}-bit tdata, messages of at most "
+                  f"{fmt.max_beats} beats; {_vcs(config)}, {buffer_words(config)})"), keys

@@ -13,8 +13,8 @@ from .. import files
 from ..build.verilog import route_unit_verilog
 from ..hdl.route import route_unit
 from .router_options import add_algorithm_option
-from .router_targets import (router_target_options, fabric_target_options, router_verilog,
-                             fabric_verilog)
+from .router_targets import (router_target_options, interface_fabric_options,
+                             router_verilog, fabric_verilog)
 
 
 __all__ = ["register", "register_targets", "TARGETS", "Target", "route_options",
@@ -96,8 +96,9 @@ def _fabric(args, topology):
 TARGETS = {
     "route": Target("the combinational route unit of one node", route_options, _route),
     "router": Target("the router of one node", router_target_options, _router),
-    "fabric": Target("a whole fabric: one router per node, every link wired",
-                     fabric_target_options, _fabric),
+    "fabric": Target("a whole fabric: one router per node, every link wired (with "
+                     "--interface axi-stream: an AXI4-Stream endpoint at every node)",
+                     interface_fabric_options, _fabric),
 }
 
 

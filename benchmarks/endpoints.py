@@ -1,0 +1,199 @@
+"""AXI4-Stream endpoints: cost on the iCE40 HX8K, zero-load latency and throughput.
+
+    python benchmarks/endpoints.py [--only cost latency throughput] [--no-pnr]
+                                   [--json FILE] [--workdir DIR]
+
+1. **cost**: one node's endpoints (an :class:`~cubefab.hdl.endpoint.EndpointInject` and
+   an :class:`~cubefab.hdl.endpoint.EndpointEject`) for ``tdata`` of W = 8, 32 and 128
+   bits, messages of at most 16 beats, on the routers ``cubefab verilog fabric`` makes
+   by default (Q(4), 16-bit payloads): LUT4, flip-flops and block RAMs after yosys
+   ``synth_ice40``, and Fmax after nextpnr-ice40 (HX8K, seed 1), each inside a
+   :class:`~cubefab.build.harness.TimingHarness` (every port bit registered; the
+   harness is not counted).
+2. **latency**: one message alone in a Q(2) fabric with endpoints (Amaranth simulator),
+   node 0 to node 3 (2 hops) and to itself: cycles from its first beat accepted on
+   ``s_axis`` to its last beat on ``m_axis``, against the fabric's own zero-load
+   latency (:func:`~cubefab.hdl.router.zero_load_latency`, head accepted on
+   ``local_in`` to tail on ``local_out``) of the packet; and from the last beat
+   accepted, against the same (what is left beside store and forward: the packet
+   starts only once its last beat is in).
+3. **throughput**: node 0 sends B-beat messages to node 1 back to back (``tvalid``
+   always high, ``tready`` of the sink always high); the payload bits delivered per
+   cycle in the second half of 600 cycles, as a share of a link's payload rate (a
+   head flit's payload bits per cycle), for W = 16 (= the payload) and W = 32.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from amaranth.back import verilog  # noqa: E402
+from amaranth.sim import Simulator  # noqa: E402
+
+from cubefab.build.harness import TimingHarness  # noqa: E402
+from cubefab.build.pnr import implement  # noqa: E402
+from cubefab.cli import format_table  # noqa: E402
+from cubefab.hdl.config import FabricConfig, RouterConfig  # noqa: E402
+from cubefab.hdl.endpoint import (EndpointEject, EndpointFabric, EndpointInject,  # noqa: E402
+                                  MessageFormat)
+from cubefab.hdl.modes import Adaptive  # noqa: E402
+from cubefab.hdl.router import zero_load_latency  # noqa: E402
+from cubefab.topology import Hypercube  # noqa: E402
+
+
+COST_WIDTHS = (8, 32, 128)
+
+#: The routers of the latency and throughput runs: deterministic, then adaptive (whose
+#: endpoints acknowledge every message).
+ROUTINGS = ({}, {"routing": Adaptive(1)})
+MAX_BEATS = 16
+
+
+def cost(width, workdir, pnr=True):
+    """LUT4/FF/BRAM/Fmax of one node's two endpoints."""
+    fmt = MessageFormat(RouterConfig.for_topology(Hypercube(4)), width, MAX_BEATS)
+    row = {"data_width": width, "max_beats": MAX_BEATS, "count_width": fmt.count_width}
+    for side, component in (("inject", EndpointInject(fmt, 0)),
+                            ("eject", EndpointEject(fmt))):
+        text = verilog.convert(TimingHarness(component), name="top")
+        report = implement(text, "top", "hx8k", os.path.join(workdir, f"{side}_{width}"),
+                           pnr=pnr, submodule="dut")
+        row.update({f"{side}_lut4": report.lut4, f"{side}_ff": report.ff,
+                    f"{side}_bram": report.ram, f"{side}_fmax_mhz": report.fmax_mhz})
+    for key in ("lut4", "ff", "bram"):
+        row[key] = row[f"inject_{key}"] + row[f"eject_{key}"]
+    row["fmax_mhz"] = min((row[f"{s}_fmax_mhz"] for s in ("inject", "eject")
+                           if row[f"{s}_fmax_mhz"]), default=None)
+    return row
+
+
+def _fabric(width, max_beats=MAX_BEATS, **router):
+    return EndpointFabric(FabricConfig.for_topology(Hypercube(2), **router), width,
+                          max_beats)
+
+
+def _simulate(fabric, bench):
+    sim = Simulator(fabric)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+
+
+def latency(width, beats, dest, **router):
+    """Cycles of one message alone from node 0 to ``dest`` (Q(2))."""
+    fabric = _fabric(width, **router)
+    src, sink = fabric.s_axis[0], fabric.m_axis[fabric.topology.index(dest)]
+    marks = {}
+
+    async def bench(ctx):
+        ctx.set(sink.ready, 1)
+        sent = 0
+        for cycle in range(200):
+            ctx.set(src.valid, sent < beats)
+            ctx.set(src.payload, {"data": sent + 1, "last": int(sent == beats - 1),
+                                  "dest": dest})
+            if sent < beats and ctx.get(src.ready):
+                marks.setdefault("first", cycle)
+                marks["last_in"] = cycle
+                sent += 1
+            if ctx.get(sink.valid) and ctx.get(sink.payload.last):
+                marks["out"] = cycle
+                return
+            await ctx.tick()
+
+    _simulate(fabric, bench)
+    hops = bin(dest).count("1")
+    flits = fabric.fmt.flits(beats)
+    own = zero_load_latency(fabric.config.router, hops, flits)
+    total = marks["out"] - marks["first"]
+    after_last = marks["out"] - marks["last_in"]
+    return {"routing": _routing(fabric), "data_width": width, "beats": beats, "dest": dest,
+            "hops": hops, "flits": flits,
+            "cycles": total, "fabric": own, "added": total - own,
+            "after_last_beat": after_last,
+            "added_after_last_beat": after_last - own}
+
+
+def throughput(width, beats, cycles=600, **router):
+    """Share of the link payload rate one sender gets with ``beats``-beat messages."""
+    fabric = _fabric(width, **router)
+    src, sink = fabric.s_axis[0], fabric.m_axis[1]
+    got = {"beats": 0}
+
+    async def bench(ctx):
+        ctx.set(sink.ready, 1)
+        position = 0
+        for cycle in range(cycles):
+            ctx.set(src.valid, 1)
+            ctx.set(src.payload, {"data": position, "last": int(position == beats - 1),
+                                  "dest": 1})
+            if ctx.get(src.ready):
+                position = (position + 1) % beats
+            if cycle >= cycles // 2 and ctx.get(sink.valid):
+                got["beats"] += 1
+            await ctx.tick()
+
+    _simulate(fabric, bench)
+    link = fabric.fmt.head_bits
+    rate = got["beats"] * width / (cycles - cycles // 2)
+    return {"routing": _routing(fabric), "data_width": width, "beats": beats,
+            "flits": fabric.fmt.flits(beats), "bits_per_cycle": round(rate, 2),
+            "link_payload_bits": link, "share": round(rate / link, 3)}
+
+
+def _routing(fabric):
+    return "adaptive" if fabric.fmt.acknowledged else "deterministic"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", default=("cost", "latency", "throughput"))
+    parser.add_argument("--no-pnr", action="store_true", help="synthesis only (no Fmax)")
+    parser.add_argument("--json", default=None, metavar="FILE")
+    parser.add_argument("--workdir", default="build/bench_endpoints")
+    args = parser.parse_args()
+    out = {}
+    if "latency" in args.only:
+        rows = [latency(16, b, d, **router) for router in ROUTINGS for d in (3, 0)
+                for b in (1, 4)]
+        out["latency"] = rows
+        print(format_table(["routing", "W", "beats", "dest", "hops", "flits", "cycles",
+                            "fabric", "added", "after last beat", "added after last beat"],
+                           [[r[k] for k in ("routing", "data_width", "beats", "dest", "hops",
+                                            "flits",
+                                            "cycles", "fabric", "added", "after_last_beat",
+                                            "added_after_last_beat")] for r in rows]))
+        print(flush=True)
+    if "throughput" in args.only:
+        rows = [throughput(w, b, **router) for router in ROUTINGS for w in (16, 32)
+                for b in (1, 2, 4, 8, 16)]
+        out["throughput"] = rows
+        print(format_table(["routing", "W", "beats", "flits", "bits/cycle",
+                            "link payload bits", "share"],
+                           [[r[k] for k in ("routing", "data_width", "beats", "flits",
+                                            "bits_per_cycle",
+                                            "link_payload_bits", "share")] for r in rows]))
+        print(flush=True)
+    if "cost" in args.only:
+        start = time.monotonic()
+        rows = [cost(w, args.workdir, pnr=not args.no_pnr) for w in COST_WIDTHS]
+        out["cost"] = rows
+        print(format_table(["W", "count bits", "inject LUT4/FF/BRAM", "eject LUT4/FF/BRAM",
+                            "LUT4", "FF", "BRAM", "Fmax MHz"],
+                           [[r["data_width"], r["count_width"],
+                             f"{r['inject_lut4']}/{r['inject_ff']}/{r['inject_bram']}",
+                             f"{r['eject_lut4']}/{r['eject_ff']}/{r['eject_bram']}",
+                             r["lut4"], r["ff"], r["bram"], r["fmax_mhz"] or "-"]
+                            for r in rows]))
+        print(f"({time.monotonic() - start:.0f} s)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""The options that put AXI4-Stream endpoints around a fabric (``--interface``,
+``--data-width``, ``--max-beats``), one definition for every command that takes them."""
+
+from ..cli import CliError, int_range
+from ..hdl.endpoint.message import MAX_DATA_WIDTH
+
+
+__all__ = ["INTERFACES", "DEFAULT_MAX_BEATS", "MAX_MAX_BEATS", "add_interface_options",
+           "endpoint_parameters"]
+
+
+#: What a fabric's nodes speak: the routers' flits, or AXI4-Stream (docs/endpoints.md).
+INTERFACES = ("flits", "axi-stream")
+
+#: The longest message by default, in beats.
+DEFAULT_MAX_BEATS = 16
+
+#: The largest ``--max-beats`` (each endpoint buffers twice that many beats).
+MAX_MAX_BEATS = 4096
+
+
+def add_interface_options(parser):
+    """Add ``--interface``, ``--data-width`` and ``--max-beats``."""
+    parser.add_argument("--interface", choices=INTERFACES, default=INTERFACES[0],
+                        help="what the nodes speak: flits (default; the routers' local "
+                             "ports) or axi-stream (an AXI4-Stream slave and master per "
+                             "node, docs/endpoints.md)")
+    parser.add_argument("--data-width", type=int_range(8, MAX_DATA_WIDTH), default=None,
+                        metavar="BITS", help="with --interface axi-stream: tdata bits, a "
+                        f"whole number of bytes from 8 to {MAX_DATA_WIDTH} (required)")
+    parser.add_argument("--max-beats", type=int_range(1, MAX_MAX_BEATS), default=None,
+                        metavar="B", help="with --interface axi-stream: the longest "
+                        "message in beats; longer ones are dropped at their source and "
+                        f"counted (default {DEFAULT_MAX_BEATS})")
+
+
+def endpoint_parameters(args):
+    """``(data_width, max_beats)`` for ``--interface axi-stream``, None for flits
+    (CliError for an option that does not apply or is missing)."""
+    if args.interface != "axi-stream":
+        for option, value in (("--data-width", args.data_width),
+                              ("--max-beats", args.max_beats)):
+            if value is not None:
+                raise CliError(f"{option} applies only with --interface axi-stream")
+        return None
+    if args.data_width is None:
+        raise CliError("--interface axi-stream needs --data-width BITS (tdata bits: 8, "
+                       f"16, ..., {MAX_DATA_WIDTH})")
+    if args.data_width % 8:
+        raise CliError(f"--data-width must be a whole number of bytes (8, 16, ..., "
+                       f"{MAX_DATA_WIDTH}), not {args.data_width}")
+    max_beats = DEFAULT_MAX_BEATS if args.max_beats is None else args.max_beats
+    return args.data_width, max_beats

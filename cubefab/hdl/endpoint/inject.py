@@ -1,0 +1,226 @@
+"""The injection side of an AXI4-Stream endpoint: messages in, packets out."""
+
+from amaranth.hdl import Array, C, Cat, Module, Mux, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ...topology.base import check_int
+from ..fifo import MemoryFIFO, RegisterFIFO
+from .message import MessageFormat, axis_in_layout
+
+
+__all__ = ["EndpointInject"]
+
+
+#: Messages whose fate is decided (sent or dropped) that the injection side keeps
+#: before it stops taking the next message's last beat.
+DESCRIPTORS = 4
+
+
+class EndpointInject(wiring.Component):
+    """AXI4-Stream slave that sends each message as one packet into ``local_in``.
+
+    A message is stored whole before its packet starts (store and forward), so that
+    one longer than ``max_beats`` beats, or whose ``tdest`` names no node, is
+    dropped whole and never reaches the network: its beats are taken and thrown
+    away and :attr:`dropped` counts it. The beats of the next messages are taken
+    meanwhile, up to :attr:`buffer_beats` beats in all (block RAM on FPGAs).
+
+    Parameters
+    ----------
+    fmt : MessageFormat
+        The message format (router configuration, ``tdata`` width, ``max_beats``).
+    node : int
+        This endpoint's node address (the packets' ``src``).
+    counter_width : int
+        Width of :attr:`dropped` (default 16; it stops at its largest value).
+
+    Members
+    -------
+    axis : In(stream.Signature(axis_in_layout(data_width, address_bits)))
+        The messages: ``data`` (``tdata``), ``last`` (``tlast``: the message's last
+        beat), ``dest`` (``tdest``: read on the first beat of a message).
+    local_in : Out(stream.Signature(layout))
+        Packets for the router's ``local_in`` (``src`` this node, ``vc`` 0).
+    dropped : Out(counter_width)
+        Messages dropped (too long, or ``tdest`` not a node).
+    acked : In(stream.Signature(address_bits, always_ready=True))
+        Only with ``fmt.acknowledged``: node ``payload`` acknowledged this node's
+        message (from this node's :class:`EndpointEject`); until then no other
+        message to it starts.
+    owed : In(stream.Signature(address_bits, always_ready=True))
+        Only with ``fmt.acknowledged``: a message from node ``payload`` was delivered
+        here; this side sends it an acknowledgement (a one-flit packet, before the
+        next message).
+    """
+
+    def __init__(self, fmt, node, *, counter_width=16):
+        if not isinstance(fmt, MessageFormat):
+            raise TypeError(f"Message format must be a MessageFormat, not {fmt!r}")
+        self.fmt = fmt
+        self.node = fmt.config.topology.check_node(node, "node")
+        self.counter_width = check_int("Counter width", counter_width, 1, 64)
+        #: int: data FIFO entries: a whole message and the overflowing beat, twice
+        #: (a message is taken while the one before it is sent)
+        self.buffer_beats = 2 * (fmt.max_beats + 1)
+        members = {
+            "axis": In(stream.Signature(axis_in_layout(fmt.data_width,
+                                                      fmt.address_bits))),
+            "local_in": Out(stream.Signature(fmt.layout)),
+            "dropped": Out(self.counter_width),
+        }
+        if fmt.acknowledged:
+            members["acked"] = In(stream.Signature(fmt.address_bits, always_ready=True))
+            members["owed"] = In(stream.Signature(fmt.address_bits, always_ready=True))
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        fmt = self.fmt
+        m.submodules.words = words = MemoryFIFO(width=fmt.data_width + 1,
+                                                depth=self.buffer_beats)
+        desc = data.StructLayout({"dest": fmt.address_bits, "drop": 1,
+                                  "count": max(1, fmt.count_width)})
+        m.submodules.messages = messages = RegisterFIFO(width=desc.size, depth=DESCRIPTORS)
+        self._take(m, words, data.View(desc, messages.w_data), messages)
+        self._send(m, words, data.View(desc, messages.r_data), messages)
+        return m
+
+    def _is_node(self, dest):
+        """Whether the address ``dest`` names a node (a constant table, only for
+        topologies where some address words are not nodes)."""
+        topology = self.fmt.config.topology
+        table = [topology.is_node(a) for a in range(1 << topology.address_bits)]
+        if all(table):
+            return C(1, 1)
+        return Array(C(bit, 1) for bit in table)[dest]
+
+    def _take(self, m, words, desc, messages):
+        """Store the beats; decide at the last beat (or the first overflowing beat,
+        or a first beat naming no node) whether the message is sent or dropped."""
+        fmt, axis = self.fmt, self.axis
+        in_msg = Signal()                                   # the first beat was taken
+        skip = Signal()                                     # throwing away to tlast
+        beats = Signal(range(fmt.max_beats + 1))            # beats stored so far
+        dest = Signal(fmt.address_bits)
+        here = Mux(in_msg, dest, axis.payload.dest)
+        overflow = beats == fmt.max_beats
+        m.d.comb += [axis.ready.eq(skip | (words.w_rdy & messages.w_rdy)),
+                     words.w_data.eq(Cat(axis.payload.data, axis.payload.last | overflow)),
+                     desc.dest.eq(here), desc.count.eq(beats), desc.drop.eq(overflow)]
+        drop_now = Signal()
+        with m.If(axis.valid & axis.ready):
+            m.d.sync += in_msg.eq(~axis.payload.last)
+            with m.If(~in_msg):
+                m.d.sync += dest.eq(axis.payload.dest)
+            with m.If(skip):
+                m.d.sync += skip.eq(~axis.payload.last)
+            with m.Elif(~in_msg & ~self._is_node(axis.payload.dest)):
+                m.d.comb += drop_now.eq(1)
+                m.d.sync += skip.eq(~axis.payload.last)
+            with m.Else():
+                m.d.comb += [words.w_en.eq(1),
+                             messages.w_en.eq(axis.payload.last | overflow),
+                             drop_now.eq(overflow)]
+                m.d.sync += [beats.eq(Mux(axis.payload.last | overflow, 0, beats + 1)),
+                             skip.eq(overflow & ~axis.payload.last)]
+        saturated = self.dropped == (1 << self.counter_width) - 1
+        with m.If(drop_now & ~saturated):
+            m.d.sync += self.dropped.eq(self.dropped + 1)
+
+    def _send(self, m, words, desc, messages):
+        """Cut each stored message into flits (a shift register ``buf`` of ``n``
+        bits: words enter at bit ``n``, flits leave from bit 0), or throw away a
+        dropped message's words. A word read in a cycle is part of the flit sent in
+        that cycle (``now``: the registers with it), so a message found while idle
+        sends its head in the cycle it is found; one found as the tail of the one
+        before leaves is loaded then and follows it without a gap."""
+        fmt = self.fmt
+        width, head_bits, body_bits = fmt.data_width, fmt.head_bits, fmt.body_bits
+        size = body_bits + width + fmt.prefix_width
+        reg = {"buf": Signal(size), "n": Signal(range(size + 1)), "active": Signal(),
+               "first": Signal(), "loaded": Signal(), "dest": Signal(fmt.address_bits)}
+        discard = Signal()
+        word, last = words.r_data[:width], words.r_data[width]
+        ack, ack_dest, waiting = self._acknowledgements(m, reg["active"])
+        found = (~discard & messages.r_rdy & words.r_rdy & ~ack
+                 & ~waiting.bit_select(desc.dest, 1))
+        fresh = {"buf": Cat(C(0, fmt.kind_width), desc.count[:fmt.count_width], word),
+                 "n": fmt.prefix_width + width, "active": 1, "first": 1, "loaded": last,
+                 "dest": desc.dest}
+        more = (reg["active"] & ~reg["loaded"] & (reg["n"] <= size - width)
+                & words.r_rdy & ~discard)
+        grown = {"buf": Mux(more, reg["buf"] | (word << reg["n"]), reg["buf"]),
+                 "n": reg["n"] + Mux(more, width, 0),
+                 "loaded": Mux(more, last, reg["loaded"])}
+        now = {k: Mux(reg["active"], grown.get(k, v), fresh[k]) for k, v in reg.items()}
+        now["active"] = reg["active"] | (found & ~desc.drop)
+        chunk = Mux(now["first"], head_bits, body_bits)
+        have = now["active"] & ((now["n"] >= chunk) | now["loaded"])
+        tail = now["loaded"] & (now["n"] <= chunk)
+        go = have & self.local_in.ready & ~ack
+        n_after = Signal.like(reg["n"])
+        flit = self._flit(m, now["first"], tail, now["dest"], now["buf"])
+        if fmt.acknowledged:
+            flit = Mux(ack, self._flit(m, 1, 1, ack_dest, C(1, 1)), flit)
+            with m.If(go & now["first"]):
+                m.d.sync += waiting.bit_select(now["dest"], 1).eq(1)
+        m.d.comb += [n_after.eq(Mux(go, Mux(tail, 0, now["n"] - chunk), now["n"])),
+                     self.local_in.valid.eq(have | ack), self.local_in.payload.eq(flit)]
+        buf_after = Mux(go, Mux(now["first"], now["buf"] >> head_bits,
+                                now["buf"] >> body_bits), now["buf"])
+        m.d.sync += [reg["buf"].eq(buf_after), reg["n"].eq(n_after),
+                     reg["first"].eq(now["first"] & ~go),
+                     reg["active"].eq(now["active"] & ~(go & tail)),
+                     reg["loaded"].eq(now["loaded"]), reg["dest"].eq(now["dest"])]
+        free = ~reg["active"] | (go & tail & ~more)
+        with m.If(discard):
+            m.d.comb += words.r_en.eq(words.r_rdy)
+            m.d.sync += discard.eq(~(words.r_rdy & last))
+        with m.Elif(more):
+            m.d.comb += words.r_en.eq(1)
+        with m.Elif(free & found):
+            m.d.comb += [messages.r_en.eq(1), words.r_en.eq(1)]
+            with m.If(desc.drop):
+                m.d.sync += discard.eq(~last)
+            with m.Elif(reg["active"]):   # the tail leaves now: load the next message
+                m.d.sync += [reg[k].eq(v) for k, v in fresh.items()]
+
+    def _acknowledgements(self, m, active):
+        """With ``fmt.acknowledged``: the acknowledgements owed (a bit per address,
+        the lowest sent first, while no message is being sent) and the destinations
+        waiting for one (a bit per address). Returns ``(ack, ack_dest, waiting)``:
+        whether one is sent in this cycle, to whom, and the waiting bits (a
+        register the caller sets when a message's head leaves)."""
+        fmt = self.fmt
+        slots = 1 << fmt.address_bits
+        waiting = Signal(slots)
+        if not fmt.acknowledged:
+            return C(0, 1), C(0, fmt.address_bits), waiting
+        owed, ack_dest = Signal(slots), Signal(fmt.address_bits)
+        for a in reversed(range(slots)):   # the lowest owed address wins
+            with m.If(owed[a]):
+                m.d.comb += ack_dest.eq(a)
+        ack = ~active & owed.any()
+        sent = Mux(ack & self.local_in.ready, 1 << ack_dest, 0)[:slots]
+        incoming = Mux(self.owed.valid, 1 << self.owed.payload, 0)[:slots]
+        m.d.sync += owed.eq((owed & ~sent) | incoming)
+        with m.If(self.acked.valid):
+            m.d.sync += waiting.bit_select(self.acked.payload, 1).eq(0)
+        return ack, ack_dest, waiting
+
+    def _flit(self, m, first, tail, dest, buf):
+        """The flit of the next ``buf`` bits: a head (``first``) or a body flit."""
+        fmt = self.fmt
+        layout = fmt.layout
+        head = Signal(layout)
+        m.d.comb += [head.head.eq(1), head.tail.eq(tail), head.dest.eq(dest),
+                     head.src.eq(self.node), head.payload.eq(buf[:fmt.head_bits])]
+        if layout.header == "head":
+            body = Signal(layout.body)
+            m.d.comb += [body.tail.eq(tail), body.data.eq(buf[:fmt.body_bits])]
+        else:
+            body = Signal(layout)
+            m.d.comb += [body.tail.eq(tail), body.dest.eq(dest), body.src.eq(self.node),
+                         body.payload.eq(buf[:fmt.body_bits])]
+        return Mux(first, head.as_value(), body.as_value())

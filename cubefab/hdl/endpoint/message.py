@@ -1,0 +1,135 @@
+"""How an AXI4-Stream message travels as one packet: the bit string of its beats
+cut into flit payloads, and the layouts of the two AXI4-Stream sides."""
+
+import math
+
+from amaranth.hdl import unsigned
+from amaranth.lib import data
+
+from ...topology.base import check_int
+from ..config import RouterConfig
+from ..modes import Adaptive, Deterministic
+
+
+__all__ = ["MessageFormat", "axis_in_layout", "axis_out_layout", "MAX_DATA_WIDTH"]
+
+
+#: The widest ``tdata`` an endpoint takes (bits).
+MAX_DATA_WIDTH = 512
+
+
+def axis_in_layout(data_width, address_bits):
+    """The payload of an injection stream: ``data`` (``tdata``), ``last``
+    (``tlast``) and ``dest`` (``tdest``, a node address)."""
+    return data.StructLayout({"data": unsigned(data_width), "last": unsigned(1),
+                              "dest": unsigned(address_bits)})
+
+
+def axis_out_layout(data_width, address_bits):
+    """The payload of an ejection stream: ``data`` (``tdata``), ``last`` (``tlast``)
+    and ``id`` (``tid``, the source node's address)."""
+    return data.StructLayout({"data": unsigned(data_width), "last": unsigned(1),
+                              "id": unsigned(address_bits)})
+
+
+class MessageFormat:
+    """The packet of a message of ``beats`` beats of ``data_width`` bits.
+
+    A message is one packet. Its bits are, from the first: with adaptive routing a
+    ``kind`` bit (:attr:`kind_width`; 0 a message, 1 an acknowledgement: a one-flit
+    packet that carries nothing else), an optional ``count`` field (``beats - 1``,
+    :attr:`count_width` bits), then the beats in order, each
+    beat's bit 0 first. The head flit's ``payload`` carries the first
+    :attr:`head_bits` of them, every further flit the next :attr:`body_bits` (its
+    ``payload`` with ``header="every"``, all of ``layout.body``'s ``data`` with
+    ``header="head"``); the last flit (``tail``) is zero-padded. A packet has the
+    fewest flits that hold its bits (:meth:`flits`).
+
+    The ``count`` field is there only when the flit count alone does not tell the
+    beat count, i.e. when some message of at most :attr:`max_beats` beats would leave
+    ``data_width`` or more bits of padding (``data_width`` smaller than a flit's
+    payload); otherwise the receiver takes every whole beat it gets.
+
+    Parameters
+    ----------
+    config : RouterConfig
+        The routers' configuration (its flit layout and topology). With deterministic
+        routing per-pair order comes from the routing (one path and one VC per flow,
+        FIFO buffers); adaptive routing can reorder packets, so there a node sends a
+        message to another only when that node has acknowledged the one before
+        (:attr:`acknowledged`). Waypoint routing is refused.
+    data_width : int
+        ``tdata`` bits, a whole number of bytes from 8 to :data:`MAX_DATA_WIDTH`.
+    max_beats : int
+        The longest message, in beats (>= 1).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a parameter is not one of the values allowed above.
+    """
+
+    def __init__(self, config, data_width, max_beats):
+        if not isinstance(config, RouterConfig):
+            raise TypeError(f"Router configuration must be a RouterConfig, not {config!r}")
+        if not isinstance(config.routing, (Deterministic, Adaptive)):
+            raise ValueError(f"AXI4-Stream endpoints need deterministic or adaptive "
+                             f"routing (waypoint headers are not filled), not "
+                             f"{config.routing!r}")
+        data_width = check_int("Data width", data_width, 8, MAX_DATA_WIDTH)
+        if data_width % 8:
+            raise ValueError(f"Data width must be a whole number of bytes (8, 16, ..., "
+                             f"{MAX_DATA_WIDTH}), not {data_width}")
+        self.config = config
+        self.layout = config.layout
+        #: int: ``tdata`` bits
+        self.data_width = data_width
+        #: int: beats of the longest message
+        self.max_beats = check_int("Maximum message length in beats", max_beats, 1)
+        #: int: node address bits (``tdest``, ``tid``)
+        self.address_bits = config.topology.address_bits
+        #: int: message bits the head flit carries
+        self.head_bits = self.layout.payload_width
+        #: int: message bits every other flit carries
+        self.body_bits = self.layout.body_payload_width
+        #: bool: whether a receiver acknowledges each message, and a sender has at most
+        #: one unacknowledged message per destination (adaptive routing)
+        self.acknowledged = isinstance(config.routing, Adaptive)
+        #: int: width of the ``kind`` bit (1 with :attr:`acknowledged`, else 0)
+        self.kind_width = int(self.acknowledged)
+        #: int: width of the ``count`` field (0: none)
+        self.count_width = 0
+        if any(self._padding(b) >= data_width for b in range(1, max_beats + 1)):
+            self.count_width = max(1, (max_beats - 1).bit_length())
+        if self.prefix_width > self.head_bits:
+            raise ValueError(f"Payload width must be at least {self.prefix_width} bits (the "
+                             f"kind and count fields of {max_beats}-beat messages), not "
+                             f"{self.head_bits}")
+
+    @property
+    def prefix_width(self):
+        """int: bits before the first beat: ``kind_width + count_width``."""
+        return self.kind_width + self.count_width
+
+    def message_bits(self, beats):
+        """Bits of the packet of a ``beats``-beat message (kind and count included)."""
+        return self.prefix_width + beats * self.data_width
+
+    def flits(self, beats):
+        """Flits of the packet of a ``beats``-beat message: the fewest that hold
+        :meth:`message_bits`."""
+        bits = self.message_bits(check_int("Message length in beats", beats, 1))
+        if bits <= self.head_bits:
+            return 1
+        return 1 + math.ceil((bits - self.head_bits) / self.body_bits)
+
+    def _padding(self, beats):
+        bits = self.prefix_width + beats * self.data_width
+        flits = 1 if bits <= self.head_bits else (
+            1 + math.ceil((bits - self.head_bits) / self.body_bits))
+        return self.head_bits + (flits - 1) * self.body_bits - bits
+
+    def __repr__(self):
+        return (f"MessageFormat(data_width={self.data_width}, max_beats={self.max_beats}, "
+                f"head_bits={self.head_bits}, body_bits={self.body_bits}, "
+                f"count_width={self.count_width}, kind_width={self.kind_width})")

@@ -1,0 +1,159 @@
+"""The AXI4-Stream endpoints against the independent model of tests/hdl/endpoint_helpers."""
+
+import random
+
+import pytest
+from amaranth.lib import data
+
+from cubefab.hdl.config import FabricConfig, RouterConfig
+from cubefab.hdl.endpoint import EndpointEject, EndpointFabric, EndpointInject, MessageFormat
+from cubefab.hdl.modes import Adaptive, Waypoints
+from cubefab.topology import DLH, Hypercube
+from tests.helpers import refused
+from tests.hdl.endpoint_helpers import (check_delivery, loopback, model_packet,
+                                        random_messages, run_endpoints)
+
+
+def _format(data_width, payload_width=16, header="every", max_beats=4):
+    config = RouterConfig.for_topology(Hypercube(2), payload_width=payload_width,
+                                       header=header)
+    return MessageFormat(config, data_width, max_beats)
+
+
+def _decode(fmt, value):
+    """(head, tail, payload bits) of a flit value, read by the layout's fields."""
+    flit = data.Const(fmt.layout, value)
+    if flit.head:
+        return 1, int(flit.tail), int(flit.payload)
+    if fmt.layout.header == "head":
+        body = data.Const(fmt.layout.body, value)
+        return 0, int(body.tail), int(body.data)
+    return 0, int(flit.tail), int(flit.payload)
+
+
+# tdata narrower than, equal to, wider than and not dividing the flit payload, both
+# headers (header="head": body flits carry more than the head)
+WIDTHS = [(8, 16, "every"), (16, 16, "every"), (32, 16, "every"), (24, 16, "every"),
+          (16, 20, "every"), (8, 16, "head"), (40, 16, "head")]
+
+
+@pytest.mark.parametrize("width, payload, header", WIDTHS)
+def test_loopback_packets_match_the_model(width, payload, header):
+    """Through an injection side wired to an ejection side: every flit is the model's
+    and every message comes back whole, under random backpressure."""
+    fmt = _format(width, payload, header)
+    rng = random.Random(width * 100 + payload)
+    inject, eject = EndpointInject(fmt, 1), EndpointEject(fmt)
+    messages = random_messages(rng, fmt, [1], 12, self_share=1.0)
+    received, _, flits = run_endpoints(loopback(inject, eject), [inject.axis], [eject.axis],
+                                       [1], messages, cycles=400, rng=rng,
+                                       ready_share=0.7, flits=[inject.local_in])
+    check_delivery(fmt, [1], messages, received, {1: 0})
+    want = [f for _, beats in messages[1] for f in model_packet(fmt, beats)]
+    assert [_decode(fmt, v) for v in flits] == want
+    sent = [data.Const(fmt.layout, v) for v in flits]
+    assert all(int(f.src) == 1 and int(f.dest) == 1 for f in sent if f.head)
+
+
+def test_count_field_only_where_flits_leave_beats_ambiguous():
+    assert _format(8).count_width == 2          # 1 and 2 beats both fit one flit
+    assert _format(16).count_width == 0
+    assert _format(32).count_width == 0
+    assert _format(24).count_width == 0         # padding always under 24 bits
+    assert _format(16, 20).count_width == 2     # 1 beat leaves 4 + ... padding
+    assert [_format(16).flits(b) for b in (1, 2, 4)] == [1, 2, 4]
+
+
+def test_drops_too_long_messages_whole_and_counts_them():
+    fmt = _format(16, max_beats=3)
+    rng = random.Random(7)
+    inject, eject = EndpointInject(fmt, 2), EndpointEject(fmt)
+    messages = random_messages(rng, fmt, [2], 16, too_long=0.4, self_share=1.0)
+    assert sum(len(b) > 3 for _, b in messages[2]) >= 3
+    received, counts, flits = run_endpoints(
+        loopback(inject, eject), [inject.axis], [eject.axis], [2], messages, cycles=500,
+        rng=rng, ready_share=0.8, dropped=[inject.dropped], flits=[inject.local_in])
+    check_delivery(fmt, [2], messages, received, counts)
+    kept = [b for _, b in messages[2] if len(b) <= 3]
+    assert len(flits) == sum(fmt.flits(len(b)) for b in kept)   # nothing else sent
+
+
+def test_drops_messages_to_addresses_that_name_no_node():
+    topology = DLH(3, 1)
+    config = RouterConfig.for_topology(topology)
+    fmt = MessageFormat(config, 16, 2)
+    bad = next(a for a in range(1 << topology.address_bits) if not topology.is_node(a))
+    node = int(topology.nodes()[0])
+    inject, eject = EndpointInject(fmt, node), EndpointEject(fmt)
+    rng = random.Random(3)
+    messages = {node: [(node, [1]), (bad, [2, 3]), (bad, [4]), (node, [5, 6])]}
+    received, counts, _ = run_endpoints(loopback(inject, eject), [inject.axis],
+                                        [eject.axis], [node], messages, cycles=60, rng=rng,
+                                        dropped=[inject.dropped])
+    assert received[node] == [(node, [1]), (node, [5, 6])]
+    assert counts == {node: 2}
+
+
+@pytest.mark.parametrize("width, header, hop", [(8, "every", "buffered"),
+                                               (32, "every", "buffered"),
+                                               (16, "head", "lookahead")])
+def test_fabric_delivers_every_pair_in_order(width, header, hop):
+    """Q(2): every node sends to every node (itself included) under backpressure."""
+    config = FabricConfig.for_topology(Hypercube(2), header=header, hop=hop)
+    fabric = EndpointFabric(config, width, 4)
+    nodes = [int(a) for a in fabric.topology.nodes()]
+    rng = random.Random(width)
+    messages = random_messages(rng, fabric.fmt, nodes, 10, too_long=0.1)
+    for src in nodes:   # every pair, self included
+        messages[src] += [(d, [rng.getrandbits(width)] * (1 + d % 3)) for d in nodes]
+    received, counts, _ = run_endpoints(fabric, fabric.s_axis, fabric.m_axis, nodes,
+                                        messages, cycles=700, rng=rng, ready_share=0.6,
+                                        dropped=fabric.dropped)
+    check_delivery(fabric.fmt, nodes, messages, received, counts)
+
+
+@pytest.mark.parametrize("topology", [Hypercube(2), Hypercube(3)], ids=str)
+def test_adaptive_fabric_delivers_every_pair_in_order(topology):
+    """Adaptive routers may reorder packets; one unacknowledged message per pair keeps
+    each pair's messages in order."""
+    config = FabricConfig.for_topology(topology, routing=Adaptive(1))
+    fabric = EndpointFabric(config, 16, 4)
+    assert fabric.fmt.acknowledged and fabric.fmt.kind_width == 1
+    nodes = [int(a) for a in topology.nodes()]
+    rng = random.Random(topology.num_nodes)
+    messages = random_messages(rng, fabric.fmt, nodes, 8, too_long=0.1)
+    for src in nodes:
+        messages[src] += [(d, [rng.getrandbits(16)] * (1 + d % 3)) for d in nodes]
+    received, counts, _ = run_endpoints(fabric, fabric.s_axis, fabric.m_axis, nodes,
+                                        messages, cycles=1500, rng=rng, ready_share=0.6,
+                                        dropped=fabric.dropped)
+    check_delivery(fabric.fmt, nodes, messages, received, counts)
+
+
+def test_refuses_bad_parameters():
+    config = RouterConfig.for_topology(Hypercube(2))
+    with pytest.raises(ValueError, match="whole number of bytes"):
+        MessageFormat(config, 12, 4)
+    with pytest.raises(ValueError, match=r"Data width must be.*8.*512"):
+        MessageFormat(config, 1024, 4)
+    with pytest.raises(ValueError, match="Maximum message length"):
+        MessageFormat(config, 8, 0)
+    with pytest.raises(ValueError, match="deterministic or adaptive"):
+        MessageFormat(RouterConfig.for_topology(Hypercube(2), routing=Waypoints(1)), 8, 4)
+    with pytest.raises(ValueError, match="count field"):
+        MessageFormat(RouterConfig.for_topology(Hypercube(4), payload_width=3,
+                                                header="head"), 8, 16)
+    with refused(ValueError, "node"):
+        EndpointInject(MessageFormat(config, 8, 4), 9)
+    with refused(TypeError, "MessageFormat"):
+        EndpointEject(config)
+
+
+def test_drop_counter_stops_at_its_largest_value():
+    fmt = _format(16, max_beats=1)
+    inject, eject = EndpointInject(fmt, 0, counter_width=1), EndpointEject(fmt)
+    messages = {0: [(0, [1, 2]), (0, [3, 4, 5]), (0, [6]), (0, [7, 8])]}
+    received, counts, _ = run_endpoints(loopback(inject, eject), [inject.axis], [eject.axis],
+                                        [0], messages, cycles=40, rng=random.Random(1),
+                                        dropped=[inject.dropped])
+    assert received[0] == [(0, [6])] and counts == {0: 1}
