@@ -125,14 +125,6 @@ class Faults:
     def __bool__(self):
         return bool(self.nodes or self.links or self.fail_links)
 
-    def configure(self, design, last_cycle):
-        """The :class:`~cubefab.sim.selfcheck_run.FaultConfiguration` of ``design``
-        under these faults (None for fault-free routers); ValueError for faults given
-        to fault-free routers or links failing after ``last_cycle``."""
-        from .selfcheck_run import fault_configuration
-        return fault_configuration(design, self.nodes, self.links, self.fail_links,
-                                   last_cycle=last_cycle)
-
 
 @dataclass(frozen=True)
 class Engine:

@@ -228,7 +228,9 @@ def run_selfcheck(run, *, progress=None, build_progress=None):
     design, schedule, stimulus, engine = run.design, run.schedule, run.stimulus, run.engine
     topology, config = design.topology, design.key()
     inputs = stimulus.inputs(design)
-    faults = run.faults.configure(design, last_cycle=schedule.warmup + schedule.cycles - 1)
+    faults = fault_configuration(design, run.faults.nodes, run.faults.links,
+                                 run.faults.fail_links,
+                                 last_cycle=schedule.warmup + schedule.cycles - 1)
     marks, total = schedule.marks, schedule.total
     if engine.name == "amaranth":
         threads = 1
