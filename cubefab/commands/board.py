@@ -41,7 +41,8 @@ def _board(args, topology):
     check_tools("yosys", "nextpnr-ice40", "icepack")
     files.check_directory(args.output)
     config = router_config(args, topology, routers=topology.num_nodes,
-                           block_ram_budget=DEVICES[BOARDS[args.board].device][3])
+                           block_ram_budget=DEVICES[BOARDS[args.board].device]
+                           .block_rams)
     # the sequence number (loss, duplication and reordering checks) before the
     # timestamp (latency, which no lamp shows); at least one timestamp bit
     sequence_bits = max(0, min(3, config.payload_width - 1))
