@@ -38,6 +38,11 @@ class Family:
     #: yosys' cell simulation models of the family (relative to its share directory).
     cells_sim = ()
 
+    def synth_command(self, device, top):
+        """The yosys command that maps module ``top`` to ``device``'s cells, with no I/O
+        buffers (a netlist to simulate)."""
+        return f"{self.synth} -top {top}"
+
     def synth_script(self, device, top, extra=""):
         """The yosys commands that synthesise module ``top`` for ``device``, run
         ``extra`` (``; cmd ...``: measurements of the mapped logic) and write
@@ -120,9 +125,12 @@ class Gowin(Family):
     block_rams = ("SP", "SPX9", "SDP", "SDPB", "SDPX9B", "DP", "DPB", "DPX9B", "pROM",
                   "pROMX9")
 
+    def synth_command(self, device, top):
+        return f"{self.synth} -family {device.yosys_family} -top {top} -noiopads"
+
     def synth_script(self, device, top, extra=""):
         # the measurements before the I/O buffers, which are no logic
-        return (f"{self.synth} -family {device.yosys_family} -top {top} -noiopads{extra}; "
+        return (f"{self.synth_command(device, top)}{extra}; "
                 f"iopadmap -bits -inpad IBUF O:I -outpad OBUF I:O {top}; "
                 f"write_json {top}.json")
 
@@ -169,7 +177,9 @@ class Device:
         """The part as its vendor writes it, with package and speed grade."""
         if isinstance(self.family, Ecp5):
             return f"{self.part}-{self.speed}{self.package}"
-        return self.part if isinstance(self.family, Gowin) else f"{self.part} {self.package}"
+        if isinstance(self.family, Gowin):
+            return self.part
+        return f"{self.part} {self.package}"
 
 
 _ICE40, _ECP5, _GOWIN = FAMILIES["ice40"], FAMILIES["ecp5"], FAMILIES["gowin"]

@@ -33,7 +33,8 @@ from .devices import DEVICES, FAMILIES, check_device
 __all__ = ["DEVICES", "TOOLS", "ToolMissing", "ToolFailed", "DoesNotFit", "find_tool",
            "tools_available",
            "ImplementationReport", "synthesize_netlist", "place_and_route", "implement",
-           "count_cells", "parse_nextpnr_log", "parse_nextpnr_report", "summarize_path"]
+           "count_cells", "run_tool", "parse_nextpnr_log", "parse_nextpnr_report",
+           "summarize_path"]
 
 
 
@@ -106,7 +107,9 @@ _NO_FIT = ("no BELs remaining", "Unable to place cell", "Failed to expand region
            "but device only has", "but the device only has")
 
 
-def _run(tool, args, cwd, log, timeout):
+def run_tool(tool, args, cwd, log, timeout):
+    """Run tool ``tool`` (a key of :data:`TOOLS`) with ``args`` in ``cwd``; a failure
+    raises DoesNotFit or ToolFailed quoting the end of its log ``log``."""
     command = [find_tool(tool), *args]
     result = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, timeout=timeout)
@@ -263,7 +266,8 @@ def synthesize_netlist(verilog_files, top, workdir, keep=(), timeout=1200, scrip
     reads = "; ".join(f"read_verilog {f}" for f in verilog_files)
     keeps = "".join(f"; setattr -mod -set keep_hierarchy 1 {name}" for name in keep)
     script = f"{reads}{keeps}; {device.family.synth_script(device, top, script_extra)}"
-    _run("yosys", ["-q", "-l", "synth.log", "-p", script], workdir, "synth.log", timeout)
+    run_tool("yosys", ["-q", "-l", "synth.log", "-p", script], workdir, "synth.log",
+             timeout)
     return count_cells(os.path.join(workdir, f"{top}.json"), top, device.family)
 
 
@@ -299,7 +303,7 @@ def place_and_route(top, device, workdir, package=None, freq_mhz=None, seed=1,
         args += ["--pcf", pcf]
     if asc is not None:
         args += ["--asc", asc]
-    _run(family.nextpnr, args, workdir, "pnr.log", timeout)
+    run_tool(family.nextpnr, args, workdir, "pnr.log", timeout)
     result = parse_nextpnr_report(os.path.join(workdir, "pnr.json"))
     if not result["fmax_mhz"]:
         # older nextpnr, or one without timing in the report: the last "Max frequency"
