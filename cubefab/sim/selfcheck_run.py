@@ -88,14 +88,17 @@ def default_threads(topology):
     return max(1, min(cpus, topology.num_nodes // 256))
 
 
-def verilator_model(topology, config, opt="-O2", threads=1):
+def verilator_model(topology, config, opt="-O2", threads=1, netlist=None):
     """The (cached) :class:`~cubefab.sim.verilator_fabric.VerilatorFabricModel` of a
     :func:`selfcheck_config`: one compiled address-strapped node, run once per node
     by a C++ netlist (on ``threads`` threads), so build time and code size do not grow
-    with the fabric."""
+    with the fabric. ``netlist``: a :class:`~cubefab.sim.verilator_netlist.Netlist`,
+    whose post-synthesis netlist is the node instead of its RTL."""
+    factory = lambda: SelfCheckConfig(topology, **_hardware(config))  # noqa: E731
+    if netlist is not None:
+        return netlist.model(factory, config, opt=opt, threads=threads)
     from .verilator_fabric import VerilatorFabricModel
-    return VerilatorFabricModel(lambda: SelfCheckConfig(topology, **_hardware(config)),
-                                config, opt=opt, threads=threads)
+    return VerilatorFabricModel(factory, config, opt=opt, threads=threads)
 
 
 def latency_statistics(histogram):
@@ -235,7 +238,7 @@ def broadcast_hardware(topology, hardware, broadcast_fraction):
 def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup=0,
                   drain=0, seed=1, hotspot_fraction=0.1, progress=None, build_progress=None,
                   opt="-O2", threads=None, vcd=None, defect=None, faults=(), faulty_links=(),
-                  fail_links=(), broadcast_fraction=0,
+                  fail_links=(), broadcast_fraction=0, netlist=None,
                   **hardware):
     """Simulate the self-checking fabric, check every flit, and return the statistics.
 
@@ -315,6 +318,10 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         ``broadcast_latency`` (creation to the last copy's tail: ``mean``, ``p99``,
         ``max``, of the broadcasts completed in the window; computed by the harness
         from the copies' tails).
+    netlist : Netlist, optional
+        Verilator engine: simulate each node as its post-synthesis netlist
+        (:class:`~cubefab.sim.verilator_netlist.Netlist`: the device, optionally a
+        mutated LUT) instead of its RTL; the result adds ``netlist`` (the device).
     defect : dict, optional
         Simulate a fabric with one deliberate defect
         (:func:`~cubefab.hdl.selfcheck_node.defect_inputs`; the design is built with
@@ -342,6 +349,8 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     if vcd is not None and engine != "amaranth":
         raise ValueError("the verilator engine writes no VCD; use the amaranth engine")
+    if netlist is not None and engine != "verilator":
+        raise ValueError("netlists are simulated by the verilator engine")
     if engine != "amaranth" and hardware.get("broadcast_model", "all-port") != "all-port":
         raise ValueError("the verilator engine runs address-strapped routers, and one-port "
                          "replicating routers need constant node addresses; use the "
@@ -384,7 +393,7 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
     else:
         threads = default_threads(topology) if threads is None else threads
         run = _run_verilator(topology, config, inputs, total, marks, progress,
-                             build_progress, opt, threads, faults)
+                             build_progress, opt, threads, faults, netlist)
     snapshots, final, checks, seconds, cpu_seconds, build_seconds = run
     result = {"topology": topology.label, "engine": engine, "rate": rate, "seed": seed,
               "cycles": cycles, "warmup": warmup, "drain": drain,
@@ -407,6 +416,8 @@ def run_selfcheck(topology, *, engine="verilator", rate=0.1, cycles=1000, warmup
             result.update({k: checks[k] for k in ("late_losses", "last_lost_created")})
             result["errors"] += checks["late_losses"]
             result["ok"] = result["ok"] and not checks["late_losses"]
+    if netlist is not None:
+        result["netlist"] = netlist.device
     result["seconds"] = round(seconds, 3)
     result["cpu_seconds"] = round(cpu_seconds, 3)
     result["build_seconds"] = round(build_seconds, 3)
@@ -549,8 +560,8 @@ def _changed_writes(old, new):
 
 
 def _run_verilator(topology, config, inputs, total, marks, progress, build_progress, opt,
-                   threads, faults=None):
-    model = verilator_model(topology, config, opt, threads)
+                   threads, faults=None, netlist=None):
+    model = verilator_model(topology, config, opt, threads, netlist)
     start = time.monotonic()
     model.build(progress=build_progress)
     build_seconds = time.monotonic() - start
