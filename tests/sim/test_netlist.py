@@ -86,6 +86,8 @@ def test_memory_buffer_netlist_matches_the_rtl(tmp_path, device):
     rtl, net, differences = _compare(Hypercube(1), device, tmp_path)
     assert rtl["buffer"] == "memory"
     assert differences == {}
+    # (each test run has its own build cache, in which only this test builds this
+    # netlist: its synthesis runs here and leaves the netlist in tmp_path)
     if device == "hx8k":       # the buffers are the iCE40's block RAMs in the netlist
         assert "SB_RAM40_4K" in (tmp_path / "netlist.v").read_text()
 
