@@ -9,16 +9,18 @@ the simulation models yosys ships for the family (``ice40/cells_sim.v``,
 ``ecp5/cells_sim.v``, ``gowin/cells_sim.v`` in its share directory).
 
 yosys has no simulation model of ECP5's wide block RAM (``PDPW16KD``, which the
-flits' memories map to) nor of Gowin's ``SDPB``/``DPB``: on those families the
-netlist to simulate is synthesised with ``-nobram`` (memories in LUT RAM or
-flip-flops, whose models it has); on iCE40 ``SB_RAM40_4K`` is simulated.
+flits' memories map to) nor of Gowin's ``SDPB``/``SDPX9B``/``DPB``: on ECP5 the netlist
+to simulate is synthesised with ``-nobram`` (memories in LUT RAM, ``TRELLIS_DPR16X4``,
+or flip-flops, whose models it has); Gowin's ``-nobram`` still leaves some memories in
+``SDPX9B``, so there yosys maps every memory to flip-flops (``memory_map``) before
+``synth_gowin``. On iCE40 the ``SB_RAM40_4K`` block RAMs are simulated.
 """
 
 import json
 import os
 import subprocess
 
-from .devices import check_device, Ice40
+from .devices import check_device, Ecp5, Gowin, Ice40
 from .pnr import run_tool, ToolFailed
 
 
@@ -83,13 +85,19 @@ def invert_lut(netlist, top, family, index):
     return name
 
 
+#: What each family's netlist to simulate does with memories (see the module): yosys
+#: commands before its synthesis and options of it.
+_MEMORIES = {Ice40: ("", ""), Ecp5: ("", " -nobram"),
+             Gowin: ("proc; memory -nomap; memory_map; ", " -nobram")}
+
+
 def simulation_synth_command(device, top):
-    """The yosys command that maps ``top`` for ``device`` for simulation, and whether
+    """The yosys commands that map ``top`` for ``device`` for simulation, and whether
     its memories go to the family's block RAMs (iCE40 only: see the module)."""
     part = check_device(device)
-    block_rams = isinstance(part.family, Ice40)
-    return part.family.synth_command(part, top) + ("" if block_rams else " -nobram"), \
-        block_rams
+    before, options = _MEMORIES[type(part.family)]
+    return f"{before}{part.family.synth_command(part, top)}{options}", \
+        isinstance(part.family, Ice40)
 
 
 def synthesize_for_simulation(verilog, top, device, workdir, mutate=None, timeout=1800):

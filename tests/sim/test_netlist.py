@@ -49,7 +49,7 @@ def test_block_rams_are_simulated_where_yosys_models_them():
     assert simulation_synth_command("lfe5u-85f", "n") == ("synth_ecp5 -top n -nobram",
                                                            False)
     assert simulation_synth_command("gw2a-18", "n")[0] == \
-        "synth_gowin -family gw2a -top n -noiopads -nobram"
+        "proc; memory -nomap; memory_map; synth_gowin -family gw2a -top n -noiopads -nobram"
 
 
 #: A short run: every counter and the latency histogram are compared.
