@@ -10,8 +10,8 @@ the simulation models yosys ships for the family (``ice40/cells_sim.v``,
 
 yosys has no simulation model of ECP5's wide block RAM (``PDPW16KD``, which the
 flits' memories map to) nor of Gowin's ``SDPB``/``SDPX9B``/``DPB``: on ECP5 the netlist
-to simulate is synthesised with ``-nobram`` (memories in LUT RAM, ``TRELLIS_DPR16X4``,
-or flip-flops, whose models it has); Gowin's ``-nobram`` still leaves some memories in
+to simulate is synthesised with ``-nobram`` (memories in ``DP16KD``, LUT RAM,
+``TRELLIS_DPR16X4``, or flip-flops, whose models it has); Gowin's ``-nobram`` still leaves some memories in
 ``SDPX9B``, so there yosys maps every memory to flip-flops (``memory_map``) before
 ``synth_gowin``. On iCE40 the ``SB_RAM40_4K`` block RAMs are simulated.
 """

@@ -81,6 +81,7 @@ def test_register_buffer_netlist_matches_the_rtl(tmp_path, device):
 @needs_verilator
 @pytest.mark.parametrize("device", [
     pytest.param("hx8k", marks=needs_family("hx8k")),
+    pytest.param("lfe5u-25f", marks=needs_family("lfe5u-25f")),
     pytest.param("gw1nr-9", marks=needs_family("gw1nr-9"))])
 def test_memory_buffer_netlist_matches_the_rtl(tmp_path, device):
     rtl, net, differences = _compare(Hypercube(1), device, tmp_path)
