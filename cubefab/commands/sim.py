@@ -75,7 +75,8 @@ def _options(parser):
                              "amaranth for --vcd")
     parser.add_argument("--vcd", default=None, metavar="FILE",
                         help="write a VCD waveform (amaranth engine)")
-    parser.add_argument("--netlist", default=None, choices=sorted(DEVICES), metavar="DEVICE",
+    parser.add_argument("--netlist", default=None, choices=sorted(DEVICES),
+                        metavar="DEVICE",
                         help="also run the same traffic on each node's post-synthesis "
                              "netlist for DEVICE (yosys synth_<family>, the family's cell "
                              "models; verilator engine) and require counters and latency "
