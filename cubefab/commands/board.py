@@ -1,12 +1,13 @@
-"""``cubefab board TOPO ... --board icebreaker|icestick -o DIR``: a bitstream of the
-self-checking fabric, its state on the board's LEDs."""
+"""``cubefab board TOPO ... --board B -o DIR``: a bitstream of the self-checking fabric
+for an iCE40 (icebreaker, icestick), ECP5 (ulx3s, orangecrab) or Gowin (tang-nano-9k)
+board, its state on the board's LEDs."""
 
 from ..cli import (add_json_option, CliError, add_topology_command, emit, format_table, int_range, fraction,
                    add_force_option, input_errors)
 from .. import files
-from ..build.board import BOARDS, build_bitstream, selfcheck_board_top
+from ..build.board import BOARDS, BOARD_TOOLS, build_bitstream, selfcheck_board_top
+from ..build.devices import DEVICES
 from ..build.pnr import ToolFailed, ToolMissing
-from ..build.pnr import DEVICES
 from ..hdl.config import BOARD_DEFAULTS
 from .limits import MAX_QUEUE_DEPTH, MAX_SEED, check_hardware
 from .fpga import check_tools
@@ -19,9 +20,11 @@ __all__ = ["register"]
 
 def _options(parser):
     parser.add_argument("--board", required=True, choices=sorted(BOARDS),
-                        help="icebreaker (iCE40UP5K) or icestick (iCE40HX1K)")
+                        help="; ".join(f"{name} ({DEVICES[board.device].part})"
+                                       for name, board in BOARDS.items()))
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
-                        help="build directory (bitstream DIR/top.bin, logs top.rpt, top.tim)")
+                        help="build directory (bitstream DIR/top.bin (iCE40), top.bit "
+                             "(ECP5) or top.fs (Gowin); logs top.rpt, top.tim)")
     add_router_options(parser, BOARD_DEFAULTS, ("algorithm", "adaptive"), min_payload=2,
                        payload_help="a 3-bit sequence number and a 5-bit timestamp; 4 "
                                     "gives a 3-bit sequence number and a 1-bit timestamp")
@@ -38,10 +41,11 @@ def _options(parser):
 
 
 def _board(args, topology):
-    check_tools("yosys", "nextpnr-ice40", "icepack")
+    board = BOARDS[args.board]
+    check_tools(*BOARD_TOOLS[type(DEVICES[board.device].family)])
     files.check_directory(args.output)
     config = router_config(args, topology, routers=topology.num_nodes,
-                           block_ram_budget=DEVICES[BOARDS[args.board].device][3])
+                           block_ram_budget=DEVICES[board.device].block_rams)
     # the sequence number (loss, duplication and reordering checks) before the
     # timestamp (latency, which no lamp shows); at least one timestamp bit
     sequence_bits = max(0, min(3, config.payload_width - 1))
@@ -62,7 +66,6 @@ def _board(args, topology):
             result = build_bitstream(top, args.board, args.output)
     except (ToolMissing, ToolFailed) as exc:
         raise CliError(f"{topology.label} on {exc}") from None
-    board = BOARDS[args.board]
     document = dict(result, topology=topology.label, nodes=topology.num_nodes,
                     payload_width=config.payload_width, sequence_bits=sequence_bits,
                     timestamp_bits=timestamp_bits, depth=config.depth,
@@ -71,7 +74,8 @@ def _board(args, topology):
                     seed=args.seed,
                     leds={"fail": board.fail_led, "pass": board.pass_led,
                           "activity": list(board.activity_leds)})
-    lamps = (f"LED {board.fail_led}: failure (an error, or no delivery for 1.4 s); "
+    stall = 2 ** 24 / (result["clock_mhz"] * 1e6)     # StatusLeds' watchdog
+    lamps = (f"LED {board.fail_led}: failure (an error, or no delivery for {stall:.1f} s); "
              f"LED {board.pass_led}: passing"
              + (" (blinks with deliveries)" if not board.activity_leds else
                 f"; LEDs {', '.join(map(str, board.activity_leds))}: delivery count"))
@@ -79,9 +83,11 @@ def _board(args, topology):
                          [[f"{topology.label} self-checking fabric", args.board,
                            f"{result['logic_cells']}/{result['logic_cells_available']}",
                            result["ram"], result["fmax_mhz"], result["clock_mhz"]]])
-    emit(args, document, f"{table}\nwrote {result['bitstream']}\n{lamps}")
+    emit(args, document, f"{table}\nwrote {result['bitstream']}\n{lamps}\n"
+                         f"load it with: {result['load']}")
 
 
 def register(sub):
     add_topology_command(sub, "board", "build a bitstream of the self-checking fabric for "
-                         "an iCE40 board (LEDs show pass/fail and activity)", _board, _options)
+                         "an iCE40, ECP5 or Gowin board (LEDs show pass/fail and activity)",
+                         _board, _options)

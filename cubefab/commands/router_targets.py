@@ -57,7 +57,7 @@ def block_ram_budget(args):
     """The block RAMs the ``auto`` buffer rule sizes for: those of ``--device`` (the
     synthesis targets), else :data:`~cubefab.hdl.config.BLOCK_RAMS`."""
     device = getattr(args, "device", None)   # Verilog targets have no device
-    return BLOCK_RAMS if device is None else DEVICES[device][3]
+    return BLOCK_RAMS if device is None else DEVICES[device].block_rams
 
 
 def _checked_config(args, topology, routers, what):

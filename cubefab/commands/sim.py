@@ -14,6 +14,12 @@ from ..sim.run_spec import ENGINES, Engine, Faults, Schedule, SelfCheckRun, Stim
 from ..sim.selfcheck_run import CHECKS, run_selfcheck
 from ..sim.verilator_engine import (VerilatorUnavailable, cache_root,
                                     verilator_missing_reason)
+from ..sim.verilator_netlist import Netlist, run_differences
+from ..build.devices import DEVICES
+from ..build.netlist import simulation_synth_command
+from ..build.pnr import ToolFailed, ToolMissing
+from ..hdl.selfcheck import NODE_MODULE
+from .fpga import check_tools
 from ..topology.patterns import PATTERNS
 from .fault_options import add_fault_options, failing_link_list
 from .limits import MAX_CYCLES, check_fabric, check_hardware
@@ -88,6 +94,13 @@ def _options(parser):
                              "amaranth for --vcd")
     parser.add_argument("--vcd", default=None, metavar="FILE",
                         help="write a VCD waveform (amaranth engine)")
+    parser.add_argument("--netlist", default=None, choices=sorted(DEVICES),
+                        metavar="DEVICE",
+                        help="also run the same traffic on each node's post-synthesis "
+                             "netlist for DEVICE (yosys synth_<family>, the family's cell "
+                             "models; verilator engine) and require counters and latency "
+                             "histogram identical to the RTL run's (exit 1 otherwise); "
+                             "DEVICE: " + ", ".join(sorted(DEVICES)))
     add_fault_options(parser, nodes_help="faulty nodes: fault-tolerant routers route "
                       "around them by waypoints (tables loaded at run time); traffic only "
                       "between healthy nodes")
@@ -178,29 +191,42 @@ def _sim(args, topology):
             engine, why = _auto_engine(args, topology, design)
         engine_choice = f"auto: {why}"
         check_engine(engine)
+    if args.netlist:
+        engine, engine_choice = _netlist_engine(args, engine, engine_choice)
     reason = Engine(engine).refusal(design)
     if reason:
         raise CliError(f"--engine {engine} cannot run this design: {reason}; use "
                        f"--engine amaranth")
     check_fabric(what, router, engine)
-    progress = Progress(f"sim {topology.label}", unit="cycles")
-    try:
-        # the run's checks (faults the routers cannot take around) are the user's errors
-        with files.output_path(args.vcd) if args.vcd else contextlib.nullcontext() as vcd, \
-                input_errors():
-            run = SelfCheckRun(
-                design, Schedule(args.cycles, args.warmup, drain),
-                Stimulus(args.rate, args.seed, args.hotspot_fraction,
-                         1.0 if every_broadcast else args.broadcast_fraction),
-                Faults(args.faults, args.faulty_links, args.fail_links),
-                Engine(engine, vcd=vcd))
-            doc = run_selfcheck(run, progress=progress.update,
-                                build_progress=build_stages(f"the {topology.label} node",
-                                                            cache_root()))
-    except VerilatorUnavailable as exc:
-        raise CliError(f"{exc}; or use --engine amaranth") from None
-    finally:
-        progress.close()
+    stimulus = Stimulus(args.rate, args.seed, args.hotspot_fraction,
+                        1.0 if every_broadcast else args.broadcast_fraction)
+
+    def run(netlist=None):
+        label = f"sim {topology.label}" + (f" netlist {args.netlist}" if netlist else "")
+        progress = Progress(label, unit="cycles")
+        try:
+            # the run's checks (faults the routers cannot take around) are the user's
+            with files.output_path(args.vcd) if args.vcd else contextlib.nullcontext() \
+                    as vcd, input_errors():
+                value = SelfCheckRun(design, Schedule(args.cycles, args.warmup, drain),
+                                     stimulus,
+                                     Faults(args.faults, args.faulty_links, args.fail_links),
+                                     Engine(engine, vcd=vcd, netlist=netlist))
+                return run_selfcheck(value, progress=progress.update,
+                                     build_progress=build_stages(
+                                         f"the {topology.label} node", cache_root()))
+        except VerilatorUnavailable as exc:
+            raise CliError(f"{exc}; or use --engine amaranth") from None
+        except (ToolMissing, ToolFailed) as exc:
+            raise CliError(f"--netlist {args.netlist}: {str(exc).splitlines()[0]}") \
+                from None
+        finally:
+            progress.close()
+
+    doc = run()
+    netlist_line = None
+    if args.netlist:
+        doc, netlist_line = _netlist_check(args, doc, run)
     doc["engine_choice"] = engine_choice
     rows = [[key, _fmt(doc[key])] for key in ROWS]
     if "fail_links" in doc:   # what the links failing mid-run cost, and the reaction
@@ -262,9 +288,32 @@ def _sim(args, topology):
         f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "
         f"{args.packet_flits}-flit packets, {args.cycles} cycles",
         f"engine: {doc['engine']} ({engine_choice})",
-        format_table(["measure", "value"], rows), verdict])
+        format_table(["measure", "value"], rows), verdict]
+        + ([netlist_line] if netlist_line else []))
     emit(args, doc, text)
-    return 0 if doc["ok"] else 1
+    return 0 if doc["ok"] and not doc.get("netlist_check", {}).get("differences") else 1
+
+
+def _netlist_check(args, rtl, run):
+    """Run the netlist of ``--netlist`` (``run(Netlist)``) and compare it with the RTL
+    run ``rtl``: the netlist run's result with ``netlist_check``, and the line that
+    says how they compare."""
+    device = DEVICES[args.netlist]
+    doc = run(Netlist(args.netlist))
+    differences = run_differences(rtl, doc)
+    doc["netlist_check"] = {
+        "device": args.netlist, "family": device.family.name,
+        "synthesis": "yosys " + simulation_synth_command(args.netlist, NODE_MODULE)[0],
+        "models": list(device.family.cells_sim), "identical": not differences,
+        "differences": differences}
+    if differences:
+        line = (f"FAILED: the {args.netlist} netlist differs from the RTL in "
+                + ", ".join(differences))
+    else:
+        line = (f"netlist ({device.family.name} {args.netlist}, "
+                f"{doc['netlist_check']['synthesis']}): counters and latency histogram "
+                f"identical to the RTL run's")
+    return doc, line
 
 
 def escape_name(topology, doc):
@@ -275,6 +324,17 @@ def escape_name(topology, doc):
     if needs_adaptive(topology, doc["algorithm"]):
         text += f" (the only deadlock-free way to run {doc['algorithm']})"
     return text
+
+
+def _netlist_engine(args, engine, engine_choice):
+    """The verilator engine, which ``--netlist`` needs (CliError otherwise)."""
+    if args.engine == "amaranth" or args.vcd:
+        raise CliError("--netlist runs the verilator engine: leave out --engine amaranth "
+                       "and --vcd")
+    check_tools("yosys")
+    if engine != "verilator":
+        engine_choice = "--netlist: the verilator engine"
+    return "verilator", engine_choice
 
 
 def _auto_engine(args, topology, design):

@@ -131,12 +131,16 @@ class Engine:
     """The engine that runs a design: ``name`` (``"amaranth"``, the reference, which
     can write a VCD waveform to ``vcd``; or ``"verilator"``), the C++ optimisation
     ``opt`` of a Verilator build and its ``threads`` (None: one per 256 nodes, at most
-    the CPUs; results do not depend on it)."""
+    the CPUs; results do not depend on it), and a ``netlist``
+    (:class:`~cubefab.sim.verilator_netlist.Netlist`: Verilator simulates each node as
+    its post-synthesis netlist for that device instead of its RTL; the result adds
+    ``netlist``, the device)."""
 
     name: str = "verilator"
     opt: str = "-O2"
     threads: int | None = None
     vcd: str | None = None
+    netlist: object = None
 
     def __post_init__(self):
         if self.name not in ENGINES:
@@ -146,6 +150,8 @@ class Engine:
             raise ValueError("the verilator engine writes no VCD; use the amaranth engine")
         if self.threads is not None:
             check_int("Threads", self.threads, 1)
+        if self.netlist is not None and self.name != "verilator":
+            raise ValueError("netlists are simulated by the verilator engine")
 
     def refusal(self, design):
         """Why this engine cannot run ``design`` (a
@@ -223,7 +229,7 @@ class SelfCheckRun:
     def of(cls, topology, *, engine="verilator", opt="-O2", threads=None, vcd=None,
            rate=0.1, seed=1, hotspot_fraction=0.1, broadcast_fraction=0, defect=None,
            cycles=1000, warmup=0, drain=0, faults=(), faulty_links=(), fail_links=(),
-           **design):
+           netlist=None, **design):
         """The run the flat keywords describe (for scripts and tests): those of the
         parts, and ``design``, the keywords of
         :meth:`~cubefab.hdl.selfcheck.SelfCheckConfig.of`. ``pattern="broadcast"`` is
@@ -244,4 +250,4 @@ class SelfCheckRun:
                    Schedule(cycles, warmup, drain),
                    Stimulus(rate, seed, hotspot_fraction, broadcast_fraction, defect),
                    Faults(faults, faulty_links, fail_links),
-                   Engine(engine, opt, threads, vcd))
+                   Engine(engine, opt, threads, vcd, netlist))

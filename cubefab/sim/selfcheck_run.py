@@ -45,14 +45,20 @@ def default_threads(topology):
     return max(1, min(cpus, topology.num_nodes // 256))
 
 
-def verilator_model(design, opt="-O2", threads=1):
+def verilator_model(design, opt="-O2", threads=1, netlist=None):
     """The (cached) :class:`~cubefab.sim.verilator_fabric.VerilatorFabricModel` of
     ``design`` (a :class:`~cubefab.hdl.selfcheck.SelfCheckConfig`, keyed by its
     :meth:`~cubefab.hdl.selfcheck.SelfCheckConfig.key`): one compiled address-strapped
     node, run once per node by a C++ netlist (on ``threads`` threads), so build time
-    and code size do not grow with the fabric."""
+    and code size do not grow with the fabric. ``netlist``: a
+    :class:`~cubefab.sim.verilator_netlist.Netlist`, whose post-synthesis netlist is
+    the node instead of its RTL."""
+    def factory():
+        return design
+    if netlist is not None:
+        return netlist.model(factory, design.key(), opt=opt, threads=threads)
     from .verilator_fabric import VerilatorFabricModel
-    return VerilatorFabricModel(lambda: design, design.key(), opt=opt, threads=threads)
+    return VerilatorFabricModel(factory, design.key(), opt=opt, threads=threads)
 
 
 def latency_statistics(histogram):
@@ -239,8 +245,11 @@ def run_selfcheck(run, *, progress=None, build_progress=None):
     else:
         threads = default_threads(topology) if engine.threads is None else engine.threads
         outcome = _run_verilator(design, inputs, total, marks, progress, build_progress,
-                                 engine.opt, threads, faults)
-    return _result(run, config, outcome, threads, faults)
+                                 engine.opt, threads, faults, engine.netlist)
+    result = _result(run, config, outcome, threads, faults)
+    if engine.netlist is not None:
+        result["netlist"] = engine.netlist.device
+    return result
 
 
 def _result(run, config, outcome, threads, faults):
@@ -410,8 +419,8 @@ def _changed_writes(old, new):
 
 
 def _run_verilator(design, inputs, total, marks, progress, build_progress, opt, threads,
-                   faults=None):
-    model = verilator_model(design, opt, threads)
+                   faults=None, netlist=None):
+    model = verilator_model(design, opt, threads, netlist)
     start = time.monotonic()
     model.build(progress=build_progress)
     build_seconds = time.monotonic() - start

