@@ -288,12 +288,8 @@ def selfcheck_fabric_config(device):
     """The self-checking fabric the demo simulates (the simulation defaults), its
     buffers sized by the ``auto`` rule for ``device``'s block RAMs."""
     from ..build.devices import DEVICES
-    from ..hdl.config import SIMULATION_DEFAULTS
     from ..hdl.selfcheck import SelfCheckConfig
-    return SelfCheckConfig(DEFAULT_DESIGN, payload_width=SIMULATION_DEFAULTS.payload_width,
-                           depth=SIMULATION_DEFAULTS.depth,
-                           vcs_per_class=SIMULATION_DEFAULTS.vcs_per_class,
-                           block_ram_budget=DEVICES[device].block_rams)
+    return SelfCheckConfig.of(DEFAULT_DESIGN, block_ram_budget=DEVICES[device].block_rams)
 
 
 def selfcheck_fabric_estimate(device, workdir):
