@@ -84,3 +84,7 @@ class McubeRoute(RouteUnit):
                     with m.Case(*keys):
                         m.d.comb += [hit.eq(1), link.eq(value)]
         m.d.comb += self.port.eq(Mux(hit, link, default))
+
+
+#: The route unit of the family (found by :func:`~cubefab.hdl.route.factory.route_unit`).
+ROUTE_UNIT = McubeRoute
