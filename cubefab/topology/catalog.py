@@ -11,13 +11,14 @@ from .hypercube import Hypercube
 from .metacube import Metacube
 from .dlh import DLH
 from .mcube import Mcube
+from .foldedcube import FoldedCube
 
 
 __all__ = ["FAMILIES", "CLASSES", "Parameter", "make_topology", "family_titles"]
 
 
 #: The topology families, in the order the command line lists them.
-CLASSES = (Hypercube, Metacube, DLH, Mcube)
+CLASSES = (Hypercube, Metacube, DLH, Mcube, FoldedCube)
 
 #: family name -> (constructor, [Parameter]); a family's aliases follow it
 FAMILIES = {}
