@@ -25,6 +25,10 @@ class FoldedCube(Topology):
         cube link). Nodes are the n-bit addresses; port ``j < n`` flips bit ``j``,
         port ``n`` complements every bit.
 
+    The minimal ports (adaptive routing) of a pair differing in ``h`` bits: the
+    differing dimensions when ``2h < n + 1``; the complement and the equal dimensions
+    when ``2h > n + 1``; every port when ``2h = n + 1``.
+
     Routing ``fold-ecube``: a packet whose destination differs in ``h`` bits with
     ``2h > n + 1`` takes the complement link first (then ``n - h`` bits differ), then
     corrects the differing bits in ascending dimension order (e-cube). A route takes
@@ -51,6 +55,9 @@ class FoldedCube(Topology):
         self._mask = (1 << self.n) - 1
         #: Fewest differing bits at which a route takes the complement link first.
         self.fold_distance = (self.n + 1) // 2 + 1
+        #: Differing bits at which both ways are shortest (``2h = n + 1``; n odd), or
+        #: None: there every port is minimal.
+        self.equal_distance = (self.n + 1) // 2 if self.n % 2 else None
 
     @property
     def params(self):
