@@ -242,6 +242,7 @@ def adaptive_route_unit(topology, node=None, algorithm=None):
     if unit_class is None:
         unit_class = family_unit(topology, "ADAPTIVE_ROUTE_UNIT")
     if unit_class is None:
-        raise ValueError(f"no adaptive route unit for {topology!r}; families: "
-                         f"{', '.join(ADAPTIVE_UNITS)}")
+        raise ValueError(f"no adaptive route unit for {topology!r}: no ADAPTIVE_ROUTE_UNIT "
+                         f"in cubefab.hdl.route.{getattr(topology, 'name', None)} "
+                         f"(docs/extending.md)")
     return unit_class(topology, node, algorithm)
