@@ -36,7 +36,6 @@ from ..hdl.route.adaptive import adaptive_route_unit
 from ..hdl.route.broadcast import broadcast_children_unit
 from ..topology import deadlock as _deadlock
 from ..topology.broadcast_tree import back_ports, parent_ports
-from ..topology.mcube import Mcube
 from ..topology.properties import bfs_distances
 from ._formal_replication import prove_multicast_children, prove_one_port_sends
 from ._formal_smt import (ProofResult, route_unit_smt2, _bits_of, _checked_unit, _circuit,
@@ -202,9 +201,9 @@ def prove_adaptive_route(topology, algorithm=None, unit=None, workdir=None, time
     """
     import z3
 
-    if isinstance(topology, Mcube):
-        raise ValueError("the Mcube's adaptive ports are not its minimal ports (its escape, "
-                         "e-cube, is not minimal); prove its units by simulation")
+    if not topology.adaptive_ports_are_minimal:
+        raise ValueError(f"{topology.title}'s adaptive ports are not its minimal ports (its "
+                         f"escape is not minimal); prove its units by simulation")
     start = time.monotonic()
     unit = _checked_unit(topology, unit, lambda: adaptive_route_unit(topology, None, algorithm),
                          "prove_adaptive_route")

@@ -9,11 +9,8 @@ from ..progress import working
 from .hardware_engine import add_engine_option, hardware_engine
 from .. import files
 from .fault_options import add_fault_options, check_fault_options
-from ..topology.metacube import Metacube
-from ..topology.hypercube import Hypercube
-from ..topology.mcube import Mcube
-from ..topology.paths import (disjoint_paths, check_disjoint_paths, metacube_path_bound,
-                              metacube_disjoint_paths, remove_loops)
+from ..topology.adaptive import escape_algorithm, needs_adaptive
+from ..topology.paths import disjoint_paths, check_disjoint_paths
 from ..topology.faults import fault_free_path
 from ..topology.broadcast_tree import one_port_tree
 from ..topology.broadcast import (MODELS, broadcast_schedule, validate_schedule,
@@ -56,18 +53,7 @@ def _check_plot(args, topology):
 def _by_flow(topology):
     """Whether :func:`disjoint_paths` finds ``topology``'s paths by minimum-cost flow
     (no construction of a paper)."""
-    return not isinstance(topology, (Hypercube, Metacube))
-
-
-def _method(topology, s, t, paths):
-    if isinstance(topology, Hypercube):
-        return "Algorithms 2-3 (metacube-disjoint-paths.txt)"
-    if isinstance(topology, Metacube):
-        paper = [remove_loops(p) for p in metacube_disjoint_paths(topology, s, t)]
-        if paths == paper:
-            return "Algorithm 4 (metacube-disjoint-paths.txt)"
-        return "Algorithm 4, repaired (see docs/errata.md)"
-    return "minimum-cost flow (vertex-split graph)"
+    return topology.disjoint_paths_construction() is None
 
 
 def paths_document(topology, s, t, faulty_nodes=(), faulty_links=()):
@@ -80,12 +66,11 @@ def paths_document(topology, s, t, faulty_nodes=(), faulty_links=()):
            "distance": topology.distance(s, t), "paths": paths,
            "lengths": [len(p) - 1 for p in paths],
            "longest": max(len(p) - 1 for p in paths),
-           "method": _method(topology, s, t, paths),
+           "method": topology.disjoint_paths_method(s, t, paths),
            "verified": not problems, "problems": problems}
-    if isinstance(topology, Metacube):
-        doc["bound"] = metacube_path_bound(topology, s, t)
-        doc["bound_source"] = ("metacube-disjoint-paths.txt Theorem 2: "
-                               "H(s, t) + 2^k + m + 5")
+    bound = topology.disjoint_paths_bound(s, t)
+    if bound is not None:
+        doc["bound"], doc["bound_source"] = bound
     if faulty_nodes or faulty_links:
         route = fault_free_path(topology, s, t, faulty_nodes, faulty_links)
         doc.update({"path": route.path, "found": route.found,
@@ -247,9 +232,10 @@ def _hardware_broadcast(args, topology):
 
     if args.algorithm is not None:
         raise CliError("--hardware follows the routers' broadcast trees; no --algorithm")
-    # (the Mcube's default unicast routing, mroute, is not deadlock-free: its
-    # replicating routers route unicasts by e-cube)
-    unicast = {"algorithm": "ecube"} if isinstance(topology, Mcube) else {}
+    # (a default unicast routing that is deadlock-free only adaptively, the Mcube's
+    # mroute: its replicating routers route unicasts by its escape, e-cube)
+    unicast = ({"algorithm": escape_algorithm(topology)} if needs_adaptive(topology)
+               else {})
     engine = hardware_engine(args, topology, model, unicast.get("algorithm"))
     with input_errors():
         doc = hardware_broadcast(topology, args.src, packet_flits=args.packet_flits,

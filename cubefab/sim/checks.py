@@ -53,7 +53,6 @@ from amaranth.hdl import Shape
 from ..topology.adaptive import offered_port_masks
 from ..topology.deadlock import flow_lane, lane_bits, translation_mask, wrap_array
 from ..topology.fault_routing import waypoint_step
-from ..topology.metacube import Metacube
 
 
 __all__ = ["RouteReference", "WaypointReference", "BroadcastReference", "FlitFields",
@@ -105,11 +104,9 @@ class RouteReference:
         needs_src = "src" in topology.header_fields.get(self.algorithm, ())
         if not needs_src:
             self.key_shift, keys = bits, 1
-        elif isinstance(topology, Metacube) and self.algorithm == "paper":
-            self.key_shift = topology.m * topology.h   # it reads the class bits only
+        else:   # the source bits above the shift are what the decision reads
+            self.key_shift = topology.source_key_shift(self.algorithm)
             keys = 1 << (bits - self.key_shift)
-        else:  # pragma: no cover - every source-reading algorithm is listed above
-            raise NotImplementedError(f"{self.algorithm} routing reads the source")
         self.next = np.zeros((len(reps), keys, len(nodes)), dtype=np.int64)
         step = topology._next_port
         for r, dest in enumerate(int(a) for a in reps):

@@ -20,12 +20,10 @@ e-cube's route is as short as Mroute's (:func:`ecube_as_short_masks`) the router
 a packet on its e-cube escape while it has room.
 """
 
-import functools
-
 import numpy as np
 
 from .base import Topology
-from .mcube import Mcube
+from .mcube import ecube_as_short_masks, mroute_offered_masks
 
 
 __all__ = ["escape_algorithm", "escape_port", "minimal_ports", "adaptive_ports",
@@ -53,9 +51,7 @@ def escape_algorithm(topology, algorithm=None):
         raise ValueError(f"adaptive routing needs an escape that reads only the destination; "
                          f"{algorithm!r} reads {', '.join(topology.header_fields[algorithm])} "
                          f"(use {topology.algorithms[0]!r})")
-    if isinstance(topology, Mcube) and algorithm == "mroute":
-        return "ecube"
-    return algorithm
+    return topology.escape_algorithm(algorithm)
 
 
 def needs_adaptive(topology, algorithm=None):
@@ -77,13 +73,6 @@ def escape_port(topology, here, dest, algorithm=None):
     return topology.next_port(here, dest, escape_algorithm(topology, algorithm))
 
 
-def _distance_function(topology):
-    if isinstance(topology, Mcube):
-        table = _mcube_distances(topology)
-        return lambda s, t: int(table[s, t])
-    return topology.distance
-
-
 def minimal_ports(topology, here, dest):
     """The network ports of ``here`` whose neighbour is one hop closer to ``dest``
     (empty when ``here == dest``), in ascending order.
@@ -95,7 +84,7 @@ def minimal_ports(topology, here, dest):
     _check_topology(topology)
     here = topology.check_node(here, "here")
     dest = topology.check_node(dest, "dest")
-    distance = _distance_function(topology)
+    distance = topology.distance_function()
     d = distance(here, dest)
     return tuple(p for p, v in enumerate(topology.neighbors(here))
                  if d and distance(v, dest) == d - 1)
@@ -117,20 +106,10 @@ def adaptive_ports(topology, here, dest, algorithm=None):
     _check_topology(topology)
     algorithm = topology.check_algorithm(algorithm)
     escape_algorithm(topology, algorithm)
-    if isinstance(topology, Mcube):
-        here = topology.check_node(here, "here")
-        dest = topology.check_node(dest, "dest")
-        if algorithm == "mroute":
-            mask = int(mroute_offered_masks(topology)[here, dest])
-            return tuple(p for p in range(topology.degree) if mask >> p & 1)
-        return tuple(p for p in range(topology.degree) if (here ^ dest) >> p & 1)
-    return minimal_ports(topology, here, dest)
-
-
-@functools.lru_cache(maxsize=8)
-def _mcube_distances(topology):
-    from .properties import distance_matrix
-    return distance_matrix(topology)
+    here = topology.check_node(here, "here")
+    dest = topology.check_node(dest, "dest")
+    ports = topology.adaptive_ports(here, dest, algorithm)
+    return minimal_ports(topology, here, dest) if ports is None else ports
 
 
 def minimal_port_masks(topology, dest):
@@ -164,75 +143,5 @@ def offered_port_masks(topology, dest, algorithm=None):
     nodes = topology.nodes()
     ports = np.array([topology.next_port(int(a), dest, escape) for a in nodes],
                      dtype=np.int64)
-    if isinstance(topology, Mcube):
-        if algorithm == "mroute":
-            return mroute_offered_masks(topology)[nodes, dest], ports
-        return (nodes ^ dest) & ((1 << topology.degree) - 1), ports
-    return minimal_port_masks(topology, dest), ports
-
-
-@functools.lru_cache(maxsize=8)
-def _mroute_offered_masks(topology):
-    from .mcube_analysis import route_lengths
-    lengths = route_lengths(topology, "mroute")
-    n = topology.num_nodes
-    nodes = np.arange(n, dtype=np.int64)
-    diff = nodes[:, None] ^ nodes[None, :]
-    masks = np.zeros((n, n), dtype=np.int64)
-    for p in range(topology.degree):
-        there = topology.neighbor_table[:, p]
-        # link p changes bit p and lower bits only: it keeps the packet in the
-        # sub-Mcube of here ^ dest's highest bit iff that bit is p or higher
-        inside = diff >> p != 0
-        masks |= (inside & (lengths[there, :] < lengths)).astype(np.int64) << p
-    masks.setflags(write=False)
-    return masks
-
-
-def mroute_offered_masks(topology):
-    """What the adaptive VCs of ``mroute`` are offered on a k-Mcube: ``masks[here, dest]``
-    has bit ``p`` set when link ``p`` keeps the packet in the sub-Mcube of the highest
-    bit of ``here ^ dest`` (``p`` is at most that bit) and its neighbour's Mroute route
-    to ``dest`` is shorter than ``here``'s: every port Mroute could equally take,
-    Mroute's own port among them (about 2 ports per hop on Mcube(6) against Mroute's
-    one). Every adaptive hop keeps the highest differing bit and shortens the Mroute
-    route, every e-cube escape hop lowers that bit, so no packet returns to a state
-    (the proof, :func:`~cubefab.topology.duato.check_adaptive`, checks it).
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (n, n), read-only
-        Indexed by addresses (the Mcube's nodes are ``0 .. 2**k - 1``); 0 on the
-        diagonal.
-    """
-    if not isinstance(topology, Mcube):
-        raise TypeError(f"Topology must be an Mcube, not {topology!r}")
-    return _mroute_offered_masks(topology)
-
-
-@functools.lru_cache(maxsize=8)
-def _ecube_as_short_masks(topology):
-    from .mcube_analysis import route_lengths
-    short = route_lengths(topology, "ecube") <= route_lengths(topology, "mroute")
-    np.fill_diagonal(short, False)
-    short.setflags(write=False)
-    return short
-
-
-def ecube_as_short_masks(topology):
-    """Where e-cube's route is as short as Mroute's on a k-Mcube: ``short[here, dest]``
-    is true when e-cube routes from ``here`` to ``dest`` in at most as many hops as
-    Mroute (2 384 of Mcube(6)'s 4 032 ordered pairs, 8 of them in fewer hops; 30 of
-    bitcomp's 64 flows). An adaptive ``mroute`` router injects such a packet on its
-    e-cube escape, which costs it no hop, while that VC is uncontested and has room
-    (:class:`~cubefab.hdl.router.Router`'s selection policy).
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (n, n), read-only
-        Indexed by addresses (the Mcube's nodes are ``0 .. 2**k - 1``); false on the
-        diagonal.
-    """
-    if not isinstance(topology, Mcube):
-        raise TypeError(f"Topology must be an Mcube, not {topology!r}")
-    return _ecube_as_short_masks(topology)
+    masks = topology.adaptive_port_masks(dest, algorithm)
+    return (minimal_port_masks(topology, dest) if masks is None else masks), ports

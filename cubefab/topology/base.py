@@ -1,11 +1,23 @@
 """The interface every topology model shares, and its parameter checks."""
 
 from abc import ABCMeta, abstractmethod
+from typing import NamedTuple
 
 import numpy as np
 
 
-__all__ = ["Topology", "check_int"]
+__all__ = ["Topology", "Parameter", "check_int"]
+
+
+class Parameter(NamedTuple):
+    """A family's parameter: its ``name``, the command-line option ``letter``, what it
+    is, and the range each value must lie in (``lo`` to ``hi``; values in range may
+    still be refused together, e.g. a metacube whose addresses would pass 62 bits)."""
+    name: str
+    letter: str
+    help: str
+    lo: int
+    hi: int
 
 
 def check_int(name, value, minimum, maximum=None):
@@ -36,6 +48,12 @@ class Topology(metaclass=ABCMeta):
     else (routes, BFS, properties, dense indexing of arrays) is built from the few
     abstract methods here, so a new topology slots in by implementing them.
 
+    What a family knows beyond that (virtual-channel wraps, translations, the fault
+    bound, adaptive ports, broadcast schedules and trees, structural closed forms) is
+    a method or attribute of its class, under "family behaviour" below, with a
+    default that fits a family without that knowledge; the analyses and the hardware
+    ask the topology, never its class (docs/extending.md lists them).
+
     Attributes
     ----------
     name : str
@@ -50,11 +68,35 @@ class Topology(metaclass=ABCMeta):
         Names of the routing algorithms of :meth:`next_port`; the first is the default.
     header_fields : dict
         For each algorithm, the header fields besides ``dest`` its per-hop decision reads.
+    title : str
+        The family in a sentence ("the hypercube"), for messages listing families.
+    parameters : list of Parameter
+        The constructor's parameters as the command line takes them (the catalog,
+        :mod:`cubefab.topology.catalog`).
+    aliases : dict
+        Special cases the command line names on their own: name -> (constructor,
+        [Parameter]) (the metacube's ``dualcube``).
+    tree_algorithm : str or None
+        The routing the broadcast trees follow (:mod:`cubefab.topology.broadcast_tree`):
+        one of :attr:`algorithms`, ``"bfs-lowest"`` (lowest minimal port by BFS
+        distances), or None for a family without broadcast trees.
+    broadcast_wrap_reads_address : bool
+        Whether :meth:`broadcast_wrap_array` reads the node's address (so that an
+        address-strapped router needs a strap for it) or only the ports.
+    adaptive_ports_are_minimal : bool
+        Whether :meth:`adaptive_ports` are exactly the minimal ports (the formal proof
+        of the adaptive route units relies on it).
     """
 
     name = None
+    title = None
+    parameters = ()
+    aliases = {}
     algorithms = ("minimal",)
     header_fields = {}
+    tree_algorithm = None
+    broadcast_wrap_reads_address = True
+    adaptive_ports_are_minimal = True
 
     # -- parameters -------------------------------------------------------------------
 
@@ -254,3 +296,119 @@ class Topology(metaclass=ABCMeta):
         t = self.check_node(t, "t")
         from .properties import bfs_distances
         return int(bfs_distances(self, s)[self.index(t)])
+
+    # -- family behaviour ---------------------------------------------------------------
+    #
+    # Each method below is what the analyses and the hardware ask of a family. The
+    # defaults fit a family that only has its routing: no VC wraps (a routing that is
+    # deadlock-free on one VC class; the deadlock checker proves it or finds the cycle),
+    # no translations (every destination is routed), no fault bound (fault-tolerant
+    # routing refused), minimal adaptive ports, the generic broadcast schedules, no
+    # structural closed forms (the analyses enumerate).
+
+    def translation_mask(self):
+        """Address bits whose XOR maps every route (ports and VCs included) onto a route
+        (:func:`~cubefab.topology.deadlock.translation_mask`); 0: none."""
+        return 0
+
+    def wrap_array(self, addresses, port):
+        """Vectorised ``wrap(here, port)`` of the VC-assignment function (bool array,
+        no checks): the hops where the VC class rises (see
+        :mod:`cubefab.topology.deadlock`). Default: never."""
+        return np.zeros(np.shape(addresses), dtype=bool)
+
+    def source_key_shift(self, algorithm):
+        """Low bits of the source address that ``algorithm``'s decision does not read
+        (for an algorithm whose :attr:`header_fields` hold ``src``): routes from sources
+        equal above that shift take the same ports. Default 0: every bit."""
+        return 0
+
+    @property
+    def connectivity(self):
+        """int or None: internally disjoint paths between any two nodes, when the family
+        states it (the fault-tolerance guarantee); None refuses fault-tolerant routing."""
+        return None
+
+    def escape_algorithm(self, algorithm):
+        """The deterministic routing the escape VCs follow when ``algorithm`` (checked,
+        reading only the destination) runs adaptively: itself unless the family says
+        otherwise (:func:`~cubefab.topology.adaptive.escape_algorithm`)."""
+        return algorithm
+
+    def distance_function(self):
+        """``f(s, t)`` giving exact distances for many pairs (the adaptive model calls it
+        per neighbour): :meth:`distance`, unless the family has a faster table."""
+        return self.distance
+
+    def adaptive_ports(self, here, dest, algorithm):
+        """The ports the adaptive VCs are offered at ``here`` towards ``dest`` (checked
+        nodes and algorithm), as a tuple, or None for the minimal ports (the default;
+        :func:`~cubefab.topology.adaptive.adaptive_ports`)."""
+        return None
+
+    def adaptive_port_masks(self, dest, algorithm):
+        """Vectorised :meth:`adaptive_ports` towards ``dest``: int64 array indexed densely,
+        bit ``p`` set when port ``p`` is offered, or None for the minimal ports."""
+        return None
+
+    def broadcast_algorithms(self):
+        """The family's broadcast constructions
+        (:class:`~cubefab.topology.broadcast.BroadcastAlgorithm`), preferred first; the
+        generic ones follow them (:func:`~cubefab.topology.broadcast.algorithms_for`)."""
+        return []
+
+    def check_tree_routing(self):
+        """Raise ValueError if this network's broadcast trees cannot be built (a tree
+        routing tabulated only up to some size); nothing by default."""
+
+    def one_port_tree_sends(self, source):
+        """``(sends, algorithm name, paper steps)`` of a one-port broadcast tree that is
+        no schedule of :func:`~cubefab.topology.broadcast.broadcast_schedule`, or None to
+        follow that schedule (the default)."""
+        return None
+
+    def broadcast_wrap_array(self, addresses, in_ports, port, model):
+        """Vectorised ``bwrap(here, in_port, port)`` of a broadcast copy leaving through
+        network ``port`` (see :mod:`cubefab.topology.broadcast_deadlock`), or None for
+        the default: the unicast wrap of the reverse channel (``in_ports`` not read)."""
+        return None
+
+    def disjoint_paths_construction(self):
+        """``function(topology, s, t)`` building internally disjoint paths by a paper's
+        construction, or None for the minimum-cost flow
+        (:func:`~cubefab.topology.paths.disjoint_paths`)."""
+        return None
+
+    def disjoint_paths_method(self, s, t, paths):
+        """How :func:`~cubefab.topology.paths.disjoint_paths` found ``paths`` from ``s``
+        to ``t``, in words (``cubefab paths``)."""
+        return "minimum-cost flow (vertex-split graph)"
+
+    def disjoint_paths_bound(self, s, t):
+        """``(bound, source)``: a paper's bound on the longest disjoint path from ``s``
+        to ``t``, or None."""
+        return None
+
+    def structural_classes(self):
+        """The exact distance distributions by source class without enumerating nodes,
+        ``(list of SourceClass, method)``, or None (:mod:`cubefab.topology.structure`)."""
+        return None
+
+    def uniform_load_bound(self, algorithm):
+        """The uniform-traffic channel-load bound from the structure of ``algorithm``'s
+        routes, or None (:func:`~cubefab.topology.uniform_load.uniform_load`)."""
+        return None
+
+    def bisection_flow_bound(self):
+        """The flow (congestion) lower bound on the bisection width from the structure,
+        or None (:mod:`cubefab.topology.bisection`)."""
+        return None
+
+    def bisection_spectral_bound(self):
+        """The spectral lower bound on the bisection width from the structure, or None."""
+        return None
+
+    def bisection_cut(self):
+        """``(side function on address arrays, cut, description)`` of a cut known from
+        the structure, or None."""
+        return None

@@ -35,10 +35,6 @@ from fractions import Fraction
 import numpy as np
 
 from .base import check_int
-from .hypercube import Hypercube
-from .metacube import Metacube
-from .dlh import DLH
-from .mcube import Mcube
 
 
 __all__ = ["LowerBound", "UpperBound", "ExactBisection", "Bisection", "bisection",
@@ -427,13 +423,7 @@ def flow_lower_bound(topology):
     Exact arithmetic on the parameters: valid and instantaneous at any size. Returns
     None for families without such a derivation (the Mcube).
     """
-    if isinstance(topology, Hypercube):
-        return _hypercube_flow(topology.n)
-    if isinstance(topology, Metacube):
-        return _metacube_flow(topology)
-    if isinstance(topology, DLH):
-        return _dlh_flow(topology)
-    return None
+    return topology.bisection_flow_bound()
 
 
 # -- lower bound: spectral -----------------------------------------------------------
@@ -465,20 +455,24 @@ def _spectral(value, detail, numerical=False):
     return LowerBound(value, "spectral", detail, numerical)
 
 
-def _structural_spectral(topology):
+def _matching_spectral(topology, checked=False):
+    """The spectral bound N/2 of a recursive-matching network (:func:`_recursive_matching`:
+    the hypercube by construction; ``checked``: found so by enumerating its links)."""
     nodes = topology.num_nodes
-    if isinstance(topology, Hypercube) or (isinstance(topology, Metacube) and topology.k == 0):
-        return _spectral(nodes // 2, "cut >= lambda_2 N/4 = N/2, " + _MATCHING_DETAIL.format(
-            top=topology.address_bits - 1) + f" = {nodes // 2}")
-    if isinstance(topology, Mcube) and _recursive_matching(topology):
-        return _spectral(nodes // 2, "cut >= lambda_2 N/4 = N/2, " + _MATCHING_DETAIL.format(
-            top=topology.address_bits - 1) + f"; checked on every link = {nodes // 2}")
-    if isinstance(topology, DLH):
-        lam = 2 - 2 * math.cos(math.pi / topology.m)
-        value = math.ceil(lam * nodes / 4 * (1 - 1e-12))
-        return _spectral(value, f"cut >= lambda_2 N/4 with lambda_2 = min(2, 2 - 2 cos(pi/m)) "
-                                f"= {lam:.6g} (Q(d) x C(2m) x K2: eigenvalues add) = {value}")
-    return None
+    how = "; checked on every link" if checked else ""
+    return _spectral(nodes // 2, "cut >= lambda_2 N/4 = N/2, " + _MATCHING_DETAIL.format(
+        top=topology.address_bits - 1) + f"{how} = {nodes // 2}")
+
+
+def _dlh_spectral(topology):
+    lam = 2 - 2 * math.cos(math.pi / topology.m)
+    value = math.ceil(lam * topology.num_nodes / 4 * (1 - 1e-12))
+    return _spectral(value, f"cut >= lambda_2 N/4 with lambda_2 = min(2, 2 - 2 cos(pi/m)) "
+                            f"= {lam:.6g} (Q(d) x C(2m) x K2: eigenvalues add) = {value}")
+
+
+def _structural_spectral(topology):
+    return topology.bisection_spectral_bound()
 
 
 def _laplacian_lambda2(topology):
@@ -631,15 +625,7 @@ def _mcube_cut(t):
 
 def _family_cut(topology):
     """``(side function on address arrays, cut from the structure, description)`` or None."""
-    if isinstance(topology, Hypercube):
-        return _hypercube_cut(topology.n)
-    if isinstance(topology, Metacube):
-        return _metacube_cut(topology)
-    if isinstance(topology, DLH):
-        return _dlh_cut(topology)
-    if isinstance(topology, Mcube):
-        return _mcube_cut(topology)
-    return None
+    return topology.bisection_cut()
 
 
 def _best_bit_cut(topology, limit):

@@ -41,11 +41,6 @@ from typing import Callable, Optional
 import numpy as np
 
 from .classwalk import _gray_cycle
-from .dlh import DLH
-from .hypercube import Hypercube
-from .mcube import Mcube
-from .mcube_broadcast import mcube_schedule, paper_broadcast_steps
-from .metacube import Metacube
 from .properties import bfs_distances
 
 
@@ -441,28 +436,10 @@ GENERIC = [
                        "greedy one-port schedule (no paper count)"),
 ]
 
-#: topology class -> list of :class:`BroadcastAlgorithm`, preferred first.
-BROADCAST_ALGORITHMS = {
-    Hypercube: [BroadcastAlgorithm(
-        "binomial", "one-port", binomial_schedule, lambda t: t.n,
-        "binomial tree: n steps")],
-    Metacube: [
-        BroadcastAlgorithm(
-            "dual-cube", "one-port", dualcube_schedule, lambda t: 2 * (t.m + 1),
-            "dual-cube.txt Theorem 2: 2r steps, r = m + 1", lambda t: t.k == 1),
-        BroadcastAlgorithm(
-            "metacube", "one-port", metacube_schedule,
-            lambda t: (t.m + 1) * 2 ** t.k + t.k - 1,
-            "metacube.txt Theorem 3: (m + 1) 2^k + k - 1 steps"),
-    ],
-    DLH: [BroadcastAlgorithm(
-        "dlh", "one-port", dlh_schedule, lambda t: t.m + t.d + 1,
-        "dlh.txt section III.B: m + d + 1 rounds (holds one-port)")],
-    Mcube: [BroadcastAlgorithm(
-        "mcube", "all-port", mcube_schedule, paper_broadcast_steps,
-        "mcube.txt section 4: ceil((k+1)/2) steps (all-port: the source sends on 3 links "
-        "at once)")],
-}
+#: topology class -> list of :class:`BroadcastAlgorithm`, preferred first, added by
+#: :func:`register_broadcast` before the family's own
+#: (:meth:`~cubefab.topology.base.Topology.broadcast_algorithms`).
+BROADCAST_ALGORITHMS = {}
 
 
 def register_broadcast(cls, algorithm):
@@ -474,8 +451,9 @@ def algorithms_for(topology):
     """The algorithms that apply to ``topology``: its classes' first, then generic."""
     found = []
     for cls in type(topology).__mro__:
-        found += [a for a in BROADCAST_ALGORITHMS.get(cls, []) if a.applies(topology)]
-    return found + GENERIC
+        found += BROADCAST_ALGORITHMS.get(cls, [])
+    found += topology.broadcast_algorithms()
+    return [a for a in found if a.applies(topology)] + GENERIC
 
 
 def broadcast_schedule(topology, source, model="one-port", algorithm=None):

@@ -35,7 +35,6 @@ from .base import Topology, check_int
 from .broadcast import check_model
 from .broadcast_tree import (back_ports, model_parent_ports, _check_topology,
                              _children_masks, _depths, _up_indices)
-from .mcube import Mcube
 from .deadlock import (DeadlockError, channel_dependency_graph, cycle_text, decode_channels,
                        required_vcs,
                        translation_mask, wrap_array, _find_cycle, _translate_types)
@@ -69,20 +68,18 @@ def broadcast_wrap_array(topology, addresses, in_ports, port, model="all-port"):
     sends on its links in descending order): a link number that is not below the one
     the copy arrived on (inside one VC they strictly decrease).
     """
-    if isinstance(topology, Mcube):
-        in_ports = np.broadcast_to(np.asarray(in_ports, dtype=np.int64), np.shape(addresses))
-        if model == "one-port":
-            return (in_ports < topology.degree) & (port >= in_ports)
-        return (in_ports < topology.degree) & (port <= in_ports)
-    there = topology.neighbor_array(addresses, port)
-    return wrap_array(topology, there, back_ports(topology)[port])
+    wrap = topology.broadcast_wrap_array(addresses, in_ports, port, model)
+    if wrap is None:
+        there = topology.neighbor_array(addresses, port)
+        wrap = wrap_array(topology, there, back_ports(topology)[port])
+    return wrap
 
 
 def broadcast_wrap_reads_address(topology):
     """Whether :func:`broadcast_wrap_array` depends on the node's address (the
     hypercube, metacube and DLH: the reverse channel's wrap) or only on the ports (the
     Mcube: link-number order), so that an address-strapped router needs a strap for it."""
-    return not isinstance(topology, Mcube)
+    return topology.broadcast_wrap_reads_address
 
 
 def broadcast_next_vc(topology, here, in_port, port, vc_in, vcs, model="all-port"):

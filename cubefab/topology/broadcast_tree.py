@@ -40,20 +40,12 @@ from .adaptive import minimal_port_masks
 from .base import Topology
 from .broadcast import broadcast_schedule, check_model, validate_schedule
 from .deadlock import translation_mask
-from .dlh import DLH
-from .hypercube import Hypercube
-from .mcube import Mcube
-from .metacube import Metacube
 
 
-__all__ = ["TREE_ALGORITHMS", "tree_algorithm", "back_ports",
+__all__ = ["tree_algorithm", "back_ports",
            "parent_ports", "model_parent_ports", "one_port_sends",
            "BroadcastTree", "broadcast_tree", "OnePortTree", "one_port_tree",
            "subcube_members", "member_array", "member_vector", "multicast_tree"]
-
-#: Tree routing of each family: a minimal deterministic routing (see the module text).
-TREE_ALGORITHMS = {Hypercube: "ecube", Metacube: "minimal", DLH: "dimension-order",
-                   Mcube: "bfs-lowest"}
 
 #: Largest network whose trees are built (dense arrays per source).
 MAX_NODES = 1 << 20
@@ -66,25 +58,27 @@ def _check_topology(topology):
     if topology.num_nodes > MAX_NODES:
         raise ValueError(f"{topology.label} has {topology.num_nodes} nodes; broadcast trees "
                          f"are built for at most {MAX_NODES}")
-    if isinstance(topology, Metacube) and topology.k > 4:
-        raise ValueError(f"broadcast trees follow the metacube's minimal routing, tabulated "
-                         f"for k <= 4, not k = {topology.k}")
+    topology.check_tree_routing()
     return algorithm
 
 
 def tree_algorithm(topology):
-    """Name of the tree routing of ``topology``: a routing algorithm of the topology, or
-    ``"bfs-lowest"`` (the Mcube: lowest minimal port by BFS distances).
+    """Name of the tree routing of ``topology`` (its family's ``tree_algorithm``): a
+    routing algorithm of the topology, or ``"bfs-lowest"`` (the Mcube: lowest minimal
+    port by BFS distances).
 
     Raises
     ------
     TypeError
         If ``topology`` is not a topology of a family with a tree routing.
     """
-    for cls in type(topology).__mro__:
-        if cls in TREE_ALGORITHMS:
-            return TREE_ALGORITHMS[cls]
-    raise TypeError(f"Topology must be a hypercube, metacube, DLH or Mcube, not {topology!r}")
+    algorithm = getattr(topology, "tree_algorithm", None)
+    if algorithm is None:
+        from .catalog import family_titles
+        raise TypeError(f"Topology must be of a family with broadcast trees "
+                        f"({family_titles(lambda cls: cls.tree_algorithm)}), "
+                        f"not {topology!r}")
+    return algorithm
 
 
 @functools.lru_cache(maxsize=16)
@@ -320,33 +314,12 @@ class OnePortTree:
         return [pair for transfers in self.schedule() for pair in transfers]
 
 
-def _mcube_binomial(topology, source):
-    """One-port sends of the Mcube: a binomial tree over the links in descending order.
-
-    A link ``j`` stays inside an aligned block of ``2**(j+1)`` addresses and joins its two
-    halves, so when every informed node sends on link ``k-1``, then ``k-2``, ... each
-    block of ``2**j`` addresses holds one informed node after the step on link ``j``:
-    ``k = log2 N`` steps, the one-port lower bound. The node informed in a block is
-    the twisted links' image of the source, not a function of ``here ^ source``: the
-    sends are tabulated per source.
-    """
-    k = topology.k
-    informed = [source]
-    sends = {x: [] for x in topology.nodes().tolist()}
-    for step, j in enumerate(reversed(range(k)), start=1):
-        new = []
-        for u in informed:
-            sends[u].append((step, j))
-            new.append(topology._neighbor(u, j))
-        informed += new
-    return sends
-
-
 @functools.lru_cache(maxsize=1024)
 def _one_port_tree(topology, source):
     """The one-port tree, its sends as tuples (cached: shared, not to be changed)."""
-    if isinstance(topology, Mcube):
-        sends, algorithm, paper = _mcube_binomial(topology, source), "binomial", None
+    own = topology.one_port_tree_sends(source)
+    if own is not None:
+        sends, algorithm, paper = own
     else:
         schedule = broadcast_schedule(topology, source, "one-port")
         sends = {int(a): [] for a in topology.nodes()}

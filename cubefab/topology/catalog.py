@@ -1,38 +1,40 @@
-"""Names and parameters of the topology families, for the command line and tools."""
+"""Names and parameters of the topology families, for the command line and tools.
 
-from typing import NamedTuple
+A family enters the command line by one line here: its class in :data:`CLASSES`. The
+name, the parameters and their ranges are the class's own (``name``, ``parameters``
+and ``aliases``, special cases with parameters of their own such as the dual-cube
+MC(1, m); :class:`~cubefab.topology.base.Topology`).
+"""
 
+from .base import Parameter
 from .hypercube import Hypercube
-from .metacube import MAX_ADDRESS_BITS, DualCube, Metacube
+from .metacube import Metacube
 from .dlh import DLH
-from .mcube import MAX_K as MCUBE_MAX_K, Mcube
+from .mcube import Mcube
+from .foldedcube import FoldedCube
 
 
-__all__ = ["FAMILIES", "Parameter", "make_topology"]
+__all__ = ["FAMILIES", "CLASSES", "Parameter", "make_topology", "family_titles"]
 
 
-class Parameter(NamedTuple):
-    """A family's parameter: its ``name``, the command-line option ``letter``, what it
-    is, and the range each value must lie in (``lo`` to ``hi``; values in range may
-    still be refused together, e.g. a metacube whose addresses would pass 62 bits)."""
-    name: str
-    letter: str
-    help: str
-    lo: int
-    hi: int
+#: The topology families, in the order the command line lists them.
+CLASSES = (Hypercube, Metacube, DLH, Mcube, FoldedCube)
+
+#: family name -> (constructor, [Parameter]); a family's aliases follow it
+FAMILIES = {}
+for _cls in CLASSES:
+    FAMILIES[_cls.name] = (_cls, list(_cls.parameters))
+    FAMILIES.update(_cls.aliases)
+del _cls
 
 
-#: family name -> (constructor, [Parameter])
-FAMILIES = {
-    "hypercube": (Hypercube, [Parameter("n", "n", "dimension", 1, 62)]),
-    "metacube": (Metacube, [Parameter("k", "k", "class-cube dimension", 0, 9),
-                            Parameter("m", "m", "cluster dimension", 1, MAX_ADDRESS_BITS)]),
-    "dualcube": (DualCube, [Parameter("m", "m", "cluster dimension (MC(1,m))", 1,
-                                      (MAX_ADDRESS_BITS - 1) // 2)]),
-    "dlh": (DLH, [Parameter("m", "m", "ring parameter (rings of 2m nodes)", 2, 60),
-                  Parameter("d", "d", "hypercube dimension", 1, 59)]),
-    "mcube": (Mcube, [Parameter("k", "k", "dimension", 1, MCUBE_MAX_K)]),
-}
+def family_titles(predicate):
+    """The titles of the families whose class satisfies ``predicate``, as a phrase:
+    ``"the hypercube, the metacube and the DLH"`` (for messages listing families)."""
+    titles = [cls.title for cls in CLASSES if predicate(cls)]
+    if len(titles) < 2:
+        return "".join(titles)
+    return ", ".join(titles[:-1]) + " and " + titles[-1]
 
 
 def make_topology(name, **params):

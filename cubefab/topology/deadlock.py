@@ -6,7 +6,8 @@ the network on virtual channel 0 and each hop uses the channel
     vc_out = min(vc_in + wrap(here, port), vcs - 1)
 
 where ``vc_in`` is the channel of the hop before (0 for the first hop) and
-``wrap(here, port)`` marks the hops where routing can close a cycle:
+``wrap(here, port)`` marks the hops where routing can close a cycle (each family's
+:meth:`~cubefab.topology.base.Topology.wrap_array`):
 
 * hypercube (e-cube routing): never;
 * metacube: a cross-edge that clears a class bit (a step *down* the class cube).
@@ -31,9 +32,6 @@ import functools
 import numpy as np
 
 from .base import Topology, check_int
-from .dlh import DLH, johnson_position
-from .hypercube import Hypercube
-from .metacube import Metacube
 
 
 __all__ = ["lane_bits", "flow_lane", "wrap_array", "wrap_ports", "next_vc", "hop_vcs", "required_vcs",
@@ -45,19 +43,9 @@ __all__ = ["lane_bits", "flow_lane", "wrap_array", "wrap_ports", "next_vc", "hop
 # -- the VC-assignment function ---------------------------------------------------------
 
 def wrap_array(topology, addresses, port):
-    """Vectorised ``wrap(here, port)`` (bool array) for network ``port``, no checks."""
-    a = np.asarray(addresses, dtype=np.int64)
-    if isinstance(topology, Metacube):
-        if port >= topology.k:
-            return np.zeros(a.shape, dtype=bool)
-        return ((a >> (topology.m * topology.h + port)) & 1).astype(bool)
-    if isinstance(topology, DLH):
-        d, m = topology.d, topology.m
-        if port < d or port == d + 2:
-            return np.zeros(a.shape, dtype=bool)
-        pos = johnson_position((a >> d) & ((1 << m) - 1), m)
-        return pos == (2 * m - 1 if port == d else 0)
-    return np.zeros(a.shape, dtype=bool)
+    """Vectorised ``wrap(here, port)`` (bool array) for network ``port``, no checks: the
+    family's :meth:`~cubefab.topology.base.Topology.wrap_array`."""
+    return topology.wrap_array(np.asarray(addresses, dtype=np.int64), port)
 
 
 def wrap_ports(topology, here):
@@ -122,14 +110,9 @@ def hop_vcs(topology, src, dst, algorithm=None, vcs=None, vcs_per_class=1):
 # -- translations and route enumeration -------------------------------------------------
 
 def translation_mask(topology):
-    """Address bits whose XOR maps every route (ports and VCs included) onto a route."""
-    if isinstance(topology, Hypercube):
-        return (1 << topology.address_bits) - 1
-    if isinstance(topology, Metacube):
-        return (1 << (topology.m * topology.h)) - 1
-    if isinstance(topology, DLH):
-        return (1 << topology.d) - 1
-    return 0
+    """Address bits whose XOR maps every route (ports and VCs included) onto a route:
+    the family's :meth:`~cubefab.topology.base.Topology.translation_mask`."""
+    return topology.translation_mask()
 
 
 def route_evaluations(topology):
@@ -145,10 +128,8 @@ def route_evaluations(topology):
 
 def _src_key(topology, algorithm):
     """Function reducing a source address to what the routing decision reads of it."""
-    if isinstance(topology, Metacube) and algorithm == "paper":
-        shift = topology.m * topology.h
-        return lambda s: s >> shift
-    return lambda s: s
+    shift = topology.source_key_shift(algorithm)
+    return lambda s: s >> shift
 
 
 def _enumerate_hops(topology, algorithm, vcs, progress=None):

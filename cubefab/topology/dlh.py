@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .base import Topology, check_int
+from .base import Parameter, Topology, check_int
 
 
 __all__ = ["DLH", "johnson_code", "johnson_position"]
@@ -50,7 +50,11 @@ class DLH(Topology):
     """
 
     name = "dlh"
+    title = "the DLH"
+    parameters = [Parameter("m", "m", "ring parameter (rings of 2m nodes)", 2, 60),
+                  Parameter("d", "d", "hypercube dimension", 1, 59)]
     algorithms = ("dimension-order",)
+    tree_algorithm = "dimension-order"
 
     def __init__(self, m, d):
         self.m = check_int("DLH ring parameter m", m, 2)
@@ -162,6 +166,52 @@ class DLH(Topology):
         s = self.check_node(s, "s")
         t = self.check_node(t, "t")
         return (s ^ t).bit_count()
+
+    # -- family behaviour (see Topology) ----------------------------------------------
+
+    def translation_mask(self):
+        return (1 << self.d) - 1
+
+    def wrap_array(self, addresses, port):
+        """A ring hop across the dateline (successor from position ``2m-1`` to 0,
+        predecessor from 0 to ``2m-1``)."""
+        a = np.asarray(addresses, dtype=np.int64)
+        d, m = self.d, self.m
+        if port < d or port == d + 2:
+            return np.zeros(a.shape, dtype=bool)
+        pos = johnson_position((a >> d) & ((1 << m) - 1), m)
+        return pos == (2 * m - 1 if port == d else 0)
+
+    @property
+    def connectivity(self):
+        return self.d + 3
+
+    def broadcast_algorithms(self):
+        from .broadcast import BroadcastAlgorithm, dlh_schedule
+        return [BroadcastAlgorithm(
+            "dlh", "one-port", dlh_schedule, lambda t: t.m + t.d + 1,
+            "dlh.txt section III.B: m + d + 1 rounds (holds one-port)")]
+
+    def structural_classes(self):
+        from .structure import dlh_distribution, uniform_classes
+        return uniform_classes(self.num_nodes, dlh_distribution(self.m, self.d),
+                               "DLH = Q(d) x C(2m) x K2: convolution of the factors")
+
+    def uniform_load_bound(self, algorithm):
+        from .uniform_load import _dlh
+        return _dlh(self, algorithm) if algorithm == "dimension-order" else None
+
+    def bisection_flow_bound(self):
+        from .bisection import _dlh_flow
+        return _dlh_flow(self)
+
+    def bisection_spectral_bound(self):
+        from .bisection import _dlh_spectral
+        return _dlh_spectral(self)
+
+    def bisection_cut(self):
+        from .bisection import _dlh_cut
+        return _dlh_cut(self)
 
     # -- paper values -----------------------------------------------------------------
 

@@ -52,10 +52,7 @@ import numpy as np
 from .base import Topology, check_int
 from .deadlock import (_find_cycle, cycle_text, required_vcs, translation_mask,
                        wrap_array)
-from .dlh import DLH
 from .faults import _all_pairs, check_faults
-from .hypercube import Hypercube
-from .metacube import Metacube
 
 
 __all__ = ["waypoint_step", "guarantee_bound", "leg_algorithm", "FaultSet", "RouteTable",
@@ -116,20 +113,20 @@ def guarantee_bound(topology):
 
     The number of internally disjoint paths between any two nodes minus one: ``n - 1``
     in Q(n), ``k + m - 1`` in MC(k, m) (Theorem 2 of metacube-disjoint-paths.txt) and
-    ``d + 2`` in DLH(m, d) (``d + 3`` disjoint paths). Each equals the degree minus one.
+    ``d + 2`` in DLH(m, d) (``d + 3`` disjoint paths): the family's
+    :attr:`~cubefab.topology.base.Topology.connectivity` minus one, where the family
+    states it. Each equals the degree minus one.
     A fault, node or link, lies on at most one of the disjoint paths (the direct link,
     when there is one, is a path of its own), so one path survives.
     """
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-    if isinstance(topology, Hypercube):
-        return topology.n - 1
-    if isinstance(topology, Metacube):
-        return topology.k + topology.m - 1
-    if isinstance(topology, DLH):
-        return topology.d + 2
-    raise ValueError(f"fault-tolerant routing is modelled for the hypercube, the metacube "
-                     f"and the DLH, not {topology.label}")
+    if topology.connectivity is None:
+        from .catalog import family_titles
+        modelled = family_titles(lambda cls: cls.connectivity is not Topology.connectivity)
+        raise ValueError(f"fault-tolerant routing is modelled for {modelled}, "
+                         f"not {topology.label}")
+    return topology.connectivity - 1
 
 
 class FaultSet:

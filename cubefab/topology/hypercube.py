@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .base import Topology, check_int
+from .base import Parameter, Topology, check_int
 
 
 __all__ = ["Hypercube"]
@@ -20,7 +20,10 @@ class Hypercube(Topology):
     """
 
     name = "hypercube"
+    title = "the hypercube"
+    parameters = [Parameter("n", "n", "dimension", 1, 62)]
     algorithms = ("ecube",)
+    tree_algorithm = "ecube"
 
     def __init__(self, n):
         self.n = check_int("Hypercube dimension n", n, 1, 62)
@@ -64,3 +67,45 @@ class Hypercube(Topology):
             "cost": {"value": n * n, "source": "metacube.txt Table 2: n^2 (degree x diameter)"},
             "bisection": {"value": 2 ** n // 2, "source": "metacube.txt Table 2: 2^n/2"},
         }
+
+    # -- family behaviour (see Topology) ----------------------------------------------
+
+    def translation_mask(self):
+        return (1 << self.address_bits) - 1
+
+    @property
+    def connectivity(self):
+        return self.n
+
+    def broadcast_algorithms(self):
+        from .broadcast import BroadcastAlgorithm, binomial_schedule
+        return [BroadcastAlgorithm("binomial", "one-port", binomial_schedule, lambda t: t.n,
+                                   "binomial tree: n steps")]
+
+    def disjoint_paths_construction(self):
+        from .paths import _hypercube
+        return _hypercube
+
+    def disjoint_paths_method(self, s, t, paths):
+        return "Algorithms 2-3 (metacube-disjoint-paths.txt)"
+
+    def structural_classes(self):
+        from .structure import hypercube_distribution, uniform_classes
+        return uniform_classes(self.num_nodes, hypercube_distribution(self.n),
+                               "hypercube: binomial C(n, i)")
+
+    def uniform_load_bound(self, algorithm):
+        from .uniform_load import _hypercube
+        return _hypercube(self, algorithm, self.n) if algorithm == "ecube" else None
+
+    def bisection_flow_bound(self):
+        from .bisection import _hypercube_flow
+        return _hypercube_flow(self.n)
+
+    def bisection_spectral_bound(self):
+        from .bisection import _matching_spectral
+        return _matching_spectral(self)
+
+    def bisection_cut(self):
+        from .bisection import _hypercube_cut
+        return _hypercube_cut(self.n)

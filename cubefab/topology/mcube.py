@@ -16,17 +16,20 @@ principals' *corners* ``A_ij = A_Pi ∩ A_Lj``. Links joining the principals are
 *PCLs*, links joining the laterals *LCLs*.
 """
 
+import functools
 from fractions import Fraction
 from math import comb
 
 import numpy as np
 
-from .base import Topology, check_int
+from .base import Parameter, Topology, check_int
+from .mcube_frames import _Frames, paper_diameter
 
 
 __all__ = ["Mcube", "MAX_K", "CONSTRUCTIONS", "hem_neighbors", "algorithmic_neighbors",
            "check_requirements", "mroute_table", "mroute_path", "routing_tables", "paper_distribution",
-           "paper_average_distance", "paper_average_distance_closed_form", "paper_diameter"]
+           "paper_average_distance", "paper_average_distance_closed_form", "paper_diameter",
+           "route_lengths", "mroute_offered_masks", "ecube_as_short_masks", "binomial_sends"]
 
 #: Largest dimension built: the neighbour table has ``2**k * k`` entries and each
 #: node's routing tables ``2**(k-1) - k`` (about a second per node at k = 16).
@@ -143,50 +146,8 @@ def algorithmic_neighbors(k):
 
 # -- sub-Mcube frames and the construction requirements ---------------------------------
 #
-# A sub-Mcube is a *frame*: a sorted array of nodes and a tuple of link numbers
-# (principal link, ..., lateral link). Its principals are the two halves left when the
-# principal link is cut, its laterals the halves left when the lateral link is cut. A
-# principal keeps the frame's links minus the first; a lateral {A_L :: B_L} is viewed as
-# in section 4 ("when we view A00 and B00 as its laterals"): the PCL that joins its
-# halves becomes its lateral link, so its frame is (links[1:-1]) + (principal link,).
-
-class _Frames:
-    def __init__(self, nb):
-        self.nb = nb
-        self.n = nb.shape[0]
-        self._splits = {}
-
-    @staticmethod
-    def lateral_frame(links):
-        if len(links) <= 1:
-            return links[:-1]
-        return links[1:-1] + (links[0],)
-
-    def split(self, nodes, cut, links):
-        """The two halves of ``nodes`` when the links numbered ``cut`` are removed, or
-        None if they are not two equal halves matched by ``cut`` links."""
-        key = (nodes.tobytes(), cut, links)
-        if key in self._splits:
-            return self._splits[key]
-        nb = self.nb
-        inside = np.zeros(self.n, dtype=bool)
-        inside[nodes] = True
-        keep = [j for j in links if j != cut]
-        reached = np.zeros(self.n, dtype=bool)
-        reached[nodes[0]] = True
-        frontier = nodes[:1]
-        while frontier.size and keep:
-            nxt = nb[frontier][:, keep].ravel()
-            nxt = np.unique(nxt[inside[nxt] & ~reached[nxt]])
-            reached[nxt] = True
-            frontier = nxt
-        h0 = nodes[reached[nodes]]
-        h1 = nodes[~reached[nodes]]
-        result = None
-        if 2 * h0.size == nodes.size and np.isin(nb[h0, cut], h1).all():
-            result = (h0, h1)
-        self._splits[key] = result
-        return result
+# (the frames, :class:`~cubefab.topology.mcube_frames._Frames`, are in their own module,
+# which the broadcast of section 4 shares)
 
 
 def check_requirements(nb):
@@ -492,11 +453,6 @@ def paper_average_distance_closed_form(k):
     return k / 3 + 4 / 9 + (-0.5) ** k / 18 - 0.5 ** (k + 1)
 
 
-def paper_diameter(k):
-    """ceil((k+1)/2) (section 3, for k >= 3; a hypercube's k below)."""
-    return k if k <= 2 else (k + 2) // 2
-
-
 # -- the topology ------------------------------------------------------------------------
 
 class Mcube(Topology):
@@ -525,7 +481,12 @@ class Mcube(Topology):
     """
 
     name = "mcube"
+    title = "the Mcube"
+    parameters = [Parameter("k", "k", "dimension", 1, MAX_K)]
     algorithms = ("mroute", "ecube")
+    tree_algorithm = "bfs-lowest"
+    broadcast_wrap_reads_address = False
+    adaptive_ports_are_minimal = False
 
     def __init__(self, k, construction="hem"):
         self.k = check_int("Mcube dimension k", k, 1, MAX_K)
@@ -605,6 +566,59 @@ class Mcube(Topology):
         """Definition 8's R1-R3 for this network: a list of violations (empty if none)."""
         return check_requirements(self._nb)
 
+    # -- family behaviour (see Topology) ----------------------------------------------
+
+    def escape_algorithm(self, algorithm):
+        """``mroute`` is not deadlock-free on its own VC rule: e-cube is its escape."""
+        return "ecube" if algorithm == "mroute" else algorithm
+
+    def distance_function(self):
+        """BFS distances of every pair, tabulated once (cached per network)."""
+        table = _distances(self)
+        return lambda s, t: int(table[s, t])
+
+    def adaptive_ports(self, here, dest, algorithm):
+        """Ports that make progress in the escape's own order (see
+        :func:`~cubefab.topology.adaptive.adaptive_ports`)."""
+        return tuple(p for p in range(self.degree)
+                     if int(self._adaptive_mask(here, dest, algorithm)) >> p & 1)
+
+    def adaptive_port_masks(self, dest, algorithm):
+        return self._adaptive_mask(self.nodes(), dest, algorithm)
+
+    def _adaptive_mask(self, here, dest, algorithm):
+        if algorithm == "mroute":
+            return mroute_offered_masks(self)[here, dest]
+        return (here ^ dest) & ((1 << self.degree) - 1)
+
+    def broadcast_algorithms(self):
+        from .broadcast import BroadcastAlgorithm
+        from .mcube_broadcast import mcube_schedule, paper_broadcast_steps
+        return [BroadcastAlgorithm(
+            "mcube", "all-port", mcube_schedule, paper_broadcast_steps,
+            "mcube.txt section 4: ceil((k+1)/2) steps (all-port: the source sends on 3 "
+            "links at once)")]
+
+    def one_port_tree_sends(self, source):
+        """The binomial tree on the links in descending order."""
+        return binomial_sends(self, source), "binomial", None
+
+    def broadcast_wrap_array(self, addresses, in_ports, port, model):
+        """All-port: a link number not above the one the copy arrived on; one-port (the
+        binomial tree sends in descending order): not below it."""
+        in_ports = np.broadcast_to(np.asarray(in_ports, dtype=np.int64), np.shape(addresses))
+        if model == "one-port":
+            return (in_ports < self.degree) & (port >= in_ports)
+        return (in_ports < self.degree) & (port <= in_ports)
+
+    def bisection_spectral_bound(self):
+        from .bisection import _matching_spectral, _recursive_matching
+        return _matching_spectral(self, checked=True) if _recursive_matching(self) else None
+
+    def bisection_cut(self):
+        from .bisection import _mcube_cut
+        return _mcube_cut(self)
+
     def paper_values(self):
         """Formula values of mcube.txt, keyed like
         :func:`~cubefab.topology.properties.properties`. The diameter and distance
@@ -632,3 +646,116 @@ class Mcube(Topology):
                 "source": "mcube.txt Theorem 2: at most (k-2)*2^(k-2)"}
         return values
 
+
+# -- analyses of the model the family's methods answer from ------------------------------
+
+def route_lengths(topology, algorithm=None):
+    """``lengths[here, dest]``: hops of hop-by-hop routing, all pairs (vectorised walk)."""
+    table = topology.port_table(algorithm)
+    nb = topology.neighbor_table
+    n = topology.num_nodes
+    cur = np.repeat(np.arange(n, dtype=np.int64)[:, None], n, axis=1)
+    dst = np.repeat(np.arange(n, dtype=np.int64)[None, :], n, axis=0)
+    lengths = np.zeros((n, n), dtype=np.int64)
+    for _ in range(2 * topology.k + 1):
+        active = cur != dst
+        if not active.any():
+            return lengths
+        ports = table[cur[active], dst[active]]
+        cur[active] = nb[cur[active], ports]
+        lengths[active] += 1
+    raise RuntimeError(f"routing on {topology.label} does not terminate")  # pragma: no cover
+
+
+@functools.lru_cache(maxsize=8)
+def _distances(topology):
+    """BFS distances of every pair (cached per network)."""
+    from .properties import distance_matrix
+    return distance_matrix(topology)
+
+
+@functools.lru_cache(maxsize=8)
+def _mroute_offered_masks(topology):
+    lengths = route_lengths(topology, "mroute")
+    n = topology.num_nodes
+    nodes = np.arange(n, dtype=np.int64)
+    diff = nodes[:, None] ^ nodes[None, :]
+    masks = np.zeros((n, n), dtype=np.int64)
+    for p in range(topology.degree):
+        there = topology.neighbor_table[:, p]
+        # link p changes bit p and lower bits only: it keeps the packet in the
+        # sub-Mcube of here ^ dest's highest bit iff that bit is p or higher
+        inside = diff >> p != 0
+        masks |= (inside & (lengths[there, :] < lengths)).astype(np.int64) << p
+    masks.setflags(write=False)
+    return masks
+
+
+def mroute_offered_masks(topology):
+    """What the adaptive VCs of ``mroute`` are offered on a k-Mcube: ``masks[here, dest]``
+    has bit ``p`` set when link ``p`` keeps the packet in the sub-Mcube of the highest
+    bit of ``here ^ dest`` (``p`` is at most that bit) and its neighbour's Mroute route
+    to ``dest`` is shorter than ``here``'s: every port Mroute could equally take,
+    Mroute's own port among them (about 2 ports per hop on Mcube(6) against Mroute's
+    one). Every adaptive hop keeps the highest differing bit and shortens the Mroute
+    route, every e-cube escape hop lowers that bit, so no packet returns to a state
+    (the proof, :func:`~cubefab.topology.duato.check_adaptive`, checks it).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n, n), read-only
+        Indexed by addresses (the Mcube's nodes are ``0 .. 2**k - 1``); 0 on the
+        diagonal.
+    """
+    if not isinstance(topology, Mcube):
+        raise TypeError(f"Topology must be an Mcube, not {topology!r}")
+    return _mroute_offered_masks(topology)
+
+
+@functools.lru_cache(maxsize=8)
+def _ecube_as_short_masks(topology):
+    short = route_lengths(topology, "ecube") <= route_lengths(topology, "mroute")
+    np.fill_diagonal(short, False)
+    short.setflags(write=False)
+    return short
+
+
+def ecube_as_short_masks(topology):
+    """Where e-cube's route is as short as Mroute's on a k-Mcube: ``short[here, dest]``
+    is true when e-cube routes from ``here`` to ``dest`` in at most as many hops as
+    Mroute (2 384 of Mcube(6)'s 4 032 ordered pairs, 8 of them in fewer hops; 30 of
+    bitcomp's 64 flows). An adaptive ``mroute`` router injects such a packet on its
+    e-cube escape, which costs it no hop, while that VC is uncontested and has room
+    (:class:`~cubefab.hdl.router.Router`'s selection policy).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n, n), read-only
+        Indexed by addresses (the Mcube's nodes are ``0 .. 2**k - 1``); false on the
+        diagonal.
+    """
+    if not isinstance(topology, Mcube):
+        raise TypeError(f"Topology must be an Mcube, not {topology!r}")
+    return _ecube_as_short_masks(topology)
+
+
+def binomial_sends(topology, source):
+    """One-port sends of the Mcube: a binomial tree over the links in descending order.
+
+    A link ``j`` stays inside an aligned block of ``2**(j+1)`` addresses and joins its two
+    halves, so when every informed node sends on link ``k-1``, then ``k-2``, ... each
+    block of ``2**j`` addresses holds one informed node after the step on link ``j``:
+    ``k = log2 N`` steps, the one-port lower bound. The node informed in a block is
+    the twisted links' image of the source, not a function of ``here ^ source``: the
+    sends are tabulated per source.
+    """
+    k = topology.k
+    informed = [source]
+    sends = {x: [] for x in topology.nodes().tolist()}
+    for step, j in enumerate(reversed(range(k)), start=1):
+        new = []
+        for u in informed:
+            sends[u].append((step, j))
+            new.append(topology._neighbor(u, j))
+        informed += new
+    return sends

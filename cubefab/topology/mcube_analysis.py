@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .mcube import (paper_distribution, paper_average_distance,
+from .mcube import (route_lengths, paper_distribution, paper_average_distance,
                     paper_average_distance_closed_form, paper_diameter)
 from .properties import distance_matrix
 
@@ -13,24 +13,6 @@ from .properties import distance_matrix
 __all__ = ["REPORT_MAX_K", "route_lengths", "distance_report", "hypercube_emulation",
            "reconfiguration_switches",
            "ascent_vc_deadlock_check"]
-
-
-def route_lengths(topology, algorithm=None):
-    """``lengths[here, dest]``: hops of hop-by-hop routing, all pairs (vectorised walk)."""
-    table = topology.port_table(algorithm)
-    nb = topology.neighbor_table
-    n = topology.num_nodes
-    cur = np.repeat(np.arange(n, dtype=np.int64)[:, None], n, axis=1)
-    dst = np.repeat(np.arange(n, dtype=np.int64)[None, :], n, axis=0)
-    lengths = np.zeros((n, n), dtype=np.int64)
-    for _ in range(2 * topology.k + 1):
-        active = cur != dst
-        if not active.any():
-            return lengths
-        ports = table[cur[active], dst[active]]
-        cur[active] = nb[cur[active], ports]
-        lengths[active] += 1
-    raise RuntimeError(f"routing on {topology.label} does not terminate")  # pragma: no cover
 
 
 #: Largest k the all-pairs reports handle (``4**k`` route lengths in memory).

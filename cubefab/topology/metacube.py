@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .base import Topology, check_int
+from .base import Parameter, Topology, check_int
 from .classwalk import weak_hamiltonian_path, walk_successors, CoveringWalks
 
 
@@ -49,8 +49,12 @@ class Metacube(Topology):
     """
 
     name = "metacube"
+    title = "the metacube"
+    parameters = [Parameter("k", "k", "class-cube dimension", 0, 9),
+                  Parameter("m", "m", "cluster dimension", 1, MAX_ADDRESS_BITS)]
     algorithms = ("minimal", "paper")
     header_fields = {"paper": ("src",)}
+    tree_algorithm = "minimal"
 
     def __init__(self, k, m):
         self.k = check_int("Metacube class dimension k", k, 0)
@@ -236,6 +240,84 @@ class Metacube(Topology):
         return values
 
 
+    # -- family behaviour (see Topology) ----------------------------------------------
+
+    def translation_mask(self):
+        return (1 << (self.m * self.h)) - 1
+
+    def wrap_array(self, addresses, port):
+        """A cross-edge that clears a class bit (a step down the class cube)."""
+        a = np.asarray(addresses, dtype=np.int64)
+        if port >= self.k:
+            return np.zeros(a.shape, dtype=bool)
+        return ((a >> (self.m * self.h + port)) & 1).astype(bool)
+
+    def source_key_shift(self, algorithm):
+        """``paper`` reads the source's class only (the top ``k`` bits)."""
+        return self.m * self.h if algorithm == "paper" else 0
+
+    @property
+    def connectivity(self):
+        return self.k + self.m
+
+    def broadcast_algorithms(self):
+        from .broadcast import BroadcastAlgorithm, dualcube_schedule, metacube_schedule
+        return [
+            BroadcastAlgorithm(
+                "dual-cube", "one-port", dualcube_schedule, lambda t: 2 * (t.m + 1),
+                "dual-cube.txt Theorem 2: 2r steps, r = m + 1", lambda t: t.k == 1),
+            BroadcastAlgorithm(
+                "metacube", "one-port", metacube_schedule,
+                lambda t: (t.m + 1) * 2 ** t.k + t.k - 1,
+                "metacube.txt Theorem 3: (m + 1) 2^k + k - 1 steps"),
+        ]
+
+    def check_tree_routing(self):
+        if self.k > 4:
+            raise ValueError(f"broadcast trees follow the metacube's minimal routing, "
+                             f"tabulated for k <= 4, not k = {self.k}")
+
+    def disjoint_paths_construction(self):
+        from .paths import _metacube
+        return _metacube
+
+    def disjoint_paths_method(self, s, t, paths):
+        from .paths import metacube_disjoint_paths, remove_loops
+        paper = [remove_loops(p) for p in metacube_disjoint_paths(self, s, t)]
+        if paths == paper:
+            return "Algorithm 4 (metacube-disjoint-paths.txt)"
+        return "Algorithm 4, repaired (see docs/errata.md)"
+
+    def disjoint_paths_bound(self, s, t):
+        from .paths import metacube_path_bound
+        return (metacube_path_bound(self, s, t),
+                "metacube-disjoint-paths.txt Theorem 2: H(s, t) + 2^k + m + 5")
+
+    def structural_classes(self):
+        from .structure import metacube_classes
+        return metacube_classes(self)
+
+    def uniform_load_bound(self, algorithm):
+        from .uniform_load import _metacube
+        return _metacube(self, algorithm) if algorithm == "minimal" and self.k <= 4 else None
+
+    def bisection_flow_bound(self):
+        from .bisection import _metacube_flow
+        return _metacube_flow(self)
+
+    def bisection_spectral_bound(self):
+        from .bisection import _matching_spectral
+        return _matching_spectral(self) if self.k == 0 else None
+
+    def bisection_cut(self):
+        from .bisection import _metacube_cut
+        return _metacube_cut(self)
+
+
 def DualCube(m):
     """The dual-cube F_{m+1} = MC(1, m) of dual-cube.txt."""
     return Metacube(1, m)
+
+
+Metacube.aliases = {"dualcube": (DualCube, [Parameter(
+    "m", "m", "cluster dimension (MC(1,m))", 1, (MAX_ADDRESS_BITS - 1) // 2)])}

@@ -19,9 +19,10 @@ Constructions
 Dispatch
 --------
 :func:`disjoint_paths` looks up the topology's class (and its base classes) in the
-registry :data:`DISJOINT_PATHS` (class -> ``function(topology, s, t)``); a module that
-defines a new topology extends it with :func:`register_disjoint_paths`. Unregistered
-topologies use :func:`flow_disjoint_paths`.
+registry :data:`DISJOINT_PATHS` (class -> ``function(topology, s, t)``, filled by
+:func:`register_disjoint_paths`), then asks the family for its construction
+(:meth:`~cubefab.topology.base.Topology.disjoint_paths_construction`: the hypercube's
+and the metacube's); the others use :func:`flow_disjoint_paths`.
 
 A path is a list of node addresses, ``s`` first and ``t`` last; consecutive nodes are
 adjacent. :func:`check_disjoint_paths` verifies a set of paths independently.
@@ -31,8 +32,6 @@ import networkx as nx
 import numpy as np
 
 from .classwalk import _gray_cycle
-from .hypercube import Hypercube
-from .metacube import Metacube
 
 
 __all__ = ["disjoint_paths", "register_disjoint_paths", "DISJOINT_PATHS",
@@ -595,11 +594,10 @@ def check_disjoint_paths(topology, s, t, paths):
     return problems
 
 
-#: topology class -> ``function(topology, s, t)`` returning the list of paths.
-DISJOINT_PATHS = {
-    Hypercube: _hypercube,
-    Metacube: _metacube,
-}
+#: topology class -> ``function(topology, s, t)`` returning the list of paths, added by
+#: :func:`register_disjoint_paths` before the family's own construction
+#: (:meth:`~cubefab.topology.base.Topology.disjoint_paths_construction`).
+DISJOINT_PATHS = {}
 
 
 def register_disjoint_paths(cls, function):
@@ -609,7 +607,8 @@ def register_disjoint_paths(cls, function):
 
 def disjoint_paths(topology, s, t):
     """Internally vertex-disjoint paths from ``s`` to ``t``: the paper's construction of
-    the topology's class (see :data:`DISJOINT_PATHS`), else :func:`flow_disjoint_paths`.
+    the topology's class (see :data:`DISJOINT_PATHS` and the family's
+    ``disjoint_paths_construction``), else :func:`flow_disjoint_paths`.
 
     Raises
     ------
@@ -623,4 +622,7 @@ def disjoint_paths(topology, s, t):
     for cls in type(topology).__mro__:
         if cls in DISJOINT_PATHS:
             return DISJOINT_PATHS[cls](topology, s, t)
+    construction = topology.disjoint_paths_construction()
+    if construction is not None:
+        return construction(topology, s, t)
     return flow_disjoint_paths(topology, s, t)

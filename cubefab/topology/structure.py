@@ -35,7 +35,8 @@ import numpy as np
 from .classwalk import CoveringWalks
 
 
-__all__ = ["SourceClass", "poly_mul", "poly_add", "hypercube_distribution",
+__all__ = ["SourceClass", "uniform_classes", "metacube_classes", "poly_mul", "poly_add",
+           "hypercube_distribution",
            "ring_distribution", "dlh_distribution", "dualcube_distribution",
            "metacube_walk_histogram", "metacube_class_distribution",
            "metacube_average_coefficients", "metacube_average_with_self",
@@ -192,6 +193,32 @@ def metacube_average_with_self(k, m):
     return Fraction(m * (1 << k), 2) + sum(b / Fraction(2) ** (j * m) for j, b in enumerate(beta))
 
 
+def uniform_classes(num_nodes, distribution, method):
+    """``([one class of every node], method)``: the structural classes of a
+    node-transitive network whose every source has ``distribution``."""
+    return [SourceClass("every node", num_nodes, distribution)], method
+
+
+def metacube_classes(topology):
+    """The structural classes of MC(k, m) (``k <= 4``; None above)."""
+    k, m = topology.k, topology.m
+    per_class = 1 << (topology.address_bits - k)
+    if k == 0:
+        return uniform_classes(topology.num_nodes, hypercube_distribution(m),
+                               "MC(0, m) = Q(m): binomial C(m, i)")
+    if k == 1:
+        dist = dualcube_distribution(m)
+        return ([SourceClass(f"class {c}", per_class, list(dist)) for c in range(2)],
+                "dual-cube closed form B + x^2 B (B-1) + x B^2, B = (1+x)^m")
+    if k > 4:
+        return None
+    powers = _field_powers(m, 1 << k)
+    return ([SourceClass(f"class {c}", per_class,
+                         metacube_class_distribution(k, m, c, powers))
+             for c in range(1 << k)],
+            f"class walks: shortest covering walks of Q({k}) + binomial field weights")
+
+
 def structural_classes(topology):
     """The source classes of ``topology`` with their exact distributions, or None.
 
@@ -200,33 +227,7 @@ def structural_classes(topology):
     (list of SourceClass, str) or None
         The classes (their ``sources`` add up to ``num_nodes``) and a short
         description of the method; None when the family has no structural method
-        here (Mcube, metacubes with k > 4, families added later).
+        here (Mcube, metacubes with k > 4, families added later): the family's
+        :meth:`~cubefab.topology.base.Topology.structural_classes`.
     """
-    # by family name: importing the families here closes a circle (base -> properties)
-    if topology.name == "hypercube":
-        return ([SourceClass("every node", topology.num_nodes,
-                             hypercube_distribution(topology.n))],
-                "hypercube: binomial C(n, i)")
-    if topology.name == "dlh":
-        return ([SourceClass("every node", topology.num_nodes,
-                             dlh_distribution(topology.m, topology.d))],
-                "DLH = Q(d) x C(2m) x K2: convolution of the factors")
-    if topology.name == "metacube":
-        k, m = topology.k, topology.m
-        per_class = 1 << (topology.address_bits - k)
-        if k == 0:
-            return ([SourceClass("every node", topology.num_nodes,
-                                 hypercube_distribution(m))],
-                    "MC(0, m) = Q(m): binomial C(m, i)")
-        if k == 1:
-            dist = dualcube_distribution(m)
-            return ([SourceClass(f"class {c}", per_class, list(dist)) for c in range(2)],
-                    "dual-cube closed form B + x^2 B (B-1) + x B^2, B = (1+x)^m")
-        if k > 4:
-            return None
-        powers = _field_powers(m, 1 << k)
-        return ([SourceClass(f"class {c}", per_class,
-                             metacube_class_distribution(k, m, c, powers))
-                 for c in range(1 << k)],
-                f"class walks: shortest covering walks of Q({k}) + binomial field weights")
-    return None
+    return topology.structural_classes()

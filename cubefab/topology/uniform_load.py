@@ -34,9 +34,6 @@ from functools import lru_cache
 import numpy as np
 
 from .classwalk import CoveringWalks
-from .dlh import DLH
-from .hypercube import Hypercube
-from .metacube import Metacube
 
 
 __all__ = ["uniform_channel_load", "class_walk_steps"]
@@ -167,10 +164,4 @@ def uniform_channel_load(topology, algorithm=None):
         (``structure``) and ``detail``.
     """
     algorithm = topology.check_algorithm(algorithm)
-    if isinstance(topology, Hypercube) and algorithm == "ecube":
-        return _hypercube(topology, algorithm, topology.n)
-    if isinstance(topology, Metacube) and algorithm == "minimal" and topology.k <= 4:
-        return _metacube(topology, algorithm)
-    if isinstance(topology, DLH) and algorithm == "dimension-order":
-        return _dlh(topology, algorithm)
-    return None
+    return topology.uniform_load_bound(algorithm)

@@ -9,7 +9,6 @@ from cubefab.hdl.config import RouterConfig
 from cubefab.hdl.modes import Adaptive, Broadcast, Waypoints
 from cubefab.hdl.route import (EscapePolicy, McubeEscape, SeparateEscapePolicy,
                                escape_policy)
-from cubefab.hdl.route import factory
 from cubefab.hdl.router import Router
 from cubefab.topology import Hypercube, Mcube
 
@@ -44,7 +43,8 @@ def test_the_escape_policy_is_the_familys(topology, algorithm, policy):
 
 
 def test_an_unregistered_family_gets_the_separate_escape_policy(monkeypatch):
-    monkeypatch.setattr(factory, "ESCAPE_POLICIES", {})
+    from cubefab.hdl.route import mcube
+    monkeypatch.delattr(mcube, "ESCAPE_POLICY")
     assert type(escape_policy(Mcube(3), "mroute")) is SeparateEscapePolicy
 
 

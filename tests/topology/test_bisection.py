@@ -48,7 +48,8 @@ def recount(net, sides):
 def test_small_catalog_is_what_the_families_allow():
     assert sorted(n.label for n in SMALL) == sorted(
         ["Q(1)", "Q(2)", "Q(3)", "Q(4)", "MC(0,1)", "MC(0,2)", "MC(0,3)", "MC(0,4)",
-         "MC(1,1)", "DLH(2,1)", "Mcube(1)", "Mcube(2)", "Mcube(3)", "Mcube(4)"])
+         "MC(1,1)", "DLH(2,1)", "Mcube(1)", "Mcube(2)", "Mcube(3)", "Mcube(4)",
+         "FQ(2)", "FQ(3)", "FQ(4)"])
 
 
 @pytest.mark.parametrize("net", SMALL, ids=lambda n: n.label)

@@ -21,7 +21,7 @@ from ...topology.hypercube import Hypercube
 from ...topology.mcube import Mcube
 from ...topology.metacube import Metacube
 from .dlh import ring_ahead
-from .factory import route_unit
+from .factory import family_unit, route_unit
 from .mcube import McubeRoute
 from .logic import table_function
 
@@ -225,7 +225,9 @@ class McubeAdaptiveRoute(AdaptiveRoute):
                                table.ravel().tolist(), 2 * bits)
 
 
-#: Adaptive route unit class by topology family name.
+#: Adaptive route unit class by topology family name: the units of this module; a
+#: family module's ``ADAPTIVE_ROUTE_UNIT`` serves the others
+#: (:func:`~cubefab.hdl.route.factory.family_unit`).
 ADAPTIVE_UNITS = {
     "hypercube": HypercubeAdaptiveRoute,
     "metacube": MetacubeAdaptiveRoute,
@@ -238,6 +240,9 @@ def adaptive_route_unit(topology, node=None, algorithm=None):
     """The adaptive route unit of ``topology``'s family (ValueError for others)."""
     unit_class = ADAPTIVE_UNITS.get(getattr(topology, "name", None))
     if unit_class is None:
-        raise ValueError(f"no adaptive route unit for {topology!r}; families: "
-                         f"{', '.join(ADAPTIVE_UNITS)}")
+        unit_class = family_unit(topology, "ADAPTIVE_ROUTE_UNIT")
+    if unit_class is None:
+        raise ValueError(f"no adaptive route unit for {topology!r}: no ADAPTIVE_ROUTE_UNIT "
+                         f"in cubefab.hdl.route.{getattr(topology, 'name', None)} "
+                         f"(docs/extending.md)")
     return unit_class(topology, node, algorithm)

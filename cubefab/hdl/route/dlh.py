@@ -55,3 +55,7 @@ class DLHRoute(RouteUnit):
         choices = [(cube_diff[j], j) for j in range(d)]
         choices += [(ahead, d), (code_diff.any(), d + 1), (ring_diff, d + 2)]
         m.d.comb += self.port.eq(first_true(choices, d + 3))
+
+
+#: The route unit of the family (found by :func:`~cubefab.hdl.route.factory.route_unit`).
+ROUTE_UNIT = DLHRoute

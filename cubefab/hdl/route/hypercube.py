@@ -30,3 +30,7 @@ class HypercubeRoute(RouteUnit):
         # the differing bits, in ascending dimension order, feed a priority encoder
         diff = self.dest ^ self.here_value()
         m.d.comb += self.port.eq(first_true([(diff[j], j) for j in range(n)], n))
+
+
+#: The route unit of the family (found by :func:`~cubefab.hdl.route.factory.route_unit`).
+ROUTE_UNIT = HypercubeRoute

@@ -110,3 +110,11 @@ class McubeEscape(SeparateEscapePolicy):
         with m.If(~choice.active & choice.fifo.r_en):
             m.d.sync += [last_dest.eq(head.dest), any_last.eq(1)]
         return port, port_vc
+
+
+#: The route unit of the family (found by :func:`~cubefab.hdl.route.factory.route_unit`).
+ROUTE_UNIT = McubeRoute
+
+#: The escape policy of its adaptive routers routing Mroute (found by
+#: :func:`~cubefab.hdl.route.factory.escape_policy`).
+ESCAPE_POLICY = McubeEscape

@@ -120,3 +120,7 @@ class MetacubeRoute(RouteUnit):
             m.d.comb += self.port.eq(first_true(choices, topo.degree))
         else:
             m.d.comb += self.port.eq(first_true(choices, walk_port))
+
+
+#: The route unit of the family (found by :func:`~cubefab.hdl.route.factory.route_unit`).
+ROUTE_UNIT = MetacubeRoute
