@@ -8,12 +8,13 @@ from amaranth.sim import Simulator
 
 from cubefab.hdl.route import adaptive_route_unit, route_unit
 from cubefab.hdl.route.foldedcube import FoldedCubeAdaptiveRoute, FoldedCubeRoute
-from cubefab.sim.selfcheck_run import CHECKS, run_selfcheck
+from cubefab.sim.selfcheck_run import CHECKS
 from cubefab.topology.adaptive import adaptive_ports, escape_port
 from cubefab.topology.duato import check_adaptive
 from cubefab.topology.foldedcube import FoldedCube
 from cubefab.topology.hypercube import Hypercube
 
+from tests.helpers import run_fabric_of
 from tests.hdl.route_helpers import assert_matches_reference
 
 
@@ -40,7 +41,7 @@ def test_route_unit_finds_the_family_unit():
 
 
 def test_fabric_under_load_delivers_every_packet():
-    r = run_selfcheck(FoldedCube(3), engine="amaranth", rate=0.6, cycles=120, drain=300,
+    r = run_fabric_of(FoldedCube(3), engine="amaranth", rate=0.6, cycles=120, drain=300,
                       seed=3, packet_flits=2)
     assert r["ok"] and r["drained"], {k: r[k] for k in CHECKS}
     assert all(r[k] == 0 for k in CHECKS) and r["in_flight"] == 0
@@ -76,7 +77,7 @@ def test_adaptive_routing_is_deadlock_free(n):
 
 
 def test_adaptive_fabric_under_load_loses_nothing():
-    r = run_selfcheck(FoldedCube(3), engine="amaranth", rate=0.5, cycles=100, drain=300,
+    r = run_fabric_of(FoldedCube(3), engine="amaranth", rate=0.5, cycles=100, drain=300,
                       seed=5, adaptive_vcs=1)
     assert r["ok"] and r["drained"] and r["adaptive_vcs"] == 1
     assert all(r[k] == 0 for k in CHECKS if k != "reordered") and r["in_flight"] == 0
