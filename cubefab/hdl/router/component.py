@@ -109,11 +109,6 @@ class Router(wiring.Component):
         #: FlitLayout: the flits of its links
         self.layout = config.layout
         self.node = None if node is None else topology.check_node(node, "node")
-        if config.multicast and self.node is None:
-            raise ValueError("Multicast routers need a constant node address, not None")
-        if config.broadcast_model == "one-port" and self.node is None:
-            raise ValueError("One-port replicating routers need a constant node address "
-                             "(OnePortSends tabulates one node's schedule), not None")
         degree = topology.degree
         #: Sticky flag for simulation: a flit arrived at a full buffer (a broken
         #: credit protocol); never set in a correct network.

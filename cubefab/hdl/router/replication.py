@@ -67,7 +67,8 @@ def _children(frame, p, flit):
     elif config.multicast == "vector":   # ... to the members named bit by bit
         unit = MulticastChildren(frame.topology, frame.node, "vector")
         m.d.comb += unit.member_vector.eq(flit.members)
-        local = local & flit.members[frame.topology.index(frame.node)]
+        local = local & (unit.is_member if frame.node is None
+                         else flit.members[frame.topology.index(frame.node)])
     elif config.broadcast_model == "one-port":   # every port the node sends to
         unit = OnePortSends(frame.topology, frame.node)
     else:
@@ -126,6 +127,8 @@ def _one_port_order(frame, queue, outputs):
     leaves)."""
     m, degree = frame.m, frame.degree
     sends = m.submodules[f"{queue.name}_order"] = OnePortSends(frame.topology, frame.node)
+    if frame.node is None:
+        m.d.comb += sends.here.eq(frame.router.here)
     index = Signal.like(sends.index, name=f"{queue.name}_index")
     tails = []
     for k, o in enumerate(outputs):
