@@ -151,8 +151,9 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
     model : {"all-port", "one-port"}
         The routers' ``broadcast_model``.
     engine : {"amaranth", "verilator"}
-        The simulator; ``"verilator"`` refuses multicasts and ``model="one-port"``
-        (ValueError: those routers need constant node addresses).
+        The simulator; ``"verilator"`` runs multicasts and ``model="one-port"`` on
+        networks of at most 128 nodes (ValueError above:
+        :func:`~cubefab.hdl.router.check_strapped`).
     **router
         :meth:`~cubefab.hdl.config.RouterConfig.for_topology` keywords; ``broadcast_vcs``
         defaults to :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs`.

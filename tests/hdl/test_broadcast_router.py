@@ -195,11 +195,14 @@ def test_member_vector_multicast_is_for_small_networks():
         Multicast(1, form="list")
 
 
-def test_multicast_routers_need_a_node_address():
+def test_multicast_routers_with_straps_are_built_up_to_128_nodes():
     config = RouterConfig.for_topology(Hypercube(2), replication=Multicast(1))
     assert "mmask" in dict(config.layout)
-    with refused(ValueError, match="constant node address"):
-        Router(config, None)
+    assert "here" in Router(config, None).signature.members
+    with refused(ValueError, match="subcube multicast routers with address straps "
+                                   "tabulate every .node, source. pair; they are built "
+                                   "for at most 128 nodes, not 256"):
+        Router(RouterConfig.for_topology(Hypercube(8), replication=Multicast(1)), None)
     with pytest.raises(ValueError, match="Multicast needs broadcast VCs"):
         parts(multicast="subcube")
 
@@ -264,8 +267,10 @@ def test_one_port_routers_are_validated():
     assert config.as_dict()["broadcast_model"] == "one-port"
     assert "broadcast_model" not in RouterConfig.for_topology(
         Hypercube(2), replication=Broadcast(1)).as_dict()
-    with refused(ValueError, match="constant node address"):
-        Router(config, None)
+    assert "here" in Router(config, None).signature.members
+    with refused(ValueError, match="one-port broadcast routers with address straps"):
+        Router(RouterConfig.for_topology(
+            Hypercube(8), replication=Broadcast(1, model="one-port")), None)
 
 
 def test_too_few_broadcast_vcs_is_a_one_port_deadlock():

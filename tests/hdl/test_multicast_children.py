@@ -89,7 +89,7 @@ def test_unit_refuses_bad_parameters():
     with pytest.raises(ValueError, match="node"):
         MulticastChildren.check(Hypercube(3), 9)
     with pytest.raises(ValueError, match="'here' input"):
-        MulticastChildren.check(Hypercube(7), None)
+        MulticastChildren.check(Hypercube(8), None)
     Fragment.get(MulticastChildren(Hypercube(3), 1, "vector"), None)
 
 

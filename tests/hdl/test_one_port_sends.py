@@ -81,7 +81,7 @@ def test_unit_refuses_bad_parameters():
     with pytest.raises(TypeError, match="Topology"):
         OnePortSends.check(None, 0)
     with pytest.raises(ValueError, match="'here' input"):
-        OnePortSends.check(Hypercube(7), None)
+        OnePortSends.check(Hypercube(8), None)
 
 
 @pytest.mark.parametrize("topology", [Hypercube(3), Metacube(1, 1), DLH(2, 1), Mcube(3)],

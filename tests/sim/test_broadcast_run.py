@@ -146,9 +146,9 @@ def test_the_verilator_netlist_straps_each_router_to_its_node(tmp_path, monkeypa
 
 
 @pytest.mark.parametrize("options", [{"model": "one-port"}, {"subcube": (4, 4)}])
-def test_the_verilator_engine_refuses_routers_of_constant_addresses(options):
-    with pytest.raises(ValueError, match="constant node addresses"):
-        hardware_broadcast(Hypercube(3), 0, engine="verilator", **options)
+def test_the_verilator_engine_refuses_one_port_and_multicast_over_128_nodes(options):
+    with pytest.raises(ValueError, match="at most 128 nodes, not 256: use the amaranth"):
+        hardware_broadcast(Hypercube(8), 0, engine="verilator", **options)
 
 
 def test_an_unknown_engine_is_refused():

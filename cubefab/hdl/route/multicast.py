@@ -61,7 +61,7 @@ class MulticastChildren(wiring.Component):
     #: Largest network (MC(2,2): 1024 nodes, 312 LUT4 for a subcube unit).
     MAX_NODES = 1024
     #: Most (here, source) pairs of a unit with straps.
-    MAX_ENTRIES = 1 << 12
+    MAX_ENTRIES = 1 << 14
 
     def __init__(self, topology, node=None, members="subcube"):
         self.check(topology, node, members)

@@ -55,7 +55,7 @@ class OnePortSends(wiring.Component):
 
     MAX_NODES = 1024
     #: Most (here, source) pairs of a unit with straps.
-    MAX_ENTRIES = 1 << 12
+    MAX_ENTRIES = 1 << 14
 
     def __init__(self, topology, node=None):
         self.check(topology, node)
