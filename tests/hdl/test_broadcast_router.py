@@ -3,11 +3,12 @@
 import pytest
 
 from cubefab.hdl.config import FabricConfig, RouterConfig
+from cubefab.hdl.fabric import Fabric
 from cubefab.hdl.modes import Adaptive, Broadcast, Multicast, parts
 from cubefab.hdl.router import Router
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube, bfs_distances
 from cubefab.topology.broadcast_deadlock import (BroadcastDeadlockError, broadcast_next_vc,
-                                                 required_broadcast_vcs)
+                                                 check_broadcast, required_broadcast_vcs)
 from cubefab.topology.broadcast_tree import (broadcast_tree, member_array, multicast_tree,
                                             one_port_tree, subcube_members)
 from tests.hdl.broadcast_helpers import broadcast_fabric
@@ -276,3 +277,27 @@ def test_one_port_routers_are_validated():
 def test_too_few_broadcast_vcs_is_a_one_port_deadlock():
     with pytest.raises(BroadcastDeadlockError, match="one-port"):
         FabricConfig.for_topology(DLH(2, 2), replication=Broadcast(1, model='one-port'))
+
+
+@pytest.mark.parametrize("replication", [
+    lambda vcs: Broadcast(vcs, "one-port"), lambda vcs: Multicast(vcs),
+    lambda vcs: Multicast(vcs, "vector")], ids=["one-port", "subcube", "vector"])
+@pytest.mark.parametrize("topology, settings", [
+    (Hypercube(3), {}), (Metacube(1, 1), {}), (DLH(2, 1), {}),
+    (Mcube(3), {"algorithm": "ecube"})], ids=lambda x: getattr(x, "label", ""))
+def test_strapped_replicating_fabrics_stand_on_the_configurations_proof(
+        topology, settings, replication):
+    # the straps change where the units' tables come from, not the trees or the VC
+    # rule: the one deadlock proof of the configuration (the channel dependencies of
+    # its trees) is made before a fabric of either form is built
+    model = "one-port" if isinstance(replication(1), Broadcast) else "all-port"
+    vcs = required_broadcast_vcs(topology, model)
+    config = FabricConfig.for_topology(topology, replication=replication(vcs), **settings)
+    router = config.router
+    assert check_broadcast(topology, router.algorithm, router.vc_classes, vcs,
+                           model=model).deadlock_free
+    fabric = Fabric(config, strapped=True)
+    assert all(r.node is None for r in fabric.routers)
+    if vcs > 1:
+        with pytest.raises(BroadcastDeadlockError):
+            FabricConfig.for_topology(topology, replication=replication(vcs - 1), **settings)
