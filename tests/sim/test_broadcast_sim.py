@@ -159,7 +159,7 @@ def test_one_port_engines_agree_past_saturation(verilator_cache, topology, setti
     # the Verilator fabric's routers are address-strapped (their one-port units tabulate
     # every node's schedule), the Amaranth fabric's of constant addresses (Q(3)'s
     # one-port trees are not its all-port trees: the check follows the former)
-    r = both_engines(topology, rate=1.0, cycles=150, warmup=30, drain=3000, seed=5,
+    r = both_engines(topology, rate=1.0, cycles=100, warmup=30, drain=3000, seed=5,
                      packet_flits=2, broadcast_fraction=0.2, broadcast_model="one-port",
                      **settings)
     assert_clean(r)
@@ -215,7 +215,7 @@ def test_multicast_copies_beyond_the_group_are_caught(monkeypatch):
 def test_multicast_engines_agree_past_saturation(verilator_cache, topology, group,
                                                  settings):
     # the Verilator fabric's multicast units and copy counts come from straps
-    r = both_engines(topology, rate=1.0, cycles=150, warmup=30, drain=3000, seed=3,
+    r = both_engines(topology, rate=1.0, cycles=100, warmup=30, drain=3000, seed=3,
                      packet_flits=2, broadcast_fraction=0.3, multicast_group=group,
                      **settings)
     assert r["ok"] and r["drained"] and all(r[k] == 0 for k in CHECKS), r
