@@ -401,9 +401,10 @@ def test_hostile_options(spec_name):
 
 #: Examples of the long run, and fewer for commands whose every valid run is long and
 #: whose options are few: ``demo`` (three options, about a minute a run: 150 runs passed
-#: the slow tests' hour).
+#: the slow tests' hour) and ``board`` (a valid run places and routes a bitstream: 150
+#: runs ran past 5,400 s).
 LONG_EXAMPLES = 150
-LONG_EXAMPLES_OF = {"demo": 12}
+LONG_EXAMPLES_OF = {"demo": 12, "board": 12}
 
 
 @pytest.mark.slow

@@ -18,11 +18,19 @@ from tests.helpers import alarm_after
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
+def _default_signals():
+    """In the child: Ctrl-C and SIGTERM as a terminal's user would meet them, also when
+    the test run itself ignores SIGINT (started in the background by a shell, or under
+    nohup: the child would inherit that and never see the interrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _cubefab(*args, **kwargs):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.Popen([sys.executable, "-m", "cubefab", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            **kwargs)
+                            preexec_fn=_default_signals, **kwargs)
 
 
 def _interrupt(proc, signum, ready, within=120):

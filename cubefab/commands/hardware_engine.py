@@ -1,8 +1,11 @@
 """The simulator of ``cubefab broadcast --hardware``: ``--engine auto|amaranth|verilator``,
 checked against the network's size and the routers before anything is built."""
 
+from math import isqrt
+
 from ..cli import CliError
 from ..hdl.config import RouterConfig
+from ..hdl.route.one_port import OnePortSends
 from ..sim.broadcast_run import ENGINES
 from .limits import check_channel_graph, check_fabric, check_router_cycles
 from .sim import check_engine
@@ -14,6 +17,10 @@ __all__ = ["MAX_HARDWARE_NODES", "add_engine_option", "hardware_engine"]
 #: Largest network ``cubefab broadcast --hardware`` simulates with Amaranth's simulator
 #: (the Verilator engine runs larger ones).
 MAX_HARDWARE_NODES = 128
+#: Largest network of one-port or multicast routers in either engine: with address
+#: straps (Verilator) their units tabulate every (node, source) pair
+#: (:func:`~cubefab.hdl.router.check_strapped`).
+MAX_TABULATED_NODES = min(MAX_HARDWARE_NODES, isqrt(OnePortSends.MAX_ENTRIES))
 
 
 def add_engine_option(parser):
@@ -21,7 +28,7 @@ def add_engine_option(parser):
     parser.add_argument("--engine", choices=("auto",) + ENGINES, default="auto",
                         help=f"--hardware: the simulator (default auto: amaranth up to "
                              f"{MAX_HARDWARE_NODES} nodes, verilator above; one-port and "
-                             f"multicast routers run on amaranth only)")
+                             f"multicast routers up to {MAX_TABULATED_NODES} nodes)")
 
 
 def hardware_engine(args, topology, model, algorithm):
@@ -32,20 +39,18 @@ def hardware_engine(args, topology, model, algorithm):
     built)."""
     multicast = ("--subcube" if args.subcube is not None else
                  "--members" if args.members is not None else None)
-    strapped = model == "all-port" and multicast is None
+    tabulated = model == "one-port" or multicast is not None
+    if tabulated and topology.num_nodes > MAX_TABULATED_NODES:
+        raise CliError(f"{topology.label} has {topology.num_nodes} nodes; --hardware "
+                       f"simulates {multicast or '--model one-port'} on networks up to "
+                       f"{MAX_TABULATED_NODES} nodes")
     engine = args.engine
     if engine == "auto":
-        engine = "amaranth" if topology.num_nodes <= MAX_HARDWARE_NODES or not strapped \
-            else "verilator"
-    if engine == "verilator" and not strapped:
-        raise CliError(f"--engine verilator runs address-strapped routers; "
-                       f"{multicast or '--model one-port'} "
-                       f"needs constant node addresses: use --engine amaranth")
+        engine = "amaranth" if topology.num_nodes <= MAX_HARDWARE_NODES else "verilator"
     if engine == "amaranth" and topology.num_nodes > MAX_HARDWARE_NODES:
         raise CliError(f"{topology.label} has {topology.num_nodes} nodes; --hardware "
                        f"simulates networks up to {MAX_HARDWARE_NODES} nodes with "
-                       f"--engine amaranth"
-                       + ("" if strapped else " (one-port and multicast routers need it)"))
+                       f"--engine amaranth")
     if engine == "verilator":
         check_engine(engine)
         # cycles: the broadcast's (a few per address bit: hops), the unicasts' (the

@@ -76,7 +76,7 @@ def _options(parser):
                         metavar="MASK",
                         help="broadcasts go only to their source's group: the nodes "
                              "sharing the source's address bits under MASK (a subcube; "
-                             "multicast routers, amaranth engine only)")
+                             "multicast routers; verilator up to 128 nodes)")
     parser.add_argument("--rate", type=fraction, default=0.1, metavar="R",
                         help="offered load, flits per node per cycle, 0..1 (default 0.1)")
     add_length_options(parser, SIM_LENGTH)
@@ -342,12 +342,13 @@ def _auto_engine(args, topology, design):
     (:func:`~cubefab.sim.engine_choice.choose_engine`): amaranth for a VCD, which only
     it writes, and for a design Verilator cannot run
     (:meth:`~cubefab.sim.run_spec.Engine.refusal`: one-port or multicast replicating
-    routers, of constant node addresses); else by the run's size, never by the
-    machine's cache."""
+    routers of more nodes than their straps tabulate); else by the run's size, never
+    by the machine's cache."""
     if args.vcd is not None:
         return "amaranth", "only it writes a VCD"
     if Engine("verilator").refusal(design):
-        return "amaranth", "only it runs routers with constant node addresses"
+        return "amaranth", ("only it runs one-port and multicast routers of constant "
+                            "node addresses, which this network's size needs")
     return choose_engine(topology.num_nodes, args.warmup + args.cycles,
                          available=verilator_missing_reason() is None)
 

@@ -231,7 +231,8 @@ class RouterConfig:
         named by ``(dest, mmask)`` (``form="subcube"``) or by a bit per node
         (``"vector"``, networks of at most :data:`MAX_VECTOR_NODES` nodes). Broadcast
         packets must be at most ``depth`` flits long. One-port and multicast routers
-        need a constant node address.
+        with address straps are built for at most 128 nodes
+        (:func:`~cubefab.hdl.router.check_strapped`).
         Which routings, hops and replications combine: :func:`~cubefab.hdl.modes.refusal`.
     header : str
         One of :data:`~cubefab.hdl.flit.HEADERS`: where a packet's routing information

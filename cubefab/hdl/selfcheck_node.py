@@ -163,10 +163,11 @@ class SelfCheckingNode(wiring.Component):
                                           waypoints=self.waypoints,
                                           multicast_group=multicast_group)
         #: Copies a broadcast of this node makes: ``N - 1``, or the other members of
-        #: its multicast group (multicast routers have constant addresses).
+        #: its multicast group (a strap of a strapped multicast node: :meth:`_copies`).
         self.copies = topology.num_nodes - 1
-        if router_config.multicast:
-            self.copies = int(subcube_members(topology, self.node, multicast_group).sum()) - 1
+        self.multicast_group = multicast_group if router_config.multicast else None
+        if router_config.multicast and self.node is not None:
+            self.copies = self._copies(self.node)
         # adaptive routing may reorder a flow's packets: the harness counts that
         # (and a failed link may drop packets whole, leaving a gap in a flow's
         # sequence: with fault-tolerant routers the harness checks the order)
@@ -183,6 +184,8 @@ class SelfCheckingNode(wiring.Component):
             **({"bwrap_mask": topology.degree} if self.broadcast else {}),
             **({"neighbors": topology.degree * topology.address_bits}
                if router_config.lookahead else {}),
+            **({"copies": (topology.num_nodes - 1).bit_length()}
+               if router_config.multicast else {}),
         })
         members = {
             "seed": In(32), "threshold": In(RATE_BITS + 1), "hot_threshold": In(RATE_BITS),
@@ -226,7 +229,13 @@ class SelfCheckingNode(wiring.Component):
             values.update(Router.broadcast_strap_values(self.topology, node))
         if self.router.config.lookahead:
             values.update(Router.lookahead_strap_values(self.topology, node))
+        if self.multicast_group is not None:
+            values["copies"] = self._copies(node)
         return values
+
+    def _copies(self, node):
+        """The copies a multicast of ``node`` makes: the other members of its group."""
+        return int(subcube_members(self.topology, node, self.multicast_group).sum()) - 1
 
     def elaborate(self, platform):
         m = Module()
@@ -282,6 +291,8 @@ class SelfCheckingNode(wiring.Component):
         """The events of a node with replicating routers: a broadcast counts as the
         copies it makes (:attr:`copies`)."""
         copies = self.copies
+        if self.multicast_group is not None and self.node is None:
+            copies = self.straps.copies
         sending = router.local_in.payload.bcast     # the flit offered is a broadcast's
 
         def weight(pulse, broadcast):

@@ -17,8 +17,8 @@ the position of its copy among the sender's sends, plus one (0 at the source).
 With ``engine="verilator"`` the same run goes through
 :class:`~cubefab.sim.verilator_broadcast.VerilatorRouterFabric` (one compiled
 address-strapped router, a C++ netlist: networks of thousands of nodes) and gives the
-same document; multicast and one-port routers need constant addresses and run on the
-Amaranth engine only.
+same document; its multicast and one-port routers tabulate every (node, source) pair
+in their straps, so it runs those on networks of at most 128 nodes.
 """
 
 from amaranth.sim import Simulator
@@ -151,8 +151,9 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
     model : {"all-port", "one-port"}
         The routers' ``broadcast_model``.
     engine : {"amaranth", "verilator"}
-        The simulator; ``"verilator"`` refuses multicasts and ``model="one-port"``
-        (ValueError: those routers need constant node addresses).
+        The simulator; ``"verilator"`` runs multicasts and ``model="one-port"`` on
+        networks of at most 128 nodes (ValueError above:
+        :func:`~cubefab.hdl.router.check_strapped`).
     **router
         :meth:`~cubefab.hdl.config.RouterConfig.for_topology` keywords; ``broadcast_vcs``
         defaults to :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs`.

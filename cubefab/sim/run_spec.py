@@ -22,6 +22,7 @@ builds a run from the flat keywords of scripts and tests.
 import dataclasses
 from dataclasses import dataclass
 
+from ..hdl.router import check_strapped
 from ..hdl.selfcheck import SelfCheckConfig
 from ..hdl.selfcheck_node import defect_inputs
 from ..hdl.traffic_gen import RATE_BITS, rate_threshold
@@ -156,16 +157,15 @@ class Engine:
     def refusal(self, design):
         """Why this engine cannot run ``design`` (a
         :class:`~cubefab.hdl.selfcheck.SelfCheckConfig`), or None when it can: Verilator
-        runs address-strapped routers, and one-port and multicast routers need constant
-        node addresses."""
+        runs address-strapped routers, whose one-port and multicast units tabulate every
+        (node, source) pair (:func:`~cubefab.hdl.router.check_strapped`: up to 128
+        nodes)."""
         if self.name == "amaranth":
             return None
-        if design.router.broadcast_model != "all-port":
-            return ("the verilator engine runs address-strapped routers, and one-port "
-                    "replicating routers need constant node addresses")
-        if design.multicast_group is not None:
-            return ("the verilator engine runs address-strapped routers, and multicast "
-                    "routers need constant node addresses")
+        try:
+            check_strapped(design.router)
+        except ValueError as error:
+            return f"the verilator engine runs address-strapped routers, and {error}"
         return None
 
     def check(self, design):

@@ -14,9 +14,9 @@ ejected, the first cycle a flit (and a head flit) crossed each link, the cycle t
 last flit entered. Python generates only ``router_fabric.h``: the netlist, the straps,
 the port accessors and the flit fields.
 
-Multicast and one-port replicating routers need a constant node address
-(:class:`~cubefab.hdl.router.Router` refuses them with ``node=None``): so does this
-engine.
+Multicast and one-port replicating routers with straps tabulate the model's decisions
+for every (node, source) pair (:func:`~cubefab.hdl.router.check_strapped`): this engine
+runs them on networks of at most 128 nodes.
 """
 
 import os
@@ -25,7 +25,7 @@ import tempfile
 
 from ..hdl.config import FabricConfig
 from ..hdl.ports import reset_less_verilog
-from ..hdl.router import Router
+from ..hdl.router import Router, check_strapped
 from ..topology.base import check_int
 from .verilator_engine import VerilatorError, VerilatorModel, cxx_name
 from .verilator_fabric import cxx_array, link_accessors, netlist_preamble
@@ -41,17 +41,14 @@ ROUTER_MODULE = "cubefab_router"
 
 def check_strappable(config):
     """Raise ValueError unless the routers of ``config`` (a
-    :class:`~cubefab.hdl.config.FabricConfig`) can be address-strapped: not multicast,
-    not one-port (those tabulate one node's decisions)."""
-    router = config.router
-    if router.multicast:
-        raise ValueError("the verilator engine runs address-strapped routers, and "
-                         "multicast routers need constant node addresses: use the "
-                         "amaranth engine")
-    if router.broadcast and router.broadcast_model != "all-port":
+    :class:`~cubefab.hdl.config.FabricConfig`) can be address-strapped
+    (:func:`~cubefab.hdl.router.check_strapped`: one-port and multicast routers up to
+    128 nodes)."""
+    try:
+        check_strapped(config.router)
+    except ValueError as error:
         raise ValueError(f"the verilator engine runs address-strapped routers, and "
-                         f"{router.broadcast_model} routers need constant node addresses: "
-                         f"use the amaranth engine")
+                         f"{error}: use the amaranth engine") from None
 
 
 def _strap_values(config, address):

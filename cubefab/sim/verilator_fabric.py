@@ -26,6 +26,7 @@ from amaranth.hdl import Shape
 
 from ..hdl.selfcheck import NODE_MODULE, SelfCheckConfig
 from ..topology.base import check_int
+from ..topology.broadcast_tree import subcube_members
 from ..topology.turns import inverse_ports
 from .checks import FlitFields, RouteReference
 from .verilator_engine import VerilatorModel, cxx_name, input_setters
@@ -166,7 +167,7 @@ def fabric_header(config, node):
     events = list(config.events()) + ["latency"]
     event_counter = [counters.index(e) for e in config.events()] + [counters.index("latency_sum")]
     layout, fmt = config.layout, config.fmt
-    ref = RouteReference.of(config.router)
+    ref = RouteReference.of(config.router, config.multicast_group)
     lines = [
         *netlist_preamble("cubefab.sim.verilator_fabric", topo, NODE_MODULE,
                           "the netlist, the node's ports, the flit fields, the reference "
@@ -231,6 +232,7 @@ def fabric_header(config, node):
         f"static const bool BROADCAST = {'true' if trees is not None else 'false'};",
         cxx_array("BCHILDREN", "uint32_t", trees.children.tolist() if trees else [[0]]),
         cxx_array("BVC", "uint8_t", trees.vc.tolist() if trees else [[0]]),
+        *_group_lines(topo, config.multicast_group),
         f"static const int VC_WIDTH = {layout['vc'].shape.width};",
         f"static const uint32_t TRANSLATION_MASK = {ref.mask}u;",
         f"static const int KEYS = {ref.next.shape[1]};",
@@ -254,6 +256,20 @@ def fabric_header(config, node):
         cxx_array("ESCAPE", "uint8_t", ref.escape.tolist() if ref.adaptive_vcs else [[0]]),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _group_lines(topology, group):
+    """The multicast groups of the checks (checks.h): ``GROUP_MASK`` (a broadcast of
+    ``s`` goes to the nodes ``x`` with ``(x ^ s) & GROUP_MASK == 0``; 0: every node) and
+    ``BCOPIES``, per source's dense index, the copies it makes (``N - 1`` without
+    groups: ``GROUP_MASK`` 0 reads none)."""
+    if group is None:
+        return ["static const uint32_t GROUP_MASK = 0u;",
+                cxx_array("BCOPIES", "int32_t", [0])]
+    copies = [int(subcube_members(topology, int(s), group).sum()) - 1
+              for s in topology.nodes()]
+    return [f"static const uint32_t GROUP_MASK = {group}u;",
+            cxx_array("BCOPIES", "int32_t", copies)]
 
 
 class VerilatorFabricModel(VerilatorModel):

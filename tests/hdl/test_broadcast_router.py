@@ -3,11 +3,12 @@
 import pytest
 
 from cubefab.hdl.config import FabricConfig, RouterConfig
+from cubefab.hdl.fabric import Fabric
 from cubefab.hdl.modes import Adaptive, Broadcast, Multicast, parts
 from cubefab.hdl.router import Router
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube, bfs_distances
 from cubefab.topology.broadcast_deadlock import (BroadcastDeadlockError, broadcast_next_vc,
-                                                 required_broadcast_vcs)
+                                                 check_broadcast, required_broadcast_vcs)
 from cubefab.topology.broadcast_tree import (broadcast_tree, member_array, multicast_tree,
                                             one_port_tree, subcube_members)
 from tests.hdl.broadcast_helpers import broadcast_fabric
@@ -195,11 +196,14 @@ def test_member_vector_multicast_is_for_small_networks():
         Multicast(1, form="list")
 
 
-def test_multicast_routers_need_a_node_address():
+def test_multicast_routers_with_straps_are_built_up_to_128_nodes():
     config = RouterConfig.for_topology(Hypercube(2), replication=Multicast(1))
     assert "mmask" in dict(config.layout)
-    with refused(ValueError, match="constant node address"):
-        Router(config, None)
+    assert "here" in Router(config, None).signature.members
+    with refused(ValueError, match="subcube multicast routers with address straps "
+                                   "tabulate every .node, source. pair; they are built "
+                                   "for at most 128 nodes, not 256"):
+        Router(RouterConfig.for_topology(Hypercube(8), replication=Multicast(1)), None)
     with pytest.raises(ValueError, match="Multicast needs broadcast VCs"):
         parts(multicast="subcube")
 
@@ -264,10 +268,36 @@ def test_one_port_routers_are_validated():
     assert config.as_dict()["broadcast_model"] == "one-port"
     assert "broadcast_model" not in RouterConfig.for_topology(
         Hypercube(2), replication=Broadcast(1)).as_dict()
-    with refused(ValueError, match="constant node address"):
-        Router(config, None)
+    assert "here" in Router(config, None).signature.members
+    with refused(ValueError, match="one-port broadcast routers with address straps"):
+        Router(RouterConfig.for_topology(
+            Hypercube(8), replication=Broadcast(1, model="one-port")), None)
 
 
 def test_too_few_broadcast_vcs_is_a_one_port_deadlock():
     with pytest.raises(BroadcastDeadlockError, match="one-port"):
         FabricConfig.for_topology(DLH(2, 2), replication=Broadcast(1, model='one-port'))
+
+
+@pytest.mark.parametrize("replication", [
+    lambda vcs: Broadcast(vcs, "one-port"), lambda vcs: Multicast(vcs),
+    lambda vcs: Multicast(vcs, "vector")], ids=["one-port", "subcube", "vector"])
+@pytest.mark.parametrize("topology, settings", [
+    (Hypercube(3), {}), (Metacube(1, 1), {}), (DLH(2, 1), {}),
+    (Mcube(3), {"algorithm": "ecube"})], ids=lambda x: getattr(x, "label", ""))
+def test_strapped_replicating_fabrics_stand_on_the_configurations_proof(
+        topology, settings, replication):
+    # the straps change where the units' tables come from, not the trees or the VC
+    # rule: the one deadlock proof of the configuration (the channel dependencies of
+    # its trees) is made before a fabric of either form is built
+    model = "one-port" if isinstance(replication(1), Broadcast) else "all-port"
+    vcs = required_broadcast_vcs(topology, model)
+    config = FabricConfig.for_topology(topology, replication=replication(vcs), **settings)
+    router = config.router
+    assert check_broadcast(topology, router.algorithm, router.vc_classes, vcs,
+                           model=model).deadlock_free
+    fabric = Fabric(config, strapped=True)
+    assert all(r.node is None for r in fabric.routers)
+    if vcs > 1:
+        with pytest.raises(BroadcastDeadlockError):
+            FabricConfig.for_topology(topology, replication=replication(vcs - 1), **settings)

@@ -88,6 +88,68 @@ def test_unit_refuses_bad_parameters():
         MulticastChildren.check(Hypercube(3), 0, "list")
     with pytest.raises(ValueError, match="node"):
         MulticastChildren.check(Hypercube(3), 9)
-    with pytest.raises(TypeError, match="constant node"):
-        MulticastChildren.check(Hypercube(3), None)
+    with pytest.raises(ValueError, match="'here' input"):
+        MulticastChildren.check(Hypercube(8), None)
     Fragment.get(MulticastChildren(Hypercube(3), 1, "vector"), None)
+
+
+@pytest.mark.parametrize("topology", [Hypercube(3), Metacube(1, 1), Mcube(3),
+                                      pytest.param(DLH(2, 1), marks=pytest.mark.slow)],
+                         ids=ids)
+def test_strapped_vector_unit_equals_the_pruned_tree_at_every_node(topology):
+    # exhaustive over (here, source) and the single-member sets (the children are an
+    # OR over members: one member at a time reads every subtree bit), with all members
+    # and none; is_member against the member bit of ``here``
+    unit = MulticastChildren(topology, None, "vector")
+    nodes = topology.nodes().tolist()
+    sets = [np.eye(len(nodes), dtype=bool)[j] for j in range(len(nodes))]
+    sets += [np.ones(len(nodes), dtype=bool), np.zeros(len(nodes), dtype=bool)]
+    bad = []
+
+    async def testbench(ctx):
+        for here in nodes:
+            ctx.set(unit.here, here)
+            for s in nodes:
+                ctx.set(unit.source, s)
+                for wanted in sets:
+                    ctx.set(unit.member_vector,
+                            sum(1 << i for i, b in enumerate(wanted) if b))
+                    tree = multicast_tree(topology, s, wanted)
+                    if ctx.get(unit.children) != int(tree.children[topology.index(here)]):
+                        bad.append((here, s, wanted.nonzero()))
+                    if ctx.get(unit.is_member) != wanted[topology.index(here)]:
+                        bad.append((here, s, "is_member"))
+
+    sim = Simulator(unit)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert bad == []
+
+
+@pytest.mark.parametrize("topology", [Hypercube(3), Metacube(1, 1), Mcube(3),
+                                      pytest.param(DLH(2, 1), marks=pytest.mark.slow)],
+                         ids=ids)
+def test_strapped_subcube_unit_equals_the_pruned_tree_at_every_node(topology):
+    # exhaustive over (here, source, value, mask) on these 3-bit networks
+    unit = MulticastChildren(topology, None, "subcube")
+    nodes = topology.nodes().tolist()
+    top = 1 << topology.address_bits
+    bad = []
+
+    async def testbench(ctx):
+        for s in nodes:
+            ctx.set(unit.source, s)
+            for value in range(top):
+                ctx.set(unit.value, value)
+                for mask in range(top):
+                    ctx.set(unit.mask, mask)
+                    tree = multicast_tree(topology, s, subcube_members(topology, value, mask))
+                    for here in nodes:
+                        ctx.set(unit.here, here)
+                        if ctx.get(unit.children) != int(tree.children[topology.index(here)]):
+                            bad.append((here, s, value, mask))
+
+    sim = Simulator(unit)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert bad == []

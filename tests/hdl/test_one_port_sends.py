@@ -80,5 +80,33 @@ def test_unit_refuses_bad_parameters():
         OnePortSends.check(Hypercube(3), 8)
     with pytest.raises(TypeError, match="Topology"):
         OnePortSends.check(None, 0)
-    with pytest.raises(TypeError, match="constant node"):
-        OnePortSends.check(Hypercube(3), None)
+    with pytest.raises(ValueError, match="'here' input"):
+        OnePortSends.check(Hypercube(8), None)
+
+
+@pytest.mark.parametrize("topology", [Hypercube(3), Metacube(1, 1), DLH(2, 1), Mcube(3)],
+                         ids=ids)
+def test_strapped_unit_sends_every_nodes_schedule(topology):
+    # exhaustive: every (here, source, index), against the model's sends of ``here``
+    unit = OnePortSends(topology, None)
+    nodes = topology.nodes().tolist()
+    bad = []
+
+    async def testbench(ctx):
+        for here in nodes:
+            ctx.set(unit.here, here)
+            for s in nodes:
+                ctx.set(unit.source, s)
+                sends = one_port_tree(topology, s).sends[here]
+                for i in range(unit.max_sends + 1):
+                    ctx.set(unit.index, i)
+                    want = sends[i][::-1] if i < len(sends) else (topology.degree, 0)
+                    if (ctx.get(unit.port), ctx.get(unit.step)) != tuple(want):
+                        bad.append((here, s, i))
+                if ctx.get(unit.children) != sum(1 << p for _, p in sends):
+                    bad.append((here, s, "children"))
+
+    sim = Simulator(unit)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert bad == []

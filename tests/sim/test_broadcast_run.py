@@ -134,6 +134,18 @@ def test_the_verilator_engine_gives_the_amaranth_document(verilator_cache, topol
 
 
 @needs_verilator
+@pytest.mark.slow    # (a build each: ~20 s; the self-checking runs cover both in CI)
+@pytest.mark.parametrize("topology, options", [
+    (Hypercube(3), {"model": "one-port"}), (Hypercube(3), {"subcube": (4, 4)}),
+    (Metacube(1, 1), {"members": [1, 2, 5, 7]}), (Metacube(1, 1), {"model": "one-port"})],
+    ids=lambda x: getattr(x, "label", None) or "-".join(map(str, x)))
+def test_strapped_one_port_and_multicast_routers_give_the_amaranth_document(
+        verilator_cache, topology, options):
+    amaranth = hardware_broadcast(topology, 0, **options)
+    assert hardware_broadcast(topology, 0, engine="verilator", **options) == amaranth
+
+
+@needs_verilator
 @pytest.mark.slow   # (a build of its own: ~15 s)
 def test_the_verilator_netlist_straps_each_router_to_its_node(tmp_path, monkeypatch):
     # mutation: every router strapped as node 0, the broadcast's copies go astray
@@ -146,9 +158,9 @@ def test_the_verilator_netlist_straps_each_router_to_its_node(tmp_path, monkeypa
 
 
 @pytest.mark.parametrize("options", [{"model": "one-port"}, {"subcube": (4, 4)}])
-def test_the_verilator_engine_refuses_routers_of_constant_addresses(options):
-    with pytest.raises(ValueError, match="constant node addresses"):
-        hardware_broadcast(Hypercube(3), 0, engine="verilator", **options)
+def test_the_verilator_engine_refuses_one_port_and_multicast_over_128_nodes(options):
+    with pytest.raises(ValueError, match="at most 128 nodes, not 256: use the amaranth"):
+        hardware_broadcast(Hypercube(8), 0, engine="verilator", **options)
 
 
 def test_an_unknown_engine_is_refused():

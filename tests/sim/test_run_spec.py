@@ -68,12 +68,19 @@ def test_a_part_of_the_wrong_kind_is_refused():
 @pytest.mark.parametrize("keywords", [
     {"broadcast_vcs": 1, "broadcast_model": "one-port"},
     {"broadcast_vcs": 1, "multicast_group": 1}])
-def test_verilator_refuses_routers_of_constant_addresses(keywords):
-    constant = design(**keywords)
-    assert "constant node addresses" in Engine("verilator").refusal(constant)
-    assert Engine("amaranth").refusal(constant) is None
-    with pytest.raises(ValueError, match="constant node addresses; use the amaranth"):
-        SelfCheckRun(constant, stimulus=Stimulus(broadcast_fraction=0.5))
+def test_verilator_runs_one_port_and_multicast_designs_with_straps(keywords):
+    assert Engine("verilator").refusal(design(**keywords)) is None
+
+
+@pytest.mark.parametrize("keywords", [
+    {"broadcast_vcs": 1, "broadcast_model": "one-port"},
+    {"broadcast_vcs": 1, "multicast_group": 1}])
+def test_verilator_refuses_one_port_and_multicast_designs_over_128_nodes(keywords):
+    large = design(topology=Hypercube(8), **keywords)
+    assert "at most 128 nodes, not 256" in Engine("verilator").refusal(large)
+    assert Engine("amaranth").refusal(large) is None
+    with pytest.raises(ValueError, match="not 256; use the amaranth"):
+        SelfCheckRun(large, stimulus=Stimulus(broadcast_fraction=0.5))
 
 
 def test_verilator_runs_address_strapped_designs():

@@ -20,9 +20,10 @@ simulator runs it much faster than many small ones, and the Verilog stays flat):
 
 from ..config import RouterConfig  # noqa: F401  (importable from here, as before)
 from .component import Router
+from .replication import check_strapped
 from .latency import (HOP_LATENCY, ROUTER_LATENCY, HOP_LATENCIES, ROUTER_LATENCIES,
                       zero_load_latency)
 
 
-__all__ = ["Router", "HOP_LATENCY", "ROUTER_LATENCY", "HOP_LATENCIES", "ROUTER_LATENCIES",
+__all__ = ["Router", "check_strapped", "HOP_LATENCY", "ROUTER_LATENCY", "HOP_LATENCIES", "ROUTER_LATENCIES",
            "zero_load_latency"]

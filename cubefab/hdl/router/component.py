@@ -13,7 +13,7 @@ from ..route.lookahead import LookaheadRoute
 from .frame import Frame
 from .input_unit import arriving, cut_tails, input_buffers
 from .output_unit import output_registers, output_vcs
-from .replication import Replica, replicating_queues
+from .replication import Replica, check_strapped, replicating_queues
 from .route_stage import route_stage
 from .switch import allocate_switch, crossbar
 
@@ -109,11 +109,8 @@ class Router(wiring.Component):
         #: FlitLayout: the flits of its links
         self.layout = config.layout
         self.node = None if node is None else topology.check_node(node, "node")
-        if config.multicast and self.node is None:
-            raise ValueError("Multicast routers need a constant node address, not None")
-        if config.broadcast_model == "one-port" and self.node is None:
-            raise ValueError("One-port replicating routers need a constant node address "
-                             "(OnePortSends tabulates one node's schedule), not None")
+        if self.node is None:
+            check_strapped(config)
         degree = topology.degree
         #: Sticky flag for simulation: a flit arrived at a full buffer (a broken
         #: credit protocol); never set in a correct network.

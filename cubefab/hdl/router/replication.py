@@ -20,6 +20,7 @@ ordered.
 """
 
 from dataclasses import dataclass
+from math import isqrt
 
 from amaranth.hdl import C, Cat, Mux, Signal, Value, unsigned
 from amaranth.lib import data
@@ -31,7 +32,26 @@ from ..route.one_port import OnePortSends
 from .input_unit import entry_route
 
 
-__all__ = ["Replica", "replicating_queues", "replica_requests"]
+__all__ = ["Replica", "check_strapped", "replicating_queues", "replica_requests"]
+
+
+def check_strapped(config):
+    """Raise ValueError unless the replication of ``config`` (a
+    :class:`~cubefab.hdl.config.RouterConfig`) can be built with address straps: the
+    one-port and multicast units of a strapped router tabulate every (node, source)
+    pair (:attr:`~cubefab.hdl.route.one_port.OnePortSends.MAX_ENTRIES`)."""
+    topology = config.topology
+    if config.multicast:
+        unit, forms = MulticastChildren, (config.multicast,)
+    elif config.broadcast and config.broadcast_model == "one-port":
+        unit, forms = OnePortSends, ()
+    else:
+        return
+    if topology.num_nodes ** 2 > unit.MAX_ENTRIES:
+        raise ValueError(f"{config.replication.kind} routers with address straps tabulate "
+                         f"every (node, source) pair; they are built for at most "
+                         f"{isqrt(unit.MAX_ENTRIES)} nodes, not {topology.num_nodes}")
+    unit.check(topology, None, *forms)
 
 
 @dataclass(frozen=True)
@@ -67,7 +87,8 @@ def _children(frame, p, flit):
     elif config.multicast == "vector":   # ... to the members named bit by bit
         unit = MulticastChildren(frame.topology, frame.node, "vector")
         m.d.comb += unit.member_vector.eq(flit.members)
-        local = local & flit.members[frame.topology.index(frame.node)]
+        local = local & (unit.is_member if frame.node is None
+                         else flit.members[frame.topology.index(frame.node)])
     elif config.broadcast_model == "one-port":   # every port the node sends to
         unit = OnePortSends(frame.topology, frame.node)
     else:
@@ -126,6 +147,8 @@ def _one_port_order(frame, queue, outputs):
     leaves)."""
     m, degree = frame.m, frame.degree
     sends = m.submodules[f"{queue.name}_order"] = OnePortSends(frame.topology, frame.node)
+    if frame.node is None:
+        m.d.comb += sends.here.eq(frame.router.here)
     index = Signal.like(sends.index, name=f"{queue.name}_index")
     tails = []
     for k, o in enumerate(outputs):

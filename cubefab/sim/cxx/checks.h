@@ -165,8 +165,9 @@ struct Checks {
             push(key(f.src, f.dest), f.stamp);
             return;
         }
-        for (int r = 0; r < N; ++r)
-            if (ADDRESS[r] != f.src) push(key(f.src, ADDRESS[r], true), f.stamp);
+        for (int r = 0; r < N; ++r)   // the other members of the source's group
+            if (ADDRESS[r] != f.src && ((ADDRESS[r] ^ f.src) & GROUP_MASK) == 0)
+                push(key(f.src, ADDRESS[r], true), f.stamp);
     }
 
     void eject(const Flit& ejected, uint64_t cycle, bool measured) {
@@ -188,7 +189,7 @@ struct Checks {
     // a copy's tail of the broadcast (src, stamp): its latency when it is the last
     void last_copy(uint32_t src, uint32_t stamp, uint64_t cycle, bool measured) {
         const uint64_t k = key(src, stamp);
-        if (++copies_seen[k] < N - 1) return;
+        if (++copies_seen[k] < (GROUP_MASK ? BCOPIES[INDEX[src]] : N - 1)) return;
         copies_seen.erase(k);
         if (measured) ++broadcast_latency[(cycle - stamp) & NOW_MASK];
     }
