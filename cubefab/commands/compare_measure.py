@@ -12,9 +12,10 @@ from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
 from ..cli import CliError
 from ..hdl.config import SIMULATION_DEFAULTS
 from ..hdl.router import Router
-from ..hdl.selfcheck import router_keywords
+from ..hdl.selfcheck import SelfCheckConfig
+from ..sim.run_spec import Engine, Schedule, SelfCheckRun
 from ..sim.selfcheck_run import ENGINES
-from ..sim.sweep import parse_rates, sweep_curves
+from ..sim.sweep import parse_rates, sweep_runs
 from ..progress import build_stages
 from ..sim.verilator_engine import VerilatorUnavailable, cache_root
 from .limits import check_fabric, check_hardware
@@ -92,16 +93,12 @@ def simulate_row(args, topology, rates, client=None, progress=None):
         check_fabric(what, config, args.engine)
     except CliError as exc:
         return {"note": f"not simulated: {exc}"}
-    shared = {key: value for key, value in router_keywords(config).items()
-              if key not in ("algorithm", "adaptive_vcs")}
+    run = SelfCheckRun(SelfCheckConfig(config), Schedule(args.cycles, args.warmup),
+                       engine=Engine(args.engine))
     try:
-        curve, = sweep_curves(topology, rates,
-                              algorithms=[(config.algorithm, config.adaptive_vcs)],
-                              traffic="uniform", engine=args.engine, cycles=args.cycles,
-                              warmup=args.warmup, client=client, progress=progress,
-                              build_progress=build_stages(f"the {topology.label} node",
-                                                          cache_root()),
-                              **shared)
+        curve, = sweep_runs([run], rates, client=client, progress=progress,
+                            build_progress=build_stages(f"the {topology.label} node",
+                                                        cache_root()))
     except VerilatorUnavailable as exc:
         raise CliError(f"{exc}; or use --engine amaranth") from None
     return {"engine": args.engine, "rates": rates, "cycles": args.cycles,

@@ -14,9 +14,10 @@ from .. import files
 from ..cluster import ClusterError
 from ..progress import Progress, build_stages
 from ..hdl.config import SIMULATION_DEFAULTS
-from ..hdl.selfcheck import router_keywords
+from ..hdl.selfcheck import SelfCheckConfig
+from ..sim.run_spec import Engine, Schedule, SelfCheckRun, Stimulus
 from ..sim.selfcheck_run import ENGINES
-from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_curves
+from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_runs
 from ..sim.verilator_engine import VerilatorUnavailable, cache_root
 from ..topology.deadlock import DeadlockError
 from ..topology.fault_routing import leg_algorithm
@@ -130,6 +131,14 @@ def _curve_routers(args, topology, routings, waypoints=0):
     return configs
 
 
+def _curve_run(args, router):
+    """The run that every point of ``router``'s curve varies (offered load, seed)."""
+    design = SelfCheckConfig(router, pattern=args.traffic, packet_flits=args.packet_flits)
+    return SelfCheckRun(design, Schedule(args.cycles, args.warmup),
+                        Stimulus(seed=args.seed, hotspot_fraction=args.hotspot_fraction),
+                        engine=Engine(args.engine))
+
+
 def _fault_counts(args, topology, algorithms):
     """The fault counts of ``--faults`` (None without it) and the routers' waypoints,
     after checking them (CliError)."""
@@ -156,20 +165,15 @@ def _sweep(args, topology):
     algorithms = _routings(args, topology)
     fault_counts, waypoints = _fault_counts(args, topology, algorithms)
     routers = _curve_routers(args, topology, algorithms, waypoints)
-    # what every curve shares (each has its routing, and its VCs unless --vcs)
-    shared = {key: value for key, value in router_keywords(routers[0]).items()
-              if key not in ("algorithm", "adaptive_vcs", "vcs")}
+    with input_errors():
+        runs = [_curve_run(args, router) for router in routers]
     bar = Progress(f"sweep {topology.label} {args.traffic}", unit="points")
-
     building = build_stages(f"the {topology.label} node", cache_root())
-    options = dict(
-        algorithms=algorithms, traffic=args.traffic, engine=args.engine,
-        cycles=args.cycles, warmup=args.warmup, seed=args.seed, seeds=args.seeds,
-        packet_flits=args.packet_flits, vcs=args.vcs, hotspot_fraction=args.hotspot_fraction,
-        progress=bar.update, build_progress=building, fault_counts=fault_counts, **shared)
     try:
         with cluster_client(args) as client:
-            results = sweep_curves(topology, rates, client=client, **options)
+            results = sweep_runs(runs, rates, seeds=args.seeds, fault_counts=fault_counts,
+                                 client=client, progress=bar.update,
+                                 build_progress=building)
     except (ClusterError, VerilatorUnavailable, DeadlockError) as exc:
         raise CliError(str(exc)) from None
     finally:

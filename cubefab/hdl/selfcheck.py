@@ -29,8 +29,7 @@ from .selfcheck_node import (CONFIG_INPUTS, DEFECT_INPUTS, SelfCheckingNode,
 from .traffic_gen import PacketFormat, RATE_BITS, check_generator
 
 
-__all__ = ["SelfCheckConfig", "SelfCheckingFabric", "COUNTER_BITS", "NODE_MODULE",
-           "router_keywords"]
+__all__ = ["SelfCheckConfig", "SelfCheckingFabric", "COUNTER_BITS", "NODE_MODULE"]
 
 
 #: Width of every event counter.
@@ -49,24 +48,6 @@ def _tree_sum(values):
         values = [values[i] + values[i + 1] if i + 1 < len(values) else values[i]
                   for i in range(0, len(values), 2)]
     return values[0]
-
-
-def router_keywords(router):
-    """The :class:`SelfCheckConfig` keywords that give its routers the configuration
-    ``router`` (a :class:`~cubefab.hdl.config.RouterConfig` of unicast or broadcast
-    replication; multicast comes with ``multicast_group``), those at their defaults
-    left out: the inverse of what :class:`SelfCheckConfig` builds its
-    :class:`~cubefab.hdl.config.FabricConfig` from."""
-    keywords = {"algorithm": router.algorithm, "vcs": router.vcs, "depth": router.depth,
-                "vcs_per_class": router.vcs_per_class,
-                "payload_width": router.payload_width, "adaptive_vcs": router.adaptive_vcs}
-    optional = {"fault_waypoints": (router.fault_waypoints, 0),
-                "broadcast_vcs": (router.broadcast_vcs, 0),
-                "broadcast_model": (router.broadcast_model, "all-port"),
-                "header": (router.header, "every"), "hop": (router.hop, "buffered")}
-    keywords.update({key: value for key, (value, default) in optional.items()
-                     if value != default})
-    return keywords
 
 
 class SelfCheckConfig:

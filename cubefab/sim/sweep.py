@@ -1,14 +1,15 @@
 """Latency-throughput curves: the self-checking fabric at a range of offered loads.
 
-:func:`sweep_curves` runs :func:`~cubefab.sim.selfcheck_run.run_selfcheck` once per
-point - offered load x routing algorithm x seed - as ``dask.distributed`` tasks when
+:func:`sweep_runs` runs :func:`~cubefab.sim.selfcheck_run.run_selfcheck` once per
+point - offered load x curve (a template run) x seed - as ``dask.distributed`` tasks when
 given a client (:func:`cubefab.cluster.open_client`), else one after another in this
 process; the results are the same either way. A Verilator model is built once on the
 client before any task is submitted; workers find it in the on-disk cache (keyed by
 the design), and a worker on another machine whose cache lacks it builds it once, under
 a file lock (:meth:`~cubefab.sim.verilator_engine.VerilatorModel.build`). Each curve is
 set beside the channel-load bound of the same topology, routing and traffic
-(:mod:`cubefab.sim.channel_load`).
+(:mod:`cubefab.sim.channel_load`). :func:`sweep_curves` describes the curves by flat
+keywords, one per routing algorithm.
 
 With ``seeds=N`` every point runs ``N`` seeds (:func:`derive_seeds`) and reports the
 mean of each figure with a 95 % Student-t confidence interval (:func:`mean_ci95`).
@@ -32,7 +33,7 @@ from .selfcheck_run import CHECKS, run_selfcheck
 
 
 __all__ = ["TIMING_KEYS", "parse_rates", "derive_seeds", "t_quantile_975", "mean_ci95",
-           "saturation", "sweep", "sweep_curves", "sweep_csv", "plot_sweep"]
+           "saturation", "sweep", "sweep_curves", "sweep_runs", "sweep_csv", "plot_sweep"]
 
 #: Keys of a run's result that measure the host, not the network: they differ between
 #: runs of the same point (everything else is identical for the same seed).
@@ -200,7 +201,8 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
                  engine="verilator", cycles=2000, warmup=500, seed=1, seeds=1, client=None,
                  progress=None, build_progress=None, opt="-O2", fault_counts=None,
                  **hardware):
-    """Run the self-checking fabric at every point: offered load x algorithm x seed.
+    """:func:`sweep_runs` of runs described by flat keywords (for scripts and tests):
+    one curve per routing algorithm.
 
     Parameters
     ----------
@@ -221,86 +223,146 @@ def sweep_curves(topology, rates, *, algorithms=(None,), traffic="uniform",
         ``"verilator"`` or ``"amaranth"``.
     cycles, warmup : int
         Per run.
-    seed, seeds : int
-        Base seed and seeds per point (:func:`derive_seeds`).
-    client : dask.distributed.Client, optional
-        Run the points as tasks on its cluster; None runs them here, one by one.
-    progress : callable, optional
-        ``progress(done, total)`` over points (runs).
-    build_progress : callable, optional
-        ``build_progress(stage)`` while a Verilator model is built.
+    seed : int
+        Base seed (:func:`sweep_runs`).
     fault_counts : iterable of int, optional
-        Fault-tolerant routers (``fault_waypoints`` in ``hardware``, default
-        :data:`~cubefab.topology.fault_routing.DEFAULT_WAYPOINTS`): one curve per
-        algorithm and count, under a random fault set of that many faulty nodes and
-        links (:func:`~cubefab.topology.fault_routing.random_fault_sets`, drawn from
-        ``seed`` and the count; the same set at every point of the curve). The curve
-        names its fault set (``faults``, ``faulty_nodes``, ``faulty_links``); its
-        channel-load bound is that of the fault set's waypoint routes
-        (:func:`~cubefab.sim.channel_load.waypoint_channel_load_bound`).
+        As :func:`sweep_runs`; the routers are fault-tolerant (``fault_waypoints`` in
+        ``hardware``, default :data:`~cubefab.topology.fault_routing.DEFAULT_WAYPOINTS`).
+    seeds, client, progress, build_progress
+        As :func:`sweep_runs`.
 
     Returns
     -------
     list of dict
-        One curve per algorithm: ``topology``, ``traffic``, ``algorithm``,
+        :func:`sweep_runs`'s curves.
+    """
+    hotspot_fraction = hardware.pop("hotspot_fraction", 0.1)
+    adaptive = hardware.pop("adaptive_vcs", 0)
+    algorithms = list(dict.fromkeys(
+        (topology.check_algorithm(a[0]), a[1]) if isinstance(a, tuple)
+        else (topology.check_algorithm(a), adaptive) for a in algorithms))
+    if fault_counts is not None:
+        from ..topology.fault_routing import DEFAULT_WAYPOINTS
+        hardware.setdefault("fault_waypoints", DEFAULT_WAYPOINTS)
+    runs = [SelfCheckRun.of(topology, engine=engine, opt=opt, cycles=cycles, warmup=warmup,
+                            seed=seed, hotspot_fraction=hotspot_fraction, pattern=traffic,
+                            algorithm=a, adaptive_vcs=v, **hardware) for a, v in algorithms]
+    return sweep_runs(runs, rates, seeds=seeds, fault_counts=fault_counts, client=client,
+                      progress=progress, build_progress=build_progress)
+
+
+def sweep_runs(runs, rates, *, seeds=1, fault_counts=None, client=None, progress=None,
+               build_progress=None):
+    """Run the self-checking fabric at every point: offered load x curve x seed.
+
+    Parameters
+    ----------
+    runs : sequence of SelfCheckRun
+        One curve each (:class:`~cubefab.sim.run_spec.SelfCheckRun`, a template: every
+        point of its curve is this run at the point's offered load and seed), all of
+        one topology and one base seed (the stimulus's ``seed``); the design is checked
+        once per curve.
+    rates : list of float
+        Offered loads, flits per node per cycle (each run once).
+    seeds : int
+        Seeds per point, derived from the base seed (:func:`derive_seeds`).
+    fault_counts : iterable of int, optional
+        For runs of fault-tolerant routers (``fault_waypoints``): one curve per run and
+        count, under a random fault set of that many faulty nodes and links
+        (:func:`~cubefab.topology.fault_routing.random_fault_sets`, drawn from the base
+        seed and the count; the same set at every point of the curve). The curve names
+        its fault set (``faults``, ``faulty_nodes``, ``faulty_links``); its
+        channel-load bound is that of the fault set's waypoint routes
+        (:func:`~cubefab.sim.channel_load.waypoint_channel_load_bound`).
+    client : dask.distributed.Client, optional
+        Run the points as tasks on its cluster (Verilator runs on one thread each);
+        None runs them here, one by one.
+    progress : callable, optional
+        ``progress(done, total)`` over points (runs).
+    build_progress : callable, optional
+        ``build_progress(stage)`` while a Verilator model is built.
+
+    Returns
+    -------
+    list of dict
+        One curve per run (and fault count): ``topology``, ``traffic``, ``algorithm``,
         ``adaptive_vcs``, ``engine``, ``cycles``, ``warmup``, ``seed``, ``seeds``,
         ``points`` (by rate;
         :func:`_point` of its runs), ``bound`` (the :func:`channel_load_bound`
         result), ``saturated``, ``saturation_throughput`` and ``saturation_rate``
         (None when not saturated), ``max_throughput``, ``fraction_of_bound``
         (saturation throughput / bound, or None) and ``ok`` (no run found an error).
+
+    Raises
+    ------
+    ValueError
+        Runs of several topologies or base seeds, or fault counts for routers that
+        are not fault-tolerant.
     """
+    templates = [_sweep_template(run, client) for run in runs]
+    if not templates:
+        raise ValueError("A sweep needs at least one run")
+    topology, seed = templates[0].topology, templates[0].stimulus.seed
+    if any(t.topology != topology or t.stimulus.seed != seed for t in templates):
+        raise ValueError("The runs of a sweep must share their topology and base seed")
     seed_list = derive_seeds(seed, seeds)
     rates = sorted(set(rates))
-    hotspot_fraction = hardware.pop("hotspot_fraction", 0.1)
-    adaptive = hardware.pop("adaptive_vcs", 0)
-    algorithms = list(dict.fromkeys(
-        (topology.check_algorithm(a[0]), a[1]) if isinstance(a, tuple)
-        else (topology.check_algorithm(a), adaptive) for a in algorithms))
-    fault_sets = _fault_sets(topology, fault_counts, seed, hardware)
-    threads = 1 if client is not None and engine == "verilator" else None
-    # one run per curve's routers (the design is checked once), varied per task
-    templates = {(a, v): SelfCheckRun.of(
-        topology, engine=engine, opt=opt, threads=threads, cycles=cycles, warmup=warmup,
-        hotspot_fraction=hotspot_fraction, pattern=traffic, algorithm=a, adaptive_vcs=v,
-        **hardware) for a, v in algorithms}
-    curves = [(a, f) for a in algorithms for f in range(len(fault_sets))]
+    fault_sets = _fault_sets(templates, fault_counts)
+    curves = [(t, f) for t in range(len(templates)) for f in range(len(fault_sets))]
     tasks = [(c, r, s) for c in curves for r in rates for s in seed_list]
-    options = [templates[a].replace(
-        stimulus=dataclasses.replace(templates[a].stimulus, rate=r, seed=s),
-        faults=Faults(**fault_sets[f][1])) for (a, f), r, s in tasks]
-    if engine == "verilator":   # build each model here, once, before any task runs
-        for template in templates.values():
-            run_selfcheck(template.replace(schedule=Schedule(1),
-                                           engine=Engine(engine, opt, threads=1)),
-                          build_progress=build_progress)
-    if client is None:
-        runs = []
-        for o in options:
-            runs.append(_run_point(o))
-            if progress:
-                progress(len(runs), len(options))
-    else:
+    options = [templates[t].replace(
+        stimulus=dataclasses.replace(templates[t].stimulus, rate=r, seed=s),
+        faults=Faults(**fault_sets[f][1])) for (t, f), r, s in tasks]
+    for template in templates:   # build each Verilator model here, before any task runs
+        if template.engine.name == "verilator":
+            run_selfcheck(template.replace(schedule=Schedule(1), engine=dataclasses.replace(
+                template.engine, threads=1)), build_progress=build_progress)
+    by_task = dict(zip(tasks, _run_points(options, client, progress)))
+    return [dict(_curve(templates[t], seed, seed_list,
+                        [_point([by_task[(t, f), r, s] for s in seed_list]) for r in rates],
+                        Faults(**fault_sets[f][1]) if fault_sets[f][1] else None),
+                 **fault_sets[f][0])
+            for t, f in curves]
+
+
+def _sweep_template(run, client):
+    """``run`` as a sweep's template: on one thread when its Verilator tasks share a
+    cluster's CPUs."""
+    if not isinstance(run, SelfCheckRun):
+        raise TypeError(f"A sweep's runs must be SelfCheckRuns, not {run!r}")
+    if client is not None and run.engine.name == "verilator":
+        return run.replace(engine=dataclasses.replace(run.engine, threads=1))
+    return run
+
+
+def _run_points(options, client, progress):
+    """The results of the runs ``options``, in order: on ``client``'s cluster, else one
+    after another here."""
+    if client is not None:
         from ..cluster import gather_as_completed
         futures = [client.submit(_run_point, o, pure=False, retries=TASK_RETRIES)
                    for o in options]
-        runs = gather_as_completed(client, futures, progress)
-    by_task = dict(zip(tasks, runs))
-    return [dict(_curve(templates[c[0]], traffic, seed, seed_list,
-                        [_point([by_task[c, r, s] for s in seed_list]) for r in rates],
-                        Faults(**fault_sets[c[1]][1]) if fault_sets[c[1]][1] else None),
-                 **fault_sets[c[1]][0])
-            for c in curves]
+        return gather_as_completed(client, futures, progress)
+    runs = []
+    for o in options:
+        runs.append(_run_point(o))
+        if progress:
+            progress(len(runs), len(options))
+    return runs
 
 
-def _fault_sets(topology, counts, seed, hardware):
-    """``[(what the curve says, run options)]``: one entry without ``counts`` (no
-    faults), else one random fault set per count (and ``fault_waypoints`` set in
-    ``hardware`` when missing)."""
+def _fault_sets(templates, counts):
+    """``[(what the curve says, fault options)]``: one entry without ``counts`` (no
+    faults), else one random fault set per count (ValueError for routers that are not
+    fault-tolerant)."""
     if counts is None:
         return [({}, {})]
-    from ..topology.fault_routing import DEFAULT_WAYPOINTS, fault_elements, random_fault_sets
-    hardware.setdefault("fault_waypoints", DEFAULT_WAYPOINTS)
+    from ..topology.fault_routing import fault_elements, random_fault_sets
+    for template in templates:
+        if not template.design.router.fault_waypoints:
+            raise ValueError("Fault counts need fault-tolerant routers (fault_waypoints "
+                             "of at least 1)")
+    topology, seed = templates[0].topology, templates[0].stimulus.seed
     out = []
     for count in counts:
         check_int("Fault count", count, 0, len(fault_elements(topology)))
@@ -311,10 +373,10 @@ def _fault_sets(topology, counts, seed, hardware):
     return out
 
 
-def _curve(run, traffic, seed, seed_list, points, faults):
+def _curve(run, seed, seed_list, points, faults):
     """The curve of ``points``, the runs of ``run`` (its template) at each rate, under
     ``faults`` (a :class:`~cubefab.sim.run_spec.Faults`; None: fault-free routers)."""
-    topology, router = run.topology, run.design.router
+    topology, router, traffic = run.topology, run.design.router, run.design.pattern
     algorithm, adaptive_vcs = router.algorithm, router.adaptive_vcs
     pattern = dict(hotspot=run.design.hotspot_given,
                    hotspot_fraction=run.stimulus.hotspot_fraction)

@@ -8,8 +8,10 @@ import os
 import matplotlib
 import pytest
 
-from cubefab.sim.sweep import (_splitmix64, derive_seeds, mean_ci95, parse_rates, plot_sweep,
-                               saturation, sweep, sweep_csv, t_quantile_975)
+from cubefab.sim.run_spec import SelfCheckRun
+from cubefab.sim.sweep import (TIMING_KEYS, _splitmix64, derive_seeds, mean_ci95, parse_rates,
+                               plot_sweep, saturation, sweep, sweep_csv, sweep_runs,
+                               t_quantile_975)
 from cubefab.topology.catalog import make_topology
 
 
@@ -212,6 +214,50 @@ def test_sweep_command_errors(cli):
     assert r.status == 2 and r.err.startswith("error: rates must")
     r = cli("sweep", "hypercube", "-n", 2, "--rates", "0.1", "--algorithm", "paper")
     assert r.status == 2 and "algorithm must be one of" in r.err
+
+
+def test_a_permutation_the_topology_lacks_is_one_error_line(cli):
+    """Transpose traffic needs an even number of address bits: Q(3) has none, which the
+    sweep said as an internal error (exit 3) before it built its runs under the input
+    checks."""
+    r = cli("sweep", "hypercube", "-n", 3, "--traffic", "transpose", "--rates", "0.1",
+            "--engine", "amaranth")
+    assert r.status == 2 and r.err == ("error: transpose traffic needs an even number of "
+                                       "address bits; Q(3) has 3\n")
+
+
+def test_a_sweep_of_runs_is_the_sweep_of_their_keywords():
+    """:func:`sweep_runs` of a template run gives the curve that :func:`sweep` gives for
+    the same keywords (timing fields aside)."""
+    topo = make_topology("hypercube", n=1)
+    run = SelfCheckRun.of(topo, engine="amaranth", cycles=60, warmup=10, seed=3)
+    by_run, = sweep_runs([run], [0.2])
+    by_keywords = tiny_sweep([0.2], seed=3)
+    assert _untimed(by_run) == _untimed(by_keywords)
+    assert by_run["points"][0]["delivered"] > 0
+
+
+def _untimed(curve):
+    return {**curve, "points": [{k: v for k, v in p.items() if k not in TIMING_KEYS}
+                                for p in curve["points"]]}
+
+
+def test_fault_counts_need_fault_tolerant_routers():
+    run = SelfCheckRun.of(make_topology("hypercube", n=2), engine="amaranth")
+    with pytest.raises(ValueError, match="fault-tolerant routers"):
+        sweep_runs([run], [0.1], fault_counts=[0])
+
+
+def test_the_runs_of_a_sweep_share_their_topology_and_seed():
+    one, two = make_topology("hypercube", n=1), make_topology("hypercube", n=2)
+    runs = [SelfCheckRun.of(one, engine="amaranth"), SelfCheckRun.of(two, engine="amaranth")]
+    with pytest.raises(ValueError, match="share their topology and base seed"):
+        sweep_runs(runs, [0.1])
+    runs = [SelfCheckRun.of(one, engine="amaranth", seed=s) for s in (1, 2)]
+    with pytest.raises(ValueError, match="share their topology and base seed"):
+        sweep_runs(runs, [0.1])
+    with pytest.raises(ValueError, match="at least one run"):
+        sweep_runs([], [0.1])
 
 
 def test_sweep_command_json(cli):
