@@ -17,8 +17,8 @@ from cubefab.cli import main
 #: The folder of the test suite.
 TESTS = pathlib.Path(__file__).parent
 
-#: Measured seconds of the slow tests (``python tests/slow_durations.py`` writes it):
-#: what the slow shards are balanced by.
+#: Measured seconds of the slow tests, what the slow shards are balanced by
+#: (``pytest -m slow --record-slow-durations`` merges a run's into it).
 SLOW_DURATIONS = TESTS / "slow_durations.json"
 
 #: The timeout of a slow test that sets none: hours of exhaustive work stay bounded.
