@@ -2,11 +2,13 @@
 are :func:`cubefab.build.formal.prove_multicast_children` and
 :func:`cubefab.build.formal.prove_one_port_sends`).
 
-The units have a constant node address and answer for every ``source``; the proofs
-quantify over every source that is a node and every other input (member set, send
-index), and compare the unit's outputs with terms built from the reference model's data
-(:mod:`cubefab.topology.broadcast_tree`): per source, lookup trees keyed by the source's
-address bits. The unit's own tables are never read.
+The units have a constant node address, or read it from their ``here`` input (address
+straps: one unit for every node), and answer for every ``source``; the proofs quantify
+over every source that is a node (and every ``here`` that is one) and every other input
+(member set, send index), and compare the unit's outputs with terms built from the
+reference model's data (:mod:`cubefab.topology.broadcast_tree`): per source (and node),
+lookup trees keyed by the address bits of the source (then of ``here``). The unit's own
+tables are never read.
 """
 
 import time
@@ -24,16 +26,33 @@ from ._formal_smt import (_checked_unit, _circuit, _gather, _lookup, _node_term,
 __all__ = ["prove_multicast_children", "prove_one_port_sends"]
 
 
-def _source_tables(topology, make_row):
-    """Lookup tables keyed by the source address: ``tables[i][source]`` is
-    ``make_row(source)[i]`` for each node, 0 for the other addresses."""
-    rows = {s: make_row(s) for s in topology.nodes().tolist()}
-    size = 1 << topology.address_bits
+def _source_tables(topology, make_row, node):
+    """Lookup tables keyed by the source address (and, for the strapped unit, ``node``
+    None, by ``here`` above it): ``tables[i][source | here << address_bits]`` is
+    ``make_row(source, here)[i]`` for each pair of nodes (``here`` is ``node`` when it
+    is given), 0 for the other addresses."""
+    nodes = topology.nodes().tolist()
+    n = topology.address_bits
+    heres = nodes if node is None else [node]
+    rows = {s | (0 if node is not None else h << n): make_row(s, h)
+            for h in heres for s in nodes}
+    size = 1 << (n if node is not None else 2 * n)
     tables = [[0] * size for _ in next(iter(rows.values()))]
-    for s, row in rows.items():
+    for key, row in rows.items():
         for table, entry in zip(tables, row):
-            table[s] = entry
+            table[key] = entry
     return tables
+
+
+def _node_key(z3, topology, value):
+    """The lookup key of a unit's ``source`` (and ``here``, when strapped) and the
+    assumption that they are nodes."""
+    n, is_node = topology.address_bits, _node_term(z3, topology)
+    key, nodes = _gather(z3, value["source"], range(n)), [is_node(value["source"])]
+    if "here" in value:
+        key += _gather(z3, value["here"], range(n))
+        nodes.append(is_node(value["here"]))
+    return key, nodes
 
 
 def _as_word(bits):
@@ -55,7 +74,9 @@ def prove_multicast_children(topology, node, members="subcube", unit=None, workd
     ``"vector"`` mode), bit ``p`` of ``children`` is set exactly when the neighbour
     ``w`` through ``p`` is a child of ``node`` in ``broadcast_tree(source)`` and the
     subtree of ``w`` holds a member other than ``source``, i.e. ``children ==
-    multicast_tree(topology, source, members).children[node]``.
+    multicast_tree(topology, source, members).children[node]``. With ``node`` None the
+    unit is the strapped one, and the proof holds for every node ``here`` as well (in
+    ``"vector"`` mode with ``is_member`` the member bit of ``here``).
 
     The reference terms come from the model: per source and port, the subtree of the
     child as a constant node vector
@@ -69,8 +90,8 @@ def prove_multicast_children(topology, node, members="subcube", unit=None, workd
     ----------
     topology : Topology
         At most :attr:`MulticastChildren.MAX_NODES` nodes.
-    node : int
-        The unit's node address.
+    node : int or None
+        The unit's node address; None for the unit with address straps.
     members : {"subcube", "vector"}
         How the unit receives the member set.
     unit : MulticastChildren, optional
@@ -83,8 +104,9 @@ def prove_multicast_children(topology, node, members="subcube", unit=None, workd
     Returns
     -------
     ProofResult
-        ``algorithm`` is the tree routing; the counterexample holds ``source``, the
-        member set (``value`` and ``mask``, or ``member_vector``) and ``children``.
+        ``algorithm`` is the tree routing; the counterexample holds ``source`` (and
+        ``here``), the member set (``value`` and ``mask``, or ``member_vector``) and
+        ``children`` (and ``is_member``).
     """
     import z3
 
@@ -99,37 +121,40 @@ def prove_multicast_children(topology, node, members="subcube", unit=None, workd
     smt = _smt_of(unit, workdir)
     n, degree = topology.address_bits, topology.degree
     nodes = topology.nodes().tolist()
-    here = topology.index(unit.node)
-    neighbours = [topology.index(topology.neighbor(unit.node, p)) for p in range(degree)]
 
-    def subtree_words(source):
+    def subtree_words(source, here):
         tree = broadcast_tree(topology, source)
         inside = tree.subtrees()
         inside[:, topology.index(source)] = False       # the source is never a member
-        kids = int(tree.children[here])
-        return [_as_word(inside[neighbours[p]]) if kids >> p & 1 else 0
-                for p in range(degree)]
+        kids = int(tree.children[topology.index(here)])
+        return [_as_word(inside[topology.index(topology.neighbor(here, p))])
+                if kids >> p & 1 else 0 for p in range(degree)]
 
-    tables = _source_tables(topology, subtree_words)
-    widths = ({"source": n, "value": n, "mask": n} if members == "subcube"
-              else {"source": n, "member_vector": len(nodes)})
+    tables = _source_tables(topology, subtree_words, unit.node)
+    widths = {"source": n} if unit.node is not None else {"source": n, "here": n}
+    widths.update({"value": n, "mask": n} if members == "subcube"
+                  else {"member_vector": len(nodes)})
     widths["children"] = degree
+    if unit.node is None and members == "vector":
+        widths["is_member"] = 1
     circuit, decls, value = _circuit(z3, smt, widths)
-    source = value["source"]
     if members == "subcube":
         bits = [z3.If(z3.BitVecVal(x, n) & value["mask"] == value["value"] & value["mask"],
                       z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)) for x in nodes]
         member = _concat_bits(z3, bits)
     else:
         member = value["member_vector"]
-    key = _gather(z3, source, range(n))
+    key, are_nodes = _node_key(z3, topology, value)
     zero = z3.BitVecVal(0, len(nodes))
-    good = z3.And(*[(z3.Extract(p, p, value["children"]) == 1)
-                    == (member & _lookup(z3, key, tables[p], len(nodes)) != zero)
-                    for p in range(degree)])
+    good = [(z3.Extract(p, p, value["children"]) == 1)
+            == (member & _lookup(z3, key, tables[p], len(nodes)) != zero)
+            for p in range(degree)]
+    if "is_member" in value:
+        good += [z3.Implies(value["here"] == x, value["is_member"] == z3.Extract(i, i, member))
+                 for i, x in enumerate(nodes)]
     solver = _solver(z3, timeout_s)
     solver.add(circuit)
-    solver.add(_node_term(z3, topology)(source), z3.Not(good))
+    solver.add(*are_nodes, z3.Not(z3.And(*good)))
     return _verdict(z3, solver, topology, unit, decls, 0, len(tables) * len(tables[0]), start,
                     algorithm=tree_algorithm(topology))
 
@@ -144,14 +169,14 @@ def prove_one_port_sends(topology, node, unit=None, workdir=None, timeout_s=600)
     bit for each port of those sends.
 
     The reference terms are the model's sends as lookup trees keyed by ``index`` and the
-    source's address (the unit's own tables are not read).
+    source's address (and ``here``'s; the unit's own tables are not read).
 
     Parameters
     ----------
     topology : Topology
         At most :attr:`OnePortSends.MAX_NODES` nodes.
-    node : int
-        The unit's node address.
+    node : int or None
+        The unit's node address; None for the unit with address straps.
     unit : OnePortSends, optional
         A unit of ``topology`` and ``node``; its ``index`` must count to the model's
         most sends (ValueError otherwise).
@@ -161,8 +186,8 @@ def prove_one_port_sends(topology, node, unit=None, workdir=None, timeout_s=600)
     Returns
     -------
     ProofResult
-        ``algorithm`` is the schedule's; the counterexample holds ``source``, ``index``,
-        ``port``, ``step`` and ``children``.
+        ``algorithm`` is the schedule's; the counterexample holds ``source`` (and
+        ``here``), ``index``, ``port``, ``step`` and ``children``.
     """
     import z3
 
@@ -170,32 +195,40 @@ def prove_one_port_sends(topology, node, unit=None, workdir=None, timeout_s=600)
     unit = _checked_unit(topology, unit, lambda: OnePortSends(topology, node),
                          "prove_one_port_sends", node=node)
     n, degree, pw = topology.address_bits, topology.degree, topology.port_width
-    sends = {s: one_port_sends(topology, s, unit.node) for s in topology.nodes().tolist()}
+    nodes = topology.nodes().tolist()
+    heres = nodes if unit.node is None else [unit.node]
+    # key: the source, and with straps the node above it
+    sends = {s | (h << n if unit.node is None else 0): one_port_sends(topology, s, h)
+             for h in heres for s in nodes}
     most = max(len(v) for v in sends.values())
     last_step = max((step for v in sends.values() for step, _ in v), default=0)
     iw, sw = len(unit.index), len(unit.step)
     if most >= 1 << iw:
-        raise ValueError(f"Unit's index has {iw} bits; node {unit.node} sends up to {most} "
-                         f"copies")
+        who = "a node" if unit.node is None else f"node {unit.node}"
+        raise ValueError(f"Unit's index has {iw} bits; {who} sends up to {most} copies")
     smt = _smt_of(unit, workdir)
-    circuit, decls, value = _circuit(z3, smt, {"source": n, "index": iw, "port": pw,
-                                               "step": sw, "children": degree})
-    source, index = value["source"], value["index"]
-    # key (index bits, source bits), LSB first
-    ports, steps = [degree] * (1 << (iw + n)), [0] * (1 << (iw + n))
+    widths = {"source": n, **({"here": n} if unit.node is None else {}), "index": iw,
+              "port": pw, "step": sw, "children": degree}
+    circuit, decls, value = _circuit(z3, smt, widths)
+    key_bits = n if unit.node is not None else 2 * n
+    # key (index bits, source bits, here bits), LSB first
+    ports, steps = [degree] * (1 << (iw + key_bits)), [0] * (1 << (iw + key_bits))
     for s, v in sends.items():
         for i, (step, port) in enumerate(v):
             ports[i | s << iw], steps[i | s << iw] = port, step
-    (children,) = _source_tables(topology, lambda s: [sum(1 << p for _, p in sends[s])])
-    key = _gather(z3, index, range(iw)) + _gather(z3, source, range(n))
+    (children,) = _source_tables(
+        topology, lambda s, h: [sum(1 << p for _, p in sends[s | (h << n if unit.node is None
+                                                                  else 0)])],
+        unit.node)
+    node_key, are_nodes = _node_key(z3, topology, value)
+    key = _gather(z3, value["index"], range(iw)) + node_key
     wide = max(sw, last_step.bit_length(), 1)
     good = z3.And(value["port"] == _lookup(z3, key, ports, pw),
                   z3.ZeroExt(wide - sw, value["step"]) == _lookup(z3, key, steps, wide),
                   value["children"] == _lookup(z3, key[iw:], children, degree))
     solver = _solver(z3, timeout_s)
     solver.add(circuit)
-    solver.add(_node_term(z3, topology)(source), z3.ULE(index, most),
-               z3.Not(good))
+    solver.add(*are_nodes, z3.ULE(value["index"], most), z3.Not(good))
     return _verdict(z3, solver, topology, unit, decls, 0,
                     len(ports) + len(steps) + len(children), start,
-                    algorithm=one_port_tree(topology, unit.node).algorithm)
+                    algorithm=one_port_tree(topology, heres[0]).algorithm)

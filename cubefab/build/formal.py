@@ -21,9 +21,10 @@ for every node and port, so that ``d(u, t) = d(u & R, t ^ (u & T))``.
 
 The other provers follow the same pattern: :func:`prove_adaptive_route` (adaptive
 route units), :func:`prove_waypoint_route` (waypoint route units),
-:func:`prove_broadcast_children` (broadcast children units) and, for units of one node,
-:func:`prove_multicast_children` and :func:`prove_one_port_sends` (multicast children
-and one-port send order units, :mod:`cubefab.build._formal_replication`). The plumbing
+:func:`prove_broadcast_children` (broadcast children units) and, for units of one node
+or with address straps, :func:`prove_multicast_children` and :func:`prove_one_port_sends`
+(multicast children and one-port send order units,
+:mod:`cubefab.build._formal_replication`). The plumbing
 they share is in :mod:`cubefab.build._formal_smt`.
 """
 
