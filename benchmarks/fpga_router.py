@@ -71,8 +71,8 @@ from cubefab.hdl.fabric import Fabric, FabricConfig  # noqa: E402
 from cubefab.hdl import router as router_module  # noqa: E402
 from cubefab.hdl.flit import payload_efficiency, payload_width_for  # noqa: E402
 from cubefab.hdl.router import (Router, RouterConfig, HOP_LATENCY,  # noqa: E402
-                                HOP_LATENCIES, BUFFERS)
-from cubefab.hdl.config import TURNS  # noqa: E402
+                                HOP_LATENCIES)
+from cubefab.hdl.config import BUFFERS, TURNS  # noqa: E402
 from cubefab.topology import Hypercube, Metacube, DLH  # noqa: E402
 from cubefab.topology.deadlock import required_vcs  # noqa: E402
 
