@@ -74,12 +74,13 @@ def test_ecp5_router_places_and_routes(cli, tmp_path):
 
 
 @needs_family("gw1nr-9")
-def test_gowin_router_places_and_routes(cli, tmp_path):
-    doc = _router_report(cli, tmp_path, "gw1nr-9")
+@pytest.mark.parametrize("device, luts", [("gw1nr-9", 8640), ("gw2a-18", 20736)])
+def test_gowin_router_places_and_routes(cli, tmp_path, device, luts):
+    doc = _router_report(cli, tmp_path, device)
     assert set(doc) == REPORT_KEYS
     assert doc["family"] == "Gowin" and doc["fits"] is True
     assert doc["lut4"] == sum(doc["cells"].get(f"LUT{i}", 0) for i in range(1, 5)) > 0
-    assert doc["logic_cells_available"] == 8640
+    assert doc["logic_cells_available"] == luts
     assert doc["fmax_mhz"] > 20
     assert os.path.exists(tmp_path / "top.cst")
 
