@@ -10,7 +10,7 @@ packet counted), ``sweep`` and ``compare --simulate`` measure steady-state curve
 
 import contextlib
 
-from ..cli import CliError, fraction, int_range
+from ..cli import CliError, float_range, int_range
 from .limits import MAX_CYCLES, MAX_JOBS, MAX_PACKET_FLITS, MAX_SEED
 
 
@@ -61,11 +61,17 @@ def add_seed_option(parser, help="seed of the traffic generators", limit=MAX_SEE
                         help=f"{help}, 0 to {limit} (default %(default)s)")
 
 
+#: What ``--hotspot-fraction`` takes: the generators' hot-node share is a 16-bit
+#: threshold, so it stays below 1 (:class:`~cubefab.sim.run_spec.Stimulus`).
+HOTSPOT_FRACTION = float_range(0.0, 1.0, hi_open=True)
+
+
 def add_hotspot_fraction_option(parser):
     """Add ``--hotspot-fraction F`` (default 0.1)."""
-    parser.add_argument("--hotspot-fraction", type=fraction, default=0.1, metavar="F",
-                        help="share of --traffic hotspot's packets sent to the hot node, "
-                             "0..1 (default %(default)s)")
+    parser.add_argument("--hotspot-fraction", type=HOTSPOT_FRACTION, default=0.1,
+                        metavar="F", help="share of --traffic hotspot's packets sent to "
+                        "the hot node, 0 <= F < 1 (the generators draw it in 1/65536ths "
+                        "below 1; default %(default)s)")
 
 
 def add_cluster_options(parser, prefix=""):
