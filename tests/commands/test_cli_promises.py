@@ -41,7 +41,7 @@ def test_sim_and_sweep_say_that_a_model_is_built(cli, monkeypatch, command):
     from cubefab.commands import sim, sweep
     monkeypatch.setattr(sim, "check_engine", lambda name: None)
     monkeypatch.setattr(sim, "run_selfcheck", lambda topology, **kw: _fake_build(**kw))
-    monkeypatch.setattr(sweep, "sweep_curves", lambda topology, rates, **kw: _fake_build(**kw))
+    monkeypatch.setattr(sweep, "sweep_runs", lambda runs, rates, **kw: _fake_build(**kw))
     r = cli(*command)
     assert r.status == 2 and "stopped by the test" in r.err
     assert r.err.startswith("building the Verilator model of the Q(2) node (once: it is "
