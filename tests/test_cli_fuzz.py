@@ -402,15 +402,29 @@ def test_hostile_options(spec_name):
 #: Examples of the long run, and fewer for commands whose every valid run is long and
 #: whose options are few: ``demo`` (three options, about a minute a run: 150 runs passed
 #: the slow tests' hour) and ``board`` (a valid run places and routes a bitstream: 150
-#: runs ran past 5,400 s).
+#: runs ran past 5,400 s); ``synth router`` and ``synth fabric`` place and route too.
 LONG_EXAMPLES = 150
-LONG_EXAMPLES_OF = {"demo": 12, "board": 12}
+LONG_EXAMPLES_OF = {"demo": 12, "board": 12, "synth router": 24, "synth fabric": 24}
+
+#: Seconds one command of the long run may take, and more for the synthesis commands:
+#: a valid ``synth router dlh -m 2 -d 1 --adaptive`` fills 79 % of the HX8K, and
+#: nextpnr clears its routing congestion in over 10 minutes on a loaded 2-core machine.
+LONG_LIMIT = 600
+LONG_LIMIT_OF = {"synth router": 1800, "synth fabric": 1800}
+
+
+def long_fuzz_params():
+    """The commands of the long run, those with a longer limit with a timeout to match."""
+    for spec_name in sorted(SPECS):
+        limit = LONG_LIMIT_OF.get(spec_name, LONG_LIMIT)
+        marks = [pytest.mark.timeout(4 * limit)] if limit > LONG_LIMIT else []
+        yield pytest.param(spec_name, limit, marks=marks, id=spec_name)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("spec_name", sorted(SPECS))
-def test_hostile_options_long(spec_name):
-    fuzz(spec_name, LONG_EXAMPLES_OF.get(spec_name, LONG_EXAMPLES), fast=False, limit=600)
+@pytest.mark.parametrize(("spec_name", "limit"), long_fuzz_params())
+def test_hostile_options_long(spec_name, limit):
+    fuzz(spec_name, LONG_EXAMPLES_OF.get(spec_name, LONG_EXAMPLES), fast=False, limit=limit)
 
 
 # ---------------------------------------------------------------- size bombs
