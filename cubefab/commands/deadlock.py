@@ -46,7 +46,8 @@ def _options(parser):
                         payload_width=None)
     parser.add_argument("--broadcast", action="store_true",
                         help="check unicast plus broadcast replication: the broadcast trees "
-                             "on their own VC class (combined channel dependency graph)")
+                             "on their own VC class (combined channel dependency graph; "
+                             "with --adaptive, Duato's extended graph beside them)")
     parser.add_argument("--broadcast-vcs", type=int_range(1, MAX_VCS), default=None,
                         metavar="N", help="with --broadcast: broadcast VCs (default: what "
                                           "the broadcast VC rule needs)")
@@ -68,12 +69,11 @@ def _deadlock(args, topology):
     faulty = bool(args.faults or args.faulty_links or args.waypoints is not None)
     adaptive_given = args.adaptive or args.adaptive_vcs is not None
     if args.broadcast:
-        if adaptive_given:
-            raise CliError("--broadcast cannot be combined with --adaptive or "
-                           "--adaptive-vcs")
         if faulty:
             raise CliError("--broadcast cannot be combined with --faults, --faulty-links "
                            "or --waypoints")
+        if adaptive_given:
+            return _adaptive_broadcast(args, topology)
         return _broadcast(args, topology)
     if (args.broadcast_vcs is not None or args.replication != "buffered"
             or args.model is not None):
@@ -108,9 +108,7 @@ def _adaptive(args, topology, config):
     """Duato's condition for the adaptive routers of ``config``."""
     from .sim import escape_name
     classes = config.vc_classes
-    states = topology.num_nodes ** 2 * classes
-    check_memory(f"the extended channel dependency graph of {topology.label} "
-                 f"({states:,} states)", states * BYTES_PER_STATE)
+    states = _check_extended_graph(topology, classes)
     with working(f"extended channel dependency graph of {topology.label}",
                  states * SECONDS_PER_STATE):
         report = deadlock_proof(config)
@@ -128,21 +126,83 @@ def _adaptive(args, topology, config):
     return 0 if report.deadlock_free else 1
 
 
-def _broadcast(args, topology):
-    from ..topology.broadcast_deadlock import check_broadcast
-    from ..topology.broadcast_tree import one_port_tree, tree_algorithm
+def _check_extended_graph(topology, classes):
+    """The states of Duato's extended graph of ``topology`` with ``classes`` escape
+    classes, refused (CliError) above the memory limit."""
+    states = topology.num_nodes ** 2 * classes
+    check_memory(f"the extended channel dependency graph of {topology.label} "
+                 f"({states:,} states)", states * BYTES_PER_STATE)
+    return states
+
+
+def _check_trees(topology):
+    """The sources whose broadcast trees the proof builds (one per translation
+    class), refused (CliError) above :data:`MAX_TREE_PAIRS` (source, node) pairs."""
+    from ..topology.broadcast_tree import tree_algorithm
     from ..topology.deadlock import translation_mask
     with input_errors():
         tree_algorithm(topology)
+    nodes = topology.num_nodes
+    sources = nodes >> bin(translation_mask(topology)).count("1") if nodes > 1 else 1
+    check_size(f"the broadcast trees of {topology.label}", sources * nodes,
+               MAX_TREE_PAIRS, "(source, node) pairs", "use a smaller network")
+    return sources
+
+
+def _trees_name(topology, model):
+    from ..topology.broadcast_tree import one_port_tree, tree_algorithm
+    return (tree_algorithm(topology) if model == "all-port" else
+            f"one-port: {one_port_tree(topology, 0).algorithm}")
+
+
+def _adaptive_broadcast(args, topology):
+    """Duato's condition beside the broadcast trees: the adaptive replicating routers
+    that ``sim`` builds with the same options."""
+    from .sim import escape_name
+    from ..topology.broadcast_deadlock import check_adaptive_broadcast
+    if args.replication != "buffered":
+        raise CliError("--replication wormhole is a deterministic router's comparison: "
+                       "adaptive routers replicate buffered (drop --replication or "
+                       "--adaptive)")
+    model = args.model or "all-port"
+    sources = _check_trees(topology)
+    config = router_config(args, topology)      # the unicast part `sim` builds
+    states = _check_extended_graph(topology, config.vc_classes)
+    nodes = topology.num_nodes
+    with working(f"extended channel dependency graph and broadcast trees of "
+                 f"{topology.label}", states * SECONDS_PER_STATE
+                 + sources * nodes * SECONDS_PER_TREE_PAIR):
+        with input_errors():
+            report = check_adaptive_broadcast(topology, config.algorithm,
+                                              config.vc_classes, config.adaptive_vcs,
+                                              args.broadcast_vcs, model)
+    rows = [["escape routing", report.escape], ["escape classes", report.escape_classes],
+            ["adaptive VCs", report.adaptive_vcs], ["broadcast VCs", report.broadcast_vcs],
+            ["replication", f"{report.scheme}, {report.model}"],
+            ["graph vertices", report.channels],
+            ["states (dest, node, class)", report.states],
+            ["adaptive (extended) edges", report.adaptive_dependencies],
+            ["broadcast dependencies", report.broadcast_dependencies],
+            ["seconds", f"{report.seconds:.2f}"]]
+    verdict = ("deadlock-free: Duato's condition holds on the escape VCs and the "
+               "broadcast trees' channel dependency graph is acyclic"
+               if report.deadlock_free else f"CAN DEADLOCK: {report.describe_cycle()}")
+    emit(args, report.as_dict(), f"{topology.label}, {report.algorithm} routing "
+         f"{escape_name(topology, report.as_dict())}, broadcast trees "
+         f"({_trees_name(topology, model)})\n" + format_table(["", "value"], rows)
+         + "\n" + verdict)
+    return 0 if report.deadlock_free else 1
+
+
+def _broadcast(args, topology):
+    from ..topology.broadcast_deadlock import check_broadcast
     model = args.model or "all-port"
     if model == "one-port" and args.replication != "buffered":
         raise CliError("--model one-port sends one copy at a time: --replication "
                        "wormhole applies to all-port replication only")
     check_channel_graph(topology, 1)
     nodes = topology.num_nodes
-    sources = nodes >> bin(translation_mask(topology)).count("1") if nodes > 1 else 1
-    check_size(f"the broadcast trees of {topology.label}", sources * nodes,
-               MAX_TREE_PAIRS, "(source, node) pairs", "use a smaller network")
+    sources = _check_trees(topology)
     check_vcs_per_class(args.vcs_per_class, args.vcs)
     classes = None if args.vcs is None else args.vcs // args.vcs_per_class
     unicast = default_vcs(topology, args.algorithm, classes)
@@ -165,8 +225,7 @@ def _broadcast(args, topology):
     if report.cycle and all(step[-1] == "unicast" for step in report.cycle):
         verdict += ("\nthe unicast routing deadlocks on its own (see `cubefab deadlock` "
                     "without --broadcast; another --algorithm may not)")
-    trees = (tree_algorithm(topology) if model == "all-port" else
-             f"one-port: {one_port_tree(topology, 0).algorithm}")
+    trees = _trees_name(topology, model)
     emit(args, report.as_dict(), f"{topology.label}, {report.algorithm} routing, broadcast "
          f"trees ({trees})\n" + format_table(["", "value"], rows)
          + "\n" + verdict)

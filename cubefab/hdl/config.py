@@ -14,7 +14,8 @@ import math
 from dataclasses import dataclass
 
 from ..topology.adaptive import escape_algorithm
-from ..topology.broadcast_deadlock import BroadcastDeadlockError, check_broadcast
+from ..topology.broadcast_deadlock import (BroadcastDeadlockError, check_adaptive_broadcast,
+                                           check_broadcast)
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import DeadlockError, check_deadlock_free, lane_bits, required_vcs
 from ..topology.duato import check_adaptive
@@ -142,6 +143,13 @@ def _check_choice(name, value, choices):
 def _adaptive_proof(topology, algorithm, classes, adaptive_vcs=1):
     # (the verdict does not depend on the number of adaptive VCs; the report names it)
     return check_adaptive(topology, algorithm, classes, adaptive_vcs)
+
+
+@functools.lru_cache(maxsize=16)
+def _adaptive_broadcast_proof(topology, algorithm, classes, adaptive_vcs, broadcast_vcs,
+                              model):
+    return check_adaptive_broadcast(topology, algorithm, classes, adaptive_vcs,
+                                    broadcast_vcs, model)
 
 
 @functools.lru_cache(maxsize=16)
@@ -474,7 +482,9 @@ class RouterConfig:
 def deadlock_proof(router):
     """The deadlock proof of a fabric of ``router`` routers (a :class:`RouterConfig`):
     for adaptive routers Duato's condition on their escape VCs
-    (:func:`~cubefab.topology.duato.check_adaptive`), for replicating routers the
+    (:func:`~cubefab.topology.duato.check_adaptive`; replicating ones beside the
+    broadcast trees': :func:`~cubefab.topology.broadcast_deadlock.check_adaptive_broadcast`),
+    for replicating routers the
     unicast graph with the broadcast trees'
     (:func:`~cubefab.topology.broadcast_deadlock.check_broadcast`), else the channel
     dependency graph (:func:`~cubefab.topology.deadlock.check_deadlock_free`). The VCs
@@ -484,6 +494,10 @@ def deadlock_proof(router):
     fault-free routing; each fault set is proven when its tables are planned)."""
     if not isinstance(router, RouterConfig):
         raise TypeError(f"Router configuration must be a RouterConfig, not {router!r}")
+    if router.adaptive and router.broadcast:   # Duato's graph beside the trees'
+        return _adaptive_broadcast_proof(router.topology, router.algorithm,
+                                         router.vc_classes, router.adaptive_vcs,
+                                         router.broadcast_vcs, router.broadcast_model)
     if router.adaptive:   # Duato: exactly the router's rule (docs/router.md)
         return _adaptive_proof(router.topology, router.algorithm, router.vc_classes,
                                router.adaptive_vcs)
@@ -532,7 +546,8 @@ class FabricConfig:
         if self.check_deadlock:
             report = deadlock_proof(self.router)
             if not report.deadlock_free:
-                raise (BroadcastDeadlockError if self.router.broadcast
+                raise (BroadcastDeadlockError
+                       if self.router.broadcast and not self.router.adaptive
                        else DeadlockError)(report)
 
     @classmethod

@@ -251,9 +251,6 @@ def refusal(routing, hop, replication):
                 {"hop": hop, **_first(replication.fields)})
     if isinstance(replication, Unicast):
         return None
-    if isinstance(routing, Adaptive):
-        return ("Broadcast VCs need a deterministic router",
-                {**_first(replication.fields), **routing.fields})
     if isinstance(routing, Waypoints):
         return ("Broadcast VCs need a router without fault waypoints",
                 {**_first(replication.fields), **routing.fields})

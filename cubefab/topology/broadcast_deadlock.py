@@ -43,7 +43,8 @@ from .deadlock import (DeadlockError, channel_dependency_graph, cycle_text, deco
 __all__ = ["SCHEMES", "broadcast_wrap_array", "broadcast_wrap_reads_address",
            "broadcast_next_vc", "required_broadcast_vcs",
            "broadcast_dependency_graph",
-           "check_broadcast", "BroadcastDeadlockReport", "BroadcastDeadlockError"]
+           "check_broadcast", "BroadcastDeadlockReport", "BroadcastDeadlockError",
+           "check_adaptive_broadcast", "AdaptiveBroadcastReport"]
 
 #: Replication schemes :func:`check_broadcast` knows (the first is the routers').
 SCHEMES = ("buffered", "wormhole")
@@ -363,3 +364,149 @@ class BroadcastDeadlockError(DeadlockError):
             f"can deadlock ({report.scheme} {report.model} replication); channel "
             f"dependency cycle: "
             f"{report.describe_cycle()}")
+
+
+class AdaptiveBroadcastReport:
+    """Result of :func:`check_adaptive_broadcast`.
+
+    Its attributes: ``topology``; ``algorithm``, the unicast routing run adaptively;
+    ``escape``, its escape routing; ``escape_classes``, ``adaptive_vcs`` and
+    ``broadcast_vcs``; ``model``, whose broadcast trees; ``channels``, the vertices of
+    the combined graph (Duato's extended graph: escape channels and states; then the
+    broadcast channels), ``states``; ``adaptive_dependencies`` and
+    ``broadcast_dependencies``, its edges in each part; ``cycle``, a cycle as
+    ``(u, port, v, vc, kind)`` with ``kind`` ``"escape"`` (``vc``: the escape class;
+    reached directly or through adaptive channels) or ``"broadcast"``, None when
+    proven; ``unreachable``, the ``(node, dest)`` pairs the escape routing does not
+    connect, or None; ``seconds``.
+    """
+
+    scheme = "buffered"
+
+    def __init__(self, topology, algorithm, escape, escape_classes, adaptive_vcs,
+                 broadcast_vcs, model, channels, states, adaptive_dependencies,
+                 broadcast_dependencies, cycle, unreachable, seconds):
+        self.topology, self.algorithm, self.escape = topology, algorithm, escape
+        self.escape_classes, self.adaptive_vcs = escape_classes, adaptive_vcs
+        self.broadcast_vcs, self.model = broadcast_vcs, model
+        self.channels, self.states = channels, states
+        self.adaptive_dependencies = adaptive_dependencies
+        self.broadcast_dependencies = broadcast_dependencies
+        self.dependencies = adaptive_dependencies + broadcast_dependencies
+        self.cycle, self.unreachable, self.seconds = cycle, unreachable, seconds
+
+    @property
+    def vcs(self):
+        """VC classes per link: escape classes, adaptive VCs and broadcast VCs."""
+        return self.escape_classes + self.adaptive_vcs + self.broadcast_vcs
+
+    @property
+    def deadlock_free(self):
+        return self.cycle is None and not self.unreachable
+
+    def describe_need(self):
+        """What the configuration lacks, as text (for :class:`DeadlockError`)."""
+        return (f"Duato's condition on {self.escape} escape VCs and acyclic broadcast "
+                f"trees on {self.broadcast_vcs} broadcast VC(s)")
+
+    def describe_cycle(self):
+        """The witness as text."""
+        if self.unreachable:
+            node, dest = self.unreachable[0]
+            return f"the escape routing does not reach {dest} from {node}"
+        return cycle_text(self.cycle, lambda u, p, v, vc, kind: (
+            f"{u} -[port {p}, broadcast vc {vc}]-> {v}" if kind == "broadcast" else
+            f"{'' if kind == 'escape' else '(via adaptive) '}{u} -[port {p}, escape "
+            f"class {vc}]-> {v}"))
+
+    def as_dict(self):
+        return {
+            "topology": self.topology.label,
+            "algorithm": self.algorithm,
+            "adaptive": True,
+            "escape": self.escape,
+            "escape_classes": self.escape_classes,
+            "adaptive_vcs": self.adaptive_vcs,
+            "broadcast_vcs": self.broadcast_vcs,
+            "scheme": self.scheme,
+            "model": self.model,
+            "channels": self.channels,
+            "states": self.states,
+            "dependencies": self.dependencies,
+            "adaptive_dependencies": self.adaptive_dependencies,
+            "broadcast_dependencies": self.broadcast_dependencies,
+            "escape_connected": not self.unreachable,
+            "deadlock_free": self.deadlock_free,
+            "cycle": None if self.cycle is None else
+            [{"from": u, "port": p, "to": v, "vc": vc, "class": kind}
+             for u, p, v, vc, kind in self.cycle],
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def check_adaptive_broadcast(topology, algorithm=None, escape_classes=None, adaptive_vcs=1,
+                             broadcast_vcs=None, model="all-port"):
+    """Prove adaptive unicast routing beside buffered broadcast replication
+    deadlock-free: Duato's extended channel dependency graph of the unicast routing
+    (:func:`~cubefab.topology.duato.check_adaptive`) joined with the broadcast trees'
+    graph (:func:`broadcast_dependency_graph`) and searched for a cycle.
+
+    The two parts share no channel and no dependency: a unicast packet never enters a
+    broadcast VC nor a broadcast packet a unicast one (an adaptive replicating router
+    sends an injected unicast packet on its escape route, then routes it adaptively),
+    and local delivery, which both reach, is a sink; the injection queue they share
+    is no channel. The combined graph is acyclic exactly when each part is.
+
+    Parameters
+    ----------
+    topology : Topology
+    algorithm : str, optional
+        The unicast routing (the topology's default when None), run adaptively over
+        its escape routing (:func:`~cubefab.topology.adaptive.escape_algorithm`).
+    escape_classes : int, optional
+        Escape VC classes (default: what the escape routing needs).
+    adaptive_vcs : int
+        Adaptive VCs per link (recorded: Duato's condition does not depend on it).
+    broadcast_vcs : int, optional
+        Broadcast VCs ``B`` (default: :func:`required_broadcast_vcs`).
+    model : {"all-port", "one-port"}
+
+    Returns
+    -------
+    AdaptiveBroadcastReport
+    """
+    from .adaptive import escape_algorithm
+    from .duato import extended_dependency_graph
+    if not isinstance(topology, Topology):
+        raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
+    _check_topology(topology)
+    algorithm = topology.check_algorithm(algorithm)
+    escape = escape_algorithm(topology, algorithm)
+    check_model(model)
+    adaptive_vcs = check_int("Adaptive virtual channels", adaptive_vcs, 1)
+    classes = (required_vcs(topology, escape) if escape_classes is None else
+               check_int("Escape VC classes", escape_classes, 1))
+    b = required_broadcast_vcs(topology, model) if broadcast_vcs is None else check_int(
+        "Broadcast VCs", broadcast_vcs, 1)
+    t0 = time.perf_counter()
+    unicast = extended_dependency_graph(topology, algorithm, classes)
+    offset = unicast.vertices
+    num, bro = broadcast_dependency_graph(topology, b, "buffered", model=model)
+    if unicast.unreachable:
+        return AdaptiveBroadcastReport(
+            topology, algorithm, escape, classes, adaptive_vcs, b, model, offset + num,
+            unicast.states, 0, len(bro), None, unicast.unreachable,
+            time.perf_counter() - t0)
+    edges = np.concatenate([unicast.edges, bro + offset])
+    found = _find_cycle(offset + num, edges)
+    cycle = None
+    if found is not None and found[0] < offset:
+        cycle = [(u, p, v, c, "escape" if kind == "direct" else "indirect")
+                 for u, p, v, c, kind in unicast.escape_cycle(found)]
+    elif found is not None:
+        cycle = [(u, port, v, vc, "broadcast") for u, port, v, vc in
+                 decode_channels(topology, [c - offset for c in found], b)]
+    return AdaptiveBroadcastReport(
+        topology, algorithm, escape, classes, adaptive_vcs, b, model, offset + num,
+        unicast.states, len(unicast.edges), len(bro), cycle, None,
+        time.perf_counter() - t0)

@@ -30,7 +30,7 @@ from .base import Topology, check_int
 from .deadlock import _find_cycle, cycle_text, required_vcs, wrap_array
 
 
-__all__ = ["AdaptiveReport", "check_adaptive"]
+__all__ = ["AdaptiveReport", "ExtendedGraph", "check_adaptive", "extended_dependency_graph"]
 
 
 class AdaptiveReport:
@@ -194,6 +194,50 @@ def check_adaptive(topology, algorithm=None, escape_classes=None, adaptive_vcs=1
     classes = (required_vcs(topology, escape) if escape_classes is None else
                check_int("Escape VC classes", escape_classes, 1))
     t0 = time.perf_counter()
+    graph = extended_dependency_graph(topology, algorithm, classes)
+    if graph.unreachable:
+        return AdaptiveReport(topology, algorithm, escape, classes, adaptive_vcs,
+                              graph.escape_channels, 0, graph.states, None,
+                              graph.unreachable, time.perf_counter() - t0)
+    cyc = _find_cycle(graph.vertices, graph.edges)
+    cycle = None if cyc is None else graph.escape_cycle(cyc)
+    return AdaptiveReport(topology, algorithm, escape, classes, adaptive_vcs,
+                          graph.escape_channels, len(graph.edges), graph.states, cycle,
+                          None, time.perf_counter() - t0)
+
+
+class ExtendedGraph:
+    """Duato's extended channel dependency graph of :func:`extended_dependency_graph`.
+
+    Its attributes: ``vertices``, their count (the escape channels, numbered as in
+    :func:`~cubefab.topology.deadlock.channel_dependency_graph` with ``classes`` VCs
+    per link, then a state ``(dest, node, class)`` each); ``escape_channels``, how
+    many of them are escape channels; ``edges``, the dependencies (distinct rows
+    ``(held, requested)``); ``states``, the states a packet can reach;
+    ``unreachable``, the ``(node, dest)`` pairs the escape routing does not connect
+    (then ``edges`` is empty), or None.
+    """
+
+    def __init__(self, topology, classes, nodes, neighbours, vertices, edges, states,
+                 unreachable):
+        self.topology, self.classes = topology, classes
+        self._nodes, self._neighbours = nodes, neighbours
+        self.vertices = vertices
+        self.escape_channels = len(nodes) * topology.degree * classes
+        self.edges = edges
+        self.states = states
+        self.unreachable = unreachable
+
+    def escape_cycle(self, cycle):
+        """A cycle of vertices as escape channels ``(u, port, v, class, kind)``
+        (``kind``: ``"direct"``, or ``"indirect"`` through adaptive channels)."""
+        return _escape_cycle(self.topology, cycle, self.escape_channels, self.classes,
+                             self._nodes, self._neighbours)
+
+
+def extended_dependency_graph(topology, algorithm, classes):
+    """Duato's extended channel dependency graph of ``algorithm`` run adaptively over
+    ``classes`` escape VC classes (the module text); an :class:`ExtendedGraph`."""
     nodes = topology.nodes()
     n, degree = len(nodes), topology.degree
     neighbours = np.stack([topology.index_array(topology.neighbor_array(nodes, p))
@@ -201,25 +245,19 @@ def check_adaptive(topology, algorithm=None, escape_classes=None, adaptive_vcs=1
     wraps = np.stack([wrap_array(topology, nodes, p) for p in range(degree)],
                      axis=1).astype(np.int64)
     num_escape = n * degree * classes
+    vertices = num_escape + n * n * classes
     edges, states = [], 0
     for r, dest in enumerate(nodes.tolist()):
         part, count, unreachable = _destination_graph(
             topology, dest, algorithm, classes, nodes, neighbours, wraps,
             num_escape + r * n * classes)
         if unreachable:
-            return AdaptiveReport(topology, algorithm, escape, classes, adaptive_vcs,
-                                  num_escape, 0, states, None, unreachable,
-                                  time.perf_counter() - t0)
+            return ExtendedGraph(topology, classes, nodes, neighbours, vertices,
+                                 np.zeros((0, 2), dtype=np.int64), states, unreachable)
         edges.extend(part)
         states += count
-    edges = np.unique(np.concatenate(edges), axis=0)
-    total = num_escape + n * n * classes
-    cyc = _find_cycle(total, edges)
-    dependencies = len(edges)
-    cycle = None if cyc is None else _escape_cycle(topology, cyc, num_escape, classes,
-                                                   nodes, neighbours)
-    return AdaptiveReport(topology, algorithm, escape, classes, adaptive_vcs, num_escape,
-                          dependencies, states, cycle, None, time.perf_counter() - t0)
+    return ExtendedGraph(topology, classes, nodes, neighbours, vertices,
+                         np.unique(np.concatenate(edges), axis=0), states, None)
 
 
 def _escape_cycle(topology, cycle, num_escape, classes, nodes, neighbours):

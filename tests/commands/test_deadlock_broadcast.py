@@ -39,8 +39,10 @@ def test_unicast_cycle_is_named(cli):
 @pytest.mark.parametrize("args,message", [
     (["dlh", "-m", "2", "-d", "1", "--broadcast-vcs", "1"], "need --broadcast"),
     (["dlh", "-m", "2", "-d", "1", "--replication", "wormhole"], "need --broadcast"),
-    (["dlh", "-m", "2", "-d", "1", "--broadcast", "--adaptive"], "cannot be combined"),
-    (["dlh", "-m", "2", "-d", "1", "--broadcast", "--adaptive-vcs", "1"], "cannot be combined"),
+    (["dlh", "-m", "2", "-d", "1", "--broadcast", "--adaptive", "--replication",
+      "wormhole"], "adaptive routers replicate buffered"),
+    (["dlh", "-m", "2", "-d", "1", "--broadcast", "--adaptive", "--faults", "1"],
+     "cannot be combined"),
     (["dlh", "-m", "2", "-d", "1", "--broadcast", "--broadcast-vcs", "0"], "--broadcast-vcs"),
     (["mcube", "-k", "16", "--broadcast"], "limit"),
     (["hypercube", "-n", "3", "--broadcast", "--algorithm", "nope"], "algorithm"),
@@ -69,3 +71,39 @@ def test_too_few_one_port_broadcast_vcs_witness(cli):
     r = cli("deadlock", "dlh", "-m", "2", "-d", "2", "--broadcast", "--model", "one-port",
             "--broadcast-vcs", "1")
     assert r.status == 1 and "CAN DEADLOCK" in r.out and "broadcast vc 0" in r.out
+
+
+# -- adaptive routers that replicate: Duato's graph beside the trees' --------------------
+
+@pytest.mark.parametrize("args", [
+    ["hypercube", "-n", "4"], ["metacube", "-k", "1", "-m", "2"], ["dlh", "-m", "2", "-d", "2"],
+    ["mcube", "-k", "4"]], ids=" ".join)
+@pytest.mark.parametrize("model", ["all-port", "one-port"])
+def test_adaptive_broadcast_is_proven(cli, args, model):
+    r = cli("deadlock", *args, "--broadcast", "--adaptive", "--model", model, "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["deadlock_free"] is True and doc["adaptive"] is True
+    assert doc["model"] == model and doc["broadcast_dependencies"] > 0
+    assert doc["dependencies"] == doc["adaptive_dependencies"] + doc["broadcast_dependencies"]
+
+
+def test_adaptive_broadcast_proves_the_escape_vcs_sim_builds(cli):
+    # the same router options give the same escape classes as the unicast proof
+    alone = cli("deadlock", "dlh", "-m", "2", "-d", "2", "--adaptive", "--json").json()
+    both = cli("deadlock", "dlh", "-m", "2", "-d", "2", "--adaptive", "--broadcast",
+               "--json").json()
+    assert both["escape_classes"] == alone["escape_classes"]
+    assert both["adaptive_dependencies"] == alone["dependencies"]
+
+
+@pytest.mark.parametrize("options, kind", [
+    (["--broadcast-vcs", "1"], {"broadcast"}),
+    (["--vcs", "1"], {"escape", "indirect"})], ids=["broadcast VCs", "escape VCs"])
+def test_adaptive_broadcast_witness_names_the_part_that_cycles(cli, options, kind):
+    r = cli("deadlock", "dlh", "-m", "2", "-d", "2", "--broadcast", "--adaptive", *options,
+            "--json")
+    assert r.status == 1
+    doc = r.json()
+    assert doc["deadlock_free"] is False and len(doc["cycle"]) >= 2
+    assert {step["class"] for step in doc["cycle"]} <= kind

@@ -78,8 +78,8 @@ def test_help_states_a_default_for_every_router_option(cli, command, defaults):
      "--hop lookahead cannot be combined with --adaptive"),
     (["--hop", "lookahead", "--waypoints", "1"],
      "--hop lookahead cannot be combined with --waypoints"),
-    (["--broadcast-vcs", "1", "--adaptive"],
-     "--broadcast-vcs cannot be combined with --adaptive"),
+    (["--broadcast-vcs", "1", "--waypoints", "1"],
+     "--broadcast-vcs cannot be combined with --waypoints"),
     (["--broadcast-model", "one-port"], "--broadcast-model one-port needs --broadcast-vcs"),
 ], ids=lambda a: " ".join(a) if isinstance(a, list) else None)
 def test_a_conflict_names_the_options_typed(cli, tmp_path, argv, message):

@@ -28,7 +28,7 @@ def test_sim_broadcast_fraction_text(cli):
 
 @pytest.mark.parametrize("args,message", [
     (["--broadcast-fraction", "2"], "--broadcast-fraction"),
-    (["--broadcast-fraction", "0.1", "--adaptive"], "deterministic router"),
+    (["--broadcast-fraction", "0.1", "--waypoints", "2"], "without fault waypoints"),
     (["--broadcast-vcs", "1", "--broadcast-fraction", "0.1"], "can deadlock"),
     (["--traffic", "broadcast", "--packet-flits", "9"], "fit a buffer"),
     (["--traffic", "broadcast", "--broadcast-fraction", "0.5"], "broadcasts only"),

@@ -4,7 +4,7 @@ import pytest
 
 from cubefab.hdl.config import FabricConfig, RouterConfig
 from cubefab.hdl.fabric import Fabric
-from cubefab.hdl.modes import Adaptive, Broadcast, Multicast, parts
+from cubefab.hdl.modes import Adaptive, Broadcast, Multicast, Waypoints, parts
 from cubefab.hdl.router import Router
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube, bfs_distances
 from cubefab.topology.broadcast_deadlock import (BroadcastDeadlockError, broadcast_next_vc,
@@ -144,9 +144,17 @@ def test_too_few_broadcast_vcs_is_a_deadlock():
         FabricConfig.for_topology(topo, replication=Broadcast(1))
 
 
-def test_broadcast_needs_a_deterministic_router():
-    with pytest.raises(ValueError, match="deterministic router"):
-        RouterConfig.for_topology(Hypercube(2), routing=Adaptive(2), replication=Broadcast(1))
+def test_broadcast_needs_a_router_without_fault_waypoints():
+    with pytest.raises(ValueError, match="without fault waypoints"):
+        RouterConfig.for_topology(Hypercube(2), routing=Waypoints(2),
+                                  replication=Broadcast(1))
+
+
+def test_an_adaptive_router_replicates_on_vcs_after_its_adaptive_ones():
+    config = RouterConfig.for_topology(DLH(2, 1), routing=Adaptive(2),
+                                       replication=Broadcast(2))
+    assert (config.vcs, config.adaptive_vcs, config.broadcast_vcs) == (2, 2, 2)
+    assert config.link_vcs == 6 and {"bcast", "cls"} <= set(dict(config.layout))
 
 
 @pytest.mark.parametrize("topology, settings", [

@@ -199,7 +199,7 @@ class Router(wiring.Component):
         enter = stage(frame, p, flit)
         buffers = input_buffers(frame, p, flit, enter, outputs, cut)
         if self.config.broadcast:
-            buffers += replicating_queues(frame, p, flit, enter, outputs)
+            buffers += replicating_queues(frame, stage, p, flit, enter, outputs)
         return buffers
 
     def _outputs(self):

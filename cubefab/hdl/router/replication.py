@@ -100,12 +100,13 @@ def _children(frame, p, flit):
     return unit, local
 
 
-def replicating_queues(frame, p, flit, enter, outputs):
+def replicating_queues(frame, stage, p, flit, enter, outputs):
     """The replicating queues of input port ``p`` (its broadcast VCs; the injection
     queue, which also holds unicast packets routed to ``outputs``), as
     :class:`Replica` s: an entry's copies are the children of this node in the tree
     of the flit's ``src`` and, unless this node is the source, the local output; a
-    unicast flit's is its route."""
+    unicast flit's is the one port of its route ``enter`` (``stage``, the route
+    stage, names it: :meth:`~.route_stage.RouteStage.single_port`)."""
     m, degree, config, layout = frame.m, frame.degree, frame.config, frame.layout
     router = frame.router
     turns = _broadcast_turns(frame)
@@ -115,7 +116,8 @@ def replicating_queues(frame, p, flit, enter, outputs):
     unit, local = _children(frame, p, flit)
     copies = Cat(unit.children[o] if o < degree else local for o in outs)
     if p == degree:
-        copies = Mux(flit.bcast, copies, Cat(enter.port[o] for o in outs))
+        unicast = stage.single_port(enter)
+        copies = Mux(flit.bcast, copies, Cat(unicast[o] for o in outs))
     route_layout = data.StructLayout({"port": unsigned(len(outs)),
                                       "vc": unsigned(layout["vc"].shape.width)})
     replicas = []
@@ -180,6 +182,18 @@ def _broadcast_vc(frame, p, v, o):
     return C(first + (up if wrap else lane), width)
 
 
+def _escape_class(frame, flit, escape_vc, rest):
+    """The ``cls`` an injected flit of an adaptive replicating router leaves with: a
+    unicast packet's, the class of its escape VC ``escape_vc`` (it takes its escape
+    route at the source: the next routers read the class from the flit); a
+    broadcast's, unchanged (``rest``: the flit's bits after ``vc``, ``cls`` first;
+    with ``header="head"`` a body flit keeps its data there)."""
+    width = frame.config.class_width
+    kept = rest[:width]
+    escape_class = escape_vc[frame.lanes():][:width]
+    return Mux(flit.bcast, kept, frame.in_heads(flit.head, escape_class, kept))
+
+
 def replica_requests(frame, p, v, replica, out):
     """Per output of ``replica``: the request of its copy, and the flit it sends (on
     its output VC); ``out``: the :class:`~.output_unit.OutputVCs`. A broadcast copy
@@ -199,7 +213,11 @@ def replica_requests(frame, p, v, replica, out):
                 empty = empty & (replica.next_port == o).replicate(len(empty))
             room = empty.bit_select(out_vc, 1) | ~flit.bcast
             value = flit.as_value()
-            flits.append(Cat(value[:vc_at], out_vc, value[vc_at + vc_bits:]))
+            rest = value[vc_at + vc_bits:]
+            if p == degree and config.class_width:
+                rest = Cat(_escape_class(frame, flit, route.vc, rest),
+                           rest[config.class_width:])
+            flits.append(Cat(value[:vc_at], out_vc, rest))
         else:
             out_vc, room = 0, 1
             flits.append(flit.as_value())

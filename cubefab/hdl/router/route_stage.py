@@ -59,6 +59,11 @@ class RouteStage:
         unchanged."""
         return switched
 
+    def single_port(self, enter):
+        """The one output port (one-hot) of a route ``enter``: where a replicating
+        injection queue sends a unicast packet."""
+        return enter.port
+
     def depart(self, frame, vc, out_vc, cls):
         """The flit of input VC ``vc`` (an :class:`~.input_unit.InputVC`) as it leaves
         for a network output on its output VC ``out_vc`` (``cls``: its class, from an
@@ -157,6 +162,12 @@ class AdaptiveStage(RouteStage):
                      enter.lane.eq(flow_lane(flit, len(enter.lane)))]
         choose_vc(frame, p, flit, ru.escape, enter, frame.class_of(flit))
         return enter
+
+    def single_port(self, enter):
+        """The escape port: a replicating injection queue sends a unicast packet on
+        its escape route, on the escape VC of ``enter.vc`` (the adaptive choice
+        starts at the next router)."""
+        return enter.escape
 
     def depart(self, frame, vc, out_vc, cls):
         """The flit on its output VC with its class ``cls`` (in heads only with
