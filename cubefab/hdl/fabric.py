@@ -77,11 +77,7 @@ class Fabric(wiring.Component):
             wiring.connect(m, wiring.flipped(self.local_in[i]), r.local_in)
             wiring.connect(m, r.local_out, wiring.flipped(self.local_out[i]))
             if self.strapped:
-                straps = Router.strap_values(self.topology, node)
-                if self.config.router.broadcast:
-                    straps.update(Router.broadcast_strap_values(self.topology, node))
-                if self.config.router.lookahead:
-                    straps.update(Router.lookahead_strap_values(self.topology, node))
+                straps = Router.straps_of(self.config.router, node)
                 m.d.comb += [getattr(r, name).eq(value) for name, value in straps.items()]
         connect_links(m, self.topology, self.routers)
         return m

@@ -244,11 +244,8 @@ def refusal(routing, hop, replication):
     as ``(reason, fields)`` (``fields``: the parts in conflict as flat report fields,
     the refusing one first), or None when it does."""
     if hop == "lookahead" and not isinstance(routing, Deterministic):
-        return ("Lookahead hops need a deterministic unicast router",
+        return ("Lookahead hops need a deterministic router",
                 {"hop": hop, **routing.fields})
-    if hop == "lookahead" and not isinstance(replication, Unicast):
-        return ("Lookahead hops need a deterministic unicast router",
-                {"hop": hop, **_first(replication.fields)})
     if isinstance(replication, Unicast):
         return None
     if isinstance(routing, Waypoints):

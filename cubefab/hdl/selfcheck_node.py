@@ -222,13 +222,10 @@ class SelfCheckingNode(wiring.Component):
 
     def strap_values(self, node):
         """The ``straps`` value (a dict) that makes a strapped node the node ``node``."""
-        router = Router.strap_values(self.topology, node)
-        values = {"generator": self.generator.strap_values(node),
-                  "wrap_mask": router["wrap_mask"]}
-        if self.broadcast:
-            values.update(Router.broadcast_strap_values(self.topology, node))
-        if self.router.config.lookahead:
-            values.update(Router.lookahead_strap_values(self.topology, node))
+        # (the generator holds the address: the router's ``here`` is its)
+        router = Router.straps_of(self.router.config, node)
+        del router["here"]
+        values = {"generator": self.generator.strap_values(node), **router}
         if self.multicast_group is not None:
             values["copies"] = self._copies(node)
         return values

@@ -43,19 +43,23 @@ def check_strappable(config):
     """Raise ValueError unless the routers of ``config`` (a
     :class:`~cubefab.hdl.config.FabricConfig`) can be address-strapped
     (:func:`~cubefab.hdl.router.check_strapped`: one-port and multicast routers up to
-    128 nodes)."""
+    128 nodes; a lookahead router's neighbour addresses in one 64-bit strap)."""
     try:
         check_strapped(config.router)
     except ValueError as error:
         raise ValueError(f"the verilator engine runs address-strapped routers, and "
                          f"{error}: use the amaranth engine") from None
+    topology = config.topology
+    if config.router.lookahead and topology.degree * topology.address_bits > 64:
+        raise ValueError(f"the verilator engine runs address-strapped routers, and "
+                         f"lookahead routers of {topology.label} need "
+                         f"{topology.degree * topology.address_bits} bits of neighbour "
+                         f"addresses, more than its 64-bit straps: use the amaranth "
+                         f"engine")
 
 
 def _strap_values(config, address):
-    values = Router.strap_values(config.topology, address)
-    if config.router.broadcast:
-        values.update(Router.broadcast_strap_values(config.topology, address))
-    return values
+    return Router.straps_of(config.router, address)
 
 
 def _flit_words(layout):

@@ -200,13 +200,21 @@ def test_sim_with_lookahead_hops(cli):
 
 @pytest.mark.parametrize("args, message", [
     (["--adaptive"], "--hop lookahead cannot be combined with --adaptive (lookahead "
-                     "hops need a deterministic unicast router)"),
-    (["--traffic", "broadcast"], "--hop lookahead cannot be combined with --traffic "
-                                 "broadcast (lookahead hops need a deterministic")])
+                     "hops need a deterministic router)"),
+    (["--faults", "1"], "--hop lookahead cannot be combined with --faults (lookahead "
+                        "hops need a deterministic router")])
 def test_lookahead_hops_refused_where_not_served_is_one_error_line(cli, args, message):
     r = cli("sim", "hypercube", "-n", "2", "--hop", "lookahead", *args)
     assert r.status == 2 and r.err.startswith("error:") and message in r.err
     assert len(r.err.splitlines()) == 1
+
+
+def test_lookahead_routers_broadcast(cli):
+    r = cli("sim", "hypercube", "-n", "2", "--hop", "lookahead", "--traffic", "broadcast",
+            "--cycles", "60", "--engine", "amaranth", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["ok"] and doc["hop"] == "lookahead" and doc["broadcasts"] > 0
 
 
 def test_verilog_router_with_lookahead_hops_by_flit_width(cli, tmp_path):

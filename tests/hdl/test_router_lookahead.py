@@ -1,7 +1,7 @@
 """Lookahead hops (``RouterConfig(hop="lookahead")``): the lookahead route unit equals
 the model's routing at every neighbour, the zero-load latency of either hop mode is the
-count derived by hand from the pipeline, and the modes lookahead does not serve are
-refused."""
+count derived by hand from the pipeline (a replicating router's unicasts one cycle
+more at the source), and the modes lookahead does not serve are refused."""
 
 import pytest
 
@@ -174,11 +174,28 @@ def test_lookahead_heads_carry_a_next_port_field():
     assert "hop" not in RouterConfig.for_topology(Hypercube(4)).as_dict()
 
 
+@pytest.mark.parametrize("strapped", [False, True], ids=["constant", "strapped"])
+@pytest.mark.parametrize("hop", ["buffered", "lookahead"])
+def test_a_replicating_routers_unicast_latency_is_the_formula(hop, strapped):
+    # its injection queue replicates (no bypass: one cycle more at the source with
+    # lookahead hops); the network hops keep their latency
+    topology = Hypercube(3)
+    config = FabricConfig.for_topology(topology, payload_width=4, hop=hop,
+                                       replication=Broadcast(1))
+    distance = distance_matrix(topology)[0]
+    dests = {int(distance[topology.index(int(a))]): int(a) for a in topology.nodes()}
+    packets = [(0, dest, flits) for dest in dests.values() for flits in (1, 2, 4)]
+    expected = [zero_load_latency(config.router, hops, flits) for hops in dests
+                for flits in (1, 2, 4)]
+    assert packet_latencies(Fabric(config, strapped=strapped), packets) == expected
+    extra = 1 if hop == "lookahead" else 0
+    assert expected[3:6] == [latency + extra for latency in HAND_LATENCIES[hop][1]]
+
+
 @pytest.mark.parametrize("settings, name", [
-    ({"routing": Adaptive(1)}, "adaptive_vcs"), ({"routing": Waypoints(1)}, "fault_waypoints"),
-    ({"replication": Broadcast(1)}, "broadcast_vcs")])
+    ({"routing": Adaptive(1)}, "adaptive_vcs"), ({"routing": Waypoints(1)}, "fault_waypoints")])
 def test_modes_lookahead_does_not_serve_are_refused(settings, name):
-    with pytest.raises(ValueError, match=f"Lookahead hops need a deterministic unicast "
+    with pytest.raises(ValueError, match=f"Lookahead hops need a deterministic "
                                          f"router, not hop = 'lookahead' with {name} = 1"):
         RouterConfig.for_topology(Hypercube(3), hop="lookahead", **settings)
 

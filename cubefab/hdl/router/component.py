@@ -145,6 +145,19 @@ class Router(wiring.Component):
         wraps = wrap_ports(topology, node)
         return {"here": node, "wrap_mask": sum(1 << p for p, w in enumerate(wraps) if w)}
 
+    @classmethod
+    def straps_of(cls, config, node):
+        """Every strap input of an address-strapped router of ``config`` (a
+        RouterConfig) that makes it the router of ``node``: :meth:`strap_values`,
+        and :meth:`broadcast_strap_values` and :meth:`lookahead_strap_values` where
+        the configuration has those inputs."""
+        values = cls.strap_values(config.topology, node)
+        if config.broadcast:
+            values.update(cls.broadcast_strap_values(config.topology, node))
+        if config.lookahead:
+            values.update(cls.lookahead_strap_values(config.topology, node))
+        return values
+
     @staticmethod
     def lookahead_strap_values(topology, node):
         """The ``neighbors`` input of an address-strapped lookahead router that makes

@@ -23,7 +23,8 @@ ROUTER_LATENCY = 2
 HOP_LATENCIES = {"buffered": HOP_LATENCY, "lookahead": 1}
 
 #: :data:`ROUTER_LATENCY` by ``RouterConfig.hop`` (the injection queue is bypassed
-#: too).
+#: too, but for a replicating router's: a :class:`~cubefab.hdl.replicate.ReplicatingQueue`
+#: takes :data:`ROUTER_LATENCY`).
 ROUTER_LATENCIES = {"buffered": ROUTER_LATENCY, "lookahead": 1}
 
 
@@ -31,11 +32,13 @@ def zero_load_latency(config, hops, flits):
     """Cycles from a packet's head accepted on ``local_in`` to its tail on
     ``local_out`` with no contention, for routers of ``config`` (a RouterConfig):
     ``ROUTER_LATENCIES[hop] + hops * HOP_LATENCIES[hop] + flits - 1`` (buffered:
-    ``2 + 2 * hops + flits - 1``; lookahead: ``hops + flits``)."""
+    ``2 + 2 * hops + flits - 1``; lookahead: ``hops + flits``, and ``1 + hops + flits``
+    for a replicating router, whose injection queue is not bypassed)."""
     if not isinstance(config, RouterConfig):
         raise TypeError(f"Router configuration must be a RouterConfig, not {config!r}")
     if not isinstance(hops, int) or hops < 0:
         raise ValueError(f"Hops must be a non-negative integer, not {hops!r}")
     if not isinstance(flits, int) or flits < 1:
         raise ValueError(f"Packet length in flits must be a positive integer, not {flits!r}")
-    return ROUTER_LATENCIES[config.hop] + hops * HOP_LATENCIES[config.hop] + flits - 1
+    router = ROUTER_LATENCY if config.broadcast else ROUTER_LATENCIES[config.hop]
+    return router + hops * HOP_LATENCIES[config.hop] + flits - 1

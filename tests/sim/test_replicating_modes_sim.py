@@ -1,0 +1,88 @@
+"""Replication beside the other modes: adaptive routers and lookahead routers that
+broadcast (all-port and one-port) and multicast (subcube and vector) while they route
+unicast traffic, every packet and copy checked, both engines identical."""
+
+import pytest
+
+from cubefab.hdl.config import FabricConfig
+from cubefab.hdl.modes import Broadcast
+from cubefab.sim.broadcast_run import hardware_broadcast
+from cubefab.sim.verilator_broadcast import check_strappable
+from cubefab.sim.selfcheck_run import CHECKS
+from cubefab.topology import DLH, Hypercube, Mcube, Metacube
+from tests.sim.engine_helpers import both_engines, needs_verilator
+
+
+#: The modes replication is combined with, as run keywords.
+MODES = {"adaptive": {"adaptive_vcs": 2}, "lookahead": {"hop": "lookahead"}}
+
+
+def assert_clean(r):
+    """Nothing lost, duplicated, corrupted or misrouted (adaptive routers may reorder:
+    a figure); every packet delivered; past saturation (refused injections)."""
+    assert r["ok"] and r["drained"], r
+    assert all(r[k] == 0 for k in CHECKS if k != "reordered"), r
+    assert r["delivered"] == r["created"] == r["injected"]
+    assert r["broadcasts"] > 10 and r["refused"] > 0
+
+
+def run(topology, mode, **options):
+    return both_engines(topology, rate=1.0, cycles=100, warmup=30, drain=3000, seed=11,
+                        packet_flits=2, broadcast_fraction=0.2, **MODES[mode], **options)
+
+
+def slow(*values):
+    return pytest.param(*values, marks=pytest.mark.slow)
+
+
+@needs_verilator
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("topology", [
+    Metacube(1, 1), slow(Hypercube(3)), slow(DLH(2, 1)), slow(Mcube(3))],
+    ids=lambda t: t.label)
+def test_broadcast_engines_agree_past_saturation(verilator_cache, topology, mode):
+    r = run(topology, mode)
+    assert_clean(r)
+    assert r["copies_delivered"] == r["broadcasts"] * (r["nodes"] - 1)
+
+
+@needs_verilator
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("topology", [Hypercube(3), slow(Metacube(1, 1)), slow(DLH(2, 1))],
+                         ids=lambda t: t.label)
+def test_one_port_engines_agree_past_saturation(verilator_cache, topology, mode):
+    r = run(topology, mode, broadcast_model="one-port")
+    assert_clean(r)
+    assert r["broadcast_model"] == "one-port"
+    assert r["copies_delivered"] == r["broadcasts"] * (r["nodes"] - 1)
+
+
+@needs_verilator
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("topology, group", [
+    (Hypercube(3), 0b011), slow(Metacube(1, 1), 0b001), slow(Mcube(3), 0b001)],
+    ids=lambda x: getattr(x, "label", None))
+def test_multicast_engines_agree_past_saturation(verilator_cache, topology, group, mode):
+    assert_clean(run(topology, mode, multicast_group=group))
+
+
+@needs_verilator
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("topology, members", [
+    (Metacube(1, 1), [1, 2, 5, 7]), slow(Hypercube(3), [0, 3, 5, 6])],
+    ids=lambda x: getattr(x, "label", None) or "-".join(map(str, x)))
+def test_vector_multicast_engines_agree(verilator_cache, topology, members, mode):
+    # one multicast named bit by bit, and unicasts to the same nodes, alone in the fabric
+    options = dict(members=members, unicasts=True, packet_flits=2, **MODES[mode])
+    amaranth = hardware_broadcast(topology, 0, **options)
+    assert set(amaranth["arrivals"]) == set(members) - {0}
+    assert amaranth["unicast_latency"] > amaranth["latency"]
+    assert hardware_broadcast(topology, 0, engine="verilator", **options) == amaranth
+
+
+def test_the_verilator_engine_refuses_lookahead_straps_over_64_bits():
+    # Q(9): 9 neighbours of 9 address bits, one strap of 81 bits
+    config = FabricConfig.for_topology(Hypercube(9), hop="lookahead",
+                                       replication=Broadcast(1))
+    with pytest.raises(ValueError, match="81 bits of neighbour addresses"):
+        check_strappable(config)
