@@ -414,11 +414,14 @@ LONG_LIMIT_OF = {"synth router": 1800, "synth fabric": 1800}
 
 
 def long_fuzz_params():
-    """The commands of the long run, those with a longer limit with a timeout to match."""
+    """The commands of the long run (a list of params), those with a longer limit with
+    a timeout to match."""
+    params = []
     for spec_name in sorted(SPECS):
         limit = LONG_LIMIT_OF.get(spec_name, LONG_LIMIT)
         marks = [pytest.mark.timeout(4 * limit)] if limit > LONG_LIMIT else []
-        yield pytest.param(spec_name, limit, marks=marks, id=spec_name)
+        params.append(pytest.param(spec_name, limit, marks=marks, id=spec_name))
+    return params
 
 
 @pytest.mark.slow
