@@ -342,9 +342,11 @@ class RouterConfig:
     def fifo_vcs(self, local=False):
         """int: the input VCs of a network port (of the local port with ``local``)
         that are buffered in FIFOs: all but the broadcast VCs (a replicating router
-        keeps those and its injection queue in replicating queues)."""
+        keeps those in replicating queues, and its injection queue; an adaptive one
+        has a unicast injection FIFO beside it, whose packets take the adaptive
+        choice)."""
         if local:
-            return 0 if self.broadcast else 1
+            return 0 if self.broadcast and not self.adaptive else 1
         return self.link_vcs - self.broadcast_vcs
 
     @property

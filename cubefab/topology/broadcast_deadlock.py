@@ -453,9 +453,8 @@ def check_adaptive_broadcast(topology, algorithm=None, escape_classes=None, adap
 
     The two parts share no channel and no dependency: a unicast packet never enters a
     broadcast VC nor a broadcast packet a unicast one (an adaptive replicating router
-    sends an injected unicast packet on its escape route, then routes it adaptively),
-    and local delivery, which both reach, is a sink; the injection queue they share
-    is no channel. The combined graph is acyclic exactly when each part is.
+    injects them into queues of their own), and local delivery, which both reach, is
+    a sink; injection queues are no channels. The combined graph is acyclic exactly when each part is.
 
     Parameters
     ----------

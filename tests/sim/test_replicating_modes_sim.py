@@ -19,11 +19,11 @@ MODES = {"adaptive": {"adaptive_vcs": 2}, "lookahead": {"hop": "lookahead"}}
 
 def assert_clean(r):
     """Nothing lost, duplicated, corrupted or misrouted (adaptive routers may reorder:
-    a figure); every packet delivered; past saturation (refused injections)."""
+    a figure); every packet delivered; past saturation (less accepted than offered)."""
     assert r["ok"] and r["drained"], r
     assert all(r[k] == 0 for k in CHECKS if k != "reordered"), r
     assert r["delivered"] == r["created"] == r["injected"]
-    assert r["broadcasts"] > 10 and r["refused"] > 0
+    assert r["broadcasts"] > 10 and r["throughput"] < r["offered"]
 
 
 def run(topology, mode, **options):

@@ -1,6 +1,6 @@
 """The router component: it composes the parts of :mod:`cubefab.hdl.router`."""
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -213,6 +213,11 @@ class Router(wiring.Component):
         buffers = input_buffers(frame, p, flit, enter, outputs, cut)
         if self.config.broadcast:
             buffers += replicating_queues(frame, stage, p, flit, enter, outputs)
+        if p == self.topology.degree and frame.local_queues() == 2:
+            # the unicast FIFO and the replicating queue of broadcasts
+            unicast, broadcast = buffers
+            frame.m.d.comb += self.local_in.ready.eq(Mux(
+                self.local_in.payload.bcast, broadcast.queue.w_rdy, unicast.fifo.w_rdy))
         return buffers
 
     def _outputs(self):

@@ -79,9 +79,24 @@ class Frame:
 
     def queues(self):
         """The input queues, (input port, VC): every VC of every network port, then
-        the one of ``local_in``."""
+        those of ``local_in`` (one; an adaptive replicating router's two, the unicast
+        FIFO and the replicating queue of broadcasts)."""
         network = [(p, v) for p in range(self.degree) for v in range(self.config.link_vcs)]
-        return network + [(self.degree, 0)]
+        return network + [(self.degree, v) for v in range(self.local_queues())]
+
+    def local_queues(self):
+        """The number of injection queues: a FIFO (:meth:`fifo_vcs`), and a
+        replicating queue with broadcast VCs; 1 or 2."""
+        return self.config.fifo_vcs(local=True) + bool(self.config.broadcast)
+
+    def injects(self, bcast):
+        """Whether an injection queue takes the flit on ``local_in``: all of them
+        where it is the only one; else the replicating queue (``bcast``) its
+        broadcasts and the FIFO the rest."""
+        if self.local_queues() == 1:
+            return self.router.local_in.valid
+        flag = self.router.local_in.payload.bcast
+        return self.router.local_in.valid & (flag if bcast else ~flag)
 
     def fifo_vcs(self, p):
         """VCs of input port ``p`` buffered in FIFOs (the first ones; a replicating

@@ -165,8 +165,9 @@ def input_buffers(frame, p, flit, enter, outputs, cut=None):
                 leaving = leaving & router.link_up[p]
             m.d.sync += link.credit[v].eq(leaving)
         else:
-            m.d.comb += [fifo.w_en.eq(router.local_in.valid),
-                         router.local_in.ready.eq(fifo.w_rdy)]
+            m.d.comb += fifo.w_en.eq(frame.injects(bcast=False))
+            if frame.local_queues() == 1:
+                m.d.comb += router.local_in.ready.eq(fifo.w_rdy)
         buffers.append(InputVC(fifo, data.View(route_layout, fifo.r_data[:route_layout.size]),
                                data.View(layout, fifo.r_data[route_layout.size:])))
     return buffers

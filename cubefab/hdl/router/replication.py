@@ -111,18 +111,19 @@ def replicating_queues(frame, stage, p, flit, enter, outputs):
     router = frame.router
     turns = _broadcast_turns(frame)
     outs = [o for o in range(degree + 1) if (p, o) in turns]
-    if p == degree:
+    shared = p == degree and frame.local_queues() == 1   # holds unicasts too
+    if shared:
         outs = sorted(set(outs) | set(outputs))
     unit, local = _children(frame, p, flit)
     copies = Cat(unit.children[o] if o < degree else local for o in outs)
-    if p == degree:
+    if shared:
         unicast = stage.single_port(enter)
         copies = Mux(flit.bcast, copies, Cat(unicast[o] for o in outs))
     route_layout = data.StructLayout({"port": unsigned(len(outs)),
                                       "vc": unsigned(layout["vc"].shape.width)})
     replicas = []
     for v in range(config.link_vcs - config.broadcast_vcs, config.link_vcs) \
-            if p < degree else [0]:
+            if p < degree else [frame.local_queues() - 1]:
         queue = ReplicatingQueue(m, f"rq_p{p}_vc{v}", config.depth, route_layout, layout)
         next_port = (_one_port_order(frame, queue, outs)
                      if config.broadcast_model == "one-port" else None)
@@ -135,8 +136,9 @@ def replicating_queues(frame, stage, p, flit, enter, outputs):
                 m.d.sync += router.overflow.eq(1)
             m.d.sync += link.credit[v].eq(queue.pop)
         else:
-            m.d.comb += [queue.w_en.eq(router.local_in.valid),
-                         router.local_in.ready.eq(queue.w_rdy)]
+            m.d.comb += queue.w_en.eq(frame.injects(bcast=True))
+            if shared:   # (else local_in's ready is the router's: beside a FIFO)
+                m.d.comb += router.local_in.ready.eq(queue.w_rdy)
         replicas.append(Replica(queue, outs, next_port))
     return replicas
 
@@ -182,18 +184,6 @@ def _broadcast_vc(frame, p, v, o):
     return C(first + (up if wrap else lane), width)
 
 
-def _escape_class(frame, flit, escape_vc, rest):
-    """The ``cls`` an injected flit of an adaptive replicating router leaves with: a
-    unicast packet's, the class of its escape VC ``escape_vc`` (it takes its escape
-    route at the source: the next routers read the class from the flit); a
-    broadcast's, unchanged (``rest``: the flit's bits after ``vc``, ``cls`` first;
-    with ``header="head"`` a body flit keeps its data there)."""
-    width = frame.config.class_width
-    kept = rest[:width]
-    escape_class = escape_vc[frame.lanes():][:width]
-    return Mux(flit.bcast, kept, frame.in_heads(flit.head, escape_class, kept))
-
-
 def replica_requests(frame, p, v, replica, out):
     """Per output of ``replica``: the request of its copy, and the flit it sends (on
     its output VC); ``out``: the :class:`~.output_unit.OutputVCs`. A broadcast copy
@@ -207,17 +197,15 @@ def replica_requests(frame, p, v, replica, out):
         ready, route, flit = queue.copy(k)
         if o < degree:
             bvc = _broadcast_vc(frame, p, v, o)
-            out_vc = Mux(flit.bcast, bvc, route.vc) if p == degree else bvc
+            # (an injection queue that holds unicasts too sends them on their route's VC)
+            shared = p == degree and frame.local_queues() == 1
+            out_vc = Mux(flit.bcast, bvc, route.vc) if shared else bvc
             empty = Cat(count == config.depth for count in out.credits[o])
             if replica.next_port is not None:   # a copy starts on its turn only
                 empty = empty & (replica.next_port == o).replicate(len(empty))
             room = empty.bit_select(out_vc, 1) | ~flit.bcast
             value = flit.as_value()
-            rest = value[vc_at + vc_bits:]
-            if p == degree and config.class_width:
-                rest = Cat(_escape_class(frame, flit, route.vc, rest),
-                           rest[config.class_width:])
-            flits.append(Cat(value[:vc_at], out_vc, rest))
+            flits.append(Cat(value[:vc_at], out_vc, value[vc_at + vc_bits:]))
         else:
             out_vc, room = 0, 1
             flits.append(flit.as_value())

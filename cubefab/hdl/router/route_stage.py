@@ -163,12 +163,6 @@ class AdaptiveStage(RouteStage):
         choose_vc(frame, p, flit, ru.escape, enter, frame.class_of(flit))
         return enter
 
-    def single_port(self, enter):
-        """The escape port: a replicating injection queue sends a unicast packet on
-        its escape route, on the escape VC of ``enter.vc`` (the adaptive choice
-        starts at the next router)."""
-        return enter.escape
-
     def depart(self, frame, vc, out_vc, cls):
         """The flit on its output VC with its class ``cls`` (in heads only with
         ``header="head"``)."""
