@@ -179,7 +179,7 @@ def _adaptive_broadcast(args, topology):
     rows = [["escape routing", report.escape], ["escape classes", report.escape_classes],
             ["adaptive VCs", report.adaptive_vcs], ["broadcast VCs", report.broadcast_vcs],
             ["replication", f"{report.scheme}, {report.model}"],
-            ["graph vertices", report.channels],
+            ["graph vertices", report.vertices],
             ["states (dest, node, class)", report.states],
             ["adaptive (extended) edges", report.adaptive_dependencies],
             ["broadcast dependencies", report.broadcast_dependencies],

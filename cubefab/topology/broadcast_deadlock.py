@@ -35,6 +35,8 @@ from .base import Topology, check_int
 from .broadcast import check_model
 from .broadcast_tree import (back_ports, model_parent_ports, _check_topology,
                              _children_masks, _depths, _up_indices)
+from .adaptive import escape_algorithm
+from .duato import AdaptiveReport, extended_dependency_graph
 from .deadlock import (DeadlockError, channel_dependency_graph, cycle_text, decode_channels,
                        required_vcs,
                        translation_mask, wrap_array, _find_cycle, _translate_types)
@@ -366,82 +368,56 @@ class BroadcastDeadlockError(DeadlockError):
             f"{report.describe_cycle()}")
 
 
-class AdaptiveBroadcastReport:
-    """Result of :func:`check_adaptive_broadcast`.
-
-    Its attributes: ``topology``; ``algorithm``, the unicast routing run adaptively;
-    ``escape``, its escape routing; ``escape_classes``, ``adaptive_vcs`` and
-    ``broadcast_vcs``; ``model``, whose broadcast trees; ``channels``, the vertices of
-    the combined graph (Duato's extended graph: escape channels and states; then the
-    broadcast channels), ``states``; ``adaptive_dependencies`` and
-    ``broadcast_dependencies``, its edges in each part; ``cycle``, a cycle as
-    ``(u, port, v, vc, kind)`` with ``kind`` ``"escape"`` (``vc``: the escape class;
-    reached directly or through adaptive channels) or ``"broadcast"``, None when
-    proven; ``unreachable``, the ``(node, dest)`` pairs the escape routing does not
-    connect, or None; ``seconds``.
+class AdaptiveBroadcastReport(AdaptiveReport):
+    """Result of :func:`check_adaptive_broadcast`: the
+    :class:`~cubefab.topology.duato.AdaptiveReport` of the unicast part, whose
+    ``dependencies`` count both parts, and the broadcast part's ``broadcast_vcs``,
+    ``model`` (whose trees), ``broadcast_dependencies``; ``adaptive_dependencies``,
+    the edges of Duato's extended graph; ``vertices``, those of the combined graph
+    (escape channels, states, broadcast channels). A ``cycle`` step's ``kind`` is
+    Duato's (``"direct"``, ``"indirect"``: ``c`` the escape class) or
+    ``"broadcast"`` (``c`` the broadcast VC).
     """
 
     scheme = "buffered"
 
-    def __init__(self, topology, algorithm, escape, escape_classes, adaptive_vcs,
-                 broadcast_vcs, model, channels, states, adaptive_dependencies,
-                 broadcast_dependencies, cycle, unreachable, seconds):
-        self.topology, self.algorithm, self.escape = topology, algorithm, escape
-        self.escape_classes, self.adaptive_vcs = escape_classes, adaptive_vcs
+    def __init__(self, unicast, broadcast_vcs, model, vertices, broadcast_dependencies):
+        super().__init__(unicast.topology, unicast.algorithm, unicast.escape,
+                         unicast.escape_classes, unicast.adaptive_vcs, unicast.channels,
+                         unicast.dependencies + broadcast_dependencies, unicast.states,
+                         unicast.cycle, unicast.unreachable, unicast.seconds)
         self.broadcast_vcs, self.model = broadcast_vcs, model
-        self.channels, self.states = channels, states
-        self.adaptive_dependencies = adaptive_dependencies
+        self.vertices = vertices
+        self.adaptive_dependencies = unicast.dependencies
         self.broadcast_dependencies = broadcast_dependencies
-        self.dependencies = adaptive_dependencies + broadcast_dependencies
-        self.cycle, self.unreachable, self.seconds = cycle, unreachable, seconds
 
     @property
     def vcs(self):
         """VC classes per link: escape classes, adaptive VCs and broadcast VCs."""
-        return self.escape_classes + self.adaptive_vcs + self.broadcast_vcs
-
-    @property
-    def deadlock_free(self):
-        return self.cycle is None and not self.unreachable
+        return super().vcs + self.broadcast_vcs
 
     def describe_need(self):
         """What the configuration lacks, as text (for :class:`DeadlockError`)."""
         return (f"Duato's condition on {self.escape} escape VCs and acyclic broadcast "
                 f"trees on {self.broadcast_vcs} broadcast VC(s)")
 
-    def describe_cycle(self):
-        """The witness as text."""
-        if self.unreachable:
-            node, dest = self.unreachable[0]
-            return f"the escape routing does not reach {dest} from {node}"
-        return cycle_text(self.cycle, lambda u, p, v, vc, kind: (
-            f"{u} -[port {p}, broadcast vc {vc}]-> {v}" if kind == "broadcast" else
-            f"{'' if kind == 'escape' else '(via adaptive) '}{u} -[port {p}, escape "
-            f"class {vc}]-> {v}"))
+    @staticmethod
+    def _step_text(u, p, v, c, kind):
+        if kind == "broadcast":
+            return f"{u} -[port {p}, broadcast vc {c}]-> {v}"
+        return AdaptiveReport._step_text(u, p, v, c, kind)
+
+    @staticmethod
+    def _step_dict(u, p, v, c, kind):
+        if kind == "broadcast":
+            return {"from": u, "port": p, "to": v, "vc": c, "dependency": kind}
+        return AdaptiveReport._step_dict(u, p, v, c, kind)
 
     def as_dict(self):
-        return {
-            "topology": self.topology.label,
-            "algorithm": self.algorithm,
-            "adaptive": True,
-            "escape": self.escape,
-            "escape_classes": self.escape_classes,
-            "adaptive_vcs": self.adaptive_vcs,
-            "broadcast_vcs": self.broadcast_vcs,
-            "scheme": self.scheme,
-            "model": self.model,
-            "channels": self.channels,
-            "states": self.states,
-            "dependencies": self.dependencies,
-            "adaptive_dependencies": self.adaptive_dependencies,
-            "broadcast_dependencies": self.broadcast_dependencies,
-            "escape_connected": not self.unreachable,
-            "deadlock_free": self.deadlock_free,
-            "cycle": None if self.cycle is None else
-            [{"from": u, "port": p, "to": v, "vc": vc, "class": kind}
-             for u, p, v, vc, kind in self.cycle],
-            "seconds": round(self.seconds, 3),
-        }
+        return {**super().as_dict(), "broadcast_vcs": self.broadcast_vcs,
+                "scheme": self.scheme, "model": self.model, "vertices": self.vertices,
+                "adaptive_dependencies": self.adaptive_dependencies,
+                "broadcast_dependencies": self.broadcast_dependencies}
 
 
 def check_adaptive_broadcast(topology, algorithm=None, escape_classes=None, adaptive_vcs=1,
@@ -474,8 +450,6 @@ def check_adaptive_broadcast(topology, algorithm=None, escape_classes=None, adap
     -------
     AdaptiveBroadcastReport
     """
-    from .adaptive import escape_algorithm
-    from .duato import extended_dependency_graph
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     _check_topology(topology)
@@ -491,21 +465,15 @@ def check_adaptive_broadcast(topology, algorithm=None, escape_classes=None, adap
     unicast = extended_dependency_graph(topology, algorithm, classes)
     offset = unicast.vertices
     num, bro = broadcast_dependency_graph(topology, b, "buffered", model=model)
-    if unicast.unreachable:
-        return AdaptiveBroadcastReport(
-            topology, algorithm, escape, classes, adaptive_vcs, b, model, offset + num,
-            unicast.states, 0, len(bro), None, unicast.unreachable,
-            time.perf_counter() - t0)
-    edges = np.concatenate([unicast.edges, bro + offset])
-    found = _find_cycle(offset + num, edges)
     cycle = None
-    if found is not None and found[0] < offset:
-        cycle = [(u, p, v, c, "escape" if kind == "direct" else "indirect")
-                 for u, p, v, c, kind in unicast.escape_cycle(found)]
-    elif found is not None:
-        cycle = [(u, port, v, vc, "broadcast") for u, port, v, vc in
-                 decode_channels(topology, [c - offset for c in found], b)]
-    return AdaptiveBroadcastReport(
-        topology, algorithm, escape, classes, adaptive_vcs, b, model, offset + num,
-        unicast.states, len(unicast.edges), len(bro), cycle, None,
-        time.perf_counter() - t0)
+    if not unicast.unreachable:
+        found = _find_cycle(offset + num, np.concatenate([unicast.edges, bro + offset]))
+        if found is not None and found[0] < offset:
+            cycle = unicast.escape_cycle(found)
+        elif found is not None:
+            cycle = [(u, port, v, vc, "broadcast") for u, port, v, vc in
+                     decode_channels(topology, [c - offset for c in found], b)]
+    report = AdaptiveReport(topology, algorithm, escape, classes, adaptive_vcs,
+                            unicast.escape_channels, len(unicast.edges), unicast.states,
+                            cycle, unicast.unreachable, time.perf_counter() - t0)
+    return AdaptiveBroadcastReport(report, b, model, offset + num, len(bro))

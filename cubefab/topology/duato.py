@@ -82,9 +82,18 @@ class AdaptiveReport:
         if self.unreachable:
             node, dest = self.unreachable[0]
             return f"the escape routing does not reach {dest} from {node}"
-        return cycle_text(self.cycle, lambda u, p, v, c, kind: (
-            f"{'' if kind == 'direct' else '(via adaptive) '}{u} -[port {p}, escape "
-            f"class {c}]-> {v}"))
+        return cycle_text(self.cycle, self._step_text)
+
+    @staticmethod
+    def _step_text(u, p, v, c, kind):
+        """A step ``(u, p, v, c, kind)`` of the cycle as text."""
+        return (f"{'' if kind == 'direct' else '(via adaptive) '}{u} -[port {p}, escape "
+                f"class {c}]-> {v}")
+
+    @staticmethod
+    def _step_dict(u, p, v, c, kind):
+        """A step of the cycle as a JSON object."""
+        return {"from": u, "port": p, "to": v, "class": c, "dependency": kind}
 
     def as_dict(self):
         return {
@@ -101,8 +110,7 @@ class AdaptiveReport:
             "escape_connected": not self.unreachable,
             "deadlock_free": self.deadlock_free,
             "cycle": None if self.cycle is None else
-            [{"from": u, "port": p, "to": v, "class": c, "dependency": kind}
-             for u, p, v, c, kind in self.cycle],
+            [self._step_dict(*step) for step in self.cycle],
             "seconds": round(self.seconds, 3),
         }
 

@@ -99,11 +99,11 @@ def test_adaptive_broadcast_proves_the_escape_vcs_sim_builds(cli):
 
 @pytest.mark.parametrize("options, kind", [
     (["--broadcast-vcs", "1"], {"broadcast"}),
-    (["--vcs", "1"], {"escape", "indirect"})], ids=["broadcast VCs", "escape VCs"])
+    (["--vcs", "1"], {"direct", "indirect"})], ids=["broadcast VCs", "escape VCs"])
 def test_adaptive_broadcast_witness_names_the_part_that_cycles(cli, options, kind):
     r = cli("deadlock", "dlh", "-m", "2", "-d", "2", "--broadcast", "--adaptive", *options,
             "--json")
     assert r.status == 1
     doc = r.json()
     assert doc["deadlock_free"] is False and len(doc["cycle"]) >= 2
-    assert {step["class"] for step in doc["cycle"]} <= kind
+    assert {step["dependency"] for step in doc["cycle"]} <= kind
