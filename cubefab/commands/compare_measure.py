@@ -12,7 +12,7 @@ from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
 from ..cli import CliError
 from ..hdl.config import SIMULATION_DEFAULTS
 from ..hdl.router import Router
-from ..hdl.selfcheck import SelfCheckConfig
+from ..hdl.selfcheck import MIN_PAYLOAD_WIDTH, SelfCheckConfig
 from ..sim.run_spec import Engine, Schedule, SelfCheckRun
 from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, sweep_runs
@@ -89,7 +89,8 @@ def simulate_row(args, topology, rates, client=None, progress=None):
     ``{"note": why not}`` when the fabric would not fit here."""
     what = f"the {topology.label} self-checking fabric"
     try:
-        config = router_config(args, topology, routers=topology.num_nodes)
+        config = router_config(args, topology, routers=topology.num_nodes,
+                               min_payload=MIN_PAYLOAD_WIDTH)
         check_fabric(what, config, args.engine)
     except CliError as exc:
         return {"note": f"not simulated: {exc}"}

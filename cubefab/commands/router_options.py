@@ -255,7 +255,7 @@ def _flit_width(config, flit_width):
 
 def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
                   broadcasts=False, multicast=False, fault_tolerant=False,
-                  block_ram_budget=BLOCK_RAMS, said=None):
+                  block_ram_budget=BLOCK_RAMS, said=None, min_payload=0):
     """The :class:`~cubefab.hdl.config.RouterConfig` the router options of ``args``
     describe for ``topology``; bad input: :class:`~cubefab.cli.CliError` naming the
     options. ``args`` is read, never changed.
@@ -278,6 +278,10 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
     said : dict, optional
         ``{field: words}``: how the user asked for a field another option implies,
         for the error of a conflict.
+    min_payload : int
+        Payload bits the command's traffic needs (the self-checking traffic's
+        :data:`~cubefab.hdl.selfcheck.MIN_PAYLOAD_WIDTH`); fewer are an error naming
+        ``--payload-width`` or ``--flit-width``, as typed.
 
     The channel dependency graph that the default VCs and the turns come from is
     checked against the memory limit before it is built.
@@ -319,4 +323,9 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
         raise CliError(str(exc)) from None
     if flit_width is not None:
         config = _flit_width(config, flit_width)
+    if config.payload_width < min_payload:
+        option = ("--flit-width" if flit_width is not None else "--payload-width")
+        raise CliError(f"{option} leaves {config.payload_width} payload bits; the "
+                       f"self-checking traffic needs at least {min_payload} (a "
+                       f"timestamp and a sequence number in every head)")
     return config

@@ -7,7 +7,7 @@ from ..cli import (add_json_option, CliError, add_topology_command, emit, format
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
 from ..hdl.config import HOPS, SIMULATION_DEFAULTS
-from ..hdl.selfcheck import SelfCheckConfig
+from ..hdl.selfcheck import MIN_PAYLOAD_WIDTH, SelfCheckConfig
 from ..progress import Progress, build_stages
 from ..sim.engine_choice import AUTO_RULE, choose_engine
 from ..sim.run_spec import ENGINES, Engine, Faults, Schedule, SelfCheckRun, Stimulus
@@ -165,7 +165,8 @@ def _router(args, topology, broadcasts):
     return router_config(args, topology, routers=topology.num_nodes,
                          broadcasts=broadcasts,
                          multicast=args.multicast_group is not None,
-                         fault_tolerant=bool(args.fail_links), said=said)
+                         fault_tolerant=bool(args.fail_links), said=said,
+                         min_payload=MIN_PAYLOAD_WIDTH)
 
 
 def _sim(args, topology):

@@ -14,7 +14,7 @@ from .. import files
 from ..cluster import ClusterError
 from ..progress import Progress, build_stages
 from ..hdl.config import SIMULATION_DEFAULTS
-from ..hdl.selfcheck import SelfCheckConfig
+from ..hdl.selfcheck import MIN_PAYLOAD_WIDTH, SelfCheckConfig
 from ..sim.run_spec import Engine, Schedule, SelfCheckRun, Stimulus
 from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_runs
@@ -125,7 +125,8 @@ def _curve_routers(args, topology, routings, waypoints=0):
     configs = []
     for name, count in routings:
         config = router_config(args, topology, routers=topology.num_nodes, algorithm=name,
-                               adaptive=bool(count), fault_tolerant=bool(waypoints))
+                               adaptive=bool(count), fault_tolerant=bool(waypoints),
+                               min_payload=MIN_PAYLOAD_WIDTH)
         check_fabric(f"the {topology.label} self-checking fabric", config, args.engine)
         configs.append(config)
     return configs

@@ -29,11 +29,19 @@ from .selfcheck_node import (CONFIG_INPUTS, DEFECT_INPUTS, SelfCheckingNode,
 from .traffic_gen import PacketFormat, RATE_BITS, check_generator
 
 
-__all__ = ["SelfCheckConfig", "SelfCheckingFabric", "COUNTER_BITS", "NODE_MODULE"]
+__all__ = ["SelfCheckConfig", "SelfCheckingFabric", "COUNTER_BITS", "NODE_MODULE",
+           "TIMESTAMP_BITS", "SEQUENCE_BITS", "MIN_PAYLOAD_WIDTH"]
 
 
 #: Width of every event counter.
 COUNTER_BITS = 48
+
+#: Widths of the creation timestamp and the per-flow sequence number every head flit of
+#: the self-checking traffic carries in its payload (the defaults of
+#: :class:`SelfCheckConfig`), and so the least payload width its routers can have.
+TIMESTAMP_BITS = 24
+SEQUENCE_BITS = 8
+MIN_PAYLOAD_WIDTH = TIMESTAMP_BITS + SEQUENCE_BITS
 
 #: Verilog module name of :meth:`SelfCheckConfig.node_verilog`.
 NODE_MODULE = "cubefab_node"
@@ -94,7 +102,7 @@ class SelfCheckConfig:
     """
 
     def __init__(self, router, *, pattern="uniform", packet_flits=1, hotspot=None,
-                 queue_depth=16, timestamp_bits=24, sequence_bits=8, defects=False,
+                 queue_depth=16, timestamp_bits=TIMESTAMP_BITS, sequence_bits=SEQUENCE_BITS, defects=False,
                  multicast_group=None):
         if not isinstance(router, RouterConfig):
             raise TypeError(f"Router configuration must be a RouterConfig, not {router!r}")
@@ -136,7 +144,7 @@ class SelfCheckConfig:
 
     @classmethod
     def of(cls, topology, *, pattern="uniform", packet_flits=1, hotspot=None,
-           queue_depth=16, timestamp_bits=24, sequence_bits=8, defects=False,
+           queue_depth=16, timestamp_bits=TIMESTAMP_BITS, sequence_bits=SEQUENCE_BITS, defects=False,
            multicast_group=None, defaults=SIMULATION_DEFAULTS, **router):
         """The configuration described by flat keywords (the fields of :meth:`key`):
         ``router`` holds :class:`~cubefab.hdl.config.RouterConfig` fields and the flat

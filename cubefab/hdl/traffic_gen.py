@@ -176,9 +176,10 @@ class PacketFormat:
         self.timestamp_bits = check_int("Timestamp width", timestamp_bits, 1, 32)
         self.sequence_bits = check_int("Sequence number width", sequence_bits, 0, 16)
         if layout.payload_width < timestamp_bits + sequence_bits:
-            raise ValueError(f"Payload width must be at least timestamp_bits + "
-                             f"sequence_bits = {timestamp_bits + sequence_bits}, "
-                             f"not {layout.payload_width}")
+            raise ValueError(f"Payload width must be at least "
+                             f"{timestamp_bits + sequence_bits} bits (a {timestamp_bits}-bit "
+                             f"timestamp and a {sequence_bits}-bit sequence number), not "
+                             f"{layout.payload_width}")
         self.index_bits = max(1, (self.packet_flits - 1).bit_length())
 
     def check_word(self, src, dest, sequence, index, width=None):

@@ -225,3 +225,15 @@ def test_verilog_router_with_lookahead_hops_by_flit_width(cli, tmp_path):
     assert r.status == 0, r.err
     assert r.json()["payload_efficiency"]["1"] == 3 / 16
     assert "input [15:0] link_in__0__flit__payload" in out.read_text()
+
+
+@pytest.mark.parametrize("argv, width", [
+    (["sim", "dlh", "-m", "2", "-d", "1", "--payload-width", "16"], 16),
+    (["sweep", "hypercube", "-n", "2", "--payload-width", "8", "--rates", "0.1"], 8)],
+    ids=["sim", "sweep"])
+def test_a_payload_too_narrow_for_the_self_checking_traffic_names_the_option(cli, argv,
+                                                                              width):
+    r = cli(*argv)
+    assert r.status == 2 and len(r.err.splitlines()) == 1, r.err
+    assert r.err.startswith(f"error: --payload-width leaves {width} payload bits; the "
+                            f"self-checking traffic needs at least 32")
