@@ -212,7 +212,7 @@ class Router(wiring.Component):
         enter = stage(frame, p, flit)
         buffers = input_buffers(frame, p, flit, enter, outputs, cut)
         if self.config.broadcast:
-            buffers += replicating_queues(frame, stage, p, flit, enter, outputs)
+            buffers += replicating_queues(frame, p, flit, enter, outputs)
         if p == self.topology.degree and frame.local_queues() == 2:
             # the unicast FIFO and the replicating queue of broadcasts
             unicast, broadcast = buffers

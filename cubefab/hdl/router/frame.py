@@ -89,6 +89,11 @@ class Frame:
         replicating queue with broadcast VCs; 1 or 2."""
         return self.config.fifo_vcs(local=True) + bool(self.config.broadcast)
 
+    def shared_injection(self, p):
+        """Whether input port ``p`` is the local one and its one injection queue, a
+        replicating queue, holds unicast packets too."""
+        return p == self.degree and self.config.broadcast and self.local_queues() == 1
+
     def injects(self, bcast):
         """Whether an injection queue takes the flit on ``local_in``: all of them
         where it is the only one; else the replicating queue (``bcast``) its

@@ -100,25 +100,24 @@ def _children(frame, p, flit):
     return unit, local
 
 
-def replicating_queues(frame, stage, p, flit, enter, outputs):
+def replicating_queues(frame, p, flit, enter, outputs):
     """The replicating queues of input port ``p`` (its broadcast VCs; the injection
     queue, which also holds unicast packets routed to ``outputs``), as
     :class:`Replica` s: an entry's copies are the children of this node in the tree
     of the flit's ``src`` and, unless this node is the source, the local output; a
-    unicast flit's is the one port of its route ``enter`` (``stage``, the route
-    stage, names it: :meth:`~.route_stage.RouteStage.single_port`)."""
+    unicast flit's is its route (``enter.port``; an adaptive router injects unicasts
+    into a FIFO of their own, :meth:`~.frame.Frame.local_queues`)."""
     m, degree, config, layout = frame.m, frame.degree, frame.config, frame.layout
     router = frame.router
     turns = _broadcast_turns(frame)
     outs = [o for o in range(degree + 1) if (p, o) in turns]
-    shared = p == degree and frame.local_queues() == 1   # holds unicasts too
+    shared = frame.shared_injection(p)   # holds unicasts too
     if shared:
         outs = sorted(set(outs) | set(outputs))
     unit, local = _children(frame, p, flit)
     copies = Cat(unit.children[o] if o < degree else local for o in outs)
     if shared:
-        unicast = stage.single_port(enter)
-        copies = Mux(flit.bcast, copies, Cat(unicast[o] for o in outs))
+        copies = Mux(flit.bcast, copies, Cat(enter.port[o] for o in outs))
     route_layout = data.StructLayout({"port": unsigned(len(outs)),
                                       "vc": unsigned(layout["vc"].shape.width)})
     replicas = []
@@ -198,8 +197,7 @@ def replica_requests(frame, p, v, replica, out):
         if o < degree:
             bvc = _broadcast_vc(frame, p, v, o)
             # (an injection queue that holds unicasts too sends them on their route's VC)
-            shared = p == degree and frame.local_queues() == 1
-            out_vc = Mux(flit.bcast, bvc, route.vc) if shared else bvc
+            out_vc = Mux(flit.bcast, bvc, route.vc) if frame.shared_injection(p) else bvc
             empty = Cat(count == config.depth for count in out.credits[o])
             if replica.next_port is not None:   # a copy starts on its turn only
                 empty = empty & (replica.next_port == o).replicate(len(empty))

@@ -59,11 +59,6 @@ class RouteStage:
         unchanged."""
         return switched
 
-    def single_port(self, enter):
-        """The one output port (one-hot) of a route ``enter``: where a replicating
-        injection queue sends a unicast packet."""
-        return enter.port
-
     def depart(self, frame, vc, out_vc, cls):
         """The flit of input VC ``vc`` (an :class:`~.input_unit.InputVC`) as it leaves
         for a network output on its output VC ``out_vc`` (``cls``: its class, from an
