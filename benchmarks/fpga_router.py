@@ -19,9 +19,12 @@ gives the payload that is left). Measures, with yosys synth_ice40 and nextpnr-ic
    earlier versions of this benchmark measured; then the router ``cubefab demo``
    shows (node 0 of MC(1,2), 16-bit payload, 2 VCs) with the buffer that was its
    default before ``"auto"`` (registers) and with the default; and the goal router's
-   options of issue 22 at 16-bit flits: the header in the head flit only
-   (``header="head"``), one cycle per hop (``hop="lookahead"``) and both, each with
-   the payload that 16-bit flits leave;
+   options of issue 22 at 16-bit flits (section ``options``): the header in every
+   flit (``header="every"``, the default before issue 33) and in the head flit only
+   (``header="head"``, the default since), each with both hops (``hop="buffered"``,
+   the default, and ``hop="lookahead"``), each with the payload that 16-bit flits
+   leave, and which hop the default rule of issue 33 picks (the lower ns/hop among the
+   hops whose median Fmax over the seeds keeps ``DEFAULT_HOP_MHZ``);
 1. the router of node 0 of the hypercube Q(n), n = 3..7 (4..8 ports counting the
    local port; e-cube routing, 1 VC, 4-flit buffers), with 16-, 32- and 64-bit
    flits (where the header leaves room for a payload); beside each 16-bit router
@@ -69,10 +72,10 @@ from cubefab.cli import format_table  # noqa: E402
 from cubefab.hdl import route as route_pkg  # noqa: E402
 from cubefab.hdl.fabric import Fabric, FabricConfig  # noqa: E402
 from cubefab.hdl import router as router_module  # noqa: E402
-from cubefab.hdl.flit import payload_efficiency, payload_width_for  # noqa: E402
+from cubefab.hdl.flit import HEADERS, payload_efficiency, payload_width_for  # noqa: E402
 from cubefab.hdl.router import (Router, RouterConfig, HOP_LATENCY,  # noqa: E402
                                 HOP_LATENCIES)
-from cubefab.hdl.config import BUFFERS, TURNS  # noqa: E402
+from cubefab.hdl.config import BUFFERS, HOPS, TURNS  # noqa: E402
 from cubefab.topology import Hypercube, Metacube, DLH  # noqa: E402
 from cubefab.topology.deadlock import required_vcs  # noqa: E402
 
@@ -96,7 +99,11 @@ def flit_payload(topology, flit_width):
     return payload_width_for(topology.address_bits, flit_width, vcs)
 
 #: The sections of the benchmark, in the order they run.
-SECTIONS = ("goal", "demo", "routers", "fabrics")
+SECTIONS = ("goal", "options", "demo", "routers", "fabrics")
+
+#: The clock a hop mode must keep (median Fmax over the seeds, HX8K) to be the default
+#: hop (issue 33: the default is the lower ns/hop among the hops that keep it).
+DEFAULT_HOP_MHZ = 100
 
 #: The device ``--family`` measures by default.
 FAMILY_DEVICES = {"ice40": "hx8k", "ecp5": "lfe5u-85f", "gowin": "gw1nr-9"}
@@ -168,14 +175,21 @@ def goal_rows(args):
         configs.append(("default (turns=reference, buffer=auto)", payload, router_module,
                         lambda w=payload: Router(RouterConfig.for_topology(
                             topo, payload_width=w), 0), "reference", "auto"))
-    # the options of issue 22 on the default router, at the goal's flit width
-    for options in ({"header": "head"}, {"hop": "lookahead"},
-                    {"header": "head", "hop": "lookahead"}):
-        config = flit_width_config(topo, GOAL_FLIT_WIDTH, **options)
-        configs.append((", ".join(f"{k}={v}" for k, v in options.items())
-                        + ", buffer=auto", config.payload_width, router_module,
-                        lambda c=config: Router(c, 0), "reference", "auto"))
     return seeded_rows(args, configs, "goal")
+
+
+def option_rows(args):
+    """The goal router (16-bit flits, the payload what the header leaves) with each
+    header and each hop of issue 22, placed with several seeds."""
+    configs = []
+    for header in HEADERS:
+        for hop in HOPS:
+            config = flit_width_config(Hypercube(4), GOAL_FLIT_WIDTH, header=header,
+                                       hop=hop)
+            configs.append((f"header={header}, hop={hop}, buffer=auto",
+                            config.payload_width, router_module,
+                            lambda c=config: Router(c, 0), "reference", "auto"))
+    return seeded_rows(args, configs, "options")
 
 
 def flit_width_config(topology, flit_width, **settings):
@@ -185,7 +199,7 @@ def flit_width_config(topology, flit_width, **settings):
     config = RouterConfig.for_topology(topology, **settings)
     return RouterConfig.for_topology(topology, payload_width=payload_width_for(
         topology.address_bits, flit_width, config.link_vcs, config.class_width,
-        config.broadcast, config.layout.next_port_bits), **settings)
+        config.broadcast, config.layout.lookahead_bits), **settings)
 
 
 def demo_rows(args):
@@ -267,6 +281,23 @@ def print_goal(rows):
            and r["fmax_by_seed"] and min(r["fmax_by_seed"].values()) >= 100]
     print(f"goal (5 ports, {GOAL_FLIT_WIDTH}-bit flits, >= 100 MHz at every seed, <= 600 "
           f"LUT4) met by: {', '.join(r['configuration'] for r in met) or 'none'}")
+    print()
+
+
+def print_options(rows):
+    print_seeded(rows, f"Goal router's options: Q(4) node 0, {GOAL_FLIT_WIDTH}-bit flits "
+                 "(HX8K; Fmax at seed 1, min..median..max over seeds)")
+    kept = {}
+    for r in rows:
+        median = statistics.median(v for v in r["fmax_by_seed"].values() if v)
+        hop = "lookahead" if "hop=lookahead" in r["configuration"] else "buffered"
+        header = r["configuration"].split(",")[0].split("=")[1]
+        if median >= DEFAULT_HOP_MHZ:
+            kept.setdefault(header, []).append((r["hop_latency"] * 1e3 / median, hop))
+    for header in HEADERS:
+        choice = min(kept[header])[1] if header in kept else "none"
+        print(f"default hop rule (header={header}: the lowest ns/hop at the median Fmax "
+              f"among hops whose median is >= {DEFAULT_HOP_MHZ} MHz): {choice}")
     print()
 
 
@@ -445,6 +476,7 @@ def main(argv=None):
     measured = {}
     for section, title, rows in (
             ("goal", "goal router configurations (HX8K)", goal_rows),
+            ("options", "goal router's header and hop options (HX8K)", option_rows),
             ("demo", "demo router (HX8K)", demo_rows),
             ("routers", "routers (node 0, 4-flit buffers, HX8K)", router_rows),
             ("fabrics", "fabrics (16-bit payload, 4-flit buffers, HX8K)", fabric_rows)):
@@ -453,6 +485,8 @@ def main(argv=None):
             measured[section] = rows(args)
     if "goal" in measured:
         print_goal(measured["goal"])
+    if "options" in measured:
+        print_options(measured["options"])
     if "demo" in measured:
         print_demo(measured["demo"])
     if "routers" in measured:

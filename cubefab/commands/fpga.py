@@ -21,6 +21,7 @@ from .. import files
 from ..cli import CliError, emit, format_table, int_range
 from ..build.devices import DEVICES
 from ..build.pnr import ToolFailed, ToolMissing, find_tool, implement
+from ..hdl.flit import DEFAULT_HEADER
 from ..build.harness import TimingHarness
 from ..progress import working
 from .router_targets import (router_target_options, interface_fabric_options, build_router,
@@ -143,7 +144,7 @@ def _stem(topology, config=None):
     stem = f"{topology.name}_" + "_".join(f"{k}{v}" for k, v in topology.params.items())
     if config is not None and config.broadcast_model != "all-port":
         stem += "_" + config.broadcast_model.replace("-", "")
-    if config is not None and config.header != "every":
+    if config is not None and config.header != DEFAULT_HEADER:
         stem += f"_header{config.header}"
     if config is not None and config.hop != "buffered":
         stem += f"_{config.hop}"
@@ -159,7 +160,7 @@ def _parameters(config):
            **({"broadcast_vcs": config.broadcast_vcs} if config.broadcast else {}),
            **({"broadcast_model": config.broadcast_model}
               if config.broadcast_model != "all-port" else {}),
-           **({"header": config.header} if config.header != "every" else {}),
+           **({"header": config.header} if config.header != DEFAULT_HEADER else {}),
            **({"hop": config.hop} if config.hop != "buffered" else {})}
     if config.fault_waypoints:   # waypoint routing: VCs per phase, every turn connected
         out.update({"fault_waypoints": config.fault_waypoints, "link_vcs": config.link_vcs,

@@ -17,7 +17,7 @@ import dataclasses
 from ..cli import CliError, input_errors, int_range
 from ..hdl.config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, BUFFER_CHOICES, HOPS, TURNS,
                           ConfigConflict, HARDWARE_DEFAULTS, RouterConfig)
-from ..hdl.flit import HEADERS, payload_width_for
+from ..hdl.flit import DEFAULT_HEADER, HEADERS, payload_width_for
 from ..hdl.modes import parts
 from .fault_options import add_waypoints_option, fault_waypoints
 from .limits import (MAX_DEPTH, MAX_FLIT_WIDTH, MAX_PAYLOAD_WIDTH, MAX_VCS,
@@ -136,17 +136,18 @@ def add_router_options(parser, defaults=HARDWARE_DEFAULTS, parts=PARTS, *,
                                  "vc, dest, src): sets the payload to what is left; "
                                  "instead of --payload-width (default: none)")
     if "header" in parts:
-        parser.add_argument("--header", default=HEADERS[0], choices=HEADERS,
+        parser.add_argument("--header", default=DEFAULT_HEADER, choices=HEADERS,
                             help="where a packet's routing information (dest, src, "
-                                 "class) travels: in every flit (default) or in the head "
-                                 "flit only, body flits carrying payload in every bit but "
-                                 "the flit type and VC")
+                                 "class) travels: in the head flit only (default), body "
+                                 "flits carrying payload in every bit but the flit type "
+                                 "and VC, or in every flit")
     if "hop" in parts:
         parser.add_argument("--hop", default=HOPS[0], choices=HOPS,
                             help="how a flit crosses a router: buffered (default; 2 "
                                  "cycles a hop) or lookahead (next router's port in the "
-                                 "head flit, empty buffers bypassed: 1 cycle a hop at "
-                                 "zero load; deterministic routers)")
+                                 "head flit, adaptive routers' also its adaptive ports; "
+                                 "empty buffers bypassed: 1 cycle a hop at zero load; "
+                                 "not with --waypoints or --faults)")
     if "adaptive" in parts:
         add_adaptive_options(parser, repeatable)
     if "storage" in parts:
@@ -250,7 +251,7 @@ def _flit_width(config, flit_width):
     with input_errors("--flit-width: "):
         return dataclasses.replace(config, payload_width=payload_width_for(
             config.topology.address_bits, flit_width, config.link_vcs,
-            config.class_width, config.broadcast, config.layout.next_port_bits))
+            config.class_width, config.broadcast, config.layout.lookahead_bits))
 
 
 def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
@@ -308,7 +309,7 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
         vcs_per_class=args.vcs_per_class,
         payload_width=(defaults.payload_width if args.payload_width is None
                        else args.payload_width),
-        header=getattr(args, "header", HEADERS[0]), hop=getattr(args, "hop", HOPS[0]),
+        header=getattr(args, "header", DEFAULT_HEADER), hop=getattr(args, "hop", HOPS[0]),
         buffer=getattr(args, "buffer", "auto"), turns=turns, routers=routers,
         block_ram_budget=block_ram_budget)
     try:

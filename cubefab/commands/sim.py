@@ -7,6 +7,7 @@ from ..cli import (add_json_option, CliError, add_topology_command, emit, format
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
 from ..hdl.config import HOPS, SIMULATION_DEFAULTS
+from ..hdl.flit import DEFAULT_HEADER
 from ..hdl.selfcheck import MIN_PAYLOAD_WIDTH, SelfCheckConfig
 from ..progress import Progress, build_stages
 from ..sim.engine_choice import AUTO_RULE, choose_engine
@@ -274,8 +275,8 @@ def _sim(args, topology):
         if "fail_links" in doc:
             routing += ", failing mid-run: " + ", ".join(
                 f"{u}-{v} at cycle {c}" for u, v, c in doc["fail_links"])
-    if doc.get("header", "every") != "every":
-        routing += ", header in the head flit only"
+    if doc.get("header", DEFAULT_HEADER) == "every":
+        routing += ", header in every flit"
     if doc.get("hop", HOPS[0]) != HOPS[0]:
         routing += f", {doc['hop']} hops"
     if doc.get("broadcast_vcs"):

@@ -20,7 +20,7 @@ from ..topology.base import Topology, check_int
 from ..topology.deadlock import DeadlockError, check_deadlock_free, lane_bits, required_vcs
 from ..topology.duato import check_adaptive
 from .fifo import memory_fifo_logic, register_fifo_logic
-from .flit import HEADERS, FlitLayout
+from .flit import DEFAULT_HEADER, HEADERS, FlitLayout
 from .modes import (MAX_FAULT_WAYPOINTS, MAX_VECTOR_NODES, Adaptive, Broadcast,
                     ConfigConflict, Deterministic, Multicast, Unicast, Waypoints, refusal)
 
@@ -244,9 +244,10 @@ class RouterConfig:
         Which routings, hops and replications combine: :func:`~cubefab.hdl.modes.refusal`.
     header : str
         One of :data:`~cubefab.hdl.flit.HEADERS`: where a packet's routing information
-        travels (:class:`~cubefab.hdl.flit.FlitLayout`). ``"every"`` (the default):
+        travels (:class:`~cubefab.hdl.flit.FlitLayout`). ``"every"``:
         every flit repeats ``dest``, ``src`` (and ``cls``), and the router routes each
-        flit by its own. ``"head"``: only the head carries them; the router keeps the
+        flit by its own. ``"head"`` (the default,
+        :data:`~cubefab.hdl.flit.DEFAULT_HEADER`): only the head carries them; the router keeps the
         route of each input VC's head in a register and routes the packet's body and
         tail flits by it, so that they carry payload in every bit but the flit-type
         bits and ``vc`` (docs/router.md, "Flit formats"); a replicating router keeps
@@ -261,7 +262,11 @@ class RouterConfig:
         (the route unit of that neighbour; at injection the router's own), and a flit
         arriving at an empty input VC that wins its output goes straight to the output
         register (a cycle a hop at zero load; its buffer slot's credit goes back at
-        once). Deterministic unicast routers only.
+        once). An adaptive router's head carries the neighbour's escape port in
+        ``next_port`` and its adaptive ports in ``next_offered`` (that neighbour's
+        adaptive route unit), from which the neighbour chooses as it would from its
+        own unit's; a replicating router's copies are replicated at every router (two
+        cycles a hop). Not with fault waypoints.
 
     Raises
     ------
@@ -282,7 +287,7 @@ class RouterConfig:
     turns: str = "reference"
     routing: Deterministic | Adaptive | Waypoints = Deterministic()
     replication: Unicast | Broadcast | Multicast = Unicast()
-    header: str = "every"
+    header: str = DEFAULT_HEADER
     hop: str = "buffered"
     #: str: the flit storage the router builds, a key of :data:`BUFFERS`: ``buffer``,
     #: or what :meth:`auto_buffer` picks for ``buffer="auto"``
@@ -454,7 +459,9 @@ class RouterConfig:
                           multicast=bool(self.multicast),
                           member_bits=self.topology.num_nodes if self.multicast == "vector"
                           else 0, header=self.header,
-                          next_port_bits=self.topology.port_width if self.lookahead else 0)
+                          next_port_bits=self.topology.port_width if self.lookahead else 0,
+                          next_offered_bits=(self.topology.degree
+                                             if self.lookahead and self.adaptive else 0))
 
     def as_dict(self):
         """The parameters but the topology, as a JSON-able dict with the routing and
@@ -473,7 +480,7 @@ class RouterConfig:
         out.update(turns=self.turns, adaptive_vcs=self.adaptive_vcs,
                    fault_waypoints=self.fault_waypoints)
         optional = (("broadcast_vcs", 0), ("multicast", False),
-                    ("broadcast_model", "all-port"), ("header", "every"),
+                    ("broadcast_model", "all-port"), ("header", DEFAULT_HEADER),
                     ("hop", "buffered"))
         out.update({name: getattr(self, name) for name, default in optional
                     if getattr(self, name) != default})

@@ -243,8 +243,8 @@ def refusal(routing, hop, replication):
     """Why the router does not build ``routing`` with ``hop`` hops and ``replication``,
     as ``(reason, fields)`` (``fields``: the parts in conflict as flat report fields,
     the refusing one first), or None when it does."""
-    if hop == "lookahead" and not isinstance(routing, Deterministic):
-        return ("Lookahead hops need a deterministic router",
+    if hop == "lookahead" and isinstance(routing, Waypoints):
+        return ("Lookahead hops need a router without fault waypoints",
                 {"hop": hop, **routing.fields})
     if isinstance(replication, Unicast):
         return None

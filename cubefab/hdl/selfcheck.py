@@ -21,6 +21,7 @@ from amaranth.lib.wiring import In, Out
 from ..topology.base import Topology, check_int
 from ..topology.broadcast_tree import subcube_members
 from .config import BLOCK_RAMS, SIMULATION_DEFAULTS, FabricConfig, RouterConfig
+from .flit import DEFAULT_HEADER
 from .modes import MODE_FIELDS, Multicast, parts
 from .fabric import connect_links
 from .ports import reset_less_verilog
@@ -184,7 +185,7 @@ class SelfCheckConfig:
                     "broadcast_vcs": (router.broadcast_vcs, 0),
                     "broadcast_model": (router.broadcast_model, "all-port"),
                     "multicast_group": (self.multicast_group, None),
-                    "header": (router.header, "every"), "hop": (router.hop, "buffered"),
+                    "header": (router.header, DEFAULT_HEADER), "hop": (router.hop, "buffered"),
                     "buffer": (router.buffer, "auto"), "turns": (router.turns, "reference"),
                     "block_ram_budget": (router.block_ram_budget, BLOCK_RAMS)}
         key.update({name: value for name, (value, default) in optional.items()

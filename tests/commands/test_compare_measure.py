@@ -52,8 +52,6 @@ def test_synthesized_router_is_synth_routers(cli, tmp_path, monkeypatch):
     (["--jobs", "2"], "--jobs sets up --simulate: it needs --simulate"),
     (["--no-pnr"], "--no-pnr sets up --synth: it needs --synth"),
     (["--simulate", "--rates", "2"], "--rates:"),
-    (["--simulate", "--engine", "amaranth", "--hop", "lookahead", "--adaptive"],
-     "--hop lookahead cannot be combined with --adaptive"),
 ])
 def test_bad_measuring_options_are_one_error_line(cli, args, message):
     r = cli("compare", "hypercube:n=2", *args)

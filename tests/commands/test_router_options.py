@@ -74,8 +74,6 @@ def test_help_states_a_default_for_every_router_option(cli, command, defaults):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--hop", "lookahead", "--adaptive"],
-     "--hop lookahead cannot be combined with --adaptive"),
     (["--hop", "lookahead", "--waypoints", "1"],
      "--hop lookahead cannot be combined with --waypoints"),
     (["--broadcast-vcs", "1", "--waypoints", "1"],

@@ -199,10 +199,10 @@ def test_sim_with_lookahead_hops(cli):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--adaptive"], "--hop lookahead cannot be combined with --adaptive (lookahead "
-                     "hops need a deterministic router)"),
     (["--faults", "1"], "--hop lookahead cannot be combined with --faults (lookahead "
-                        "hops need a deterministic router")])
+                        "hops need a router without fault waypoints"),
+    (["--waypoints", "1"], "--hop lookahead cannot be combined with --waypoints "
+                           "(lookahead hops need a router without fault waypoints")])
 def test_lookahead_hops_refused_where_not_served_is_one_error_line(cli, args, message):
     r = cli("sim", "hypercube", "-n", "2", "--hop", "lookahead", *args)
     assert r.status == 2 and r.err.startswith("error:") and message in r.err

@@ -8,7 +8,7 @@ import pytest
 
 from cubefab.build.verilog import verilog_text
 from cubefab.hdl.config import RouterConfig
-from cubefab.hdl.flit import FlitLayout, payload_efficiency, payload_width_for
+from cubefab.hdl.flit import DEFAULT_HEADER, FlitLayout, payload_efficiency, payload_width_for
 from cubefab.hdl.router import Router, input_unit
 from cubefab.topology import Hypercube
 from tests.helpers import run_clocked
@@ -20,23 +20,32 @@ def test_a_body_flit_is_data_but_for_its_type_and_vc_bits():
     assert [(name, field.offset) for name, field in layout.body] == \
         [("head", 0), ("tail", 1), ("vc", 2), ("data", 3)]
     assert layout.body_payload_width == layout.size - 3
-    assert FlitLayout(4, 6, vcs=2).body_payload_width == 6
+    assert FlitLayout(4, 6, vcs=2, header="every").body_payload_width == 6
 
 
 def test_a_head_only_cut_bit_is_a_flit_type_bit():
     layout = FlitLayout(3, 8, vcs=4, waypoints=2, header="head")
     assert layout["cut"].offset == 2 and "cut" in dict(layout.body)
-    assert FlitLayout(3, 8, vcs=4, waypoints=2)["cut"].offset > layout["dest"].offset
+    assert FlitLayout(3, 8, vcs=4, waypoints=2, header="every")["cut"].offset \
+        > layout["dest"].offset
 
 
 def test_layouts_of_the_two_headers_are_not_equal():
-    assert FlitLayout(4, 6) != FlitLayout(4, 6, header="head")
+    assert FlitLayout(4, 6, header="every") != FlitLayout(4, 6, header="head")
     assert FlitLayout(4, 6, header="head") == FlitLayout(4, 6, header="head")
+
+
+def test_the_header_is_in_the_head_flit_by_default():
+    assert FlitLayout(4, 6).header == RouterConfig.for_topology(Hypercube(4)).header \
+        == DEFAULT_HEADER == "head"
+    assert "header" not in RouterConfig.for_topology(Hypercube(4)).as_dict()
+    assert RouterConfig.for_topology(Hypercube(4), header="every").as_dict()["header"] \
+        == "every"
 
 
 def test_payload_efficiency_of_the_q4_router_with_16_bit_links():
     # 4-bit addresses, one VC: head, tail, dest, src = a 10-bit header, 6 payload bits
-    every = FlitLayout(4, payload_width_for(4, 16))
+    every = FlitLayout(4, payload_width_for(4, 16), header="every")
     head = FlitLayout(4, payload_width_for(4, 16), header="head")
     assert every.size == head.size == 16
     assert [payload_efficiency(every, n) for n in (1, 4)] == [6 / 16, 6 / 16]

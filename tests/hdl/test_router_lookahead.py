@@ -1,7 +1,9 @@
-"""Lookahead hops (``RouterConfig(hop="lookahead")``): the lookahead route unit equals
-the model's routing at every neighbour, the zero-load latency of either hop mode is the
-count derived by hand from the pipeline (a replicating router's unicasts one cycle
-more at the source), and the modes lookahead does not serve are refused."""
+"""Lookahead hops (``RouterConfig(hop="lookahead")``): the lookahead route units equal
+the model's routing at every neighbour (the adaptive one its offered and escape ports),
+the zero-load latency of either hop mode is the count derived by hand from the
+pipeline (a deterministic replicating router's unicasts one cycle more at the source;
+adaptive routers as deterministic ones), and the mode lookahead does not serve is
+refused."""
 
 import pytest
 
@@ -12,9 +14,10 @@ from cubefab.hdl.config import RouterConfig
 from cubefab.hdl.modes import Adaptive, Broadcast, Waypoints
 from cubefab.hdl.fabric import Fabric, FabricConfig
 from cubefab.hdl.flit import FlitLayout
-from cubefab.hdl.route import LookaheadRoute
+from cubefab.hdl.route import AdaptiveLookaheadRoute, LookaheadRoute
 from cubefab.hdl.router import zero_load_latency
 from cubefab.topology import Hypercube, Metacube, make_topology
+from cubefab.topology.adaptive import adaptive_ports, escape_port
 from cubefab.topology.dlh import DLH
 from tests.helpers import distance_matrix, run_clocked
 
@@ -26,8 +29,8 @@ class LookaheadBank(Elaboratable):
     """The lookahead units of every node of ``topology`` (one simulation); with
     ``straps``, address-strapped units held at each node's neighbours."""
 
-    def __init__(self, topology, algorithm, straps=False):
-        self.units = [LookaheadRoute(topology, None if straps else int(node), algorithm)
+    def __init__(self, topology, algorithm, straps=False, unit=LookaheadRoute):
+        self.units = [unit(topology, None if straps else int(node), algorithm)
                       for node in topology.nodes()]
         for unit, node in zip(self.units, topology.nodes()):
             unit.at = int(node)
@@ -71,6 +74,40 @@ def test_lookahead_ports_equal_the_model_at_every_neighbour(topology, straps):
         sim.add_testbench(bench)
         sim.run()
         assert len(checked) >= len(nodes) ** 2 * topology.degree
+
+
+#: Networks and algorithms of the adaptive lookahead unit's check (the Mcube with
+#: both of its adaptive routings).
+ADAPTIVE_SMALL = [(Hypercube(3), None), (Metacube(1, 1), None), (DLH(2, 1), None),
+                  (make_topology("mcube", k=3), "mroute"), (make_topology("mcube", k=3), "ecube")]
+
+
+@pytest.mark.parametrize("straps", [False, True], ids=["constant", "strapped"])
+@pytest.mark.parametrize("topology, algorithm", ADAPTIVE_SMALL,
+                         ids=lambda x: getattr(x, "label", str(x)))
+def test_adaptive_lookahead_offers_what_the_neighbour_offers(topology, algorithm, straps):
+    # exhaustive: every node, port and destination
+    bank = LookaheadBank(topology, algorithm, straps, unit=AdaptiveLookaheadRoute)
+    nodes, checked = [int(a) for a in topology.nodes()], []
+
+    async def bench(ctx):
+        for unit in bank.units:
+            for dest in nodes:
+                for o in range(topology.degree):
+                    ctx.set(unit.dest[o], dest)
+                for o in range(topology.degree):
+                    there = topology.neighbor(unit.at, o)
+                    want = (sum(1 << q for q in adaptive_ports(topology, there, dest,
+                                                               algorithm)),
+                            escape_port(topology, there, dest, algorithm))
+                    got = (ctx.get(unit.offered[o]), ctx.get(unit.port[o]))
+                    assert got == want, (unit.at, o, dest)
+                    checked.append(1)
+
+    sim = Simulator(bank)
+    sim.add_testbench(bench)
+    sim.run()
+    assert len(checked) == len(nodes) ** 2 * topology.degree
 
 
 def packet_latencies(fabric, packets):
@@ -145,6 +182,23 @@ def test_zero_load_latency_is_the_options_formula(topology, hop, strapped):
     assert packet_latencies(Fabric(config, strapped=strapped), packets) == expected
 
 
+@pytest.mark.parametrize("strapped", [False, True], ids=["constant", "strapped"])
+@pytest.mark.parametrize("hop", ["buffered", "lookahead"])
+def test_an_adaptive_routers_zero_load_latency_is_the_formula(hop, strapped):
+    # the lookahead carries the next router's offered and escape ports: one cycle a
+    # hop, as a deterministic router's
+    topology = Metacube(1, 1)
+    config = FabricConfig.for_topology(topology, payload_width=4, hop=hop,
+                                       routing=Adaptive(1))
+    distance = distance_matrix(topology)[0]
+    dests = {int(distance[topology.index(int(a))]): int(a) for a in topology.nodes()}
+    packets = [(0, dest, flits) for dest in dests.values() for flits in (1, 2, 4)]
+    expected = [latency for hops in dests for latency in HAND_LATENCIES[hop][hops]]
+    assert [zero_load_latency(config.router, hops, flits) for hops in dests
+            for flits in (1, 2, 4)] == expected
+    assert packet_latencies(Fabric(config, strapped=strapped), packets) == expected
+
+
 @pytest.mark.parametrize("hop", ["buffered", "lookahead"])
 def test_zero_load_latency_function_gives_the_hand_derived_counts(hop):
     config = RouterConfig.for_topology(Hypercube(2), hop=hop)
@@ -174,6 +228,16 @@ def test_lookahead_heads_carry_a_next_port_field():
     assert "hop" not in RouterConfig.for_topology(Hypercube(4)).as_dict()
 
 
+def test_adaptive_lookahead_heads_carry_the_next_offered_ports():
+    config = RouterConfig.for_topology(Hypercube(4), hop="lookahead", routing=Adaptive(1))
+    layout = config.layout
+    assert layout["next_offered"].shape.width == Hypercube(4).degree
+    assert layout["next_offered"].offset == layout["next_port"].offset + 3
+    assert layout.lookahead_bits == 3 + 4
+    assert "next_offered" not in dict(RouterConfig.for_topology(
+        Hypercube(4), hop="lookahead").layout)
+
+
 @pytest.mark.parametrize("strapped", [False, True], ids=["constant", "strapped"])
 @pytest.mark.parametrize("hop", ["buffered", "lookahead"])
 def test_a_replicating_routers_unicast_latency_is_the_formula(hop, strapped):
@@ -192,12 +256,11 @@ def test_a_replicating_routers_unicast_latency_is_the_formula(hop, strapped):
     assert expected[3:6] == [latency + extra for latency in HAND_LATENCIES[hop][1]]
 
 
-@pytest.mark.parametrize("settings, name", [
-    ({"routing": Adaptive(1)}, "adaptive_vcs"), ({"routing": Waypoints(1)}, "fault_waypoints")])
-def test_modes_lookahead_does_not_serve_are_refused(settings, name):
-    with pytest.raises(ValueError, match=f"Lookahead hops need a deterministic "
-                                         f"router, not hop = 'lookahead' with {name} = 1"):
-        RouterConfig.for_topology(Hypercube(3), hop="lookahead", **settings)
+def test_waypoint_routers_with_lookahead_are_refused():
+    with pytest.raises(ValueError, match="Lookahead hops need a router without fault "
+                                         "waypoints, not hop = 'lookahead' with "
+                                         "fault_waypoints = 1"):
+        RouterConfig.for_topology(Hypercube(3), hop="lookahead", routing=Waypoints(1))
 
 
 def test_bad_hop_values_are_refused():

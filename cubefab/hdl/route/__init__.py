@@ -28,7 +28,7 @@ from .adaptive import (AdaptiveRoute, HypercubeAdaptiveRoute, MetacubeAdaptiveRo
 from .broadcast import BroadcastChildren, TableBroadcastChildren, broadcast_children_unit
 from .multicast import MulticastChildren
 from .one_port import OnePortSends
-from .lookahead import LookaheadRoute
+from .lookahead import AdaptiveLookaheadRoute, LookaheadRoute
 
 
 __all__ = ["RouteUnit", "TableRoute", "HypercubeRoute", "MetacubeRoute", "DLHRoute",
@@ -37,4 +37,5 @@ __all__ = ["RouteUnit", "TableRoute", "HypercubeRoute", "MetacubeRoute", "DLHRou
            "AdaptiveRoute", "HypercubeAdaptiveRoute", "MetacubeAdaptiveRoute",
            "DLHAdaptiveRoute", "McubeAdaptiveRoute", "adaptive_route_unit",
            "BroadcastChildren", "TableBroadcastChildren", "broadcast_children_unit",
-           "MulticastChildren", "OnePortSends", "WaypointRoute", "LookaheadRoute"]
+           "MulticastChildren", "OnePortSends", "WaypointRoute", "LookaheadRoute",
+           "AdaptiveLookaheadRoute"]

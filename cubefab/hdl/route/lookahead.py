@@ -1,13 +1,14 @@
-"""Lookahead route unit: the output ports a packet takes at the next routers."""
+"""Lookahead route units: the output ports a packet takes at the next routers."""
 
 from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from .adaptive import adaptive_route_unit
 from .factory import route_unit
 
 
-__all__ = ["LookaheadRoute"]
+__all__ = ["LookaheadRoute", "AdaptiveLookaheadRoute"]
 
 
 class LookaheadRoute(wiring.Component):
@@ -44,18 +45,32 @@ class LookaheadRoute(wiring.Component):
         self.node = None if node is None else topology.check_node(node, "node")
         self.topology = topology
         degree = topology.degree
-        self.units = [route_unit(topology, None if node is None
-                                 else topology.neighbor(self.node, o), algorithm)
+        self.units = [self.neighbor_unit(topology, None if node is None
+                                         else topology.neighbor(self.node, o), algorithm)
                       for o in range(degree)]
-        self.needs_src = any(unit.needs_src for unit in self.units)
+        self.needs_src = any(getattr(unit, "needs_src", False) for unit in self.units)
         bits = topology.address_bits
         members = {"dest": In(bits).array(degree)}
         if self.needs_src:
             members["src"] = In(bits).array(degree)
         if self.node is None:
             members["neighbors"] = In(degree * bits)
-        members["port"] = Out(topology.port_width).array(degree)
+        members.update(self.output_members(topology))
         super().__init__(members)
+
+    @staticmethod
+    def neighbor_unit(topology, neighbor, algorithm):
+        """The route unit of ``neighbor`` (None: its address from ``here``)."""
+        return route_unit(topology, neighbor, algorithm)
+
+    @staticmethod
+    def output_members(topology):
+        """The outputs of the signature (``port``)."""
+        return {"port": Out(topology.port_width).array(topology.degree)}
+
+    def connect_outputs(self, m, o, unit):
+        """Drive the outputs of port ``o`` from its neighbour's ``unit``."""
+        m.d.comb += self.port[o].eq(unit.port)
 
     @staticmethod
     def strap_value(topology, node):
@@ -70,9 +85,40 @@ class LookaheadRoute(wiring.Component):
         bits = self.topology.address_bits
         for o, unit in enumerate(self.units):
             m.submodules[f"next_p{o}"] = unit
-            m.d.comb += [unit.dest.eq(self.dest[o]), self.port[o].eq(unit.port)]
-            if unit.needs_src:
+            m.d.comb += unit.dest.eq(self.dest[o])
+            if getattr(unit, "needs_src", False):
                 m.d.comb += unit.src.eq(self.src[o])
             if self.node is None:
                 m.d.comb += unit.here.eq(self.neighbors[o * bits:(o + 1) * bits])
+            self.connect_outputs(m, o, unit)
         return m
+
+
+class AdaptiveLookaheadRoute(LookaheadRoute):
+    """Per network port ``o`` of a node, what the adaptive route unit of the router a
+    packet leaving through ``o`` reaches offers it there
+    (:func:`~cubefab.hdl.route.adaptive.adaptive_route_unit` of
+    ``topology.neighbor(node, o)``): ``port[o]`` its escape port
+    (:func:`~cubefab.topology.adaptive.escape_port`) and ``offered[o]`` its adaptive
+    ports (:func:`~cubefab.topology.adaptive.adaptive_ports`, a bit per port).
+
+    Parameters and the members ``dest``, ``neighbors`` and ``port`` are
+    :class:`LookaheadRoute`'s (an adaptive unit reads no ``src``).
+
+    Members
+    -------
+    offered : Out(topology.degree).array(topology.degree)
+        ``offered[o]``: the adaptive ports at ``topology.neighbor(node, o)``.
+    """
+
+    @staticmethod
+    def neighbor_unit(topology, neighbor, algorithm):
+        return adaptive_route_unit(topology, neighbor, algorithm)
+
+    @staticmethod
+    def output_members(topology):
+        return {"port": Out(topology.port_width).array(topology.degree),
+                "offered": Out(topology.degree).array(topology.degree)}
+
+    def connect_outputs(self, m, o, unit):
+        m.d.comb += [self.port[o].eq(unit.escape), self.offered[o].eq(unit.offered)]

@@ -33,12 +33,14 @@ def zero_load_latency(config, hops, flits):
     ``local_out`` with no contention, for routers of ``config`` (a RouterConfig):
     ``ROUTER_LATENCIES[hop] + hops * HOP_LATENCIES[hop] + flits - 1`` (buffered:
     ``2 + 2 * hops + flits - 1``; lookahead: ``hops + flits``, and ``1 + hops + flits``
-    for a replicating router, whose injection queue is not bypassed)."""
+    for a deterministic replicating router, whose unicasts share the replicating
+    injection queue, which is not bypassed)."""
     if not isinstance(config, RouterConfig):
         raise TypeError(f"Router configuration must be a RouterConfig, not {config!r}")
     if not isinstance(hops, int) or hops < 0:
         raise ValueError(f"Hops must be a non-negative integer, not {hops!r}")
     if not isinstance(flits, int) or flits < 1:
         raise ValueError(f"Packet length in flits must be a positive integer, not {flits!r}")
-    router = ROUTER_LATENCY if config.broadcast else ROUTER_LATENCIES[config.hop]
+    shared = config.fifo_vcs(local=True) == 0   # unicasts in the replicating queue
+    router = ROUTER_LATENCY if shared else ROUTER_LATENCIES[config.hop]
     return router + hops * HOP_LATENCIES[config.hop] + flits - 1

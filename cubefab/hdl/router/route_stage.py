@@ -15,6 +15,10 @@ header fields a departing flit gets (:meth:`RouteStage.depart`, :meth:`RouteStag
   :class:`~cubefab.hdl.route.lookahead.LookaheadRoute`);
 - :class:`AdaptiveStage` (``Adaptive`` routing): the adaptive route unit, the offered
   ports and the escape port, chosen from by :mod:`cubefab.hdl.router.adaptive`;
+- :class:`AdaptiveLookaheadStage` (``Adaptive`` routing, ``hop="lookahead"``): a head
+  arriving on a network port carries them (``next_offered``, ``next_port``), computed
+  by the router before it, and a departing head gets those of the router it travels to
+  (:class:`~cubefab.hdl.route.lookahead.AdaptiveLookaheadRoute`);
 - :class:`WaypointStage` (``Waypoints`` routing, docs/faults.md): a
   :class:`~cubefab.hdl.route.waypoint.WaypointRoute` per input port, a flit leaving on
   VC ``phase_out * C + class`` (the class restarting at 0 on a new leg) with
@@ -27,14 +31,14 @@ from amaranth.lib import data
 from ...topology.deadlock import lane_bits
 from ..route import route_unit
 from ..route.adaptive import adaptive_route_unit
-from ..route.lookahead import LookaheadRoute
+from ..route.lookahead import AdaptiveLookaheadRoute, LookaheadRoute
 from ..route.waypoint import WaypointRoute
 from .frame import flow_lane
 from .vc_choice import choose_vc
 
 
 __all__ = ["RouteStage", "DeterministicStage", "LookaheadStage", "AdaptiveStage",
-           "WaypointStage", "route_stage"]
+           "AdaptiveLookaheadStage", "WaypointStage", "route_stage"]
 
 
 def _enter(frame, p, **fields):
@@ -108,21 +112,29 @@ class LookaheadStage(DeterministicStage):
         """Each network output's flit, a head getting ``next_port``, its output port at
         the router it travels to (``switched[degree]``, the local output's,
         unchanged)."""
-        m, degree = frame.m, frame.degree
-        unit = m.submodules["lookahead"] = LookaheadRoute(frame.topology, frame.node,
-                                                          frame.config.algorithm)
-        if frame.node is None:
-            m.d.comb += unit.neighbors.eq(frame.router.neighbors)
-        ahead = []
-        for o in range(degree):
-            flit = Signal(frame.layout, name=f"ahead_p{o}")
-            m.d.comb += [unit.dest[o].eq(switched[o].dest), flit.eq(switched[o])]
-            if unit.needs_src:
-                m.d.comb += unit.src[o].eq(switched[o].src)
-            m.d.comb += flit.next_port.eq(frame.in_heads(switched[o].head, unit.port[o],
-                                                         switched[o].next_port))
-            ahead.append(flit)
-        return ahead + [switched[degree]]
+        unit = LookaheadRoute(frame.topology, frame.node, frame.config.algorithm)
+        return _ahead(frame, switched, unit, next_port=unit.port)
+
+
+def _ahead(frame, switched, unit, **fields):
+    """The flits of the output registers (``switched``) with each network output's
+    head getting ``fields`` (field name: an array of a value per output) from the
+    lookahead route ``unit``, fed the outputs' headers."""
+    m, degree = frame.m, frame.degree
+    m.submodules["lookahead"] = unit
+    if frame.node is None:
+        m.d.comb += unit.neighbors.eq(frame.router.neighbors)
+    ahead = []
+    for o in range(degree):
+        flit = Signal(frame.layout, name=f"ahead_p{o}")
+        m.d.comb += [unit.dest[o].eq(switched[o].dest), flit.eq(switched[o])]
+        if unit.needs_src:
+            m.d.comb += unit.src[o].eq(switched[o].src)
+        for name, values in fields.items():
+            m.d.comb += flit[name].eq(frame.in_heads(switched[o].head, values[o],
+                                                     switched[o][name]))
+        ahead.append(flit)
+    return ahead + [switched[degree]]
 
 
 class AdaptiveStage(RouteStage):
@@ -135,28 +147,36 @@ class AdaptiveStage(RouteStage):
 
     def __call__(self, frame, p, flit):
         m, degree, config = frame.m, frame.degree, frame.config
-        ru = m.submodules[f"route_p{p}"] = adaptive_route_unit(frame.topology, frame.node,
-                                                               config.algorithm)
-        m.d.comb += ru.dest.eq(flit.dest)
-        if frame.node is None:
-            m.d.comb += ru.here.eq(frame.router.here)
+        offered, escape, short_value = self.route(frame, p, flit)
         fields = {
             "offered": unsigned(degree + 1),
             "escape": unsigned(degree + 1),
             "vc": unsigned(frame.layout["vc"].shape.width),
             "lane": unsigned(lane_bits(config.adaptive_vcs)),
         }
-        short = p == degree and "ecube_short" in ru.signature.members
-        if short:
+        if short_value is not None:
             fields["short"] = unsigned(1)
         enter = Signal(data.StructLayout(fields), name=f"enter_p{p}")
-        if short:
-            m.d.comb += enter.short.eq(ru.ecube_short)
-        m.d.comb += [enter.offered.eq(ru.offered),
-                     enter.escape.eq(C(1, degree + 1) << ru.escape),
+        if short_value is not None:
+            m.d.comb += enter.short.eq(short_value)
+        m.d.comb += [enter.offered.eq(offered),
+                     enter.escape.eq(C(1, degree + 1) << escape),
                      enter.lane.eq(flow_lane(flit, len(enter.lane)))]
-        choose_vc(frame, p, flit, ru.escape, enter, frame.class_of(flit))
+        choose_vc(frame, p, flit, escape, enter, frame.class_of(flit))
         return enter
+
+    def route(self, frame, p, flit):
+        """The adaptive route unit of input port ``p``: its offered ports, its escape
+        port (a number) and, on the local input where the unit has it, its
+        ``ecube_short`` (else None)."""
+        m = frame.m
+        ru = m.submodules[f"route_p{p}"] = adaptive_route_unit(frame.topology, frame.node,
+                                                               frame.config.algorithm)
+        m.d.comb += ru.dest.eq(flit.dest)
+        if frame.node is None:
+            m.d.comb += ru.here.eq(frame.router.here)
+        short = p == frame.degree and "ecube_short" in ru.signature.members
+        return ru.offered, ru.escape, ru.ecube_short if short else None
 
     def depart(self, frame, vc, out_vc, cls):
         """The flit on its output VC with its class ``cls`` (in heads only with
@@ -166,6 +186,25 @@ class AdaptiveStage(RouteStage):
         flit = head.as_value()   # vc, and cls if there is one, then dest
         cls = frame.in_heads(head.head, cls, flit[vc_at + vc_bits:][:len(cls)])
         return Cat(flit[:vc_at], out_vc, cls, flit[layout["dest"].offset:])
+
+
+class AdaptiveLookaheadStage(AdaptiveStage):
+    """Adaptive routing one cycle per hop: a network input's offered ports and escape
+    port are the ``next_offered`` and ``next_port`` its head carries; each departing
+    head gets those of the router it travels to."""
+
+    def route(self, frame, p, flit):
+        if p == frame.degree:   # injection: the router's own adaptive route unit
+            return super().route(frame, p, flit)
+        return flit.next_offered, flit.next_port, None
+
+    def ahead(self, frame, switched):
+        """Each network output's flit, a head getting ``next_port`` and
+        ``next_offered``, the escape port and the adaptive ports at the router it
+        travels to (the local output's unchanged)."""
+        unit = AdaptiveLookaheadRoute(frame.topology, frame.node, frame.config.algorithm)
+        return _ahead(frame, switched, unit, next_port=unit.port,
+                      next_offered=unit.offered)
 
 
 class WaypointStage(RouteStage):
@@ -210,7 +249,7 @@ class WaypointStage(RouteStage):
 def route_stage(config):
     """The route stage of routers of ``config`` (a RouterConfig)."""
     if config.adaptive:
-        return AdaptiveStage()
+        return AdaptiveLookaheadStage() if config.lookahead else AdaptiveStage()
     if config.fault_waypoints:
         return WaypointStage()
     if config.lookahead:
