@@ -146,8 +146,7 @@ def add_router_options(parser, defaults=HARDWARE_DEFAULTS, parts=PARTS, *,
                             help="how a flit crosses a router: buffered (default; 2 "
                                  "cycles a hop) or lookahead (next router's port in the "
                                  "head flit, adaptive routers' also its adaptive ports; "
-                                 "empty buffers bypassed: 1 cycle a hop at zero load; "
-                                 "not with --waypoints or --faults)")
+                                 "empty buffers bypassed: 1 cycle a hop at zero load)")
     if "adaptive" in parts:
         add_adaptive_options(parser, repeatable)
     if "storage" in parts:

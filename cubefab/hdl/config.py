@@ -265,8 +265,9 @@ class RouterConfig:
         once). An adaptive router's head carries the neighbour's escape port in
         ``next_port`` and its adaptive ports in ``next_offered`` (that neighbour's
         adaptive route unit), from which the neighbour chooses as it would from its
-        own unit's; a replicating router's copies are replicated at every router (two
-        cycles a hop). Not with fault waypoints.
+        own unit's; a fault-tolerant router's ``next_port`` is the neighbour's waypoint
+        step's port; a replicating router's copies are replicated at every router (two
+        cycles a hop).
 
     Raises
     ------

@@ -242,10 +242,8 @@ def parts(adaptive_vcs=0, fault_waypoints=0, broadcast_vcs=0, broadcast_model="a
 def refusal(routing, hop, replication):
     """Why the router does not build ``routing`` with ``hop`` hops and ``replication``,
     as ``(reason, fields)`` (``fields``: the parts in conflict as flat report fields,
-    the refusing one first), or None when it does."""
-    if hop == "lookahead" and isinstance(routing, Waypoints):
-        return ("Lookahead hops need a router without fault waypoints",
-                {"hop": hop, **routing.fields})
+    the refusing one first), or None when it does. Both hops serve every routing and
+    replication the buffered router builds (``hop`` refuses nothing)."""
     if isinstance(replication, Unicast):
         return None
     if isinstance(routing, Waypoints):

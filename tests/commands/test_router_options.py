@@ -74,8 +74,6 @@ def test_help_states_a_default_for_every_router_option(cli, command, defaults):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--hop", "lookahead", "--waypoints", "1"],
-     "--hop lookahead cannot be combined with --waypoints"),
     (["--broadcast-vcs", "1", "--waypoints", "1"],
      "--broadcast-vcs cannot be combined with --waypoints"),
     (["--broadcast-model", "one-port"], "--broadcast-model one-port needs --broadcast-vcs"),
@@ -88,9 +86,9 @@ def test_a_conflict_names_the_options_typed(cli, tmp_path, argv, message):
 
 
 def test_an_option_another_option_implies_is_named_as_typed(cli):
-    r = cli("sim", "hypercube", "-n", "2", "--hop", "lookahead", "--faults", "1")
+    r = cli("sim", "hypercube", "-n", "2", "--broadcast-vcs", "1", "--faults", "1")
     assert r.status == 2
-    assert r.err.startswith("error: --hop lookahead cannot be combined with --faults")
+    assert r.err.startswith("error: --broadcast-vcs cannot be combined with --faults")
 
 
 def test_router_config_reads_the_arguments_without_changing_them():

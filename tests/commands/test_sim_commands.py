@@ -198,15 +198,12 @@ def test_sim_with_lookahead_hops(cli):
     assert doc["delivered"] == doc["injected"] > 0
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--faults", "1"], "--hop lookahead cannot be combined with --faults (lookahead "
-                        "hops need a router without fault waypoints"),
-    (["--waypoints", "1"], "--hop lookahead cannot be combined with --waypoints "
-                           "(lookahead hops need a router without fault waypoints")])
-def test_lookahead_hops_refused_where_not_served_is_one_error_line(cli, args, message):
-    r = cli("sim", "hypercube", "-n", "2", "--hop", "lookahead", *args)
-    assert r.status == 2 and r.err.startswith("error:") and message in r.err
-    assert len(r.err.splitlines()) == 1
+@pytest.mark.parametrize("args", [["--adaptive"], ["--faults", "1"]], ids=" ".join)
+def test_lookahead_hops_serve_adaptive_and_fault_tolerant_routers(cli, args):
+    doc = cli("sim", "hypercube", "-n", "2", "--hop", "lookahead", "--cycles", "200",
+              *args, "--json").json()
+    assert doc["ok"] and doc["hop"] == "lookahead"
+    assert doc["delivered"] > 0
 
 
 def test_lookahead_routers_broadcast(cli):

@@ -1,9 +1,12 @@
 """Lookahead hops (``RouterConfig(hop="lookahead")``): the lookahead route units equal
-the model's routing at every neighbour (the adaptive one its offered and escape ports),
-the zero-load latency of either hop mode is the count derived by hand from the
-pipeline (a deterministic replicating router's unicasts one cycle more at the source;
-adaptive routers as deterministic ones), and the mode lookahead does not serve is
-refused."""
+the model's routing at every neighbour (the adaptive one its offered and escape ports,
+the waypoint one the waypoint step), and the zero-load latency of either hop mode is
+the count derived by hand from the pipeline (a deterministic replicating router's
+unicasts one cycle more at the source; adaptive and waypoint routers as deterministic
+ones)."""
+
+import itertools
+import random
 
 import pytest
 
@@ -14,11 +17,12 @@ from cubefab.hdl.config import RouterConfig
 from cubefab.hdl.modes import Adaptive, Broadcast, Waypoints
 from cubefab.hdl.fabric import Fabric, FabricConfig
 from cubefab.hdl.flit import FlitLayout
-from cubefab.hdl.route import AdaptiveLookaheadRoute, LookaheadRoute
+from cubefab.hdl.route import AdaptiveLookaheadRoute, LookaheadRoute, WaypointLookaheadRoute
 from cubefab.hdl.router import zero_load_latency
 from cubefab.topology import Hypercube, Metacube, make_topology
 from cubefab.topology.adaptive import adaptive_ports, escape_port
 from cubefab.topology.dlh import DLH
+from cubefab.topology.fault_routing import waypoint_step
 from tests.helpers import distance_matrix, run_clocked
 
 
@@ -110,6 +114,52 @@ def test_adaptive_lookahead_offers_what_the_neighbour_offers(topology, algorithm
     assert len(checked) == len(nodes) ** 2 * topology.degree
 
 
+def waypoint_headers(topology, waypoints, sample=None):
+    """Every ``(dest, waypoint list, phase)`` of up to ``waypoints`` waypoints (with
+    ``sample``: that many drawn at random, seed 3)."""
+    nodes = [int(a) for a in topology.nodes()]
+    lists = [ws for n in range(waypoints + 1) for ws in itertools.product(nodes, repeat=n)]
+    headers = [(d, ws, p) for d in nodes for ws in lists for p in range(len(ws) + 1)]
+    return headers if sample is None else random.Random(3).sample(headers, sample)
+
+
+@pytest.mark.parametrize("straps", [False, True], ids=["constant", "strapped"])
+@pytest.mark.parametrize("topology, waypoints, sample", [
+    (Hypercube(3), 1, None), (Metacube(1, 1), 2, 300), (DLH(2, 1), 2, 300)],
+    ids=lambda x: getattr(x, "label", str(x)))
+def test_waypoint_lookahead_ports_are_the_neighbours_waypoint_step(topology, waypoints,
+                                                                   sample, straps):
+    # Q(3): every header of one waypoint at every node; the others a sample at every node
+    units = [WaypointLookaheadRoute(topology, waypoints, None if straps else int(a))
+             for a in topology.nodes()]
+    headers, checked = waypoint_headers(topology, waypoints, sample), []
+
+    async def bench(ctx):
+        for node, unit in zip(topology.nodes(), units):
+            node = int(node)
+            if straps:
+                ctx.set(unit.neighbors, LookaheadRoute.strap_value(topology, node))
+            for dest, ws, phase in headers:
+                for o in range(topology.degree):
+                    ctx.set(unit.dest[o], dest)
+                    ctx.set(unit.waypoint[o], list(ws) + [0] * (waypoints - len(ws)))
+                    ctx.set(unit.count[o], len(ws))
+                    ctx.set(unit.phase[o], phase)
+                for o in range(topology.degree):
+                    there = topology.neighbor(node, o)
+                    assert ctx.get(unit.port[o]) == waypoint_step(
+                        topology, there, dest, ws, phase)[0], (node, o, dest, ws, phase)
+                    checked.append(1)
+
+    bank = Module()
+    for i, unit in enumerate(units):
+        bank.submodules[f"unit{i}"] = unit
+    sim = Simulator(bank)
+    sim.add_testbench(bench)
+    sim.run()
+    assert len(checked) == topology.num_nodes * len(headers) * topology.degree
+
+
 def packet_latencies(fabric, packets):
     """Per ``(src, dest, flits)`` of ``packets``, sent one at a time into an idle
     fabric: cycles from the head accepted on ``local_in`` to the tail on
@@ -184,12 +234,13 @@ def test_zero_load_latency_is_the_options_formula(topology, hop, strapped):
 
 @pytest.mark.parametrize("strapped", [False, True], ids=["constant", "strapped"])
 @pytest.mark.parametrize("hop", ["buffered", "lookahead"])
-def test_an_adaptive_routers_zero_load_latency_is_the_formula(hop, strapped):
-    # the lookahead carries the next router's offered and escape ports: one cycle a
-    # hop, as a deterministic router's
+@pytest.mark.parametrize("routing", [Adaptive(1), Waypoints(1)], ids=repr)
+def test_adaptive_and_waypoint_routers_zero_load_latency_is_the_formula(routing, hop,
+                                                                        strapped):
+    # the lookahead carries the next router's offered and escape ports, or its
+    # waypoint step's port: one cycle a hop, as a deterministic router's
     topology = Metacube(1, 1)
-    config = FabricConfig.for_topology(topology, payload_width=4, hop=hop,
-                                       routing=Adaptive(1))
+    config = FabricConfig.for_topology(topology, payload_width=4, hop=hop, routing=routing)
     distance = distance_matrix(topology)[0]
     dests = {int(distance[topology.index(int(a))]): int(a) for a in topology.nodes()}
     packets = [(0, dest, flits) for dest in dests.values() for flits in (1, 2, 4)]
@@ -254,13 +305,6 @@ def test_a_replicating_routers_unicast_latency_is_the_formula(hop, strapped):
     assert packet_latencies(Fabric(config, strapped=strapped), packets) == expected
     extra = 1 if hop == "lookahead" else 0
     assert expected[3:6] == [latency + extra for latency in HAND_LATENCIES[hop][1]]
-
-
-def test_waypoint_routers_with_lookahead_are_refused():
-    with pytest.raises(ValueError, match="Lookahead hops need a router without fault "
-                                         "waypoints, not hop = 'lookahead' with "
-                                         "fault_waypoints = 1"):
-        RouterConfig.for_topology(Hypercube(3), hop="lookahead", routing=Waypoints(1))
 
 
 def test_bad_hop_values_are_refused():

@@ -1,13 +1,15 @@
 """Fabrics of lookahead routers (``hop="lookahead"``) under full uniform load: both
 engines identical (the verilator engine runs address-strapped lookahead routers, whose
 neighbours' addresses are straps), every packet delivered once, intact, every flit on
-its reference route (adaptive routers: on a port the model offers), with the header in
-every flit or the head only; a router whose heads keep a stale ``next_port`` (adaptive:
-stale lookahead fields) is caught."""
+its reference route (adaptive routers: on a port the model offers; fault-tolerant ones:
+on its waypoint route around the faults, or reconciled when a link fails mid-run), with
+the header in every flit or the head only; a router whose heads keep a stale
+``next_port`` (adaptive: stale lookahead fields) is caught."""
 
 import pytest
 
-from cubefab.hdl.router.route_stage import AdaptiveLookaheadStage, LookaheadStage
+from cubefab.hdl.router.route_stage import (AdaptiveLookaheadStage, LookaheadStage,
+                                            WaypointLookaheadStage)
 from cubefab.sim.selfcheck_run import CHECKS
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
 from tests.helpers import run_fabric_of
@@ -79,4 +81,39 @@ def test_adaptive_heads_with_stale_lookahead_fields_are_caught(monkeypatch):
                         switched)
     r = run_fabric_of(Hypercube(3), engine="amaranth", rate=0.5, cycles=60, drain=200,
                       seed=7, packet_flits=2, hop="lookahead", adaptive_vcs=1)
+    assert not r["ok"] and r["misrouted"] + r["lost"] > 0
+
+
+#: A small fault-tolerant router (as in tests/sim/test_link_failure.py).
+SMALL_FAULT_TOLERANT = {"fault_waypoints": 1, "vcs_per_class": 1, "depth": 4,
+                        "hop": "lookahead"}
+
+
+@needs_verilator
+@pytest.mark.parametrize("topology, faults, links", [
+    (Hypercube(3), [0], [(1, 3)]), slow(Metacube(1, 1), [5], [(0, 1)]),
+    slow(DLH(2, 1), [3], [])], ids=str)
+def test_packets_around_faults_in_both_engines(verilator_cache, topology, faults, links):
+    r = both_engines(topology, rate=0.7, cycles=150, drain=600, seed=5, faults=faults,
+                     faulty_links=links, packet_flits=3, **SMALL_FAULT_TOLERANT)
+    assert_delivered_intact(r)
+    assert r["unroutable"] > 0 and r["pairs_detoured"] > 0
+
+
+@pytest.mark.slow
+@needs_verilator
+def test_a_link_failing_mid_run_is_reconciled_in_both_engines(verilator_cache):
+    # (at a cycle where the failure cuts a packet short)
+    r = both_engines(Hypercube(3), rate=0.95, cycles=120, drain=600, seed=5,
+                     packet_flits=4, fail_links=[(0, 1, 53)], **SMALL_FAULT_TOLERANT)
+    assert r["ok"] and r["drained"] and r["late_losses"] == 0
+    assert all(r[k] == 0 for k in CHECKS + ("checker_errors",) if k != "reordered")
+    assert r["created"] == r["delivered"] + r["dropped"] + r["cut"] and r["cut"] > 0
+
+
+def test_waypoint_heads_with_a_stale_next_port_are_caught(monkeypatch):
+    monkeypatch.setattr(WaypointLookaheadStage, "ahead", lambda self, frame, switched:
+                        switched)
+    r = run_fabric_of(Hypercube(3), engine="amaranth", rate=0.5, cycles=60, drain=200,
+                      seed=7, packet_flits=2, faults=[0], **SMALL_FAULT_TOLERANT)
     assert not r["ok"] and r["misrouted"] + r["lost"] > 0

@@ -28,7 +28,7 @@ from .adaptive import (AdaptiveRoute, HypercubeAdaptiveRoute, MetacubeAdaptiveRo
 from .broadcast import BroadcastChildren, TableBroadcastChildren, broadcast_children_unit
 from .multicast import MulticastChildren
 from .one_port import OnePortSends
-from .lookahead import AdaptiveLookaheadRoute, LookaheadRoute
+from .lookahead import AdaptiveLookaheadRoute, LookaheadRoute, WaypointLookaheadRoute
 
 
 __all__ = ["RouteUnit", "TableRoute", "HypercubeRoute", "MetacubeRoute", "DLHRoute",
@@ -38,4 +38,4 @@ __all__ = ["RouteUnit", "TableRoute", "HypercubeRoute", "MetacubeRoute", "DLHRou
            "DLHAdaptiveRoute", "McubeAdaptiveRoute", "adaptive_route_unit",
            "BroadcastChildren", "TableBroadcastChildren", "broadcast_children_unit",
            "MulticastChildren", "OnePortSends", "WaypointRoute", "LookaheadRoute",
-           "AdaptiveLookaheadRoute"]
+           "AdaptiveLookaheadRoute", "WaypointLookaheadRoute"]

@@ -1,14 +1,15 @@
 """Lookahead route units: the output ports a packet takes at the next routers."""
 
 from amaranth.hdl import Module
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from .adaptive import adaptive_route_unit
 from .factory import route_unit
+from .waypoint import WaypointRoute
 
 
-__all__ = ["LookaheadRoute", "AdaptiveLookaheadRoute"]
+__all__ = ["LookaheadRoute", "AdaptiveLookaheadRoute", "WaypointLookaheadRoute"]
 
 
 class LookaheadRoute(wiring.Component):
@@ -53,15 +54,30 @@ class LookaheadRoute(wiring.Component):
         members = {"dest": In(bits).array(degree)}
         if self.needs_src:
             members["src"] = In(bits).array(degree)
+        members.update(self.header_members(topology))
         if self.node is None:
             members["neighbors"] = In(degree * bits)
         members.update(self.output_members(topology))
         super().__init__(members)
 
-    @staticmethod
-    def neighbor_unit(topology, neighbor, algorithm):
+    def neighbor_unit(self, topology, neighbor, algorithm):
         """The route unit of ``neighbor`` (None: its address from ``here``)."""
         return route_unit(topology, neighbor, algorithm)
+
+    def header_members(self, topology):
+        """The header inputs of the signature besides ``dest`` and ``src`` (none)."""
+        return {}
+
+    def feed(self, o, flit):
+        """The assignments that give port ``o``'s inputs the header of ``flit`` (a
+        view of a :class:`~cubefab.hdl.flit.FlitLayout`)."""
+        feed = [self.dest[o].eq(flit.dest)]
+        if self.needs_src:
+            feed.append(self.src[o].eq(flit.src))
+        return feed
+
+    def connect_header(self, m, o, unit):
+        """Feed ``unit`` the header inputs of port ``o`` besides ``dest`` and ``src``."""
 
     @staticmethod
     def output_members(topology):
@@ -90,6 +106,7 @@ class LookaheadRoute(wiring.Component):
                 m.d.comb += unit.src.eq(self.src[o])
             if self.node is None:
                 m.d.comb += unit.here.eq(self.neighbors[o * bits:(o + 1) * bits])
+            self.connect_header(m, o, unit)
             self.connect_outputs(m, o, unit)
         return m
 
@@ -111,8 +128,7 @@ class AdaptiveLookaheadRoute(LookaheadRoute):
         ``offered[o]``: the adaptive ports at ``topology.neighbor(node, o)``.
     """
 
-    @staticmethod
-    def neighbor_unit(topology, neighbor, algorithm):
+    def neighbor_unit(self, topology, neighbor, algorithm):
         return adaptive_route_unit(topology, neighbor, algorithm)
 
     @staticmethod
@@ -122,3 +138,53 @@ class AdaptiveLookaheadRoute(LookaheadRoute):
 
     def connect_outputs(self, m, o, unit):
         m.d.comb += [self.port[o].eq(unit.escape), self.offered[o].eq(unit.offered)]
+
+
+class WaypointLookaheadRoute(LookaheadRoute):
+    """Per network port ``o`` of a node, the output port a packet of waypoint routing
+    leaving through ``o`` takes at the router it reaches: the
+    :class:`~cubefab.hdl.route.waypoint.WaypointRoute` of that neighbour, fed the
+    header as it leaves (its phase the one after this node), so ``port[o]`` equals
+    ``waypoint_step(topology, topology.neighbor(node, o), dest, waypoints, phase)[0]``
+    (:func:`~cubefab.topology.fault_routing.waypoint_step`).
+
+    Parameters
+    ----------
+    topology : Topology
+    waypoints : int
+        Waypoints a header holds, ``>= 1``.
+    node : int or None
+    algorithm : str or None
+        As :class:`LookaheadRoute`'s (the reference routing of the legs).
+
+    Members
+    -------
+    waypoint : In(ArrayLayout(address_bits, waypoints)).array(topology.degree)
+    count : In(range(waypoints + 1)).array(topology.degree)
+    phase : In(range(waypoints + 1)).array(topology.degree)
+        The header fields of the packet leaving through each port, beside
+        :class:`LookaheadRoute`'s ``dest``, ``neighbors`` and ``port``.
+    """
+
+    def __init__(self, topology, waypoints, node, algorithm=None):
+        self.waypoints = WaypointRoute.check(topology, waypoints, node, algorithm)
+        super().__init__(topology, node, algorithm)
+
+    def neighbor_unit(self, topology, neighbor, algorithm):
+        return WaypointRoute(topology, self.waypoints, neighbor, algorithm)
+
+    def header_members(self, topology):
+        phases = range(self.waypoints + 1)
+        return {"waypoint": In(data.ArrayLayout(topology.address_bits, self.waypoints))
+                .array(topology.degree),
+                "count": In(phases).array(topology.degree),
+                "phase": In(phases).array(topology.degree)}
+
+    def feed(self, o, flit):
+        return super().feed(o, flit) + [self.waypoint[o].eq(flit.waypoint),
+                                        self.count[o].eq(flit.waypoint_count),
+                                        self.phase[o].eq(flit.phase)]
+
+    def connect_header(self, m, o, unit):
+        m.d.comb += [unit.waypoint.eq(self.waypoint[o]), unit.count.eq(self.count[o]),
+                     unit.phase.eq(self.phase[o])]

@@ -22,7 +22,11 @@ header fields a departing flit gets (:meth:`RouteStage.depart`, :meth:`RouteStag
 - :class:`WaypointStage` (``Waypoints`` routing, docs/faults.md): a
   :class:`~cubefab.hdl.route.waypoint.WaypointRoute` per input port, a flit leaving on
   VC ``phase_out * C + class`` (the class restarting at 0 on a new leg) with
-  ``phase_out`` written into its header.
+  ``phase_out`` written into its header;
+- :class:`WaypointLookaheadStage` (``Waypoints`` routing, ``hop="lookahead"``): a head
+  arriving on a network port carries its output port in ``next_port`` (its phase
+  and VC class are still decided here), and a departing head gets the one of the
+  router it travels to (:class:`~cubefab.hdl.route.lookahead.WaypointLookaheadRoute`).
 """
 
 from amaranth.hdl import C, Cat, Mux, Signal, unsigned
@@ -31,14 +35,15 @@ from amaranth.lib import data
 from ...topology.deadlock import lane_bits
 from ..route import route_unit
 from ..route.adaptive import adaptive_route_unit
-from ..route.lookahead import AdaptiveLookaheadRoute, LookaheadRoute
+from ..route.lookahead import AdaptiveLookaheadRoute, LookaheadRoute, WaypointLookaheadRoute
 from ..route.waypoint import WaypointRoute
 from .frame import flow_lane
 from .vc_choice import choose_vc
 
 
 __all__ = ["RouteStage", "DeterministicStage", "LookaheadStage", "AdaptiveStage",
-           "AdaptiveLookaheadStage", "WaypointStage", "route_stage"]
+           "AdaptiveLookaheadStage", "WaypointStage", "WaypointLookaheadStage",
+           "route_stage"]
 
 
 def _enter(frame, p, **fields):
@@ -127,9 +132,7 @@ def _ahead(frame, switched, unit, **fields):
     ahead = []
     for o in range(degree):
         flit = Signal(frame.layout, name=f"ahead_p{o}")
-        m.d.comb += [unit.dest[o].eq(switched[o].dest), flit.eq(switched[o])]
-        if unit.needs_src:
-            m.d.comb += unit.src[o].eq(switched[o].src)
+        m.d.comb += [*unit.feed(o, switched[o]), flit.eq(switched[o])]
         for name, values in fields.items():
             m.d.comb += flit[name].eq(frame.in_heads(switched[o].head, values[o],
                                                      switched[o][name]))
@@ -224,14 +227,20 @@ class WaypointStage(RouteStage):
         if frame.node is None:
             m.d.comb += wr.here.eq(frame.router.here)
         enter = _enter(frame, p, phase=unsigned(len(wr.phase_out)))
-        m.d.comb += [enter.port.eq(wr.request), enter.phase.eq(wr.phase_out)]
+        request, port = self.port(frame, p, flit, wr)
+        m.d.comb += [enter.port.eq(request), enter.phase.eq(wr.phase_out)]
         classes = config.vc_classes
         width = max(1, (classes - 1).bit_length())
         # the arriving class within its phase's set (injected flits: vc 0, phase 0)
         arriving_class = (flit.vc[frame.lanes():] - flit.phase * classes)[:width]
         vc_class = Mux(wr.advanced, 0, arriving_class) if classes > 1 else C(0, 0)
-        choose_vc(frame, p, flit, wr.port, enter, vc_class, phase=wr.phase_out)
+        choose_vc(frame, p, flit, port, enter, vc_class, phase=wr.phase_out)
         return enter
+
+    def port(self, frame, p, flit, wr):
+        """The output port of input port ``p``'s flit, one-hot and as a number: its
+        waypoint route unit's (``wr``)."""
+        return wr.request, wr.port
 
     def depart(self, frame, vc, out_vc, cls):
         """The flit on its output VC with the phase after this node (the buffered
@@ -246,12 +255,31 @@ class WaypointStage(RouteStage):
                    flit[phase_at + phase_bits:])
 
 
+class WaypointLookaheadStage(WaypointStage):
+    """Waypoint routing one cycle per hop: a network input's output port is the
+    ``next_port`` its head carries (its waypoint unit still gives the phase after
+    this node and whether a new leg starts); each departing head gets the next one."""
+
+    def port(self, frame, p, flit, wr):
+        if p == frame.degree:   # injection: the router's own unit
+            return super().port(frame, p, flit, wr)
+        return C(1, frame.degree + 1) << flit.next_port, flit.next_port
+
+    def ahead(self, frame, switched):
+        """Each network output's flit, a head getting ``next_port``, its output port at
+        the router it travels to (the local output's unchanged)."""
+        config = frame.config
+        unit = WaypointLookaheadRoute(frame.topology, config.fault_waypoints, frame.node,
+                                      config.algorithm)
+        return _ahead(frame, switched, unit, next_port=unit.port)
+
+
 def route_stage(config):
     """The route stage of routers of ``config`` (a RouterConfig)."""
     if config.adaptive:
         return AdaptiveLookaheadStage() if config.lookahead else AdaptiveStage()
     if config.fault_waypoints:
-        return WaypointStage()
+        return WaypointLookaheadStage() if config.lookahead else WaypointStage()
     if config.lookahead:
         return LookaheadStage()
     return DeterministicStage()
