@@ -1,7 +1,7 @@
 """AXI4-Stream endpoints: cost on the iCE40 HX8K, zero-load latency and throughput.
 
     python benchmarks/endpoints.py [--only cost latency throughput] [--no-pnr]
-                                   [--json FILE] [--workdir DIR]
+                                   [--header every|head] [--json FILE] [--workdir DIR]
 
 1. **cost**: one node's endpoints (an :class:`~cubefab.hdl.endpoint.EndpointInject` and
    an :class:`~cubefab.hdl.endpoint.EndpointEject`) for ``tdata`` of W = 8, 32 and 128
@@ -38,6 +38,7 @@ from cubefab.build.harness import TimingHarness  # noqa: E402
 from cubefab.build.pnr import implement  # noqa: E402
 from cubefab.cli import format_table  # noqa: E402
 from cubefab.hdl.config import FabricConfig, RouterConfig  # noqa: E402
+from cubefab.hdl.flit import DEFAULT_HEADER, HEADERS  # noqa: E402
 from cubefab.hdl.endpoint import (EndpointEject, EndpointFabric, EndpointInject,  # noqa: E402
                                   MessageFormat)
 from cubefab.hdl.modes import Adaptive  # noqa: E402
@@ -52,10 +53,14 @@ COST_WIDTHS = (8, 32, 128)
 ROUTINGS = ({}, {"routing": Adaptive(1)})
 MAX_BEATS = 16
 
+#: The routers' header format (``--header``; the routers' default unless given).
+HEADER = {"value": DEFAULT_HEADER}
+
 
 def cost(width, workdir, pnr=True):
     """LUT4/FF/BRAM/Fmax of one node's two endpoints."""
-    fmt = MessageFormat(RouterConfig.for_topology(Hypercube(4)), width, MAX_BEATS)
+    fmt = MessageFormat(RouterConfig.for_topology(Hypercube(4), header=HEADER["value"]),
+                        width, MAX_BEATS)
     row = {"data_width": width, "max_beats": MAX_BEATS, "count_width": fmt.count_width}
     for side, component in (("inject", EndpointInject(fmt, 0)),
                             ("eject", EndpointEject(fmt))):
@@ -72,8 +77,8 @@ def cost(width, workdir, pnr=True):
 
 
 def _fabric(width, max_beats=MAX_BEATS, **router):
-    return EndpointFabric(FabricConfig.for_topology(Hypercube(2), **router), width,
-                          max_beats)
+    return EndpointFabric(FabricConfig.for_topology(Hypercube(2), header=HEADER["value"],
+                                                    **router), width, max_beats)
 
 
 def _simulate(fabric, bench):
@@ -155,7 +160,10 @@ def main():
     parser.add_argument("--no-pnr", action="store_true", help="synthesis only (no Fmax)")
     parser.add_argument("--json", default=None, metavar="FILE")
     parser.add_argument("--workdir", default="build/bench_endpoints")
+    parser.add_argument("--header", choices=HEADERS, default=DEFAULT_HEADER,
+                        help=f"the routers' flit format (default {DEFAULT_HEADER})")
     args = parser.parse_args()
+    HEADER["value"] = args.header
     out = {}
     if "latency" in args.only:
         rows = [latency(16, b, d, **router) for router in ROUTINGS for d in (3, 0)
