@@ -46,6 +46,18 @@ __all__ = ["RouteStage", "DeterministicStage", "LookaheadStage", "AdaptiveStage"
            "route_stage"]
 
 
+def _route_unit(frame, p, flit, make):
+    """The route unit ``make(topology, node, algorithm)`` of input port ``p``
+    (submodule ``route_p{p}``), fed ``flit``'s ``dest`` and, strapped, ``here``."""
+    m = frame.m
+    unit = m.submodules[f"route_p{p}"] = make(frame.topology, frame.node,
+                                              frame.config.algorithm)
+    m.d.comb += unit.dest.eq(flit.dest)
+    if frame.node is None:
+        m.d.comb += unit.here.eq(frame.router.here)
+    return unit
+
+
 def _enter(frame, p, **fields):
     """The signal ``enter_p{p}``: ``port`` (one-hot) and ``vc``, then ``fields``."""
     return Signal(data.StructLayout({
@@ -90,11 +102,7 @@ class DeterministicStage(RouteStage):
         # (expressions rather than named signals where possible: every named signal
         # costs the Python simulator an update per evaluation)
         m = frame.m
-        ru = m.submodules[f"route_p{p}"] = route_unit(frame.topology, frame.node,
-                                                      frame.config.algorithm)
-        m.d.comb += ru.dest.eq(flit.dest)
-        if frame.node is None:
-            m.d.comb += ru.here.eq(frame.router.here)
+        ru = _route_unit(frame, p, flit, route_unit)
         if hasattr(ru, "src") and "src" in ru.signature.members:
             m.d.comb += ru.src.eq(flit.src)
         enter = _enter(frame, p)
@@ -172,12 +180,7 @@ class AdaptiveStage(RouteStage):
         """The adaptive route unit of input port ``p``: its offered ports, its escape
         port (a number) and, on the local input where the unit has it, its
         ``ecube_short`` (else None)."""
-        m = frame.m
-        ru = m.submodules[f"route_p{p}"] = adaptive_route_unit(frame.topology, frame.node,
-                                                               frame.config.algorithm)
-        m.d.comb += ru.dest.eq(flit.dest)
-        if frame.node is None:
-            m.d.comb += ru.here.eq(frame.router.here)
+        ru = _route_unit(frame, p, flit, adaptive_route_unit)
         short = p == frame.degree and "ecube_short" in ru.signature.members
         return ru.offered, ru.escape, ru.ecube_short if short else None
 
