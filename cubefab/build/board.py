@@ -267,7 +267,7 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
                                 depth=depth, vcs=vcs, algorithm=algorithm,
                                 queue_depth=queue_depth, adaptive_vcs=adaptive_vcs,
-                                block_ram_budget=DEVICES[board.device].block_rams,
+                                **DEVICES[board.device].auto_settings,
                                 defaults=BOARD_DEFAULTS)
     threshold = rate_threshold(rate)
     if not isinstance(seed, int) or not 0 <= seed < 1 << 32:

@@ -15,9 +15,15 @@ family's block RAMs: ``SB_RAM40_4K``, ``DP16KD``/``PDPW16KD``, Gowin BSRAM ``SP`
 
 from dataclasses import dataclass
 
+from ..hdl.config import AUTO_MEMORY_DEPTH
+
 
 __all__ = ["Family", "Ice40", "Ecp5", "Gowin", "Device", "DEVICES", "FAMILIES",
-           "check_device"]
+           "check_device", "ECP5_MEMORY_DEPTH"]
+
+#: The shortest buffer the ``"auto"`` rule keeps in an ECP5's block RAM (``DP16KD``):
+#: shorter ones in flip-flops, which keep a faster clock (:class:`Ecp5`).
+ECP5_MEMORY_DEPTH = 16
 
 
 class Family:
@@ -37,6 +43,11 @@ class Family:
     io_cell = ""
     #: yosys' cell simulation models of the family (relative to its share directory).
     cells_sim = ()
+    #: The shortest buffer the ``"auto"`` rule keeps in the family's block RAM
+    #: (``RouterConfig.memory_depth``): measured on the iCE40 (where a block RAM takes
+    #: fewer LUTs than a flip-flop buffer from 3 flits on, at the same clock), and
+    #: used for Gowin too.
+    auto_memory_depth = AUTO_MEMORY_DEPTH
 
     def synth_command(self, device, top):
         """The yosys command that maps module ``top`` to ``device``'s cells, with no I/O
@@ -100,6 +111,11 @@ class Ecp5(Family):
     ff_prefix = "TRELLIS_FF"
     carries = ("CCU2C",)
     block_rams = ("DP16KD", "PDPW16KD")
+    #: A ``DP16KD``'s clock-to-output delay at speed 6 sits on the router's critical
+    #: path: the Q(4) 16-bit router on the LFE5U-85F, seeds 1-3 (docs/router.md,
+    #: "Devices"), is 93-96 MHz with block RAM and 149-157 MHz with flip-flops at
+    #: depth 4, 102-108 and 134-139 MHz at depth 8; flip-flops for shorter buffers.
+    auto_memory_depth = ECP5_MEMORY_DEPTH
 
     def pnr_args(self, device, package):
         return [device.option, "--package", package, "--speed", device.speed]
@@ -171,6 +187,13 @@ class Device:
     speed: str = ""
     yosys_family: str = ""
     pins: tuple = ()
+
+    @property
+    def auto_settings(self):
+        """The ``RouterConfig`` fields the ``"auto"`` buffer rule sizes for on this
+        part: ``block_ram_budget`` and ``memory_depth``."""
+        return {"block_ram_budget": self.block_rams,
+                "memory_depth": self.family.auto_memory_depth}
 
     @property
     def label(self):

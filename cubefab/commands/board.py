@@ -45,7 +45,7 @@ def _board(args, topology):
     check_tools(*BOARD_TOOLS[type(DEVICES[board.device].family)])
     files.check_directory(args.output)
     config = router_config(args, topology, routers=topology.num_nodes,
-                           block_ram_budget=DEVICES[board.device].block_rams)
+                           **DEVICES[board.device].auto_settings)
     # the sequence number (loss, duplication and reordering checks) before the
     # timestamp (latency, which no lamp shows); at least one timestamp bit
     sequence_bits = max(0, min(3, config.payload_width - 1))

@@ -116,7 +116,7 @@ def synth_row(args, topology):
     what = f"the {topology.label} router"
     try:
         config = router_config(args, topology,
-                               block_ram_budget=DEVICES[args.device].block_rams)
+                               **DEVICES[args.device].auto_settings)
         check_hardware(what, config, 1)
     except CliError as exc:
         return {"note": f"not synthesized: {exc}"}

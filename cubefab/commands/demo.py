@@ -289,7 +289,7 @@ def selfcheck_fabric_config(device):
     buffers sized by the ``auto`` rule for ``device``'s block RAMs."""
     from ..build.devices import DEVICES
     from ..hdl.selfcheck import SelfCheckConfig
-    return SelfCheckConfig.of(DEFAULT_DESIGN, block_ram_budget=DEVICES[device].block_rams)
+    return SelfCheckConfig.of(DEFAULT_DESIGN, **DEVICES[device].auto_settings)
 
 
 def selfcheck_fabric_estimate(device, workdir):

@@ -93,7 +93,7 @@ def router_cost(config, routers):
     vcs = config.link_vcs
     bits = ports * vcs * config.depth * config.layout.size
     storage = (auto_storage(config.depth, routers * config.block_rams,
-                            config.block_ram_budget)
+                            config.block_ram_budget, config.memory_depth)
                if config.buffer_auto else config.storage)
     memory = storage == "memory"
     port3 = ports ** 3 * vcs

@@ -15,6 +15,7 @@ typed. The cost of the hardware is checked on that configuration
 import dataclasses
 
 from ..cli import CliError, input_errors, int_range
+from ..build.devices import ECP5_MEMORY_DEPTH
 from ..hdl.config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, BUFFER_CHOICES, HOPS, TURNS,
                           ConfigConflict, HARDWARE_DEFAULTS, RouterConfig)
 from ..hdl.flit import DEFAULT_HEADER, HEADERS, payload_width_for
@@ -154,9 +155,10 @@ def add_router_options(parser, defaults=HARDWARE_DEFAULTS, parts=PARTS, *,
                             help="flit storage of the input buffers: registers, memory "
                                  "(block RAM on FPGAs; same timing) or auto (default): "
                                  f"memory when buffers hold at least {AUTO_MEMORY_DEPTH} "
-                                 "flits and the design's block RAMs fit the device's "
-                                 "(synth: --device; otherwise the HX8K's "
-                                 f"{BLOCK_RAMS}), registers otherwise")
+                                 f"flits ({ECP5_MEMORY_DEPTH} on ECP5 devices) and the "
+                                 "design's block RAMs fit the device's (synth: --device; "
+                                 f"otherwise the HX8K's {BLOCK_RAMS}), registers "
+                                 "otherwise")
         parser.add_argument("--turns", default=TURNS[0], choices=TURNS,
                             help="reference (default): connect only the turns reference "
                                  "routes make at the node; all: any input to any output")
@@ -255,7 +257,8 @@ def _flit_width(config, flit_width):
 
 def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
                   broadcasts=False, multicast=False, fault_tolerant=False,
-                  block_ram_budget=BLOCK_RAMS, said=None, min_payload=0):
+                  block_ram_budget=BLOCK_RAMS, memory_depth=AUTO_MEMORY_DEPTH, said=None,
+                  min_payload=0):
     """The :class:`~cubefab.hdl.config.RouterConfig` the router options of ``args``
     describe for ``topology``; bad input: :class:`~cubefab.cli.CliError` naming the
     options. ``args`` is read, never changed.
@@ -273,8 +276,9 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
         The broadcasts go to subcube groups (``Multicast(form="subcube")`` replication).
     fault_tolerant : bool
         The command needs fault-tolerant routers even without ``--waypoints``.
-    block_ram_budget : int
-        Block RAMs of the device the design is sized for.
+    block_ram_budget, memory_depth : int
+        Block RAMs of the device the design is sized for, and the shortest buffer its
+        family keeps in them (``Device.auto_settings``).
     said : dict, optional
         ``{field: words}``: how the user asked for a field another option implies,
         for the error of a conflict.
@@ -310,7 +314,7 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
                        else args.payload_width),
         header=getattr(args, "header", DEFAULT_HEADER), hop=getattr(args, "hop", HOPS[0]),
         buffer=getattr(args, "buffer", "auto"), turns=turns, routers=routers,
-        block_ram_budget=block_ram_budget)
+        block_ram_budget=block_ram_budget, memory_depth=memory_depth)
     try:
         config = RouterConfig.for_topology(topology, **settings, **parts(
             adaptive_vcs=adaptive_count, fault_waypoints=waypoints,

@@ -6,7 +6,7 @@ from ..build.pnr import DEVICES
 from ..build.verilog import verilog_text
 from ..cli import parse_address, input_errors
 from ..hdl.flit import payload_efficiency
-from ..hdl.config import BLOCK_RAMS, HARDWARE_DEFAULTS, SIMULATION_DEFAULTS, FabricConfig
+from ..hdl.config import HARDWARE_DEFAULTS, SIMULATION_DEFAULTS, FabricConfig
 from ..hdl.endpoint import EndpointFabric, MessageFormat
 from ..hdl.fabric import Fabric
 from ..hdl.router import Router
@@ -16,7 +16,7 @@ from .limits import check_hardware
 from .router_options import add_router_options, router_config
 
 
-__all__ = ["router_target_options", "fabric_target_options", "block_ram_budget",
+__all__ = ["router_target_options", "fabric_target_options", "auto_settings",
            "build_router", "build_fabric", "router_verilog", "fabric_verilog",
            "interface_fabric_options", "build_endpoint_fabric",
            "buffer_words", "efficiency", "EFFICIENCY_LENGTHS"]
@@ -53,18 +53,19 @@ def interface_fabric_options(parser):
     add_interface_options(parser)
 
 
-def block_ram_budget(args):
-    """The block RAMs the ``auto`` buffer rule sizes for: those of ``--device`` (the
-    synthesis targets), else :data:`~cubefab.hdl.config.BLOCK_RAMS`."""
+def auto_settings(args):
+    """What the ``auto`` buffer rule sizes for (``block_ram_budget``,
+    ``memory_depth``): ``--device``'s (the synthesis targets), else the iCE40 HX8K's
+    (:data:`~cubefab.hdl.config.BLOCK_RAMS`)."""
     device = getattr(args, "device", None)   # Verilog targets have no device
-    return BLOCK_RAMS if device is None else DEVICES[device].block_rams
+    return {} if device is None else DEVICES[device].auto_settings
 
 
 def _checked_config(args, topology, routers, what):
     """The configuration of ``routers`` routers the options describe, and the
     estimated seconds to elaborate them (CliError when they would not fit)."""
     config = router_config(args, topology, routers=routers,
-                           block_ram_budget=block_ram_budget(args))
+                           **auto_settings(args))
     return config, check_hardware(what, config, routers)
 
 

@@ -111,12 +111,12 @@ SIMULATION_DEFAULTS = RouterDefaults(depth=8, vcs_per_class=2, payload_width=40)
 BOARD_DEFAULTS = RouterDefaults(depth=2, payload_width=8)
 
 
-def auto_storage(depth, block_rams, budget=BLOCK_RAMS):
+def auto_storage(depth, block_rams, budget=BLOCK_RAMS, memory_depth=AUTO_MEMORY_DEPTH):
     """The storage the ``"auto"`` buffer rule picks for buffers of ``depth`` flits whose
-    memories take ``block_rams`` block RAMs in all, on a device of ``budget``:
-    ``"memory"`` when ``depth >= AUTO_MEMORY_DEPTH`` and they fit, else
-    ``"registers"``."""
-    if depth >= AUTO_MEMORY_DEPTH and block_rams <= budget:
+    memories take ``block_rams`` block RAMs in all, on a device of ``budget`` whose
+    family keeps buffers of at least ``memory_depth`` flits in block RAM: ``"memory"``
+    when ``depth >= memory_depth`` and they fit, else ``"registers"``."""
+    if depth >= memory_depth and block_rams <= budget:
         return "memory"
     return "registers"
 
@@ -190,7 +190,7 @@ class RouterConfig:
         ``"registers"`` (flip-flops; fastest in the Python simulator),
         ``"memory"`` (``lib.memory``, block RAM on FPGAs: fewer LUTs and
         flip-flops) or ``"auto"`` (the default): the one :meth:`auto_buffer` picks,
-        ``"memory"`` when buffers are at least :data:`AUTO_MEMORY_DEPTH` flits deep
+        ``"memory"`` when buffers are at least ``memory_depth`` flits deep
         and the block RAMs of ``routers`` routers fit in ``block_ram_budget``,
         ``"registers"`` otherwise. Both have the same timing. The choice is made once,
         when the configuration is made: :attr:`storage` is what the router builds,
@@ -202,6 +202,10 @@ class RouterConfig:
     block_ram_budget : int
         Block RAMs of the device the ``"auto"`` rule sizes for (>= 0; default
         :data:`BLOCK_RAMS`, the iCE40 HX8K's 32).
+    memory_depth : int
+        The shortest buffer the ``"auto"`` rule keeps in block RAM on that device (>= 1;
+        default :data:`AUTO_MEMORY_DEPTH`, measured on the iCE40; each device family's
+        is ``cubefab.build.devices.Family.auto_memory_depth``).
     turns : str
         One of :data:`TURNS`. ``"reference"``: the crossbar and arbiters connect
         only the turns (input port to output port) that reference routes make at the
@@ -285,6 +289,7 @@ class RouterConfig:
     buffer: str = "auto"
     routers: int = 1
     block_ram_budget: int = BLOCK_RAMS
+    memory_depth: int = AUTO_MEMORY_DEPTH
     turns: str = "reference"
     routing: Deterministic | Adaptive | Waypoints = Deterministic()
     replication: Unicast | Broadcast | Multicast = Unicast()
@@ -311,6 +316,7 @@ class RouterConfig:
         _check_choice("Buffer", self.buffer, BUFFER_CHOICES)
         check_int("Number of routers", self.routers, 1)
         check_int("Block RAM budget", self.block_ram_budget, 0)
+        check_int("Block RAM buffer depth", self.memory_depth, 1)
         _check_choice("Turns", self.turns, TURNS)
         if not isinstance(self.routing, (Deterministic, Adaptive, Waypoints)):
             raise TypeError(f"Routing must be Deterministic(), Adaptive(...) or "
@@ -336,14 +342,14 @@ class RouterConfig:
 
     def auto_buffer(self):
         """The buffer ``"auto"`` picks for these parameters: ``"memory"`` when the
-        buffers are at least :data:`AUTO_MEMORY_DEPTH` flits deep (then a block RAM
-        costs fewer LUTs than a flip-flop buffer's read multiplexer) and the block RAMs
+        buffers are at least :attr:`memory_depth` flits deep (on the iCE40 a block RAM
+        then costs fewer LUTs than a flip-flop buffer's read multiplexer) and the block RAMs
         of :attr:`routers` routers (:attr:`block_rams` each) fit in
         :attr:`block_ram_budget`;
         ``"registers"`` otherwise (shallow buffers, or a fabric whose buffers would
         not fit in the device's block RAM)."""
         return auto_storage(self.depth, self.routers * self.block_rams,
-                            self.block_ram_budget)
+                            self.block_ram_budget, self.memory_depth)
 
     def fifo_vcs(self, local=False):
         """int: the input VCs of a network port (of the local port with ``local``)
@@ -468,7 +474,7 @@ class RouterConfig:
         """The parameters but the topology, as a JSON-able dict with the routing and
         replication parts as flat fields: ``buffer`` is the storage used
         (:attr:`storage`) and ``buffer_auto`` whether the ``"auto"`` rule chose it;
-        ``routers``, ``block_ram_budget``, ``broadcast_vcs``, ``multicast``,
+        ``routers``, ``block_ram_budget``, ``memory_depth``, ``broadcast_vcs``, ``multicast``,
         ``broadcast_model``, ``header`` and ``hop`` only when not their defaults, so
         that reports of other routers are unchanged."""
         out = {"algorithm": self.algorithm, "vcs": self.vcs, "depth": self.depth,
@@ -478,6 +484,8 @@ class RouterConfig:
             out["routers"] = self.routers
         if self.block_ram_budget != BLOCK_RAMS:
             out["block_ram_budget"] = self.block_ram_budget
+        if self.memory_depth != AUTO_MEMORY_DEPTH:
+            out["memory_depth"] = self.memory_depth
         out.update(turns=self.turns, adaptive_vcs=self.adaptive_vcs,
                    fault_waypoints=self.fault_waypoints)
         optional = (("broadcast_vcs", 0), ("multicast", False),

@@ -20,7 +20,8 @@ from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology, check_int
 from ..topology.broadcast_tree import subcube_members
-from .config import BLOCK_RAMS, SIMULATION_DEFAULTS, FabricConfig, RouterConfig
+from .config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, SIMULATION_DEFAULTS, FabricConfig,
+                     RouterConfig)
 from .flit import DEFAULT_HEADER
 from .modes import MODE_FIELDS, Multicast, parts
 from .fabric import connect_links
@@ -187,7 +188,8 @@ class SelfCheckConfig:
                     "multicast_group": (self.multicast_group, None),
                     "header": (router.header, DEFAULT_HEADER), "hop": (router.hop, "buffered"),
                     "buffer": (router.buffer, "auto"), "turns": (router.turns, "reference"),
-                    "block_ram_budget": (router.block_ram_budget, BLOCK_RAMS)}
+                    "block_ram_budget": (router.block_ram_budget, BLOCK_RAMS),
+                    "memory_depth": (router.memory_depth, AUTO_MEMORY_DEPTH)}
         key.update({name: value for name, (value, default) in optional.items()
                     if value != default})
         return key

@@ -6,6 +6,8 @@ import os
 import pytest
 
 from cubefab.build import devices, pnr
+from cubefab.hdl.config import RouterConfig
+from cubefab.topology import Hypercube
 from tests.helpers import needs_family
 
 
@@ -71,6 +73,25 @@ def test_ecp5_router_places_and_routes(cli, tmp_path):
     assert doc["fmax_mhz"] > 50
     assert doc["critical_path"]["logic_levels"] >= 1
     assert "nextpnr-ecp5" in doc["tools"]
+    # the auto rule keeps 4-flit buffers in flip-flops on ECP5
+    assert doc["buffer"] == "registers" and doc["buffer_auto"] and doc["ram"] == 0
+
+
+def test_the_auto_rule_keeps_short_buffers_in_flip_flops_on_ecp5():
+    settings = devices.DEVICES["lfe5u-85f"].auto_settings
+    assert settings == {"block_ram_budget": 208, "memory_depth": 16}
+    storage = {depth: RouterConfig.for_topology(Hypercube(4), depth=depth,
+                                                **settings).storage
+               for depth in (2, 4, 8, 16, 32)}
+    assert storage == {2: "registers", 4: "registers", 8: "registers", 16: "memory",
+                       32: "memory"}
+
+
+def test_the_auto_rule_keeps_buffers_of_3_flits_and_more_in_ice40_block_ram():
+    settings = devices.DEVICES["hx8k"].auto_settings
+    assert settings == {"block_ram_budget": 32, "memory_depth": 3}
+    assert [RouterConfig.for_topology(Hypercube(4), depth=depth, **settings).storage
+            for depth in (2, 3, 4)] == ["registers", "memory", "memory"]
 
 
 @needs_family("gw1nr-9")
