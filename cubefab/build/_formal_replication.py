@@ -66,7 +66,7 @@ def _concat_bits(z3, bits):
 
 
 def prove_multicast_children(topology, node, members="subcube", unit=None, workdir=None,
-                             timeout_s=600, split=False):
+                             timeout_s=600):
     """Prove that a multicast children unit (default:
     :class:`~cubefab.hdl.route.multicast.MulticastChildren` of ``node``) equals the
     model's multicast trees: for every node ``source`` and every member set (every
@@ -99,11 +99,7 @@ def prove_multicast_children(topology, node, members="subcube", unit=None, workd
     workdir : str, optional
         Where yosys runs; a temporary directory when None.
     timeout_s : float
-        z3's time limit (RuntimeError when it gives no answer), per query.
-    split : bool
-        With ``node`` None: prove it node by node (a query per value of ``here``,
-        :func:`_verdict`'s case split), which z3 answers on networks where the one
-        query over every ``here`` at once takes too long.
+        z3's time limit (RuntimeError when it gives no answer).
 
     Returns
     -------
@@ -159,10 +155,8 @@ def prove_multicast_children(topology, node, members="subcube", unit=None, workd
     solver = _solver(z3, timeout_s)
     solver.add(circuit)
     solver.add(*are_nodes, z3.Not(z3.And(*good)))
-    cases = ([value["here"] == z3.BitVecVal(x, n) for x in nodes]
-             if split and unit.node is None else ())
     return _verdict(z3, solver, topology, unit, decls, 0, len(tables) * len(tables[0]), start,
-                    algorithm=tree_algorithm(topology), cases=cases)
+                    algorithm=tree_algorithm(topology))
 
 
 def prove_one_port_sends(topology, node, unit=None, workdir=None, timeout_s=600):

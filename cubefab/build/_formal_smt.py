@@ -111,23 +111,11 @@ def _as_bits(z3, var):
 
 
 def _verdict(z3, solver, topology, unit, decls, translation_bits, entries, start,
-             algorithm=None, cases=()):
+             algorithm=None):
     """Run ``solver`` (its assertions: a counterexample exists) into a ProofResult whose
     counterexample holds the values of ``decls``; ``algorithm`` defaults to the
-    unit's. With ``cases`` (assertions that between them cover every input, such as
-    ``here == x`` for every node ``x``) the solver is run once per case, each in a
-    scope of its own, until one has a counterexample: a case split, which keeps each
-    query as small as a query of one constant case."""
-    outcome = z3.unsat
-    for case in cases or [None]:
-        if case is not None:
-            solver.push()
-            solver.add(case)
-        outcome = solver.check()
-        if outcome != z3.unsat:
-            break
-        if case is not None:
-            solver.pop()
+    unit's."""
+    outcome = solver.check()
     if outcome == z3.unknown:
         raise RuntimeError(f"z3 gave no answer for {topology.label}: {solver.reason_unknown()}")
     result = ProofResult(topology=topology.label,

@@ -342,12 +342,6 @@ def test_strapped_multicast_unit_is_proved_for_every_node(topology, members):
 
 
 @pytest.mark.parametrize("topology", SMALL, ids=lambda t: t.label)
-def test_strapped_multicast_unit_is_proved_node_by_node(topology):
-    result = prove_multicast_children(topology, None, "subcube", split=True)
-    assert result.proved, result.counterexample
-
-
-@pytest.mark.parametrize("topology", SMALL, ids=lambda t: t.label)
 def test_strapped_one_port_unit_is_proved_for_every_node(topology):
     result = prove_one_port_sends(topology, None)
     assert result.proved, result.counterexample
@@ -360,14 +354,13 @@ def test_strapped_one_port_unit_is_proved_for_every_node(topology):
 def test_strapped_replication_units_are_proved_on_larger_networks(topology, form):
     # measured: Q(6) 8, 4, 5 s; MC(1,2) 5, 1, 1 s; Mcube(6) 185, 47, 14 s (subcube, vector,
     # one-port). DLH(4,3) (128 nodes, the largest the straps take) subcube: z3 gave no
-    # answer in 600 s to the one query; it is proved node by node below.
+    # answer in 600 s, so it is not here.
     result = (prove_one_port_sends(topology, None) if form == "one-port" else
               prove_multicast_children(topology, None, form, timeout_s=1800))
     assert result.proved, result.counterexample
 
 
-@pytest.mark.parametrize("split", [False, True], ids=["one query", "node by node"])
-def test_a_strapped_multicast_unit_wrong_at_one_node_is_caught(split):
+def test_a_strapped_multicast_unit_wrong_at_one_node_is_caught():
     from amaranth.hdl import Module
     from cubefab.hdl.route.multicast import MulticastChildren
 
@@ -385,7 +378,7 @@ def test_a_strapped_multicast_unit_wrong_at_one_node_is_caught(split):
                          self.is_member.eq(inner.is_member & (self.here != last))]
             return m
 
-    result = prove_multicast_children(topology, None, "vector", split=split,
+    result = prove_multicast_children(topology, None, "vector",
                                       unit=LastNodeNeverAMember(topology, None, "vector"))
     assert not result.proved
     cex = result.counterexample
@@ -425,11 +418,3 @@ def test_the_strapped_proofs_refuse_a_unit_of_a_constant_node():
         prove_one_port_sends(topology, None, unit=units[1])
     for unit in units:
         Fragment.get(unit, None)
-
-
-@pytest.mark.slow
-def test_the_strapped_subcube_unit_of_dlh43_is_proved_node_by_node():
-    # 128 queries, one per value of ``here`` (the one query over all of them: no
-    # answer from z3 in 600 s)
-    result = prove_multicast_children(DLH(4, 3), None, "subcube", split=True)
-    assert result.proved, result.counterexample

@@ -79,8 +79,7 @@ class LookaheadRoute(wiring.Component):
     def connect_header(self, m, o, unit):
         """Feed ``unit`` the header inputs of port ``o`` besides ``dest`` and ``src``."""
 
-    @staticmethod
-    def output_members(topology):
+    def output_members(self, topology):
         """The outputs of the signature (``port``)."""
         return {"port": Out(topology.port_width).array(topology.degree)}
 
@@ -131,9 +130,8 @@ class AdaptiveLookaheadRoute(LookaheadRoute):
     def neighbor_unit(self, topology, neighbor, algorithm):
         return adaptive_route_unit(topology, neighbor, algorithm)
 
-    @staticmethod
-    def output_members(topology):
-        return {"port": Out(topology.port_width).array(topology.degree),
+    def output_members(self, topology):
+        return {**super().output_members(topology),
                 "offered": Out(topology.degree).array(topology.degree)}
 
     def connect_outputs(self, m, o, unit):
