@@ -34,6 +34,7 @@ def _decode(fmt, value):
 # tdata narrower than, equal to, wider than and not dividing the flit payload, both
 # headers (header="head": body flits carry more than the head)
 WIDTHS = [(8, 16, "every"), (16, 16, "every"), (32, 16, "every"), (24, 16, "every"),
+          (16, 16, "head"), (32, 16, "head"),
           (16, 20, "every"), (8, 16, "head"), (40, 16, "head")]
 
 

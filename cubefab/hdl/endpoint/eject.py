@@ -15,11 +15,13 @@ class EndpointEject(wiring.Component):
 
     The router's ``local_out`` delivers a packet's flits consecutively, never
     interleaved with another packet's (:class:`~cubefab.hdl.router.Router`), so a
-    message streams through a shift register of a flit and a beat (no reassembly
-    buffer): a beat is presented as soon as its bits have arrived, ``tlast`` on the
-    message's last one, ``tid`` the packet's ``src``; the padding of the tail flit
-    is dropped. The head of the next packet is taken in the cycle the last beat
-    leaves.
+    message streams through a shift register of about a flit and two beats (no
+    reassembly buffer): a beat is presented as soon as its bits have arrived,
+    ``tlast`` on the message's last one, ``tid`` the packet's ``src``; the padding
+    of the tail flit is dropped. A flit is taken every cycle while the sink takes a
+    beat every cycle, and the next packet's head is taken as soon as the tail before
+    it is in (into a register of its own), so that the next message's first beat
+    follows the last one without a gap.
 
     Parameters
     ----------
@@ -36,6 +38,7 @@ class EndpointEject(wiring.Component):
     acked : Out(stream.Signature(address_bits, always_ready=True))
         Only with ``fmt.acknowledged``: an acknowledgement from node ``payload``
         arrived (for this node's :class:`EndpointInject`; it is not presented).
+        Acknowledgements are taken whenever they come.
     owed : Out(stream.Signature(address_bits, always_ready=True))
         Only with ``fmt.acknowledged``: the last beat of a message from node
         ``payload`` left; this node's :class:`EndpointInject` acknowledges it.
@@ -55,55 +58,91 @@ class EndpointEject(wiring.Component):
             members["owed"] = Out(stream.Signature(fmt.address_bits, always_ready=True))
         super().__init__(members)
 
+    @property
+    def _message(self):
+        """The layout of a message's state: its bits not yet presented (``buf``, of
+        which ``n``), whether its tail flit is in, its source, and the beats left
+        (with a count field)."""
+        fmt = self.fmt
+        width, body_bits = fmt.data_width, fmt.body_bits
+        # room for a body flit whenever fewer bits than that are left after the
+        # beats a cycle can take: flits enter every cycle while the sink takes a beat
+        # a cycle (whichever of the two carries fewer bits sets the pace)
+        size = body_bits + width + min(body_bits, width) - 1
+        return data.StructLayout({"buf": size, "n": range(size + 1), "active": 1,
+                                  "tail_seen": 1, "src": fmt.address_bits,
+                                  "beats_left": range(fmt.max_beats + 1)})
+
     def elaborate(self, platform):
         m = Module()
-        fmt = self.fmt
-        width, head_bits, body_bits, count_width, kind_width = (
-            fmt.data_width, fmt.head_bits, fmt.body_bits, fmt.count_width, fmt.kind_width)
-        prefix = fmt.prefix_width
-        size = body_bits + width
-        buf = Signal(size)
-        n = Signal(range(size + 1))
-        active, tail_seen = Signal(), Signal()
-        src = Signal(fmt.address_bits)
-        beats_left = Signal(range(fmt.max_beats + 1))
-        axis = self.axis
-        last = (beats_left == 1) if count_width else (tail_seen & (n < 2 * width))
-        m.d.comb += [axis.valid.eq(active & (n >= width)),
-                     axis.payload.data.eq(buf[:width]), axis.payload.last.eq(last),
-                     axis.payload.id.eq(src)]
+        now = Signal(self._message)        # this cycle's message (the registers)
+        ahead = Signal(self._message)      # the next packet's head, taken early
+        done, after = self._present(m, now, ahead)
+        self._receive(m, now, ahead, done, after)
+        if self.fmt.acknowledged:
+            m.d.comb += [self.owed.valid.eq(done), self.owed.payload.eq(now.src)]
+        return m
+
+    def _present(self, m, now, ahead):
+        """Present the beat at the bottom of ``now.buf``. Returns ``(done, after)``:
+        whether the message's last beat leaves in this cycle, and the message state
+        after this cycle's beat (the head taken ahead, once the last beat left)."""
+        fmt, axis = self.fmt, self.axis
+        width = fmt.data_width
+        last = ((now.beats_left == 1) if fmt.count_width
+                else (now.tail_seen & (now.n < 2 * width)))
+        m.d.comb += [axis.valid.eq(now.active & (now.n >= width)),
+                     axis.payload.data.eq(now.buf[:width]), axis.payload.last.eq(last),
+                     axis.payload.id.eq(now.src)]
         beat = axis.valid & axis.ready
         done = beat & last
-        n_after = Signal.like(n)
-        m.d.comb += n_after.eq(Mux(done, 0, Mux(beat, n - width, n)))
-        buf_after = Mux(beat, buf >> width, buf)
+        after = Signal(self._message)
+        m.d.comb += after.eq(now)
+        with m.If(done):
+            m.d.comb += after.eq(ahead)
+        with m.Elif(beat):
+            m.d.comb += [after.buf.eq(now.buf >> width), after.n.eq(now.n - width)]
+            if fmt.count_width:
+                m.d.comb += after.beats_left.eq(now.beats_left - 1)
+        with m.If(done):
+            m.d.sync += ahead.active.eq(0)
+        return done, after
+
+    def _receive(self, m, now, ahead, done, after):
+        """Take the flit of ``local_out`` into the message after this cycle's beat (a
+        body flit, or a head when no message is left), or a head into ``ahead`` once
+        the current message's tail is in; take every acknowledgement."""
+        fmt = self.fmt
+        head_bits, body_bits, prefix = fmt.head_bits, fmt.body_bits, fmt.prefix_width
         flit = data.View(fmt.layout, self.local_out.payload)
         body = data.View(fmt.layout.body, self.local_out.payload.as_value())
         body_data = body.data if fmt.layout.header == "head" else flit.payload
-        m.d.comb += self.local_out.ready.eq(
-            ~active | done | (~tail_seen & (n <= size - body_bits)))
-        m.d.sync += [buf.eq(buf_after), n.eq(n_after)]
-        if count_width:
-            with m.If(beat):
-                m.d.sync += beats_left.eq(beats_left - 1)
-        with m.If(done):
-            m.d.sync += active.eq(0)
-        is_ack = flit.payload[0] if kind_width else C(0, 1)
+        is_ack = flit.payload[0] if fmt.kind_width else C(0, 1)
+        size = len(now.buf)
+        head = Signal(self._message)       # the state a head flit starts
+        m.d.comb += [head.active.eq(1), head.tail_seen.eq(flit.tail), head.src.eq(flit.src),
+                     head.buf.eq(flit.payload[prefix:]), head.n.eq(head_bits - prefix)]
+        if fmt.count_width:
+            m.d.comb += head.beats_left.eq(
+                flit.payload[fmt.kind_width:fmt.kind_width + fmt.count_width] + 1)
+        grows = after.active & ~after.tail_seen & (after.n <= size - body_bits)
+        starts = ~after.active
+        # (the slot ahead is free once its head moved into the message)
+        early = after.active & after.tail_seen & (done | ~ahead.active)
+        with m.If(flit.head):
+            m.d.comb += self.local_out.ready.eq(is_ack | starts | early)
+        with m.Else():
+            m.d.comb += self.local_out.ready.eq(grows)
         taken = self.local_out.valid & self.local_out.ready
         if fmt.acknowledged:
             m.d.comb += [self.acked.valid.eq(taken & flit.head & is_ack),
-                         self.acked.payload.eq(flit.src),
-                         self.owed.valid.eq(done), self.owed.payload.eq(src)]
+                         self.acked.payload.eq(flit.src)]
+        m.d.sync += now.eq(after)
         with m.If(taken & ~(flit.head & is_ack)):
-            m.d.sync += tail_seen.eq(flit.tail)
-            with m.If(flit.head):
-                m.d.sync += [active.eq(1), src.eq(flit.src),
-                             buf.eq(flit.payload[prefix:]),
-                             n.eq(head_bits - prefix)]
-                if count_width:
-                    m.d.sync += beats_left.eq(
-                        flit.payload[kind_width:kind_width + count_width] + 1)
+            with m.If(~flit.head):
+                m.d.sync += [now.buf.eq(after.buf | (body_data << after.n)),
+                             now.n.eq(after.n + body_bits), now.tail_seen.eq(flit.tail)]
+            with m.Elif(starts):
+                m.d.sync += now.eq(head)
             with m.Else():
-                m.d.sync += [buf.eq(buf_after | (body_data << n_after)),
-                             n.eq(n_after + body_bits)]
-        return m
+                m.d.sync += ahead.eq(head)

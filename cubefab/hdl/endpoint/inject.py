@@ -1,5 +1,7 @@
 """The injection side of an AXI4-Stream endpoint: messages in, packets out."""
 
+import math
+
 from amaranth.hdl import Array, C, Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
@@ -25,6 +27,11 @@ class EndpointInject(wiring.Component):
     dropped whole and never reaches the network: its beats are taken and thrown
     away and :attr:`dropped` counts it. The beats of the next messages are taken
     meanwhile, up to :attr:`buffer_beats` beats in all (block RAM on FPGAs).
+
+    The beats are stored :attr:`entry_words` to a buffer entry (the last entry of a
+    message may hold fewer), enough for a body flit, so that the packet leaves at a
+    flit a cycle even where a flit carries more bits than a beat (``tdata``
+    narrower than the payload, or the head-only header's wider body flits).
 
     Parameters
     ----------
@@ -60,9 +67,14 @@ class EndpointInject(wiring.Component):
         self.fmt = fmt
         self.node = fmt.config.topology.check_node(node, "node")
         self.counter_width = check_int("Counter width", counter_width, 1, 64)
-        #: int: data FIFO entries: a whole message and the overflowing beat, twice
-        #: (a message is taken while the one before it is sent)
-        self.buffer_beats = 2 * (fmt.max_beats + 1)
+        #: int: beats per buffer entry: the fewest that fill a body flit (a flit's
+        #: worth of data is read in a cycle)
+        self.entry_words = max(1, math.ceil(fmt.body_bits / fmt.data_width))
+        #: int: buffer entries: a whole message and the overflowing beat, twice (a
+        #: message is taken while the one before it is sent)
+        self.buffer_entries = 2 * math.ceil((fmt.max_beats + 1) / self.entry_words)
+        #: int: beats the buffer holds
+        self.buffer_beats = self.buffer_entries * self.entry_words
         members = {
             "axis": In(stream.Signature(axis_in_layout(fmt.data_width,
                                                       fmt.address_bits))),
@@ -77,8 +89,8 @@ class EndpointInject(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         fmt = self.fmt
-        m.submodules.words = words = MemoryFIFO(width=fmt.data_width + 1,
-                                                depth=self.buffer_beats)
+        m.submodules.words = words = MemoryFIFO(width=self._entry.size,
+                                                depth=self.buffer_entries)
         desc = data.StructLayout({"dest": fmt.address_bits, "drop": 1,
                                   "count": max(1, fmt.count_width)})
         m.submodules.messages = messages = RegisterFIFO(width=desc.size, depth=DESCRIPTORS)
@@ -95,18 +107,35 @@ class EndpointInject(wiring.Component):
             return C(1, 1)
         return Array(C(bit, 1) for bit in table)[dest]
 
+    @property
+    def _entry(self):
+        """The layout of a buffer entry: :attr:`entry_words` beats (``data``, the
+        first at bit 0), whether the message ends in it (``last``), and how many
+        beats it holds less one (``more``)."""
+        words = self.entry_words
+        return data.StructLayout({"data": words * self.fmt.data_width, "last": 1,
+                                  "more": (words - 1).bit_length()})
+
     def _take(self, m, words, desc, messages):
         """Store the beats; decide at the last beat (or the first overflowing beat,
-        or a first beat naming no node) whether the message is sent or dropped."""
+        or a first beat naming no node) whether the message is sent or dropped. The
+        beats of an entry are gathered in ``pack``; the entry is written with its
+        last beat, or with the message's."""
         fmt, axis = self.fmt, self.axis
         in_msg = Signal()                                   # the first beat was taken
         skip = Signal()                                     # throwing away to tlast
         beats = Signal(range(fmt.max_beats + 1))            # beats stored so far
         dest = Signal(fmt.address_bits)
+        pack = Signal((self.entry_words - 1) * fmt.data_width)   # an entry's first beats
+        held = Signal(range(self.entry_words))              # beats in pack
         here = Mux(in_msg, dest, axis.payload.dest)
         overflow = beats == fmt.max_beats
+        ends = axis.payload.last | overflow
+        entry = data.View(self._entry, words.w_data)
+        write = ends | (held == self.entry_words - 1)
         m.d.comb += [axis.ready.eq(skip | (words.w_rdy & messages.w_rdy)),
-                     words.w_data.eq(Cat(axis.payload.data, axis.payload.last | overflow)),
+                     entry.data.eq(pack | (axis.payload.data << (held * fmt.data_width))),
+                     entry.last.eq(ends), entry.more.eq(held),
                      desc.dest.eq(here), desc.count.eq(beats), desc.drop.eq(overflow)]
         drop_now = Signal()
         with m.If(axis.valid & axis.ready):
@@ -119,39 +148,46 @@ class EndpointInject(wiring.Component):
                 m.d.comb += drop_now.eq(1)
                 m.d.sync += skip.eq(~axis.payload.last)
             with m.Else():
-                m.d.comb += [words.w_en.eq(1),
-                             messages.w_en.eq(axis.payload.last | overflow),
+                m.d.comb += [words.w_en.eq(write),
+                             messages.w_en.eq(ends),
                              drop_now.eq(overflow)]
-                m.d.sync += [beats.eq(Mux(axis.payload.last | overflow, 0, beats + 1)),
+                m.d.sync += [beats.eq(Mux(ends, 0, beats + 1)),
                              skip.eq(overflow & ~axis.payload.last)]
+                if self.entry_words > 1:
+                    m.d.sync += [held.eq(Mux(write, 0, held + 1)),
+                                 pack.eq(Mux(write, 0, entry.data))]
         saturated = self.dropped == (1 << self.counter_width) - 1
         with m.If(drop_now & ~saturated):
             m.d.sync += self.dropped.eq(self.dropped + 1)
 
     def _send(self, m, words, desc, messages):
         """Cut each stored message into flits (a shift register ``buf`` of ``n``
-        bits: words enter at bit ``n``, flits leave from bit 0), or throw away a
-        dropped message's words. A word read in a cycle is part of the flit sent in
-        that cycle (``now``: the registers with it), so a message found while idle
+        bits: entries enter at bit ``n``, flits leave from bit 0), or throw away a
+        dropped message's entries. An entry read in a cycle is part of the flit sent
+        in that cycle (``now``: the registers with it), so a message found while idle
         sends its head in the cycle it is found; one found as the tail of the one
-        before leaves is loaded then and follows it without a gap."""
+        before leaves is loaded then and follows it without a gap. An entry holds at
+        least a body flit's bits, so a flit leaves every cycle."""
         fmt = self.fmt
         width, head_bits, body_bits = fmt.data_width, fmt.head_bits, fmt.body_bits
-        size = body_bits + width + fmt.prefix_width
+        entry_bits = self.entry_words * width
+        size = body_bits + entry_bits + fmt.prefix_width
         reg = {"buf": Signal(size), "n": Signal(range(size + 1)), "active": Signal(),
                "first": Signal(), "loaded": Signal(), "dest": Signal(fmt.address_bits)}
         discard = Signal()
-        word, last = words.r_data[:width], words.r_data[width]
+        entry = data.View(self._entry, words.r_data)
+        word, last = entry.data, entry.last
+        word_bits = (entry.more + 1) * width if self.entry_words > 1 else width
         ack, ack_dest, waiting = self._acknowledgements(m, reg["active"])
         found = (~discard & messages.r_rdy & words.r_rdy & ~ack
                  & ~waiting.bit_select(desc.dest, 1))
         fresh = {"buf": Cat(C(0, fmt.kind_width), desc.count[:fmt.count_width], word),
-                 "n": fmt.prefix_width + width, "active": 1, "first": 1, "loaded": last,
-                 "dest": desc.dest}
-        more = (reg["active"] & ~reg["loaded"] & (reg["n"] <= size - width)
+                 "n": fmt.prefix_width + word_bits, "active": 1, "first": 1,
+                 "loaded": last, "dest": desc.dest}
+        more = (reg["active"] & ~reg["loaded"] & (reg["n"] <= size - entry_bits)
                 & words.r_rdy & ~discard)
         grown = {"buf": Mux(more, reg["buf"] | (word << reg["n"]), reg["buf"]),
-                 "n": reg["n"] + Mux(more, width, 0),
+                 "n": reg["n"] + Mux(more, word_bits, 0),
                  "loaded": Mux(more, last, reg["loaded"])}
         now = {k: Mux(reg["active"], grown.get(k, v), fresh[k]) for k, v in reg.items()}
         now["active"] = reg["active"] | (found & ~desc.drop)
