@@ -143,7 +143,7 @@ def throughput(width, beats, cycles=600, **router):
             await ctx.tick()
 
     _simulate(fabric, bench)
-    link = fabric.fmt.head_bits
+    link = fabric.fmt.layout.payload_width
     rate = got["beats"] * width / (cycles - cycles // 2)
     return {"routing": _routing(fabric), "data_width": width, "beats": beats,
             "flits": fabric.fmt.flits(beats), "bits_per_cycle": round(rate, 2),

@@ -32,17 +32,19 @@ def _decode(fmt, value):
 
 
 # tdata narrower than, equal to, wider than and not dividing the flit payload, both
-# headers (header="head": body flits carry more than the head)
-WIDTHS = [(8, 16, "every"), (16, 16, "every"), (32, 16, "every"), (24, 16, "every"),
-          (16, 16, "head"), (32, 16, "head"),
-          (16, 20, "every"), (8, 16, "head"), (40, 16, "head")]
+# headers (header="head": body flits carry more than the head); messages of at most 4
+# beats, or 16 (where the head-only header's 20-bit body flits carry a beat each)
+WIDTHS = [(8, 16, "every", 4), (16, 16, "every", 4), (32, 16, "every", 4),
+          (24, 16, "every", 4), (16, 20, "every", 4), (8, 16, "head", 4),
+          (40, 16, "head", 4), (16, 16, "head", 16), (32, 16, "head", 16),
+          (24, 32, "head", 4)]
 
 
-@pytest.mark.parametrize("width, payload, header", WIDTHS)
-def test_loopback_packets_match_the_model(width, payload, header):
+@pytest.mark.parametrize("width, payload, header, max_beats", WIDTHS)
+def test_loopback_packets_match_the_model(width, payload, header, max_beats):
     """Through an injection side wired to an ejection side: every flit is the model's
     and every message comes back whole, under random backpressure."""
-    fmt = _format(width, payload, header)
+    fmt = _format(width, payload, header, max_beats)
     rng = random.Random(width * 100 + payload)
     inject, eject = EndpointInject(fmt, 1), EndpointEject(fmt)
     messages = random_messages(rng, fmt, [1], 12, self_share=1.0)
@@ -61,8 +63,23 @@ def test_count_field_only_where_flits_leave_beats_ambiguous():
     assert _format(16).count_width == 0
     assert _format(32).count_width == 0
     assert _format(24).count_width == 0         # padding always under 24 bits
-    assert _format(16, 20).count_width == 2     # 1 beat leaves 4 + ... padding
+    assert _format(8, 16, "head").count_width == 2   # 20-bit body flits: 2.5 beats
     assert [_format(16).flits(b) for b in (1, 2, 4)] == [1, 2, 4]
+
+
+def test_a_beat_per_flit_where_one_fits_and_two_do_not():
+    """Where padding could hide a beat but no body flit holds two beats, every flit
+    carries one beat and there is no count field: the default 16-bit payloads with
+    the head-only header (20-bit body flits in Q(2)), or 20-bit payloads."""
+    for fmt in (_format(16, 16, "head", max_beats=16), _format(16, 20)):
+        assert fmt.aligned and fmt.count_width == 0
+        assert (fmt.head_bits, fmt.body_bits) == (16, 16)
+        assert [fmt.flits(b) for b in (1, 2, 4)] == [1, 2, 4]
+    assert [_format(16, 16, "head", max_beats=16).flits(b) for b in (5, 6, 16)] == [5, 6, 16]
+    # up to 4 beats no padding hides a beat in 20-bit body flits: packed, no count
+    assert [_format(16, 16, "head").flits(b) for b in (1, 2, 3, 4)] == [1, 2, 3, 4]
+    assert not _format(16, 16, "head").aligned
+    assert not _format(16).aligned and not _format(8, 16, "head").aligned
 
 
 def test_drops_too_long_messages_whole_and_counts_them():

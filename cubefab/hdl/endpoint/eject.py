@@ -116,12 +116,13 @@ class EndpointEject(wiring.Component):
         head_bits, body_bits, prefix = fmt.head_bits, fmt.body_bits, fmt.prefix_width
         flit = data.View(fmt.layout, self.local_out.payload)
         body = data.View(fmt.layout.body, self.local_out.payload.as_value())
-        body_data = body.data if fmt.layout.header == "head" else flit.payload
+        body_data = (body.data if fmt.layout.header == "head" else flit.payload)[:body_bits]
         is_ack = flit.payload[0] if fmt.kind_width else C(0, 1)
         size = len(now.buf)
         head = Signal(self._message)       # the state a head flit starts
         m.d.comb += [head.active.eq(1), head.tail_seen.eq(flit.tail), head.src.eq(flit.src),
-                     head.buf.eq(flit.payload[prefix:]), head.n.eq(head_bits - prefix)]
+                     head.buf.eq(flit.payload[prefix:head_bits]),
+                     head.n.eq(head_bits - prefix)]
         if fmt.count_width:
             m.d.comb += head.beats_left.eq(
                 flit.payload[fmt.kind_width:fmt.kind_width + fmt.count_width] + 1)

@@ -45,10 +45,19 @@ class MessageFormat:
     ``header="head"``); the last flit (``tail``) is zero-padded. A packet has the
     fewest flits that hold its bits (:meth:`flits`).
 
-    The ``count`` field is there only when the flit count alone does not tell the
-    beat count, i.e. when some message of at most :attr:`max_beats` beats would leave
-    ``data_width`` or more bits of padding (``data_width`` smaller than a flit's
-    payload); otherwise the receiver takes every whole beat it gets.
+    Where the flit count alone would not tell the beat count, i.e. where some message
+    of at most :attr:`max_beats` beats would leave ``data_width`` or more bits of
+    padding (``data_width`` smaller than a flit's payload), the format is one of two:
+
+    - **aligned** (:attr:`aligned`), where a beat fits the head (after the kind bit)
+      and no body flit holds two: every flit carries exactly one beat (the head the
+      kind bit and the first beat, :attr:`head_bits` and :attr:`body_bits` then count
+      only those), so a ``B``-beat message is ``B`` flits and the head holds a whole
+      beat (no count field, no cycle waiting for the second flit). This is the
+      routers' default of 16-bit payloads and head-only headers with 16-bit
+      ``tdata``: a body flit of 20 bits or more carries one beat.
+    - otherwise a ``count`` field; elsewhere the receiver takes every whole beat it
+      gets.
 
     Parameters
     ----------
@@ -88,7 +97,7 @@ class MessageFormat:
         self.max_beats = check_int("Maximum message length in beats", max_beats, 1)
         #: int: node address bits (``tdest``, ``tid``)
         self.address_bits = config.topology.address_bits
-        #: int: message bits the head flit carries
+        #: int: message bits the head flit carries (kind bit included)
         self.head_bits = self.layout.payload_width
         #: int: message bits every other flit carries
         self.body_bits = self.layout.body_payload_width
@@ -99,8 +108,16 @@ class MessageFormat:
         self.kind_width = int(self.acknowledged)
         #: int: width of the ``count`` field (0: none)
         self.count_width = 0
+        #: bool: whether each flit carries one beat (the head also the kind bit)
+        self.aligned = False
         if any(self._padding(b) >= data_width for b in range(1, max_beats + 1)):
-            self.count_width = max(1, (max_beats - 1).bit_length())
+            if (self.kind_width + data_width <= self.head_bits
+                    and 2 * data_width > self.body_bits):
+                self.aligned = True
+                self.head_bits = self.kind_width + data_width
+                self.body_bits = data_width
+            else:
+                self.count_width = max(1, (max_beats - 1).bit_length())
         if self.prefix_width > self.head_bits:
             raise ValueError(f"Payload width must be at least {self.prefix_width} bits (the "
                              f"kind and count fields of {max_beats}-beat messages), not "
@@ -132,4 +149,5 @@ class MessageFormat:
     def __repr__(self):
         return (f"MessageFormat(data_width={self.data_width}, max_beats={self.max_beats}, "
                 f"head_bits={self.head_bits}, body_bits={self.body_bits}, "
-                f"count_width={self.count_width}, kind_width={self.kind_width})")
+                f"count_width={self.count_width}, kind_width={self.kind_width}, "
+                f"aligned={self.aligned})")
