@@ -5,7 +5,7 @@
 
 1. **cost**: one node's endpoints (an :class:`~cubefab.hdl.endpoint.EndpointInject` and
    an :class:`~cubefab.hdl.endpoint.EndpointEject`) for ``tdata`` of W = 8, 32 and 128
-   bits, messages of at most 16 beats, on the routers ``cubefab verilog fabric`` makes
+   bits (and, at W = 32, adaptive routers' endpoints with windows of 1 and 8 messages), messages of at most 16 beats, on the routers ``cubefab verilog fabric`` makes
    by default (Q(4), 16-bit payloads): LUT4, flip-flops and block RAMs after yosys
    ``synth_ice40``, and Fmax after nextpnr-ice40 (HX8K, seed 1), each inside a
    :class:`~cubefab.build.harness.TimingHarness` (every port bit registered; the
@@ -21,6 +21,10 @@
    always high, ``tready`` of the sink always high); the payload bits delivered per
    cycle in the second half of 600 cycles, as a share of a link's payload rate (a
    head flit's payload bits per cycle), for W = 16 (= the payload) and W = 32.
+
+Latency and throughput run deterministic routers, then adaptive ones whose endpoints
+have a window of 1 message per destination, then of 8 (a reorder buffer at every
+receiver).
 """
 
 import argparse
@@ -49,23 +53,32 @@ from cubefab.topology import Hypercube  # noqa: E402
 COST_WIDTHS = (8, 32, 128)
 
 #: The routers of the latency and throughput runs: deterministic, then adaptive (whose
-#: endpoints acknowledge every message).
-ROUTINGS = ({}, {"routing": Adaptive(1)})
+#: endpoints acknowledge every message), with a window of one message per destination
+#: and of 8 (numbered, with a reorder buffer at every receiver).
+ROUTINGS = ({}, {"routing": Adaptive(1)}, {"routing": Adaptive(1), "window": 8})
+
+#: The endpoints whose cost is measured: (W, routers), deterministic for every W of
+#: COST_WIDTHS, adaptive with windows 1 and 8 at W = 32.
+COST_CASES = ([(w, {}) for w in COST_WIDTHS]
+              + [(32, {"routing": Adaptive(1)}), (32, {"routing": Adaptive(1), "window": 8})])
 MAX_BEATS = 16
 
 #: The routers' header format (``--header``; the routers' default unless given).
 HEADER = {"value": DEFAULT_HEADER}
 
 
-def cost(width, workdir, pnr=True):
+def cost(width, workdir, pnr=True, window=1, **router):
     """LUT4/FF/BRAM/Fmax of one node's two endpoints."""
-    fmt = MessageFormat(RouterConfig.for_topology(Hypercube(4), header=HEADER["value"]),
-                        width, MAX_BEATS)
-    row = {"data_width": width, "max_beats": MAX_BEATS, "count_width": fmt.count_width}
+    fmt = MessageFormat(RouterConfig.for_topology(Hypercube(4), header=HEADER["value"],
+                                                  **router),
+                        width, MAX_BEATS, window=window)
+    row = {"routing": _routing(fmt), "data_width": width, "max_beats": MAX_BEATS,
+           "count_width": fmt.count_width}
     for side, component in (("inject", EndpointInject(fmt, 0)),
                             ("eject", EndpointEject(fmt))):
         text = verilog.convert(TimingHarness(component), name="top")
-        report = implement(text, "top", "hx8k", os.path.join(workdir, f"{side}_{width}"),
+        case = f"{side}_{width}_{row['routing']}".replace(" ", "").replace(",", "_")
+        report = implement(text, "top", "hx8k", os.path.join(workdir, case),
                            pnr=pnr, submodule="dut")
         row.update({f"{side}_lut4": report.lut4, f"{side}_ff": report.ff,
                     f"{side}_bram": report.ram, f"{side}_fmax_mhz": report.fmax_mhz})
@@ -76,9 +89,10 @@ def cost(width, workdir, pnr=True):
     return row
 
 
-def _fabric(width, max_beats=MAX_BEATS, **router):
+def _fabric(width, max_beats=MAX_BEATS, window=1, **router):
     return EndpointFabric(FabricConfig.for_topology(Hypercube(2), header=HEADER["value"],
-                                                    **router), width, max_beats)
+                                                    **router), width, max_beats,
+                          window=window)
 
 
 def _simulate(fabric, bench):
@@ -116,7 +130,8 @@ def latency(width, beats, dest, **router):
     own = zero_load_latency(fabric.config.router, hops, flits)
     total = marks["out"] - marks["first"]
     after_last = marks["out"] - marks["last_in"]
-    return {"routing": _routing(fabric), "data_width": width, "beats": beats, "dest": dest,
+    return {"routing": _routing(fabric.fmt), "data_width": width, "beats": beats,
+            "dest": dest,
             "hops": hops, "flits": flits,
             "cycles": total, "fabric": own, "added": total - own,
             "after_last_beat": after_last,
@@ -145,13 +160,15 @@ def throughput(width, beats, cycles=600, **router):
     _simulate(fabric, bench)
     link = fabric.fmt.layout.payload_width
     rate = got["beats"] * width / (cycles - cycles // 2)
-    return {"routing": _routing(fabric), "data_width": width, "beats": beats,
+    return {"routing": _routing(fabric.fmt), "data_width": width, "beats": beats,
             "flits": fabric.fmt.flits(beats), "bits_per_cycle": round(rate, 2),
             "link_payload_bits": link, "share": round(rate / link, 3)}
 
 
-def _routing(fabric):
-    return "adaptive" if fabric.fmt.acknowledged else "deterministic"
+def _routing(fmt):
+    if not fmt.acknowledged:
+        return "deterministic"
+    return f"adaptive, window {fmt.window}"
 
 
 def main():
@@ -188,11 +205,12 @@ def main():
         print(flush=True)
     if "cost" in args.only:
         start = time.monotonic()
-        rows = [cost(w, args.workdir, pnr=not args.no_pnr) for w in COST_WIDTHS]
+        rows = [cost(w, args.workdir, pnr=not args.no_pnr, **router)
+                for w, router in COST_CASES]
         out["cost"] = rows
-        print(format_table(["W", "count bits", "inject LUT4/FF/BRAM", "eject LUT4/FF/BRAM",
-                            "LUT4", "FF", "BRAM", "Fmax MHz"],
-                           [[r["data_width"], r["count_width"],
+        print(format_table(["routing", "W", "count bits", "inject LUT4/FF/BRAM",
+                            "eject LUT4/FF/BRAM", "LUT4", "FF", "BRAM", "Fmax MHz"],
+                           [[r["routing"], r["data_width"], r["count_width"],
                              f"{r['inject_lut4']}/{r['inject_ff']}/{r['inject_bram']}",
                              f"{r['eject_lut4']}/{r['eject_ff']}/{r['eject_bram']}",
                              r["lut4"], r["ff"], r["bram"], r["fmax_mhz"] or "-"]

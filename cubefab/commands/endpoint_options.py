@@ -1,12 +1,13 @@
 """The options that put AXI4-Stream endpoints around a fabric (``--interface``,
-``--data-width``, ``--max-beats``), one definition for every command that takes them."""
+``--data-width``, ``--max-beats``, ``--window``), one definition for every command that
+takes them."""
 
 from ..cli import CliError, int_range
-from ..hdl.endpoint.message import MAX_DATA_WIDTH
+from ..hdl.endpoint.message import MAX_DATA_WIDTH, MAX_WINDOW
 
 
 __all__ = ["INTERFACES", "DEFAULT_MAX_BEATS", "MAX_MAX_BEATS", "add_interface_options",
-           "endpoint_parameters"]
+           "endpoint_parameters", "check_window"]
 
 
 #: What a fabric's nodes speak: the routers' flits, or AXI4-Stream (docs/endpoints.md).
@@ -20,7 +21,7 @@ MAX_MAX_BEATS = 4096
 
 
 def add_interface_options(parser):
-    """Add ``--interface``, ``--data-width`` and ``--max-beats``."""
+    """Add ``--interface``, ``--data-width``, ``--max-beats`` and ``--window``."""
     parser.add_argument("--interface", choices=INTERFACES, default=INTERFACES[0],
                         help="what the nodes speak: flits (default; the routers' local "
                              "ports) or axi-stream (an AXI4-Stream slave and master per "
@@ -32,14 +33,20 @@ def add_interface_options(parser):
                         metavar="B", help="with --interface axi-stream: the longest "
                         "message in beats; longer ones are dropped at their source and "
                         f"counted (default {DEFAULT_MAX_BEATS})")
+    parser.add_argument("--window", type=int_range(1, MAX_WINDOW), default=None,
+                        metavar="K", help="with --interface axi-stream and --adaptive: "
+                        "messages a node may have unacknowledged to each destination, a "
+                        "power of two (default 1; more keep one sender at full rate, "
+                        "and every node gets a reorder buffer of K packets per source)")
 
 
 def endpoint_parameters(args):
-    """``(data_width, max_beats)`` for ``--interface axi-stream``, None for flits
+    """The :class:`~cubefab.hdl.endpoint.MessageFormat` keywords (``data_width``,
+    ``max_beats``, ``window``) for ``--interface axi-stream``, None for flits
     (CliError for an option that does not apply or is missing)."""
     if args.interface != "axi-stream":
         for option, value in (("--data-width", args.data_width),
-                              ("--max-beats", args.max_beats)):
+                              ("--max-beats", args.max_beats), ("--window", args.window)):
             if value is not None:
                 raise CliError(f"{option} applies only with --interface axi-stream")
         return None
@@ -49,5 +56,18 @@ def endpoint_parameters(args):
     if args.data_width % 8:
         raise CliError(f"--data-width must be a whole number of bytes (8, 16, ..., "
                        f"{MAX_DATA_WIDTH}), not {args.data_width}")
+    window = 1 if args.window is None else args.window
+    if window & (window - 1):
+        raise CliError(f"--window must be a power of two (1, 2, 4, ..., {MAX_WINDOW}), "
+                       f"not {window}")
     max_beats = DEFAULT_MAX_BEATS if args.max_beats is None else args.max_beats
-    return args.data_width, max_beats
+    return {"data_width": args.data_width, "max_beats": max_beats, "window": window}
+
+
+def check_window(endpoints, config):
+    """CliError if ``--window`` is over 1 for routers that are not adaptive (their
+    messages keep their order without acknowledgements)."""
+    if endpoints["window"] > 1 and not config.adaptive:
+        raise CliError("--window applies only with --adaptive routers (deterministic "
+                       "routing keeps every pair's messages in order without "
+                       "acknowledgements)")

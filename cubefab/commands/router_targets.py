@@ -11,7 +11,7 @@ from ..hdl.endpoint import EndpointFabric, MessageFormat
 from ..hdl.fabric import Fabric
 from ..hdl.router import Router
 from ..progress import working
-from .endpoint_options import add_interface_options, endpoint_parameters
+from .endpoint_options import add_interface_options, check_window, endpoint_parameters
 from .limits import check_hardware
 from .router_options import add_router_options, router_config
 
@@ -97,9 +97,10 @@ def build_endpoint_fabric(args, topology):
         return None, 0
     config, seconds = _checked_config(args, topology, topology.num_nodes,
                                       f"the {topology.label} fabric")
+    check_window(endpoints, config)
     with input_errors("--interface axi-stream: "):
-        MessageFormat(config, *endpoints)   # refused before a component exists
-    return EndpointFabric(FabricConfig(config), *endpoints), seconds
+        MessageFormat(config, **endpoints)   # refused before a component exists
+    return EndpointFabric(FabricConfig(config), **endpoints), seconds
 
 
 def efficiency(config):
@@ -179,7 +180,7 @@ def _endpoint_fabric_verilog(args, topology, wrapped, seconds):
         text = axi_stream_verilog(wrapped, args.top)
     parameters = {"data_width": fmt.data_width, "max_beats": fmt.max_beats,
                   "address_bits": fmt.address_bits, "count_width": fmt.count_width,
-                  "acknowledged": fmt.acknowledged,
+                  "acknowledged": fmt.acknowledged, "window": fmt.window,
                   "dropped_width": len(wrapped.dropped[0]),
                   "buffer_beats": wrapped.injectors[0].buffer_beats}
     keys = {**_json_keys(config), "interface": "axi-stream", "parameters": parameters,

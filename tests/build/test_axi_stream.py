@@ -54,6 +54,11 @@ def test_command_writes_the_top_and_lists_ports_and_parameters(cli, tmp_path):
     (["--interface", "axi-stream", "--data-width", "12"], "whole number of bytes"),
     (["--interface", "axi-stream", "--data-width", "8", "--waypoints", "1"],
      "deterministic or adaptive routing"),
+    (["--window", "4"], "--window applies only with --interface axi-stream"),
+    (["--interface", "axi-stream", "--data-width", "16", "--window", "4"],
+     "--window applies only with --adaptive"),
+    (["--interface", "axi-stream", "--data-width", "16", "--adaptive", "--window", "3"],
+     "--window must be a power of two"),
 ])
 def test_command_refuses_bad_endpoint_options(cli, tmp_path, args, message):
     out = tmp_path / "x.v"
@@ -61,6 +66,15 @@ def test_command_refuses_bad_endpoint_options(cli, tmp_path, args, message):
     assert result.status == 2
     assert result.err.startswith("error: ") and message in result.err
     assert result.err.count("\n") == 1 and not out.exists()
+
+
+def test_command_lists_the_window_of_adaptive_endpoints(cli, tmp_path):
+    result = cli("verilog", "fabric", "hypercube", "-n", "2", "--adaptive", "--interface",
+                 "axi-stream", "--data-width", "16", "--window", "4",
+                 "-o", tmp_path / "w.v", "--json")
+    assert result.status == 0, result.err
+    parameters = result.json()["parameters"]
+    assert parameters["window"] == 4 and parameters["acknowledged"]
 
 
 def test_synth_fabric_refuses_axi_stream_without_data_width(cli, tmp_path):

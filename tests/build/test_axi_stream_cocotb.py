@@ -54,11 +54,12 @@ def _build_args(simulator, tmp_path, monkeypatch):
 
 
 def run_bench(tmp_path, monkeypatch, topology, width, max_beats, messages, too_long, seed,
-              simulator="icarus", **router):
-    """Write the fabric's Verilog, run the cocotb bench on it in ``simulator``
-    (``"icarus"`` or ``"verilator"``), and assert that it passed."""
+              simulator="icarus", window=1, **router):
+    """Write the fabric's Verilog (endpoints with ``window``), run the cocotb bench on it
+    in ``simulator`` (``"icarus"`` or ``"verilator"``), and assert that it passed."""
     from cocotb_tools.runner import get_runner
-    fabric = EndpointFabric(FabricConfig.for_topology(topology, **router), width, max_beats)
+    fabric = EndpointFabric(FabricConfig.for_topology(topology, **router), width, max_beats,
+                            window=window)
     source = tmp_path / "axis_fabric.v"
     source.write_text(axi_stream_verilog(fabric, "axis_fabric"))
     runner = get_runner(simulator)
@@ -92,6 +93,21 @@ def test_q2_every_pair_in_order_under_backpressure(tmp_path, monkeypatch, width)
 def test_adaptive_q2_every_pair_in_order(tmp_path, monkeypatch):
     """Adaptive routers: acknowledgements keep each pair in order."""
     run_bench(tmp_path, monkeypatch, Hypercube(2), 16, 4, 6, 2, seed=5,
+              routing=Adaptive(1))
+
+
+@needs_cocotb
+def test_adaptive_q2_window_every_pair_in_order(tmp_path, monkeypatch):
+    """Adaptive routers, 4 messages of a pair in flight: the reorder buffers keep each
+    pair in order."""
+    run_bench(tmp_path, monkeypatch, Hypercube(2), 16, 4, 6, 2, seed=6, window=4,
+              routing=Adaptive(1))
+
+
+@needs_cocotb
+@pytest.mark.slow
+def test_adaptive_window_mc11_long_run(tmp_path, monkeypatch):
+    run_bench(tmp_path, monkeypatch, Metacube(1, 1), 24, 8, 40, 5, seed=13, window=8,
               routing=Adaptive(1))
 
 

@@ -82,14 +82,16 @@ def check_delivery(fmt, nodes, messages, received, dropped):
 
 
 def run_endpoints(dut, sources, sinks, nodes, messages, *, cycles, rng, ready_share=1.0,
-                  dropped=None, flits=None):
+                  dropped=None, flits=None, flits_per_stream=False):
     """Simulate: node ``nodes[k]`` sends ``messages[nodes[k]]`` on ``sources[k]`` (a
     stream of ``data``/``last``/``dest``), ``sinks[k]`` (``data``/``last``/``id``) is
     ready with probability ``ready_share`` each cycle. Returns ``{dest: [(tid,
     beats)]}`` and ``{src: dropped}`` (from the ``dropped`` signals, if given);
-    ``flits``: streams whose transfers are recorded in the returned ``"flits"`` list."""
+    ``flits``: streams whose transfers are recorded in the returned ``"flits"`` list
+    (a list per stream with ``flits_per_stream``)."""
     received = {a: [] for a in nodes}
-    counts, seen = {}, []
+    counts = {}
+    seen = [[] for _ in flits or ()] if flits_per_stream else []
     queues = {a: [(d, list(b)) for d, b in messages[a]] for a in nodes}
 
     async def bench(ctx):
@@ -122,9 +124,13 @@ def run_endpoints(dut, sources, sinks, nodes, messages, *, cycles, rng, ready_sh
                     if beat.last:
                         received[a].append((int(beat.id), [d for _, d in partial[a]]))
                         partial[a] = []
-            for stream in flits or ():
+            for k, stream in enumerate(flits or ()):
                 if ctx.get(stream.valid) and ctx.get(stream.ready):
-                    seen.append(ctx.get(stream.payload.as_value()))
+                    value = ctx.get(stream.payload.as_value())
+                    if flits_per_stream:
+                        seen[k].append(value)
+                    else:
+                        seen.append(value)
             await ctx.tick()
         if dropped is not None:
             counts.update({a: ctx.get(dropped[k]) for k, a in enumerate(nodes)})

@@ -6,7 +6,8 @@ import pytest
 from amaranth.lib import data
 
 from cubefab.hdl.config import FabricConfig, RouterConfig
-from cubefab.hdl.endpoint import EndpointEject, EndpointFabric, EndpointInject, MessageFormat
+from cubefab.hdl.endpoint import (EndpointEject, EndpointFabric, EndpointInject,
+                                  MessageFormat, ReorderBuffer)
 from cubefab.hdl.modes import Adaptive, Waypoints
 from cubefab.topology import DLH, Hypercube
 from tests.helpers import refused
@@ -148,6 +149,40 @@ def test_adaptive_fabric_delivers_every_pair_in_order(topology):
     check_delivery(fabric.fmt, nodes, messages, received, counts)
 
 
+def _arrival_order(fabric, flits):
+    """Per (source, destination): the ``seq`` fields of the message heads the routers
+    delivered, in arrival order (``flits[i]``: node i's ``local_out`` transfers)."""
+    fmt, order = fabric.fmt, {}
+    for i, values in enumerate(flits):
+        for value in values:
+            flit = data.Const(fmt.layout, value)
+            if flit.head and not int(flit.payload) & 1:        # a message, not an ack
+                seq = int(flit.payload) >> fmt.kind_width & (fmt.window - 1)
+                order.setdefault((int(flit.src), i), []).append(seq)
+    return order
+
+
+@pytest.mark.parametrize("topology", [Hypercube(3)], ids=str)
+def test_windowed_fabric_puts_reordered_messages_back_in_order(topology):
+    """A window of 4 messages per pair: the routers deliver some out of order (seen at
+    their local_out), the reorder buffers hand every pair's messages over in order."""
+    config = FabricConfig.for_topology(topology, routing=Adaptive(1))
+    fabric = EndpointFabric(config, 16, 4, window=4)
+    assert fabric.fmt.seq_width == 2
+    nodes = [int(a) for a in topology.nodes()]
+    rng = random.Random(11)
+    messages = random_messages(rng, fabric.fmt, nodes, 24, too_long=0.05)
+    received, counts, seen = run_endpoints(
+        fabric, fabric.s_axis, fabric.m_axis, nodes, messages, cycles=1500, rng=rng,
+        ready_share=0.6, dropped=fabric.dropped, flits=list(fabric.fabric.local_out),
+        flits_per_stream=True)
+    check_delivery(fabric.fmt, nodes, messages, received, counts)
+    order = _arrival_order(fabric, seen)
+    late = sum(1 for seqs in order.values()
+               for i, s in enumerate(seqs[1:]) if s != (seqs[i] + 1) % 4)
+    assert late > 0, "no message arrived out of order: the reorder buffer was not tested"
+
+
 def test_refuses_bad_parameters():
     config = RouterConfig.for_topology(Hypercube(2))
     with pytest.raises(ValueError, match="whole number of bytes"):
@@ -161,6 +196,15 @@ def test_refuses_bad_parameters():
     with pytest.raises(ValueError, match="count field"):
         MessageFormat(RouterConfig.for_topology(Hypercube(4), payload_width=3,
                                                 header="head"), 8, 16)
+    with refused(ValueError, "deterministic routing"):
+        MessageFormat(config, 8, 4, window=2)
+    adaptive = RouterConfig.for_topology(Hypercube(2), routing=Adaptive(1))
+    with refused(ValueError, "power of two"):
+        MessageFormat(adaptive, 8, 4, window=3)
+    with refused(ValueError, "Window"):
+        MessageFormat(adaptive, 8, 4, window=0)
+    with refused(ValueError, "window over 1"):
+        ReorderBuffer(MessageFormat(adaptive, 8, 4))
     with refused(ValueError, "node"):
         EndpointInject(MessageFormat(config, 8, 4), 9)
     with refused(TypeError, "MessageFormat"):

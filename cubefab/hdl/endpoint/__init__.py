@@ -4,15 +4,17 @@
 :class:`EndpointInject` takes AXI4-Stream messages (``tdata``, ``tlast``, ``tdest``)
 and sends each as one packet into a router's ``local_in``; :class:`EndpointEject`
 turns the packets of a router's ``local_out`` back into messages (``tdata``,
-``tlast``, ``tid`` = source); :class:`EndpointFabric` is a
+``tlast``, ``tid`` = source), through a :class:`ReorderBuffer` where adaptive
+routing has several messages of a pair in flight; :class:`EndpointFabric` is a
 :class:`~cubefab.hdl.fabric.Fabric` with both at every node.
 """
 
 from .message import MessageFormat, axis_in_layout, axis_out_layout
 from .inject import EndpointInject
+from .reorder import ReorderBuffer
 from .eject import EndpointEject
 from .fabric import EndpointFabric
 
 
 __all__ = ["MessageFormat", "axis_in_layout", "axis_out_layout", "EndpointInject",
-           "EndpointEject", "EndpointFabric"]
+           "EndpointEject", "EndpointFabric", "ReorderBuffer"]

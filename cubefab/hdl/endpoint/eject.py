@@ -5,6 +5,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .message import MessageFormat, axis_out_layout
+from .reorder import ReorderBuffer
 
 
 __all__ = ["EndpointEject"]
@@ -78,7 +79,13 @@ class EndpointEject(wiring.Component):
         now = Signal(self._message)        # this cycle's message (the registers)
         ahead = Signal(self._message)      # the next packet's head, taken early
         done, after = self._present(m, now, ahead)
-        self._receive(m, now, ahead, done, after)
+        source = self.local_out
+        if self.fmt.window > 1:
+            m.submodules.reorder = reorder = ReorderBuffer(self.fmt)
+            wiring.connect(m, wiring.flipped(self.local_out), reorder.network)
+            wiring.connect(m, reorder.acked, wiring.flipped(self.acked))
+            source = reorder.flits
+        self._receive(m, now, ahead, done, after, source)
         if self.fmt.acknowledged:
             m.d.comb += [self.owed.valid.eq(done), self.owed.payload.eq(now.src)]
         return m
@@ -108,16 +115,17 @@ class EndpointEject(wiring.Component):
             m.d.sync += ahead.active.eq(0)
         return done, after
 
-    def _receive(self, m, now, ahead, done, after):
-        """Take the flit of ``local_out`` into the message after this cycle's beat (a
-        body flit, or a head when no message is left), or a head into ``ahead`` once
-        the current message's tail is in; take every acknowledgement."""
+    def _receive(self, m, now, ahead, done, after, source):
+        """Take the flit of ``source`` (``local_out``, or the reorder buffer's
+        ``flits``) into the message after this cycle's beat (a body flit, or a head
+        when no message is left), or a head into ``ahead`` once the current message's
+        tail is in; take every acknowledgement (``local_out``'s)."""
         fmt = self.fmt
         head_bits, body_bits, prefix = fmt.head_bits, fmt.body_bits, fmt.prefix_width
-        flit = data.View(fmt.layout, self.local_out.payload)
-        body = data.View(fmt.layout.body, self.local_out.payload.as_value())
+        flit = data.View(fmt.layout, source.payload)
+        body = data.View(fmt.layout.body, source.payload.as_value())
         body_data = (body.data if fmt.layout.header == "head" else flit.payload)[:body_bits]
-        is_ack = flit.payload[0] if fmt.kind_width else C(0, 1)
+        is_ack = flit.payload[0] if fmt.kind_width and source is self.local_out else C(0, 1)
         size = len(now.buf)
         head = Signal(self._message)       # the state a head flit starts
         m.d.comb += [head.active.eq(1), head.tail_seen.eq(flit.tail), head.src.eq(flit.src),
@@ -125,17 +133,17 @@ class EndpointEject(wiring.Component):
                      head.n.eq(head_bits - prefix)]
         if fmt.count_width:
             m.d.comb += head.beats_left.eq(
-                flit.payload[fmt.kind_width:fmt.kind_width + fmt.count_width] + 1)
+                flit.payload[fmt.tag_width:fmt.tag_width + fmt.count_width] + 1)
         grows = after.active & ~after.tail_seen & (after.n <= size - body_bits)
         starts = ~after.active
         # (the slot ahead is free once its head moved into the message)
         early = after.active & after.tail_seen & (done | ~ahead.active)
         with m.If(flit.head):
-            m.d.comb += self.local_out.ready.eq(is_ack | starts | early)
+            m.d.comb += source.ready.eq(is_ack | starts | early)
         with m.Else():
-            m.d.comb += self.local_out.ready.eq(grows)
-        taken = self.local_out.valid & self.local_out.ready
-        if fmt.acknowledged:
+            m.d.comb += source.ready.eq(grows)
+        taken = source.valid & source.ready
+        if fmt.acknowledged and source is self.local_out:
             m.d.comb += [self.acked.valid.eq(taken & flit.head & is_ack),
                          self.acked.payload.eq(flit.src)]
         m.d.sync += now.eq(after)

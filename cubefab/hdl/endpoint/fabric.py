@@ -31,6 +31,9 @@ class EndpointFabric(wiring.Component):
         The longest message in beats; longer ones are dropped at their source.
     counter_width : int
         Width of each ``dropped`` counter (default 16).
+    window : int
+        With adaptive routing: unacknowledged messages per destination (default 1;
+        see :class:`MessageFormat`).
 
     Members
     -------
@@ -42,11 +45,11 @@ class EndpointFabric(wiring.Component):
         Messages each node dropped (too long, or ``dest`` not a node).
     """
 
-    def __init__(self, config, data_width, max_beats, *, counter_width=16):
+    def __init__(self, config, data_width, max_beats, *, counter_width=16, window=1):
         if not isinstance(config, FabricConfig):
             raise TypeError(f"Fabric configuration must be a FabricConfig, not {config!r}")
         #: MessageFormat: the messages' packets
-        self.fmt = MessageFormat(config.router, data_width, max_beats)
+        self.fmt = MessageFormat(config.router, data_width, max_beats, window=window)
         self.config = config
         self.topology = config.topology
         self.fabric = Fabric(config)

@@ -178,10 +178,13 @@ class EndpointInject(wiring.Component):
         entry = data.View(self._entry, words.r_data)
         word, last = entry.data, entry.last
         word_bits = (entry.more + 1) * width if self.entry_words > 1 else width
-        ack, ack_dest, waiting = self._acknowledgements(m, reg["active"])
-        found = (~discard & messages.r_rdy & words.r_rdy & ~ack
-                 & ~waiting.bit_select(desc.dest, 1))
-        fresh = {"buf": Cat(C(0, fmt.kind_width), desc.count[:fmt.count_width], word),
+        started = Signal()                  # a message's head leaves, to started_dest
+        started_dest = Signal(fmt.address_bits)
+        ack, ack_dest, room, seq = self._acknowledgements(m, reg["active"], desc.dest,
+                                                          started, started_dest)
+        found = (~discard & messages.r_rdy & words.r_rdy & ~ack & room)
+        fresh = {"buf": Cat(C(0, fmt.kind_width), seq, desc.count[:fmt.count_width],
+                            word),
                  "n": fmt.prefix_width + word_bits, "active": 1, "first": 1,
                  "loaded": last, "dest": desc.dest}
         more = (reg["active"] & ~reg["loaded"] & (reg["n"] <= size - entry_bits)
@@ -199,8 +202,7 @@ class EndpointInject(wiring.Component):
         flit = self._flit(m, now["first"], tail, now["dest"], now["buf"])
         if fmt.acknowledged:
             flit = Mux(ack, self._flit(m, 1, 1, ack_dest, C(1, 1)), flit)
-            with m.If(go & now["first"]):
-                m.d.sync += waiting.bit_select(now["dest"], 1).eq(1)
+            m.d.comb += [started.eq(go & now["first"]), started_dest.eq(now["dest"])]
         m.d.comb += [n_after.eq(Mux(go, Mux(tail, 0, now["n"] - chunk), now["n"])),
                      self.local_in.valid.eq(have | ack), self.local_in.payload.eq(flit)]
         buf_after = Mux(go, Mux(now["first"], now["buf"] >> head_bits,
@@ -222,28 +224,37 @@ class EndpointInject(wiring.Component):
             with m.Elif(reg["active"]):   # the tail leaves now: load the next message
                 m.d.sync += [reg[k].eq(v) for k, v in fresh.items()]
 
-    def _acknowledgements(self, m, active):
-        """With ``fmt.acknowledged``: the acknowledgements owed (a bit per address,
-        the lowest sent first, while no message is being sent) and the destinations
-        waiting for one (a bit per address). Returns ``(ack, ack_dest, waiting)``:
-        whether one is sent in this cycle, to whom, and the waiting bits (a
-        register the caller sets when a message's head leaves)."""
+    def _acknowledgements(self, m, active, dest, started, started_dest):
+        """With ``fmt.acknowledged``: the acknowledgements owed (a count per address,
+        the lowest address served first, while no message is being sent) and the
+        window of each destination (its unacknowledged messages and the number of the
+        next one). ``started``: a message's head to ``started_dest`` leaves in this
+        cycle. Returns ``(ack, ack_dest, room, seq)``: whether an acknowledgement is
+        sent in this cycle and to whom, whether a message to ``dest`` may start, and
+        its ``seq`` field."""
         fmt = self.fmt
-        slots = 1 << fmt.address_bits
-        waiting = Signal(slots)
         if not fmt.acknowledged:
-            return C(0, 1), C(0, fmt.address_bits), waiting
-        owed, ack_dest = Signal(slots), Signal(fmt.address_bits)
+            return C(0, 1), C(0, fmt.address_bits), C(1, 1), C(0, 0)
+        slots = 1 << fmt.address_bits
+        owed = [Signal(range(fmt.window + 1), name=f"owed_{a}") for a in range(slots)]
+        ack_dest = Signal(fmt.address_bits)
         for a in reversed(range(slots)):   # the lowest owed address wins
-            with m.If(owed[a]):
+            with m.If(owed[a] != 0):
                 m.d.comb += ack_dest.eq(a)
-        ack = ~active & owed.any()
-        sent = Mux(ack & self.local_in.ready, 1 << ack_dest, 0)[:slots]
-        incoming = Mux(self.owed.valid, 1 << self.owed.payload, 0)[:slots]
-        m.d.sync += owed.eq((owed & ~sent) | incoming)
-        with m.If(self.acked.valid):
-            m.d.sync += waiting.bit_select(self.acked.payload, 1).eq(0)
-        return ack, ack_dest, waiting
+        ack = ~active & Cat(o != 0 for o in owed).any()
+        sent = ack & self.local_in.ready
+        unacked = [Signal(range(fmt.window + 1), name=f"unacked_{a}") for a in range(slots)]
+        seqs = [Signal(fmt.seq_width, name=f"seq_{a}") for a in range(slots)]
+        for a in range(slots):
+            arrived = self.owed.valid & (self.owed.payload == a)
+            m.d.sync += owed[a].eq(owed[a] + arrived - (sent & (ack_dest == a)))
+            opened = started & (started_dest == a)
+            m.d.sync += unacked[a].eq(unacked[a] + opened
+                                      - (self.acked.valid & (self.acked.payload == a)))
+            with m.If(opened):
+                m.d.sync += seqs[a].eq(seqs[a] + 1)
+        room = Array(u != fmt.window for u in unacked)[dest]
+        return ack, ack_dest, room, Array(seqs)[dest]
 
     def _flit(self, m, first, tail, dest, buf):
         """The flit of the next ``buf`` bits: a head (``first``) or a body flit."""

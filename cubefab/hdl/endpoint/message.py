@@ -11,11 +11,15 @@ from ..config import RouterConfig
 from ..modes import Adaptive, Deterministic
 
 
-__all__ = ["MessageFormat", "axis_in_layout", "axis_out_layout", "MAX_DATA_WIDTH"]
+__all__ = ["MessageFormat", "axis_in_layout", "axis_out_layout", "MAX_DATA_WIDTH",
+           "MAX_WINDOW"]
 
 
 #: The widest ``tdata`` an endpoint takes (bits).
 MAX_DATA_WIDTH = 512
+
+#: The largest window of unacknowledged messages per destination.
+MAX_WINDOW = 64
 
 
 def axis_in_layout(data_width, address_bits):
@@ -37,8 +41,10 @@ class MessageFormat:
 
     A message is one packet. Its bits are, from the first: with adaptive routing a
     ``kind`` bit (:attr:`kind_width`; 0 a message, 1 an acknowledgement: a one-flit
-    packet that carries nothing else), an optional ``count`` field (``beats - 1``,
-    :attr:`count_width` bits), then the beats in order, each
+    packet that carries nothing else) and, with a :attr:`window` over 1, a ``seq``
+    field (the message's number among its source's messages to its destination, mod
+    :attr:`window`; :attr:`seq_width` bits), an optional ``count`` field (``beats -
+    1``, :attr:`count_width` bits), then the beats in order, each
     beat's bit 0 first. The head flit's ``payload`` carries the first
     :attr:`head_bits` of them, every further flit the next :attr:`body_bits` (its
     ``payload`` with ``header="every"``, all of ``layout.body``'s ``data`` with
@@ -49,9 +55,9 @@ class MessageFormat:
     of at most :attr:`max_beats` beats would leave ``data_width`` or more bits of
     padding (``data_width`` smaller than a flit's payload), the format is one of two:
 
-    - **aligned** (:attr:`aligned`), where a beat fits the head (after the kind bit)
-      and no body flit holds two: every flit carries exactly one beat (the head the
-      kind bit and the first beat, :attr:`head_bits` and :attr:`body_bits` then count
+    - **aligned** (:attr:`aligned`), where a beat fits the head (after the kind and
+      seq fields) and no body flit holds two: every flit carries exactly one beat (the
+      head those fields and the first beat, :attr:`head_bits` and :attr:`body_bits` then count
       only those), so a ``B``-beat message is ``B`` flits and the head holds a whole
       beat (no count field, no cycle waiting for the second flit). This is the
       routers' default of 16-bit payloads and head-only headers with 16-bit
@@ -64,13 +70,21 @@ class MessageFormat:
     config : RouterConfig
         The routers' configuration (its flit layout and topology). With deterministic
         routing per-pair order comes from the routing (one path and one VC per flow,
-        FIFO buffers); adaptive routing can reorder packets, so there a node sends a
-        message to another only when that node has acknowledged the one before
-        (:attr:`acknowledged`). Waypoint routing is refused.
+        FIFO buffers); adaptive routing can reorder packets, so there every message is
+        acknowledged by its receiver (:attr:`acknowledged`) and a node has at most
+        :attr:`window` unacknowledged messages to another. Waypoint routing is
+        refused.
     data_width : int
         ``tdata`` bits, a whole number of bytes from 8 to :data:`MAX_DATA_WIDTH`.
     max_beats : int
         The longest message, in beats (>= 1).
+    window : int
+        With adaptive routing: the unacknowledged messages a node may have to each
+        destination, a power of two up to :data:`MAX_WINDOW` (default 1: a message
+        starts only when the one before it to the same node is acknowledged, so no
+        two can be reordered). With more, messages are numbered and every receiver
+        keeps a reorder buffer of ``window`` packets per source; 1 with deterministic
+        routing.
 
     Raises
     ------
@@ -78,7 +92,7 @@ class MessageFormat:
         If a parameter is not one of the values allowed above.
     """
 
-    def __init__(self, config, data_width, max_beats):
+    def __init__(self, config, data_width, max_beats, *, window=1):
         if not isinstance(config, RouterConfig):
             raise TypeError(f"Router configuration must be a RouterConfig, not {config!r}")
         if not isinstance(config.routing, (Deterministic, Adaptive)):
@@ -106,15 +120,26 @@ class MessageFormat:
         self.acknowledged = isinstance(config.routing, Adaptive)
         #: int: width of the ``kind`` bit (1 with :attr:`acknowledged`, else 0)
         self.kind_width = int(self.acknowledged)
+        window = check_int("Window", window, 1, MAX_WINDOW)
+        if window & (window - 1):
+            raise ValueError(f"Window must be a power of two, not {window}")
+        if window > 1 and not self.acknowledged:
+            raise ValueError(f"Window must be 1 with deterministic routing (its messages "
+                             f"keep their order without acknowledgements), not {window}")
+        #: int: messages a sender may have unacknowledged per destination (adaptive
+        #: routing; a receiver restores their order)
+        self.window = window
+        #: int: width of the ``seq`` field (the message's number mod :attr:`window`)
+        self.seq_width = (window - 1).bit_length()
         #: int: width of the ``count`` field (0: none)
         self.count_width = 0
         #: bool: whether each flit carries one beat (the head also the kind bit)
         self.aligned = False
         if any(self._padding(b) >= data_width for b in range(1, max_beats + 1)):
-            if (self.kind_width + data_width <= self.head_bits
+            if (self.tag_width + data_width <= self.head_bits
                     and 2 * data_width > self.body_bits):
                 self.aligned = True
-                self.head_bits = self.kind_width + data_width
+                self.head_bits = self.tag_width + data_width
                 self.body_bits = data_width
             else:
                 self.count_width = max(1, (max_beats - 1).bit_length())
@@ -124,9 +149,14 @@ class MessageFormat:
                              f"{self.head_bits}")
 
     @property
+    def tag_width(self):
+        """int: bits of the ``kind`` and ``seq`` fields."""
+        return self.kind_width + self.seq_width
+
+    @property
     def prefix_width(self):
-        """int: bits before the first beat: ``kind_width + count_width``."""
-        return self.kind_width + self.count_width
+        """int: bits before the first beat: ``kind_width + seq_width + count_width``."""
+        return self.tag_width + self.count_width
 
     def message_bits(self, beats):
         """Bits of the packet of a ``beats``-beat message (kind and count included)."""
@@ -141,7 +171,7 @@ class MessageFormat:
         return 1 + math.ceil((bits - self.head_bits) / self.body_bits)
 
     def _padding(self, beats):
-        bits = self.prefix_width + beats * self.data_width
+        bits = self.tag_width + beats * self.data_width
         flits = 1 if bits <= self.head_bits else (
             1 + math.ceil((bits - self.head_bits) / self.body_bits))
         return self.head_bits + (flits - 1) * self.body_bits - bits
@@ -150,4 +180,4 @@ class MessageFormat:
         return (f"MessageFormat(data_width={self.data_width}, max_beats={self.max_beats}, "
                 f"head_bits={self.head_bits}, body_bits={self.body_bits}, "
                 f"count_width={self.count_width}, kind_width={self.kind_width}, "
-                f"aligned={self.aligned})")
+                f"window={self.window}, aligned={self.aligned})")
