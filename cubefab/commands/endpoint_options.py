@@ -19,8 +19,11 @@ DEFAULT_MAX_BEATS = 16
 MAX_MAX_BEATS = 4096
 
 
-def add_interface_options(parser):
-    """Add ``--interface``, ``--data-width`` and ``--max-beats``."""
+def add_interface_options(parser, default_max_beats=DEFAULT_MAX_BEATS):
+    """Add ``--interface``, ``--data-width`` and ``--max-beats`` (its default
+    ``default_max_beats``; None: the beats of one of the command's packets)."""
+    default = (f"default {default_max_beats}" if default_max_beats is not None else
+               "default: the beats of one generated packet, the least that holds it")
     parser.add_argument("--interface", choices=INTERFACES, default=INTERFACES[0],
                         help="what the nodes speak: flits (default; the routers' local "
                              "ports) or axi-stream (an AXI4-Stream slave and master per "
@@ -31,12 +34,13 @@ def add_interface_options(parser):
     parser.add_argument("--max-beats", type=int_range(1, MAX_MAX_BEATS), default=None,
                         metavar="B", help="with --interface axi-stream: the longest "
                         "message in beats; longer ones are dropped at their source and "
-                        f"counted (default {DEFAULT_MAX_BEATS})")
+                        f"counted ({default})")
 
 
-def endpoint_parameters(args):
+def endpoint_parameters(args, default_max_beats=DEFAULT_MAX_BEATS):
     """``(data_width, max_beats)`` for ``--interface axi-stream``, None for flits
-    (CliError for an option that does not apply or is missing)."""
+    (CliError for an option that does not apply or is missing); ``max_beats`` is
+    ``default_max_beats`` when ``--max-beats`` is not given. ``args`` is not changed."""
     if args.interface != "axi-stream":
         for option, value in (("--data-width", args.data_width),
                               ("--max-beats", args.max_beats)):
@@ -49,5 +53,5 @@ def endpoint_parameters(args):
     if args.data_width % 8:
         raise CliError(f"--data-width must be a whole number of bytes (8, 16, ..., "
                        f"{MAX_DATA_WIDTH}), not {args.data_width}")
-    max_beats = DEFAULT_MAX_BEATS if args.max_beats is None else args.max_beats
+    max_beats = default_max_beats if args.max_beats is None else args.max_beats
     return args.data_width, max_beats
