@@ -130,7 +130,9 @@ class PacketToMessage(wiring.Component):
         layout, width = self.layout, self.data_width
         head_bits, body_bits = layout.payload_width, layout.body_payload_width
         chunk = max(head_bits, body_bits)
-        size = chunk + width - 1
+        # room for a flit whatever leaves in the cycle (``ready`` reads registers only):
+        # a flit is taken while fewer than ``chunk + width`` bits wait
+        size = 2 * chunk + width - 1
         buf, n = Signal(size), Signal(range(size + 1))
         ended = Signal()                       # the packet's tail is in buf
         dest = Signal(layout.address_bits)
@@ -150,7 +152,7 @@ class PacketToMessage(wiring.Component):
         else:
             body = flit.payload
         bits = Mux(flit.head, flit.payload, body)
-        m.d.comb += self.flits.ready.eq((~ended | done) & (n_after + chunk <= size))
+        m.d.comb += self.flits.ready.eq((~ended | done) & (n + chunk <= size))
         m.d.sync += [buf.eq(buf_after), n.eq(n_after)]
         with m.If(done):
             m.d.sync += ended.eq(0)
@@ -213,7 +215,9 @@ class MessageToPacket(wiring.Component):
         m = Module()
         layout, width, flits = self.layout, self.data_width, self.packet_flits
         head_bits, body_bits = layout.payload_width, layout.body_payload_width
-        size = max(head_bits, body_bits) + width - 1
+        # room for a beat whatever leaves in the cycle (``ready`` reads no adder): a
+        # beat is taken while fewer than ``max(head_bits, body_bits) + width`` bits wait
+        size = max(head_bits, body_bits) + 2 * width - 1
         buf, n = Signal(size), Signal(range(size + 1))
         index = Signal(range(flits + 2))      # flits of the message sent (flits + 1: past)
         ended = Signal()                      # the message's last beat is in buf
@@ -245,7 +249,7 @@ class MessageToPacket(wiring.Component):
         axis = self.axis
         # (bits above ``n`` stay zero: a new beat is ORed in at ``n``)
         kept = Mux(over, 0, buf_after)
-        m.d.comb += axis.ready.eq((~ended | over) & (n_after + width <= size))
+        m.d.comb += axis.ready.eq((~ended | over) & (n + width <= size))
         m.d.sync += [buf.eq(kept), n.eq(n_after)]
         with m.If(over):
             m.d.sync += [index.eq(0), ended.eq(0)]
