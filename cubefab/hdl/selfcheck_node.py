@@ -151,7 +151,9 @@ class SelfCheckingNode(wiring.Component):
     inject_flit, eject_flit : Out(layout)
         Observation taps for a simulation harness: the flit entering the router's
         ``local_in`` (valid with ``injected_flits``) and the flit leaving its
-        ``local_out`` into the checker (valid with ``delivered_flits``).
+        ``local_out`` into the checker (valid with ``delivered_flits``); with
+        ``endpoints``, the generator's flit into its bridge and the flit the
+        checker takes.
     latency : Out(timestamp_bits)
         Latency of the packet delivered this cycle, 0 when none.
     """
@@ -179,12 +181,13 @@ class SelfCheckingNode(wiring.Component):
         self.multicast_group = multicast_group if router_config.multicast else None
         if router_config.multicast and self.node is not None:
             self.copies = self._copies(self.node)
-        # adaptive routing may reorder a flow's packets: the harness counts that
-        # (and a failed link may drop packets whole, leaving a gap in a flow's
-        # sequence: with fault-tolerant routers the harness checks the order)
         self.endpoints = endpoints
         if endpoints is not None:
             self._endpoint_parts(topology, fmt, endpoints)
+        # adaptive routing may reorder a flow's packets: the harness counts that
+        # (and a failed link may drop packets whole, leaving a gap in a flow's
+        # sequence: with fault-tolerant routers the harness checks the order); the
+        # endpoints keep each pair's order whatever the routing
         self.checker = TrafficChecker(topology, node, fmt,
                                       ordered=endpoints is not None
                                       or not (router_config.adaptive
@@ -273,8 +276,8 @@ class SelfCheckingNode(wiring.Component):
 
     def _strap_source(self, m, sent, local_in, here):
         """``sent`` into ``local_in`` with ``src`` set to ``here`` (a strapped node's
-        injection side is built for one address): in every head flit, and with the
-        header in every flit in every flit."""
+        injection side is built for one address): in head flits, and in every flit
+        when every flit carries the header."""
         layout = self.router.layout
         flit = sent.payload
         fixed = Signal(layout, name="strapped_flit")
@@ -329,7 +332,6 @@ class SelfCheckingNode(wiring.Component):
                      chk.now.eq(self.now)]
         self._outputs(m, address, ejection)
         if self.waypoints:
-            address = here if self.node is None else self.node
             m.d.comb += [gen.hold.eq(self.config_write),
                          gen.config_write.eq(self.config_write
                                              & (self.config_node == address)),
