@@ -33,7 +33,7 @@ def test_a_deterministic_fabric_runs_through_the_endpoints():
 
 @needs_verilator
 def test_both_engines_count_the_same_through_the_endpoints():
-    r = both_engines(Hypercube(2), rate=1.0, cycles=150, warmup=50, drain=300, seed=3,
+    r = both_engines(Hypercube(2), rate=1.0, cycles=100, warmup=30, drain=300, seed=3,
                      packet_flits=2, header="every", **THROUGH)
     _clean(r)
 
