@@ -105,7 +105,7 @@ SIM = dict(ROUTER, **{"--traffic": ["uniform", "hotspot", "transpose", "broadcas
                       "--drain": "int", "--engine": ["amaranth", "verilator", "x"],
                       "--vcd": "file", "--json": "flag", "--force": "flag",
                       "--faults": "list", "--faulty-links": "links", "--waypoints": "int",
-                      "--fail-link": "failing"})
+                      "--fail-link": "failing"}, **ENDPOINTS)
 
 SPECS = {
     "info": Spec(("info",), ALL, {}, {"--json": "flag"}),
@@ -174,7 +174,7 @@ SPECS = {
                    "--payload-width": "int", "--depth": "int", "--queue-depth": "int",
                    "--vcs": "int", "--rate": "float", "--seed": "int", "--json": "flag",
                    "--adaptive": "flag", "--adaptive-vcs": "int", "--algorithm": "name",
-                   "--force": "flag"}, heavy=True),
+                   "--force": "flag", **ENDPOINTS}, heavy=True),
     "compare": Spec(("compare",), (), {"--nodes": "64"},
                     {"--nodes": "int", "--bfs-max-nodes": "int", "--walk-max-nodes": "int",
                      "--plot": "file", "--plot-max-nodes": "int", "--json": "flag",

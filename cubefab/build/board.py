@@ -243,7 +243,8 @@ class BoardTop(Elaboratable):
 
 def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
                         sequence_bits=3, depth=2, vcs=None, algorithm=None, queue_depth=2,
-                        pattern="uniform", rate=0.25, seed=1, adaptive_vcs=0):
+                        pattern="uniform", rate=0.25, seed=1, adaptive_vcs=0,
+                        interface=None):
     """A :class:`BoardTop` running a
     :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` of ``topology`` on ``board``.
 
@@ -254,7 +255,10 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
     ``adaptive_vcs`` makes the routers adaptive (then the checkers do not check order,
     :class:`~cubefab.hdl.traffic_check.TrafficChecker`). Buffers of at least
     :data:`~cubefab.hdl.config.AUTO_MEMORY_DEPTH` flits go to block RAM when those of
-    the whole fabric fit the board's device.
+    the whole fabric fit the board's device. ``interface``: an
+    :class:`~cubefab.hdl.endpoint.EndpointInterface` runs the traffic through
+    AXI4-Stream endpoints (:class:`~cubefab.hdl.selfcheck.SelfCheckConfig`; then the
+    checkers check order with adaptive routers too).
     """
     from ..hdl.config import BOARD_DEFAULTS
     from ..hdl.selfcheck import SelfCheckingFabric
@@ -267,6 +271,7 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
                                 depth=depth, vcs=vcs, algorithm=algorithm,
                                 queue_depth=queue_depth, adaptive_vcs=adaptive_vcs,
+                                interface=interface,
                                 **DEVICES[board.device].auto_settings,
                                 defaults=BOARD_DEFAULTS)
     threshold = rate_threshold(rate)

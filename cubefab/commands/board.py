@@ -12,6 +12,8 @@ from ..hdl.config import BOARD_DEFAULTS
 from .limits import MAX_QUEUE_DEPTH, MAX_SEED, check_hardware
 from .fpga import check_tools
 from .router_options import add_router_options, router_config
+from .endpoint_options import add_interface_options, check_window, endpoint_parameters
+from ..hdl.endpoint import EndpointInterface, packet_beats
 from ..progress import working
 
 
@@ -36,12 +38,31 @@ def _options(parser):
                         help="packets created per node per cycle (default 0.25)")
     parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=1, metavar="S",
                         help="traffic generators' run seed (default 1)")
+    # the generators' packets through AXI4-Stream endpoints (docs/endpoints.md)
+    add_interface_options(parser, default_max_beats=None)
     add_json_option(parser)
     add_force_option(parser)
 
 
+def _interface(args, config):
+    """The :class:`~cubefab.hdl.endpoint.EndpointInterface` of ``--interface
+    axi-stream`` (None for flits) for the board's one-flit packets (CliError)."""
+    endpoints = endpoint_parameters(args, default_max_beats=None)
+    if endpoints is None:
+        return None
+    check_window(endpoints, config)
+    width, max_beats = endpoints["data_width"], endpoints["max_beats"]
+    beats = packet_beats(config.layout, 1, width)
+    if max_beats is not None and max_beats < beats:
+        raise CliError(f"--max-beats must be at least {beats} for the board's packets "
+                       f"({config.payload_width} data bits in {width}-bit beats), not "
+                       f"{max_beats}")
+    return EndpointInterface(width, max_beats, endpoints["window"])
+
+
 def _board(args, topology):
     board = BOARDS[args.board]
+    endpoint_parameters(args)          # the options' own errors before the tools'
     check_tools(*BOARD_TOOLS[type(DEVICES[board.device].family)])
     files.check_directory(args.output)
     config = router_config(args, topology, routers=topology.num_nodes,
@@ -53,13 +74,15 @@ def _board(args, topology):
     # the generators and checkers about double each router
     check_hardware(f"the {topology.label} self-checking fabric", config,
                    2 * topology.num_nodes)
-    with input_errors():
+    interface = _interface(args, config)
+    with input_errors("--interface axi-stream: " if interface else ""):
         top = selfcheck_board_top(topology, args.board, payload_width=config.payload_width,
                                   timestamp_bits=timestamp_bits,
                                   sequence_bits=sequence_bits, depth=config.depth,
                                   vcs=config.vcs, algorithm=config.algorithm,
                                   queue_depth=args.queue_depth, rate=args.rate,
-                                  seed=args.seed, adaptive_vcs=config.adaptive_vcs)
+                                  seed=args.seed, adaptive_vcs=config.adaptive_vcs,
+                                  interface=interface)
     files.claim_directory(args.output)
     try:
         with working(f"bitstream of the {topology.label} self-checking fabric"):
@@ -72,6 +95,10 @@ def _board(args, topology):
                     queue_depth=args.queue_depth, vcs=top.design.config.router.vcs,
                     adaptive_vcs=config.adaptive_vcs, rate=args.rate,
                     seed=args.seed,
+                    **({"interface": "axi-stream",
+                        "data_width": top.design.config.interface.data_width,
+                        "max_beats": top.design.config.interface.max_beats}
+                       if interface else {}),
                     leds={"fail": board.fail_led, "pass": board.pass_led,
                           "activity": list(board.activity_leds)})
     stall = 2 ** 24 / (result["clock_mhz"] * 1e6)     # StatusLeds' watchdog
@@ -80,7 +107,8 @@ def _board(args, topology):
              + (" (blinks with deliveries)" if not board.activity_leds else
                 f"; LEDs {', '.join(map(str, board.activity_leds))}: delivery count"))
     table = format_table(["design", "board", "logic cells", "RAM", "Fmax MHz", "clock MHz"],
-                         [[f"{topology.label} self-checking fabric", args.board,
+                         [[f"{topology.label} self-checking fabric"
+                           + (" with AXI4-Stream endpoints" if interface else ""), args.board,
                            f"{result['logic_cells']}/{result['logic_cells_available']}",
                            result["ram"], result["fmax_mhz"], result["clock_mhz"]]])
     emit(args, document, f"{table}\nwrote {result['bitstream']}\n{lamps}\n"

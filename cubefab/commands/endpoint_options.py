@@ -20,8 +20,12 @@ DEFAULT_MAX_BEATS = 16
 MAX_MAX_BEATS = 4096
 
 
-def add_interface_options(parser):
-    """Add ``--interface``, ``--data-width``, ``--max-beats`` and ``--window``."""
+def add_interface_options(parser, default_max_beats=DEFAULT_MAX_BEATS):
+    """Add ``--interface``, ``--data-width``, ``--max-beats`` (its default
+    ``default_max_beats``; None: the beats of one of the command's packets) and
+    ``--window``."""
+    default = (f"default {default_max_beats}" if default_max_beats is not None else
+               "default: the beats of one generated packet, the least that holds it")
     parser.add_argument("--interface", choices=INTERFACES, default=INTERFACES[0],
                         help="what the nodes speak: flits (default; the routers' local "
                              "ports) or axi-stream (an AXI4-Stream slave and master per "
@@ -32,7 +36,7 @@ def add_interface_options(parser):
     parser.add_argument("--max-beats", type=int_range(1, MAX_MAX_BEATS), default=None,
                         metavar="B", help="with --interface axi-stream: the longest "
                         "message in beats; longer ones are dropped at their source and "
-                        f"counted (default {DEFAULT_MAX_BEATS})")
+                        f"counted ({default})")
     parser.add_argument("--window", type=int_range(1, MAX_WINDOW), default=None,
                         metavar="K", help="with --interface axi-stream and --adaptive: "
                         "messages a node may have unacknowledged to each destination, a "
@@ -40,10 +44,11 @@ def add_interface_options(parser):
                         "and every node gets a reorder buffer of K packets per source)")
 
 
-def endpoint_parameters(args):
+def endpoint_parameters(args, default_max_beats=DEFAULT_MAX_BEATS):
     """The :class:`~cubefab.hdl.endpoint.MessageFormat` keywords (``data_width``,
     ``max_beats``, ``window``) for ``--interface axi-stream``, None for flits
-    (CliError for an option that does not apply or is missing)."""
+    (CliError for an option that does not apply or is missing); ``max_beats`` is
+    ``default_max_beats`` when ``--max-beats`` is not given. ``args`` is not changed."""
     if args.interface != "axi-stream":
         for option, value in (("--data-width", args.data_width),
                               ("--max-beats", args.max_beats), ("--window", args.window)):
@@ -60,7 +65,7 @@ def endpoint_parameters(args):
     if window & (window - 1):
         raise CliError(f"--window must be a power of two (1, 2, 4, ..., {MAX_WINDOW}), "
                        f"not {window}")
-    max_beats = DEFAULT_MAX_BEATS if args.max_beats is None else args.max_beats
+    max_beats = default_max_beats if args.max_beats is None else args.max_beats
     return {"data_width": args.data_width, "max_beats": max_beats, "window": window}
 
 

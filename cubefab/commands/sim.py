@@ -23,6 +23,8 @@ from ..hdl.selfcheck import NODE_MODULE
 from .fpga import check_tools
 from ..topology.patterns import PATTERNS
 from .fault_options import add_fault_options, failing_link_list
+from .endpoint_options import add_interface_options, check_window, endpoint_parameters
+from ..hdl.endpoint import EndpointInterface, packet_beats, packet_bits
 from .limits import MAX_CYCLES, check_fabric, check_hardware
 from .router_options import PARTS, add_router_options, router_config
 from .run_options import (SIM_LENGTH, add_hotspot_fraction_option, add_length_options,
@@ -114,6 +116,8 @@ def _options(parser):
     add_router_options(parser, SIMULATION_DEFAULTS, SIM_PARTS,
                        payload_help="a 24-bit creation timestamp, an 8-bit sequence "
                                     "number and 8 check bits")
+    # the generators' packets through AXI4-Stream endpoints (docs/endpoints.md)
+    add_interface_options(parser, default_max_beats=None)
     add_json_option(parser)
     add_force_option(parser)
 
@@ -155,6 +159,47 @@ def _check_traffic_options(args):
     return broadcasts
 
 
+def _check_interface_options(args, broadcasts):
+    """``(data_width, max_beats or None)`` of ``--interface axi-stream`` (None for
+    flits), against the traffic and fault options (CliError)."""
+    endpoints = endpoint_parameters(args, default_max_beats=None)
+    if endpoints is None:
+        return None
+    given = [option for option, said in (
+        ("--traffic broadcast", args.traffic == "broadcast"),
+        ("--broadcast-fraction", args.broadcast_fraction > 0),
+        ("--broadcast-vcs", args.broadcast_vcs is not None),
+        ("--broadcast-model", args.broadcast_model is not None),
+        ("--multicast-group", args.multicast_group is not None)) if said]
+    if broadcasts or given:
+        raise CliError(f"--interface axi-stream sends unicast messages only: leave out "
+                       f"{', '.join(given)}")
+    given = [option for option, said in (
+        ("--waypoints", args.waypoints is not None), ("--faults", bool(args.faults)),
+        ("--faulty-links", bool(args.faulty_links)),
+        ("--fail-link", bool(args.fail_links))) if said]
+    if given:
+        raise CliError(f"--interface axi-stream needs deterministic or adaptive routing "
+                       f"(the endpoints fill no waypoint headers): leave out "
+                       f"{', '.join(given)}")
+    return endpoints
+
+
+def _interface(args, router, endpoints):
+    """The :class:`~cubefab.hdl.endpoint.EndpointInterface` of ``endpoints`` for the
+    generators' packets (CliError when ``--max-beats`` cannot hold one)."""
+    if endpoints is None:
+        return None
+    check_window(endpoints, router)
+    width, max_beats = endpoints["data_width"], endpoints["max_beats"]
+    beats = packet_beats(router.layout, args.packet_flits, width)
+    if max_beats is not None and max_beats < beats:
+        raise CliError(f"--max-beats must be at least {beats} for {args.packet_flits}-flit "
+                       f"packets ({packet_bits(router.layout, args.packet_flits)} data "
+                       f"bits in {width}-bit beats), not {max_beats}")
+    return EndpointInterface(width, max_beats, endpoints["window"])
+
+
 def _router(args, topology, broadcasts):
     """The routers' configuration the options describe (CliError)."""
     said = {"broadcast_vcs": "--traffic broadcast" if args.traffic == "broadcast"
@@ -174,6 +219,7 @@ def _sim(args, topology):
     check_engine(args.engine)
     what = f"the {topology.label} self-checking fabric"
     broadcasts = _check_traffic_options(args)
+    endpoints = _check_interface_options(args, broadcasts)
     if args.hotspot is not None:
         with input_errors():
             topology.check_node(args.hotspot, "--hotspot")
@@ -183,10 +229,12 @@ def _sim(args, topology):
     router = _router(args, topology, broadcasts)
     check_hardware(what, router, 1)   # one router's cost, before the design is checked
     every_broadcast = args.traffic == "broadcast"
+    interface = _interface(args, router, endpoints)
     with input_errors():        # the design's own checks (deadlock, pattern, groups)
         design = SelfCheckConfig(router, pattern="uniform" if every_broadcast else args.traffic,
                                  packet_flits=args.packet_flits, hotspot=args.hotspot,
-                                 multicast_group=args.multicast_group)
+                                 multicast_group=args.multicast_group,
+                                 **({"interface": interface} if interface else {}))
     engine, engine_choice = args.engine, "--engine " + args.engine
     if engine == "auto":
         with input_errors():
@@ -241,7 +289,13 @@ def _sim(args, topology):
     problems = [f"{doc[k]} {k}" for k in ("checker_errors",) + CHECKS
                 + (("late_losses",) if "fail_links" in doc else ()) if doc[k]]
     adaptive = doc["adaptive_vcs"] > 0
-    if doc["ok"] and "fail_links" in doc:
+    if doc["ok"] and "interface" in doc:
+        # (the endpoints keep each pair's order whatever the routing)
+        verdict = ("ok: every packet delivered once, intact, in order, through the "
+                   "endpoints, on "
+                   + ("ports and VCs the adaptive rule allows" if adaptive else
+                      "its reference route and VCs"))
+    elif doc["ok"] and "fail_links" in doc:
         verdict = (f"ok: every packet delivered once, intact, on a waypoint route of its "
                    f"fault set (before or after a failure) and VCs, or lost to a failed "
                    f"link and counted: {doc['dropped']} dropped whole, {doc['cut']} cut "
@@ -285,10 +339,16 @@ def _sim(args, topology):
             routing += f" ({doc['broadcast_model']})"
         if doc.get("multicast_group") is not None:
             routing += f", multicast to groups of mask {doc['multicast_group']}"
+    through = ""
+    if "interface" in doc:
+        through = (f", through AXI4-Stream endpoints ({doc['data_width']}-bit tdata, "
+                   f"messages of up to {doc['max_beats']} beats"
+                   + (f", {doc['message_window']} unacknowledged per destination"
+                      if doc.get("message_window", 1) > 1 else "") + ")")
     text = "\n".join([
         f"{topology.label}, {routing} x {doc['depth']} "
         f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "
-        f"{args.packet_flits}-flit packets, {args.cycles} cycles",
+        f"{args.packet_flits}-flit packets{through}, {args.cycles} cycles",
         f"engine: {doc['engine']} ({engine_choice})",
         format_table(["measure", "value"], rows), verdict]
         + ([netlist_line] if netlist_line else []))

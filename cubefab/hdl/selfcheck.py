@@ -24,6 +24,7 @@ from .config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, SIMULATION_DEFAULTS, FabricC
                      RouterConfig)
 from .flit import DEFAULT_HEADER
 from .modes import MODE_FIELDS, Multicast, parts
+from .endpoint import EndpointInterface, MessageFormat
 from .fabric import connect_links
 from .ports import reset_less_verilog
 from .selfcheck_node import (CONFIG_INPUTS, DEFECT_INPUTS, SelfCheckingNode,
@@ -60,6 +61,25 @@ def _tree_sum(values):
     return values[0]
 
 
+def _interface_of(interface, data_width, max_beats, window):
+    """The :class:`EndpointInterface` of :meth:`SelfCheckConfig.of`'s keywords, or
+    None."""
+    given = data_width is not None or max_beats is not None or window is not None
+    if interface is None or interface == "flits":
+        if given:
+            raise ValueError("data_width, max_beats and message_window need "
+                             "interface='axi-stream'")
+        return None
+    if interface == "axi-stream":
+        if data_width is None:
+            raise ValueError("interface='axi-stream' needs data_width")
+        return EndpointInterface(data_width, max_beats, 1 if window is None else window)
+    if given:
+        raise ValueError("data_width, max_beats and message_window go with "
+                         "interface='axi-stream', not with an EndpointInterface")
+    return interface
+
+
 class SelfCheckConfig:
     """The checked parameters of a self-checking fabric, and its nodes.
 
@@ -92,6 +112,17 @@ class SelfCheckConfig:
         Multicast routers (and only they): the generators' broadcasts become
         multicasts to their node's group, the nodes that share its address bits under
         this mask (routers of constant addresses); every group must hold another node.
+    interface : EndpointInterface, optional
+        Run the traffic through AXI4-Stream endpoints (docs/endpoints.md): each node's
+        generator sends every packet as one message into an
+        :class:`~cubefab.hdl.endpoint.EndpointInject`, and an
+        :class:`~cubefab.hdl.endpoint.EndpointEject` gives its checker the messages
+        back as packets (:class:`~cubefab.hdl.endpoint.PacketToMessage`,
+        :class:`~cubefab.hdl.endpoint.MessageToPacket`). Its ``max_beats`` (default:
+        the beats of one packet) must hold a packet; the routers must route unicast
+        packets deterministically or adaptively (no replication, no waypoints). The
+        endpoints keep each pair's order, so the checkers check it with adaptive
+        routers too.
 
     Raises
     ------
@@ -105,7 +136,7 @@ class SelfCheckConfig:
 
     def __init__(self, router, *, pattern="uniform", packet_flits=1, hotspot=None,
                  queue_depth=16, timestamp_bits=TIMESTAMP_BITS, sequence_bits=SEQUENCE_BITS, defects=False,
-                 multicast_group=None):
+                 multicast_group=None, interface=None):
         if not isinstance(router, RouterConfig):
             raise TypeError(f"Router configuration must be a RouterConfig, not {router!r}")
         #: FabricConfig: the routers' configuration, proved deadlock-free
@@ -126,6 +157,24 @@ class SelfCheckConfig:
         if self.router.broadcast and packet_flits > self.router.depth:
             raise ValueError(f"Broadcast packets must fit a buffer: packet_flits must be "
                              f"at most depth = {self.router.depth}, not {packet_flits}")
+        #: EndpointInterface or None: the endpoints the traffic runs through (its
+        #: ``max_beats`` filled in)
+        self.interface = None
+        #: MessageFormat or None: the endpoints' messages
+        self.message_format = None
+        if interface is not None:
+            self._check_interface(interface)
+
+    def _check_interface(self, interface):
+        if not isinstance(interface, EndpointInterface):
+            raise TypeError(f"Interface must be an EndpointInterface, not {interface!r}")
+        if self.router.broadcast:
+            raise ValueError("AXI4-Stream endpoints send unicast messages: the routers "
+                             "must not replicate (broadcast_vcs 0, no multicast)")
+        self.interface = interface.for_packets(self.layout, self.fmt.packet_flits)
+        self.message_format = MessageFormat(self.router, self.interface.data_width,
+                                            self.interface.max_beats,
+                                            window=self.interface.window)
 
     def _check_multicast_group(self):
         multicast = isinstance(self.router.replication, Multicast)
@@ -147,12 +196,17 @@ class SelfCheckConfig:
     @classmethod
     def of(cls, topology, *, pattern="uniform", packet_flits=1, hotspot=None,
            queue_depth=16, timestamp_bits=TIMESTAMP_BITS, sequence_bits=SEQUENCE_BITS, defects=False,
-           multicast_group=None, defaults=SIMULATION_DEFAULTS, **router):
+           multicast_group=None, interface=None, data_width=None, max_beats=None,
+           message_window=None, defaults=SIMULATION_DEFAULTS, **router):
         """The configuration described by flat keywords (the fields of :meth:`key`):
         ``router`` holds :class:`~cubefab.hdl.config.RouterConfig` fields and the flat
         mode fields of :func:`~cubefab.hdl.modes.parts` (``adaptive_vcs``,
         ``fault_waypoints``, ``broadcast_vcs``, ``broadcast_model``); the router
-        parameters left unsaid are ``defaults``'."""
+        parameters left unsaid are ``defaults``'. ``interface``: None (or
+        ``"flits"``), an :class:`~cubefab.hdl.endpoint.EndpointInterface`, or
+        ``"axi-stream"`` with ``data_width``, ``max_beats`` (default: one packet's
+        beats) and ``message_window`` (the endpoints' window, default 1)."""
+        interface = _interface_of(interface, data_width, max_beats, message_window)
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         modes = {key: router.pop(key) for key in MODE_FIELDS if key in router}
@@ -165,7 +219,7 @@ class SelfCheckConfig:
         return cls(config, pattern=pattern, packet_flits=packet_flits, hotspot=hotspot,
                    queue_depth=queue_depth, timestamp_bits=timestamp_bits,
                    sequence_bits=sequence_bits, defects=defects,
-                   multicast_group=multicast_group)
+                   multicast_group=multicast_group, interface=interface)
 
     def key(self):
         """The configuration as a JSON-able dict (what runs report, and the key of a
@@ -192,6 +246,11 @@ class SelfCheckConfig:
                     "memory_depth": (router.memory_depth, AUTO_MEMORY_DEPTH)}
         key.update({name: value for name, (value, default) in optional.items()
                     if value != default})
+        if self.interface is not None:
+            key.update(interface="axi-stream", data_width=self.interface.data_width,
+                       max_beats=self.interface.max_beats)
+            if self.interface.window != 1:
+                key["message_window"] = self.interface.window
         return key
 
     def events(self):
@@ -206,7 +265,8 @@ class SelfCheckConfig:
         return SelfCheckingNode(
             self.topology, address, self.fmt, pattern=self.pattern, hotspot=self.hotspot,
             queue_depth=self.queue_depth, defects=self.defects,
-            router_config=self.router, multicast_group=self.multicast_group or 0)
+            router_config=self.router, multicast_group=self.multicast_group or 0,
+            endpoints=self.message_format)
 
     def node_verilog(self, node=None):
         """Verilog of the address-strapped node ``node`` (default: a new one), module

@@ -6,6 +6,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..topology.broadcast_tree import subcube_members
 from .flit import LinkSignature
+from .endpoint import EndpointEject, EndpointInject, MessageToPacket, PacketToMessage
 from .router import Router
 from .traffic_check import TrafficChecker
 from .traffic_gen import PacketFormat, RATE_BITS, TrafficGenerator
@@ -110,6 +111,15 @@ class SelfCheckingNode(wiring.Component):
         generator's broadcasts go to this node's group, the nodes that share its
         address bits under this mask (:class:`~cubefab.hdl.traffic_gen.TrafficGenerator`);
         they count as the copies they make, one per other member.
+    endpoints : MessageFormat, optional
+        Run the traffic through AXI4-Stream endpoints of this format: generator ->
+        :class:`~cubefab.hdl.endpoint.PacketToMessage` ->
+        :class:`~cubefab.hdl.endpoint.EndpointInject` -> router ->
+        :class:`~cubefab.hdl.endpoint.EndpointEject` ->
+        :class:`~cubefab.hdl.endpoint.MessageToPacket` -> checker (which then checks
+        each pair's order whatever the routing: the endpoints keep it). The events
+        count at the generator and the checker (``injected``: a packet's head taken
+        by the endpoint side).
 
     Members
     -------
@@ -141,13 +151,16 @@ class SelfCheckingNode(wiring.Component):
     inject_flit, eject_flit : Out(layout)
         Observation taps for a simulation harness: the flit entering the router's
         ``local_in`` (valid with ``injected_flits``) and the flit leaving its
-        ``local_out`` into the checker (valid with ``delivered_flits``).
+        ``local_out`` into the checker (valid with ``delivered_flits``); with
+        ``endpoints``, the generator's flit into its bridge and the flit the
+        checker takes.
     latency : Out(timestamp_bits)
         Latency of the packet delivered this cycle, 0 when none.
     """
 
     def __init__(self, topology, node, fmt, *, pattern="uniform", hotspot=None,
-                 queue_depth=16, router_config, defects=False, multicast_group=0):
+                 queue_depth=16, router_config, defects=False, multicast_group=0,
+                 endpoints=None):
         if not isinstance(fmt, PacketFormat):
             raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
         self.topology = topology
@@ -168,12 +181,17 @@ class SelfCheckingNode(wiring.Component):
         self.multicast_group = multicast_group if router_config.multicast else None
         if router_config.multicast and self.node is not None:
             self.copies = self._copies(self.node)
+        self.endpoints = endpoints
+        if endpoints is not None:
+            self._endpoint_parts(topology, fmt, endpoints)
         # adaptive routing may reorder a flow's packets: the harness counts that
         # (and a failed link may drop packets whole, leaving a gap in a flow's
-        # sequence: with fault-tolerant routers the harness checks the order)
+        # sequence: with fault-tolerant routers the harness checks the order); the
+        # endpoints keep each pair's order whatever the routing
         self.checker = TrafficChecker(topology, node, fmt,
-                                      ordered=not (router_config.adaptive
-                                                   or router_config.fault_waypoints))
+                                      ordered=endpoints is not None
+                                      or not (router_config.adaptive
+                                              or router_config.fault_waypoints))
         layout = self.router.layout
         ts_bits = fmt.timestamp_bits
         #: Layout of the node-dependent constants of a strapped node.
@@ -220,6 +238,58 @@ class SelfCheckingNode(wiring.Component):
         members["latency"] = Out(ts_bits)
         super().__init__(members)
 
+    def _endpoint_parts(self, topology, fmt, endpoints):
+        """The bridges and endpoints of a node whose traffic runs through them. A
+        strapped node's injection side is built for one address and the ``src`` of
+        the flits it sends is replaced by the strap (:meth:`_strap_source`)."""
+        if self.router.config.broadcast or self.waypoints:
+            raise ValueError("AXI4-Stream endpoints carry unicast packets routed "
+                             "deterministically or adaptively")
+        width = endpoints.data_width
+        self.to_message = PacketToMessage(fmt.layout, width)
+        self.inject = EndpointInject(endpoints, topology.address(0) if self.node is None
+                                     else self.node)
+        self.eject = EndpointEject(endpoints)
+        self.to_packet = MessageToPacket(fmt.layout, fmt.packet_flits, width, self.node)
+
+    def _endpoint_wiring(self, m, gen, router, here):
+        """Generator -> endpoints -> router -> endpoints; returns the ejection stream
+        ``(valid, payload, ready)`` for :meth:`_outputs`."""
+        to_message = m.submodules.to_message = self.to_message
+        inject = m.submodules.inject = self.inject
+        eject = m.submodules.eject = self.eject
+        to_packet = m.submodules.to_packet = self.to_packet
+        wiring.connect(m, gen.flits, to_message.flits)
+        wiring.connect(m, to_message.axis, inject.axis)
+        if self.node is None:
+            self._strap_source(m, inject.local_in, router.local_in, here)
+            m.d.comb += to_packet.here.eq(here)
+        else:
+            wiring.connect(m, inject.local_in, router.local_in)
+        if self.endpoints.acknowledged:
+            wiring.connect(m, eject.acked, inject.acked)
+            wiring.connect(m, eject.owed, inject.owed)
+        wiring.connect(m, router.local_out, eject.local_out)
+        wiring.connect(m, eject.axis, to_packet.axis)
+        return to_packet.flits.valid, to_packet.flits.payload.as_value(), \
+            to_packet.flits.ready
+
+    def _strap_source(self, m, sent, local_in, here):
+        """``sent`` into ``local_in`` with ``src`` set to ``here`` (a strapped node's
+        injection side is built for one address): in head flits, and in every flit
+        when every flit carries the header."""
+        layout = self.router.layout
+        flit = sent.payload
+        fixed = Signal(layout, name="strapped_flit")
+        m.d.comb += [local_in.valid.eq(sent.valid), sent.ready.eq(local_in.ready),
+                     fixed.eq(flit)]
+        if layout.header == "every":
+            m.d.comb += fixed.src.eq(here)
+        else:
+            with m.If(flit.head):
+                m.d.comb += fixed.src.eq(here)
+        m.d.comb += local_in.payload.eq(fixed)
+
     def strap_values(self, node):
         """The ``straps`` value (a dict) that makes a strapped node the node ``node``."""
         # (the generator holds the address: the router's ``here`` is its)
@@ -251,13 +321,17 @@ class SelfCheckingNode(wiring.Component):
         for p in range(self.topology.degree):
             wiring.connect(m, wiring.flipped(self.link_in[p]), router.link_in[p])
             m.d.comb += router.link_out[p].credit.eq(self.link_out[p].credit)
-        wiring.connect(m, gen.flits, router.local_in)
+        address = here if self.node is None else self.node
+        ejection = None
+        if self.endpoints is None:
+            wiring.connect(m, gen.flits, router.local_in)
+        else:
+            ejection = self._endpoint_wiring(m, gen, router, address)
         m.d.comb += [gen.seed.eq(self.seed), gen.threshold.eq(self.threshold),
                      gen.hot_threshold.eq(self.hot_threshold), gen.now.eq(self.now),
                      chk.now.eq(self.now)]
-        self._outputs(m, here if self.node is None else self.node)
+        self._outputs(m, address, ejection)
         if self.waypoints:
-            address = here if self.node is None else self.node
             m.d.comb += [gen.hold.eq(self.config_write),
                          gen.config_write.eq(self.config_write
                                              & (self.config_node == address)),
@@ -276,7 +350,8 @@ class SelfCheckingNode(wiring.Component):
             m.d.comb += [self.created.eq(gen.created), self.refused.eq(gen.refused),
                          self.injected.eq(gen.injected),
                          self.injected_flits.eq(gen.flit_sent)]
-        m.d.comb += [self.inject_flit.eq(router.local_in.payload),
+        m.d.comb += [self.inject_flit.eq(router.local_in.payload if self.endpoints is None
+                                         else gen.flits.payload),
                      self.eject_flit.eq(chk.flits.payload),
                      self.delivered.eq(chk.delivered),
                      self.delivered_flits.eq(chk.flit_received), self.errors.eq(chk.error),
@@ -303,15 +378,19 @@ class SelfCheckingNode(wiring.Component):
                      self.broadcasts.eq(gen.injected & sending),
                      self.copies_delivered.eq(chk.delivered_broadcast)]
 
-    def _outputs(self, m, here):
-        """The router's link outputs to ``link_out`` and its ejection port to the
-        checker: wires, or through this node's defect."""
+    def _outputs(self, m, here, ejection=None):
+        """The router's link outputs to ``link_out`` and its ejection port (or the
+        endpoints' ``ejection``, ``(valid, payload, ready)``) to the checker: wires,
+        or through this node's defect."""
         router, chk, degree = self.router, self.checker, self.topology.degree
         flits = [router.link_out[p].flit for p in range(degree)]
         valid = [f.valid for f in flits]
         payload = [f.payload.as_value() for f in flits]
-        eject_valid, eject = router.local_out.valid, router.local_out.payload.as_value()
-        m.d.comb += router.local_out.ready.eq(chk.flits.ready)
+        if ejection is None:
+            ejection = (router.local_out.valid, router.local_out.payload.as_value(),
+                        router.local_out.ready)
+        eject_valid, eject, eject_ready = ejection
+        m.d.comb += eject_ready.eq(chk.flits.ready)
         if self.defects:
             layout = self.router.layout
             kind = {name: (self.defect == 1 + i) & (self.defect_node == here)

@@ -272,7 +272,10 @@ def _result(run, config, outcome, threads, faults):
             result["pattern"] = "broadcast"
     result.update(statistics(topology, design.fmt.packet_flits, cycles, snapshots[warmup],
                              snapshots[warmup + cycles], final, drain, checks,
-                             adaptive=router.adaptive, broadcast=router.broadcast,
+                             # (endpoints keep each pair's order: then
+                             # reordering is an error with adaptive routers too)
+                             adaptive=router.adaptive and design.interface is None,
+                             broadcast=router.broadcast,
                              failures=faults is not None and bool(faults.failures)))
     if faults is not None:
         result.update(faults.summary())

@@ -119,6 +119,22 @@ def test_narrow_metacube_board_top_runs_without_errors():
     assert (r["passing"], r["fail"]) == (1, 0)
 
 
+def test_board_top_through_the_endpoints_runs_without_errors():
+    """--interface axi-stream: every packet through an AXI4-Stream endpoint pair."""
+    from amaranth.back import verilog
+    from cubefab.hdl.endpoint import EndpointInterface
+    top = selfcheck_board_top(Hypercube(2), "icebreaker", rate=0.25, seed=7,
+                              interface=EndpointInterface(8))
+    assert top.design.config.interface == EndpointInterface(8, 1)
+    r = simulate_board_top(top, 2000)
+    assert r["errors"] == 0 and r["delivered"] > 0.2 * 2000 * 4
+    assert (r["passing"], r["fail"]) == (1, 0)
+    text = verilog.convert(selfcheck_board_top(Hypercube(2), "icebreaker",
+                                               interface=EndpointInterface(8)),
+                           ports={}, name="top")
+    assert "node_0.inject" in text and "node_0.to_packet" in text
+
+
 @pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_board_top_buffers_fit_the_boards_block_rams():
     # Q(2) with 4-flit buffers of 22-bit flits: 24 block RAMs, over the iCEstick's 16

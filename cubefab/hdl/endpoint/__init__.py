@@ -6,7 +6,9 @@ and sends each as one packet into a router's ``local_in``; :class:`EndpointEject
 turns the packets of a router's ``local_out`` back into messages (``tdata``,
 ``tlast``, ``tid`` = source), through a :class:`ReorderBuffer` where adaptive
 routing has several messages of a pair in flight; :class:`EndpointFabric` is a
-:class:`~cubefab.hdl.fabric.Fabric` with both at every node.
+:class:`~cubefab.hdl.fabric.Fabric` with both at every node. :class:`PacketToMessage`
+and :class:`MessageToPacket` carry a self-checking fabric's packets through them
+(:class:`EndpointInterface`).
 """
 
 from .message import MessageFormat, axis_in_layout, axis_out_layout
@@ -14,7 +16,10 @@ from .inject import EndpointInject
 from .reorder import ReorderBuffer
 from .eject import EndpointEject
 from .fabric import EndpointFabric
+from .bridge import (EndpointInterface, MessageToPacket, PacketToMessage, packet_beats,
+                     packet_bits)
 
 
 __all__ = ["MessageFormat", "axis_in_layout", "axis_out_layout", "EndpointInject",
-           "EndpointEject", "EndpointFabric", "ReorderBuffer"]
+           "EndpointEject", "EndpointFabric", "ReorderBuffer", "EndpointInterface",
+           "PacketToMessage", "MessageToPacket", "packet_bits", "packet_beats"]
