@@ -239,16 +239,14 @@ class SelfCheckingNode(wiring.Component):
         super().__init__(members)
 
     def _endpoint_parts(self, topology, fmt, endpoints):
-        """The bridges and endpoints of a node whose traffic runs through them. A
-        strapped node's injection side is built for one address and the ``src`` of
-        the flits it sends is replaced by the strap (:meth:`_strap_source`)."""
+        """The bridges and endpoints of a node whose traffic runs through them (a
+        strapped node's injection side takes its address from the straps)."""
         if self.router.config.broadcast or self.waypoints:
             raise ValueError("AXI4-Stream endpoints carry unicast packets routed "
                              "deterministically or adaptively")
         width = endpoints.data_width
         self.to_message = PacketToMessage(fmt.layout, width)
-        self.inject = EndpointInject(endpoints, topology.address(0) if self.node is None
-                                     else self.node)
+        self.inject = EndpointInject(endpoints, self.node)
         self.eject = EndpointEject(endpoints)
         self.to_packet = MessageToPacket(fmt.layout, fmt.packet_flits, width, self.node)
 
@@ -261,11 +259,9 @@ class SelfCheckingNode(wiring.Component):
         to_packet = m.submodules.to_packet = self.to_packet
         wiring.connect(m, gen.flits, to_message.flits)
         wiring.connect(m, to_message.axis, inject.axis)
+        wiring.connect(m, inject.local_in, router.local_in)
         if self.node is None:
-            self._strap_source(m, inject.local_in, router.local_in, here)
-            m.d.comb += to_packet.here.eq(here)
-        else:
-            wiring.connect(m, inject.local_in, router.local_in)
+            m.d.comb += [inject.here.eq(here), to_packet.here.eq(here)]
         if self.endpoints.acknowledged:
             wiring.connect(m, eject.acked, inject.acked)
             wiring.connect(m, eject.owed, inject.owed)
@@ -273,22 +269,6 @@ class SelfCheckingNode(wiring.Component):
         wiring.connect(m, eject.axis, to_packet.axis)
         return to_packet.flits.valid, to_packet.flits.payload.as_value(), \
             to_packet.flits.ready
-
-    def _strap_source(self, m, sent, local_in, here):
-        """``sent`` into ``local_in`` with ``src`` set to ``here`` (a strapped node's
-        injection side is built for one address): in head flits, and in every flit
-        when every flit carries the header."""
-        layout = self.router.layout
-        flit = sent.payload
-        fixed = Signal(layout, name="strapped_flit")
-        m.d.comb += [local_in.valid.eq(sent.valid), sent.ready.eq(local_in.ready),
-                     fixed.eq(flit)]
-        if layout.header == "every":
-            m.d.comb += fixed.src.eq(here)
-        else:
-            with m.If(flit.head):
-                m.d.comb += fixed.src.eq(here)
-        m.d.comb += local_in.payload.eq(fixed)
 
     def strap_values(self, node):
         """The ``straps`` value (a dict) that makes a strapped node the node ``node``."""

@@ -37,8 +37,9 @@ class EndpointInject(wiring.Component):
     ----------
     fmt : MessageFormat
         The message format (router configuration, ``tdata`` width, ``max_beats``).
-    node : int
-        This endpoint's node address (the packets' ``src``).
+    node : int or None
+        This endpoint's node address (the packets' ``src``), or ``None`` for an
+        address-strapped endpoint: the address is then the :attr:`here` input.
     counter_width : int
         Width of :attr:`dropped` (default 16; it stops at its largest value).
 
@@ -51,6 +52,8 @@ class EndpointInject(wiring.Component):
         Packets for the router's ``local_in`` (``src`` this node, ``vc`` 0).
     dropped : Out(counter_width)
         Messages dropped (too long, or ``tdest`` not a node).
+    here : In(address_bits)
+        Only when ``node`` is ``None``: this endpoint's node address, held.
     acked : In(stream.Signature(address_bits, always_ready=True))
         Only with ``fmt.acknowledged``: node ``payload`` acknowledged this node's
         message (from this node's :class:`EndpointEject`); until then no other
@@ -65,7 +68,7 @@ class EndpointInject(wiring.Component):
         if not isinstance(fmt, MessageFormat):
             raise TypeError(f"Message format must be a MessageFormat, not {fmt!r}")
         self.fmt = fmt
-        self.node = fmt.config.topology.check_node(node, "node")
+        self.node = None if node is None else fmt.config.topology.check_node(node, "node")
         self.counter_width = check_int("Counter width", counter_width, 1, 64)
         #: int: beats per buffer entry: the fewest that fill a body flit (a flit's
         #: worth of data is read in a cycle)
@@ -81,6 +84,8 @@ class EndpointInject(wiring.Component):
             "local_in": Out(stream.Signature(fmt.layout)),
             "dropped": Out(self.counter_width),
         }
+        if self.node is None:
+            members["here"] = In(fmt.address_bits)
         if fmt.acknowledged:
             members["acked"] = In(stream.Signature(fmt.address_bits, always_ready=True))
             members["owed"] = In(stream.Signature(fmt.address_bits, always_ready=True))
@@ -256,18 +261,23 @@ class EndpointInject(wiring.Component):
         room = Array(u != fmt.window for u in unacked)[dest]
         return ack, ack_dest, room, Array(seqs)[dest]
 
+    @property
+    def _address(self):
+        """This endpoint's address: the constant, or the ``here`` input."""
+        return self.here if self.node is None else self.node
+
     def _flit(self, m, first, tail, dest, buf):
         """The flit of the next ``buf`` bits: a head (``first``) or a body flit."""
         fmt = self.fmt
         layout = fmt.layout
         head = Signal(layout)
         m.d.comb += [head.head.eq(1), head.tail.eq(tail), head.dest.eq(dest),
-                     head.src.eq(self.node), head.payload.eq(buf[:fmt.head_bits])]
+                     head.src.eq(self._address), head.payload.eq(buf[:fmt.head_bits])]
         if layout.header == "head":
             body = Signal(layout.body)
             m.d.comb += [body.tail.eq(tail), body.data.eq(buf[:fmt.body_bits])]
         else:
             body = Signal(layout)
-            m.d.comb += [body.tail.eq(tail), body.dest.eq(dest), body.src.eq(self.node),
+            m.d.comb += [body.tail.eq(tail), body.dest.eq(dest), body.src.eq(self._address),
                          body.payload.eq(buf[:fmt.body_bits])]
         return Mux(first, head.as_value(), body.as_value())
