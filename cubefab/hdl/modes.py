@@ -247,7 +247,8 @@ def refusal(routing, hop, replication):
     if isinstance(replication, Unicast):
         return None
     if isinstance(routing, Waypoints):
-        return ("Broadcast VCs need a router without fault waypoints",
+        return ("Broadcast VCs need a router without fault waypoints; fault-tolerant "
+                "replication is modelled, not built",
                 {**_first(replication.fields), **routing.fields})
     return None
 
