@@ -22,7 +22,10 @@ class EndpointEject(wiring.Component):
     of the tail flit is dropped. A flit is taken every cycle while the sink takes a
     beat every cycle, and the next packet's head is taken as soon as the tail before
     it is in (into a register of its own), so that the next message's first beat
-    follows the last one without a gap.
+    follows the last one without a gap. With a window of several unacknowledged
+    messages per destination (``fmt.window`` over 1, adaptive routing) the packets
+    pass through a :class:`ReorderBuffer` first, which hands them over in the order
+    their source numbered them.
 
     Parameters
     ----------
