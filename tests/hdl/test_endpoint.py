@@ -59,6 +59,24 @@ def test_loopback_packets_match_the_model(width, payload, header, max_beats):
     assert all(int(f.src) == 1 and int(f.dest) == 1 for f in sent if f.head)
 
 
+def test_a_strapped_injection_side_sends_from_its_here_input():
+    """EndpointInject(fmt, None) takes its address from ``here``: every head it sends
+    carries it as ``src``, and the messages come back with it as ``tid``."""
+    from amaranth.hdl import Module
+    fmt = _format(16, 16, "head", 16)
+    inject, eject = EndpointInject(fmt, None), EndpointEject(fmt)
+    top = Module()
+    top.submodules.pair = loopback(inject, eject)
+    top.d.comb += inject.here.eq(2)
+    rng = random.Random(5)
+    messages = {2: [(2, [rng.getrandbits(16) for _ in range(n)]) for n in (1, 3, 16)]}
+    received, _, flits = run_endpoints(top, [inject.axis], [eject.axis], [2], messages,
+                                       cycles=80, rng=rng, flits=[inject.local_in])
+    check_delivery(fmt, [2], messages, received, {2: 0})
+    heads = [data.Const(fmt.layout, v) for v in flits]
+    assert [int(f.src) for f in heads if f.head] == [2, 2, 2]
+
+
 def test_count_field_only_where_flits_leave_beats_ambiguous():
     assert _format(8).count_width == 2          # 1 and 2 beats both fit one flit
     assert _format(16).count_width == 0
