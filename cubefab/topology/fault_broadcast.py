@@ -33,23 +33,10 @@ from dataclasses import dataclass
 import networkx as nx
 
 from .base import Topology
-from .fault_routing import FaultSet
+from .fault_routing import FaultSet, dense_neighbours, healthy_ports, surviving_distances
 
 
 __all__ = ["HealthyTree", "healthy_tree", "flood_dependency_graph", "check_flood_deadlock"]
-
-
-def _healthy_links(topology, faults):
-    """``usable(u, p)``: whether node ``u``'s port ``p`` leads over a healthy link to a
-    healthy node (both ends healthy)."""
-    bad_nodes = set(faults.nodes)
-    bad_links = set(faults.links)
-
-    def usable(u, p):
-        v = topology.neighbor(u, p)
-        return (u not in bad_nodes and v not in bad_nodes and v != u
-                and (min(u, v), max(u, v)) not in bad_links)
-    return usable
 
 
 @dataclass(frozen=True)
@@ -139,23 +126,9 @@ class HealthyTree:
         """``(tree hops, healthy shortest hops)`` of the farthest copy of ``source``'s
         broadcast: the flood's depth against the source's eccentricity in the healthy
         network."""
-        usable = _healthy_links(self.topology, self.faults)
-        dist = _bfs(self.topology, source, usable)
-        return max(h for _, h in self.flood(source).values()), max(dist.values())
-
-
-def _bfs(topology, start, usable):
-    dist = {start: 0}
-    todo = deque([start])
-    while todo:
-        u = todo.popleft()
-        for p in range(topology.degree):
-            if usable(u, p):
-                v = topology.neighbor(u, p)
-                if v not in dist:
-                    dist[v] = dist[u] + 1
-                    todo.append(v)
-    return dist
+        topo = self.topology
+        dist = surviving_distances(topo, self.faults, [topo.index(source)])[0]
+        return max(h for _, h in self.flood(source).values()), int(dist.max())
 
 
 def healthy_tree(topology, faults=None):
@@ -190,10 +163,11 @@ def healthy_tree(topology, faults=None):
     healthy = [int(a) for a in topology.nodes() if int(a) not in set(faults.nodes)]
     if not healthy:
         raise ValueError(f"{topology.label}: every node is faulty")
-    usable = _healthy_links(topology, faults)
+    neighbours = dense_neighbours(topology)
+    usable = healthy_ports(topology, faults, neighbours)
     root = healthy[0]
-    dist = _bfs(topology, root, usable)
-    cut = [a for a in healthy if a not in dist]
+    dist = surviving_distances(topology, faults, [topology.index(root)], neighbours)[0]
+    cut = [a for a in healthy if dist[topology.index(a)] < 0]
     if cut:
         raise ValueError(f"{topology.label} with {faults}: the healthy network is not "
                          f"connected (nodes {cut[:8]} unreachable from {root}), so no "
@@ -202,8 +176,9 @@ def healthy_tree(topology, faults=None):
     for v in healthy:
         if v == root:
             continue
+        i = topology.index(v)
         p = min(p for p in range(topology.degree)
-                if usable(v, p) and dist.get(topology.neighbor(v, p)) == dist[v] - 1)
+                if usable[i, p] and dist[neighbours[i, p]] == dist[i] - 1)
         u = topology.neighbor(v, p)
         parent[v] = p
         ports[v] |= 1 << p

@@ -58,7 +58,8 @@ from .faults import _all_pairs, check_faults
 __all__ = ["waypoint_step", "guarantee_bound", "leg_algorithm", "FaultSet", "RouteTable",
            "route_table", "WaypointRouting", "plan_waypoints", "WaypointDeadlockReport",
            "check_waypoint_deadlock", "check_transition_deadlock", "FaultSweep", "sweep_fault_sets", "random_fault_sets",
-           "fault_elements", "MAX_NODES", "DEFAULT_WAYPOINTS"]
+           "fault_elements", "dense_neighbours", "healthy_ports", "surviving_distances",
+           "MAX_NODES", "DEFAULT_WAYPOINTS"]
 
 #: Largest network whose all-pairs route table :func:`route_table` builds.
 MAX_NODES = 4096
@@ -199,8 +200,7 @@ class RouteTable:
         nodes = topology.nodes()
         n, degree = len(nodes), topology.degree
         self.nodes = nodes
-        self.neighbours = np.stack([topology.index_array(topology.neighbor_array(nodes, p))
-                                    for p in range(degree)], axis=1)
+        self.neighbours = dense_neighbours(topology)
         self.link_id, self.links = self._number_links()
         self.classes = required_vcs(topology, algorithm)
         ports = self._port_table()                          # (dest, here) -> port
@@ -293,17 +293,40 @@ class RouteTable:
 
     def surviving_distances(self, faults, sources=None):
         """(N, N) hop distances in the network without ``faults`` (-1: cut off); with
-        ``sources`` (dense indices) only their rows."""
-        usable = np.ones(self.neighbours.shape, dtype=bool)
-        for f in faults.nodes:
-            i = self.topology.index(f)
-            usable[i, :] = False
-            usable[self.neighbours == i] = False
-        for u, v in faults.links:
-            iu, iv = self.topology.index(u), self.topology.index(v)
-            usable[iu, self.neighbours[iu] == iv] = False
-            usable[iv, self.neighbours[iv] == iu] = False
-        return _all_pairs(self.neighbours, usable, sources)
+        ``sources`` (dense indices) only their rows (:func:`surviving_distances`)."""
+        return surviving_distances(self.topology, faults, sources, self.neighbours)
+
+
+def dense_neighbours(topology):
+    """(N, degree) dense index of each node's neighbour through each port."""
+    nodes = topology.nodes()
+    return np.stack([topology.index_array(topology.neighbor_array(nodes, p))
+                     for p in range(topology.degree)], axis=1)
+
+
+def healthy_ports(topology, faults, neighbours=None):
+    """(N, degree) bool, dense order: port ``p`` of a node leads over a healthy link
+    between healthy nodes (``neighbours``: :func:`dense_neighbours`, made if None)."""
+    if neighbours is None:
+        neighbours = dense_neighbours(topology)
+    usable = np.ones(neighbours.shape, dtype=bool)
+    for f in faults.nodes:
+        i = topology.index(f)
+        usable[i, :] = False
+        usable[neighbours == i] = False
+    for u, v in faults.links:
+        iu, iv = topology.index(u), topology.index(v)
+        usable[iu, neighbours[iu] == iv] = False
+        usable[iv, neighbours[iv] == iu] = False
+    return usable
+
+
+def surviving_distances(topology, faults, sources=None, neighbours=None):
+    """Hop distances in the network without ``faults`` (-1: cut off), dense order: rows
+    for every node, or for ``sources`` (dense indices) only."""
+    if neighbours is None:
+        neighbours = dense_neighbours(topology)
+    return _all_pairs(neighbours, healthy_ports(topology, faults, neighbours), sources)
 
 
 @functools.lru_cache(maxsize=8)
