@@ -70,8 +70,7 @@ def _deadlock(args, topology):
     adaptive_given = args.adaptive or args.adaptive_vcs is not None
     if args.broadcast:
         if faulty:
-            raise CliError("--broadcast cannot be combined with --faults, --faulty-links "
-                           "or --waypoints")
+            return _faulty(args, topology, broadcast=True)
         if adaptive_given:
             return _adaptive_broadcast(args, topology)
         return _broadcast(args, topology)
@@ -231,10 +230,52 @@ def _broadcast(args, topology):
          + "\n" + verdict)
     return 0 if report.deadlock_free else 1
 
-def _faulty(args, topology):
+def _flood_options(args):
+    """The broadcast options of fault-tolerant routers (CliError): they flood the healthy
+    tree on one broadcast VC, buffered."""
+    if args.broadcast_vcs not in (None, 1):
+        raise CliError(f"--broadcast-vcs must be 1 with --waypoints (fault-tolerant routers "
+                       f"flood the healthy network's spanning tree on one broadcast VC), "
+                       f"not {args.broadcast_vcs}")
+    if args.replication != "buffered":
+        raise CliError("--replication wormhole cannot be combined with --waypoints "
+                       "(fault-tolerant routers replicate buffered)")
+
+
+def _flood_proof(topology, faults):
+    """The flood of fault-tolerant replicating routers beside their waypoint routing:
+    the healthy tree, its flood's dependencies and whether they are acyclic (CliError
+    where the healthy network is disconnected); extends the report's rows and doc."""
+    from ..topology.fault_broadcast import (check_flood_deadlock, flood_dependency_graph,
+                                            healthy_tree)
+    try:
+        tree = healthy_tree(topology, faults)
+    except ValueError as error:
+        raise CliError(f"--broadcast: the faults leave the healthy network disconnected, "
+                       f"so broadcasts cannot flood it: {error}") from None
+    graph = flood_dependency_graph(tree)
+    free, cycle = check_flood_deadlock(tree)
+    rows = [["flood tree (healthy nodes, links)",
+             f"{len(tree.nodes)}, {len(tree.nodes) - 1} (root {tree.root})"],
+            ["flood channels, dependencies (1 broadcast VC)",
+             f"{graph.number_of_nodes()}, {graph.number_of_edges()}"]]
+    doc = {"flood": {"root": tree.root, "healthy_nodes": len(tree.nodes),
+                     "tree_ports": {str(a): m for a, m in sorted(tree.ports.items())},
+                     "channels": graph.number_of_nodes(),
+                     "dependencies": graph.number_of_edges(), "deadlock_free": free,
+                     "cycle": None if free else [list(c) for c in cycle]}}
+    verdict = ("deadlock-free: the flood's dependencies are acyclic, on a broadcast VC "
+               "of its own (no packet changes between unicast and broadcast VCs)"
+               if free else f"CAN DEADLOCK: flood dependency cycle {cycle}")
+    return rows, doc, verdict, free
+
+
+def _faulty(args, topology, broadcast=False):
     from ..topology.fault_routing import (DEFAULT_WAYPOINTS, FaultSet, check_waypoint_deadlock,
                                           guarantee_bound, plan_waypoints)
     check_fault_options(topology, args)
+    if broadcast:
+        _flood_options(args)
     for option, given in (("--adaptive", args.adaptive), ("--vcs", args.vcs is not None),
                           ("--adaptive-vcs", args.adaptive_vcs is not None)):
         if given:
@@ -278,11 +319,19 @@ def _faulty(args, topology):
             lines.append(f"{name}: {shown}{more}")
     if refused_within:
         lines.append(f"NOT DELIVERED: pairs refused within the guarantee; raise --waypoints")
+    flood_free, flood = True, None
+    if broadcast:
+        flood_rows, flood_doc, flood, flood_free = _flood_proof(topology, faults)
+        rows += flood_rows
+        doc.update(flood_doc)
+        lines[1] = format_table(["", "value"], rows)
     lines.append("deadlock-free: the channel dependency graph is acyclic"
                  if report.deadlock_free else
                  f"CAN DEADLOCK: dependency cycle {report.describe_cycle()}")
+    if flood is not None:
+        lines.append(flood)
     emit(args, doc, "\n".join(lines))
-    return 0 if report.deadlock_free and not refused_within else 1
+    return 0 if report.deadlock_free and flood_free and not refused_within else 1
 
 
 def register(sub):

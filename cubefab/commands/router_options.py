@@ -226,14 +226,17 @@ def conflict_message(exc, said=None):
             + " or ".join(_words(f, v, said) for f, v in others) + f" ({reason})")
 
 
-def _broadcast_vcs(args, topology, broadcasts):
+def _broadcast_vcs(args, topology, broadcasts, waypoints=0):
     """``--broadcast-vcs``, or what the broadcast trees need when the traffic has
-    ``broadcasts``; 0 for unicast routers."""
+    ``broadcasts`` (1 for fault-tolerant routers, ``waypoints``: they flood one tree);
+    0 for unicast routers."""
     given = getattr(args, "broadcast_vcs", None)
     if given is not None:
         return given
     if not broadcasts:
         return 0
+    if waypoints:
+        return 1
     from ..topology.broadcast_deadlock import required_broadcast_vcs
     with input_errors():
         return required_broadcast_vcs(topology, getattr(args, "broadcast_model", None)
@@ -318,7 +321,7 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
     try:
         config = RouterConfig.for_topology(topology, **settings, **parts(
             adaptive_vcs=adaptive_count, fault_waypoints=waypoints,
-            broadcast_vcs=_broadcast_vcs(args, topology, broadcasts),
+            broadcast_vcs=_broadcast_vcs(args, topology, broadcasts, waypoints),
             broadcast_model=getattr(args, "broadcast_model", None) or "all-port",
             multicast="subcube" if multicast else False))
     except ConfigConflict as exc:

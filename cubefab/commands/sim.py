@@ -215,6 +215,31 @@ def _router(args, topology, broadcasts):
                          min_payload=MIN_PAYLOAD_WIDTH)
 
 
+def _check_flood_options(args, topology):
+    """The fault options of fault-tolerant routers that broadcast (CliError): no link
+    fails mid-run, and the faults leave the healthy network connected (its spanning
+    tree is what broadcasts flood)."""
+    from ..topology.fault_broadcast import healthy_tree
+    from ..topology.fault_routing import FaultSet
+    if args.fail_links:
+        raise CliError("--fail-link cannot be combined with broadcasts (--broadcast-vcs, "
+                       "--broadcast-fraction): a copy dropped at a failed link takes its "
+                       "subtree's copies with it, and the flooded tree is not rebuilt "
+                       "mid-run")
+    try:
+        faults = FaultSet(topology, args.faults, args.faulty_links)
+    except ValueError:   # (the run's own checks name the option)
+        return
+    try:
+        healthy_tree(topology, faults)
+    except ValueError as error:
+        options = " and ".join(o for o, given in (("--faults", args.faults),
+                                                  ("--faulty-links", args.faulty_links))
+                               if given)
+        raise CliError(f"{options} leave the healthy network disconnected, so broadcasts "
+                       f"cannot flood it: {error}") from None
+
+
 def _sim(args, topology):
     check_engine(args.engine)
     what = f"the {topology.label} self-checking fabric"
@@ -227,6 +252,8 @@ def _sim(args, topology):
         files.check_output(args.vcd)
     drain = 20 * topology.num_nodes + 2000 if args.drain is None else args.drain
     router = _router(args, topology, broadcasts)
+    if router.floods:
+        _check_flood_options(args, topology)
     check_hardware(what, router, 1)   # one router's cost, before the design is checked
     every_broadcast = args.traffic == "broadcast"
     interface = _interface(args, router, endpoints)

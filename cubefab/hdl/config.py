@@ -19,6 +19,7 @@ from ..topology.broadcast_deadlock import (BroadcastDeadlockError, check_adaptiv
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import DeadlockError, check_deadlock_free, lane_bits, required_vcs
 from ..topology.duato import check_adaptive
+from ..topology.fault_broadcast import check_flood_deadlock, healthy_tree
 from .fifo import memory_fifo_logic, register_fifo_logic
 from .flit import DEFAULT_HEADER, HEADERS, FlitLayout
 from .modes import (MAX_FAULT_WAYPOINTS, MAX_VECTOR_NODES, Adaptive, Broadcast,
@@ -150,6 +151,22 @@ def _adaptive_broadcast_proof(topology, algorithm, classes, adaptive_vcs, broadc
                               model):
     return check_adaptive_broadcast(topology, algorithm, classes, adaptive_vcs,
                                     broadcast_vcs, model)
+
+
+@functools.lru_cache(maxsize=16)
+def _flood_proof(topology, algorithm, classes):
+    """The proof of fault-tolerant replicating routers without faults: their unicast
+    routing's graph (the waypoint routers' fault-free routing), and flooding the
+    healthy tree on the one broadcast VC (:func:`check_flood_deadlock`). The two share
+    no channel and no dependency (no packet changes between unicast and broadcast VCs,
+    and delivery is a sink), so the union is acyclic exactly when each part is; each
+    fault set is proven when its tables and tree are planned."""
+    report = check_deadlock_free(topology, algorithm, classes)
+    free, cycle = check_flood_deadlock(healthy_tree(topology))
+    if not free:   # pragma: no cover - a walk on a tree closes no cycle
+        raise ValueError(f"flooding the spanning tree of {topology.label} can deadlock: "
+                         f"{cycle}")
+    return report
 
 
 @functools.lru_cache(maxsize=16)
@@ -436,6 +453,13 @@ class RouterConfig:
         return self.broadcast_vcs > 0
 
     @property
+    def floods(self):
+        """bool: whether broadcasts flood a spanning tree of the healthy network that is
+        written at run time (a fault-tolerant replicating router:
+        :mod:`~cubefab.hdl.route.flood`) instead of following the fault-free trees."""
+        return bool(self.fault_waypoints) and self.broadcast
+
+    @property
     def link_vcs(self):
         """int: VCs per link, ``vcs + adaptive_vcs + broadcast_vcs`` (escape VCs, then
         adaptive ones, then broadcast ones); with ``fault_waypoints``,
@@ -512,6 +536,8 @@ def deadlock_proof(router):
     fault-free routing; each fault set is proven when its tables are planned)."""
     if not isinstance(router, RouterConfig):
         raise TypeError(f"Router configuration must be a RouterConfig, not {router!r}")
+    if router.floods:   # the fault-free routing's graph beside the fault-free flood's
+        return _flood_proof(router.topology, router.algorithm, router.vc_classes)
     if router.adaptive and router.broadcast:   # Duato's graph beside the trees'
         return _adaptive_broadcast_proof(router.topology, router.algorithm,
                                          router.vc_classes, router.adaptive_vcs,

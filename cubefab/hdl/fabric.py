@@ -4,8 +4,10 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..topology.fault_broadcast import healthy_tree
 from ..topology.turns import inverse_ports
 from .config import FabricConfig
+from .route.flood import flood_value
 from .router import Router
 
 
@@ -42,6 +44,12 @@ class Fabric(wiring.Component):
         :meth:`Router.broadcast_strap_values` for replicating routers): the design a
         simulator compiles once for every node. Default False: a router per node
         address.
+    tree : HealthyTree, optional
+        Only for routers that flood broadcasts (``config.router.floods``: fault
+        waypoints and broadcast VCs): the spanning tree of the healthy network
+        (:func:`~cubefab.topology.fault_broadcast.healthy_tree`) whose flood
+        configuration (:func:`~cubefab.hdl.route.flood.flood_value`) every router
+        holds; default the fault-free network's.
 
     Members
     -------
@@ -51,10 +59,19 @@ class Fabric(wiring.Component):
         (``topology.index(address)``).
     """
 
-    def __init__(self, config, *, strapped=False):
+    def __init__(self, config, *, strapped=False, tree=None):
         if not isinstance(config, FabricConfig):
             raise TypeError(f"Fabric configuration must be a FabricConfig, not {config!r}")
         topology = config.topology
+        if tree is not None and not config.router.floods:
+            raise ValueError("A flood tree needs routers with fault waypoints and "
+                             "broadcast VCs")
+        if config.router.floods and tree is None:
+            tree = healthy_tree(topology)
+        if tree is not None and tree.topology != topology:
+            raise ValueError(f"Flood tree must be one of {topology.label}, not {tree!r}")
+        #: HealthyTree or None: the tree the routers flood
+        self.tree = tree
         #: FabricConfig: what this fabric is built from
         self.config = config
         self.topology = topology
@@ -79,5 +96,8 @@ class Fabric(wiring.Component):
             if self.strapped:
                 straps = Router.straps_of(self.config.router, node)
                 m.d.comb += [getattr(r, name).eq(value) for name, value in straps.items()]
+            if self.tree is not None:
+                m.d.comb += r.flood.eq(flood_value(self.tree, node,
+                                                   bool(self.config.router.multicast)))
         connect_links(m, self.topology, self.routers)
         return m

@@ -246,9 +246,11 @@ def refusal(routing, hop, replication):
     replication the buffered router builds (``hop`` refuses nothing)."""
     if isinstance(replication, Unicast):
         return None
-    if isinstance(routing, Waypoints):
-        return ("Broadcast VCs need a router without fault waypoints; fault-tolerant "
-                "replication is modelled, not built",
+    if isinstance(routing, Waypoints) and replication.vcs != 1:
+        # (a walk on a tree that never turns back closes no cycle:
+        # cubefab.topology.fault_broadcast.check_flood_deadlock)
+        return ("A fault-tolerant router floods the healthy network's spanning tree on "
+                "one broadcast VC, which is deadlock-free; more would stay unused",
                 {**_first(replication.fields), **routing.fields})
     return None
 

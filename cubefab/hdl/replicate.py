@@ -163,6 +163,10 @@ class ReplicatingQueue:
             with m.If(self.sent[k]):
                 m.d.sync += self.active[k].eq(~flit.tail)
 
+    def unsent(self, k):
+        """Whether the oldest packet wants copy ``k`` and its tail has not been sent."""
+        return self.wanted[k] & ~self._done[k]
+
     def copy(self, k):
         """``(ready, route, flit)`` of copy ``k``: whether it has a flit to send (the
         packet wants it, its tail is not sent, the flit has arrived), and the route

@@ -27,7 +27,7 @@ from .modes import MODE_FIELDS, Multicast, parts
 from .endpoint import EndpointInterface, MessageFormat
 from .fabric import connect_links
 from .ports import reset_less_verilog
-from .selfcheck_node import (CONFIG_INPUTS, DEFECT_INPUTS, SelfCheckingNode,
+from .selfcheck_node import (DEFECT_INPUTS, SelfCheckingNode, config_inputs,
                              node_events)
 from .traffic_gen import PacketFormat, RATE_BITS, check_generator
 
@@ -284,7 +284,7 @@ class SelfCheckConfig:
         return (("seed", "threshold", "hot_threshold")
                 + (("broadcast_threshold",) if self.router.broadcast else ())
                 + (DEFECT_INPUTS if self.defects else ())
-                + (CONFIG_INPUTS if self.router.fault_waypoints else ()))
+                + config_inputs(self.router))
 
     def counters(self):
         """The event counters, in output order (besides ``latency_sum``):
@@ -328,6 +328,10 @@ class SelfCheckingFabric(wiring.Component):
         (:data:`~cubefab.hdl.selfcheck_node.CONFIG_INPUTS`); a cycle with
         ``config_write`` is no cycle of the run (``cycles`` does not count it, the
         generators stand still).
+    config_flood : In(1)
+        Only with ``fault_waypoints`` and broadcast VCs (``RouterConfig.floods``): the
+        write sets a word of node ``config_node``'s flood configuration
+        (:func:`~cubefab.hdl.selfcheck_node.flood_writes`) instead of a table entry.
     unroutable : Out(48)
         Only with ``fault_waypoints``: packets drawn to a destination their source's
         table refuses (not created).
@@ -367,7 +371,7 @@ class SelfCheckingFabric(wiring.Component):
             node = self.nodes[0]
             # (plain unsigned inputs: a simulator writes an entry as one number)
             members.update({name: In(Shape.cast(node.signature.members[name].shape).width)
-                            for name in CONFIG_INPUTS})
+                            for name in config_inputs(self.config.router)})
             links = len(self.nodes) * topology.degree
             members["link_up"] = In(links, init=(1 << links) - 1)
         members.update(self.config.counter_members())
@@ -395,7 +399,7 @@ class SelfCheckingFabric(wiring.Component):
                 m.d.comb += [node.defect.eq(self.defect),
                              node.defect_node.eq(self.defect_node),
                              node.defect_port.eq(self.defect_port)]
-            for name in CONFIG_INPUTS if self.config.router.fault_waypoints else ():
+            for name in config_inputs(self.config.router):
                 m.d.comb += getattr(node, name).eq(getattr(self, name))
             if self.config.router.fault_waypoints:
                 i, degree = topo.index(address), topo.degree

@@ -1,12 +1,13 @@
 """One node of a self-checking fabric: router, traffic generator and checker."""
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Shape, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..topology.broadcast_tree import subcube_members
 from .flit import LinkSignature
 from .endpoint import EndpointEject, EndpointInject, MessageToPacket, PacketToMessage
+from .route.flood import beyond_vector, flood_layout
 from .router import Router
 from .traffic_check import TrafficChecker
 from .traffic_gen import PacketFormat, RATE_BITS, TrafficGenerator
@@ -14,7 +15,8 @@ from .traffic_gen import PacketFormat, RATE_BITS, TrafficGenerator
 
 __all__ = ["SelfCheckingNode", "NODE_EVENTS", "FAULT_EVENTS", "LOST_EVENTS",
            "BROADCAST_EVENTS",
-           "node_events", "DEFECTS", "defect_inputs", "DEFECT_INPUTS", "CONFIG_INPUTS"]
+           "node_events", "DEFECTS", "defect_inputs", "DEFECT_INPUTS", "CONFIG_INPUTS",
+           "FLOOD_INPUT", "config_inputs", "flood_word_width", "flood_writes"]
 
 
 #: One-cycle event outputs of a node, summed into the fabric's counters.
@@ -41,6 +43,48 @@ LOST_EVENTS = ("dropped", "cut")
 #: table of node ``config_node`` (:class:`~cubefab.hdl.source_table.SourceTable`), and
 #: every generator stands still.
 CONFIG_INPUTS = ("config_write", "config_node", "config_dest", "config_entry")
+
+#: The input a node whose router floods broadcasts (``RouterConfig.floods``) adds to
+#: the configuration port: while it is 1, a write sets word ``config_dest`` of the
+#: node's flood configuration instead of a table entry (:func:`flood_writes`).
+FLOOD_INPUT = "config_flood"
+
+
+def config_inputs(router_config):
+    """The configuration port of a node whose router has ``router_config``:
+    :data:`CONFIG_INPUTS`, and :data:`FLOOD_INPUT` where the router floods (none for
+    fault-free routers)."""
+    if not router_config.fault_waypoints:
+        return ()
+    return CONFIG_INPUTS + ((FLOOD_INPUT,) if router_config.floods else ())
+
+
+def _copies_bits(topology):
+    return (topology.num_nodes - 1).bit_length()
+
+
+def flood_word_width(topology, multicast):
+    """Bits of a flood configuration word: word 0 holds the tree ports (``degree``
+    bits) and, above them, the copies a broadcast of the node makes; with
+    ``multicast`` words ``1 + p`` hold the nodes beyond port ``p`` (a bit per node)."""
+    return max(topology.degree + _copies_bits(topology),
+               topology.num_nodes if multicast else 0)
+
+
+def flood_writes(tree, copies, multicast):
+    """The flood configuration writes ``(node, word, value)`` of every healthy node of
+    ``tree`` (a :class:`~cubefab.topology.fault_broadcast.HealthyTree`): its tree ports
+    and ``copies[node]`` (the copies its broadcasts make) in word 0 and, with
+    ``multicast``, the nodes beyond each tree port (:func:`~.route.flood.beyond_vector`)
+    in word ``1 + p``. A faulty node's words stay 0: it sends nothing."""
+    degree = tree.topology.degree
+    writes = []
+    for node in tree.nodes:
+        writes.append((node, 0, tree.ports[node] | copies[node] << degree))
+        if multicast:
+            writes.extend((node, 1 + p, beyond_vector(tree, node, p))
+                          for p in range(degree) if tree.ports[node] >> p & 1)
+    return writes
 
 
 def node_events(router_config):
@@ -199,7 +243,8 @@ class SelfCheckingNode(wiring.Component):
         self.strap_layout = data.StructLayout({
             "generator": self.generator.strap_layout,
             "wrap_mask": topology.degree,
-            **({"bwrap_mask": topology.degree} if self.broadcast else {}),
+            **({"bwrap_mask": topology.degree}
+               if self.broadcast and not router_config.floods else {}),
             **({"neighbors": topology.degree * topology.address_bits}
                if router_config.lookahead else {}),
             **({"copies": (topology.num_nodes - 1).bit_length()}
@@ -218,9 +263,14 @@ class SelfCheckingNode(wiring.Component):
                             "defect_node": In(topology.address_bits),
                             "defect_port": In(range(topology.degree))})
         if self.waypoints:
+            entry = self.generator.table.layout
+            if router_config.floods:   # (a plain number: a table entry or a flood word)
+                entry = max(Shape.cast(entry).width,
+                            flood_word_width(topology, router_config.multicast))
+                members[FLOOD_INPUT] = In(1)
             members.update({"config_write": In(1), "config_node": In(topology.address_bits),
                             "config_dest": In(topology.address_bits),
-                            "config_entry": In(self.generator.table.layout),
+                            "config_entry": In(entry),
                             "link_up": In(topology.degree,
                                           init=(1 << topology.degree) - 1),
                             "dropped_ports": Out(topology.degree)})
@@ -294,7 +344,7 @@ class SelfCheckingNode(wiring.Component):
             here = self.straps.generator.here
             m.d.comb += [router.here.eq(here), router.wrap_mask.eq(self.straps.wrap_mask),
                          gen.straps.eq(self.straps.generator), chk.here.eq(here)]
-            if self.broadcast:
+            if self.broadcast and not self.router.config.floods:
                 m.d.comb += router.bwrap_mask.eq(self.straps.bwrap_mask)
             if self.router.config.lookahead:
                 m.d.comb += router.neighbors.eq(self.straps.neighbors)
@@ -312,11 +362,16 @@ class SelfCheckingNode(wiring.Component):
                      chk.now.eq(self.now)]
         self._outputs(m, address, ejection)
         if self.waypoints:
+            table_write = self.config_write & (self.config_node == address)
+            entry = self.config_entry
+            if self.router.config.floods:   # (a plain number: a table entry's low bits)
+                table_write = table_write & ~getattr(self, FLOOD_INPUT)
+                copies = self._flood_configuration(m, router, address)
+                entry = entry[:Shape.cast(gen.config_entry.shape()).width]
             m.d.comb += [gen.hold.eq(self.config_write),
-                         gen.config_write.eq(self.config_write
-                                             & (self.config_node == address)),
+                         gen.config_write.eq(table_write),
                          gen.config_dest.eq(self.config_dest),
-                         gen.config_entry.eq(self.config_entry),
+                         gen.config_entry.eq(entry),
                          self.unroutable.eq(gen.unroutable),
                          router.link_up.eq(self.link_up),
                          self.lost_to_fault.eq(sum(router.lost_to_fault)),
@@ -325,7 +380,8 @@ class SelfCheckingNode(wiring.Component):
             # (registered: the dropped flits are then in link_out's payload registers)
             m.d.sync += self.dropped_ports.eq(router.lost_to_fault)
         if self.broadcast:
-            self._broadcast_events(m, gen, chk, router)
+            self._broadcast_events(m, gen, chk, router,
+                                   copies if self.router.config.floods else None)
         else:
             m.d.comb += [self.created.eq(gen.created), self.refused.eq(gen.refused),
                          self.injected.eq(gen.injected),
@@ -339,12 +395,35 @@ class SelfCheckingNode(wiring.Component):
                      self.latency.eq(Mux(chk.delivered, chk.latency, 0))]
         return m
 
-    def _broadcast_events(self, m, gen, chk, router):
+    def _flood_configuration(self, m, router, address):
+        """The flood configuration of a fault-tolerant replicating router, registers
+        written through the configuration port (:func:`flood_writes`), to the router's
+        ``flood`` input; returns the copies a broadcast of this node makes (word 0)."""
+        topology = self.topology
+        degree = topology.degree
+        flood = Signal(flood_layout(topology, bool(self.router.config.multicast)),
+                       name="flood")
+        copies = Signal(_copies_bits(topology), name="flood_copies")
+        write = (self.config_write & getattr(self, FLOOD_INPUT)
+                 & (self.config_node == address))
+        with m.If(write & (self.config_dest == 0)):
+            m.d.sync += [flood.tree_ports.eq(self.config_entry[:degree]),
+                         copies.eq(self.config_entry[degree:degree + len(copies)])]
+        if self.router.config.multicast:
+            for p in range(degree):
+                with m.If(write & (self.config_dest == 1 + p)):
+                    m.d.sync += flood.beyond[p].eq(self.config_entry[:topology.num_nodes])
+        m.d.comb += router.flood.eq(flood)
+        return copies
+
+    def _broadcast_events(self, m, gen, chk, router, copies=None):
         """The events of a node with replicating routers: a broadcast counts as the
-        copies it makes (:attr:`copies`)."""
-        copies = self.copies
-        if self.multicast_group is not None and self.node is None:
-            copies = self.straps.copies
+        copies it makes (:attr:`copies`; ``copies``, a signal, where the fault
+        configuration sets them)."""
+        if copies is None:
+            copies = self.copies
+            if self.multicast_group is not None and self.node is None:
+                copies = self.straps.copies
         sending = router.local_in.payload.bcast     # the flit offered is a broadcast's
 
         def weight(pulse, broadcast):

@@ -127,9 +127,29 @@ def measured_steps(source, heads):
     return sends, step
 
 
+def _flood_tree(topology, source, faults, faulty_links, unicasts, router):
+    """The healthy tree a run's fault-tolerant routers flood (None for routers without
+    fault waypoints); ValueError for faults without them, faults with ``unicasts``
+    or a faulty ``source``."""
+    from ..topology.fault_broadcast import healthy_tree
+    from ..topology.fault_routing import FaultSet
+    faults, faulty_links = list(faults), list(faulty_links)
+    if not router.get("fault_waypoints"):
+        if faults or faulty_links:
+            raise ValueError("Faults need fault-tolerant routers (fault_waypoints >= 1)")
+        return None
+    if unicasts and (faults or faulty_links):
+        raise ValueError("Unicasts are compared in a fault-free fabric: give no faults "
+                         "with unicasts=True")
+    tree = healthy_tree(topology, FaultSet(topology, faults, faulty_links))
+    if source not in tree.ports:
+        raise ValueError(f"Source {source} must be a healthy node")
+    return tree
+
+
 def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limit=None,
                        subcube=None, members=None, model="all-port", engine="amaranth",
-                       **router):
+                       faults=(), faulty_links=(), **router):
     """Run one broadcast from ``source`` alone in the RTL fabric (see the module text).
 
     Parameters
@@ -154,6 +174,12 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         The simulator; ``"verilator"`` runs multicasts and ``model="one-port"`` on
         networks of at most 128 nodes (ValueError above:
         :func:`~cubefab.hdl.router.check_strapped`).
+    faults, faulty_links : iterable, optional
+        Faulty nodes and links (fault-tolerant routers: ``fault_waypoints``): the
+        routers flood the healthy network's spanning tree
+        (:func:`~cubefab.topology.fault_broadcast.healthy_tree`) on one broadcast VC,
+        and the copies go to the healthy nodes (members) only; not with ``unicasts``.
+        Fault-tolerant routers without faults flood the fault-free network's tree.
     **router
         :meth:`~cubefab.hdl.config.RouterConfig.for_topology` keywords; ``broadcast_vcs``
         defaults to :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs`.
@@ -188,8 +214,10 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         raise ValueError(f"Multicast needs the all-port broadcast model, not {model!r}")
     if subcube is not None and members is not None:
         raise ValueError("A multicast names its members by a subcube or by a list, not both")
+    tree = _flood_tree(topology, source, faults, faulty_links, unicasts, router)
     router["broadcast_model"] = model
-    router.setdefault("broadcast_vcs", required_broadcast_vcs(topology, model))
+    router.setdefault("broadcast_vcs", 1 if tree is not None
+                      else required_broadcast_vcs(topology, model))
     value = mask = 0
     if multicast:
         router["multicast"] = multicast
@@ -201,6 +229,8 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         value = source
     else:
         wanted = [True] * n
+    if tree is not None:   # the healthy nodes only
+        wanted = [bool(w) and a in tree.ports for w, a in zip(wanted, topology.nodes().tolist())]
     modes = parts(**{name: router.pop(name) for name in MODE_FIELDS if name in router})
     config = FabricConfig.for_topology(topology, **router, **modes)
     if packet_flits > config.router.depth:
@@ -218,14 +248,14 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
 
     if engine == "verilator":
         from .verilator_broadcast import VerilatorRouterFabric
-        model_run = VerilatorRouterFabric(config).run   # (refuses what it cannot strap)
+        model_run = VerilatorRouterFabric(config, tree=tree).run   # (refuses what it cannot strap)
 
         def run_packets(packets, copies):
             return model_run(source, packets, limit=limit,
                              expected=copies * sum(f["tail"] for f in packets))
     else:
         def run_packets(packets, copies):
-            return _run(Fabric(config), source, packets, limit, copies)
+            return _run(Fabric(config, tree=tree), source, packets, limit, copies)
 
     run = run_packets(packet(value if multicast else source, 1), len(targets))
     arrivals = {a: cycles[0] for a, cycles in sorted(run["tails"].items())}

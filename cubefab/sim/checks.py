@@ -35,7 +35,11 @@ broadcast copies (replicating routers)
     the flow from its source to every other node (keyed apart from unicast flows), so
     a lost, duplicated or reordered copy counts as a unicast packet does. The latency
     of a broadcast is from its creation to its last copy's tail
-    (:class:`BroadcastLatency`, from the copies seen).
+    (:class:`BroadcastLatency`, from the copies seen). Fault-tolerant replicating
+    routers flood one spanning tree of the healthy network instead
+    (:class:`FloodReference`): a copy may cross only a link of the flood from its
+    source, on the first broadcast VC, and each broadcast is a packet to every other
+    healthy node (member of its group).
 
 With the header in the head flit only (``RouterConfig(header="head")``) a body or tail
 flit carries no ``src`` or ``dest``: both engines check it as its packet's head, which
@@ -55,8 +59,8 @@ from ..topology.deadlock import flow_lane, lane_bits, translation_mask, wrap_arr
 from ..topology.fault_routing import waypoint_step
 
 
-__all__ = ["RouteReference", "WaypointReference", "BroadcastReference", "FlitFields",
-           "Ledger", "BroadcastLatency"]
+__all__ = ["RouteReference", "WaypointReference", "BroadcastReference", "FloodReference",
+           "FlitFields", "Ledger", "BroadcastLatency"]
 
 
 class RouteReference:
@@ -311,6 +315,57 @@ class BroadcastReference:
                         lane[i] = min(lane[u] + int(wrap), broadcast_vcs - 1)
                         todo.append((i, topology.port(v, int(nodes[u]))))
             self.vc[s] = first + lane
+            self.vc[s, s] = 0
+
+    def allowed(self, u, port, s, v, vc):
+        """Whether a copy from the source of dense index ``s`` may leave node ``u``
+        through ``port`` (to node ``v``) on ``vc``."""
+        return bool(self.children[s, u] >> port & 1) and vc == self.vc[s, v]
+
+
+class FloodReference:
+    """The copies of broadcasts that flood a spanning tree of the healthy network
+    (fault-tolerant replicating routers, :mod:`cubefab.topology.fault_broadcast`), as
+    :class:`BroadcastReference`'s tables: ``children[s, u]`` the ports node ``u``
+    sends a copy of source ``s``'s broadcast on (the flood, pruned to the group's
+    healthy members with ``group``), ``vc[s, u]`` the link VC of the copy into ``u``
+    (``first``: one broadcast VC); and ``receivers``, per healthy source address, the
+    addresses its broadcasts reach.
+
+    Parameters
+    ----------
+    tree : HealthyTree
+    first : int
+        The first (only) broadcast VC of a link.
+    group : int or None
+        A multicast group mask: a broadcast of ``s`` goes to the healthy nodes of the
+        subcube ``(s, group)``.
+    """
+
+    def __init__(self, tree, first, group=None):
+        from ..topology.broadcast_tree import subcube_members
+        topology = tree.topology
+        n, nodes = topology.num_nodes, topology.nodes()
+        self.first = first
+        self.children = np.zeros((n, n), dtype=np.int64)
+        self.vc = np.full((n, n), first, dtype=np.int64)
+        self.receivers = {}
+        for source in tree.nodes:
+            s = topology.index(source)
+            members = set(tree.nodes) - {source}
+            if group is not None:
+                members &= {int(a) for a in nodes[subcube_members(topology, source, group)]}
+            self.receivers[source] = sorted(members)
+            todo = [(source, None)]   # walk the (pruned) flood: (node, arrival port)
+            while todo:
+                u, in_port = todo.pop()
+                mask = (tree.flood_ports(u, in_port) if group is None
+                        else tree.multicast_ports(u, in_port, members))
+                self.children[s, topology.index(u)] = mask
+                for p in range(topology.degree):
+                    if mask >> p & 1:
+                        v = topology.neighbor(u, p)
+                        todo.append((v, topology.port(v, u)))
             self.vc[s, s] = 0
 
     def allowed(self, u, port, s, v, vc):

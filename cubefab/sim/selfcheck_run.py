@@ -19,10 +19,10 @@ import time
 from amaranth.hdl import Cat, Elaboratable, Module, Signal
 
 from ..hdl.selfcheck import SelfCheckingFabric
-from ..hdl.selfcheck_node import CONFIG_INPUTS, LOST_EVENTS
+from ..hdl.selfcheck_node import CONFIG_INPUTS, FLOOD_INPUT, LOST_EVENTS
 from ..topology.base import check_int
 from ..topology.broadcast_tree import subcube_members
-from .checks import (AnyReference, BroadcastLatency, FlitFields, Ledger,
+from .checks import (AnyReference, BroadcastLatency, FlitFields, FloodReference, Ledger,
                      RouteReference, WaypointReference)
 from .run_spec import ENGINES, SelfCheckRun
 
@@ -356,6 +356,38 @@ class FaultConfiguration:
             self.reference = AnyReference([WaypointReference(r, router.vcs_per_class)
                                            for r in routings])
         self.routings = routings
+        self.flood, self.flood_writes = None, []
+        if router.floods:
+            self._flood(design, fail_links)
+
+    def _flood(self, design, fail_links):
+        """The flood of fault-tolerant replicating routers: the healthy network's
+        spanning tree, proved deadlock-free with one broadcast VC, its reference
+        (``flood``, :class:`~cubefab.sim.checks.FloodReference`) and the writes that
+        load it (``flood_writes``,
+        :func:`~cubefab.hdl.selfcheck_node.flood_writes`)."""
+        from ..hdl.selfcheck_node import flood_word_width, flood_writes
+        from ..hdl.source_table import MAX_ENTRY_BITS
+        from ..topology.fault_broadcast import check_flood_deadlock, healthy_tree
+        topology, router = design.topology, design.router
+        if fail_links:
+            raise ValueError("Links failing mid-run need routers without broadcast VCs: "
+                             "a copy dropped at a failed link takes its subtree's copies "
+                             "with it, and the flooded tree is not rebuilt mid-run")
+        width = flood_word_width(topology, router.multicast)
+        if width > MAX_ENTRY_BITS:
+            raise ValueError(f"Flood configuration words must be at most {MAX_ENTRY_BITS} "
+                             f"bits wide, not {width} (multicast under faults writes a "
+                             f"bit per node of {topology.label})")
+        tree = healthy_tree(topology, self.faults)
+        free, cycle = check_flood_deadlock(tree)
+        if not free:   # pragma: no cover - a walk on a tree closes no cycle
+            raise ValueError(f"flooding the healthy tree can deadlock: {cycle}")
+        self.tree = tree
+        self.flood = FloodReference(tree, router.link_vcs - router.broadcast_vcs,
+                                    design.multicast_group)
+        copies = {a: len(r) for a, r in self.flood.receivers.items()}
+        self.flood_writes = flood_writes(tree, copies, bool(router.multicast))
 
     def summary(self):
         """The run's fault figures (for its result)."""
@@ -366,7 +398,7 @@ class FaultConfiguration:
                 "waypoints_needed": routing.waypoints_needed,
                 "pairs_detoured": routing.detoured, "pairs_cut_off": len(routing.cut_off),
                 "pairs_unroutable": len(routing.unroutable),
-                "configuration_writes": len(self.writes),
+                "configuration_writes": len(self.writes) + len(self.flood_writes),
                 **({"fail_links": [[u, v, c] for c, (u, v), _, _ in self.failures],
                     "table_changes": [len(w) for *_, w in self.failures],
                     "reaction_cycles": [1 + len(w) for *_, w in self.failures],
@@ -537,12 +569,18 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
     losses = {"late": 0, "last": None, "failed": None}   # the latest failure's cycle
     degree = topology.degree
     addresses = [int(a) for a in topology.nodes()]
-    # the nodes each source's broadcasts go to (its multicast group, if any)
+    # the nodes each source's broadcasts go to (its multicast group, if any; the
+    # healthy ones, where the routers flood the healthy tree)
     receivers = {s: [a for a in addresses if a != s] for s in addresses}
     if design.multicast_group is not None:
         receivers = {s: [int(a) for a in topology.nodes()[subcube_members(
                          topology, s, design.multicast_group)] if a != s]
                      for s in addresses}
+    copies_ref = RouteReference.of(design.router, design.multicast_group) \
+        if design.router.broadcast else None
+    flood = faults.flood if faults is not None else None
+    if flood is not None:
+        receivers = {s: flood.receivers.get(s, []) for s in addresses}
     members = {s: set(r) for s, r in receivers.items()}
     last_copies = BroadcastLatency({s: len(r) for s, r in receivers.items()})
     now_mask = (1 << design.fmt.timestamp_bits) - 1
@@ -575,8 +613,8 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
             if head_only:   # a body flit reads as its head (per link and VC)
                 raw = fields.with_head((j, get(raw, "vc")), raw)
             if get(raw, "bcast"):
-                ok = _copy_allowed(ref, j // degree, j % degree, get(raw, "src"),
-                                   get(raw, "vc"))
+                ok = _copy_allowed(copies_ref, j // degree, j % degree,
+                                   get(raw, "src"), get(raw, "vc"), flood)
             else:
                 ok = allowed(addresses[j // degree], j % degree, raw)
             misrouted += not ok
@@ -617,11 +655,15 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
     async def bench(ctx):
         for name, value in inputs.items():
             ctx.set(getattr(dut, name), value)
-        for node, dest, entry in faults.writes if faults is not None else ():
-            # configuration cycles: no cycle of the run
-            for name, value in zip(CONFIG_INPUTS, (1, node, dest, entry)):
-                ctx.set(getattr(dut, name), value)
-            await ctx.tick()
+        for flood, writes in ((0, faults.writes), (1, faults.flood_writes)) \
+                if faults is not None else ():
+            for node, dest, entry in writes:
+                # configuration cycles: no cycle of the run
+                for name, value in zip(CONFIG_INPUTS, (1, node, dest, entry)):
+                    ctx.set(getattr(dut, name), value)
+                if faults.flood is not None:
+                    ctx.set(getattr(dut, FLOOD_INPUT), flood)
+                await ctx.tick()
         if faults is not None:
             ctx.set(dut.config_write, 0)
         step = max(1, total // 100)
@@ -686,11 +728,13 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
     return snapshots, final, checks, seconds, cpu, 0.0
 
 
-def _copy_allowed(ref, u, port, src, vc):
+def _copy_allowed(ref, u, port, src, vc, trees=None):
     """Whether a broadcast copy from ``src`` may leave the node of dense index ``u``
-    through ``port`` on ``vc`` (its tree and VC rule,
-    :class:`~cubefab.sim.checks.BroadcastReference`)."""
-    trees = ref.broadcast
+    through ``port`` on ``vc``: its tree and VC rule
+    (:class:`~cubefab.sim.checks.BroadcastReference`, ``ref.broadcast`` of a
+    :class:`~cubefab.sim.checks.RouteReference`), or ``trees`` (a
+    :class:`~cubefab.sim.checks.FloodReference`) where given."""
+    trees = ref.broadcast if trees is None else trees
     s = int(ref.index[src]) if 0 <= src < len(ref.index) else -1
     if trees is None or s < 0:
         return False

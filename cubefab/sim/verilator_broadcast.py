@@ -25,7 +25,9 @@ import tempfile
 
 from ..hdl.config import FabricConfig
 from ..hdl.ports import reset_less_verilog
+from ..hdl.route.flood import flood_layout, flood_value
 from ..hdl.router import Router, check_strapped
+from ..topology.fault_broadcast import healthy_tree
 from ..topology.base import check_int
 from .verilator_engine import VerilatorError, VerilatorModel, cxx_name
 from .verilator_fabric import cxx_array, link_accessors, netlist_preamble
@@ -58,8 +60,17 @@ def check_strappable(config):
                          f"engine")
 
 
-def _strap_values(config, address):
-    return Router.straps_of(config.router, address)
+def _strap_values(config, address, tree=None):
+    """The strap inputs of node ``address``'s router; with fault waypoints its
+    ``link_up`` (all up) and, with ``tree`` (routers that flood it), its ``flood``
+    input too, held as straps."""
+    values = Router.straps_of(config.router, address)
+    if config.router.fault_waypoints:   # (every link up, as the fabric's start)
+        values["link_up"] = (1 << config.topology.degree) - 1
+    if tree is not None:
+        values["flood"] = flood_value(tree, address,
+                                      bool(config.router.multicast)).as_value().value
+    return values
 
 
 def _flit_words(layout):
@@ -68,14 +79,16 @@ def _flit_words(layout):
     return max(2, -(-layout.size // 32))
 
 
-def router_fabric_header(config):
+def router_fabric_header(config, tree=None):
     """``router_fabric.h`` of the fabric ``config`` (a
     :class:`~cubefab.hdl.config.FabricConfig`): the router model, the netlist, each
-    node's straps, the link port accessors and the flit fields the main reads."""
+    node's straps (and, with ``tree``, its flood configuration), the link port
+    accessors and the flit fields the main reads."""
     topo = config.topology
     addresses = [int(a) for a in topo.nodes()]
-    names = list(_strap_values(config, addresses[0]))
-    straps = [[f"{_strap_values(config, a)[name]}ULL" for name in names] for a in addresses]
+    names = list(_strap_values(config, addresses[0], tree))
+    straps = [[f"{_strap_values(config, a, tree)[name]}ULL" for name in names]
+              for a in addresses]
     layout = config.router.layout
     setters = " ".join(f"n->{cxx_name(name)} = STRAPS[i][{k}];"
                        for k, name in enumerate(names))
@@ -111,13 +124,27 @@ class VerilatorRouterFabric(VerilatorModel):
 
     main_files = ("broadcast_main.cpp", "words.h")
 
-    def __init__(self, config, *, opt="-O2", jobs=None):
+    def __init__(self, config, *, opt="-O2", jobs=None, tree=None):
         if not isinstance(config, FabricConfig):
             raise TypeError(f"Fabric configuration must be a FabricConfig, not {config!r}")
         check_strappable(config)
         topo = config.topology
+        if config.router.floods:
+            tree = healthy_tree(topo) if tree is None else tree
+            width = flood_layout(topo, bool(config.router.multicast)).size
+            if width > 64:
+                raise ValueError(f"the verilator engine holds a router's flood "
+                                 f"configuration in one 64-bit strap, and "
+                                 f"{topo.label}'s takes {width} bits: use the amaranth "
+                                 f"engine")
+        elif tree is not None:
+            raise ValueError("A flood tree needs routers with fault waypoints and "
+                             "broadcast VCs")
+        #: HealthyTree or None: the tree the routers flood
+        self.tree = tree
         key = {"design": "RouterFabric", "family": topo.name, "params": dict(topo.params),
-               **config.router.as_dict()}
+               **config.router.as_dict(),
+               **({"flood": sorted(tree.ports.items())} if tree is not None else {})}
         super().__init__(lambda: config, key, name=ROUTER_MODULE, opt=opt, jobs=jobs)
         #: FabricConfig: the fabric simulated
         self.fabric_config = config
@@ -125,7 +152,7 @@ class VerilatorRouterFabric(VerilatorModel):
     def _sources(self, config):
         files = {ROUTER_MODULE + ".v": reset_less_verilog(Router(config.router, None),
                                                            ROUTER_MODULE)}
-        return files, {"router_fabric.h": router_fabric_header(config)}, \
+        return files, {"router_fabric.h": router_fabric_header(config, self.tree)}, \
             {"inputs": [], "counters": []}
 
     def run(self, source, packets, *, expected, limit, timeout=None):

@@ -42,7 +42,10 @@ def fault_file_text(faults):
     the reference of the fault set (faulty nodes and channels by dense index, the
     headers of the pairs routed through waypoints, the refused pairs); then the links
     failing mid-run, each with its cycle, its two channels, the writes that change and
-    the reference of the new fault set."""
+    the reference of the new fault set; then the flood of fault-tolerant replicating
+    routers (``T``: its configuration writes; ``B``: the broadcast VC, the copies a
+    broadcast of each source makes and the flood's children per source and node, by
+    dense index; none without broadcast VCs)."""
     lines = [f"W {len(faults.writes)}"]
     lines += [f"{n} {d} {e}" for n, d, e in faults.writes]
     lines += _reference_lines(faults.routing)
@@ -53,7 +56,22 @@ def fault_file_text(faults):
         lines.append(f"{cycle} {ends} {len(changes)}")
         lines += [f"{n} {d} {e}" for n, d, e in changes]
         lines += _reference_lines(routing)
+    lines += _flood_lines(faults)
     return "\n".join(lines) + "\n"
+
+
+def _flood_lines(faults):
+    """The flood section of the fault file (:func:`fault_file_text`)."""
+    lines = [f"T {len(faults.flood_writes)}"]
+    lines += [f"{n} {k} {v}" for n, k, v in faults.flood_writes]
+    flood = faults.flood
+    if flood is None:
+        return lines
+    topo = faults.routing.topology
+    copies = [len(flood.receivers.get(int(a), ())) for a in topo.nodes()]
+    lines.append(f"B {flood.first} " + " ".join(map(str, copies)))
+    lines += [" ".join(map(str, row)) for row in flood.children.tolist()]
+    return lines
 
 
 def _reference_lines(routing):

@@ -25,6 +25,9 @@ sends a copy on every tree link but the one the copy came in on
 
 The price is latency: a copy follows the tree, not a shortest path of the healthy
 network (:meth:`HealthyTree.stretch` measures it against BFS).
+
+Fault-tolerant replicating routers build exactly this
+(:class:`~cubefab.hdl.route.flood.FloodChildren`, the tree written at run time).
 """
 
 from collections import deque

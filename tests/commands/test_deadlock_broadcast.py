@@ -42,7 +42,13 @@ def test_unicast_cycle_is_named(cli):
     (["dlh", "-m", "2", "-d", "1", "--broadcast", "--adaptive", "--replication",
       "wormhole"], "adaptive routers replicate buffered"),
     (["dlh", "-m", "2", "-d", "1", "--broadcast", "--adaptive", "--faults", "1"],
-     "cannot be combined"),
+     "--adaptive does not apply to the waypoint routing"),
+    (["dlh", "-m", "2", "-d", "1", "--broadcast", "--faults", "1", "--broadcast-vcs", "2"],
+     "--broadcast-vcs must be 1 with --waypoints"),
+    (["dlh", "-m", "2", "-d", "1", "--broadcast", "--faults", "1", "--replication",
+      "wormhole"], "fault-tolerant routers replicate buffered"),
+    (["metacube", "-k", "1", "-m", "1", "--broadcast", "--faults", "5", "--faulty-links",
+      "0-1"], "leave the healthy network disconnected"),
     (["dlh", "-m", "2", "-d", "1", "--broadcast", "--broadcast-vcs", "0"], "--broadcast-vcs"),
     (["mcube", "-k", "16", "--broadcast"], "limit"),
     (["hypercube", "-n", "3", "--broadcast", "--algorithm", "nope"], "algorithm"),
@@ -107,3 +113,15 @@ def test_adaptive_broadcast_witness_names_the_part_that_cycles(cli, options, kin
     doc = r.json()
     assert doc["deadlock_free"] is False and len(doc["cycle"]) >= 2
     assert {step["dependency"] for step in doc["cycle"]} <= kind
+
+
+def test_fault_tolerant_broadcast_proves_the_flood_beside_the_waypoints(cli):
+    r = cli("deadlock", "hypercube", "-n", "3", "--broadcast", "--waypoints", "1",
+            "--faults", "0", "--faulty-links", "1-3")
+    assert r.status == 0, r.err
+    assert "flood tree (healthy nodes, links)" in r.out and "7, 6 (root 1)" in r.out
+    assert "the flood's dependencies are acyclic" in r.out
+    doc = cli("deadlock", "hypercube", "-n", "3", "--broadcast", "--waypoints", "1",
+              "--faults", "0", "--faulty-links", "1-3", "--json").json()
+    assert doc["deadlock_free"] and doc["flood"]["deadlock_free"]
+    assert doc["flood"]["healthy_nodes"] == 7 and "0" not in doc["flood"]["tree_ports"]

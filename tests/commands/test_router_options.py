@@ -74,7 +74,7 @@ def test_help_states_a_default_for_every_router_option(cli, command, defaults):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--broadcast-vcs", "1", "--waypoints", "1"],
+    (["--broadcast-vcs", "2", "--waypoints", "1"],
      "--broadcast-vcs cannot be combined with --waypoints"),
     (["--broadcast-model", "one-port"], "--broadcast-model one-port needs --broadcast-vcs"),
 ], ids=lambda a: " ".join(a) if isinstance(a, list) else None)
@@ -86,7 +86,7 @@ def test_a_conflict_names_the_options_typed(cli, tmp_path, argv, message):
 
 
 def test_an_option_another_option_implies_is_named_as_typed(cli):
-    r = cli("sim", "hypercube", "-n", "2", "--broadcast-vcs", "1", "--faults", "1")
+    r = cli("sim", "hypercube", "-n", "2", "--broadcast-vcs", "2", "--faults", "1")
     assert r.status == 2
     assert r.err.startswith("error: --broadcast-vcs cannot be combined with --faults")
 

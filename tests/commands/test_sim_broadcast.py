@@ -28,7 +28,12 @@ def test_sim_broadcast_fraction_text(cli):
 
 @pytest.mark.parametrize("args,message", [
     (["--broadcast-fraction", "2"], "--broadcast-fraction"),
-    (["--broadcast-fraction", "0.1", "--waypoints", "2"], "without fault waypoints"),
+    (["--broadcast-fraction", "0.1", "--waypoints", "2", "--broadcast-vcs", "2"],
+     "--broadcast-vcs cannot be combined with --waypoints"),
+    (["--broadcast-fraction", "0.1", "--waypoints", "1", "--fail-link", "0-1@10"],
+     "--fail-link cannot be combined with broadcasts"),
+    (["--broadcast-fraction", "0.1", "--waypoints", "1", "--faults", "1,2,4,8"],
+     "--faults leave the healthy network disconnected"),
     (["--broadcast-vcs", "1", "--broadcast-fraction", "0.1"], "can deadlock"),
     (["--traffic", "broadcast", "--packet-flits", "9"], "fit a buffer"),
     (["--traffic", "broadcast", "--broadcast-fraction", "0.5"], "broadcasts only"),

@@ -144,10 +144,13 @@ def test_too_few_broadcast_vcs_is_a_deadlock():
         FabricConfig.for_topology(topo, replication=Broadcast(1))
 
 
-def test_broadcast_needs_a_router_without_fault_waypoints():
-    with pytest.raises(ValueError, match="without fault waypoints"):
+def test_a_fault_tolerant_router_floods_on_one_broadcast_vc():
+    config = RouterConfig.for_topology(Hypercube(2), routing=Waypoints(2),
+                                       replication=Broadcast(1))
+    assert config.floods and config.link_vcs == (2 + 1) * config.vcs + 1
+    with pytest.raises(ValueError, match="on one broadcast VC"):
         RouterConfig.for_topology(Hypercube(2), routing=Waypoints(2),
-                                  replication=Broadcast(1))
+                                  replication=Broadcast(2))
 
 
 def test_an_adaptive_router_replicates_on_vcs_after_its_adaptive_ones():

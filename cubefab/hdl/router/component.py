@@ -9,6 +9,7 @@ from ...topology.turns import adaptive_turns, router_turns
 from ..config import RouterConfig
 from ..flit import LinkSignature
 from ..replicate import broadcast_wrap
+from ..route.flood import flood_layout
 from ..route.lookahead import LookaheadRoute
 from .frame import Frame
 from .input_unit import arriving, cut_tails, input_buffers
@@ -78,8 +79,14 @@ class Router(wiring.Component):
         addresses, port by port, held at :meth:`lookahead_strap_values`' value.
     bwrap_mask : In(topology.degree)
         Bit ``p``: a broadcast copy leaving through port ``p`` moves up one broadcast
-        VC; present only when ``node`` is ``None`` and ``config.broadcast``, held at
-        :meth:`broadcast_strap_values`' value.
+        VC; present only when ``node`` is ``None`` and ``config.broadcast`` (but not
+        ``config.floods``), held at :meth:`broadcast_strap_values`' value.
+    flood : In(flood_layout(topology, config.multicast))
+        Only with ``config.floods`` (fault waypoints and broadcast VCs): the router's
+        ports in the spanning tree of the healthy network that broadcasts flood, and
+        for a multicast the nodes beyond each
+        (:mod:`~cubefab.hdl.route.flood`, :func:`flood_values`); written by the
+        fault configuration, all zero (no copies leave) until then.
 
     A packet's head reserves an output VC (wormhole switching: it stays reserved
     until the tail passes), each output port sends one flit a cycle, chosen among
@@ -127,7 +134,7 @@ class Router(wiring.Component):
         if self.node is None:
             members["here"] = In(topology.address_bits)
             members["wrap_mask"] = In(degree)
-            if config.broadcast:
+            if config.broadcast and not config.floods:
                 members["bwrap_mask"] = In(degree)
             if config.lookahead:
                 members["neighbors"] = In(degree * topology.address_bits)
@@ -135,6 +142,8 @@ class Router(wiring.Component):
             members["link_up"] = In(degree, init=(1 << degree) - 1)
             members["lost_to_fault"] = Out(degree)
             members["lost_heads"] = Out(degree)
+        if config.floods:
+            members["flood"] = In(flood_layout(topology, bool(config.multicast)))
         super().__init__(members)
 
     @staticmethod
@@ -152,7 +161,7 @@ class Router(wiring.Component):
         and :meth:`broadcast_strap_values` and :meth:`lookahead_strap_values` where
         the configuration has those inputs."""
         values = cls.strap_values(config.topology, node)
-        if config.broadcast:
+        if config.broadcast and not config.floods:
             values.update(cls.broadcast_strap_values(config.topology, node))
         if config.lookahead:
             values.update(cls.lookahead_strap_values(config.topology, node))

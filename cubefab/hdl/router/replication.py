@@ -16,7 +16,11 @@ the copies follow the one-port tree and leave one at a time in the schedule's or
 each replicating queue counts the network copies of its oldest packet whose tail has
 left, and :class:`~cubefab.hdl.route.one_port.OnePortSends` (the packet's ``src``,
 that count) names the only port on which a copy may start; the local copy is not
-ordered.
+ordered. A fault-tolerant router (``config.floods``) floods the healthy network's
+spanning tree instead, written at run time into its ``flood`` input
+(:class:`~cubefab.hdl.route.flood.FloodChildren`: the tree ports but the arrival port,
+pruned to the members' side for a multicast), on one broadcast VC whose lane a copy
+keeps; its one-port copies leave in port order.
 """
 
 from dataclasses import dataclass
@@ -27,6 +31,7 @@ from amaranth.lib import data
 
 from ..replicate import ReplicatingQueue, broadcast_turns, broadcast_wrap
 from ..route.broadcast import broadcast_children_unit
+from ..route.flood import FloodChildren
 from ..route.multicast import MulticastChildren
 from ..route.one_port import OnePortSends
 from .input_unit import entry_route
@@ -41,6 +46,8 @@ def check_strapped(config):
     one-port and multicast units of a strapped router tabulate every (node, source)
     pair (:attr:`~cubefab.hdl.route.one_port.OnePortSends.MAX_ENTRIES`)."""
     topology = config.topology
+    if config.floods:   # (the tree is written at run time: no table)
+        return
     if config.multicast:
         unit, forms = MulticastChildren, (config.multicast,)
     elif config.broadcast and config.broadcast_model == "one-port":
@@ -69,7 +76,7 @@ class Replica:
 def _broadcast_turns(frame):
     """The (input port, output port) pairs broadcast copies take at this router."""
     degree = frame.degree
-    if frame.config.turns == "all":
+    if frame.config.turns == "all" or frame.config.floods:
         return {(i, o) for i in range(degree + 1) for o in range(degree + 1)}
     return broadcast_turns(frame.topology, frame.node, frame.config.broadcast_model)
 
@@ -80,6 +87,8 @@ def _children(frame, p, flit):
     local copy."""
     m, config, here = frame.m, frame.config, frame.here
     local = flit.src != here
+    if config.floods:
+        return _flood_children(frame, p, flit, local)
     if config.multicast == "subcube":   # the tree pruned to the subcube (dest, mmask)
         unit = MulticastChildren(frame.topology, frame.node, "subcube")
         m.d.comb += [unit.value.eq(flit.dest), unit.mask.eq(flit.mmask)]
@@ -98,6 +107,38 @@ def _children(frame, p, flit):
     if frame.node is None:
         m.d.comb += unit.here.eq(frame.router.here)
     return unit, local
+
+
+def _flood_children(frame, p, flit, local):
+    """:func:`_children` of a fault-tolerant router: the healthy tree's ports but the
+    arrival port (pruned to the members' side for a multicast), from the flood
+    configuration written at run time (:class:`~cubefab.hdl.route.flood.FloodChildren`)."""
+    m, config, here = frame.m, frame.config, frame.here
+    unit = FloodChildren(frame.topology, p, config.multicast or None)
+    m.submodules[f"children_p{p}"] = unit
+    m.d.comb += unit.flood.eq(frame.router.flood)
+    if config.multicast == "subcube":
+        m.d.comb += [unit.value.eq(flit.dest), unit.mask.eq(flit.mmask)]
+        local = local & (((flit.dest ^ here) & flit.mmask) == 0)
+    elif config.multicast == "vector":
+        m.d.comb += unit.member_vector.eq(flit.members)
+        local = local & _member_here(frame, flit.members, p)
+    return unit, local
+
+
+def _member_here(frame, members, p):
+    """Whether this node's bit of a member vector is set (its dense index: a constant,
+    or looked up from the ``here`` strap), for the flits of input port ``p``."""
+    topology = frame.topology
+    if frame.node is not None:
+        return members[topology.index(frame.node)]
+    m = frame.m
+    member = Signal(name=f"member_here_p{p}")
+    with m.Switch(frame.router.here):
+        for i, x in enumerate(topology.nodes().tolist()):
+            with m.Case(x):
+                m.d.comb += member.eq(members[i])
+    return member
 
 
 def replicating_queues(frame, p, flit, enter, outputs):
@@ -124,8 +165,9 @@ def replicating_queues(frame, p, flit, enter, outputs):
     for v in range(config.link_vcs - config.broadcast_vcs, config.link_vcs) \
             if p < degree else [frame.local_queues() - 1]:
         queue = ReplicatingQueue(m, f"rq_p{p}_vc{v}", config.depth, route_layout, layout)
-        next_port = (_one_port_order(frame, queue, outs)
-                     if config.broadcast_model == "one-port" else None)
+        next_port = (None if config.broadcast_model != "one-port" else
+                     _flood_order(frame, queue, outs) if config.floods else
+                     _one_port_order(frame, queue, outs))
         m.d.comb += queue.w_data.eq(Cat(entry_route(frame, p, v, queue, flit,
                                                     Cat(copies, enter.vc)), flit))
         if p < degree:
@@ -167,6 +209,20 @@ def _one_port_order(frame, queue, outputs):
     return sends.port
 
 
+def _flood_order(frame, queue, outputs):
+    """One-port order of a fault-tolerant router's replicating queue: its copies leave
+    one at a time in port order, so the only network port on which a copy may start is
+    the lowest one whose copy the oldest packet wants and has not finished."""
+    m, degree = frame.m, frame.degree
+    port = Signal(range(degree + 1), name=f"{queue.name}_next_port")
+    m.d.comb += port.eq(degree)
+    for k, o in reversed(list(enumerate(outputs))):
+        if o < degree:
+            with m.If(queue.unsent(k)):
+                m.d.comb += port.eq(o)
+    return port
+
+
 def _broadcast_vc(frame, p, v, o):
     """The output VC of a broadcast copy from input queue ``(p, v)`` through network
     port ``o``: the broadcast VC rule (``broadcast_next_vc``) offset by the
@@ -174,6 +230,8 @@ def _broadcast_vc(frame, p, v, o):
     config, degree = frame.config, frame.degree
     first = config.link_vcs - config.broadcast_vcs
     lane = v - first if p < degree else 0
+    if config.floods:   # a walk on a tree never closes a cycle: the lane is kept
+        return C(first + lane, frame.layout["vc"].shape.width)
     wrap = broadcast_wrap(frame.topology, frame.node, p, o, config.broadcast_model)
     up = min(lane + 1, config.broadcast_vcs - 1)
     width = frame.layout["vc"].shape.width

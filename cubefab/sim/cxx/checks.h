@@ -84,12 +84,22 @@ static bool adaptive_allowed(int node, int port, const Flit& f) {
 }
 
 static bool waypoint_allowed(int node, int port, const Flit& f);   // faults.h
+// the flood of fault-tolerant replicating routers (faults.h): whether one is loaded,
+// the ports node u sends source s's copies on, the copies a broadcast of s makes and
+// whether node r receives them (dense indices), the broadcast VC
+static bool flooding();
+static uint32_t flood_children(int s, int u);
+static int flood_copies(int s);
+static bool flood_receives(int s, int r);
+static uint32_t flood_vc();
 
 // Whether flit f may leave the node of dense index `node` through `port`: the
 // reference route of its flow takes that hop, on that VC (cubefab.sim.checks).
 static bool link_allowed(int node, int port, const Flit& f) {
     if (f.bcast) {   // a link of the source's tree, on the rule's VC
         const int s = INDEX[f.src];
+        if (flooding())
+            return s >= 0 && ((flood_children(s, node) >> port) & 1) && f.vc == flood_vc();
         return BROADCAST && s >= 0 && ((BCHILDREN[s][node] >> port) & 1)
                && f.vc == BVC[s][NEIGHBORS[node][port]];
     }
@@ -165,8 +175,9 @@ struct Checks {
             push(key(f.src, f.dest), f.stamp);
             return;
         }
-        for (int r = 0; r < N; ++r)   // the other members of the source's group
-            if (ADDRESS[r] != f.src && ((ADDRESS[r] ^ f.src) & GROUP_MASK) == 0)
+        for (int r = 0; r < N; ++r)   // the other (healthy) members of the source's group
+            if (ADDRESS[r] != f.src && ((ADDRESS[r] ^ f.src) & GROUP_MASK) == 0
+                    && (!flooding() || flood_receives(INDEX[f.src], r)))
                 push(key(f.src, ADDRESS[r], true), f.stamp);
     }
 
@@ -189,7 +200,9 @@ struct Checks {
     // a copy's tail of the broadcast (src, stamp): its latency when it is the last
     void last_copy(uint32_t src, uint32_t stamp, uint64_t cycle, bool measured) {
         const uint64_t k = key(src, stamp);
-        if (++copies_seen[k] < (GROUP_MASK ? BCOPIES[INDEX[src]] : N - 1)) return;
+        const int copies = flooding() ? flood_copies(INDEX[src])
+                           : GROUP_MASK ? BCOPIES[INDEX[src]] : N - 1;
+        if (++copies_seen[k] < copies) return;
         copies_seen.erase(k);
         if (measured) ++broadcast_latency[(cycle - stamp) & NOW_MASK];
     }

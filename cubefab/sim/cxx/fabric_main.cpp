@@ -183,20 +183,24 @@ static void cycle_of(Worker& w, uint64_t done, Barrier& settled,
 static bool configure(const std::string& path) {
     if (!WAYPOINTS) { std::fprintf(stderr, "faults= needs fault-tolerant routers\n"); return false; }
     if (!FAULTS.load(path)) return false;
-    for (const FaultConfig::Write& w : FAULTS.writes)
-        for (int i = 0; i < N; ++i) {
-            Node* n = nodes[i];
-            set_input(n, "config_write", 1);
-            set_input(n, "config_node", w.node);
-            set_input(n, "config_dest", w.dest);
-            set_input(n, "config_entry", w.entry);
-            n->clk = 0;
-            n->eval();
-            n->clk = 1;
-            n->eval();
-        }
+    // the source tables, then (config_flood) the flood configuration
+    for (int flood = 0; flood < 2; ++flood)
+        for (const FaultConfig::Write& w : flood ? FAULTS.flood_writes : FAULTS.writes)
+            for (int i = 0; i < N; ++i) {
+                Node* n = nodes[i];
+                set_input(n, "config_write", 1);
+                set_input(n, "config_flood", flood);
+                set_input(n, "config_node", w.node);
+                set_input(n, "config_dest", w.dest);
+                set_input(n, "config_entry", w.entry);
+                n->clk = 0;
+                n->eval();
+                n->clk = 1;
+                n->eval();
+            }
     for (int i = 0; i < N; ++i) {
         set_input(nodes[i], "config_write", 0);
+        set_input(nodes[i], "config_flood", 0);
         nodes[i]->clk = 0;
         nodes[i]->eval();
         take_snapshot(nodes[i], snapshot[i]);

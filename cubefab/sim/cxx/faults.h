@@ -62,6 +62,14 @@ struct FaultConfig {
     std::vector<Write> writes;
     std::vector<FaultReference> references;   // the fault set's, then each failure's
     std::vector<Failure> failures;
+    // the flood of fault-tolerant replicating routers (none without broadcast VCs): its
+    // configuration writes (config_flood), its broadcast VC, per source the copies a
+    // broadcast makes, per (source, node) the ports the node sends copies on
+    std::vector<Write> flood_writes;
+    bool flood = false;
+    uint32_t flood_vc = 0;
+    std::vector<int> flood_copies;
+    std::vector<uint32_t> flood_children;
 
     // Reads the file; false (with a message) when it is malformed.
     bool load(const std::string& path) {
@@ -101,11 +109,33 @@ struct FaultConfig {
             references.emplace_back();
             if (!references.back().read(f)) return false;
         }
+        if (std::fscanf(f, " T %llu", &count) != 1 || !read_writes(f, count, flood_writes))
+            return false;
+        unsigned long long first;
+        if (std::fscanf(f, " B %llu", &first) != 1) return true;   // no flood
+        flood = true;
+        flood_vc = (uint32_t)first;
+        flood_copies.resize(N);
+        flood_children.resize((std::size_t)N * N);
+        for (int s = 0; s < N; ++s)
+            if (std::fscanf(f, "%d", &flood_copies[s]) != 1) return false;
+        for (std::size_t i = 0; i < (std::size_t)N * N; ++i)
+            if (std::fscanf(f, "%u", &flood_children[i]) != 1) return false;
         return true;
     }
 };
 
 static FaultConfig FAULTS;
+
+static bool flooding() { return FAULTS.flood; }
+static uint32_t flood_children(int s, int u) { return FAULTS.flood_children[(std::size_t)s * N + u]; }
+static int flood_copies(int s) { return FAULTS.flood_copies[s]; }
+static uint32_t flood_vc() { return FAULTS.flood_vc; }
+// a healthy node but the source receives its broadcasts (the run's fault set: links
+// do not fail mid-run with replicating routers)
+static bool flood_receives(int s, int r) {
+    return r != s && !FAULTS.references[0].faulty[r] && !FAULTS.references[0].faulty[s];
+}
 
 // The port of the reference routing at node x toward target (NEXT, reduced by the
 // translations as in link_allowed).
