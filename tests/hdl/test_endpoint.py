@@ -149,7 +149,8 @@ def test_fabric_delivers_every_pair_in_order(width, header, hop):
     check_delivery(fabric.fmt, nodes, messages, received, counts)
 
 
-@pytest.mark.parametrize("topology", [Hypercube(2), Hypercube(3)], ids=str)
+@pytest.mark.parametrize("topology", [
+    Hypercube(2), pytest.param(Hypercube(3), marks=pytest.mark.slow)], ids=str)
 def test_adaptive_fabric_delivers_every_pair_in_order(topology):
     """Adaptive routers may reorder packets; one unacknowledged message per pair keeps
     each pair's messages in order."""

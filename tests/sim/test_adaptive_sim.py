@@ -10,6 +10,7 @@ from cubefab.topology import DLH, Hypercube, Mcube
 from cubefab.topology.adaptive import adaptive_ports, escape_port
 from cubefab.topology.catalog import make_topology
 from cubefab.topology.deadlock import flow_lane
+from tests.helpers import run_fabric_of
 from tests.sim.engine_helpers import both_engines, needs_verilator
 from tests.sim.test_selfcheck_run import DETECTS
 
@@ -17,7 +18,7 @@ from tests.sim.test_selfcheck_run import DETECTS
 ERRORS = [k for k in CHECKS if k != "reordered"]
 
 
-@pytest.mark.slow    # fast: the adaptive runs of test_head_flit_sim and the defects below
+@pytest.mark.slow    # fast: the adaptive runs of test_head_flit_sim and the wrong_vc defect below
 @needs_verilator
 def test_adaptive_engines_agree_past_saturation(verilator_cache):
     topo = make_topology("hypercube", n=2)
@@ -27,16 +28,26 @@ def test_adaptive_engines_agree_past_saturation(verilator_cache):
     assert all(r[k] == 0 for k in ERRORS), r
 
 
+#: The adaptive fabric with a defect at node 0's port 0: Mcube(3) with Mroute, one
+#: adaptive port, so a flit sent through the next port breaks the rule whichever VC it
+#: is on; two VCs per class and two adaptive VCs, so a flipped VC bit 0 names another
+#: flow's VC.
+DEFECT_RUN = dict(rate=0.3, cycles=80, drain=80, seed=3, adaptive_vcs=2)
+
+
+def test_the_adaptive_rule_catches_a_wrong_vc_in_the_amaranth_engine():
+    # CI's fast set: the wrong_vc run of the test below in the Amaranth engine alone
+    r = run_fabric_of(make_topology("mcube", k=3), engine="amaranth", **DEFECT_RUN,
+                      defect={"kind": "wrong_vc", "node": 0, "port": 0})
+    assert r[DETECTS["wrong_vc"]] >= 1 and not r["ok"]
+
+
+@pytest.mark.slow    # (CI's fast set: the wrong_vc run above, in the Amaranth engine)
 @needs_verilator
-@pytest.mark.parametrize("kind", [k if k == "wrong_vc" else   # (the rest: slow set)
-                                  pytest.param(k, marks=pytest.mark.slow) for k in DEFECTS])
+@pytest.mark.parametrize("kind", DEFECTS)
 def test_every_check_catches_its_defect_with_adaptive_routers(verilator_cache, kind):
-    # Mcube(3) with Mroute: one adaptive port, so a flit sent through the next port
-    # breaks the rule whichever VC it is on; two VCs per class and two adaptive VCs,
-    # so a flipped VC bit 0 names another flow's VC
     topo = make_topology("mcube", k=3)
-    r = both_engines(topo, rate=0.3, cycles=80, drain=80, seed=3, adaptive_vcs=2,
-                     defect={"kind": kind, "node": 0, "port": 0})
+    r = both_engines(topo, **DEFECT_RUN, defect={"kind": kind, "node": 0, "port": 0})
     assert r[DETECTS[kind]] >= 1 and not r["ok"]
 
 

@@ -13,12 +13,15 @@ from tests.sim.engine_helpers import both_engines, needs_verilator, same_results
 
 
 @needs_verilator
-def test_ring_links_are_wired_as_in_the_fabric(verilator_cache):
-    # DLH rings: a node's successor port leads back through the predecessor port
+@pytest.mark.parametrize("cycles, delivered", [(60, 40), pytest.param(120, 100,
+                                                                     marks=pytest.mark.slow)])
+def test_ring_links_are_wired_as_in_the_fabric(verilator_cache, cycles, delivered):
+    # DLH rings: a node's successor port leads back through the predecessor port (CI's
+    # fast set: the shorter run)
     topo = make_topology("dlh", m=2, d=1)
-    r = both_engines(topo, rate=0.4, cycles=120, warmup=20, drain=150, seed=3,
+    r = both_engines(topo, rate=0.4, cycles=cycles, warmup=20, drain=150, seed=3,
                      depth=4, vcs_per_class=1)
-    assert r["ok"] and r["delivered"] > 100
+    assert r["ok"] and r["delivered"] > delivered
 
 
 def check_one_node_built(topo):
