@@ -30,12 +30,13 @@ SMALL = {"fault_waypoints": 1, "broadcast_vcs": 1, "depth": 4, "packet_flits": 2
          "opt": "-O1"}
 
 
-def run(name, replication, hop, engines=both_engines, **options):
+def run(name, replication, hop, engines=both_engines, cycles=None, **options):
     topology, faults, links, group = NETWORKS[name]
     extra = {k: group if v == "group" else v for k, v in REPLICATIONS[replication].items()}
     # (DLH(2,1)'s 16 nodes saturate at a lower rate; the Python simulator is slow)
-    rate, cycles = (0.4, 60) if topology.num_nodes > 8 else (1.0, 100)
-    return engines(topology, rate=rate, cycles=cycles, warmup=30, drain=3000, seed=11,
+    rate, length = (0.4, 60) if topology.num_nodes > 8 else (1.0, 100)
+    options = {"drain": 3000, **options}
+    return engines(topology, rate=rate, cycles=cycles or length, warmup=30, seed=11,
                    broadcast_fraction=0.2, faults=faults, faulty_links=links, hop=hop,
                    **SMALL, **extra, **options)
 
@@ -56,7 +57,7 @@ def healthy(name):
 
 @needs_verilator
 def test_a_q3_broadcast_floods_the_healthy_tree_in_both_engines(verilator_cache):
-    r = run("Q(3)", "all-port", "buffered")
+    r = run("Q(3)", "all-port", "buffered", cycles=60)
     assert_clean(r)
     assert r["copies_delivered"] == r["broadcasts"] * (healthy("Q(3)") - 1)
     assert r["faulty_nodes"] == [0] and r["unroutable"] > 0
@@ -85,7 +86,7 @@ def test_the_checks_see_copies_that_leave_the_healthy_tree(monkeypatch):
         return real(everyone, {a: copies.get(a, 0) for a in everyone.nodes}, multicast)
 
     monkeypatch.setattr(cubefab.hdl.selfcheck_node, "flood_writes", fault_free)
-    r = run("Q(3)", "all-port", "buffered", engines=_amaranth)
+    r = run("Q(3)", "all-port", "buffered", engines=_amaranth, cycles=40, drain=100)
     assert r["misrouted"] > 0 and not r["ok"]
 
 
@@ -105,7 +106,8 @@ def test_a_fault_set_that_cuts_the_healthy_network_is_refused():
                       broadcast_fraction=0.2, faults=[5], faulty_links=[(0, 1)], **SMALL)
 
 
-@pytest.mark.parametrize("hop", ["buffered", "lookahead"])
+@pytest.mark.parametrize("hop", ["buffered", pytest.param("lookahead",
+                                                           marks=pytest.mark.slow)])
 def test_a_member_vector_multicast_reaches_its_healthy_members(hop):
     r = hardware_broadcast(Hypercube(3), 0, members=[1, 2, 3, 5, 6], packet_flits=2,
                            fault_waypoints=1, faults=[2], faulty_links=[(0, 1)], hop=hop)
