@@ -242,19 +242,20 @@ def _flood_options(args):
                        "(fault-tolerant routers replicate buffered)")
 
 
-def _flood_proof(topology, faults):
+def _flood_proof(topology, faults, routing):
     """The flood of fault-tolerant replicating routers beside their waypoint routing:
-    the healthy tree, its flood's dependencies and whether they are acyclic (CliError
-    where the healthy network is disconnected); extends the report's rows and doc."""
-    from ..topology.fault_broadcast import (check_flood_deadlock, flood_dependency_graph,
-                                            healthy_tree)
+    the healthy tree, its flood's dependencies and whether the union with the
+    routing's graph is acyclic (CliError where the healthy network is disconnected);
+    rows, doc, verdict and the verdict's truth."""
+    from ..topology.fault_broadcast import (check_flood_beside_waypoints,
+                                            flood_dependency_graph, healthy_tree)
     try:
         tree = healthy_tree(topology, faults)
     except ValueError as error:
         raise CliError(f"--broadcast: the faults leave the healthy network disconnected, "
                        f"so broadcasts cannot flood it: {error}") from None
     graph = flood_dependency_graph(tree)
-    free, cycle = check_flood_deadlock(tree)
+    free, cycle = check_flood_beside_waypoints(routing, tree)
     rows = [["flood tree (healthy nodes, links)",
              f"{len(tree.nodes)}, {len(tree.nodes) - 1} (root {tree.root})"],
             ["flood channels, dependencies (1 broadcast VC)",
@@ -264,9 +265,9 @@ def _flood_proof(topology, faults):
                      "channels": graph.number_of_nodes(),
                      "dependencies": graph.number_of_edges(), "deadlock_free": free,
                      "cycle": None if free else [list(c) for c in cycle]}}
-    verdict = ("deadlock-free: the flood's dependencies are acyclic, on a broadcast VC "
-               "of its own (no packet changes between unicast and broadcast VCs)"
-               if free else f"CAN DEADLOCK: flood dependency cycle {cycle}")
+    verdict = ("deadlock-free: the flood's dependencies on a broadcast VC of its own, "
+               "joined with the waypoint routing's, are acyclic"
+               if free else f"CAN DEADLOCK: dependency cycle {cycle}")
     return rows, doc, verdict, free
 
 
@@ -321,7 +322,7 @@ def _faulty(args, topology, broadcast=False):
         lines.append(f"NOT DELIVERED: pairs refused within the guarantee; raise --waypoints")
     flood_free, flood = True, None
     if broadcast:
-        flood_rows, flood_doc, flood, flood_free = _flood_proof(topology, faults)
+        flood_rows, flood_doc, flood, flood_free = _flood_proof(topology, faults, routing)
         rows += flood_rows
         doc.update(flood_doc)
         lines[1] = format_table(["", "value"], rows)

@@ -362,13 +362,15 @@ class FaultConfiguration:
 
     def _flood(self, design, fail_links):
         """The flood of fault-tolerant replicating routers: the healthy network's
-        spanning tree, proved deadlock-free with one broadcast VC, its reference
+        spanning tree, proved deadlock-free on one broadcast VC beside the waypoint
+        routing (:func:`~cubefab.topology.fault_broadcast.check_flood_beside_waypoints`),
+        its reference
         (``flood``, :class:`~cubefab.sim.checks.FloodReference`) and the writes that
         load it (``flood_writes``,
         :func:`~cubefab.hdl.selfcheck_node.flood_writes`)."""
         from ..hdl.selfcheck_node import flood_word_width, flood_writes
         from ..hdl.source_table import MAX_ENTRY_BITS
-        from ..topology.fault_broadcast import check_flood_deadlock, healthy_tree
+        from ..topology.fault_broadcast import check_flood_beside_waypoints, healthy_tree
         topology, router = design.topology, design.router
         if fail_links:
             raise ValueError("Links failing mid-run need routers without broadcast VCs: "
@@ -380,9 +382,10 @@ class FaultConfiguration:
                              f"bits wide, not {width} (multicast under faults writes a "
                              f"bit per node of {topology.label})")
         tree = healthy_tree(topology, self.faults)
-        free, cycle = check_flood_deadlock(tree)
+        free, cycle = check_flood_beside_waypoints(self.routing, tree)
         if not free:   # pragma: no cover - a walk on a tree closes no cycle
-            raise ValueError(f"flooding the healthy tree can deadlock: {cycle}")
+            raise ValueError(f"flooding the healthy tree beside the waypoint routing can "
+                             f"deadlock: {cycle}")
         self.tree = tree
         self.flood = FloodReference(tree, router.link_vcs - router.broadcast_vcs,
                                     design.multicast_group)

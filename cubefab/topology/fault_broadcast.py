@@ -35,11 +35,16 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+import numpy as np
+
 from .base import Topology
-from .fault_routing import FaultSet, dense_neighbours, healthy_ports, surviving_distances
+from .deadlock import _find_cycle
+from .fault_routing import (FaultSet, WaypointRouting, check_waypoint_deadlock,
+                            dense_neighbours, healthy_ports, surviving_distances)
 
 
-__all__ = ["HealthyTree", "healthy_tree", "flood_dependency_graph", "check_flood_deadlock"]
+__all__ = ["HealthyTree", "healthy_tree", "flood_dependency_graph", "check_flood_deadlock",
+           "check_flood_beside_waypoints"]
 
 
 @dataclass(frozen=True)
@@ -219,3 +224,51 @@ def check_flood_deadlock(tree):
         return True, None
     return False, [edge[0] for edge in cycle]
 
+
+
+def check_flood_beside_waypoints(routing, tree):
+    """Whether a fabric of fault-tolerant replicating routers is deadlock-free under one
+    fault set: the channel dependency graph of the waypoint routing ``routing`` (a
+    :class:`~cubefab.topology.fault_routing.WaypointRouting`, on its ``V = (W + 1) * C``
+    unicast VCs; :func:`~cubefab.topology.fault_routing.check_waypoint_deadlock`)
+    joined with the flood's (:func:`flood_dependency_graph` of ``tree``) on broadcast
+    VC ``V``, searched for a cycle.
+
+    No packet changes between unicast and broadcast VCs and delivery is a sink, so the
+    two parts share no dependency: the union is acyclic exactly when each part is
+    (the function builds the union all the same, so that a router that mixed them
+    would show here).
+
+    Returns
+    -------
+    (bool, list or None)
+        Deadlock-free, and a cycle of channels ``(u, port, v, vc)`` when not.
+    """
+    if not isinstance(routing, WaypointRouting):
+        raise TypeError(f"Routing must be a WaypointRouting, not {routing!r}")
+    if not isinstance(tree, HealthyTree) or tree.faults != routing.faults:
+        raise ValueError("The tree must be the healthy tree of the routing's fault set")
+    topo = routing.topology
+    degree = topo.degree
+    report = check_waypoint_deadlock(routing)
+    vcs = report.vcs
+    edges = report.edges
+    unicast = (edges // vcs) * (vcs + 1) + edges % vcs   # a VC more per channel
+
+    def vertex(link):
+        u, v = link
+        return (topo.index(u) * degree + topo.port(u, v)) * (vcs + 1) + vcs
+
+    flood = np.array([[vertex(a), vertex(b)] for a, b in flood_dependency_graph(tree).edges],
+                     dtype=np.int64).reshape(-1, 2)
+    union = np.concatenate([unicast.reshape(-1, 2), flood])
+    found = _find_cycle(topo.num_nodes * degree * (vcs + 1), union)
+    if found is None:
+        return True, None
+    cycle = []
+    nodes = topo.nodes()
+    for c in found:
+        vc, chan = c % (vcs + 1), c // (vcs + 1)
+        u, port = int(nodes[chan // degree]), chan % degree
+        cycle.append((u, port, topo.neighbor(u, port), vc))
+    return False, cycle

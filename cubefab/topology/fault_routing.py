@@ -701,8 +701,12 @@ class WaypointDeadlockReport:
     #: The VC rule every report is about.
     RULE = "vc = phase * C + class; class from 0 on every leg, + wrap(here, port) per hop"
 
-    def __init__(self, routing, channels, dependencies, cycle, seconds, phase_sets=True):
+    def __init__(self, routing, channels, dependencies, cycle, seconds, phase_sets=True,
+                 edges=None):
         self.phase_sets = phase_sets
+        #: ndarray or None: the dependencies as ``(held, requested)`` rows of vertices
+        #: ``(node index * degree + port) * vcs + vc``
+        self.edges = edges
         self.topology = routing.topology
         self.algorithm = routing.algorithm
         self.faults = routing.faults
@@ -859,7 +863,7 @@ def _deadlock_report(routings, phase_sets):
             cycle.append((int(table.nodes[u]), int(port),
                           int(table.nodes[table.neighbours[u, port]]), int(vc)))
     return WaypointDeadlockReport(routing, num, len(edges), cycle,
-                                  time.perf_counter() - t0, phase_sets)
+                                  time.perf_counter() - t0, phase_sets, edges)
 
 
 # -- sweeps over fault sets -----------------------------------------------------------

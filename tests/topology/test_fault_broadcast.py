@@ -5,10 +5,11 @@ import random
 import pytest
 
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
-from cubefab.topology.fault_broadcast import (HealthyTree, check_flood_deadlock,
-                                              flood_dependency_graph, healthy_tree)
+from cubefab.topology.fault_broadcast import (HealthyTree, check_flood_beside_waypoints,
+                                              check_flood_deadlock, flood_dependency_graph,
+                                              healthy_tree)
 from cubefab.topology.foldedcube import FoldedCube
-from cubefab.topology.fault_routing import FaultSet
+from cubefab.topology.fault_routing import FaultSet, plan_waypoints
 from cubefab.topology.properties import bfs_distances
 
 
@@ -150,3 +151,33 @@ def test_a_disconnected_healthy_network_is_refused():
         healthy_tree(topology, faults)
     with pytest.raises(TypeError, match="FaultSet"):
         healthy_tree(topology, FaultSet(Hypercube(3)))
+
+
+@pytest.mark.parametrize("topology", [Hypercube(3), Metacube(1, 2), DLH(2, 1), FoldedCube(3)],
+                         ids=str)
+def test_the_flood_beside_the_waypoint_routing_is_deadlock_free(topology):
+    # the union of the unicast routing's graph and the flood's, per fault set
+    for faults in [FaultSet(topology)] + _fault_sets(topology, count=2, seed=3):
+        routing = plan_waypoints(topology, faults, 1)
+        assert check_flood_beside_waypoints(routing, healthy_tree(topology, faults)) == (
+            True, None)
+
+
+def test_the_union_check_finds_a_flood_cycle_on_the_broadcast_vc(monkeypatch):
+    import networkx as nx
+    from cubefab.topology import fault_broadcast
+    topology = Hypercube(2)
+    ring = nx.DiGraph([((0, 1), (1, 3)), ((1, 3), (3, 2)), ((3, 2), (2, 0)),
+                       ((2, 0), (0, 1))])
+    monkeypatch.setattr(fault_broadcast, "flood_dependency_graph", lambda tree: ring)
+    routing = plan_waypoints(topology, FaultSet(topology), 1)
+    free, cycle = check_flood_beside_waypoints(routing, healthy_tree(topology))
+    vcs = (1 + 1) * routing.table.classes      # the unicast VCs; the broadcast one next
+    assert not free and len(cycle) == 4 and {vc for *_, vc in cycle} == {vcs}
+
+
+def test_the_union_check_needs_the_tree_of_the_routing_s_faults():
+    topology = Hypercube(3)
+    routing = plan_waypoints(topology, FaultSet(topology, [0]), 1)
+    with pytest.raises(ValueError, match="healthy tree of the routing's fault set"):
+        check_flood_beside_waypoints(routing, healthy_tree(topology))
