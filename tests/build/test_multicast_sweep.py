@@ -182,7 +182,7 @@ def test_the_sweep_refuses_other_units_and_ranges():
 def test_dlh43_strapped_subcube_unit_equals_the_model_on_every_input():
     # z3 gave no answer on this unit in 600 s (tests/build/test_formal.py). Measured: the
     # sweep 1217 s on 2 threads (about 1100 CPU s: 2 cores shared with another run),
-    # 141 to 166 s per 16 here nodes; the build about 45 s
+    # 141 to 166 s per 16 here nodes; the build about 45 s; this test 893 s
     topology = DLH(4, 3)
     sweep = MulticastSweep(topology)
     cases = random_cases(topology, 3000, seed=4)
