@@ -7,9 +7,9 @@ and, for every node ``n`` (its decimal address), ``s_axis_n{n}_tdata``, ``_tvali
 ``_tlast``, ``_tid``; and ``dropped_n{n}`` (docs/endpoints.md).
 """
 
-from amaranth.back import verilog
 from amaranth.hdl import ClockDomain, Module, Signal
 
+from ..hdl.emit import emit_verilog
 from ..hdl.endpoint import EndpointFabric
 
 
@@ -61,4 +61,5 @@ def axi_stream_verilog(fabric, name="top"):
     m = Module()
     m.submodules.fabric = fabric
     ports = axi_stream_ports(fabric, m)
-    return verilog.convert(m, name=name, ports=ports, emit_src=False)
+    return emit_verilog(m, name, ports,
+                        made_by=f"cubefab.build.axi_stream.axi_stream_verilog(EndpointFabric(...), {name!r})")

