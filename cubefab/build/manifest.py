@@ -23,24 +23,26 @@ __all__ = ["MANIFEST_VERSION", "verilog_ports", "address_map", "write_design"]
 #: Version of the manifest's format.
 MANIFEST_VERSION = 1
 
-_MODULE = re.compile(r"module\s+\\?([A-Za-z_][\w$.]*)\s*\(")
+_MODULE = re.compile(r"module\s+\\?([A-Za-z_][\w$.]*)\s*\(([^)]*)\)\s*;")
 _PORT = re.compile(r"^\s*(input|output|inout)\s+(?:wire\s+|reg\s+)?(?:\[(\d+):(\d+)\]\s*)?"
                    r"\\?([^\s;,]+)\s*;", re.MULTILINE)
 
 
 def verilog_ports(text, top):
-    """Ports of module ``top`` in Verilog ``text`` (Amaranth's output style: one
-    ``input``/``output`` declaration per port), as a list of
-    ``{"name", "direction", "width"}`` in declaration order."""
+    """Ports of module ``top`` in Verilog ``text`` (one ``input``/``output``
+    declaration per port, as Yosys writes them), as a list of
+    ``{"name", "direction", "width"}`` in the order of the module's port list.
+    Declarations of functions' inputs inside the module are not ports."""
     for match in _MODULE.finditer(text):
         if match.group(1) == top:
+            names = [n.strip().lstrip("\\") for n in match.group(2).split(",") if n.strip()]
             end = text.find("endmodule", match.end())
-            body = text[match.end():end]
-            ports = []
-            for direction, msb, lsb, name in _PORT.findall(body):
+            declared = {}
+            for direction, msb, lsb, name in _PORT.findall(text[match.end():end]):
                 width = 1 if msb == "" else abs(int(msb) - int(lsb)) + 1
-                ports.append({"name": name, "direction": direction, "width": width})
-            return ports
+                declared.setdefault(name, {"name": name, "direction": direction,
+                                           "width": width})
+            return [declared[name] for name in names]
     raise ValueError(f"Module {top!r} is not in the Verilog text")
 
 
