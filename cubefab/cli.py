@@ -33,6 +33,7 @@ import contextlib
 import importlib
 import json
 import math
+import shlex
 import signal
 import sys
 import threading
@@ -43,7 +44,7 @@ from .topology.catalog import FAMILIES, make_topology
 
 
 __all__ = ["main", "CliError", "Terminated", "parse_address", "add_topology_command", "emit",
-           "format_table", "one_line", "COMMAND_MODULES", "int_range", "float_range",
+           "format_table", "plural", "one_line", "COMMAND_MODULES", "int_range", "float_range",
            "fraction", "input_errors", "check_size", "add_json_option", "add_plot_option",
            "check_plot_option", "plot_written", "add_force_option", "EXIT_OK",
            "EXIT_CHECK_FAILED", "EXIT_BAD_INPUT", "EXIT_INTERNAL"]
@@ -329,6 +330,11 @@ def emit(args, document, text):
         print(text)
 
 
+def plural(count, noun):
+    """``"1 VC"``, ``"2 VCs"``: ``count`` and ``noun``, plural unless ``count`` is 1."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def format_table(headers, rows):
     """Plain-text table with right-aligned columns."""
     cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
@@ -350,6 +356,22 @@ def build_parser():
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(sub)
     return parser
+
+
+def _misplaced_options(argv):
+    """A CliError when options stand between a command and its network
+    (``cubefab info -m 2 dualcube``), saying where they go; else None."""
+    for i, word in enumerate(argv):
+        if word in FAMILIES and i > 0 and argv[i - 1] not in FAMILIES:
+            before = argv[:i]
+            first = next((j for j, w in enumerate(before) if w.startswith("-")), None)
+            if first is None or any(w in ("-h", "--help") for w in before):
+                return None
+            moved = [*before[:first], word, *argv[i + 1:], *before[first:]]
+            return CliError(f"options go after the network and its parameters: "
+                            f"{shlex.join(['cubefab', *moved])} (not "
+                            f"{' '.join(before[first:])!s} before {word!r})")
+    return None
 
 
 def _command_name(argv):
@@ -405,6 +427,9 @@ def _main(argv):
         if bad is not None:
             raise CliError(f"argument {ascii(bad)} is not valid text (bytes that are not "
                            f"UTF-8); give names and values in UTF-8")
+        misplaced = _misplaced_options(argv)
+        if misplaced is not None:
+            raise misplaced
         parser = build_parser()
         if not argv:   # no command: what the commands are, not only that one is missing
             parser.print_help()

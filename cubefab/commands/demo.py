@@ -19,7 +19,7 @@ import sys
 import time
 
 from ..build.devices import DEVICES
-from ..cli import format_table, add_force_option
+from ..cli import format_table, add_force_option, plural
 from .. import files
 from ..progress import Progress
 from ..topology import Metacube, DLH, Hypercube, properties
@@ -214,7 +214,7 @@ def step_simulation(ctx):
         "offered", "throughput", "injected", "delivered", "lost", "duplicated",
         "corrupted", "reordered", "misrouted", "avg_latency", "p99_latency",
         "max_latency")]
-    ctx.say(f"{DEFAULT_DESIGN.label} fabric ({doc.get('vcs')} VCs x {doc.get('depth')} "
+    ctx.say(f"{DEFAULT_DESIGN.label} fabric ({plural(doc.get('vcs'), 'VC')} x {doc.get('depth')} "
             f"flits), uniform traffic at {SIM_RATE} flits/node/cycle for {SIM_CYCLES} "
             f"cycles, every packet checked (Amaranth simulator):")
     ctx.say(format_table(["measure", "value"], rows))
@@ -448,11 +448,12 @@ def step_synthesis(ctx):
 
 def _say_fabric_estimate(ctx):
     """Print the self-checking fabric's estimate on the named device; returns it."""
+    from .router_targets import STORAGE_WORDS
     e = ctx.fabric_estimate
     f, a = e["fabric"], e["available"]
     ctx.say(f"{DEFAULT_DESIGN.label} self-checking fabric as the demo simulates it "
-            f"({e['payload_width']}-bit payload, {e['vcs']} VCs x {e['depth']} flits, "
-            f"{e['storage']} buffers) on {ctx.device}, estimated as {e['nodes']} x one "
+            f"({e['payload_width']}-bit payload, {plural(e['vcs'], 'VC')} x {e['depth']} "
+            f"flits, {STORAGE_WORDS[e['storage']]}) on {ctx.device}, estimated as {e['nodes']} x one "
             f"synthesised node (no place and route):")
     ctx.say(format_table(["", "LUT4", "FF", "carry", "block RAM"],
                          [["one node", e["lut4"], e["ff"], e["carry"], e["ram"]],

@@ -1,5 +1,7 @@
 """``cubefab mcube-report mcube -k K``: the Mcube's measured figures beside mcube.txt's."""
 
+from fractions import Fraction
+
 from ..cli import add_json_option, add_topology_command, emit, format_table, CliError
 from ..progress import Progress
 from ..topology.mcube import Mcube, CONSTRUCTIONS
@@ -21,6 +23,33 @@ def _options(parser):
     parser.add_argument("--construction", choices=CONSTRUCTIONS, default="hem",
                         help="hem: section 6 HEM (default), or algorithmic: section 2.2")
     add_json_option(parser)
+
+
+def _decimal(value, digits=6):
+    """A Fraction as a decimal: exact when it has at most ``digits`` decimals
+    (199/64 is 3.109375), else rounded to ``digits`` significant digits."""
+    for places in range(digits + 1):
+        scaled = value * 10 ** places
+        if scaled.denominator == 1:
+            return f"{value.numerator / value.denominator:.{places}f}"
+    return f"{float(value):.{digits}g}"
+
+
+def _fraction_text(text):
+    """``"199/64 = 3.109375"``: an exact fraction (as the JSON writes it) and its
+    decimal value, written once so that equal values read the same."""
+    value = Fraction(text)
+    return text if value.denominator == 1 else f"{text} = {_decimal(value)}"
+
+
+def _closed_form_text(dist):
+    """The paper's closed form of AD(k): "the closed form gives the same" when it gives the
+    exact value (up to floating point), else its value."""
+    exact = Fraction(dist["paper_ad_exact"])
+    closed = dist["paper_ad_closed_form"]
+    if abs(closed - float(exact)) <= 1e-9 * max(1.0, abs(float(exact))):
+        return "the closed form gives the same"
+    return f"closed form {closed:.6g}"
 
 
 def report_text(doc):
@@ -48,10 +77,10 @@ def report_text(doc):
         "",
         f"diameter: Mroute {dist['mroute_diameter']}, paper ceil((k+1)/2) = "
         f"{dist['paper_diameter']}, BFS {dist['bfs_diameter']}",
-        f"average distance incl. self: Mroute {dist['mroute_average_with_self_exact']} = "
-        f"{dist['mroute_average_with_self']:.6g}, paper AD(k) {dist['paper_ad_exact']} "
-        f"(closed form {dist['paper_ad_closed_form']:.6g}), BFS "
-        f"{dist['bfs_average_with_self_exact']} = {dist['bfs_average_with_self']:.6g}",
+        f"average distance incl. self: Mroute "
+        f"{_fraction_text(dist['mroute_average_with_self_exact'])}, paper AD(k) "
+        f"{_fraction_text(dist['paper_ad_exact'])} ({_closed_form_text(dist)}), BFS "
+        f"{_fraction_text(dist['bfs_average_with_self_exact'])}",
         f"Mroute takes a shortest path for {dist['mroute_shortest_pairs']} of "
         f"{dist['pairs']} ordered pairs; BFS distribution "
         + ("the same from every node" if dist["bfs_uniform"] else "differs between nodes"),

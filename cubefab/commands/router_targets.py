@@ -4,7 +4,7 @@ from ..build.axi_stream import axi_stream_verilog
 from ..build.manifest import verilog_ports
 from ..build.pnr import DEVICES
 from ..build.verilog import verilog_text
-from ..cli import parse_address, input_errors
+from ..cli import parse_address, input_errors, plural
 from ..hdl.flit import payload_efficiency
 from ..hdl.config import HARDWARE_DEFAULTS, SIMULATION_DEFAULTS, FabricConfig
 from ..hdl.endpoint import EndpointFabric, MessageFormat
@@ -19,7 +19,7 @@ from .router_options import add_router_options, router_config
 __all__ = ["router_target_options", "fabric_target_options", "auto_settings",
            "build_router", "build_fabric", "router_verilog", "fabric_verilog",
            "interface_fabric_options", "build_endpoint_fabric",
-           "buffer_words", "efficiency", "EFFICIENCY_LENGTHS"]
+           "buffer_words", "STORAGE_WORDS", "efficiency", "EFFICIENCY_LENGTHS"]
 
 
 #: Packet lengths (flits) whose payload efficiency the targets report.
@@ -134,7 +134,11 @@ def router_verilog(args, topology):
 def buffer_words(config):
     """The input buffers of a router configuration, in words: their storage, and
     whether the ``auto`` rule chose it."""
-    return f"{config.storage} buffers" + (" (auto)" if config.buffer_auto else "")
+    return STORAGE_WORDS[config.storage] + (" (auto)" if config.buffer_auto else "")
+
+
+#: The input buffers' storage (``RouterConfig.storage``), in words.
+STORAGE_WORDS = {"registers": "buffers in registers", "memory": "buffers in memory"}
 
 
 def _json_keys(config):
@@ -147,14 +151,14 @@ def _json_keys(config):
 def _vcs(config):
     """The VCs of a router configuration, in words."""
     if config.adaptive:
-        return f"{config.vcs} escape + {config.adaptive_vcs} adaptive VCs"
+        return f"{config.vcs} escape + {plural(config.adaptive_vcs, 'adaptive VC')}"
     if config.fault_waypoints:
-        return (f"{config.link_vcs} VCs: {config.phases} waypoint phases x {config.vcs}, "
+        return (f"{plural(config.link_vcs, 'VC')}: {config.phases} waypoint phases x {config.vcs}, "
                 f"{config.fault_waypoints} waypoint(s)")
     if config.broadcast:
         model = "" if config.broadcast_model == "all-port" else f", {config.broadcast_model}"
-        return f"{config.vcs} + {config.broadcast_vcs} broadcast VCs{model}"
-    return f"{config.vcs} VCs"
+        return f"{config.vcs} + {plural(config.broadcast_vcs, 'broadcast VC')}{model}"
+    return plural(config.vcs, "VC")
 
 
 def fabric_verilog(args, topology):

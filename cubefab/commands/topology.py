@@ -1,6 +1,7 @@
 """``cubefab info``, ``cubefab edges`` and ``cubefab route``."""
 
 import json
+import re
 import sys
 
 from ..cli import (add_json_option, add_topology_command, emit, format_table, parse_address, CliError,
@@ -50,6 +51,37 @@ def _route_options(parser):
     add_json_option(parser)
 
 
+#: Integers longer than this are rounded in text reports (``--json`` keeps them exact).
+TEXT_DIGITS = 15
+
+_FRACTION = re.compile(r"\b(\d+)/(\d+)\b")
+_LONG = re.compile(r"\b\d{%d,}\b" % (TEXT_DIGITS + 1))
+
+
+def _rounded(digits):
+    """A decimal integer of more than :data:`TEXT_DIGITS` digits, rounded to 6
+    significant digits: ``"2^1023"`` for a power of two, else ``"8.98847e+307"``."""
+    value = int(digits)
+    if value & (value - 1) == 0:
+        return f"2^{value.bit_length() - 1}"
+    mantissa = round(int(digits[:7]) / 10 ** 6, 5)
+    exponent = len(digits) - 1
+    if mantissa >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{mantissa:.6g}e+{exponent}"
+
+
+def short_numbers(text):
+    """``text`` with integers of more than :data:`TEXT_DIGITS` digits rounded
+    (:func:`_rounded`) and fractions of such integers as their decimal value: what
+    a text report shows of a network too large for exact figures to be read."""
+    def fraction(match):
+        if max(len(match[1]), len(match[2])) <= TEXT_DIGITS:
+            return match[0]
+        return f"~{int(match[1]) / int(match[2]):.6g}"
+    return _LONG.sub(lambda m: _rounded(m[0]), _FRACTION.sub(fraction, text))
+
+
 def property_table(results):
     """Text table of several :func:`properties` results, with the papers' values (and
     a bisection column when a result carries ``bisection``, as ``info``'s do)."""
@@ -75,7 +107,7 @@ def property_table(results):
                show("cost"), show("average_distance", lambda v: f"{v:.6g}"), avg_self]
         if with_bisection:
             row.append(_bisection_cell(r.get("bisection"), paper.get("bisection")))
-        rows.append(row + [r["address_bits"]])
+        rows.append([short_numbers(str(cell)) for cell in row + [r["address_bits"]]])
     headers = ["network", "nodes", "degree", "links", "diameter", "cost", "avg distance",
                "avg incl. self"] + (["bisection"] if with_bisection else []) + ["addr bits"]
     return format_table(headers, rows)
@@ -142,7 +174,12 @@ def info_text(result):
         if differ:
             lines.append(f"papers' values that differ from the computed ones "
                          f"({', '.join(differ)}): why, in docs/errata.md")
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    short = short_numbers(text)
+    if short != text:
+        short += (f"\nintegers of more than {TEXT_DIGITS} digits are rounded here; "
+                  f"--json gives them exactly")
+    return short
 
 
 def _bisection_lines(b):

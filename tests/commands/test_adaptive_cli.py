@@ -50,7 +50,7 @@ def test_verilog_router_adaptive_differs(cli, tmp_path):
 def test_verilog_fabric_of_the_default_mcube(cli, tmp_path):
     r = cli("verilog", "fabric", "mcube", "-k", "3", "-o", tmp_path / "f.v")
     assert r.status == 0, r.err
-    assert "adaptive VCs" in r.out
+    assert "adaptive VC" in r.out
 
 
 def test_sweep_draws_deterministic_and_adaptive_curves(cli):

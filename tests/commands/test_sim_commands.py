@@ -112,14 +112,14 @@ def test_verilog_router_buffer_is_auto_by_default(cli, tmp_path):
     r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0", "-o",
             tmp_path / "r.v")
     assert r.status == 0, r.err
-    assert "memory buffers (auto)" in r.out   # 4-flit buffers, 5 block RAMs
+    assert "buffers in memory (auto)" in r.out   # 4-flit buffers, 5 block RAMs
 
 
 def test_verilog_fabric_buffer_auto_counts_the_fabric(cli, tmp_path):
     # Q(3): 64 block RAMs would not fit the HX8K's 32
     r = cli("verilog", "fabric", "hypercube", "-n", "3", "-o", tmp_path / "f.v")
     assert r.status == 0, r.err
-    assert "registers buffers (auto)" in r.out
+    assert "buffers in registers (auto)" in r.out
 
 
 def test_verilog_json_names_the_buffer(cli, tmp_path):
@@ -133,7 +133,7 @@ def test_verilog_router_says_a_given_buffer(cli, tmp_path):
     r = cli("verilog", "router", "hypercube", "-n", "2", "--node", "0", "--buffer",
             "registers", "-o", tmp_path / "r.v")
     assert r.status == 0, r.err
-    assert "registers buffers;" in r.out and "(auto)" not in r.out
+    assert "buffers in registers;" in r.out and "(auto)" not in r.out
 
 
 def test_verilog_router_refuses_a_bad_buffer(cli, tmp_path):
