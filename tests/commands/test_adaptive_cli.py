@@ -43,7 +43,7 @@ def test_verilog_router_adaptive_differs(cli, tmp_path):
                "-o", plain).status == 0
     r = cli("verilog", "router", "hypercube", "-n", "2", "--node", "0", "--adaptive",
             "-o", adaptive)
-    assert r.status == 0 and "1 escape + 1 adaptive VCs" in r.out
+    assert r.status == 0 and "1 escape + 1 adaptive VC" in r.out
     assert "held_port" in adaptive.read_text() and "held_port" not in plain.read_text()
 
 

@@ -173,7 +173,7 @@ def test_verilog_router_with_broadcast_vcs(cli, tmp_path):
     r = cli("verilog", "router", "hypercube", "-n", "4", "--node", "0", "--flit-width", "16",
             "--broadcast-vcs", "1", "-o", str(out))
     assert r.status == 0, r.err
-    assert "1 + 1 broadcast VCs" in r.out and "rq_p4_vc0" in out.read_text()
+    assert "1 + 1 broadcast VC" in r.out and "rq_p4_vc0" in out.read_text()
 
 
 def test_verilog_fabric_whose_broadcasts_can_deadlock_is_refused(cli, tmp_path):
