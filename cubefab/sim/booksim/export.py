@@ -332,10 +332,11 @@ def write_booksim(topology, directory, *, force=None, **config):
     if table:
         names.update(table_file="cubefab_table", patch_file=PATCH_NAME)
     paths = {key: os.path.join(directory, name) for key, name in names.items()}
-    # BookSim opens the files it reads relative to its working directory: absolute.
-    config_text = booksim_config(topology, os.path.abspath(paths["network_file"]),
-                                 table_file=os.path.abspath(paths.get("table_file", "")),
-                                 **config)
+    # BookSim opens the files it reads relative to its working directory: the
+    # configuration names them as they are in ``directory``, so that the directory
+    # can be moved or shared, and BookSim runs in it (run_booksim)
+    config_text = booksim_config(topology, names["network_file"],
+                                 table_file=names.get("table_file", ""), **config)
     texts = {"network_file": anynet_text(topology), "config_file": config_text,
              "nodes_file": "# booksim_index cubefab_address\n" + "".join(
                  f"{i} {int(a)}\n" for i, a in enumerate(topology.nodes()))}

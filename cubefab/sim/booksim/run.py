@@ -10,6 +10,7 @@ statistics, or status 0 with "Simulation unstable", and raises otherwise.
 """
 
 import re
+import os
 import subprocess
 import threading
 
@@ -64,15 +65,20 @@ def run_booksim(binary, config_file, timeout=600, **overrides):
     Returns :func:`parse_booksim_output` of its output plus ``deadlocked``: BookSim
     printed "Possible network deadlock" (no flit left the network for
     ``deadlock_warn_timeout`` cycles while some were in it), and the run was stopped
-    there, since BookSim would wait for the network to drain forever. Raises
+    there, since BookSim would wait for the network to drain forever. BookSim runs
+    in ``config_file``'s directory, where :func:`write_booksim`'s configuration names
+    its network and table files. Raises
     RuntimeError, with the tail of the output, unless the run ended normally
     (status 255 and statistics), as unstable (status 0 and "Simulation unstable") or
     deadlocked, or when it runs longer than ``timeout`` seconds.
     """
-    args = [binary, config_file] + [f"{key}={value}" for key, value in overrides.items()]
+    directory, name = os.path.split(os.path.abspath(config_file))
+    args = [os.path.abspath(binary) if os.sep in binary else binary, name] + [
+        f"{key}={value}" for key, value in overrides.items()]
     lines, deadlocked = [], False
+    # in the configuration's directory: write_booksim names the files it reads there
     with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True) as proc:
+                          text=True, cwd=directory) as proc:
         expired = threading.Event()
 
         def stop():
