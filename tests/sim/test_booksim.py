@@ -244,7 +244,7 @@ def test_write_booksim_files(tmp_path):
     # named as they are in the directory (BookSim runs there): no absolute path
     assert values["network_file"] == os.path.basename(paths["network_file"])
     assert values["cubefab_table_file"] == os.path.basename(paths["table_file"])
-    assert os.sep not in open(paths["config_file"]).read()
+    assert str(tmp_path) not in open(paths["config_file"]).read()
     assert values["injection_rate"] == "0.25" and values["packet_size"] == "4"
     nodes = open(paths["nodes_file"]).read().splitlines()[1:]
     assert nodes == [f"{i} {i}" for i in range(8)]
