@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import bisection as bisection_benchmark                      # noqa: E402
 
-from cubefab.compare import compare_row, nearest_networks      # noqa: E402
+from cubefab.sim.compare import compare_row, nearest_networks      # noqa: E402
 from cubefab.topology.bisection import bisection_exact         # noqa: E402
 from cubefab.topology.uniform_load import class_walk_steps    # noqa: E402
 

@@ -66,7 +66,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from amaranth.back import verilog  # noqa: E402
 
 from cubefab.build.harness import TimingHarness  # noqa: E402
-from cubefab.build.devices import DEVICES  # noqa: E402
+from cubefab.tools.devices import DEVICES  # noqa: E402
 from cubefab.build.pnr import implement, place_and_route, tools_available  # noqa: E402
 from cubefab.cli import format_table  # noqa: E402
 from cubefab.hdl import route as route_pkg  # noqa: E402

@@ -144,9 +144,9 @@ def run_fabric_of(topology, *, progress=None, build_progress=None, **keywords):
 
 def needs_family(device):
     """Skip unless yosys and the place-and-route tool of ``device``'s family (a key of
-    :data:`cubefab.build.devices.DEVICES`) are installed; the reason names them."""
+    :data:`cubefab.tools.devices.DEVICES`) are installed; the reason names them."""
     import pytest
-    from cubefab.build.devices import DEVICES
+    from cubefab.tools.devices import DEVICES
     from cubefab.build.pnr import tools_available, TOOLS
     family = DEVICES[device].family
     package = TOOLS[family.nextpnr][3]
@@ -160,7 +160,7 @@ def needs_board(board):
     :data:`cubefab.build.board.BOARDS`) is installed; the reason names them."""
     import pytest
     from cubefab.build.board import BOARDS, BOARD_TOOLS
-    from cubefab.build.devices import DEVICES
+    from cubefab.tools.devices import DEVICES
     from cubefab.build.pnr import tools_available, TOOLS
     tools = BOARD_TOOLS[type(DEVICES[BOARDS[board].device].family)]
     packages = sorted({TOOLS[tool][3] for tool in tools})

@@ -99,7 +99,7 @@ def test_an_interrupted_sweep_leaves_no_worker_and_no_plot(tmp_path, signum, sta
 def test_an_interrupted_build_step_leaves_no_process(tmp_path):
     """A Verilator build step (make and the compilers it starts) runs in a process
     group of its own, killed whole when the build is interrupted."""
-    from cubefab.sim.verilator_engine import _run_build_step
+    from cubefab.tools.verilator import _run_build_step
 
     class Stop(Exception):
         pass

@@ -1,5 +1,6 @@
 """The package's import graph: no circles, and data flows one way (topology -> hdl ->
-sim/build -> commands + cli; optical uses topology only)."""
+tools -> sim/build -> commands + cli; optical uses topology only; sim and build never
+import each other)."""
 
 import ast
 import pathlib
@@ -16,11 +17,15 @@ ALLOWED = {
     "topology": set(),
     "optical": {"topology"},
     "hdl": {"topology"},
+    "tools": {"topology", "hdl"},
+    "sim": {"topology", "hdl", "tools"},
+    "build": {"topology", "hdl", "tools"},
+    "plots": {"topology"},
 }
 
 #: Modules every layer may use: the package root, Dask clients, progress reports, the
-#: memory limit.
-UTILITIES = {"cubefab", "cluster", "progress", "memory"}
+#: memory limit, output files, what made a generated file.
+UTILITIES = {"cubefab", "cluster", "progress", "memory", "files", "provenance"}
 
 #: Imports of the command line: nothing else may import them.
 COMMAND_LINE = {"commands", "cli", "__main__"}
@@ -86,6 +91,19 @@ def test_a_lower_layer_imports_nothing_above_it(graph, layer):
     wrong = sorted((a, b) for a, b in graph.edges
                    if _layer(a) == layer
                    and _layer(b) not in ALLOWED[layer] | {layer} | UTILITIES)
+    assert wrong == []
+
+
+def test_every_module_belongs_to_a_layer(graph):
+    """A new subpackage or root module gets its rule here before it is used."""
+    layers = set(ALLOWED) | UTILITIES | COMMAND_LINE
+    assert sorted({_layer(m) for m in graph.nodes} - layers) == []
+
+
+@pytest.mark.parametrize("utility", sorted(UTILITIES - {"cubefab"}))
+def test_a_utility_imports_only_utilities(graph, utility):
+    wrong = sorted((a, b) for a, b in graph.edges
+                   if _layer(a) == utility and _layer(b) not in UTILITIES)
     assert wrong == []
 
 

@@ -25,7 +25,7 @@ from amaranth.lib import io, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..topology.base import check_int
-from .devices import DEVICES, Ice40, Ecp5, Gowin
+from ..tools.devices import DEVICES, Ice40, Ecp5, Gowin
 from .pnr import (find_tool, parse_nextpnr_report, parse_nextpnr_log, DoesNotFit,
                   ToolFailed)
 
@@ -49,7 +49,7 @@ class Board:
 
     ``fail_led`` and ``pass_led`` are indices of the platform's ``led`` resources;
     ``activity_leds`` show the delivery count's top bits (may be empty). ``device`` is
-    a key of :data:`~cubefab.build.devices.DEVICES`, ``clock_mhz`` the board clock;
+    a key of :data:`~cubefab.tools.devices.DEVICES`, ``clock_mhz`` the board clock;
     ``load`` the command line that loads the bitstream (``{bitstream}`` its path).
     """
     name: str

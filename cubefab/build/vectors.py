@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..sim.verilator_engine import verilator_executable, verilator_missing_reason
+from ..tools.verilator import verilator_executable, verilator_missing_reason
 from .verilog import write_verilog
 
 

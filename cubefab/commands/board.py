@@ -6,7 +6,7 @@ from ..cli import (add_json_option, CliError, add_topology_command, emit, format
                    add_force_option, input_errors)
 from .. import files
 from ..build.board import BOARDS, BOARD_TOOLS, build_bitstream, selfcheck_board_top
-from ..build.devices import DEVICES
+from ..tools.devices import DEVICES
 from ..build.pnr import ToolFailed, ToolMissing
 from ..hdl.config import BOARD_DEFAULTS
 from .limits import MAX_QUEUE_DEPTH, MAX_SEED, check_hardware

@@ -4,7 +4,7 @@
 from .. import files
 from ..cli import (CliError, add_force_option, check_plot_option, emit, format_table,
                    input_errors, int_range, plot_written)
-from ..compare import (NEAREST_RULE, DEFAULT_BFS_MAX_NODES, DEFAULT_WALK_MAX_NODES,
+from ..sim.compare import (NEAREST_RULE, DEFAULT_BFS_MAX_NODES, DEFAULT_WALK_MAX_NODES,
                        DEFAULT_PLOT_MAX_NODES, MAX_SELECT_NODES, columns_of, compare_row,
                        nearest_networks, network_spec, parse_network, plot_comparison,
                        scaling_rows, table_cells)

@@ -17,7 +17,7 @@ from ..sim.run_spec import Engine, Schedule, SelfCheckRun
 from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, sweep_runs
 from ..progress import build_stages
-from ..sim.verilator_engine import VerilatorUnavailable, cache_root
+from ..tools.verilator import VerilatorUnavailable, cache_root
 from .limits import check_fabric, check_hardware
 from .router_options import add_router_options, router_config
 from .run_options import (SWEEP_LENGTH, add_cluster_options, add_length_options,

@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-from ..build.devices import DEVICES
+from ..tools.devices import DEVICES
 from ..cli import format_table, add_force_option, plural
 from .. import files
 from ..progress import Progress
@@ -246,7 +246,7 @@ def start_synthesis(ctx):
     fabric (:func:`selfcheck_fabric_estimate`). Returns the future of the reports, or
     raises :class:`Missing`."""
     from ..build import pnr
-    from ..build.devices import DEVICES
+    from ..tools.devices import DEVICES
     from ..build.harness import TimingHarness
     family = DEVICES[ctx.device].family
     if not pnr.tools_available("yosys", family.nextpnr):
@@ -287,7 +287,7 @@ def start_synthesis(ctx):
 def selfcheck_fabric_config(device):
     """The self-checking fabric the demo simulates (the simulation defaults), its
     buffers sized by the ``auto`` rule for ``device``'s block RAMs."""
-    from ..build.devices import DEVICES
+    from ..tools.devices import DEVICES
     from ..hdl.selfcheck import SelfCheckConfig
     return SelfCheckConfig.of(DEFAULT_DESIGN, **DEVICES[device].auto_settings)
 
@@ -300,7 +300,7 @@ def selfcheck_fabric_estimate(device, workdir):
     ``cells``, ``nodes``, the ``fabric`` estimate, ``storage``, ``available`` (the
     device's) and ``fits``."""
     from ..build import pnr
-    from ..build.devices import DEVICES
+    from ..tools.devices import DEVICES
     from ..hdl.selfcheck import NODE_MODULE
     config = selfcheck_fabric_config(device)
     os.makedirs(workdir, exist_ok=True)
@@ -409,7 +409,7 @@ def wait_for(ctx, name, what):
 
 def _device_words(device):
     """How the synthesis step names the device and the tools."""
-    from ..build.devices import DEVICES
+    from ..tools.devices import DEVICES
     part = DEVICES[device]
     if device == "hx8k":
         return "iCE40 HX8K (ct256), yosys synth_ice40 + nextpnr"
@@ -418,7 +418,7 @@ def _device_words(device):
 
 
 def step_synthesis(ctx):
-    from ..build.devices import DEVICES
+    from ..tools.devices import DEVICES
     reports = wait_for(ctx, "synthesis",
                        f"synthesis and place and route (yosys, "
                        f"{DEVICES[ctx.device].family.nextpnr})")

@@ -1,6 +1,6 @@
 """The ``router`` and ``fabric`` targets of ``cubefab synth`` (listed in its TARGETS):
 FPGA resources and Fmax after place and route, on any device of
-:data:`~cubefab.build.devices.DEVICES` (iCE40, ECP5, Gowin).
+:data:`~cubefab.tools.devices.DEVICES` (iCE40, ECP5, Gowin).
 
 The design is synthesised (yosys ``synth_<family>``) inside a
 :class:`~cubefab.build.harness.TimingHarness`, which registers every port bit, so
@@ -19,7 +19,7 @@ from amaranth.back import verilog as amaranth_verilog
 
 from .. import files
 from ..cli import CliError, emit, format_table, int_range
-from ..build.devices import DEVICES
+from ..tools.devices import DEVICES
 from ..build.pnr import ToolFailed, ToolMissing, find_tool, implement
 from ..hdl.flit import DEFAULT_HEADER
 from ..build.harness import TimingHarness
@@ -66,7 +66,7 @@ DEVICE_HELP = ("FPGA device (default hx8k: iCE40HX8K in the ct256 package; "
 
 
 def add_device_option(parser):
-    """``--device``: a key of :data:`~cubefab.build.devices.DEVICES`."""
+    """``--device``: a key of :data:`~cubefab.tools.devices.DEVICES`."""
     parser.add_argument("--device", default="hx8k", choices=sorted(DEVICES),
                         help=DEVICE_HELP)
 

@@ -15,7 +15,7 @@ typed. The cost of the hardware is checked on that configuration
 import dataclasses
 
 from ..cli import CliError, input_errors, int_range
-from ..build.devices import ECP5_MEMORY_DEPTH
+from ..tools.devices import ECP5_MEMORY_DEPTH
 from ..hdl.config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, BUFFER_CHOICES, HOPS, TURNS,
                           ConfigConflict, HARDWARE_DEFAULTS, RouterConfig)
 from ..hdl.flit import DEFAULT_HEADER, HEADERS, payload_width_for

@@ -13,11 +13,11 @@ from ..progress import Progress, build_stages
 from ..sim.engine_choice import AUTO_RULE, choose_engine
 from ..sim.run_spec import ENGINES, Engine, Faults, Schedule, SelfCheckRun, Stimulus
 from ..sim.selfcheck_run import CHECKS, run_selfcheck
-from ..sim.verilator_engine import (VerilatorUnavailable, cache_root,
+from ..tools.verilator import (VerilatorUnavailable, cache_root,
                                     verilator_missing_reason)
 from ..sim.verilator_netlist import Netlist, run_differences
-from ..build.devices import DEVICES
-from ..build.netlist import simulation_synth_command
+from ..tools.devices import DEVICES
+from ..tools.netlist import simulation_synth_command
 from ..build.pnr import ToolFailed, ToolMissing
 from ..hdl.selfcheck import NODE_MODULE
 from .fpga import check_tools

@@ -18,7 +18,7 @@ from ..hdl.selfcheck import MIN_PAYLOAD_WIDTH, SelfCheckConfig
 from ..sim.run_spec import Engine, Schedule, SelfCheckRun, Stimulus
 from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_runs
-from ..sim.verilator_engine import VerilatorUnavailable, cache_root
+from ..tools.verilator import VerilatorUnavailable, cache_root
 from ..topology.deadlock import DeadlockError
 from ..topology.fault_routing import leg_algorithm
 from ..topology.patterns import PATTERNS

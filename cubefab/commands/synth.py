@@ -1,5 +1,5 @@
 """``cubefab synth TARGET TOPO ... [--device D]``: LUT4 count and logic depth from yosys
-``synth_<family>`` (iCE40, ECP5 or Gowin: :mod:`cubefab.build.devices`).
+``synth_<family>`` (iCE40, ECP5 or Gowin: :mod:`cubefab.tools.devices`).
 
 Targets are listed in :data:`TARGETS` (``route``: the route unit of one node);
 another target is one entry there.
@@ -8,7 +8,7 @@ another target is one entry there.
 import os
 
 from ..cli import add_json_option, CliError, emit, format_table, add_force_option
-from ..build.devices import DEVICES
+from ..tools.devices import DEVICES
 from ..build.pnr import ToolFailed, ToolMissing
 from ..progress import working
 from ..build.synth import synthesize_logic

@@ -222,7 +222,7 @@ class RouterConfig:
     memory_depth : int
         The shortest buffer the ``"auto"`` rule keeps in block RAM on that device (>= 1;
         default :data:`AUTO_MEMORY_DEPTH`, measured on the iCE40; each device family's
-        is ``cubefab.build.devices.Family.auto_memory_depth``).
+        is ``cubefab.tools.devices.Family.auto_memory_depth``).
     turns : str
         One of :data:`TURNS`. ``"reference"``: the crossbar and arbiters connect
         only the turns (input port to output port) that reference routes make at the

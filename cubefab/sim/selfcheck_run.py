@@ -2,7 +2,7 @@
 
 The same :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` runs in Amaranth's
 simulator (``engine="amaranth"``) or compiled by Verilator (``"verilator"``,
-:mod:`cubefab.sim.verilator_engine`), under the same schedule: ``warmup`` cycles,
+:mod:`cubefab.tools.verilator`), under the same schedule: ``warmup`` cycles,
 then ``cycles`` measured cycles, then up to ``drain`` cycles with injection off
 (ending as soon as every packet created has arrived); a run is a value,
 :class:`~cubefab.sim.run_spec.SelfCheckRun`. The

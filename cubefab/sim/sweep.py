@@ -6,7 +6,7 @@ given a client (:func:`cubefab.cluster.open_client`), else one after another in 
 process; the results are the same either way. A Verilator model is built once on the
 client before any task is submitted; workers find it in the on-disk cache (keyed by
 the design), and a worker on another machine whose cache lacks it builds it once, under
-a file lock (:meth:`~cubefab.sim.verilator_engine.VerilatorModel.build`). Each curve is
+a file lock (:meth:`~cubefab.tools.verilator.VerilatorModel.build`). Each curve is
 set beside the channel-load bound of the same topology, routing and traffic
 (:mod:`cubefab.sim.channel_load`). :func:`sweep_curves` describes the curves by flat
 keywords, one per routing algorithm.

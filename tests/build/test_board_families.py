@@ -7,7 +7,7 @@ import zlib
 import pytest
 
 from cubefab.build.board import BOARDS, BoardTop, build_bitstream, selfcheck_board_top
-from cubefab.build.devices import DEVICES
+from cubefab.tools.devices import DEVICES
 from cubefab.build.dfu import add_suffix, dfu_suffix
 from cubefab.topology import Hypercube
 from tests.build.test_board import _Counter

@@ -5,7 +5,8 @@ import os
 
 import pytest
 
-from cubefab.build import devices, pnr
+from cubefab.build import pnr
+from cubefab.tools import devices
 from cubefab.hdl.config import RouterConfig
 from cubefab.topology import Hypercube
 from tests.helpers import needs_family

@@ -29,7 +29,7 @@ def test_build_stages_speak_when_stderr_is_not_a_terminal():
 def _fake_build(**kwargs):
     kwargs["build_progress"]("verilog")
     kwargs["build_progress"]("compile")
-    from cubefab.sim.verilator_engine import VerilatorUnavailable
+    from cubefab.tools.verilator import VerilatorUnavailable
     raise VerilatorUnavailable("stopped by the test")
 
 

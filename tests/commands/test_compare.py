@@ -11,7 +11,7 @@ import networkx as nx
 import pytest
 
 from cubefab.cli import main
-from cubefab.compare import COLUMNS, nearest_networks
+from cubefab.sim.compare import COLUMNS, nearest_networks
 from cubefab.topology import make_topology
 from cubefab.topology.patterns import traffic_matrix
 

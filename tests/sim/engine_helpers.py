@@ -2,7 +2,7 @@
 
 import pytest
 
-from cubefab.sim.verilator_engine import verilator_missing_reason
+from cubefab.tools.verilator import verilator_missing_reason
 from tests.helpers import run_fabric_of
 
 

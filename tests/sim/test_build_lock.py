@@ -4,7 +4,7 @@ import json
 import os
 import threading
 
-from cubefab.sim.verilator_engine import VerilatorModel, build_lock
+from cubefab.tools.verilator import VerilatorModel, build_lock
 
 
 def test_a_build_waits_for_the_build_in_progress(tmp_path, monkeypatch):

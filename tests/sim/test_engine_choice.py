@@ -42,7 +42,7 @@ def test_long_runs_pay_for_a_build():
 def test_the_choice_ignores_the_build_cache(cli, monkeypatch):
     """The same run picks the same engine whatever the machine has cached: a small run
     stays in Amaranth even when every Verilator build is (said to be) cached."""
-    from cubefab.sim.verilator_engine import VerilatorModel
+    from cubefab.tools.verilator import VerilatorModel
     monkeypatch.setattr(VerilatorModel, "cached", property(lambda self: True))
     r = cli("sim", "hypercube", "-n", 1, "--cycles", 100, "--rate", 0.05, "--json")
     assert r.status == 0 and r.json()["engine"] == "amaranth"

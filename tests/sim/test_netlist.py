@@ -3,8 +3,8 @@
 
 import pytest
 
-from cubefab.build.devices import FAMILIES
-from cubefab.build.netlist import invert_lut, simulation_synth_command
+from cubefab.tools.devices import FAMILIES
+from cubefab.tools.netlist import invert_lut, simulation_synth_command
 from cubefab.sim.verilator_netlist import Netlist, run_differences
 from cubefab.topology import Hypercube, Metacube
 from tests.helpers import needs_family, needs_simulator, run_fabric_of

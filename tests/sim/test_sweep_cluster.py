@@ -54,7 +54,7 @@ class RecordBuilds(WorkerPlugin):
         self.log = log
 
     def setup(self, worker):
-        from cubefab.sim.verilator_engine import VerilatorModel
+        from cubefab.tools.verilator import VerilatorModel
         self.original = build = VerilatorModel.build
         log = self.log
 
@@ -65,7 +65,7 @@ class RecordBuilds(WorkerPlugin):
         VerilatorModel.build = recorded
 
     def teardown(self, worker):
-        from cubefab.sim.verilator_engine import VerilatorModel
+        from cubefab.tools.verilator import VerilatorModel
         VerilatorModel.build = self.original
 
 

@@ -7,7 +7,7 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from cubefab.sim.verilator_engine import VerilatorModel
+from cubefab.tools.verilator import VerilatorModel
 from tests.helpers import refused, run_clocked
 from tests.sim.engine_helpers import needs_verilator
 
@@ -81,7 +81,7 @@ def test_the_runtime_library_is_compiled_once(cache, monkeypatch):
     """The first build leaves Verilator's runtime objects in the cache; a build of
     another design takes them (make then compiles only the design) and gives the same
     results as one that compiled them itself."""
-    from cubefab.sim import verilator_engine
+    from cubefab.tools import verilator as verilator_engine
     placed = []
     place = verilator_engine.RuntimeObjects.place
     monkeypatch.setattr(verilator_engine.RuntimeObjects, "place",
@@ -105,7 +105,7 @@ def test_configuration_changes_the_key(cache):
 def test_the_model_decisions_are_part_of_the_key(cache, tmp_path, monkeypatch):
     """A build compiles the model's decisions (route tables, offered ports): the
     topology package's source is part of the key, as the components' is."""
-    from cubefab.sim import verilator_engine
+    from cubefab.tools import verilator as verilator_engine
     files = dict(verilator_engine.hardware_source_files())
     assert "topology/adaptive.py" in files and "hdl/router/component.py" in files
     copy = tmp_path / "adaptive.py"

@@ -40,12 +40,12 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .topology.bisection import bisection
-from .topology.catalog import FAMILIES, make_topology
-from .topology.mcube import MAX_K as MCUBE_MAX_K
-from .topology.properties import properties
-from .topology.uniform_load import uniform_channel_load
-from .sim.channel_load import channel_load_bound
+from ..topology.bisection import bisection
+from ..topology.catalog import FAMILIES, make_topology
+from ..topology.mcube import MAX_K as MCUBE_MAX_K
+from ..topology.properties import properties
+from ..topology.uniform_load import uniform_channel_load
+from .channel_load import channel_load_bound
 
 
 __all__ = ["Series", "SERIES", "Column", "COLUMNS", "NEAREST_RULE", "parse_network",

@@ -2,7 +2,7 @@
 written as Verilog, with the family's cell simulation models.
 
 :func:`synthesize_for_simulation` runs ``synth_<family>`` without I/O buffers
-(:meth:`~cubefab.build.devices.Family.synth_command`), keeps the mapped netlist as
+(:meth:`~cubefab.tools.devices.Family.synth_command`), keeps the mapped netlist as
 JSON, optionally changes one cell (:func:`invert_lut`, a mutation that a check of the
 netlist must catch), and writes it with ``write_verilog``. :func:`cell_models` names
 the simulation models yosys ships for the family (``ice40/cells_sim.v``,
@@ -21,7 +21,7 @@ import os
 import subprocess
 
 from .devices import check_device, Ecp5, Gowin, Ice40
-from .pnr import run_tool, ToolFailed
+from .process import run_tool, ToolFailed
 
 
 __all__ = ["yosys_share_dir", "cell_models", "invert_lut", "synthesize_for_simulation",
