@@ -2,6 +2,7 @@
 
 
 from .. import files
+from ..cluster import ClusterError
 from ..cli import (CliError, add_force_option, check_plot_option, emit, format_table,
                    input_errors, int_range, plot_written)
 from ..sim.compare import (NEAREST_RULE, DEFAULT_BFS_MAX_NODES, DEFAULT_WALK_MAX_NODES,
@@ -146,7 +147,7 @@ def _measure(args, rows, rates, bar):
                     bar.label = f"compare: synthesize {topology.label} ({i + 1}/{len(rows)})"
                     bar.update(i, len(rows))
                     row["synthesized"] = synth_row(args, topology)
-    except cluster.ClusterError as exc:
+    except ClusterError as exc:
         raise CliError(str(exc)) from None
 
 
