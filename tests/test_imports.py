@@ -19,8 +19,8 @@ ALLOWED = {
 }
 
 #: Modules every layer may use: the package root, Dask clients, progress reports, the
-#: memory limit.
-UTILITIES = {"cubefab", "cluster", "progress", "memory"}
+#: memory limit, the provenance of generated files.
+UTILITIES = {"cubefab", "cluster", "progress", "memory", "provenance"}
 
 #: Imports of the command line: nothing else may import them.
 COMMAND_LINE = {"commands", "cli", "__main__"}
