@@ -33,14 +33,19 @@ _PORT = re.compile(r"^\s*(input|output|inout)\s+(?:wire\s+|reg\s+)?(?:\[(\d+):(\
                    r"\\?([^\s;,]+)\s*;", re.MULTILINE)
 
 
+#: A function of a module (Yosys writes ``$pmux`` cells as functions), whose
+#: ``input`` declarations are its arguments, not the module's ports.
+_FUNCTION = re.compile(r"^\s*function\b.*?^\s*endfunction\b", re.MULTILINE | re.DOTALL)
+
+
 def verilog_ports(text, top):
     """Ports of module ``top`` in Verilog ``text`` (Amaranth's output style: one
-    ``input``/``output`` declaration per port), as a list of
-    ``{"name", "direction", "width"}`` in declaration order."""
+    ``input``/``output`` declaration per port; the arguments of functions are left
+    out), as a list of ``{"name", "direction", "width"}`` in declaration order."""
     for match in _MODULE.finditer(text):
         if match.group(1) == top:
             end = text.find("endmodule", match.end())
-            body = text[match.end():end]
+            body = _FUNCTION.sub("", text[match.end():end])
             ports = []
             for direction, msb, lsb, name in _PORT.findall(body):
                 width = 1 if msb == "" else abs(int(msb) - int(lsb)) + 1

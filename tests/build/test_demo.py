@@ -129,3 +129,19 @@ def test_demo_on_a_named_device_estimates_the_self_checking_fabric(cli, tmp_path
     estimate = report["self-checking fabric (estimate)"]
     assert estimate["nodes"] == 32
     assert estimate["fabric"]["lut4"] == 32 * estimate["lut4"] > 0
+
+
+def test_the_fabric_made_in_a_child_process_names_the_parents_command(tmp_path,
+                                                                      monkeypatch):
+    # the fabric's Verilog is made in a spawned process, which the command line's
+    # context does not reach: the parent hands its invocation over
+    from cubefab.hdl.fabric import Fabric, FabricConfig
+    from cubefab.topology import Hypercube
+    monkeypatch.setattr(demo, "make_fabric", lambda: Fabric(
+        FabricConfig.for_topology(Hypercube(1), payload_width=8)))
+    manifest = demo.fabric_verilog(str(tmp_path), invocation="cubefab demo -o out")
+    assert manifest["top"] == "cubefab_mc12_fabric"
+    assert manifest["generator"]["command"] == "cubefab demo -o out"
+    text = (tmp_path / "verilog" / "cubefab_mc12_fabric.v").read_text()
+    assert "// Made by: cubefab demo -o out\n" in text
+    assert (tmp_path / "verilog" / "cubefab_mc12_fabric.core").exists()

@@ -113,3 +113,10 @@ def test_router_manifest_lists_every_non_constant_member(tmp_path):
         assert f"link_in__{p}__flit__ready" not in ports
     assert ports["local_in__ready"]["direction"] == "output"
     assert manifest["address_map"]["nodes"][0]["neighbors"] == [0, 3]
+
+
+def test_verilog_ports_leaves_out_the_arguments_of_functions():
+    text = ("module a(x, y);\n  function [1:0] _1_;\n    input [1:0] a;\n"
+            "    input [3:0] b;\n    _1_ = a;\n  endfunction\n  input [7:0] x;\n"
+            "  output y;\nendmodule\n")
+    assert [p["name"] for p in verilog_ports(text, "a")] == ["x", "y"]
