@@ -11,7 +11,7 @@ import pytest
 from cubefab import __version__, files
 from cubefab.build.fusesoc import core_path, core_text, core_vlnv, write_packaged
 from cubefab.build.names import default_top
-from cubefab.sim.verilator_engine import (_verilator_env, verilator_executable,
+from cubefab.tools.verilator import (_verilator_env, verilator_executable,
                                           verilator_missing_reason)
 from cubefab.topology import Hypercube
 
