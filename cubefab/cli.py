@@ -39,14 +39,14 @@ import sys
 import threading
 import traceback
 
-from . import files
+from . import files, provenance
 from .topology.catalog import FAMILIES, make_topology
 
 
 __all__ = ["main", "CliError", "Terminated", "parse_address", "add_topology_command", "emit",
            "format_table", "plural", "one_line", "COMMAND_MODULES", "int_range", "float_range",
            "fraction", "input_errors", "check_size", "add_json_option", "add_plot_option",
-           "check_plot_option", "plot_written", "add_force_option", "EXIT_OK",
+           "check_plot_option", "plot_written", "add_force_option", "version_text", "EXIT_OK",
            "EXIT_CHECK_FAILED", "EXIT_BAD_INPUT", "EXIT_INTERNAL"]
 
 #: Exit statuses (see the module docstring).
@@ -344,6 +344,27 @@ def format_table(headers, rows):
     return "\n".join(lines)
 
 
+def version_text():
+    """What ``cubefab --version`` prints: one ``tool version`` line each for cubefab,
+    Amaranth and the Yosys that writes the Verilog
+    (:func:`cubefab.provenance.tool_versions`)."""
+    return "\n".join(f"{tool} {version}"
+                     for tool, version in provenance.tool_versions().items())
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: print :func:`version_text` and exit 0 (the versions are looked up
+    only then: Yosys is asked in a subprocess)."""
+
+    def __init__(self, option_strings, dest, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit(EXIT_OK)
+
+
 def build_parser():
     parser = _Parser(prog="cubefab", description="Hypercube-family interconnects from "
                      "paper to verified hardware.",
@@ -351,6 +372,9 @@ def build_parser():
                             "2 bad input; 3 internal error")
     parser.add_argument("--debug", action="store_true",
                         help="show the traceback of an internal error")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="print the versions of cubefab, Amaranth and Yosys (the "
+                             "tools that decide the generated Verilog) and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for module in COMMAND_MODULES:
@@ -414,7 +438,7 @@ def _out_of_memory(exc):
 def main(argv=None):
     """Entry point; returns the exit status (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    with _sigterm_raises():
+    with _sigterm_raises(), provenance.invoked_as(argv):
         return _main(argv)
 
 

@@ -18,7 +18,7 @@ from . import __version__
 
 
 __all__ = ["VERSION", "yosys_version", "tool_versions", "invocation", "invoked_as",
-           "header_lines"]
+           "invocation_set", "generator", "header_lines"]
 
 
 #: cubefab's version.
@@ -54,11 +54,27 @@ def invocation():
 def invoked_as(argv):
     """Within the block, :func:`invocation` is ``cubefab`` followed by ``argv``
     (shell-quoted)."""
-    token = _INVOCATION.set(shlex.join(["cubefab", *map(str, argv)]))
+    with invocation_set(shlex.join(["cubefab", *map(str, argv)])):
+        yield
+
+
+@contextlib.contextmanager
+def invocation_set(text):
+    """Within the block, :func:`invocation` is ``text`` (None: a library call): how a
+    child process carries on the invocation of its parent (context variables do not
+    cross processes)."""
+    token = _INVOCATION.set(None if text is None else str(text))
     try:
         yield
     finally:
         _INVOCATION.reset(token)
+
+
+def generator(made_by=None):
+    """What made a generated file, for a JSON manifest: :func:`tool_versions` and
+    ``command``, the command line (:func:`invocation`), else ``made_by`` (the library
+    call, or None)."""
+    return {**tool_versions(), "command": invocation() or made_by}
 
 
 def header_lines(made_by=None):

@@ -73,7 +73,9 @@ POOLS = {"int": INTS, "float": FLOATS, "address": ADDRESSES, "name": NAMES,
 class Spec(NamedTuple):
     """A command: its words, the families it takes, its required options (valid,
     cheap values), the options fuzzed (name -> kind, a kind of POOLS, "flag" or a
-    list of choices) and its file extension for outputs."""
+    list of choices) and its file extension for outputs; ``companions``: the
+    extensions of files it may write beside a file output (``verilog``: the FuseSoC
+    core ``TOP.core``)."""
     words: tuple
     families: tuple
     required: dict
@@ -81,6 +83,7 @@ class Spec(NamedTuple):
     heavy: bool = False
     ext: str = ".txt"
     default_outputs: tuple = ()
+    companions: tuple = ()
 
 
 ALL = ("hypercube", "metacube", "dualcube", "dlh", "mcube")
@@ -143,12 +146,13 @@ SPECS = {
                             "--force": "flag"}),
     "verilog route": Spec(("verilog", "route"), ALL, {"--node": "0", "-o": "out.v"},
                           dict(VERILOG, **{"--node": "address", "--algorithm": "name"}),
-                          ext=".v"),
+                          ext=".v", companions=(".core",)),
     "verilog router": Spec(("verilog", "router"), ALL, {"--node": "0", "-o": "out.v"},
                            dict(VERILOG, **HW, **{"--node": "address"}), heavy=True,
-                           ext=".v"),
+                           ext=".v", companions=(".core",)),
     "verilog fabric": Spec(("verilog", "fabric"), ALL, {"-o": "out.v"},
-                           dict(VERILOG, **HW, **ENDPOINTS), heavy=True, ext=".v"),
+                           dict(VERILOG, **HW, **ENDPOINTS), heavy=True, ext=".v",
+                           companions=(".core",)),
     "synth route": Spec(("synth", "route"), ALL, {"--node": "0", "--workdir": "work"},
                         dict(SYNTH, **{"--node": "address", "--algorithm": "name"}),
                         heavy=True, default_outputs=("build",)),
@@ -243,8 +247,10 @@ def _under(rel, prefix):
     return rel == prefix or rel.startswith(prefix + os.sep)
 
 
-def _check_files(before, after, file_outputs, dir_outputs, default_outputs, forced):
-    """Nothing but the outputs changed; the user's files are intact."""
+def _check_files(before, after, file_outputs, dir_outputs, default_outputs, forced,
+                 companions=()):
+    """Nothing but the outputs (and new files with a ``companions`` extension beside a
+    file output) changed; the user's files are intact."""
     for rel, digest in before.items():
         if rel in file_outputs and forced:
             continue
@@ -259,6 +265,8 @@ def _check_files(before, after, file_outputs, dir_outputs, default_outputs, forc
         name = os.path.basename(rel)
         assert ".tmp" not in name, f"temporary file {rel} left behind"
         allowed = (rel in file_outputs
+                   or (os.path.splitext(name)[1] in companions
+                       and os.path.dirname(rel) in {os.path.dirname(p) for p in file_outputs})
                    or (name == files.MANIFEST and os.path.dirname(rel) in ancestors)
                    or any(_under(rel, d) for d in dir_outputs + list(default_outputs))
                    or (after[rel] == "dir" and any(_under(a, rel) for a in ancestors)))
@@ -318,7 +326,8 @@ def run_in_sandbox(spec_name, family, topology, options, limit):
                 f"status 2 needs one error line for {argv!r}, got:\n{err}"
         after = _snapshot(root)
         _check_files(before, after, [p for p in file_outputs if p],
-                     [d for d in dir_outputs if d], spec.default_outputs, forced)
+                     [d for d in dir_outputs if d], spec.default_outputs, forced,
+                     spec.companions)
 
 
 def _call(argv):

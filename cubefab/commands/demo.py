@@ -19,14 +19,16 @@ import sys
 import time
 
 from ..tools.devices import DEVICES
+from ..build.names import default_top
 from ..cli import format_table, add_force_option, plural
-from .. import files
+from .. import files, provenance
 from ..progress import Progress
 from ..topology import Metacube, DLH, Hypercube, properties
 from .topology import property_table
 
 
-__all__ = ["register", "DEFAULT_NETWORKS", "DEFAULT_DESIGN", "OPTICS", "STEPS", "Missing"]
+__all__ = ["register", "DEFAULT_NETWORKS", "DEFAULT_DESIGN", "DESIGN_NAMES", "OPTICS", "STEPS",
+           "Missing"]
 
 #: The default design: the dual-cube MC(1,2) (32 nodes).
 DEFAULT_DESIGN = Metacube(1, 2)
@@ -38,6 +40,11 @@ DEFAULT_NETWORKS = (DEFAULT_DESIGN, DLH(*OPTICS), Hypercube(5))
 #: Router parameters of the demo: flit payload width and the node shown alone.
 PAYLOAD_WIDTH = 16
 DEMO_NODE = 0
+#: The top modules (and file stems) of the designs the demo writes: route unit, router
+#: and fabric, named as ``cubefab verilog`` names them (:func:`default_top`).
+DESIGN_NAMES = {"route": default_top(DEFAULT_DESIGN, "route", DEMO_NODE),
+                "router": default_top(DEFAULT_DESIGN, "router", DEMO_NODE),
+                "fabric": default_top(DEFAULT_DESIGN, "fabric")}
 #: Simulation length (cycles) and offered load (flits per node per cycle).
 SIM_CYCLES = 200
 SIM_RATE = 0.1
@@ -119,8 +126,9 @@ def _write(ctx, component, name, kind, parameters, nodes=None, text=None):
 def _report_design(ctx, manifest):
     ports = manifest["ports"]
     ctx.say(f"wrote {ctx.rel(manifest['verilog_path'])} ({len(ports)} ports, "
-            f"{sum(p['width'] for p in ports)} bits) and its manifest")
+            f"{sum(p['width'] for p in ports)} bits), its manifest and FuseSoC core")
     return {"verilog": manifest["verilog_path"], "manifest": manifest["manifest_path"],
+            "core": manifest["core_path"], "top": manifest["top"],
             "ports": len(ports)}
 
 
@@ -128,7 +136,7 @@ def step_route_unit(ctx):
     from ..hdl.route import route_unit
     from ..build.verilog import route_unit_verilog
     unit = route_unit(DEFAULT_DESIGN, node=DEMO_NODE)
-    name = f"route_unit_n{DEMO_NODE}"
+    name = DESIGN_NAMES["route"]
     return _write(ctx, unit, name, "route_unit",
                   {"node": DEMO_NODE, "algorithm": unit.algorithm,
                    "class": type(unit).__name__}, nodes=[DEMO_NODE],
@@ -159,21 +167,24 @@ def _buffer(config):
 
 def step_router(ctx):
     router = make_router()
-    return _write(ctx, router, f"router_n{DEMO_NODE}", "router",
+    return _write(ctx, router, DESIGN_NAMES["router"], "router",
                   {"node": DEMO_NODE, "payload_width": PAYLOAD_WIDTH,
                    **_buffer(router.config)}, nodes=[DEMO_NODE])
 
 
-def fabric_verilog(out, force=False):
+def fabric_verilog(out, force=False, invocation=None):
     """Write the fabric's Verilog and manifest under ``out/verilog``; return the
     manifest. Runs in a separate process (the conversion is pure Python: about
-    20 s of one core for the 32 routers)."""
+    20 s of one core for the 32 routers), which carries on the parent's ``force``
+    and ``invocation`` (:func:`cubefab.provenance.invocation`, for the headers)."""
     from ..build.manifest import write_design
     directory = os.path.join(out, "verilog", "")
     os.makedirs(directory, exist_ok=True)
     fabric = make_fabric()
-    with files.policy(force):    # a child process: --force does not reach it otherwise
-        return write_design(fabric, "fabric", directory, "fabric", DEFAULT_DESIGN,
+    # a child process: --force and the command line do not reach it otherwise
+    with files.policy(force), provenance.invocation_set(invocation):
+        return write_design(fabric, DESIGN_NAMES["fabric"], directory, "fabric",
+                            DEFAULT_DESIGN,
                             {"payload_width": PAYLOAD_WIDTH, **_buffer(fabric.config.router)})
 
 
@@ -183,7 +194,7 @@ def start_fabric(ctx):
     # a fresh interpreter: forking a process with running threads is unsafe
     executor = concurrent.futures.ProcessPoolExecutor(
         max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-    future = executor.submit(fabric_verilog, ctx.out, ctx.force)
+    future = executor.submit(fabric_verilog, ctx.out, ctx.force, provenance.invocation())
     executor.shutdown(wait=False)
     return future
 
@@ -496,8 +507,8 @@ def register(sub):
 OUTPUTS = ["properties.txt", "properties.json", "simulation.json", "synthesis.txt",
            "synthesis.json", "demo.json",
            f"dlh_{OPTICS[0]}_{OPTICS[1]}_layout.png"] + [
-    os.path.join("verilog", f"{name}.{ext}") for name in
-    (f"route_unit_n{DEMO_NODE}", f"router_n{DEMO_NODE}", "fabric") for ext in ("v", "json")]
+    os.path.join("verilog", f"{name}.{ext}") for name in DESIGN_NAMES.values()
+    for ext in ("v", "json", "core")]
 
 
 def check_outputs(out):
@@ -517,7 +528,7 @@ def run(args):
     if args.device is not None:
         ctx.device, ctx.device_named = args.device, True
     summary = {"design": DEFAULT_DESIGN.label, "optics": f"DLH{OPTICS}", "out": args.out,
-               "steps": []}
+               "generator": provenance.generator(), "steps": []}
     failures = 0
     start = time.monotonic()
     family = DEVICES[ctx.device].family.name

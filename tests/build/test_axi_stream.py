@@ -45,7 +45,8 @@ def test_command_writes_the_top_and_lists_ports_and_parameters(cli, tmp_path):
     assert doc["parameters"]["data_width"] == 16 and doc["parameters"]["max_beats"] == 6
     got = {p["name"]: (p["direction"], p["width"]) for p in doc["ports"]}
     assert got == _expected_ports(range(4), 16, 2)
-    assert verilog_ports(out.read_text(), "top") == doc["ports"]
+    assert doc["top"] == "cubefab_q2_axis_fabric"
+    assert verilog_ports(out.read_text(), doc["top"]) == doc["ports"]
 
 
 @pytest.mark.parametrize("args, message", [

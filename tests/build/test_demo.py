@@ -39,9 +39,18 @@ def test_demo_json_prints_one_document(cli, tmp_path, monkeypatch):
     doc = r.json()
     assert [s["status"] for s in doc["steps"]] == ["done", "done"]
     assert (tmp_path / "properties.txt").exists()
-    manifest = json.loads((tmp_path / "verilog" / "route_unit_n0.json").read_text())
+    manifest = json.loads((tmp_path / "verilog" / "cubefab_mc12_route_n0.json").read_text())
     # the conventions' route-unit interface: dest in, port out
     assert {p["name"] for p in manifest["ports"]} == {"dest", "port"}
+    # named after the design, packaged, and stating what made it
+    command = f"cubefab demo -o {tmp_path} --json"
+    assert manifest["top"] == demo.DESIGN_NAMES["route"] == "cubefab_mc12_route_n0"
+    assert manifest["generator"]["command"] == doc["generator"]["command"] == command
+    assert (tmp_path / "verilog" / "cubefab_mc12_route_n0.core").exists()
+    route = doc["steps"][1]["result"]
+    assert route["core"] == str(tmp_path / "verilog" / "cubefab_mc12_route_n0.core")
+    assert f"// Made by: {command}\n" in \
+        (tmp_path / "verilog" / "cubefab_mc12_route_n0.v").read_text()
 
 
 def _first(ctx):
@@ -59,8 +68,10 @@ def test_background_parts_start_after_the_first_results(cli, tmp_path, monkeypat
         def work():
             release.wait(10)
             return {"ports": [{"name": "clk", "width": 1}],
-                    "verilog_path": str(tmp_path / "verilog" / "fabric.v"),
-                    "manifest_path": str(tmp_path / "verilog" / "fabric.json")}
+                    "top": "cubefab_mc12_fabric",
+                    "verilog_path": str(tmp_path / "verilog" / "cubefab_mc12_fabric.v"),
+                    "manifest_path": str(tmp_path / "verilog" / "cubefab_mc12_fabric.json"),
+                    "core_path": str(tmp_path / "verilog" / "cubefab_mc12_fabric.core")}
         future = concurrent.futures.ThreadPoolExecutor(1).submit(work)
         threading.Timer(1.0, release.set).start()
         return future
@@ -70,7 +81,7 @@ def test_background_parts_start_after_the_first_results(cli, tmp_path, monkeypat
     assert r.status == 0, r.out
     assert r.out.index("first results") < r.out.index("started in the background")
     assert "still running: Verilog of the whole fabric" in r.out
-    assert "fabric.v (1 ports, 1 bits)" in r.out
+    assert "cubefab_mc12_fabric.v (1 ports, 1 bits)" in r.out
     summary = json.loads((tmp_path / "demo.json").read_text())
     assert "fabric" in summary["background_seconds"]
 
@@ -92,7 +103,7 @@ def test_the_router_manifest_says_which_buffer_auto_chose(cli, tmp_path, monkeyp
     monkeypatch.setattr(demo, "start_fabric", lambda ctx: None)
     r = cli("demo", "-o", tmp_path)
     assert r.status == 0, r.err
-    manifest = json.loads((tmp_path / "verilog" / "router_n0.json").read_text())
+    manifest = json.loads((tmp_path / "verilog" / "cubefab_mc12_router_n0.json").read_text())
     assert manifest["parameters"]["buffer_auto"] is True
     assert manifest["parameters"]["buffer"] == demo.router_config().storage == "memory"
 
@@ -118,3 +129,19 @@ def test_demo_on_a_named_device_estimates_the_self_checking_fabric(cli, tmp_path
     estimate = report["self-checking fabric (estimate)"]
     assert estimate["nodes"] == 32
     assert estimate["fabric"]["lut4"] == 32 * estimate["lut4"] > 0
+
+
+def test_the_fabric_made_in_a_child_process_names_the_parents_command(tmp_path,
+                                                                      monkeypatch):
+    # the fabric's Verilog is made in a spawned process, which the command line's
+    # context does not reach: the parent hands its invocation over
+    from cubefab.hdl.fabric import Fabric, FabricConfig
+    from cubefab.topology import Hypercube
+    monkeypatch.setattr(demo, "make_fabric", lambda: Fabric(
+        FabricConfig.for_topology(Hypercube(1), payload_width=8)))
+    manifest = demo.fabric_verilog(str(tmp_path), invocation="cubefab demo -o out")
+    assert manifest["top"] == "cubefab_mc12_fabric"
+    assert manifest["generator"]["command"] == "cubefab demo -o out"
+    text = (tmp_path / "verilog" / "cubefab_mc12_fabric.v").read_text()
+    assert "// Made by: cubefab demo -o out\n" in text
+    assert (tmp_path / "verilog" / "cubefab_mc12_fabric.core").exists()

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from cubefab import __version__
+from cubefab import __version__, files, provenance
 from cubefab.build.manifest import write_design, verilog_ports, address_map
 from cubefab.hdl.route import TableRoute
 from cubefab.topology import Metacube, DLH
@@ -34,6 +34,37 @@ def test_manifest_file_matches_returned_document(tmp_path):
                                                 "neighbors": topo.neighbors(5)}]
     with open(manifest["verilog_path"]) as f:
         assert "module route_n5(" in f.read()
+
+
+def test_the_manifest_records_what_made_it_and_its_core(tmp_path):
+    topo = Metacube(1, 2)
+    with provenance.invoked_as(["demo", "-o", "x y"]):
+        manifest = write_design(TableRoute(topo, node=5), "route_n5", str(tmp_path),
+                                "route_unit", topo, {"node": 5}, nodes=[5])
+    on_disk = json.loads((tmp_path / "route_n5.json").read_text())
+    assert on_disk["generator"] == {**provenance.tool_versions(),
+                                    "command": "cubefab demo -o 'x y'"}
+    assert on_disk["amaranth_version"] == on_disk["generator"]["amaranth"]
+    assert on_disk["core"] == "route_n5.core"
+    assert on_disk["vlnv"] == f"cubefab:generated:route_n5:{__version__}"
+    core = (tmp_path / "route_n5.core").read_text()
+    assert manifest["core_path"] == str(tmp_path / "route_n5.core")
+    assert core.startswith("CAPI=2:\n") and "toplevel: route_n5" in core
+    assert '- "route_n5.v"' in core
+    assert "# Made by: cubefab demo -o 'x y'" in core
+    # a library call names itself
+    again = write_design(TableRoute(topo, node=5), "route_n5", str(tmp_path),
+                         "route_unit", topo, {"node": 5}, nodes=[5])
+    assert again["generator"]["command"].startswith("cubefab.build.manifest.write_design(")
+
+
+def test_a_foreign_core_refuses_every_file_before_any_is_written(tmp_path):
+    topo = Metacube(1, 2)
+    (tmp_path / "route_n5.core").write_text("mine\n")
+    with pytest.raises(files.OutputRefused, match="route_n5.core"):
+        write_design(None, "route_n5", str(tmp_path), "route_unit", topo, {"node": 5},
+                     nodes=[5], verilog_text="module route_n5(); endmodule")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["route_n5.core"]
 
 
 def test_address_map_covers_every_node_of_a_sparse_topology():
@@ -82,3 +113,10 @@ def test_router_manifest_lists_every_non_constant_member(tmp_path):
         assert f"link_in__{p}__flit__ready" not in ports
     assert ports["local_in__ready"]["direction"] == "output"
     assert manifest["address_map"]["nodes"][0]["neighbors"] == [0, 3]
+
+
+def test_verilog_ports_leaves_out_the_arguments_of_functions():
+    text = ("module a(x, y);\n  function [1:0] _1_;\n    input [1:0] a;\n"
+            "    input [3:0] b;\n    _1_ = a;\n  endfunction\n  input [7:0] x;\n"
+            "  output y;\nendmodule\n")
+    assert [p["name"] for p in verilog_ports(text, "a")] == ["x", "y"]

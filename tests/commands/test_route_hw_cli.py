@@ -13,8 +13,10 @@ def test_verilog_route_writes_the_unit(cli, tmp_path):
     result = cli("verilog", "route", "metacube", "-k", 2, "-m", 2, "--node", "0b0111011000",
                  "--algorithm", "paper", "-o", out, "--json")
     assert result.status == 0, result.err
-    assert result.json()["path"] == str(out) and result.json()["top"] == "top"
-    ports = {p["name"]: p["direction"] for p in verilog_ports(out.read_text(), "top")}
+    # named after the design: MC(2,2), node 472, the non-default algorithm
+    top = "cubefab_mc22_route_n472_paper"
+    assert result.json()["path"] == str(out) and result.json()["top"] == top
+    ports = {p["name"]: p["direction"] for p in verilog_ports(out.read_text(), top)}
     assert ports == {"dest": "input", "src": "input", "port": "output"}
 
 
