@@ -17,8 +17,9 @@ def _bit(value, index):
     return (value >> index) & 1
 
 
-def memory_nets(writer, cell, nets):
-    """Name the array and the net of every read port with live columns."""
+def memory_nets(writer, cell, nets, name_of):
+    """Name the array and the net of every read port with live columns
+    (``name_of(bits)``: the net name of ``bits``)."""
     width = cell.params["WIDTH"]
     live = sorted(cell.live.get("RD_DATA", ()))
     columns = sorted({k % width for k in live})
@@ -29,7 +30,7 @@ def memory_nets(writer, cell, nets):
         mine = [k - port * width for k in live if k // width == port]
         if mine:
             bits = [cell.conns["RD_DATA"][port * width + k] for k in mine]
-            name = writer.unique(f"{cell.text['MEMID']}_r{port}")
+            name = name_of(bits, f"{cell.text['MEMID']}_r{port}")
             writer.bind(name, bits)
             nets[cell.name, f"RD{port}"] = (name, mine)
 

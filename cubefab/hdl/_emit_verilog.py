@@ -36,6 +36,7 @@ class _Writer:
         self.decls, self.initials, self.assigns = [], [], []
         self.blocks = defaultdict(list)   # (edge, clock) -> statements
         self.port_kinds = {}      # output port name -> "reg" or "wire"
+        self.notes = {}           # net name -> the bits of a design signal it holds
 
     # -- names and references ------------------------------------------------------
 
@@ -98,7 +99,8 @@ class _Writer:
         if name in self.port_kinds:
             self.port_kinds[name] = kind
         else:
-            self.decls.append(f"  {kind} {_range(width)}{name};")
+            note = f"  // {self.notes[name]}" if name in self.notes else ""
+            self.decls.append(f"  {kind} {_range(width)}{name};{note}")
         if init is not None:
             self.initials.append(f"  initial {name} = {_const(init)};")
 
@@ -107,15 +109,24 @@ def _range(width):
     return f"[{width - 1}:0] " if width > 1 else ""
 
 
-def _net_name(writer, bits, outputs, wires):
-    """An output port whose bits are ``bits``, else a public wire's, else a new one."""
+def _net_name(writer, bits, outputs, wires, fallback=None):
+    """An output port whose bits are ``bits``, else a public wire's, else the name of
+    the public wire that holds them all (noted: which bits), else ``fallback``, else a
+    new one."""
     key = tuple(bits)
     if key in outputs and outputs[key] not in writer.named_outputs:
         writer.named_outputs.add(outputs[key])
         return outputs[key]
     if key in wires:
         return writer.unique(wires[key])
-    return writer.unique(f"_{len(writer.taken)}_")
+    holder = wires.get(("of", bits[0]))
+    if holder is not None:
+        indices = [holder[1].get(bit) for bit in bits]
+        if None not in indices:
+            name = writer.unique(holder[0])
+            writer.notes[name] = f"bits {_ranges(indices)} of {holder[0]}"
+            return name
+    return writer.unique(fallback or f"_{len(writer.taken)}_")
 
 
 def _columns(cell, port):
@@ -128,10 +139,14 @@ def name_nets(writer, netlist, outputs):
     for name, bits in sorted(netlist.wires.items(), key=lambda w: (w[0].count("."),
                                                                      len(w[0]), w[0])):
         wires.setdefault(tuple(bits), name)
+        places = {bit: index for index, bit in enumerate(bits) if isinstance(bit, int)}
+        for bit in places:
+            wires.setdefault(("of", bit), (name, places))
     nets = {}
     for cell in netlist.cells:
         if cell.type == "$mem_v2":
-            memory_nets(writer, cell, nets)
+            memory_nets(writer, cell, nets, lambda bits, fallback: _net_name(
+                writer, bits, outputs, wires, fallback))
             continue
         for port in sorted(cell.live):
             columns = _columns(cell, port)
@@ -189,6 +204,7 @@ def _port_lines(writer, netlist, live):
 
 
 def _ranges(indices):
+    """Indices (ascending) as ``hi:lo`` runs, highest first (``"86:85, 80:0"``)."""
     runs, start = [], indices[0]
     for previous, index in zip(indices, indices[1:] + [None]):
         if index != previous + 1:
