@@ -186,18 +186,21 @@ def write_module(netlist, name):
 
 
 def _port_lines(writer, netlist, live):
+    """One declaration per port (``input [3:0] x;``, then ``reg [3:0] x;`` for an
+    output a clocked block drives), by name (as Yosys declares
+    them); an input some of whose bits no logic reads is waived for exactly that."""
     lines = []
-    for index, (port, direction, bits) in enumerate(netlist.ports):
-        kind = writer.port_kinds.get(port, "wire")
-        comma = "," if index < len(netlist.ports) - 1 else ""
-        line = f"    {direction} {kind} {_range(len(bits))}{port}{comma}"
+    for port, direction, bits in sorted(netlist.ports):
+        line = f"  {direction} {_range(len(bits))}{port};"
+        if writer.port_kinds.get(port) == "reg":
+            line += f"\n  reg {_range(len(bits))}{port};"
         unread = [i for i, bit in enumerate(bits) if direction == "input"
                   and isinstance(bit, int) and bit not in live]
         if unread:
             what = "is" if len(unread) == len(bits) else f"has bits {_ranges(unread)}"
-            lines += [f"    // {port} {what} not read by this design; the port stays "
-                      f"for the interface", "    /* verilator lint_off UNUSEDSIGNAL */",
-                      line, "    /* verilator lint_on UNUSEDSIGNAL */"]
+            lines += [f"  // {port} {what} not read by this design; the port stays "
+                      f"for the interface", "  /* verilator lint_off UNUSEDSIGNAL */",
+                      line, "  /* verilator lint_on UNUSEDSIGNAL */"]
         else:
             lines.append(line)
     return lines
@@ -214,7 +217,10 @@ def _ranges(indices):
 
 
 def _module_text(writer, netlist, name, live):
-    lines = [f"module {name} ("] + _port_lines(writer, netlist, live) + [");"]
+    names = [port for port, _direction, _bits in netlist.ports]
+    lines = [f"module {name} ("] + [f"    {port}," for port in names[:-1]]
+    lines += [f"    {port}" for port in names[-1:]] + [");"]
+    lines += _port_lines(writer, netlist, live)
     lines += writer.decls + writer.initials + writer.assigns
     for (edge, clock), statements in writer.blocks.items():
         lines.append(f"  always @({edge} {clock}) begin")
