@@ -11,6 +11,17 @@
 * **One module, named after the design.** The hierarchy is flattened into the top
   module, so two generated designs with different top names never share a module
   name and compile into one design together.
+* **Lint-clean by construction.** Yosys only lowers and flattens the design
+  (:data:`YOSYS_PASSES`) and writes its netlist as JSON; the module is written from
+  that netlist (:mod:`cubefab.hdl._emit_verilog`): every operator's operands have the
+  width of its result (extended or cut bit by bit), no declaration has a zero or
+  negative width, only the output bits the ports depend on are declared (no unused
+  signal), priority multiplexers and bit selects are ``?:`` chains (no ``casez``),
+  and comparisons that are constant are constants. Verilator ``--lint-only -Wall``
+  and slang find nothing; the one waiver is an ``UNUSEDSIGNAL`` around the
+  declaration of an input port some of whose bits the design does not read (the port
+  belongs to the interface), with a comment saying so. A net that holds some bits of
+  a design signal has its name and a comment saying which bits.
 * **Provenance.** The file starts with a comment naming the cubefab, Amaranth and
   Yosys versions and the command (or library call) that made it
   (:mod:`cubefab.provenance`).
