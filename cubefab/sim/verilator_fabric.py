@@ -29,7 +29,7 @@ from ..topology.base import check_int
 from ..topology.broadcast_tree import subcube_members
 from ..topology.turns import inverse_ports
 from .checks import FlitFields, RouteReference
-from ..tools.verilator import VerilatorModel, cxx_name, input_setters
+from ..tools.verilator import VerilatorModel, cxx_array, cxx_name, input_setters
 
 
 __all__ = ["VerilatorFabricModel", "fabric_header", "fault_file_text", "cxx_array",
