@@ -293,7 +293,8 @@ class VerilatorFabricModel(VerilatorModel):
         not depend on it.
     """
 
-    main_files = ("fabric_main.cpp", "checks.h", "faults.h", "run_arguments.h", "words.h")
+    main_files = ("fabric_main.cpp", "flit.h", "checks.h", "faults.h", "run_arguments.h",
+                  "words.h")
 
     def __init__(self, factory, config, *, opt="-O2", jobs=None, threads=1):
         super().__init__(factory, config, name=NODE_MODULE, opt=opt, jobs=jobs)
