@@ -18,6 +18,25 @@
 #include "flit.h"
 #include "faults.h"
 
+// Header in the head flit only (HEAD_ONLY): a body or tail flit's header bits are data,
+// so the checks read its packet's head, remembered where the flit is seen (per link
+// and VC, per ejection port): the head's fields with the flit's own type bits and VC.
+static inline Flit with_head(const Flit& f, Flit& remembered) {
+    if (!HEAD_ONLY) return f;
+    if (f.head) {
+        remembered = f;
+        return f;
+    }
+    Flit h = remembered;
+    h.node = f.node;
+    h.head = false;
+    h.tail = f.tail;
+    h.bcast = f.bcast;
+    h.cut = f.cut;
+    h.vc = f.vc;
+    return h;
+}
+
 // The adaptive rule (RouteReference.allowed): an offered adaptive port on the flow's
 // adaptive VC, or the escape port on the escape VC of the class the flit carries,
 // which the hop can give.

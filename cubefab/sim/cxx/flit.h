@@ -1,7 +1,6 @@
 // The flits the harness checks read (cubefab.sim.checks.FlitFields): a flit's fields
-// decoded from its raw bits by the offsets of fabric.h, the head a body flit's header
-// is read from (HEAD_ONLY), and a flow's lane (the low VC bits of its pair). Needs
-// fabric.h; checks.h and faults.h both build on it.
+// decoded from its raw bits by the offsets of fabric.h, and a flow's lane (the low VC
+// bits of its pair). Needs fabric.h; checks.h and faults.h both build on it.
 #pragma once
 #include <cstdint>
 #include "words.h"
@@ -32,25 +31,6 @@ template <typename T> static inline Flit flit_of(const T& raw, int node) {
             f.waypoint[j] = (uint32_t)bits_of(raw, WAYPOINT_LO + j * ADDRESS_BITS, ADDRESS_BITS);
     }
     return f;
-}
-
-// Header in the head flit only (HEAD_ONLY): a body or tail flit's header bits are data,
-// so the checks read its packet's head, remembered where the flit is seen (per link
-// and VC, per ejection port): the head's fields with the flit's own type bits and VC.
-static inline Flit with_head(const Flit& f, Flit& remembered) {
-    if (!HEAD_ONLY) return f;
-    if (f.head) {
-        remembered = f;
-        return f;
-    }
-    Flit h = remembered;
-    h.node = f.node;
-    h.head = false;
-    h.tail = f.tail;
-    h.bcast = f.bcast;
-    h.cut = f.cut;
-    h.vc = f.vc;
-    return h;
 }
 
 static inline uint32_t flow_lane(uint32_t src, uint32_t dest, int bits = LANE_BITS) {
