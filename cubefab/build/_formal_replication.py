@@ -119,8 +119,22 @@ def prove_multicast_children(topology, node, members="subcube", unit=None, workd
     if unit.members != members:
         raise ValueError(f"Unit must take its members as {members!r}, not {unit.members!r}")
     smt = _smt_of(unit, workdir)
-    n, degree = topology.address_bits, topology.degree
-    nodes = topology.nodes().tolist()
+    tables = _subtree_tables(topology, unit.node)
+    circuit, decls, value = _circuit(z3, smt, _multicast_widths(topology, unit.node, members))
+    are_nodes, good = _multicast_goals(z3, topology, value, members, tables)
+    solver = _solver(z3, timeout_s)
+    solver.add(circuit)
+    solver.add(*are_nodes, z3.Not(z3.And(*good)))
+    return _verdict(z3, solver, topology, unit, decls, 0, len(tables) * len(tables[0]), start,
+                    algorithm=tree_algorithm(topology))
+
+
+def _subtree_tables(topology, node):
+    """The reference of :func:`prove_multicast_children`: per port ``p``, the table by
+    source (:func:`_source_tables`, for the unit's ``node``, None: every node) of the
+    subtree of the neighbour through ``p`` in the source's broadcast tree, as a node
+    vector without the source (:func:`_as_word`; 0 where the neighbour is no child)."""
+    degree = topology.degree
 
     def subtree_words(source, here):
         tree = broadcast_tree(topology, source)
@@ -130,14 +144,31 @@ def prove_multicast_children(topology, node, members="subcube", unit=None, workd
         return [_as_word(inside[topology.index(topology.neighbor(here, p))])
                 if kids >> p & 1 else 0 for p in range(degree)]
 
-    tables = _source_tables(topology, subtree_words, unit.node)
-    widths = {"source": n} if unit.node is not None else {"source": n, "here": n}
+    return _source_tables(topology, subtree_words, node)
+
+
+def _multicast_widths(topology, node, members):
+    """The ports of a multicast children unit and their widths, in the order of
+    :func:`_circuit`: ``source`` (and ``here`` for the strapped unit, ``node`` None),
+    the member set (``value`` and ``mask``, or ``member_vector``), ``children`` (and
+    ``is_member`` for a strapped unit in ``"vector"`` mode)."""
+    n = topology.address_bits
+    widths = {"source": n} if node is not None else {"source": n, "here": n}
     widths.update({"value": n, "mask": n} if members == "subcube"
-                  else {"member_vector": len(nodes)})
-    widths["children"] = degree
-    if unit.node is None and members == "vector":
+                  else {"member_vector": topology.num_nodes})
+    widths["children"] = topology.degree
+    if node is None and members == "vector":
         widths["is_member"] = 1
-    circuit, decls, value = _circuit(z3, smt, widths)
+    return widths
+
+
+def _multicast_goals(z3, topology, value, members, tables):
+    """``(are_nodes, good)``: the terms that the unit's ``source`` (and ``here``) are
+    nodes (:func:`_node_key`), and what the proof asserts: bit ``p`` of ``children`` is
+    set exactly when the member vector (the subcube's comparators, or
+    ``member_vector``) meets ``tables[p]`` of the source, and ``is_member`` (where the
+    unit has it) is the member bit of ``here``."""
+    n, nodes = topology.address_bits, topology.nodes().tolist()
     if members == "subcube":
         bits = [z3.If(z3.BitVecVal(x, n) & value["mask"] == value["value"] & value["mask"],
                       z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)) for x in nodes]
@@ -148,15 +179,11 @@ def prove_multicast_children(topology, node, members="subcube", unit=None, workd
     zero = z3.BitVecVal(0, len(nodes))
     good = [(z3.Extract(p, p, value["children"]) == 1)
             == (member & _lookup(z3, key, tables[p], len(nodes)) != zero)
-            for p in range(degree)]
+            for p in range(topology.degree)]
     if "is_member" in value:
         good += [z3.Implies(value["here"] == x, value["is_member"] == z3.Extract(i, i, member))
                  for i, x in enumerate(nodes)]
-    solver = _solver(z3, timeout_s)
-    solver.add(circuit)
-    solver.add(*are_nodes, z3.Not(z3.And(*good)))
-    return _verdict(z3, solver, topology, unit, decls, 0, len(tables) * len(tables[0]), start,
-                    algorithm=tree_algorithm(topology))
+    return are_nodes, good
 
 
 def prove_one_port_sends(topology, node, unit=None, workdir=None, timeout_s=600):

@@ -241,8 +241,31 @@ def _check_flood_options(args, topology):
 
 
 def _sim(args, topology):
+    design, router, drain = _sim_design(args, topology)
+    engine, engine_choice = _sim_engine(args, topology, design, router)
+    run = _sim_runner(args, topology, design, engine, drain)
+    doc = run()
+    netlist_line = None
+    if args.netlist:
+        doc, netlist_line = _netlist_check(args, doc, run)
+    doc["engine_choice"] = engine_choice
+    emit(args, doc, _sim_text(args, topology, router, doc, engine_choice, netlist_line))
+    return 0 if doc["ok"] and not doc.get("netlist_check", {}).get("differences") else 1
+
+
+def _sim_design(args, topology):
+    """``(design, router, drain)`` of ``cubefab sim``'s arguments: the
+    :class:`~cubefab.hdl.selfcheck.SelfCheckConfig`, its routers' configuration and the
+    drain limit (by default ``20 N + 2000`` cycles), every option checked first (the
+    engine named, traffic, interface, hot spot, VCD file, flood, one router's cost),
+    then the design's own checks.
+
+    Raises
+    ------
+    CliError
+        For an option or design that cannot run.
+    """
     check_engine(args.engine)
-    what = f"the {topology.label} self-checking fabric"
     broadcasts = _check_traffic_options(args)
     endpoints = _check_interface_options(args, broadcasts)
     if args.hotspot is not None:
@@ -254,7 +277,8 @@ def _sim(args, topology):
     router = _router(args, topology, broadcasts)
     if router.floods:
         _check_flood_options(args, topology)
-    check_hardware(what, router, 1)   # one router's cost, before the design is checked
+    # one router's cost, before the design is checked
+    check_hardware(f"the {topology.label} self-checking fabric", router, 1)
     every_broadcast = args.traffic == "broadcast"
     interface = _interface(args, router, endpoints)
     with input_errors():        # the design's own checks (deadlock, pattern, groups)
@@ -262,6 +286,19 @@ def _sim(args, topology):
                                  packet_flits=args.packet_flits, hotspot=args.hotspot,
                                  multicast_group=args.multicast_group,
                                  **({"interface": interface} if interface else {}))
+    return design, router, drain
+
+
+def _sim_engine(args, topology, design, router):
+    """``(engine, engine_choice)``: the engine that runs ``design`` (``--engine``, the
+    automatic choice, or the netlist's) and how it was chosen, for the report.
+
+    Raises
+    ------
+    CliError
+        If that engine cannot run here or cannot run the design, or the fabric is too
+        large for it.
+    """
     engine, engine_choice = args.engine, "--engine " + args.engine
     if engine == "auto":
         with input_errors():
@@ -274,9 +311,18 @@ def _sim(args, topology):
     if reason:
         raise CliError(f"--engine {engine} cannot run this design: {reason}; use "
                        f"--engine amaranth")
-    check_fabric(what, router, engine)
+    check_fabric(f"the {topology.label} self-checking fabric", router, engine)
+    return engine, engine_choice
+
+
+def _sim_runner(args, topology, design, engine, drain):
+    """``run(netlist=None)``: runs ``design`` in ``engine`` as the arguments say (with
+    ``netlist``, a :class:`~cubefab.sim.verilator_netlist.Netlist`, its post-synthesis
+    netlist) with a progress bar, and returns :func:`~cubefab.sim.selfcheck_run.run_selfcheck`'s
+    result; the run's own refusals, a missing Verilator and a failing synthesis
+    become CliErrors."""
     stimulus = Stimulus(args.rate, args.seed, args.hotspot_fraction,
-                        1.0 if every_broadcast else args.broadcast_fraction)
+                        1.0 if args.traffic == "broadcast" else args.broadcast_fraction)
 
     def run(netlist=None):
         label = f"sim {topology.label}" + (f" netlist {args.netlist}" if netlist else "")
@@ -300,11 +346,27 @@ def _sim(args, topology):
         finally:
             progress.close()
 
-    doc = run()
-    netlist_line = None
-    if args.netlist:
-        doc, netlist_line = _netlist_check(args, doc, run)
-    doc["engine_choice"] = engine_choice
+    return run
+
+
+def _sim_text(args, topology, router, doc, engine_choice, netlist_line):
+    """The text report of a ``cubefab sim`` run's result ``doc``: what ran
+    (:func:`_sim_routing`, :func:`_sim_through`), the engine, the table of measures
+    (:func:`_sim_rows`), the verdict (:func:`_sim_verdict`) and the netlist
+    comparison's line, if any."""
+    return "\n".join([
+        f"{topology.label}, {_sim_routing(topology, router, doc)} x {doc['depth']} "
+        f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "
+        f"{args.packet_flits}-flit packets{_sim_through(doc)}, {args.cycles} cycles",
+        f"engine: {doc['engine']} ({engine_choice})",
+        format_table(["measure", "value"], _sim_rows(doc)), _sim_verdict(doc, router)]
+        + ([netlist_line] if netlist_line else []))
+
+
+def _sim_rows(doc):
+    """The rows ``[measure, value]`` of the report's table: :data:`ROWS`, with
+    :data:`FAILURE_ROWS` for links failing mid-run and the broadcast figures for runs
+    with broadcasts."""
     rows = [[key, _fmt(doc[key])] for key in ROWS]
     if "fail_links" in doc:   # what the links failing mid-run cost, and the reaction
         rows += [[key, _fmt(doc[key])] for key in FAILURE_ROWS]
@@ -313,37 +375,50 @@ def _sim(args, topology):
                  ["copies_delivered", _fmt(doc["copies_delivered"])]]
         rows += [[f"broadcast_latency {k}", _fmt(v)]
                  for k, v in doc["broadcast_latency"].items()]
+    return rows
+
+
+def _sim_verdict(doc, router):
+    """The report's verdict line: ``ok: ...``, what was checked (through endpoints,
+    under failing links, for multicasts, broadcasts, waypoint, reference or adaptive
+    routes), or ``FAILED: ...``, the problems found."""
     problems = [f"{doc[k]} {k}" for k in ("checker_errors",) + CHECKS
                 + (("late_losses",) if "fail_links" in doc else ()) if doc[k]]
     adaptive = doc["adaptive_vcs"] > 0
     if doc["ok"] and "interface" in doc:
         # (the endpoints keep each pair's order whatever the routing)
-        verdict = ("ok: every packet delivered once, intact, in order, through the "
-                   "endpoints, on "
-                   + ("ports and VCs the adaptive rule allows" if adaptive else
-                      "its reference route and VCs"))
-    elif doc["ok"] and "fail_links" in doc:
-        verdict = (f"ok: every packet delivered once, intact, on a waypoint route of its "
-                   f"fault set (before or after a failure) and VCs, or lost to a failed "
-                   f"link and counted: {doc['dropped']} dropped whole, {doc['cut']} cut "
-                   f"({doc['lost_to_fault']} flits); none created after a failure's cycle "
-                   f"lost ({doc['unroutable']} refused at their source as unroutable)")
-    elif doc["ok"]:
-        verdict = ("ok: every packet and multicast copy delivered once, intact, in order, "
-                   "on its reference route (a copy: its tree pruned to its group) and VCs"
-                   if doc.get("multicast_group") is not None else
-                   "ok: every packet and broadcast copy delivered once, intact, in order, "
-                   "on its reference route (a copy: its tree) and VCs"
-                   if "broadcasts" in doc else
-                   f"ok: every packet delivered once, intact, in order, on its "
-                   f"{'waypoint' if router.fault_waypoints else 'reference'} route and VCs"
-                   + (f" ({doc['unroutable']} refused at their source as unroutable)"
-                      if router.fault_waypoints else "") if not adaptive else
-                   f"ok: every packet delivered once, intact, on ports and VCs the adaptive "
-                   f"rule allows ({doc['reordered']} delivered out of order)")
-    else:
-        verdict = "FAILED: " + (", ".join(problems) if problems else
-                                f"{doc['undelivered']} packets undelivered after the drain")
+        return ("ok: every packet delivered once, intact, in order, through the "
+                "endpoints, on "
+                + ("ports and VCs the adaptive rule allows" if adaptive else
+                   "its reference route and VCs"))
+    if doc["ok"] and "fail_links" in doc:
+        return (f"ok: every packet delivered once, intact, on a waypoint route of its "
+                f"fault set (before or after a failure) and VCs, or lost to a failed "
+                f"link and counted: {doc['dropped']} dropped whole, {doc['cut']} cut "
+                f"({doc['lost_to_fault']} flits); none created after a failure's cycle "
+                f"lost ({doc['unroutable']} refused at their source as unroutable)")
+    if doc["ok"]:
+        return ("ok: every packet and multicast copy delivered once, intact, in order, "
+                "on its reference route (a copy: its tree pruned to its group) and VCs"
+                if doc.get("multicast_group") is not None else
+                "ok: every packet and broadcast copy delivered once, intact, in order, "
+                "on its reference route (a copy: its tree) and VCs"
+                if "broadcasts" in doc else
+                f"ok: every packet delivered once, intact, in order, on its "
+                f"{'waypoint' if router.fault_waypoints else 'reference'} route and VCs"
+                + (f" ({doc['unroutable']} refused at their source as unroutable)"
+                   if router.fault_waypoints else "") if not adaptive else
+                f"ok: every packet delivered once, intact, on ports and VCs the adaptive "
+                f"rule allows ({doc['reordered']} delivered out of order)")
+    return "FAILED: " + (", ".join(problems) if problems else
+                         f"{doc['undelivered']} packets undelivered after the drain")
+
+
+def _sim_routing(topology, router, doc):
+    """The report's description of the routing: algorithm and VCs (escape and
+    adaptive), the waypoints and faults (and links failing mid-run), the header, the
+    hops and the broadcast VCs, model and multicast groups."""
+    adaptive = doc["adaptive_vcs"] > 0
     routing = (f"{doc['algorithm']} routing, {doc['vcs']} VC(s)" if not adaptive else
                f"{doc['algorithm']} routing {escape_name(topology, doc)}, {doc['vcs']} "
                f"escape + {doc['adaptive_vcs']} adaptive VC(s)")
@@ -366,21 +441,18 @@ def _sim(args, topology):
             routing += f" ({doc['broadcast_model']})"
         if doc.get("multicast_group") is not None:
             routing += f", multicast to groups of mask {doc['multicast_group']}"
-    through = ""
-    if "interface" in doc:
-        through = (f", through AXI4-Stream endpoints ({doc['data_width']}-bit tdata, "
-                   f"messages of up to {doc['max_beats']} beats"
-                   + (f", {doc['message_window']} unacknowledged per destination"
-                      if doc.get("message_window", 1) > 1 else "") + ")")
-    text = "\n".join([
-        f"{topology.label}, {routing} x {doc['depth']} "
-        f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "
-        f"{args.packet_flits}-flit packets{through}, {args.cycles} cycles",
-        f"engine: {doc['engine']} ({engine_choice})",
-        format_table(["measure", "value"], rows), verdict]
-        + ([netlist_line] if netlist_line else []))
-    emit(args, doc, text)
-    return 0 if doc["ok"] and not doc.get("netlist_check", {}).get("differences") else 1
+    return routing
+
+
+def _sim_through(doc):
+    """The report's note of the AXI4-Stream endpoints the traffic ran through (empty
+    without)."""
+    if "interface" not in doc:
+        return ""
+    return (f", through AXI4-Stream endpoints ({doc['data_width']}-bit tdata, "
+            f"messages of up to {doc['max_beats']} beats"
+            + (f", {doc['message_window']} unacknowledged per destination"
+               if doc.get("message_window", 1) > 1 else "") + ")")
 
 
 def _netlist_check(args, rtl, run):

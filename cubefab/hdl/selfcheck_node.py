@@ -210,6 +210,31 @@ class SelfCheckingNode(wiring.Component):
         self.topology = topology
         self.defects = bool(defects)
         self.fmt = fmt
+        self._build_parts(node, router_config, pattern=pattern, hotspot=hotspot,
+                          queue_depth=queue_depth, multicast_group=multicast_group,
+                          endpoints=endpoints)
+        self.broadcast = router_config.broadcast
+        #: Layout of the node-dependent constants of a strapped node.
+        self.strap_layout = self._strap_layout(router_config)
+        #: The event outputs (:func:`node_events`).
+        self.events = node_events(router_config)
+        super().__init__({**self._link_members(), **self._config_members(router_config),
+                          **self._event_members()})
+
+    def _build_parts(self, node, router_config, *, pattern, hotspot, queue_depth,
+                     multicast_group, endpoints):
+        """Build the node's parts, in this order: the router (``self.router``, and
+        ``self.node`` its address), the generator, the endpoints' parts (with
+        ``endpoints``: :meth:`_endpoint_parts`) and the checker; set ``waypoints``,
+        ``copies``, ``multicast_group`` and ``endpoints``.
+
+        Raises
+        ------
+        ValueError
+            If the router's flit layout is not the packet format's, or the endpoints'
+            parts refuse the router (:meth:`_endpoint_parts`).
+        """
+        topology, fmt = self.topology, self.fmt
         self.router = Router(router_config, node)
         self.node = self.router.node
         if self.router.layout != fmt.layout:
@@ -236,11 +261,14 @@ class SelfCheckingNode(wiring.Component):
                                       ordered=endpoints is not None
                                       or not (router_config.adaptive
                                               or router_config.fault_waypoints))
-        layout = self.router.layout
-        ts_bits = fmt.timestamp_bits
-        #: Layout of the node-dependent constants of a strapped node.
-        self.broadcast = router_config.broadcast
-        self.strap_layout = data.StructLayout({
+
+    def _strap_layout(self, router_config):
+        """The layout of the ``straps`` of a strapped node with ``router_config``: the
+        generator's straps and the router's wrap ports, with the broadcast wrap ports
+        (replicating routers that do not flood), the neighbors (lookahead) and the
+        copies (multicast) where the router has them."""
+        topology = self.topology
+        return data.StructLayout({
             "generator": self.generator.strap_layout,
             "wrap_mask": topology.degree,
             **({"bwrap_mask": topology.degree}
@@ -250,9 +278,15 @@ class SelfCheckingNode(wiring.Component):
             **({"copies": (topology.num_nodes - 1).bit_length()}
                if router_config.multicast else {}),
         })
+
+    def _link_members(self):
+        """The first members of the signature, in port order: the run settings,
+        ``now``, the links, then ``straps`` (a strapped node) and the
+        :data:`DEFECT_INPUTS` (``defects``)."""
+        topology, layout = self.topology, self.router.layout
         members = {
             "seed": In(32), "threshold": In(RATE_BITS + 1), "hot_threshold": In(RATE_BITS),
-            "now": In(ts_bits),
+            "now": In(self.fmt.timestamp_bits),
             "link_in": In(LinkSignature(layout)).array(topology.degree),
             "link_out": Out(LinkSignature(layout)).array(topology.degree),
         }
@@ -262,20 +296,38 @@ class SelfCheckingNode(wiring.Component):
             members.update({"defect": In(range(len(DEFECTS) + 1)),
                             "defect_node": In(topology.address_bits),
                             "defect_port": In(range(topology.degree))})
-        if self.waypoints:
-            entry = self.generator.table.layout
-            if router_config.floods:   # (a plain number: a table entry or a flood word)
-                entry = max(Shape.cast(entry).width,
-                            flood_word_width(topology, router_config.multicast))
-                members[FLOOD_INPUT] = In(1)
-            members.update({"config_write": In(1), "config_node": In(topology.address_bits),
-                            "config_dest": In(topology.address_bits),
-                            "config_entry": In(entry),
-                            "link_up": In(topology.degree,
-                                          init=(1 << topology.degree) - 1),
-                            "dropped_ports": Out(topology.degree)})
-        #: The event outputs (:func:`node_events`).
-        self.events = node_events(router_config)
+        return members
+
+    def _config_members(self, router_config):
+        """The members of a fault-tolerant router's node (none otherwise), in port
+        order: :data:`FLOOD_INPUT` (flooding routers, whose ``config_entry`` is a plain
+        number as wide as a table entry or a flood word), :data:`CONFIG_INPUTS`,
+        ``link_up`` and ``dropped_ports``."""
+        if not self.waypoints:
+            return {}
+        topology = self.topology
+        members = {}
+        entry = self.generator.table.layout
+        if router_config.floods:   # (a plain number: a table entry or a flood word)
+            entry = max(Shape.cast(entry).width,
+                        flood_word_width(topology, router_config.multicast))
+            members[FLOOD_INPUT] = In(1)
+        members.update({"config_write": In(1), "config_node": In(topology.address_bits),
+                        "config_dest": In(topology.address_bits),
+                        "config_entry": In(entry),
+                        "link_up": In(topology.degree,
+                                      init=(1 << topology.degree) - 1),
+                        "dropped_ports": Out(topology.degree)})
+        return members
+
+    def _event_members(self):
+        """The last members of the signature, in port order: the :attr:`events` (the
+        copy-counting ones as wide as ``N - 1`` with replicating routers, the
+        per-port losses as wide as the degree), ``broadcast_threshold`` (replicating
+        routers) and the observation taps ``inject_flit``, ``eject_flit`` and
+        ``latency``."""
+        topology, layout = self.topology, self.router.layout
+        members = {}
         copies = (topology.num_nodes - 1).bit_length() if self.broadcast else 1
         ports = topology.degree.bit_length()   # (a flit dropped per port at most)
         for name in self.events:
@@ -285,8 +337,8 @@ class SelfCheckingNode(wiring.Component):
             members["broadcast_threshold"] = In(RATE_BITS + 1)
         members["inject_flit"] = Out(layout)
         members["eject_flit"] = Out(layout)
-        members["latency"] = Out(ts_bits)
-        super().__init__(members)
+        members["latency"] = Out(self.fmt.timestamp_bits)
+        return members
 
     def _endpoint_parts(self, topology, fmt, endpoints):
         """The bridges and endpoints of a node whose traffic runs through them (a

@@ -107,59 +107,19 @@ def dlh_layout(m, d, ring="paper", gaps="fit", block="cubefab"):
     TypeError, ValueError
         On a parameter out of range or an unknown option.
     """
-    dlh = DLH(m, d)
-    m = check_int("DLH ring parameter m", m, 2, MAX_M)
-    d = check_int("DLH hypercube dimension d", d, 1, MAX_N)
-    if dlh.num_nodes > MAX_NODES:
-        raise ValueError(f"{dlh.label} has {dlh.num_nodes} nodes; optical layouts are built "
-                         f"for DLH networks of at most {MAX_NODES} nodes")
-    for name, value, choices in (("ring", ring, RINGS), ("gaps", gaps, GAPS)):
-        if value not in choices:
-            raise ValueError(f"DLH layout {name} must be one of {', '.join(choices)}, "
-                             f"not {value!r}")
+    dlh, m, d = _check_dlh(m, d, ring, gaps)
     cube = hypercube_layout(d, block)
     br, bc = cube.plane_rows, cube.plane_cols
     fit = (max([abs(s[0]) for s in cube.shifts]), max([abs(s[1]) for s in cube.shifts]))
     dims = {k: hypercube_layout(k, block).plane_l.shape for k in range(1, d + 1)}
     dims[0] = (1, 1)
-    if gaps == "fit":
-        r, c = fit
-    elif gaps == "paper" and d in PAPER_GAPS:
-        r, c = PAPER_GAPS[d]
-    elif d < 3:
-        r, c = PAPER_GAPS.get(d, (0, 0))
-    else:
-        r, c = br - dims[d - 3][0], bc - dims[d - 3][1]
+    r, c = _block_gaps(d, gaps, fit, (br, bc), dims)
     sr, sc = br + r, bc + c
-
     places, (nbr, nbc) = _block_places(m, ring)
-    rows, cols = nbr * sr - r, nbc * sc - c
-    plane_l = np.full((rows, cols), EMPTY, dtype=np.int64)
-    plane_r = np.full((rows, cols), EMPTY, dtype=np.int64)
-    blocks = np.full((rows, cols), -1, dtype=np.int64)
-    for i in (0, 1):
-        for p in range(2 * m):
-            R, C = places[i][p]
-            top, left = R * sr, C * sc
-            base = (i << (m + d)) | (johnson_code(p, m) << d)
-            swap = (i + p) % 2 == 1
-            src_l, src_r = (cube.plane_r, cube.plane_l) if swap else (cube.plane_l,
-                                                                       cube.plane_r)
-            window = (slice(top, top + br), slice(left, left + bc))
-            plane_l[window] = np.where(src_l == EMPTY, EMPTY, src_l | base)
-            plane_r[window] = np.where(src_r == EMPTY, EMPTY, src_r | base)
-            blocks[window] = i * 2 * m + p
-
+    plane_l, plane_r, blocks = _place_blocks(m, d, cube, places,
+                                             (nbr * sr - r, nbc * sc - c), (sr, sc))
     hyper = [s for s in cube.shifts if s != (0, 0)]
-    if ring == "paper":
-        dl = {"ring_shifts": [[sr, 0], [-sr, 0]],
-              "neighbour_shifts": [[0, sc], [0, -sc]],
-              "wrap_shifts": [[0, (2 * m - 1) * sc], [0, -(2 * m - 1) * sc]]}
-    else:
-        dl = {"ring_shifts": [[4 * sr, 0], [-4 * sr, 0]],
-              "neighbour_shifts": [[0, sc], [0, -sc]] + [[a * sr, b * sc] for a in (1, -1)
-                                                         for b in (1, -1)],
-              "wrap_shifts": []}
+    dl = _dl_shifts(m, ring, sr, sc)
     shifts = {(0, 0)} | set(hyper) | {tuple(s) for v in dl.values() for s in v}
     info = {"m": m, "d": d, "ring": ring, "gaps": gaps, "block": block,
             "block_rows": br, "block_cols": bc, "r": r, "c": c,
@@ -173,6 +133,83 @@ def dlh_layout(m, d, ring="paper", gaps="fit", block="cubefab"):
         info["paper_wrap_shift"] = (2 * bc - dims[d - 3][1]) * (2 * m - 1)
     return Layout(dlh, plane_l, plane_r, tuple(shifts), f"{ring} ring, {gaps} gaps",
                   blocks=blocks, info=info)
+
+
+def _check_dlh(m, d, ring, gaps):
+    """``(DLH(m, d), m, d)`` for the parameters of :func:`dlh_layout`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a parameter out of range (or a network over :data:`MAX_NODES` nodes) or a
+        ``ring`` or ``gaps`` not of :data:`RINGS`, :data:`GAPS`.
+    """
+    dlh = DLH(m, d)
+    m = check_int("DLH ring parameter m", m, 2, MAX_M)
+    d = check_int("DLH hypercube dimension d", d, 1, MAX_N)
+    if dlh.num_nodes > MAX_NODES:
+        raise ValueError(f"{dlh.label} has {dlh.num_nodes} nodes; optical layouts are built "
+                         f"for DLH networks of at most {MAX_NODES} nodes")
+    for name, value, choices in (("ring", ring, RINGS), ("gaps", gaps, GAPS)):
+        if value not in choices:
+            raise ValueError(f"DLH layout {name} must be one of {', '.join(choices)}, "
+                             f"not {value!r}")
+    return dlh, m, d
+
+
+def _block_gaps(d, gaps, fit, block_shape, dims):
+    """``(r, c)``, the rows and columns between blocks of ``block_shape`` under the
+    gap rule ``gaps``: ``fit`` (the largest shifts of the d-cube block), the paper's
+    table (``paper``, where it has ``d``) or the paper's formula from ``dims`` (the
+    plane shape of each k-cube layout); below ``d = 3`` the formula falls back on the
+    paper's table (or none)."""
+    if gaps == "fit":
+        return fit
+    if gaps == "paper" and d in PAPER_GAPS:
+        return PAPER_GAPS[d]
+    if d < 3:
+        return PAPER_GAPS.get(d, (0, 0))
+    return block_shape[0] - dims[d - 3][0], block_shape[1] - dims[d - 3][1]
+
+
+def _place_blocks(m, d, cube, places, shape, strides):
+    """``(plane_l, plane_r, blocks)`` of a plane pair of ``shape``: the d-cube layout
+    ``cube`` copied at each block's place (``places``, in blocks of ``strides``
+    cells) with the ring bit and the Johnson code of its position above the cube
+    address, its planes swapped where ring bit plus position is odd; ``blocks`` holds
+    ``ring * 2m + position`` on each block's cells, -1 elsewhere."""
+    br, bc = cube.plane_rows, cube.plane_cols
+    sr, sc = strides
+    plane_l = np.full(shape, EMPTY, dtype=np.int64)
+    plane_r = np.full(shape, EMPTY, dtype=np.int64)
+    blocks = np.full(shape, -1, dtype=np.int64)
+    for i in (0, 1):
+        for p in range(2 * m):
+            R, C = places[i][p]
+            top, left = R * sr, C * sc
+            base = (i << (m + d)) | (johnson_code(p, m) << d)
+            swap = (i + p) % 2 == 1
+            src_l, src_r = (cube.plane_r, cube.plane_l) if swap else (cube.plane_l,
+                                                                       cube.plane_r)
+            window = (slice(top, top + br), slice(left, left + bc))
+            plane_l[window] = np.where(src_l == EMPTY, EMPTY, src_l | base)
+            plane_r[window] = np.where(src_r == EMPTY, EMPTY, src_r | base)
+            blocks[window] = i * 2 * m + p
+    return plane_l, plane_r, blocks
+
+
+def _dl_shifts(m, ring, sr, sc):
+    """The DL(2m) shifts by kind (``ring_shifts``, ``neighbour_shifts``,
+    ``wrap_shifts``, each a list of ``[rows, columns]``) of the block arrangement
+    ``ring`` with block strides ``sr``, ``sc``."""
+    if ring == "paper":
+        return {"ring_shifts": [[sr, 0], [-sr, 0]],
+                "neighbour_shifts": [[0, sc], [0, -sc]],
+                "wrap_shifts": [[0, (2 * m - 1) * sc], [0, -(2 * m - 1) * sc]]}
+    return {"ring_shifts": [[4 * sr, 0], [-4 * sr, 0]],
+            "neighbour_shifts": [[0, sc], [0, -sc]] + [[a * sr, b * sc] for a in (1, -1)
+                                                       for b in (1, -1)],
+            "wrap_shifts": []}
 
 
 def growth(d, m_values, ring="paper", gaps="fit"):

@@ -85,20 +85,55 @@ def plot_layout(layout, path, highlight=None, origin=None, labels=None, title=No
     ValueError
         On an unknown suffix or an address that is not a node.
     """
-    path = os.fspath(path)
-    suffix = os.path.splitext(path)[1].lower()
-    if suffix not in _SUFFIXES:
-        raise ValueError(f"plot file must end in .png, .svg or .pdf, not {path!r}")
+    path, suffix = _plot_path(path)
     topo = layout.topology
     if highlight is not None:
         highlight = topo.check_node(highlight, "highlight")
     if origin is None:
         origin = highlight if highlight is not None else _default_origin(layout)
     origin = topo.check_node(origin, "origin")
-    rows, cols = layout.plane_rows, layout.plane_cols
     if labels is None:
         labels = layout.cells <= LABEL_LIMIT
+    fig, axes, cell = _figure(layout)
+    pos = {}
+    for p, (ax, grid, name) in enumerate(zip(axes, (layout.plane_l, layout.plane_r),
+                                             ("Plane_L", "Plane_R"))):
+        _draw_plane(ax, layout, grid, name, labels, cell)
+        r_idx, c_idx = np.nonzero(grid != EMPTY)
+        for r, c in zip(r_idx, c_idx):
+            pos[int(grid[r, c])] = (p, int(r), int(c))
+    _draw_shift_rule(axes, layout, pos, origin, cell)
+    if highlight is not None:
+        _draw_links(fig, axes, layout, pos, highlight)
+    rows, cols = layout.plane_rows, layout.plane_cols
+    fig.suptitle(title or f"{layout.label}: {layout.images} images, "
+                 f"{rows} x {cols} cells per plane, fill {layout.fill_factor:.3f}",
+                 fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=(150 if labels else 110) if suffix == ".png" else None)
+    plt.close(fig)
+    return path
 
+
+def _plot_path(path):
+    """``(path, suffix)``: ``path`` as a string and its lower-case suffix.
+
+    Raises
+    ------
+    ValueError
+        If the suffix is not one of ``.png``, ``.svg``, ``.pdf``.
+    """
+    path = os.fspath(path)
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in _SUFFIXES:
+        raise ValueError(f"plot file must end in .png, .svg or .pdf, not {path!r}")
+    return path, suffix
+
+
+def _figure(layout):
+    """``(fig, axes, cell)``: a figure with an axes per plane, side by side, or one above
+    the other for wide planes (Figure 6), and the size of a cell in inches."""
+    rows, cols = layout.plane_rows, layout.plane_cols
     stacked = cols > 2 * rows                  # wide planes one above the other (Figure 6)
     cell = min(0.55, 22.0 / (cols if stacked else 2 * cols), 14.0 / (2 * rows if stacked
                                                                       else rows))
@@ -107,58 +142,83 @@ def plot_layout(layout, path, highlight=None, origin=None, labels=None, title=No
     height = 2 * rows * cell + 2.0 if stacked else rows * cell + 1.6
     fig, axes = plt.subplots(2 if stacked else 1, 1 if stacked else 2,
                              figsize=(width, height), squeeze=True)
+    return fig, axes, cell
 
-    pos = {}
-    for p, (ax, grid, name) in enumerate(zip(axes, (layout.plane_l, layout.plane_r),
-                                             ("Plane_L", "Plane_R"))):
-        klass, ring, nclass = _colour_index(layout, grid)
-        cmap = plt.get_cmap("tab20" if nclass > 10 else "tab10")
-        shade = np.ones((rows, cols, 3))
-        filled = klass >= 0
-        palette = np.array([cmap(k % cmap.N)[:3] for k in range(nclass)])
-        shade[filled] = 0.55 * palette[klass[filled]] + 0.45
-        shade[filled & (ring == 1)] *= 0.8
-        if layout.blocks is not None:
-            gap = layout.blocks < 0
-            shade[gap] = 1.0
-            hole = (grid == EMPTY) & ~gap
-            shade[hole] = 0.5 * shade[hole] + 0.5
-        ax.imshow((shade * 255).round().astype(np.uint8), extent=(0, cols, rows, 0),
-                  interpolation="nearest")
-        ax.set_xlim(0, cols)
-        ax.set_ylim(rows, 0)
-        ax.set_autoscale_on(False)
-        ax.set_title(name, fontsize=10, loc="left",
-                     pad=16 if labels and layout.blocks is not None else 4)
-        ax.set_xticks([])
-        ax.set_yticks([])
-        if labels:
-            for r in range(rows + 1):
-                ax.axhline(r, color="0.85", lw=0.4)
-            for c in range(cols + 1):
-                ax.axvline(c, color="0.85", lw=0.4)
-            size = max(4.0, min(9.0, cell * 72 * 0.9 / max(3, len(_label(layout, 0)) * 0.62)))
-            for (r, c), a in np.ndenumerate(grid):
-                if a != EMPTY:
-                    ax.text(c + 0.5, r + 0.5, _label(layout, int(a)), ha="center",
-                            va="center", fontsize=size, family="monospace")
-            if layout.blocks is not None:
-                bc = layout.info["block_cols"]
-                places = layout.info["block_places"]
-                sr, sc = layout.info["row_stride"], layout.info["col_stride"]
-                for i in (0, 1):
-                    for j, (R, C) in enumerate(places[i]):
-                        ax.text(C * sc + bc / 2, R * sr - 0.08, f"({i}, {j})", ha="center",
-                                va="bottom", fontsize=max(4.0, size * 0.9), clip_on=False)
-        r_idx, c_idx = np.nonzero(grid != EMPTY)
-        for r, c in zip(r_idx, c_idx):
-            pos[int(grid[r, c])] = (p, int(r), int(c))
 
-    # the shift rule, drawn on the receiving plane from the origin's position
+def _plane_shade(layout, grid):
+    """The RGB colour (floats in [0, 1], ``rows x cols x 3``) of each cell of the plane
+    ``grid``: its colour class (:func:`_colour_index`) lightened, the outer ring
+    darker; blank between DLH blocks, greyed at empty cells of a block."""
+    rows, cols = layout.plane_rows, layout.plane_cols
+    klass, ring, nclass = _colour_index(layout, grid)
+    cmap = plt.get_cmap("tab20" if nclass > 10 else "tab10")
+    shade = np.ones((rows, cols, 3))
+    filled = klass >= 0
+    palette = np.array([cmap(k % cmap.N)[:3] for k in range(nclass)])
+    shade[filled] = 0.55 * palette[klass[filled]] + 0.45
+    shade[filled & (ring == 1)] *= 0.8
+    if layout.blocks is not None:
+        gap = layout.blocks < 0
+        shade[gap] = 1.0
+        hole = (grid == EMPTY) & ~gap
+        shade[hole] = 0.5 * shade[hole] + 0.5
+    return shade
+
+
+def _draw_plane(ax, layout, grid, name, labels, cell):
+    """Draw the plane ``grid`` (titled ``name``) on ``ax``: its cells shaded
+    (:func:`_plane_shade`) and, with ``labels``, the cell grid and labels
+    (:func:`_draw_labels`)."""
+    rows, cols = layout.plane_rows, layout.plane_cols
+    shade = _plane_shade(layout, grid)
+    ax.imshow((shade * 255).round().astype(np.uint8), extent=(0, cols, rows, 0),
+              interpolation="nearest")
+    ax.set_xlim(0, cols)
+    ax.set_ylim(rows, 0)
+    ax.set_autoscale_on(False)
+    ax.set_title(name, fontsize=10, loc="left",
+                 pad=16 if labels and layout.blocks is not None else 4)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    if labels:
+        _draw_labels(ax, layout, grid, cell)
+
+
+def _draw_labels(ax, layout, grid, cell):
+    """Draw the cell grid of the plane ``grid`` on ``ax``, each node's label
+    (:func:`_label`) in its cell, and for DLH blocks each block's ``(ring, position)``
+    above it."""
+    rows, cols = layout.plane_rows, layout.plane_cols
+    for r in range(rows + 1):
+        ax.axhline(r, color="0.85", lw=0.4)
+    for c in range(cols + 1):
+        ax.axvline(c, color="0.85", lw=0.4)
+    size = max(4.0, min(9.0, cell * 72 * 0.9 / max(3, len(_label(layout, 0)) * 0.62)))
+    for (r, c), a in np.ndenumerate(grid):
+        if a != EMPTY:
+            ax.text(c + 0.5, r + 0.5, _label(layout, int(a)), ha="center",
+                    va="center", fontsize=size, family="monospace")
+    if layout.blocks is not None:
+        bc = layout.info["block_cols"]
+        places = layout.info["block_places"]
+        sr, sc = layout.info["row_stride"], layout.info["col_stride"]
+        for i in (0, 1):
+            for j, (R, C) in enumerate(places[i]):
+                ax.text(C * sc + bc / 2, R * sr - 0.08, f"({i}, {j})", ha="center",
+                        va="bottom", fontsize=max(4.0, size * 0.9), clip_on=False)
+
+
+def _draw_shift_rule(axes, layout, pos, origin, cell):
+    """Draw the shift rule on the receiving plane from the position of ``origin``
+    (``pos``: node -> ``(plane, row, column)``), outlined on both planes: an arrow to
+    each image that lands on a node (black: a neighbour; crimson: not one), a dotted
+    ray (and a cross inside the plane) to each that lands on no node, a dot for the
+    zero shift."""
+    rows, cols = layout.plane_rows, layout.plane_cols
     op, orow, ocol = pos[origin]
     src_ax, dst_ax = axes[op], axes[1 - op]
     dst_grid = (layout.plane_l, layout.plane_r)[1 - op]
-    neighbours = set(topo.neighbors(origin))
+    neighbours = set(layout.topology.neighbors(origin))
     src_ax.add_patch(Rectangle((ocol, orow), 1, 1, fill=False, ec="black", lw=2.2))
     dst_ax.add_patch(Rectangle((ocol, orow), 1, 1, fill=False, ec="black", lw=1.2, ls="--"))
     lw = max(0.6, min(1.6, cell * 3))
@@ -180,20 +240,15 @@ def plot_layout(layout, path, highlight=None, origin=None, labels=None, title=No
             if inside:
                 dst_ax.plot(c + 0.5, r + 0.5, "x", color=colour, ms=4)
 
-    if highlight is not None:
-        hp, hr, hc = pos[highlight]
-        axes[hp].add_patch(Rectangle((hc, hr), 1, 1, fill=False, ec="darkorange", lw=2.5))
-        for v in topo.neighbors(highlight):
-            vp, vr, vc = pos[v]
-            axes[vp].add_patch(Rectangle((vc, vr), 1, 1, fill=False, ec="darkorange", lw=2))
-            fig.add_artist(ConnectionPatch((hc + 0.5, hr + 0.5), (vc + 0.5, vr + 0.5),
-                                           "data", "data", axesA=axes[hp], axesB=axes[vp],
-                                           color="darkorange", lw=0.9, alpha=0.8))
 
-    fig.suptitle(title or f"{layout.label}: {layout.images} images, "
-                 f"{rows} x {cols} cells per plane, fill {layout.fill_factor:.3f}",
-                 fontsize=11)
-    fig.tight_layout()
-    fig.savefig(path, dpi=(150 if labels else 110) if suffix == ".png" else None)
-    plt.close(fig)
-    return path
+def _draw_links(fig, axes, layout, pos, highlight):
+    """Outline ``highlight`` and its neighbours (``pos``: node -> ``(plane, row,
+    column)``) and join it to each by a line across the planes."""
+    hp, hr, hc = pos[highlight]
+    axes[hp].add_patch(Rectangle((hc, hr), 1, 1, fill=False, ec="darkorange", lw=2.5))
+    for v in layout.topology.neighbors(highlight):
+        vp, vr, vc = pos[v]
+        axes[vp].add_patch(Rectangle((vc, vr), 1, 1, fill=False, ec="darkorange", lw=2))
+        fig.add_artist(ConnectionPatch((hc + 0.5, hr + 0.5), (vc + 0.5, vr + 0.5),
+                                       "data", "data", axesA=axes[hp], axesB=axes[vp],
+                                       color="darkorange", lw=0.9, alpha=0.8))

@@ -199,6 +199,46 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         receivers in the order their copies' heads left), ``node_steps`` and ``steps``
         (:func:`measured_steps`: each node's step and the largest).
     """
+    source, packet_flits, limit, multicast = _check_broadcast(
+        topology, source, packet_flits, limit, model, engine, subcube, members)
+    tree = _flood_tree(topology, source, faults, faulty_links, unicasts, router)
+    config, wanted, value, mask = _broadcast_config(topology, source, tree, model,
+                                                    multicast, subcube, members, router)
+    if packet_flits > config.router.depth:
+        raise ValueError(f"Broadcast packets must fit a buffer: packet_flits must be at "
+                         f"most depth = {config.router.depth}, not {packet_flits}")
+    nodes = [int(a) for a in topology.nodes()]
+    targets = [a for a, member in zip(nodes, wanted) if member and a != source]
+    packet = _packet_maker(topology, source, packet_flits, multicast, mask, wanted)
+    run_packets = _packet_runner(engine, config, tree, source, limit)
+    run = run_packets(packet(value if multicast else source, 1), len(targets))
+    doc = _broadcast_doc(topology, source, config, run, targets, limit,
+                         packet_flits=packet_flits, model=model)
+    if subcube is not None:
+        doc["subcube"] = [value, mask]
+    if multicast:
+        doc["members"] = targets
+    if model == "one-port":
+        doc.update(_one_port_figures(source, run))
+    if unicasts and targets:
+        flits = [f for dest in targets for f in packet(dest, 0)]
+        doc.update(_unicast_figures(topology, source, run_packets(flits, 1), targets,
+                                    limit, doc))
+    return doc
+
+
+def _check_broadcast(topology, source, packet_flits, limit, model, engine, subcube,
+                     members):
+    """``(source, packet_flits, limit, multicast)``: :func:`hardware_broadcast`'s
+    arguments checked, the cycle limit by default ``50 N + 200``, and the multicast
+    form (``"subcube"``, ``"vector"``, or False for a broadcast).
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a topology, node, length, limit, model or engine out of range, or a
+        multicast with another model than all-port or named both ways.
+    """
     if not isinstance(topology, Topology):
         raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
     source = topology.check_node(source, "source")
@@ -214,7 +254,18 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         raise ValueError(f"Multicast needs the all-port broadcast model, not {model!r}")
     if subcube is not None and members is not None:
         raise ValueError("A multicast names its members by a subcube or by a list, not both")
-    tree = _flood_tree(topology, source, faults, faulty_links, unicasts, router)
+    return source, packet_flits, limit, multicast
+
+
+def _broadcast_config(topology, source, tree, model, multicast, subcube, members, router):
+    """``(config, wanted, value, mask)``: the :class:`~cubefab.hdl.fabric.FabricConfig`
+    of the ``router`` keywords (updated in place with the broadcast model, the
+    multicast form and by default the broadcast VCs: 1 to flood ``tree``, else
+    :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs`), the member
+    per node (dense order: every node, the subcube's or ``members``; healthy ones only
+    under faults) and the packet's subcube value and mask (``value``: the source for a
+    member vector)."""
+    n = topology.num_nodes
     router["broadcast_model"] = model
     router.setdefault("broadcast_vcs", 1 if tree is not None
                       else required_broadcast_vcs(topology, model))
@@ -232,12 +283,14 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
     if tree is not None:   # the healthy nodes only
         wanted = [bool(w) and a in tree.ports for w, a in zip(wanted, topology.nodes().tolist())]
     modes = parts(**{name: router.pop(name) for name in MODE_FIELDS if name in router})
-    config = FabricConfig.for_topology(topology, **router, **modes)
-    if packet_flits > config.router.depth:
-        raise ValueError(f"Broadcast packets must fit a buffer: packet_flits must be at "
-                         f"most depth = {config.router.depth}, not {packet_flits}")
-    nodes = [int(a) for a in topology.nodes()]
-    targets = [a for a, member in zip(nodes, wanted) if member and a != source]
+    return FabricConfig.for_topology(topology, **router, **modes), wanted, value, mask
+
+
+def _packet_maker(topology, source, packet_flits, multicast, mask, wanted):
+    """``packet(dest, bcast)``: the flits (dicts) of a ``packet_flits``-flit packet from
+    ``source`` to ``dest`` (``bcast``: 1 for a broadcast or multicast), payload the
+    flit's index, with the multicast's ``mmask`` (``"subcube"``) or member vector of
+    ``wanted`` (``"vector"``)."""
     extra = ({"mmask": mask} if multicast == "subcube" else
              {"members": member_vector(topology, wanted)} if multicast == "vector" else {})
 
@@ -246,6 +299,24 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
                  "dest": dest, "src": source, "payload": i, **extra}
                 for i in range(packet_flits)]
 
+    return packet
+
+
+def _one_port_figures(source, run):
+    """The one-port figures of a broadcast's ``run`` (:func:`_run`'s record):
+    ``sends`` (per sender, the receivers in the order their copies' heads left),
+    ``node_steps`` and ``steps`` (:func:`measured_steps`)."""
+    sends, step = measured_steps(source, run["heads"])
+    return {"sends": {u: sends[u] for u in sorted(sends)},
+            "node_steps": {a: step[a] for a in sorted(step)},
+            "steps": max(step.values())}
+
+
+def _packet_runner(engine, config, tree, source, limit):
+    """``run_packets(packets, copies)``: injects ``packets`` at ``source`` in a fabric
+    of ``config`` (flooding ``tree``, if any) in ``engine`` and returns :func:`_run`'s
+    record, waiting for ``copies`` copies of each packet's tail (at most ``limit``
+    cycles)."""
     if engine == "verilator":
         from .verilator_broadcast import VerilatorRouterFabric
         model_run = VerilatorRouterFabric(config, tree=tree).run   # (refuses what it cannot strap)
@@ -256,8 +327,19 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
     else:
         def run_packets(packets, copies):
             return _run(Fabric(config, tree=tree), source, packets, limit, copies)
+    return run_packets
 
-    run = run_packets(packet(value if multicast else source, 1), len(targets))
+
+def _broadcast_doc(topology, source, config, run, targets, limit, *, packet_flits, model):
+    """The document of a broadcast's ``run`` (:func:`_run`'s record): the arrivals,
+    the tree the copies took, its depth, the latency, the copies per node and the
+    injection (see :func:`hardware_broadcast`).
+
+    Raises
+    ------
+    RuntimeError
+        If a node of ``targets`` received no copy within ``limit`` cycles.
+    """
     arrivals = {a: cycles[0] for a, cycles in sorted(run["tails"].items())}
     missing = [a for a in targets if a not in arrivals]
     if missing:
@@ -271,31 +353,30 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
             depth[v] = hops(parent[v]) + 1
         return depth[v]
 
-    doc = {"topology": topology.label, "source": source, "packet_flits": packet_flits,
-           "model": model, "broadcast_vcs": config.router.broadcast_vcs,
-           "arrivals": arrivals,
-           "tree": sorted([u, v] for u, v in run["links"]),
-           "depth": max((hops(v) for v in arrivals), default=0),
-           "latency": max(arrivals.values(), default=0),
-           "copies": {a: len(c) for a, c in sorted(run["tails"].items())},
-           "injection": run["injected"]}
-    if subcube is not None:
-        doc["subcube"] = [value, mask]
-    if multicast:
-        doc["members"] = targets
-    if model == "one-port":
-        sends, step = measured_steps(source, run["heads"])
-        doc.update({"sends": {u: sends[u] for u in sorted(sends)},
-                    "node_steps": {a: step[a] for a in sorted(step)},
-                    "steps": max(step.values())})
-    if unicasts and targets:
-        flits = [f for dest in targets for f in packet(dest, 0)]
-        uni = run_packets(flits, 1)
-        done = [c for cycles in uni["tails"].values() for c in cycles]
-        if len(done) != len(targets):
-            raise RuntimeError(f"{topology.label}: {len(targets) - len(done)} unicasts "
-                               f"from {source} undelivered within {limit} cycles")
-        doc.update({"unicast_latency": max(done), "unicast_injection": uni["injected"],
-                    "latency_ratio": max(done) / doc["latency"],
-                    "injection_ratio": uni["injected"] / doc["injection"]})
-    return doc
+    return {"topology": topology.label, "source": source, "packet_flits": packet_flits,
+            "model": model, "broadcast_vcs": config.router.broadcast_vcs,
+            "arrivals": arrivals,
+            "tree": sorted([u, v] for u, v in run["links"]),
+            "depth": max((hops(v) for v in arrivals), default=0),
+            "latency": max(arrivals.values(), default=0),
+            "copies": {a: len(c) for a, c in sorted(run["tails"].items())},
+            "injection": run["injected"]}
+
+
+def _unicast_figures(topology, source, uni, targets, limit, doc):
+    """The unicast comparison of a broadcast's document ``doc`` from the run ``uni``
+    of the unicasts to ``targets``: ``unicast_latency``, ``unicast_injection`` and the
+    ratios ``latency_ratio`` and ``injection_ratio``.
+
+    Raises
+    ------
+    RuntimeError
+        If a unicast was not delivered within ``limit`` cycles.
+    """
+    done = [c for cycles in uni["tails"].values() for c in cycles]
+    if len(done) != len(targets):
+        raise RuntimeError(f"{topology.label}: {len(targets) - len(done)} unicasts "
+                           f"from {source} undelivered within {limit} cycles")
+    return {"unicast_latency": max(done), "unicast_injection": uni["injected"],
+            "latency_ratio": max(done) / doc["latency"],
+            "injection_ratio": uni["injected"] / doc["injection"]}

@@ -231,12 +231,25 @@ def run_selfcheck(run, *, progress=None, build_progress=None):
     """
     if not isinstance(run, SelfCheckRun):
         raise TypeError(f"A run must be a SelfCheckRun, not {run!r}")
-    design, schedule, stimulus, engine = run.design, run.schedule, run.stimulus, run.engine
-    topology, config = design.topology, design.key()
-    inputs = stimulus.inputs(design)
+    design, schedule = run.design, run.schedule
+    config, inputs = design.key(), run.stimulus.inputs(design)
     faults = fault_configuration(design, run.faults.nodes, run.faults.links,
                                  run.faults.fail_links,
                                  last_cycle=schedule.warmup + schedule.cycles - 1)
+    outcome, threads = _run_engine(run, inputs, faults, progress, build_progress)
+    result = _result(run, config, outcome, threads, faults)
+    if run.engine.netlist is not None:
+        result["netlist"] = run.engine.netlist.device
+    return result
+
+
+def _run_engine(run, inputs, faults, progress, build_progress):
+    """Simulate ``run`` in its engine with the stimulus ``inputs`` and the fault
+    configuration ``faults``; returns ``(outcome, threads)``: the engine's outcome
+    (:func:`_run_amaranth`, :func:`_run_verilator`) and the threads it ran on (1 in
+    Amaranth; in Verilator the engine's, by default :func:`default_threads`)."""
+    design, schedule, engine = run.design, run.schedule, run.engine
+    topology = design.topology
     marks, total = schedule.marks, schedule.total
     if engine.name == "amaranth":
         threads = 1
@@ -246,10 +259,7 @@ def run_selfcheck(run, *, progress=None, build_progress=None):
         threads = default_threads(topology) if engine.threads is None else engine.threads
         outcome = _run_verilator(design, inputs, total, marks, progress, build_progress,
                                  engine.opt, threads, faults, engine.netlist)
-    result = _result(run, config, outcome, threads, faults)
-    if engine.netlist is not None:
-        result["netlist"] = engine.netlist.device
-    return result
+    return outcome, threads
 
 
 def _result(run, config, outcome, threads, faults):
@@ -547,163 +557,16 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
     """The Amaranth engine: the whole fabric in Amaranth's simulator, with the checks
     of :mod:`cubefab.sim.checks` applied cycle by cycle by the testbench, in the
     order the Verilator main applies them (links; injections, then ejections, node by
-    node)."""
+    node). Returns ``(snapshots, final, checks, seconds, cpu_seconds, 0.0)``, as
+    :func:`_run_verilator` does."""
     from amaranth.sim import Simulator
     dut = SelfCheckingFabric(design)
     harness = _Harness(dut)
     names = list(design.counter_members())
-    ended = [k for k in LOST_EVENTS if k in names]   # packets lost to link failures
-    fields = FlitFields(design.layout, design.fmt.timestamp_bits)
-    if faults is None:
-        ref = RouteReference.of(design.router, design.multicast_group)
-
-        def allowed(here, port, raw):
-            return ref.allowed(here, port, get(raw, "src"), get(raw, "dest"),
-                               get(raw, "vc"), get(raw, "cls"))
-    else:
-        ref = faults.reference
-
-        def allowed(here, port, raw):
-            return ref.allowed(here, port, get(raw, "src"), get(raw, "dest"),
-                               get(raw, "vc"), fields.waypoints_of(raw),
-                               get(raw, "phase"))
-    ledger = Ledger()
-    failures = faults.failures if faults is not None else []
-    losses = {"late": 0, "last": None, "failed": None}   # the latest failure's cycle
-    degree = topology.degree
-    addresses = [int(a) for a in topology.nodes()]
-    # the nodes each source's broadcasts go to (its multicast group, if any; the
-    # healthy ones, where the routers flood the healthy tree)
-    receivers = {s: [a for a in addresses if a != s] for s in addresses}
-    if design.multicast_group is not None:
-        receivers = {s: [int(a) for a in topology.nodes()[subcube_members(
-                         topology, s, design.multicast_group)] if a != s]
-                     for s in addresses}
-    copies_ref = RouteReference.of(design.router, design.multicast_group) \
-        if design.router.broadcast else None
-    flood = faults.flood if faults is not None else None
-    if flood is not None:
-        receivers = {s: flood.receivers.get(s, []) for s in addresses}
-    members = {s: set(r) for s, r in receivers.items()}
-    last_copies = BroadcastLatency({s: len(r) for s, r in receivers.items()})
-    now_mask = (1 << design.fmt.timestamp_bits) - 1
-    histogram = {}
-    state = {"misrouted": 0}
-    snapshots = {}
-    get = fields.get
-    head_only = fields.head_only
-
-    def read(ctx):
-        return {name: ctx.get(getattr(dut, name)) for name in names}
-
-    def lost_to_fault(stamp):
-        # a packet lost to a failure must have been created by the failure's cycle
-        losses["last"] = stamp if losses["last"] is None else max(losses["last"], stamp)
-        if losses["failed"] is None or stamp > losses["failed"]:
-            losses["late"] += 1
-
-    def check(ctx, cycle):
-        misrouted = 0
-        for j in _bits(ctx.get(harness.link_dropped)) if failures else ():
-            raw = ctx.get(harness.link_flits[j])
-            if get(raw, "head"):
-                if not ledger.drop(get(raw, "src"), get(raw, "dest"),
-                                   fields.timestamp(raw)):
-                    ledger.duplicated += 1    # dropped, yet not outstanding
-                lost_to_fault(fields.timestamp(raw))
-        for j in _bits(ctx.get(harness.link_valid)):
-            raw = ctx.get(harness.link_flits[j])
-            if head_only:   # a body flit reads as its head (per link and VC)
-                raw = fields.with_head((j, get(raw, "vc")), raw)
-            if get(raw, "bcast"):
-                ok = _copy_allowed(copies_ref, j // degree, j % degree,
-                                   get(raw, "src"), get(raw, "vc"), flood)
-            else:
-                ok = allowed(addresses[j // degree], j % degree, raw)
-            misrouted += not ok
-        for i in _bits(ctx.get(harness.inject_valid)):
-            raw = ctx.get(harness.inject_flits[i])
-            if get(raw, "head") and get(raw, "bcast"):
-                src = get(raw, "src")
-                ledger.inject_broadcast(src, receivers[src], fields.timestamp(raw))
-            elif get(raw, "head"):
-                ledger.inject(get(raw, "src"), get(raw, "dest"), fields.timestamp(raw))
-        measured = marks[0] <= cycle < marks[1]
-        for i in _bits(ctx.get(harness.eject_valid)):
-            raw = ctx.get(harness.eject_flits[i])
-            if head_only:   # (ejection does not interleave packets)
-                raw = fields.with_head(("eject", i), raw)
-            copy = get(raw, "bcast")
-            if (addresses[i] not in members.get(get(raw, "src"), ())) if copy \
-                    else (get(raw, "dest") != addresses[i]):
-                misrouted += 1
-            if get(raw, "head"):
-                open_stamp[i] = fields.timestamp(raw)
-                if copy:
-                    ledger.deliver_broadcast(get(raw, "src"), addresses[i], open_stamp[i])
-                else:
-                    ledger.deliver(get(raw, "src"), get(raw, "dest"), open_stamp[i])
-            if get(raw, "cut"):   # a packet cut short by a failed link
-                lost_to_fault(open_stamp[i])
-                continue
-            if get(raw, "tail") and measured:
-                latency = (cycle - open_stamp[i]) & now_mask
-                histogram[latency] = histogram.get(latency, 0) + 1
-            if get(raw, "tail") and copy:
-                last_copies.tail(get(raw, "src"), open_stamp[i], cycle, measured, now_mask)
-        state["misrouted"] += misrouted
-
-    open_stamp = [0] * topology.num_nodes
-
-    async def bench(ctx):
-        for name, value in inputs.items():
-            ctx.set(getattr(dut, name), value)
-        for flood, writes in ((0, faults.writes), (1, faults.flood_writes)) \
-                if faults is not None else ():
-            for node, dest, entry in writes:
-                # configuration cycles: no cycle of the run
-                for name, value in zip(CONFIG_INPUTS, (1, node, dest, entry)):
-                    ctx.set(getattr(dut, name), value)
-                if faults.flood is not None:
-                    ctx.set(getattr(dut, FLOOD_INPUT), flood)
-                await ctx.tick()
-        if faults is not None:
-            ctx.set(dut.config_write, 0)
-        step = max(1, total // 100)
-        first = _drain_stop(marks, total)
-        done = 0
-        link_up = (1 << (topology.num_nodes * degree)) - 1
-        while done < total:
-            if done == marks[1]:
-                ctx.set(dut.threshold, 0)
-            for cycle, _, channels, changes in failures:
-                if done == cycle:   # the link fails at both ends
-                    for c in channels:
-                        link_up &= ~(1 << c)
-                    ctx.set(dut.link_up, link_up)
-                if done == cycle + 1:
-                    # detected in the failure's cycle; the new tables are written
-                    # before the next (configuration cycles: the network runs on,
-                    # the generators stand still, no cycle of the run)
-                    losses["failed"] = cycle
-                    for node, dest, entry in changes:
-                        for name, value in zip(CONFIG_INPUTS, (1, node, dest, entry)):
-                            ctx.set(getattr(dut, name), value)
-                        check(ctx, done)
-                        await ctx.tick()
-                    ctx.set(dut.config_write, 0)
-            check(ctx, done)
-            await ctx.tick()
-            done += 1
-            if done in marks:
-                snapshots[done] = read(ctx)
-            if progress and (done % step == 0 or done == total):
-                progress(done, total)
-            if first is not None and done >= first and ctx.get(dut.created) == \
-                    ctx.get(dut.delivered) + sum(ctx.get(getattr(dut, k)) for k in ended):
-                break
-        state["final"] = read(ctx)
-
+    checks = _AmaranthChecks(design, harness, faults, marks)
+    snapshots, state = {}, {}
+    bench = _testbench(dut, inputs, total, marks, progress, faults, checks, snapshots,
+                       state)
     sim = Simulator(harness)
     sim.add_clock(1e-6)
     sim.add_testbench(bench)
@@ -719,16 +582,276 @@ def _run_amaranth(topology, design, inputs, total, marks, progress, vcd, faults=
     final = state["final"]
     for c in marks:
         snapshots.setdefault(c, final)
-    counts = ledger.counts(False)
-    checks = {"misrouted": state["misrouted"], "reordered": counts["reordered"],
-              "duplicated": counts["duplicated"], "waiting_overtaken": counts["lost"],
-              "waiting": counts["in_flight"],
-              "latency_histogram": sorted([k, v] for k, v in histogram.items()),
-              "broadcast_histogram": sorted([k, v] for k, v in
-                                            last_copies.histogram.items())}
-    if failures:
-        checks.update({"late_losses": losses["late"], "last_lost_created": losses["last"]})
-    return snapshots, final, checks, seconds, cpu, 0.0
+    return snapshots, final, checks.report(), seconds, cpu, 0.0
+
+
+def _testbench(dut, inputs, total, marks, progress, faults, checks, snapshots, state):
+    """The testbench of :func:`_run_amaranth`: hold ``inputs``, load the fault
+    configuration (:func:`_configure`), then run ``total`` cycles (injection off from
+    ``marks[1]``), failing links on their cycles (:func:`_fail_links`), applying
+    ``checks`` every cycle, keeping the counters at the ``marks`` in ``snapshots``
+    and calling ``progress(cycle, total)`` about every hundredth; stop early once
+    every packet created has arrived or ended (after :func:`_drain_stop`).
+    ``state["final"]``: the counters at the end."""
+    topology = dut.topology
+    names = list(dut.config.counter_members())
+    ended = [k for k in LOST_EVENTS if k in names]   # packets lost to link failures
+    failures = faults.failures if faults is not None else []
+
+    def read(ctx):
+        return {name: ctx.get(getattr(dut, name)) for name in names}
+
+    async def bench(ctx):
+        for name, value in inputs.items():
+            ctx.set(getattr(dut, name), value)
+        await _configure(ctx, dut, faults)
+        step = max(1, total // 100)
+        first = _drain_stop(marks, total)
+        done = 0
+        link_up = (1 << (topology.num_nodes * topology.degree)) - 1
+        while done < total:
+            if done == marks[1]:
+                ctx.set(dut.threshold, 0)
+            link_up = await _fail_links(ctx, dut, failures, done, link_up, checks)
+            checks.check(ctx, done)
+            await ctx.tick()
+            done += 1
+            if done in marks:
+                snapshots[done] = read(ctx)
+            if progress and (done % step == 0 or done == total):
+                progress(done, total)
+            if first is not None and done >= first and ctx.get(dut.created) == \
+                    ctx.get(dut.delivered) + sum(ctx.get(getattr(dut, k)) for k in ended):
+                break
+        state["final"] = read(ctx)
+
+    return bench
+
+
+async def _configure(ctx, dut, faults):
+    """Load ``faults`` (a :class:`FaultConfiguration`, or None: nothing) into the
+    fabric ``dut`` through its configuration port: the source tables' writes, then the
+    flood's (:data:`~cubefab.hdl.selfcheck_node.FLOOD_INPUT` set), a configuration
+    cycle each (no cycle of the run)."""
+    if faults is None:
+        return
+    for flood, writes in ((0, faults.writes), (1, faults.flood_writes)):
+        for node, dest, entry in writes:
+            # configuration cycles: no cycle of the run
+            for name, value in zip(CONFIG_INPUTS, (1, node, dest, entry)):
+                ctx.set(getattr(dut, name), value)
+            if faults.flood is not None:
+                ctx.set(getattr(dut, FLOOD_INPUT), flood)
+            await ctx.tick()
+    ctx.set(dut.config_write, 0)
+
+
+async def _fail_links(ctx, dut, failures, done, link_up, checks):
+    """Before run cycle ``done``: fail the links of ``failures`` (of a
+    :class:`FaultConfiguration`) whose cycle it is, at both ends of each, and write
+    the table changes of those that failed the cycle before (configuration cycles, the
+    network running on and ``checks`` applied, the generators standing still: no
+    cycle of the run; ``checks.losses["failed"]`` becomes the failure's cycle).
+    Returns the fabric's ``link_up`` bits."""
+    for cycle, _, channels, changes in failures:
+        if done == cycle:   # the link fails at both ends
+            for c in channels:
+                link_up &= ~(1 << c)
+            ctx.set(dut.link_up, link_up)
+        if done == cycle + 1:
+            # detected in the failure's cycle; the new tables are written
+            # before the next (configuration cycles: the network runs on,
+            # the generators stand still, no cycle of the run)
+            checks.losses["failed"] = cycle
+            for node, dest, entry in changes:
+                for name, value in zip(CONFIG_INPUTS, (1, node, dest, entry)):
+                    ctx.set(getattr(dut, name), value)
+                checks.check(ctx, done)
+                await ctx.tick()
+            ctx.set(dut.config_write, 0)
+    return link_up
+
+
+def _receivers(design, faults):
+    """The nodes each source's broadcasts go to: every other node, or the members of
+    its multicast group, or where the routers flood the healthy tree, the healthy
+    receivers of the flood (``faults.flood``)."""
+    topology = design.topology
+    addresses = [int(a) for a in topology.nodes()]
+    receivers = {s: [a for a in addresses if a != s] for s in addresses}
+    if design.multicast_group is not None:
+        receivers = {s: [int(a) for a in topology.nodes()[subcube_members(
+                         topology, s, design.multicast_group)] if a != s]
+                     for s in addresses}
+    flood = faults.flood if faults is not None else None
+    if flood is not None:
+        receivers = {s: flood.receivers.get(s, []) for s in addresses}
+    return receivers
+
+
+class _AmaranthChecks:
+    """The harness checks of the Amaranth engine (:mod:`cubefab.sim.checks`) on the
+    signals of a :class:`_Harness`: :meth:`check` applies them to a cycle, in the
+    order the Verilator main does (flits dropped at failed links, links, injections,
+    ejections); :meth:`report` gives their counts as the engines report them.
+
+    Parameters
+    ----------
+    design : SelfCheckConfig
+    harness : _Harness
+    faults : FaultConfiguration or None
+        The run's fault set (its reference routes, failures and flood).
+    marks : tuple of int
+        The schedule's marks: ``marks[0] <= cycle < marks[1]`` is the measured window.
+    """
+
+    def __init__(self, design, harness, faults, marks):
+        topology = design.topology
+        self.harness, self.marks = harness, marks
+        self.fields = FlitFields(design.layout, design.fmt.timestamp_bits)
+        self.faults = faults
+        self.ref = (RouteReference.of(design.router, design.multicast_group)
+                    if faults is None else faults.reference)
+        self.ledger = Ledger()
+        self.failures = faults.failures if faults is not None else []
+        #: The packets lost to a failure though created after it (``late``), the
+        #: latest creation of a lost packet (``last``), the latest failure's cycle.
+        self.losses = {"late": 0, "last": None, "failed": None}
+        self.degree = topology.degree
+        self.addresses = [int(a) for a in topology.nodes()]
+        self.receivers = _receivers(design, faults)
+        self.copies_ref = RouteReference.of(design.router, design.multicast_group) \
+            if design.router.broadcast else None
+        self.flood = faults.flood if faults is not None else None
+        self.members = {s: set(r) for s, r in self.receivers.items()}
+        self.last_copies = BroadcastLatency({s: len(r) for s, r in self.receivers.items()})
+        self.now_mask = (1 << design.fmt.timestamp_bits) - 1
+        self.histogram = {}
+        self.misrouted = 0
+        self.open_stamp = [0] * topology.num_nodes
+
+    def allowed(self, here, port, raw):
+        """Whether the unicast flit ``raw`` may leave node ``here`` through ``port``:
+        the reference routing, or with faults the waypoint routes of its header."""
+        get = self.fields.get
+        if self.faults is None:
+            return self.ref.allowed(here, port, get(raw, "src"), get(raw, "dest"),
+                                    get(raw, "vc"), get(raw, "cls"))
+        return self.ref.allowed(here, port, get(raw, "src"), get(raw, "dest"),
+                                get(raw, "vc"), self.fields.waypoints_of(raw),
+                                get(raw, "phase"))
+
+    def lost_to_fault(self, stamp):
+        """Count a packet created at ``stamp`` lost to a failure: late if created
+        after the latest failure's cycle."""
+        losses = self.losses
+        # a packet lost to a failure must have been created by the failure's cycle
+        losses["last"] = stamp if losses["last"] is None else max(losses["last"], stamp)
+        if losses["failed"] is None or stamp > losses["failed"]:
+            losses["late"] += 1
+
+    def check(self, ctx, cycle):
+        """Apply the checks to the flits of run cycle ``cycle`` (before its clock
+        edge)."""
+        if self.failures:
+            self._check_dropped(ctx)
+        misrouted = self._check_links(ctx)
+        self._check_injections(ctx)
+        misrouted += self._check_ejections(ctx, cycle)
+        self.misrouted += misrouted
+
+    def _check_dropped(self, ctx):
+        """The heads dropped at failed links: their packets leave the ledger (a
+        duplicate if not outstanding), lost to the fault."""
+        get, fields, harness = self.fields.get, self.fields, self.harness
+        for j in _bits(ctx.get(harness.link_dropped)):
+            raw = ctx.get(harness.link_flits[j])
+            if get(raw, "head"):
+                if not self.ledger.drop(get(raw, "src"), get(raw, "dest"),
+                                        fields.timestamp(raw)):
+                    self.ledger.duplicated += 1    # dropped, yet not outstanding
+                self.lost_to_fault(fields.timestamp(raw))
+
+    def _check_links(self, ctx):
+        """The flits on the links: returns how many are misrouted (a copy off its
+        tree, a unicast flit off its reference route)."""
+        get, fields, harness, degree = self.fields.get, self.fields, self.harness, self.degree
+        misrouted = 0
+        for j in _bits(ctx.get(harness.link_valid)):
+            raw = ctx.get(harness.link_flits[j])
+            if fields.head_only:   # a body flit reads as its head (per link and VC)
+                raw = fields.with_head((j, get(raw, "vc")), raw)
+            if get(raw, "bcast"):
+                ok = _copy_allowed(self.copies_ref, j // degree, j % degree,
+                                   get(raw, "src"), get(raw, "vc"), self.flood)
+            else:
+                ok = self.allowed(self.addresses[j // degree], j % degree, raw)
+            misrouted += not ok
+        return misrouted
+
+    def _check_injections(self, ctx):
+        """The heads injected: their packets (a broadcast's copies) enter the
+        ledger."""
+        get, fields, harness = self.fields.get, self.fields, self.harness
+        for i in _bits(ctx.get(harness.inject_valid)):
+            raw = ctx.get(harness.inject_flits[i])
+            if get(raw, "head") and get(raw, "bcast"):
+                src = get(raw, "src")
+                self.ledger.inject_broadcast(src, self.receivers[src], fields.timestamp(raw))
+            elif get(raw, "head"):
+                self.ledger.inject(get(raw, "src"), get(raw, "dest"), fields.timestamp(raw))
+
+    def _check_ejections(self, ctx, cycle):
+        """The flits ejected: returns how many are misrouted (at another node than
+        their destination, a copy at a non-member); heads leave the ledger, cut
+        packets are lost to the fault, and the tails in the measured window add their
+        latency (a broadcast's last copy, its broadcast latency)."""
+        get, fields, harness = self.fields.get, self.fields, self.harness
+        addresses, open_stamp, now_mask = self.addresses, self.open_stamp, self.now_mask
+        misrouted = 0
+        measured = self.marks[0] <= cycle < self.marks[1]
+        for i in _bits(ctx.get(harness.eject_valid)):
+            raw = ctx.get(harness.eject_flits[i])
+            if fields.head_only:   # (ejection does not interleave packets)
+                raw = fields.with_head(("eject", i), raw)
+            copy = get(raw, "bcast")
+            if (addresses[i] not in self.members.get(get(raw, "src"), ())) if copy \
+                    else (get(raw, "dest") != addresses[i]):
+                misrouted += 1
+            if get(raw, "head"):
+                open_stamp[i] = fields.timestamp(raw)
+                if copy:
+                    self.ledger.deliver_broadcast(get(raw, "src"), addresses[i],
+                                                  open_stamp[i])
+                else:
+                    self.ledger.deliver(get(raw, "src"), get(raw, "dest"), open_stamp[i])
+            if get(raw, "cut"):   # a packet cut short by a failed link
+                self.lost_to_fault(open_stamp[i])
+                continue
+            if get(raw, "tail") and measured:
+                latency = (cycle - open_stamp[i]) & now_mask
+                self.histogram[latency] = self.histogram.get(latency, 0) + 1
+            if get(raw, "tail") and copy:
+                self.last_copies.tail(get(raw, "src"), open_stamp[i], cycle, measured,
+                                      now_mask)
+        return misrouted
+
+    def report(self):
+        """The checks' counts, as :func:`_run_verilator` reads them from the main:
+        ``misrouted``, ``reordered``, ``duplicated``, ``waiting_overtaken``,
+        ``waiting``, the latency histograms and, with failures, ``late_losses`` and
+        ``last_lost_created``."""
+        counts = self.ledger.counts(False)
+        checks = {"misrouted": self.misrouted, "reordered": counts["reordered"],
+                  "duplicated": counts["duplicated"], "waiting_overtaken": counts["lost"],
+                  "waiting": counts["in_flight"],
+                  "latency_histogram": sorted([k, v] for k, v in self.histogram.items()),
+                  "broadcast_histogram": sorted([k, v] for k, v in
+                                                self.last_copies.histogram.items())}
+        if self.failures:
+            checks.update({"late_losses": self.losses["late"],
+                           "last_lost_created": self.losses["last"]})
+        return checks
 
 
 def _copy_allowed(ref, u, port, src, vc, trees=None):

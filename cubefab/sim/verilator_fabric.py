@@ -150,30 +150,50 @@ def link_accessors(model, degree):
 
 def fabric_header(config, node):
     """``fabric.h`` of the fabric ``config`` (a
-    :class:`~cubefab.hdl.selfcheck.SelfCheckConfig`) whose strapped node is ``node``."""
+    :class:`~cubefab.hdl.selfcheck.SelfCheckConfig`) whose strapped node is ``node``:
+    the preamble (:func:`netlist_preamble`), then the sections of
+    :func:`_strap_lines`, :func:`_counter_lines`, :func:`_node_lines`,
+    :func:`_flit_lines`, :func:`_broadcast_lines` and :func:`_route_lines`."""
     topo = config.topology
-    degree, n = topo.degree, topo.num_nodes
-    addresses = [int(a) for a in topo.nodes()]
-    strap_bits = Shape.cast(node.strap_layout).width
-    strap_words = max(2, -(-strap_bits // 32))
-    straps = [_words(node.strap_layout.const(node.strap_values(a)).as_value().value,
-                     strap_words) for a in addresses]
-
-
-    members = config.counter_members()
-    counters = list(members)
-    masks = [(1 << Shape.cast(members[c].shape).width) - 1 for c in counters]
-    events = list(config.events()) + ["latency"]
-    event_counter = [counters.index(e) for e in config.events()] + [counters.index("latency_sum")]
-    layout, fmt = config.layout, config.fmt
     ref = RouteReference.of(config.router, config.multicast_group)
     lines = [
         *netlist_preamble("cubefab.sim.verilator_fabric", topo, NODE_MODULE,
                           "the netlist, the node's ports, the flit fields, the reference "
                           "routing tables", includes=("<string>",)),
-        f"static const int STRAP_WORDS = {strap_words};",
-        cxx_array("STRAPS", "uint32_t", straps),
-        link_accessors("Node", degree),
+        *_strap_lines(topo, node),
+        link_accessors("Node", topo.degree),
+        *_counter_lines(config),
+        *_node_lines(config),
+        *_flit_lines(config),
+        *_broadcast_lines(config, ref),
+        *_route_lines(ref),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _strap_lines(topology, node):
+    """``STRAP_WORDS`` and ``STRAPS[i]``, the straps of the node of dense index ``i``
+    (:meth:`~cubefab.hdl.selfcheck_node.SelfCheckingNode.strap_values` of the strapped
+    ``node``) in 32-bit words, at least two."""
+    strap_bits = Shape.cast(node.strap_layout).width
+    strap_words = max(2, -(-strap_bits // 32))
+    straps = [_words(node.strap_layout.const(node.strap_values(a)).as_value().value,
+                     strap_words) for a in (int(a) for a in topology.nodes())]
+    return [f"static const int STRAP_WORDS = {strap_words};",
+            cxx_array("STRAPS", "uint32_t", straps)]
+
+
+def _counter_lines(config):
+    """The counters of ``fabric.h``: their names and masks, the indices of those the
+    checks read (``-1`` for the lost-packet counters of a fabric without them), the
+    events and the counter each adds to (``EVENT_COUNTER``), and ``node_events``, which
+    adds a node's events of a cycle."""
+    members = config.counter_members()
+    counters = list(members)
+    masks = [(1 << Shape.cast(members[c].shape).width) - 1 for c in counters]
+    events = list(config.events()) + ["latency"]
+    event_counter = [counters.index(e) for e in config.events()] + [counters.index("latency_sum")]
+    return [
         f"static const int COUNTERS = {len(counters)};",
         "static const char* const COUNTER_NAMES[COUNTERS] = {"
         + ", ".join(f'"{c}"' for c in counters) + "};",
@@ -187,22 +207,40 @@ def fabric_header(config, node):
         cxx_array("EVENT_COUNTER", "int", event_counter),
         "static inline void node_events(Node* n, uint64_t* e) { "
         + " ".join(f"e[{k}] += n->{cxx_name(e)};" for k, e in enumerate(events)) + " }",
+    ]
+
+
+def _node_lines(config):
+    """A node's inputs and link status in ``fabric.h``: the run-setting setters
+    (:func:`~cubefab.tools.verilator.input_setters`), ``node_defaults``, ``link_down``
+    and ``dropped_ports`` (no-ops without fault-tolerant routers)."""
+    faults = config.router.fault_waypoints
+    return [
         input_setters("Node", config.inputs()),
         "// a node's inputs besides the run settings: its links up (fault-tolerant routers)",
         "static inline void node_defaults(Node* n) { "
-        + (f"n->link_up = {(1 << degree) - 1}; " if config.router.fault_waypoints else "")
+        + (f"n->link_up = {(1 << config.topology.degree) - 1}; " if faults else "")
         + "}",
         "// a link failing: port p of node n goes down; the ports whose payload register",
         "// holds a flit dropped at a failed link (fault-tolerant routers; else none)",
         "static inline void link_down(Node* n, int p) { "
-        + ("n->link_up &= ~(1u << p); " if config.router.fault_waypoints else "(void)n; (void)p; ")
+        + ("n->link_up &= ~(1u << p); " if faults else "(void)n; (void)p; ")
         + "}",
         "static inline uint64_t dropped_ports(Node* n) { "
-        + ("return n->dropped_ports; " if config.router.fault_waypoints else "(void)n; return 0; ")
+        + ("return n->dropped_ports; " if faults else "(void)n; return 0; ")
         + "}",
+    ]
+
+
+def _flit_lines(config):
+    """The flit fields of ``fabric.h``: the timestamp and address widths, the offsets of
+    the header fields, of the waypoint fields (:class:`~.checks.FlitFields`; 0
+    ``WAYPOINTS`` without fault-tolerant routers), the class and broadcast fields."""
+    layout, fmt = config.layout, config.fmt
+    lines = [
         f"static const uint64_t NOW_MASK = {(1 << fmt.timestamp_bits) - 1}ULL;",
         f"static const int TIMESTAMP_BITS = {fmt.timestamp_bits};",
-        f"static const int ADDRESS_BITS = {topo.address_bits};",
+        f"static const int ADDRESS_BITS = {config.topology.address_bits};",
         "// the header in the head flit only: body flits are checked by their head's",
         f"static const bool HEAD_ONLY = {'true' if layout.header == 'head' else 'false'};",
     ]
@@ -211,7 +249,6 @@ def fabric_header(config, node):
     fields = FlitFields(layout, fmt.timestamp_bits)
     offsets = fields.offsets
     cls_lo, cls_width = offsets["cls"]
-    trees = ref.broadcast
     lines += [
         "// fault-tolerant routers (faults.h): waypoints in the header, 0 without",
         f"static const int WAYPOINTS = {fields.waypoints};",
@@ -220,19 +257,36 @@ def fabric_header(config, node):
         f"static const int WAYPOINT_FIELD_WIDTH = {offsets['phase'][1]};",
         f"static const int WAYPOINT_LO = {offsets['waypoint'][0]};",
         f"static const int CUT_LO = {offsets['cut'][0]};",
-    ]
-    lines += [
         f"static const int CLS_LO = {cls_lo};",
         f"static const int CLS_WIDTH = {cls_width};",
         f"static const int BCAST_LO = {offsets['bcast'][0]};",
         f"static const int BCAST_WIDTH = {offsets['bcast'][1]};",
+    ]
+    return lines
+
+
+def _broadcast_lines(config, ref):
+    """The broadcast trees of the checks in ``fabric.h`` (``BROADCAST``, ``BCHILDREN``,
+    ``BVC``: of ``ref``, a :class:`~.checks.RouteReference`, placeholders without
+    replicating routers), the multicast groups (:func:`_group_lines`) and the VC
+    field's width."""
+    trees = ref.broadcast
+    return [
         "// broadcast trees (BROADCAST): BCHILDREN[s][u] the child ports of node u in the",
         "// tree of source s, BVC[s][u] the link VC of the copy into u (dense indices)",
         f"static const bool BROADCAST = {'true' if trees is not None else 'false'};",
         cxx_array("BCHILDREN", "uint32_t", trees.children.tolist() if trees else [[0]]),
         cxx_array("BVC", "uint8_t", trees.vc.tolist() if trees else [[0]]),
-        *_group_lines(topo, config.multicast_group),
-        f"static const int VC_WIDTH = {layout['vc'].shape.width};",
+        *_group_lines(config.topology, config.multicast_group),
+        f"static const int VC_WIDTH = {config.layout['vc'].shape.width};",
+    ]
+
+
+def _route_lines(ref):
+    """The reference routing tables of the misrouted check in ``fabric.h``, from
+    ``ref`` (a :class:`~.checks.RouteReference`): the deterministic tables and, for
+    adaptive routers, the adaptive rule (placeholders otherwise)."""
+    return [
         f"static const uint32_t TRANSLATION_MASK = {ref.mask}u;",
         f"static const int KEYS = {ref.next.shape[1]};",
         f"static const int KEY_SHIFT = {ref.key_shift};",
@@ -254,7 +308,6 @@ def fabric_header(config, node):
         cxx_array("OFFERED", "uint32_t", ref.offered.tolist() if ref.adaptive_vcs else [[0]]),
         cxx_array("ESCAPE", "uint8_t", ref.escape.tolist() if ref.adaptive_vcs else [[0]]),
     ]
-    return "\n".join(lines) + "\n"
 
 
 def _group_lines(topology, group):
@@ -293,7 +346,8 @@ class VerilatorFabricModel(VerilatorModel):
         not depend on it.
     """
 
-    main_files = ("fabric_main.cpp", "checks.h", "faults.h", "run_arguments.h", "words.h")
+    main_files = ("fabric_main.cpp", "flit.h", "checks.h", "faults.h", "run_arguments.h",
+                  "words.h")
 
     def __init__(self, factory, config, *, opt="-O2", jobs=None, threads=1):
         super().__init__(factory, config, name=NODE_MODULE, opt=opt, jobs=jobs)

@@ -517,6 +517,26 @@ class VerilatorModel:
         if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 0:
             raise ValueError(f"Cycles must be a non-negative integer, not {cycles!r}")
         self.build()
+        args = self._command(cycles, inputs=inputs, schedule=schedule, report_at=report_at,
+                             report_every=report_every, window=window,
+                             stop_when_drained=stop_when_drained)
+        final, extra = self._simulate(args, progress, timeout)
+        final.update(extra)
+        return final
+
+    def _command(self, cycles, *, inputs, schedule, report_at, report_every, window,
+                 stop_when_drained):
+        """The command line of the built binary for :meth:`run`'s arguments
+        (``run_arguments.h``): the cycles, the report period, :meth:`_run_options`, the
+        held and scheduled inputs, the reports, the window and the drained stop.
+
+        Raises
+        ------
+        ValueError
+            On an input the design does not have or a value it does not fit
+            (:meth:`_check_input`), or ``stop_when_drained`` for a design without
+            the counters ``created`` and ``delivered``.
+        """
         args = [self.binary, str(cycles), str(report_every or max(1, cycles // 100)),
                 *self._run_options()]
         for name, value in (inputs or {}).items():
@@ -531,33 +551,26 @@ class VerilatorModel:
             if not self._drainable({"counters": self.counters}):
                 raise ValueError("stop_when_drained needs counters 'created' and 'delivered'")
             args.append(f"drained@{int(stop_when_drained)}")
-        final = None
+        return args
+
+    @staticmethod
+    def _simulate(args, progress, timeout):
+        """Run the binary's command line ``args``; returns ``(final, extra)`` of its
+        output (:func:`_read_reports`, ``progress`` called on each report). The binary
+        is killed if reading or waiting (``timeout`` seconds) fails.
+
+        Raises
+        ------
+        VerilatorError
+            If the binary fails or prints no final counters (with the end of its
+            standard error).
+        """
         with tempfile.TemporaryFile("w+") as errors, subprocess.Popen(
                 args, stdout=subprocess.PIPE,
                 stderr=errors, text=True) as proc:
+            final = None
             try:
-                extra = {}
-                for line in proc.stdout:
-                    if line.startswith("checks "):
-                        extra.update((k, int(v)) for k, v in
-                                     (item.split("=", 1) for item in line.split()[1:]))
-                        continue
-                    if line.startswith("broadcast_latency"):   # (before "latency")
-                        extra["broadcast_histogram"] = [
-                            [int(x) for x in item.split(":")] for item in line.split()[1:]]
-                        continue
-                    if line.startswith("latency"):
-                        extra["latency_histogram"] = [
-                            [int(x) for x in item.split(":")] for item in line.split()[1:]]
-                        continue
-                    is_final = line.startswith("final ")
-                    values = dict(item.split("=", 1) for item in line.split()[is_final:])
-                    values = {k: int(v) for k, v in values.items()}
-                    cycle = values.pop("cycle")
-                    if is_final:
-                        final = values
-                    elif progress:
-                        progress(cycle, values)
+                final, extra = _read_reports(proc.stdout, progress)
                 proc.wait(timeout=timeout)
             except BaseException:
                 proc.kill()
@@ -566,5 +579,35 @@ class VerilatorModel:
                 errors.seek(0)
                 raise VerilatorError(f"simulation binary failed ({proc.returncode}): "
                                      f"{errors.read()[-2000:]}")
-        final.update(extra)
-        return final
+        return final, extra
+
+
+def _read_reports(lines, progress):
+    """``(final, extra)`` of a simulation binary's output ``lines``: the counters of its
+    ``final`` line (None when it has none; each other report line goes to
+    ``progress(cycle, counters)`` when given), and the harness checks (``checks``
+    line: name -> value) and the histograms (``latency_histogram``,
+    ``broadcast_histogram``: ``[[latency, count], ...]``) it printed."""
+    final, extra = None, {}
+    for line in lines:
+        if line.startswith("checks "):
+            extra.update((k, int(v)) for k, v in
+                         (item.split("=", 1) for item in line.split()[1:]))
+            continue
+        if line.startswith("broadcast_latency"):   # (before "latency")
+            extra["broadcast_histogram"] = [
+                [int(x) for x in item.split(":")] for item in line.split()[1:]]
+            continue
+        if line.startswith("latency"):
+            extra["latency_histogram"] = [
+                [int(x) for x in item.split(":")] for item in line.split()[1:]]
+            continue
+        is_final = line.startswith("final ")
+        values = dict(item.split("=", 1) for item in line.split()[is_final:])
+        values = {k: int(v) for k, v in values.items()}
+        cycle = values.pop("cycle")
+        if is_final:
+            final = values
+        elif progress:
+            progress(cycle, values)
+    return final, extra

@@ -192,75 +192,114 @@ def metacube_disjoint_paths(topology, s, t):
         ``k + m`` paths; :func:`check_disjoint_paths` verifies them.
     """
     mc = topology
+    cs = mc.class_of(s)
+    cycles = [_gray_cycle(mc.k, cs, i) for i in range(mc.k)] if mc.k else []
+    case = metacube_case(topology, s, t)
+    if case == 0:
+        return _case0_paths(mc, s, t)
+    if case == 1:
+        return _case1_cross_paths(mc, s, t, cycles) + _case1_cube_paths(mc, s, t, cycles)
+    paths = _case2_cross_paths(mc, s, t, cycles) + [None] * mc.m
+    _case2_cube_paths(mc, s, t, cycles, paths)
+    return paths
+
+
+def _case0_paths(mc, s, t):
+    """Algorithm 4, case 0 (``s``, ``t`` in one cluster): the ``k + m`` paths. A cross
+    path ``P_i`` (``i < k``) moves to the class of ``c_s^(i)``, changes its field
+    through cube dimension ``k + (i mod m)``, sets it to ``t``'s and comes back; a cube
+    path follows :func:`_field_path` inside the cluster."""
     k, m = mc.k, mc.m
     nb = mc._neighbor
-    case = metacube_case(topology, s, t)
-    cs, ct = mc.class_of(s), mc.class_of(t)
-    paths = [None] * (k + m)
-    cycles = [_gray_cycle(k, cs, i) for i in range(k)] if k else []
-
-    if case == 0:
-        for i in range(k):
-            x = k + i % m                           # Table 2; the text says s^(i,k)
-            a = nb(nb(nb(s, i), x), i)              # s^(i,x,i): field M[c_s^(i)] changed
-            b = nb(nb(nb(t, i), x), i)
-            middle = [a] + _fix_field(mc, a, b)
-            paths[i] = [s, nb(s, i), nb(nb(s, i), x)] + middle + [nb(nb(t, i), x), nb(t, i), t]
-        for i in range(k, k + m):
-            v = nb(s, i)
-            paths[i] = [s, v] + _field_path(mc, m, i - k, v, t)
-        return paths
-
-    if case == 1:
-        for i in range(k):
-            cyc = cycles[i]
-            c1 = cyc[1]
-            y = _key_bit(mc, mc.field(s, c1), mc.field(t, c1))
-            a = nb(s, i)
-            b = nb(a, y)
-            l_class = cyc[2 % len(cyc)]
-            c = mc.with_class(b, l_class)
-            ti = nb(t, i)
-            walk = _cycle_walk(cyc, l_class, c1)
-            paths[i] = [s, a, b, c] + _p1(mc, c, ti, walk) + [t]
-        diff = mc.field(s ^ t, cs)
-        special_j = None
-        if diff.bit_count() == 1 and m >= 2:
-            special_j = k + diff.bit_length() - 1       # M_s^(j)[c_s] = M_t[c_t]
-        cyc0 = cycles[0]
-        for i in range(k, k + m):
-            if special_j is not None and i == special_j:
-                jp = k if special_j != k else k + 1
-                a = nb(s, i)
-                b = nb(a, jp)
-                c = nb(b, 0)
-                target = nb(t, jp)
-                walk = _cycle_walk(cyc0, mc.class_of(c), ct)
-                paths[i] = [s, a, b, c] + _p1(mc, c, target, walk) + [t]
-                continue
-            if special_j is not None and i == (k if special_j != k else k + 1):
-                a = nb(s, i)
-                c = nb(a, 0)
-                target = nb(t, special_j)
-                walk = _cycle_walk(cyc0, mc.class_of(c), ct)
-                paths[i] = [s, a, c] + _p1(mc, c, target, walk) + [t]
-                continue
-            a = nb(s, i)
-            w = mc.with_field(t, ct, mc.field(a, ct))
-            c = nb(a, 0)
-            head = [s, a, c] + _p1(mc, c, w, _cycle_walk(cyc0, mc.class_of(c), ct))
-            paths[i] = head + _field_path(mc, m, i - k, w, t)
-        return paths
-
-    # case 2: different classes
+    paths = []
     for i in range(k):
+        x = k + i % m                           # Table 2; the text says s^(i,k)
+        a = nb(nb(nb(s, i), x), i)              # s^(i,x,i): field M[c_s^(i)] changed
+        b = nb(nb(nb(t, i), x), i)
+        middle = [a] + _fix_field(mc, a, b)
+        paths.append([s, nb(s, i), nb(nb(s, i), x)] + middle
+                     + [nb(nb(t, i), x), nb(t, i), t])
+    for i in range(k, k + m):
+        v = nb(s, i)
+        paths.append([s, v] + _field_path(mc, m, i - k, v, t))
+    return paths
+
+
+def _case1_cross_paths(mc, s, t, cycles):
+    """Algorithm 4, case 1 (same class, other clusters): the cross paths ``P_i``,
+    ``i < k``, each through the key-bit (:func:`_key_bit`) of the class after ``c_s``
+    on ``HC_i`` (``cycles[i]``), then along ``HC_i`` to ``t^(i)``."""
+    nb = mc._neighbor
+    paths = []
+    for i in range(mc.k):
+        cyc = cycles[i]
+        c1 = cyc[1]
+        y = _key_bit(mc, mc.field(s, c1), mc.field(t, c1))
+        a = nb(s, i)
+        b = nb(a, y)
+        l_class = cyc[2 % len(cyc)]
+        c = mc.with_class(b, l_class)
+        ti = nb(t, i)
+        walk = _cycle_walk(cyc, l_class, c1)
+        paths.append([s, a, b, c] + _p1(mc, c, ti, walk) + [t])
+    return paths
+
+
+def _case1_cube_paths(mc, s, t, cycles):
+    """Algorithm 4, case 1: the cube paths ``P_i``, ``k <= i < k + m``, along ``HC_0``
+    (``cycles[0]``) to ``t``'s cluster, then inside it (:func:`_field_path`); with the
+    ``j``/``j'`` special handling where ``s^(j)`` has ``t``'s field (one field bit
+    differs, ``m >= 2``)."""
+    k, m = mc.k, mc.m
+    nb = mc._neighbor
+    cs, ct = mc.class_of(s), mc.class_of(t)
+    diff = mc.field(s ^ t, cs)
+    special_j = None
+    if diff.bit_count() == 1 and m >= 2:
+        special_j = k + diff.bit_length() - 1       # M_s^(j)[c_s] = M_t[c_t]
+    cyc0 = cycles[0]
+    paths = []
+    for i in range(k, k + m):
+        if special_j is not None and i == special_j:
+            jp = k if special_j != k else k + 1
+            a = nb(s, i)
+            b = nb(a, jp)
+            c = nb(b, 0)
+            target = nb(t, jp)
+            walk = _cycle_walk(cyc0, mc.class_of(c), ct)
+            paths.append([s, a, b, c] + _p1(mc, c, target, walk) + [t])
+            continue
+        if special_j is not None and i == (k if special_j != k else k + 1):
+            a = nb(s, i)
+            c = nb(a, 0)
+            target = nb(t, special_j)
+            walk = _cycle_walk(cyc0, mc.class_of(c), ct)
+            paths.append([s, a, c] + _p1(mc, c, target, walk) + [t])
+            continue
+        a = nb(s, i)
+        w = mc.with_field(t, ct, mc.field(a, ct))
+        c = nb(a, 0)
+        head = [s, a, c] + _p1(mc, c, w, _cycle_walk(cyc0, mc.class_of(c), ct))
+        paths.append(head + _field_path(mc, m, i - k, w, t))
+    return paths
+
+
+def _case2_cross_paths(mc, s, t, cycles):
+    """Algorithm 4, case 2 (different classes): the cross paths ``P_i``, ``i < k``:
+    to ``w_i``, ``t`` in the class after ``c_s`` on ``HC_i`` (``cycles[i]``; through a
+    key-bit when other fields differ), then by class bits to ``t``
+    (:func:`_class_path`); where that class is ``c_t``, along ``HC_i`` to ``t^(i)``."""
+    nb = mc._neighbor
+    ct = mc.class_of(t)
+    paths = []
+    for i in range(mc.k):
         cyc = cycles[i]
         c1 = cyc[1]
         a = nb(s, i)
         if c1 == ct:
             ti = nb(t, i)
             walk = _cycle_walk(cyc, c1, mc.class_of(ti))
-            paths[i] = [s, a] + _p1(mc, a, ti, walk) + [t]
+            paths.append([s, a] + _p1(mc, a, ti, walk) + [t])
             continue
         w = mc.with_class(t, c1)
         others = mc.with_class(mc.with_field(s ^ t, c1, 0), 0)
@@ -272,7 +311,18 @@ def metacube_disjoint_paths(topology, s, t):
             l_class = cyc[2 % len(cyc)]
             c = mc.with_class(b, l_class)
             head = [s, a, b, c] + _p1(mc, c, w, _cycle_walk(cyc, l_class, c1))
-        paths[i] = head + _class_path(mc, w, t)
+        paths.append(head + _class_path(mc, w, t))
+    return paths
+
+
+def _case2_cube_paths(mc, s, t, cycles, paths):
+    """Algorithm 4, case 2: set the cube paths ``paths[i]``, ``k <= i < k + m``: along
+    ``HC_0`` (``cycles[0]``) to ``w_i`` (``t`` with field bit ``i - k`` flipped, in
+    class ``c_s``), then by class bits to ``t^(i)``; where ``w_i = s^(j)`` for another
+    ``j``, ``P_i`` takes ``w_j`` and ``P_j`` goes from ``s^(j)`` to ``t^(i)``."""
+    k, m = mc.k, mc.m
+    nb = mc._neighbor
+    cs, ct = mc.class_of(s), mc.class_of(t)
     cyc0 = cycles[0]
     ws = {}
     for i in range(k, k + m):
@@ -302,7 +352,6 @@ def metacube_disjoint_paths(topology, s, t):
         if j != i:
             wj = ws[i]          # = s^(j): P_j goes from s^(j) = w_i to t^(i)
             paths[j] = [s, nb(s, j)] + _class_path(mc, wj, nb(t, i)) + [t]
-    return paths
 
 
 def _field_path(mc, m, i, u, v):

@@ -4,7 +4,9 @@
 // duplicated, and the packets still waiting at the end), and the exact latency
 // histogram of the measured window. Broadcast copies (BROADCAST): a copy may cross only
 // a link of its source's tree, on the VC of BVC; a broadcast is a packet in the flow
-// from its source to every other node; its latency is its last copy's.
+// from its source to every other node; its latency is its last copy's. Needs fabric.h;
+// builds on flit.h (the flit fields) and faults.h (the waypoint routes and the flood of
+// fault-tolerant routers).
 #pragma once
 #include <cinttypes>
 #include <cstdint>
@@ -13,34 +15,8 @@
 #include <map>
 #include <unordered_map>
 #include "words.h"
-
-struct Flit {
-    int node;   // dense index of the node where it was seen
-    bool head, tail, bcast, cut = false;
-    uint32_t vc, cls, dest, src, stamp;
-    uint32_t count = 0, phase = 0, waypoint[WAYPOINTS ? WAYPOINTS : 1] = {0};   // (faults.h)
-};
-
-template <typename T> static inline Flit flit_of(const T& raw, int node) {
-    Flit f;
-    f.node = node;
-    f.head = bits_of(raw, HEAD_LO, 1);
-    f.tail = bits_of(raw, TAIL_LO, 1);
-    f.bcast = BCAST_WIDTH ? bits_of(raw, BCAST_LO, 1) : false;
-    f.vc = VC_WIDTH ? (uint32_t)bits_of(raw, VC_LO, VC_WIDTH) : 0;
-    f.cls = CLS_WIDTH ? (uint32_t)bits_of(raw, CLS_LO, CLS_WIDTH) : 0;
-    f.dest = (uint32_t)bits_of(raw, DEST_LO, ADDRESS_BITS);
-    f.src = (uint32_t)bits_of(raw, SRC_LO, ADDRESS_BITS);
-    f.stamp = (uint32_t)bits_of(raw, PAYLOAD_LO, TIMESTAMP_BITS);
-    if (WAYPOINTS) {
-        f.count = (uint32_t)bits_of(raw, WAYPOINT_COUNT_LO, WAYPOINT_FIELD_WIDTH);
-        f.phase = (uint32_t)bits_of(raw, PHASE_LO, WAYPOINT_FIELD_WIDTH);
-        f.cut = bits_of(raw, CUT_LO, 1);
-        for (int j = 0; j < WAYPOINTS; ++j)
-            f.waypoint[j] = (uint32_t)bits_of(raw, WAYPOINT_LO + j * ADDRESS_BITS, ADDRESS_BITS);
-    }
-    return f;
-}
+#include "flit.h"
+#include "faults.h"
 
 // Header in the head flit only (HEAD_ONLY): a body or tail flit's header bits are data,
 // so the checks read its packet's head, remembered where the flit is seen (per link
@@ -61,15 +37,6 @@ static inline Flit with_head(const Flit& f, Flit& remembered) {
     return h;
 }
 
-static inline uint32_t flow_lane(uint32_t src, uint32_t dest, int bits = LANE_BITS) {
-    uint32_t x = src ^ dest, lane = 0;
-    while (bits && x) {
-        lane ^= x & ((1u << bits) - 1);
-        x >>= bits;
-    }
-    return lane;
-}
-
 // The adaptive rule (RouteReference.allowed): an offered adaptive port on the flow's
 // adaptive VC, or the escape port on the escape VC of the class the flit carries,
 // which the hop can give.
@@ -82,16 +49,6 @@ static bool adaptive_allowed(int node, int port, const Flit& f) {
         return (OFFERED[rep][u] >> port) & 1;
     return f.vc == ((f.cls << LANE_BITS) | flow_lane(f.src, f.dest)) && ESCAPE[rep][u] == port;
 }
-
-static bool waypoint_allowed(int node, int port, const Flit& f);   // faults.h
-// the flood of fault-tolerant replicating routers (faults.h): whether one is loaded,
-// the ports node u sends source s's copies on, the copies a broadcast of s makes and
-// whether node r receives them (dense indices), the broadcast VC
-static bool flooding();
-static uint32_t flood_children(int s, int u);
-static int flood_copies(int s);
-static bool flood_receives(int s, int r);
-static uint32_t flood_vc();
 
 // Whether flit f may leave the node of dense index `node` through `port`: the
 // reference route of its flow takes that hop, on that VC (cubefab.sim.checks).

@@ -17,8 +17,9 @@
 #include "fabric.h"
 #include "run_arguments.h"
 #include "words.h"
-#include "checks.h"
+#include "flit.h"
 #include "faults.h"
+#include "checks.h"
 
 double sc_time_stamp() { return 0; }
 

@@ -4,7 +4,9 @@
 // the faulty nodes and channels, the header of every pair routed through waypoints
 // and the refused pairs; and the misrouted check that follows the waypoint routes
 // (cubefab.sim.checks.WaypointReference); the links failing mid-run, each with the
-// writes that change and the reference of its new fault set. Needs fabric.h and checks.h.
+// writes that change and the reference of its new fault set; the flood of
+// fault-tolerant replicating routers. Needs fabric.h; builds on flit.h (checks.h
+// builds on it: no header here depends on checks.h).
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
+#include "flit.h"
 
 // The misrouted check's reference of one fault set's routing.
 struct FaultReference {
