@@ -25,7 +25,7 @@ from ..topology.patterns import PATTERNS
 from .fault_options import add_fault_options, failing_link_list
 from .endpoint_options import add_interface_options, check_window, endpoint_parameters
 from ..hdl.endpoint import EndpointInterface, packet_beats, packet_bits
-from .limits import MAX_CYCLES, check_fabric, check_hardware
+from .limits import MAX_CYCLES, check_fabric
 from .router_options import PARTS, add_router_options, router_config
 from .run_options import (SIM_LENGTH, add_hotspot_fraction_option, add_length_options,
                           add_packet_flits_option, add_seed_option, add_traffic_option)
@@ -277,8 +277,10 @@ def _sim_design(args, topology):
     router = _router(args, topology, broadcasts)
     if router.floods:
         _check_flood_options(args, topology)
-    # one router's cost, before the design is checked
-    check_hardware(f"the {topology.label} self-checking fabric", router, 1)
+    # the cost of the fabric in the cheapest engine it may run in, before the design's
+    # own checks (its deadlock proof grows with the network)
+    check_fabric(f"the {topology.label} self-checking fabric", router,
+                 "amaranth" if args.engine == "amaranth" else "verilator")
     every_broadcast = args.traffic == "broadcast"
     interface = _interface(args, router, endpoints)
     with input_errors():        # the design's own checks (deadlock, pattern, groups)

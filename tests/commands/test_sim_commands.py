@@ -65,7 +65,7 @@ def test_verilog_router_and_fabric(cli, tmp_path):
             "-o", out)
     assert r.status == 0, r.err
     text = out.read_text()
-    assert "module cubefab_mc11_router_n5(" in text and "link_in__0__flit__payload" in text
+    assert "module cubefab_mc11_router_n5 (" in text and "link_in__0__flit__payload" in text
     out = tmp_path / "fabric.v"
     r = cli("verilog", "fabric", "hypercube", "-n", "2", "-o", out, "--json")
     assert r.status == 0 and r.json()["path"] == str(out)
