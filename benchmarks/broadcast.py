@@ -112,7 +112,9 @@ def main():
             "children_lut4": const.lut4, "children_depth": const.depth,
             "children_straps_lut4": straps.lut4, "children_straps_depth": straps.depth,
             "route_unit_lut4": route.lut4, "subcube_lut4": multicast[0].lut4,
-            "vector_lut4": multicast[1].lut4, "one_port_lut4": one_port.lut4}
+            "subcube_depth": multicast[0].depth, "vector_lut4": multicast[1].lut4,
+            "vector_depth": multicast[1].depth, "one_port_lut4": one_port.lut4,
+            "one_port_depth": one_port.depth}
     _save(args, figures)
 
 

@@ -414,7 +414,9 @@ def family_rows(args):
     goal = Hypercube(4)
     configs = []
     for buffer in ("auto", "registers"):
-        settings = {} if buffer == "auto" else {"buffer": buffer}
+        # "auto" sizes for the device, as ``cubefab synth --device`` does
+        settings = (dict(DEVICES[args.device].auto_settings) if buffer == "auto"
+                    else {"buffer": buffer})
         config = flit_width_config(goal, GOAL_FLIT_WIDTH, **settings)
         configs.append((f"Q(4) goal router, buffer={buffer}", config.payload_width,
                         router_module, lambda c=config: Router(c, 0), "reference", buffer))
