@@ -72,6 +72,8 @@ def main():
                     help="the traffic's seed (default 1: the figures in the docs)")
     ap.add_argument("--fractions", default=",".join(map(str, FRACTIONS)),
                     help="offered loads as fractions of the bound (comma-separated)")
+    ap.add_argument("--save", default=None, metavar="NAME",
+                    help="write the figures to benchmarks/results/NAME.json")
     args = ap.parse_args()
     rows, docs = [], []
     headers = ["network", "traffic", "routing", "bound", "any minimal <=", "max accepted",
