@@ -1,8 +1,9 @@
 """Router and fabric cost on iCE40 HX8K: LUT4s, flip-flops, Fmax, critical path.
 
     python benchmarks/fpga_router.py [--quick] [--seeds N] [--only SECTION ...]
-                                     [--json FILE] [--workdir DIR]
+                                     [--json FILE] [--save NAME] [--workdir DIR]
     python benchmarks/fpga_router.py --family ice40|ecp5|gowin [--device D] [--seeds N]
+                                     [--save NAME]
 
 Widths are flit widths, as in the router literature: all the bits a flit has on a
 link (head, tail, vc, dest, src and payload; :func:`cubefab.hdl.flit.payload_width_for`
@@ -50,6 +51,10 @@ The goal of issue 8 is a 5-port, 16-bit router at >= 100 MHz and <= 600 LUT4s.
 node 0, 16-bit payload), each in its default configuration (``buffer="auto"``) and
 with register buffers, placed with seeds 1..N; the goal of issue 35 is the Q(4)
 16-bit router at >= 150 MHz on the LFE5U-85F, speed grade 6.
+
+``--save NAME`` writes the figures of every row to ``benchmarks/results/NAME.json``
+(``benchmarks/saved_results.py``), keyed by section and configuration, with the
+command, the tools' versions and the date: the figures the guides quote.
 """
 
 import argparse
@@ -62,6 +67,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from amaranth.back import verilog  # noqa: E402
 
@@ -78,6 +84,7 @@ from cubefab.hdl.router import (Router, RouterConfig, HOP_LATENCY,  # noqa: E402
 from cubefab.hdl.config import BUFFERS, HOPS, TURNS  # noqa: E402
 from cubefab.topology import Hypercube, Metacube, DLH  # noqa: E402
 from cubefab.topology.deadlock import required_vcs  # noqa: E402
+from saved_results import command_line, save  # noqa: E402
 
 
 #: The router before the Fmax/size work of issue 8 (measured 66.6 MHz, 1169 LUT4 with
@@ -407,7 +414,9 @@ def family_rows(args):
     goal = Hypercube(4)
     configs = []
     for buffer in ("auto", "registers"):
-        settings = {} if buffer == "auto" else {"buffer": buffer}
+        # "auto" sizes for the device, as ``cubefab synth --device`` does
+        settings = (dict(DEVICES[args.device].auto_settings) if buffer == "auto"
+                    else {"buffer": buffer})
         config = flit_width_config(goal, GOAL_FLIT_WIDTH, **settings)
         configs.append((f"Q(4) goal router, buffer={buffer}", config.payload_width,
                         router_module, lambda c=config: Router(c, 0), "reference", buffer))
@@ -443,6 +452,8 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="one router, two fabrics")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the rows")
     parser.add_argument("--workdir", default="build/bench_fpga", metavar="DIR")
+    parser.add_argument("--save", default=None, metavar="NAME",
+                        help="write the figures to benchmarks/results/NAME.json")
     parser.add_argument("--only", nargs="+", choices=SECTIONS, default=SECTIONS,
                         metavar="SECTION", help="run only these sections: "
                         + ", ".join(SECTIONS) + " (default: all)")
@@ -497,7 +508,48 @@ def main(argv=None):
     return 0
 
 
+#: The figures of a row that ``--save`` keeps.
+SAVED_KEYS = ("lut4", "ff", "carry", "ram", "logic_cells", "fmax_mhz", "fmax_by_seed",
+              "flit", "payload", "hop_latency")
+
+
+def _slug(text):
+    """A figure key from a row's configuration: ``"Q(4) goal router, buffer=auto:
+    memory"`` -> ``"q4_goal_router_buffer_auto_memory"``."""
+    return "_".join(filter(None, "".join(c if c.isalnum() else " "
+                                         for c in text.lower()).split()))
+
+
+def saved_figures(measured):
+    """``{section: {row key: {figure: value}}}`` of the measured rows."""
+    figures = {}
+    for section, rows in measured.items():
+        for row in rows:
+            key = _slug(row.get("configuration") or row["label"])
+            if section == "goal" and "flit" in row:
+                key += f"_f{row['flit']}"
+            kept = {k: row[k] for k in SAVED_KEYS if row.get(k) is not None}
+            seeds = [v for v in (row.get("fmax_by_seed") or {}).values() if v]
+            if seeds:
+                kept["fmax_by_seed"] = {str(s): v for s, v in row["fmax_by_seed"].items()}
+                kept.update(fmax_min=min(seeds), fmax_median=statistics.median(seeds),
+                            fmax_max=max(seeds))
+            if row.get("fmax_mhz") and "hop_latency" in row:
+                kept["ns_per_hop"] = round(row["hop_latency"] * 1e3 / row["fmax_mhz"], 2)
+            if "payload_efficiency" in row:
+                kept["payload_efficiency"] = {str(n): e for n, e in
+                                              row["payload_efficiency"].items()}
+            path = row.get("critical_path") or {}
+            kept.update({k: path[k] for k in ("logic_levels", "logic_ns", "routing_ns")
+                         if k in path})
+            figures.setdefault(section, {})[key] = kept
+    return figures
+
+
 def _write_json(args, measured):
+    if args.save:
+        save(args.save, saved_figures(measured),
+             command_line(__file__, sys.argv[1:]), extra={"device": args.device})
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:

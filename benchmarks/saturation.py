@@ -4,7 +4,7 @@ beside adaptive routing.
     python benchmarks/saturation.py [--cycles N] [--warmup N] [--jobs N] [--plot-dir DIR]
                                     [--json FILE] [--only LABEL ...] [--traffic P ...]
                                     [--modes deterministic,adaptive] [--fractions F,...]
-                                    [--adaptive-vcs N]
+                                    [--adaptive-vcs N] [--save NAME]
 
 For MC(1,3), MC(2,2), DLH(4,3), DLH(8,4) and Mcube(6) (issue 16's goal: adaptive routing
 saturates at >= 90% of the bound, never below deterministic on bitcomp, transpose and
@@ -21,7 +21,10 @@ bounds every routing that takes only shortest paths, whatever it chooses
 (:func:`cubefab.sim.channel_load.minimal_routing_bound`: the flows forced through one
 channel). The Mcube runs Mroute adaptively (its only deadlock-free way) beside
 deterministic e-cube. The points run on an embedded Dask cluster of ``--jobs`` workers;
-builds are cached.
+builds are cached. ``--save NAME`` writes the figures to ``benchmarks/results/NAME.json``
+(``benchmarks/saved_results.py``): per network, traffic and mode the bound, the largest
+accepted throughput, its fraction of the bound, "held", the reordered packets and
+whether every check passed.
 """
 
 import argparse
@@ -31,6 +34,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from cubefab.cli import format_table  # noqa: E402
 from cubefab.cluster import open_client  # noqa: E402
@@ -38,6 +42,7 @@ from cubefab.sim.channel_load import channel_load_bound, minimal_routing_bound  
 from cubefab.hdl.config import SIMULATION_DEFAULTS  # noqa: E402
 from cubefab.sim.sweep import plot_sweep, sweep_curves  # noqa: E402
 from cubefab.topology import DLH, Mcube, Metacube  # noqa: E402
+from saved_results import command_line, save  # noqa: E402
 
 
 #: (network, deterministic algorithm, adaptive algorithm)
@@ -64,9 +69,11 @@ def main():
     ap.add_argument("--adaptive-vcs", type=int, default=ADAPTIVE_VCS,
                     help=f"adaptive VCs per link (default {ADAPTIVE_VCS})")
     ap.add_argument("--seed", type=int, default=1,
-                    help="the traffic's seed (default 1: the figures in docs/router.md)")
+                    help="the traffic's seed (default 1: the figures in the docs)")
     ap.add_argument("--fractions", default=",".join(map(str, FRACTIONS)),
                     help="offered loads as fractions of the bound (comma-separated)")
+    ap.add_argument("--save", default=None, metavar="NAME",
+                    help="write the figures to benchmarks/results/NAME.json")
     args = ap.parse_args()
     rows, docs = [], []
     headers = ["network", "traffic", "routing", "bound", "any minimal <=", "max accepted",
@@ -80,6 +87,29 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(docs, f, indent=1)
+    if args.save:
+        save(args.save, saved_figures(docs), command_line(__file__, sys.argv[1:]))
+
+
+def _key(label):
+    """``"MC(1,3)"`` -> ``"mc1_3"``."""
+    return "_".join(filter(None, "".join(c if c.isalnum() else " "
+                                         for c in label.lower()).split()))
+
+
+def saved_figures(docs):
+    """``{network: {traffic: {mode: {...}}}}`` of the curves ``docs``."""
+    figures = {}
+    for r in docs:
+        best = r["max_throughput"]
+        bound = r["bound"]
+        mode = "adaptive" if r["adaptive_vcs"] else "deterministic"
+        figures.setdefault(_key(r["label"]), {}).setdefault(r["traffic"], {})[mode] = {
+            "algorithm": r["algorithm"], "bound": round(bound, 4),
+            "max_accepted": round(best, 4), "of_bound_pct": round(100 * best / bound, 1),
+            "held_pct": round(100 * r["points"][-1]["throughput"] / best, 1),
+            "reordered": sum(p["reordered"] for p in r["points"]), "ok": bool(r["ok"])}
+    return figures
 
 
 def _run(args, client, rows, docs, headers):
@@ -107,7 +137,8 @@ def _run(args, client, rows, docs, headers):
             seconds = time.monotonic() - start
             minimal = minimal_routing_bound(topo, traffic)["saturation_bound"]
             for r in results:
-                r["minimal_routing_bound"] = minimal
+                r.update(minimal_routing_bound=minimal, bound=bound, label=topo.label,
+                         traffic=traffic)
             docs.extend(results)
             if args.plot_dir:
                 os.makedirs(args.plot_dir, exist_ok=True)

@@ -11,11 +11,14 @@ import re
 import sys
 
 from docutils.parsers.rst import Directive
+from sphinx.util import logging
 
 
 sys.path.insert(0, os.path.abspath(".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cubefab  # noqa: E402  (after the path is set)
+import refresh_figures  # noqa: E402
 
 
 project = "cubefab"
@@ -47,6 +50,12 @@ autodoc_default_options = {"members": True, "show-inheritance": True}
 
 html_theme = "alabaster"
 html_title = "cubefab"
+
+logger = logging.getLogger(__name__)
+
+#: The benchmarks' saved results (benchmarks/results/*.json), whose figures the guides
+#: quote.
+SAVED_RESULTS = refresh_figures.load_results()
 
 
 #: numpydoc sections whose entries are ``name : type`` lines at the left margin.
@@ -112,7 +121,17 @@ class Submodules(Directive):
         return []
 
 
+def saved_figures(app, docname, source):
+    """Every marked figure of a guide from its benchmark's saved result, markers
+    dropped (docs/refresh_figures.py; a marker naming no saved value is a warning)."""
+    text, problems = refresh_figures.refresh_text(source[0], SAVED_RESULTS, strip=True)
+    for problem in problems:
+        logger.warning(f"{docname}: {problem}")
+    source[0] = text
+
+
 def setup(app):
     app.add_directive("submodules", Submodules)
+    app.connect("source-read", saved_figures)
     # before napoleon (priority 500) turns the sections into fields
     app.connect("autodoc-process-docstring", prose_before_sections, priority=100)
