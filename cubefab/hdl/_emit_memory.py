@@ -114,6 +114,13 @@ def _read_port(writer, cell, array, columns, port, net):
         writer.assigns.append(f"  assign {name} = {value};")
         return
     init = cell.text["RD_INIT_VALUE"][::-1][port * width:(port + 1) * width]
+    if _reads_through_address_register(cell, port, mine, init):
+        register = writer.unique(f"{name}_address")
+        writer.declare("reg", register, cell.params["ABITS"], ["0"] * cell.params["ABITS"])
+        writer.blocks[_clock(writer, cell, "RD", port)].append(f"{register} <= {address};")
+        writer.declare("wire", name, len(mine))
+        writer.assigns.append(f"  assign {name} = {value.replace(word, f'{array}[{register}]')};")
+        return
     writer.declare("reg", name, len(mine), [init[k] if init[k] in "01" else "0"
                                             for k in mine])
     statements = [f"{name} <= {value};"]
@@ -125,6 +132,27 @@ def _read_port(writer, cell, array, columns, port, net):
         statements = [f"if ({writer.render([enable])}) begin"] + [
             f"  {s}" for s in statements] + ["end"]
     writer.blocks[_clock(writer, cell, "RD", port)].extend(statements)
+
+
+def _reads_through_address_register(cell, port, mine, init):
+    """Whether synchronous read port ``port`` may be written as a registered address
+    and an asynchronous read (the form synthesis maps to block RAM best) with the same
+    behaviour as a register of the data: always enabled, transparent to every write
+    port, every write port on its clock, and its initial value the word at address 0
+    (bits ``mine``)."""
+    writes = cell.params["WR_PORTS"]
+    if cell.conns["RD_EN"][port] != "1" or writes == 0:
+        return False
+    for write in range(writes):
+        if not _bit(cell.params["RD_TRANSPARENCY_MASK"], port * writes + write):
+            return False
+        if (cell.conns["WR_CLK"][write] != cell.conns["RD_CLK"][port]
+                or _bit(cell.params["WR_CLK_POLARITY"], write)
+                != _bit(cell.params["RD_CLK_POLARITY"], port)):
+            return False
+    word0 = cell.text["INIT"][::-1][:cell.params["WIDTH"]]
+    return all((init[k] if init[k] in "01" else "0") == (word0[k] if word0[k] in "01"
+                                                           else "0") for k in mine)
 
 
 def _transparent(writer, cell, port, write, name, mine):
