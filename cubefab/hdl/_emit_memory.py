@@ -114,9 +114,12 @@ def _read_port(writer, cell, array, columns, port, net):
         writer.assigns.append(f"  assign {name} = {value};")
         return
     init = cell.text["RD_INIT_VALUE"][::-1][port * width:(port + 1) * width]
-    if _reads_through_address_register(cell, port, mine, init):
+    if _reads_through_address_register(cell, port):
+        # no initial value: a register with one is not merged into a block RAM's read
+        # port; until the first clock edge the data is the word at an unknown address
+        # (as in Amaranth's own Verilog), and no design reads it before then
         register = writer.unique(f"{name}_address")
-        writer.declare("reg", register, cell.params["ABITS"], ["0"] * cell.params["ABITS"])
+        writer.declare("reg", register, cell.params["ABITS"])
         writer.blocks[_clock(writer, cell, "RD", port)].append(f"{register} <= {address};")
         writer.declare("wire", name, len(mine))
         writer.assigns.append(f"  assign {name} = {value.replace(word, f'{array}[{register}]')};")
@@ -134,12 +137,11 @@ def _read_port(writer, cell, array, columns, port, net):
     writer.blocks[_clock(writer, cell, "RD", port)].extend(statements)
 
 
-def _reads_through_address_register(cell, port, mine, init):
+def _reads_through_address_register(cell, port):
     """Whether synchronous read port ``port`` may be written as a registered address
-    and an asynchronous read (the form synthesis maps to block RAM best) with the same
-    behaviour as a register of the data: always enabled, transparent to every write
-    port, every write port on its clock, and its initial value the word at address 0
-    (bits ``mine``)."""
+    and an asynchronous read (the form synthesis maps to block RAM) with the same
+    behaviour as a register of the data after the first clock edge: always enabled,
+    transparent to every write port, every write port on its clock."""
     writes = cell.params["WR_PORTS"]
     if cell.conns["RD_EN"][port] != "1" or writes == 0:
         return False
@@ -150,9 +152,7 @@ def _reads_through_address_register(cell, port, mine, init):
                 or _bit(cell.params["WR_CLK_POLARITY"], write)
                 != _bit(cell.params["RD_CLK_POLARITY"], port)):
             return False
-    word0 = cell.text["INIT"][::-1][:cell.params["WIDTH"]]
-    return all((init[k] if init[k] in "01" else "0") == (word0[k] if word0[k] in "01"
-                                                           else "0") for k in mine)
+    return True
 
 
 def _transparent(writer, cell, port, write, name, mine):
