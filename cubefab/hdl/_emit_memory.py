@@ -99,31 +99,36 @@ def _clock(writer, cell, prefix, port):
     return edge, writer.render([cell.conns[f"{prefix}_CLK"][port]])
 
 
+def _word(array, columns, mine, address):
+    """The live columns ``mine`` of word ``address`` of ``array`` (which holds
+    ``columns``), as one expression."""
+    runs = _runs([columns.index(k) - i for i, k in enumerate(mine)])
+    word = f"{array}[{address}]"
+    parts = [_part(word, columns.index(mine[first]), columns.index(mine[last]),
+                   len(columns)) for first, last, _offset in runs]
+    return parts[0] if len(parts) == 1 else "{ " + ", ".join(reversed(parts)) + " }"
+
+
 def _read_port(writer, cell, array, columns, port, net):
     """Declare read port ``port``'s net and write its statements."""
     name, mine = net
     width = cell.params["WIDTH"]
-    runs = _runs([columns.index(k) - i for i, k in enumerate(mine)])
     address = writer.render(_address(cell, "RD", port))
-    word = f"{array}[{address}]"
-    parts = [_part(word, columns.index(mine[first]), columns.index(mine[last]),
-                   len(columns)) for first, last, _offset in runs]
-    value = parts[0] if len(parts) == 1 else "{ " + ", ".join(reversed(parts)) + " }"
-    if not _bit(cell.params["RD_CLK_ENABLE"], port):
-        writer.declare("wire", name, len(mine))
-        writer.assigns.append(f"  assign {name} = {value};")
-        return
-    init = cell.text["RD_INIT_VALUE"][::-1][port * width:(port + 1) * width]
-    if _reads_through_address_register(cell, port):
+    clocked = _bit(cell.params["RD_CLK_ENABLE"], port)
+    if clocked and _reads_through_address_register(cell, port):
         # no initial value: a register with one is not merged into a block RAM's read
         # port; until the first clock edge the data is the word at an unknown address
         # (as in Amaranth's own Verilog), and no design reads it before then
         register = writer.unique(f"{name}_address")
         writer.declare("reg", register, cell.params["ABITS"])
         writer.blocks[_clock(writer, cell, "RD", port)].append(f"{register} <= {address};")
+        address, clocked = register, False
+    value = _word(array, columns, mine, address)
+    if not clocked:
         writer.declare("wire", name, len(mine))
-        writer.assigns.append(f"  assign {name} = {value.replace(word, f'{array}[{register}]')};")
+        writer.assigns.append(f"  assign {name} = {value};")
         return
+    init = cell.text["RD_INIT_VALUE"][::-1][port * width:(port + 1) * width]
     writer.declare("reg", name, len(mine), [init[k] if init[k] in "01" else "0"
                                             for k in mine])
     statements = [f"{name} <= {value};"]
