@@ -16,6 +16,7 @@ import re
 
 import amaranth
 from .. import __version__, files
+from ..hdl.emit import check_module_name
 from ..provenance import generator
 from ..topology.base import Topology
 from .fusesoc import core_path, core_vlnv, write_core
@@ -101,8 +102,7 @@ def write_design(component, name, out_dir, kind, topology=None, parameters=None,
     dict
         The manifest, with ``verilog_path``, ``manifest_path`` and ``core_path`` added.
     """
-    if not re.fullmatch(r"[A-Za-z_]\w*", name or ""):
-        raise ValueError(f"Module name must be a Verilog identifier, not {name!r}")
+    name = check_module_name(name)
     verilog_path = os.path.join(out_dir, f"{name}.v")
     manifest_path = os.path.join(out_dir, f"{name}.json")
     core = core_path(verilog_path, name)

@@ -4,7 +4,6 @@ Targets are listed in :data:`TARGETS`; ``route`` writes the combinational route
 unit of one node (docs/conventions.md interface). Another target is one entry there.
 """
 
-import re
 from typing import Callable, NamedTuple
 
 from ..cli import (add_json_option, CliError, _Parser, add_topology_command, emit, parse_address,
@@ -13,6 +12,7 @@ from .. import files
 from ..build.fusesoc import core_path, core_vlnv, write_packaged
 from ..build.names import default_top
 from ..build.verilog import route_unit_verilog
+from ..hdl.emit import check_module_name
 from ..provenance import generator
 from ..hdl.route import route_unit
 from .router_options import add_algorithm_option
@@ -47,7 +47,8 @@ def build_route_unit(args, topology):
     return route_unit(topology, args.node, args.algorithm)
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}\Z")
+#: The longest ``--top`` the command takes.
+MAX_TOP_LENGTH = 128
 
 
 def _kind(args):
@@ -68,7 +69,12 @@ def check_output_args(args, topology):
                 topology.check_node(node, "--node")
             algorithm = topology.check_algorithm(args.algorithm)
         args.top = default_top(topology, _kind(args), node, algorithm)
-    if not _IDENTIFIER.match(args.top):
+    try:
+        check_module_name(args.top)
+        valid = len(args.top) <= MAX_TOP_LENGTH
+    except ValueError:
+        valid = False
+    if not valid:
         raise CliError(f"--top must be a Verilog identifier (a letter or _, then letters, "
                        f"digits or _; at most 128), not {args.top!r}")
     files.check_output(args.output)
