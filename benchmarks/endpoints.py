@@ -25,6 +25,16 @@
 Latency and throughput run deterministic routers, then adaptive ones whose endpoints
 have a window of 1 message per destination, then of 8 (a reorder buffer at every
 receiver).
+
+``--save NAME`` writes the figures to ``benchmarks/results/NAME.json``
+(``benchmarks/saved_results.py``): ``latency.ROUTING.toDEST.bBEATS.*``,
+``throughput.ROUTING.wW.bBEATS.*`` and ``cost.ROUTING.wW.*`` (ROUTING
+``deterministic``, ``adaptive_window_1`` or ``adaptive_window_8``), and the Q(2)
+routers of the simulations (``router``). The figures of docs/endpoints.md::
+
+    python benchmarks/endpoints.py --only latency throughput --save endpoints_sim
+    python benchmarks/endpoints.py --only cost --save endpoints_cost
+    python benchmarks/endpoints.py --only cost --header every --save endpoints_cost_every
 """
 
 import argparse
@@ -34,6 +44,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from amaranth.back import verilog  # noqa: E402
 from amaranth.sim import Simulator  # noqa: E402
@@ -48,6 +59,7 @@ from cubefab.hdl.endpoint import (EndpointEject, EndpointFabric, EndpointInject,
 from cubefab.hdl.modes import Adaptive  # noqa: E402
 from cubefab.hdl.router import zero_load_latency  # noqa: E402
 from cubefab.topology import Hypercube  # noqa: E402
+from saved_results import add_save_option, command_line, key_of, save  # noqa: E402
 
 
 COST_WIDTHS = (8, 32, 128)
@@ -171,6 +183,21 @@ def _routing(fmt):
     return f"adaptive, window {fmt.window}"
 
 
+def saved_figures(out):
+    """The rows of ``out`` by routing, then width or destination, then beats."""
+    figures = {"router": FabricConfig.for_topology(Hypercube(2), header=HEADER["value"])
+               .router.as_dict()}
+    for part, rows in out.items():
+        for r in rows:
+            where = f"to{r['dest']}" if part == "latency" else f"w{r['data_width']}"
+            place = figures.setdefault(part, {}).setdefault(key_of(r["routing"]), {})
+            place = place.setdefault(where, {})
+            if "beats" in r and part != "cost":
+                place = place.setdefault(f"b{r['beats']}", {})
+            place.update({k: v for k, v in r.items() if k != "routing"})
+    return figures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=("cost", "latency", "throughput"))
@@ -179,6 +206,7 @@ def main():
     parser.add_argument("--workdir", default="build/bench_endpoints")
     parser.add_argument("--header", choices=HEADERS, default=DEFAULT_HEADER,
                         help=f"the routers' flit format (default {DEFAULT_HEADER})")
+    add_save_option(parser)
     args = parser.parse_args()
     HEADER["value"] = args.header
     out = {}
@@ -219,6 +247,8 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)
+    if args.save:
+        save(args.save, saved_figures(out), command_line(__file__, sys.argv[1:]))
 
 
 if __name__ == "__main__":

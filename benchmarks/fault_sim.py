@@ -19,6 +19,14 @@ checker errors, summed: 0 expected). Offered load and throughput are per node of
 network, faulty ones included (they create nothing); "bound" is the mean over the sets
 of their waypoint routes' channel-load bound in the same unit
 (:func:`~cubefab.sim.channel_load.waypoint_channel_load_bound`).
+
+``--save NAME`` writes the rows to ``benchmarks/results/NAME.json``
+(``benchmarks/saved_results.py``), keyed by fault count and rate in hundredths
+(``f1.r95.accepted``), and the router the runs simulated (``router.depth``:
+:meth:`RouterConfig.as_dict <cubefab.hdl.config.RouterConfig.as_dict>`). The figures of
+docs/faults.md::
+
+    python benchmarks/fault_sim.py --network "Q(4)" --sets 4 --save fault_sim_q4
 """
 
 import argparse
@@ -26,19 +34,24 @@ import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from cubefab.cli import format_table                                     # noqa: E402
 from cubefab.sim.channel_load import waypoint_channel_load_bound         # noqa: E402
-from cubefab.sim.run_spec import SelfCheckRun
+from cubefab.sim.run_spec import SelfCheckRun                            # noqa: E402
 from cubefab.sim.selfcheck_run import run_selfcheck                      # noqa: E402
 from cubefab.topology import DLH, Hypercube, Metacube                    # noqa: E402
 from cubefab.topology.fault_routing import (FaultSet, guarantee_bound,  # noqa: E402
                                             plan_waypoints, random_fault_sets)
+from saved_results import add_save_option, command_line, save           # noqa: E402
 
 NETWORKS = {"Q(3)": Hypercube(3), "Q(4)": Hypercube(4), "MC(1,2)": Metacube(1, 2),
             "DLH(2,1)": DLH(2, 1), "DLH(4,3)": DLH(4, 3), "MC(2,2)": Metacube(2, 2)}
 ERRORS = ("lost", "duplicated", "corrupted", "misrouted", "checker_errors")
+#: The saved name of each column of a row.
+COLUMNS = ("faults", "rate", "offered", "accepted", "avg_latency", "worst_p99",
+           "unroutable", "bound", "stretch", "max_extra", "errors")
 
 
 def main():
@@ -53,10 +66,11 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--counts", default=None,
                         help="fault counts, comma-separated (default 0 .. the guarantee)")
+    add_save_option(parser)
     args = parser.parse_args()
     topo = NETWORKS[args.network]
     rates = [float(r) for r in args.rates.split(",")]
-    rows = []
+    rows, router = [], None
     counts = (range(guarantee_bound(topo) + 1) if args.counts is None
               else [int(c) for c in args.counts.split(",")])
     for count in counts:
@@ -69,10 +83,12 @@ def main():
         stretch = statistics.mean(f["mean_ratio"] for f in figures)
         extra = max(f["max_extra"] for f in figures)
         for rate in rates:
-            runs = [run_selfcheck(SelfCheckRun.of(topo, engine=args.engine, rate=rate, cycles=args.cycles,
-                                                  warmup=args.warmup, drain=20 * topo.num_nodes + 2000,
-                                                  seed=args.seed, fault_waypoints=args.waypoints,
-                                                  faults=f.nodes, faulty_links=f.links)) for f in sets]
+            specs = [SelfCheckRun.of(topo, engine=args.engine, rate=rate, cycles=args.cycles,
+                                     warmup=args.warmup, drain=20 * topo.num_nodes + 2000,
+                                     seed=args.seed, fault_waypoints=args.waypoints,
+                                     faults=f.nodes, faulty_links=f.links) for f in sets]
+            router = specs[0].design.router.as_dict()
+            runs = [run_selfcheck(spec) for spec in specs]
             rows.append([count, rate, round(statistics.mean(r["offered"] for r in runs), 4),
                          round(statistics.mean(r["throughput"] for r in runs), 4),
                          round(statistics.mean(r["avg_latency"] for r in runs), 2),
@@ -87,6 +103,12 @@ def main():
     print(format_table(["faults", "rate", "offered", "throughput", "avg latency",
                         "worst p99", "unroutable", "bound", "stretch", "max extra hops",
                         "errors"], rows))
+    if args.save:
+        figures = {"router": router}
+        for values in rows:
+            figures.setdefault(f"f{values[0]}", {})[f"r{round(values[1] * 100)}"] = dict(
+                zip(COLUMNS, values))
+        save(args.save, figures, command_line(__file__, sys.argv[1:]))
 
 
 if __name__ == "__main__":

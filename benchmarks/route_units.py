@@ -2,7 +2,8 @@
 units beside the table-lookup unit and the metacube paper algorithm's unit, and the
 issue's goals as measured ratios.
 
-Usage: python benchmarks/route_units.py [--quick] [--json FILE] [--table-max-nodes N]
+Usage: python benchmarks/route_units.py [--quick | --only LABEL ...] [--json FILE]
+                                        [--table-max-nodes N] [--save NAME]
 
 Every unit has a constant node address (synthesis folds it): the node with dense index
 ``2 * num_nodes // 3`` (an arbitrary, fixed choice). Columns:
@@ -21,13 +22,26 @@ Every unit has a constant node address (synthesis folds it): the node with dense
   counted), the size a run-time-programmable table costs in logic.
 
 Depth is yosys ``ltp -noff`` on the LUT netlist: LUT levels from input to output.
+
+``--only`` measures these networks (and the hypercubes of their address widths).
+``--save NAME`` writes the figures to ``benchmarks/results/NAME.json``
+(``benchmarks/saved_results.py``): per network (``mc_2_3``) ``logic``, ``paper``,
+``ecube`` and ``table`` (each ``lut4`` and ``depth``), ``rom_lut4`` and ``rom_ratio``.
+The figures of docs/route_units.md::
+
+    python benchmarks/route_units.py --only "Q(8)" "Q(16)" "MC(1,6)" "MC(2,2)" "MC(2,3)" \
+        "MC(2,4)" "MC(3,1)" "MC(3,2)" "DLH(4,3)" "DLH(8,6)" --save route_units
 """
 
 import argparse
 import json
 import math
+import os
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from cubefab.build.synth import route_unit_cost
 from cubefab.hdl.route import route_unit, TableRoute
@@ -35,9 +49,19 @@ from cubefab.progress import Progress
 from cubefab.topology.dlh import DLH
 from cubefab.topology.hypercube import Hypercube
 from cubefab.topology.metacube import Metacube
+from saved_results import add_save_option, command_line, key_of, save
 
 
-def configurations(quick):
+def configurations(quick, only=None):
+    if only:
+        every = configurations(False)
+        picked = [t for t in every if t.label in only]
+        missing = sorted(set(only) - {t.label for t in picked})
+        if missing:
+            raise SystemExit(f"no network {', '.join(missing)} in the benchmark's series")
+        widths = {t.address_bits for t in picked if not isinstance(t, Hypercube)}
+        return picked + [Hypercube(n) for n in sorted(widths)
+                         if Hypercube(n).label not in only]
     if quick:
         hypercubes = [Hypercube(4)]
         metacubes = [Metacube(1, 2), Metacube(2, 3), Metacube(3, 2)]
@@ -167,8 +191,11 @@ def main():
     parser.add_argument("--quick", action="store_true", help="a few networks only")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     parser.add_argument("--table-max-nodes", type=int, default=4096, metavar="N")
+    parser.add_argument("--only", nargs="+", metavar="LABEL", default=None,
+                        help="these networks only, e.g. 'MC(2,3)'")
+    add_save_option(parser)
     args = parser.parse_args()
-    topologies = configurations(args.quick)
+    topologies = configurations(args.quick, args.only)
     results = measure(topologies, args.table_max_nodes)
     rows = report(topologies, results)
     lines = goals(topologies, results)
@@ -176,6 +203,24 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"rows": rows, "goals": lines,
                        "raw": {f"{k[0]} {k[1]}": v for k, v in results.items()}}, f, indent=2)
+    if args.save:
+        save(args.save, saved_figures(rows, results), command_line(__file__, sys.argv[1:]))
+
+
+def saved_figures(rows, results):
+    """Per network its units' LUT4 and depth, the ROM's LUT4 and their ratio."""
+    figures = {}
+    for row in rows:
+        kept = {kind: {"lut4": results[row["network"], kind]["lut4"],
+                       "depth": results[row["network"], kind]["depth"]}
+                for kind in ("logic", "paper", "table") if (row["network"], kind) in results}
+        if row["ecube"] != "-":
+            lut4, depth = row["ecube"].split("/")
+            kept["ecube"] = {"lut4": int(lut4), "depth": int(depth)}
+        figures[key_of(row["network"])] = {"bits": row["bits"], "nodes": row["nodes"],
+                                          "rom_lut4": row["rom_lut4"],
+                                          "rom_ratio": round(row["rom_ratio"], 2), **kept}
+    return figures
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ from cubefab.sim.channel_load import channel_load_bound, minimal_routing_bound  
 from cubefab.hdl.config import SIMULATION_DEFAULTS  # noqa: E402
 from cubefab.sim.sweep import plot_sweep, sweep_curves  # noqa: E402
 from cubefab.topology import DLH, Mcube, Metacube  # noqa: E402
-from saved_results import command_line, save  # noqa: E402
+from saved_results import command_line, key_of as _key, save  # noqa: E402
 
 
 #: (network, deterministic algorithm, adaptive algorithm)
@@ -89,12 +89,6 @@ def main():
             json.dump(docs, f, indent=1)
     if args.save:
         save(args.save, saved_figures(docs), command_line(__file__, sys.argv[1:]))
-
-
-def _key(label):
-    """``"MC(1,3)"`` -> ``"mc1_3"``."""
-    return "_".join(filter(None, "".join(c if c.isalnum() else " "
-                                         for c in label.lower()).split()))
 
 
 def saved_figures(docs):

@@ -73,6 +73,19 @@ def save(name, figures, command, extra=None):
     return path
 
 
+def key_of(label):
+    """A network's label as a figure key: ``"MC(1,3)"`` -> ``"mc_1_3"``, ``"Q(4)"`` ->
+    ``"q_4"``."""
+    return "_".join(filter(None, "".join(c if c.isalnum() else " "
+                                         for c in label.lower()).split()))
+
+
+def add_save_option(parser):
+    """The ``--save NAME`` option every benchmark that keeps its figures has."""
+    parser.add_argument("--save", metavar="NAME", default=None,
+                        help="write the figures to benchmarks/results/NAME.json")
+
+
 def load(name):
     """The saved result ``name`` (a dict), or None when there is none."""
     path = os.path.join(RESULTS, f"{name}.json")

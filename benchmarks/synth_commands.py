@@ -26,7 +26,10 @@ command under ``commands``. Suites:
 - ``families``: the default router (16-bit payload) of node 0 of Q(5), MC(1,2),
   DLH(2,2) and Mcube(5) on the HX8K (docs/compare.md);
 - ``broadcast``: the goal router unicast, all-port and one-port replicating, on the
-  HX8K (docs/measurements.md).
+  HX8K (docs/measurements.md);
+- ``waypoints``: the default Q(4) router (16-bit payload) fault-free with as many VCs
+  (2) and every turn as the router with one waypoint has, on the HX8K (docs/faults.md,
+  beside ``routings``' deterministic and waypoint routers).
 """
 
 import argparse
@@ -99,6 +102,7 @@ SUITES = {
         "all_port": f"{GOAL} --broadcast-vcs 1",
         "one_port": f"{GOAL} --broadcast-vcs 1 --broadcast-model one-port",
     },
+    "waypoints": {"all_turns_2vcs": f"{Q4} --turns all --vcs 2"},
 }
 
 #: The report keys kept as figures.

@@ -1,0 +1,160 @@
+"""The ``cubefab sim`` and ``cubefab compare`` runs whose figures the guides quote, in
+named suites.
+
+    python benchmarks/sim_commands.py SUITE [--only RUN ...] [--save NAME]
+
+Each run is one command line of ``cubefab ... --json`` (the guides name the command
+beside each table), run as a fresh process; the figures kept of each are its report's
+numbers, strings and truth values (nested objects kept; a short list of numbers kept as
+one string, ``"16,16"``; a list of rows kept by each row's label, ``q_5`` for ``Q(5)``;
+other lists dropped), the router it simulated among them
+(the report's ``router``, or its ``vcs``, ``vcs_per_class``, ``depth`` and
+``payload_width``). ``--save NAME`` writes them to ``benchmarks/results/NAME.json``
+(see ``benchmarks/saved_results.py``) with each run's command under ``commands``.
+Every suite runs the default router of ``cubefab sim`` unless its commands say
+otherwise, so rerunning a suite with ``--save`` measures the default router of the
+day. Suites and the results the guides quote:
+
+- ``link_failure`` (``sim_link_failure``): links failing while traffic runs on Q(3)
+  and Q(4) (docs/faults.md);
+- ``endpoints`` (``sim_endpoints``): Q(2) with and without AXI4-Stream endpoints, each
+  routing, at three loads (docs/endpoints.md);
+- ``compare`` (``sim_compare``): the four 32-node networks of ``cubefab compare
+  --simulate`` (docs/compare.md).
+"""
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from saved_results import REPO, add_save_option, command_line, key_of, save  # noqa: E402
+
+
+def _endpoint_runs():
+    """The runs of docs/endpoints.md's ``cubefab sim`` table: Q(2), seed 3, 2000 cycles
+    after 500, Verilator; flits or AXI4-Stream endpoints of W bits, each routing."""
+    base = "sim hypercube -n 2 --cycles 2000 --warmup 500 --seed 3 --engine verilator"
+    interfaces = {"deterministic_flits": "",
+                  "deterministic_w16": "--interface axi-stream --data-width 16",
+                  "deterministic_w64": "--interface axi-stream --data-width 64",
+                  "adaptive_flits": "--adaptive",
+                  "adaptive_w16_window1": "--adaptive --interface axi-stream "
+                                          "--data-width 16 --window 1",
+                  "adaptive_w16_window8": "--adaptive --interface axi-stream "
+                                          "--data-width 16 --window 8"}
+    rates = {"deterministic": ("0.05", "0.2", "1.0"), "adaptive": ("0.2", "1.0")}
+    runs = {}
+    for name, options in interfaces.items():
+        for rate in rates[name.split("_")[0]]:
+            if name == "adaptive_flits" and rate != "1.0":
+                continue
+            runs[f"{name}_r{rate.replace('.', '')}"] = f"{base} {options} --rate {rate}"
+    return runs
+
+
+#: suite -> {run name: arguments of ``cubefab`` (each run gets ``--json``)}
+SUITES = {
+    "link_failure": {
+        "q3": "sim hypercube -n 3 --fail-link 0-1@50 --waypoints 1 --rate 0.95 "
+              "--cycles 120 --drain 600 --packet-flits 4 --seed 5 --vcs-per-class 1 "
+              "--depth 4 --engine amaranth",
+        "q3_verilator": "sim hypercube -n 3 --fail-link 0-1@50 --waypoints 1 --rate 0.95 "
+                        "--cycles 120 --drain 600 --packet-flits 4 --seed 5 "
+                        "--vcs-per-class 1 --depth 4 --engine verilator",
+        "q4_two_links": "sim hypercube -n 4 --fail-link 0-1@700,5-7@1900 --waypoints 1 "
+                        "--rate 0.9 --warmup 200 --cycles 3000 --drain 3000 "
+                        "--packet-flits 4 --seed 11 --engine verilator",
+    },
+    "endpoints": _endpoint_runs(),
+    "compare": {
+        "q5_mc1_2_dlh2_2_mcube5": "compare hypercube:n=5 dualcube:m=2 dlh:m=2,d=2 "
+                                  "mcube:k=5 --simulate",
+    },
+}
+
+#: The report keys that describe the simulated router when it has no ``router``.
+ROUTER_KEYS = ("algorithm", "vcs", "vcs_per_class", "depth", "payload_width", "buffer",
+               "adaptive_vcs", "header", "hop")
+
+
+#: The longest list of numbers kept (as one string).
+SHORT_LIST = 16
+
+
+def kept(value):
+    """The figures of a report: scalars and objects kept, a short list of numbers as
+    one comma-separated string, a list of labelled rows as an object keyed by
+    :func:`key_of` of each label; other lists dropped."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            item = kept(item)
+            if item is not None:
+                out[key] = item
+        return out
+    if isinstance(value, list):
+        if value and all(isinstance(row, dict) and "label" in row for row in value):
+            return {key_of(row["label"]): kept(row) for row in value}
+        if len(value) <= SHORT_LIST and all(isinstance(item, (int, float))
+                                            for item in value):
+            return ",".join(str(item) for item in value)
+        return None
+    return value
+
+
+def figures_of(report):
+    """:func:`kept` of ``report``, with ``router`` (the report's, or the keys of
+    :data:`ROUTER_KEYS` it has)."""
+    figures = kept(report)
+    if isinstance(report, dict) and "router" not in figures:
+        router = {key: report[key] for key in ROUTER_KEYS if key in report}
+        if router:
+            figures["router"] = router
+    return figures
+
+
+def run(name, arguments):
+    argv = [*shlex.split(arguments), "--json"]
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    start = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "cubefab", *argv], capture_output=True,
+                            text=True, env=env)
+    if result.returncode != 0:
+        raise SystemExit(f"cubefab {' '.join(argv)} failed ({result.returncode}):\n"
+                         f"{result.stderr}")
+    figures = figures_of(json.loads(result.stdout))
+    print(f"  {name}: {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
+    return figures
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("suite", choices=sorted(SUITES))
+    parser.add_argument("--only", nargs="+", metavar="RUN", default=None,
+                        help="only these runs of the suite")
+    add_save_option(parser)
+    args = parser.parse_args(argv)
+    runs = SUITES[args.suite]
+    if args.only:
+        unknown = sorted(set(args.only) - set(runs))
+        if unknown:
+            parser.error(f"no run {', '.join(unknown)} in suite {args.suite}")
+        runs = {name: runs[name] for name in args.only}
+    figures = {name: run(name, arguments) for name, arguments in runs.items()}
+    if args.save:
+        save(args.save, figures, command_line(__file__, sys.argv[1:] if argv is None else argv),
+             extra={"commands": {name: f"cubefab {arguments}"
+                                 for name, arguments in runs.items()}})
+    else:
+        print(json.dumps(figures, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
