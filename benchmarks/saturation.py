@@ -92,8 +92,12 @@ def main():
 
 
 def saved_figures(docs):
-    """``{network: {traffic: {mode: {...}}}}`` of the curves ``docs``."""
-    figures = {}
+    """``{network: {traffic: {mode: {...}}}}`` of the curves ``docs``, and the router
+    (``router``: its depth and VCs per class, the adaptive VCs of the adaptive mode)."""
+    figures = {"router": {"depth": SIMULATION_DEFAULTS.depth,
+                          "vcs_per_class": SIMULATION_DEFAULTS.vcs_per_class,
+                          "payload_width": SIMULATION_DEFAULTS.payload_width,
+                          "adaptive_vcs": max((r["adaptive_vcs"] for r in docs), default=0)}}
     for r in docs:
         best = r["max_throughput"]
         bound = r["bound"]
@@ -102,7 +106,8 @@ def saved_figures(docs):
             "algorithm": r["algorithm"], "bound": round(bound, 4),
             "max_accepted": round(best, 4), "of_bound_pct": round(100 * best / bound, 1),
             "held_pct": round(100 * r["points"][-1]["throughput"] / best, 1),
-            "reordered": sum(p["reordered"] for p in r["points"]), "ok": bool(r["ok"])}
+            "reordered": sum(p["reordered"] for p in r["points"]), "ok": bool(r["ok"]),
+            "latency_lowest_load": round(r["points"][0]["avg_latency"], 1)}
     return figures
 
 

@@ -20,7 +20,11 @@ day. Suites and the results the guides quote:
 - ``endpoints`` (``sim_endpoints``): Q(2) with and without AXI4-Stream endpoints, each
   routing, at three loads (docs/endpoints.md);
 - ``compare`` (``sim_compare``): the four 32-node networks of ``cubefab compare
-  --simulate`` (docs/compare.md).
+  --simulate`` (docs/compare.md);
+- ``vc_depth`` (``sim_vc_depth``): sweeps of DLH(4,3) with 1 or 2 VCs per class and
+  4- to 16-flit buffers (docs/simulation.md);
+- ``netlist`` (``sim_netlist``): Q(2) on its iCE40 netlist against the RTL
+  (docs/simulation.md).
 """
 
 import argparse
@@ -72,6 +76,12 @@ SUITES = {
                         "--packet-flits 4 --seed 11 --engine verilator",
     },
     "endpoints": _endpoint_runs(),
+    "vc_depth": {f"vcs{vcs}_depth{depth}":
+                 f"sweep dlh -m 4 -d 3 --vcs-per-class {vcs} --depth {depth} "
+                 "--rates 0.35:0.7:0.05 --cycles 3000 --warmup 1000"
+                 for vcs, depth in ((1, 4), (1, 8), (1, 16), (2, 4), (2, 8))},
+    "netlist": {"q2_hx8k": "sim hypercube -n 2 --rate 0.2 --cycles 300 --seed 3 "
+                           "--netlist hx8k"},
     "compare": {
         "q5_mc1_2_dlh2_2_mcube5": "compare hypercube:n=5 dualcube:m=2 dlh:m=2,d=2 "
                                   "mcube:k=5 --simulate",
@@ -113,7 +123,8 @@ def figures_of(report):
     :data:`ROUTER_KEYS` it has)."""
     figures = kept(report)
     if isinstance(report, dict) and "router" not in figures:
-        router = {key: report[key] for key in ROUTER_KEYS if key in report}
+        run = (report.get("points") or [report])[0]       # a sweep: its first point's
+        router = {key: run[key] for key in ROUTER_KEYS if key in run}
         if router:
             figures["router"] = router
     return figures
