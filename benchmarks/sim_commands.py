@@ -24,7 +24,10 @@ day. Suites and the results the guides quote:
 - ``vc_depth`` (``sim_vc_depth``): sweeps of DLH(4,3) with 1 or 2 VCs per class and
   4- to 16-flit buffers (docs/simulation.md);
 - ``netlist`` (``sim_netlist``): Q(2) on its iCE40 netlist against the RTL
-  (docs/simulation.md).
+  (docs/simulation.md);
+- ``lookahead`` (``sim_lookahead``): zero-load latency of MC(1,2) and DLH(4,3) with
+  each hop (docs/booksim.md);
+- ``readme`` (``sim_readme``): the README's sweep of MC(1,3).
 """
 
 import argparse
@@ -82,6 +85,12 @@ SUITES = {
                  for vcs, depth in ((1, 4), (1, 8), (1, 16), (2, 4), (2, 8))},
     "netlist": {"q2_hx8k": "sim hypercube -n 2 --rate 0.2 --cycles 300 --seed 3 "
                            "--netlist hx8k"},
+    "lookahead": {f"{name}_{hop}": f"sim {network} --rate 0.01 --cycles 20000 "
+                                   f"--engine verilator --hop {hop}"
+                  for name, network in (("mc1_2", "metacube -k 1 -m 2"),
+                                        ("dlh4_3", "dlh -m 4 -d 3"))
+                  for hop in ("buffered", "lookahead")},
+    "readme": {"sweep_mc1_3": "sweep dualcube -m 3 --rates 0.1:0.8:0.1"},
     "compare": {
         "q5_mc1_2_dlh2_2_mcube5": "compare hypercube:n=5 dualcube:m=2 dlh:m=2,d=2 "
                                   "mcube:k=5 --simulate",

@@ -50,3 +50,11 @@ def test_one_broadcast_vc_too_few_deadlocks_under_load(topology):
     result = run_mixed_load(topology, required_vcs(topology, algorithm), 1,
                             algorithm=algorithm, rate=0.6, fraction=0.5, cycles=300, seed=0)
     assert result["deadlock"] and result["lost"] > 0
+
+
+def test_the_guides_example_run():
+    """docs/broadcast.md's example: MC(1,2) at 0.3 packets per node and cycle, 20 %
+    broadcasts, 300 cycles, delivers its 2892 packets as 20832 copies, all intact."""
+    result = proven(Metacube(1, 2), rate=0.3, fraction=0.2, cycles=300)
+    assert_clean(result)
+    assert (result["injected"], result["copies"]) == (2892, 20832)
