@@ -45,6 +45,16 @@ def test_a_saved_result_says_how_it_was_made(path):
     assert (ROOT / result["command"].split()[1]).exists()
 
 
+#: A marked figure written right after another's marker: the page would show the two
+#: values as one (``89.098.1``).
+RUN_TOGETHER = re.compile(r"-->[\w.,+-]+<!-- fig ")
+
+
+@pytest.mark.parametrize("page", figures.pages(), ids=lambda p: p.name)
+def test_marked_figures_do_not_run_together(page):
+    assert not RUN_TOGETHER.findall(page.read_text())
+
+
 #: The least marked figures of each page whose tables come from saved results.
 MARKED = {"router.md": 20, "measurements.md": 50, "cli.md": 3, "faults.md": 150,
           "endpoints.md": 150, "simulation.md": 20, "route_units.md": 60, "compare.md": 30}
