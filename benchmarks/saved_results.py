@@ -22,6 +22,7 @@ import importlib.metadata
 import json
 import os
 import shlex
+import subprocess
 import sys
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -84,6 +85,37 @@ def add_save_option(parser):
     """The ``--save NAME`` option every benchmark that keeps its figures has."""
     parser.add_argument("--save", metavar="NAME", default=None,
                         help="write the figures to benchmarks/results/NAME.json")
+
+
+def run_cubefab_json(argv):
+    """The ``--json`` report of ``cubefab ARGV``, run as a fresh process on this
+    checkout's cubefab; exits with the command's error output when it fails."""
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    result = subprocess.run([sys.executable, "-m", "cubefab", *argv], capture_output=True,
+                            text=True, env=env)
+    if result.returncode != 0:
+        raise SystemExit(f"cubefab {' '.join(argv)} failed ({result.returncode}):\n"
+                         f"{result.stderr}")
+    return json.loads(result.stdout)
+
+
+def add_suite_arguments(parser, suites):
+    """A suite benchmark's arguments: the suite, ``--only RUN ...`` and ``--save``."""
+    parser.add_argument("suite", choices=sorted(suites))
+    parser.add_argument("--only", nargs="+", metavar="RUN", default=None,
+                        help="only these runs of the suite")
+    add_save_option(parser)
+
+
+def chosen_runs(parser, args, suites):
+    """``{run: arguments}`` of the suite ``args`` name, only those of ``--only``."""
+    runs = suites[args.suite]
+    if args.only:
+        unknown = sorted(set(args.only) - set(runs))
+        if unknown:
+            parser.error(f"no run {', '.join(unknown)} in suite {args.suite}")
+        runs = {name: runs[name] for name in args.only}
+    return runs
 
 
 def load(name):

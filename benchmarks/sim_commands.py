@@ -34,13 +34,13 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from saved_results import REPO, add_save_option, command_line, key_of, save  # noqa: E402
+from saved_results import (add_suite_arguments, chosen_runs, command_line,  # noqa: E402
+                           key_of, run_cubefab_json, save)
 
 
 def _endpoint_runs():
@@ -140,32 +140,17 @@ def figures_of(report):
 
 
 def run(name, arguments):
-    argv = [*shlex.split(arguments), "--json"]
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     start = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "cubefab", *argv], capture_output=True,
-                            text=True, env=env)
-    if result.returncode != 0:
-        raise SystemExit(f"cubefab {' '.join(argv)} failed ({result.returncode}):\n"
-                         f"{result.stderr}")
-    figures = figures_of(json.loads(result.stdout))
+    figures = figures_of(run_cubefab_json([*shlex.split(arguments), "--json"]))
     print(f"  {name}: {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
     return figures
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("suite", choices=sorted(SUITES))
-    parser.add_argument("--only", nargs="+", metavar="RUN", default=None,
-                        help="only these runs of the suite")
-    add_save_option(parser)
+    add_suite_arguments(parser, SUITES)
     args = parser.parse_args(argv)
-    runs = SUITES[args.suite]
-    if args.only:
-        unknown = sorted(set(args.only) - set(runs))
-        if unknown:
-            parser.error(f"no run {', '.join(unknown)} in suite {args.suite}")
-        runs = {name: runs[name] for name in args.only}
+    runs = chosen_runs(parser, args, SUITES)
     figures = {name: run(name, arguments) for name, arguments in runs.items()}
     if args.save:
         save(args.save, figures, command_line(__file__, sys.argv[1:] if argv is None else argv),

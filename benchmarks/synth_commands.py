@@ -36,13 +36,13 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from saved_results import REPO, command_line, save  # noqa: E402
+from saved_results import (add_suite_arguments, chosen_runs, command_line,  # noqa: E402
+                           run_cubefab_json, save)
 
 
 GOAL = "router hypercube -n 4 --node 0 --flit-width 16"
@@ -120,16 +120,9 @@ def figures_of(report):
 
 
 def run(name, arguments, workdir):
-    argv = ["synth", *shlex.split(arguments), "--workdir", os.path.join(workdir, name),
-            "--json", "--force"]
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     start = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "cubefab", *argv], capture_output=True,
-                            text=True, env=env)
-    if result.returncode != 0:
-        raise SystemExit(f"cubefab {' '.join(argv)} failed:\n{result.stderr}")
-    report = json.loads(result.stdout)
-    kept = figures_of(report)
+    kept = figures_of(run_cubefab_json(["synth", *shlex.split(arguments), "--workdir",
+                                        os.path.join(workdir, name), "--json", "--force"]))
     print(f"  {name}: {kept.get('lut4')} LUT4, {kept.get('ff')} FF, {kept.get('ram')} RAM, "
           f"{kept.get('fmax_mhz')} MHz ({time.monotonic() - start:.0f} s)", file=sys.stderr,
           flush=True)
@@ -138,19 +131,10 @@ def run(name, arguments, workdir):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("suite", choices=sorted(SUITES))
-    parser.add_argument("--only", nargs="+", metavar="RUN", default=None,
-                        help="only these runs of the suite")
-    parser.add_argument("--save", metavar="NAME", default=None,
-                        help="write the figures to benchmarks/results/NAME.json")
+    add_suite_arguments(parser, SUITES)
     parser.add_argument("--workdir", default="build/bench_synth", metavar="DIR")
     args = parser.parse_args(argv)
-    runs = SUITES[args.suite]
-    if args.only:
-        unknown = sorted(set(args.only) - set(runs))
-        if unknown:
-            parser.error(f"no run {', '.join(unknown)} in suite {args.suite}")
-        runs = {name: runs[name] for name in args.only}
+    runs = chosen_runs(parser, args, SUITES)
     figures = {}
     for name, arguments in runs.items():
         figures[name] = run(name, arguments, os.path.join(args.workdir, args.suite))
