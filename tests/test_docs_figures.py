@@ -5,6 +5,7 @@ the tool versions and the date that made it. Also: no guide over 600 lines, and 
 guides tell what the tool does, not how the work went (that is CHANGELOG.md's)."""
 
 import datetime
+import functools
 import importlib.util
 import json
 import pathlib
@@ -29,9 +30,15 @@ def result_files():
     return sorted(RESULTS.glob("*.json"))
 
 
+@functools.lru_cache(maxsize=1)
+def saved_results():
+    """Every saved result, read once for all the pages."""
+    return figures.load_results()
+
+
 @pytest.mark.parametrize("page", figures.pages(), ids=lambda p: p.name)
 def test_every_marked_figure_is_its_saved_result(page):
-    problems = figures.check_text(page.read_text(), figures.load_results())
+    problems = figures.check_text(page.read_text(), saved_results())
     assert not problems, "\n".join(f"{page.name}:{line}: {message}"
                                    for line, message in problems)
 
