@@ -34,7 +34,6 @@ routers of the simulations (``router``). The figures of docs/endpoints.md::
 
     python benchmarks/endpoints.py --only latency throughput --save endpoints_sim
     python benchmarks/endpoints.py --only cost --save endpoints_cost
-    python benchmarks/endpoints.py --only cost --header every --save endpoints_cost_every
 """
 
 import argparse
