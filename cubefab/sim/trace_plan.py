@@ -244,11 +244,8 @@ class ClosedLoop:
         packets = plan.packets
         self._words = [plan.flit_words(p) for p in packets]
         self._head_mask, self._body_mask = plan.checked_bits()
-        self._key = {(p.src, p.sequence % (1 << plan.layout.payload_width)): p.index
-                     for p in packets}
-        if len(self._key) != len(packets):
-            raise ValueError(f"A source sends more than {1 << plan.layout.payload_width} "
-                             f"packets: their heads' sequence numbers would repeat")
+        self._names = 1 << plan.layout.payload_width   # sequence numbers a head holds
+        self._in_flight = {}       # (src, sequence mod names) -> index
         self.cycle = 0
         self.inject_cycle = [None] * len(packets)
         self.deliver_cycle = [None] * len(packets)
@@ -295,6 +292,13 @@ class ClosedLoop:
         index, flit = sending
         if flit == 0:
             self.inject_cycle[index] = self.cycle
+            packet = self.plan.packets[index]
+            key = (packet.src, packet.sequence % self._names)
+            if key in self._in_flight:
+                raise TraceCheckError(f"node {packet.src} has {self._names} packets in "
+                                      f"flight: a head's {self._names.bit_length() - 1}-bit "
+                                      f"sequence number would name two")
+            self._in_flight[key] = index
         sending[1] += 1
         if sending[1] == len(self._words[index]):
             del self._sending[node]
@@ -311,14 +315,12 @@ class ClosedLoop:
 
     def _delivered(self, node, flits):
         head = data.Const(self.plan.layout, flits[0])
-        index = self._key.get((int(head.src), int(head.payload)))
-        sent = self._words[index] if index is not None else None
-        if not head.head or sent is None or self.inject_cycle[index] is None \
-                or self.deliver_cycle[index] is not None:
+        index = self._in_flight.pop((int(head.src), int(head.payload)), None)
+        if not head.head or index is None:
             raise TraceCheckError(f"node {node} ejected a packet the run did not send or "
                                   f"had delivered: from {int(head.src)}, sequence "
                                   f"{int(head.payload)}")
-        plan = self.plan.packets[index]
+        plan, sent = self.plan.packets[index], self._words[index]
         if node != plan.dst or len(flits) != len(sent) or any(
                 (got ^ want) & (self._body_mask if k else self._head_mask)
                 for k, (got, want) in enumerate(zip(flits, sent))):

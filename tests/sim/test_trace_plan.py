@@ -139,3 +139,11 @@ def test_an_undelivered_packet_is_lost():
         return [], dst
     loop = IdealFabric(tamper=vanish).run(ClosedLoop(plan_of(packets=1)), limit=500)
     assert not loop.done and loop.lost() == [0]
+
+
+def test_a_source_never_has_two_packets_of_one_name_in_flight():
+    topology = Hypercube(6)
+    plan = TracePlan(read_trace(trace_file("example")), topology,
+                     layout_of(topology, payload_width=1))
+    with pytest.raises(TraceCheckError, match="2 packets in flight"):
+        IdealFabric(delay=5000).run(ClosedLoop(plan))

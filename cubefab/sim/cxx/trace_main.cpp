@@ -57,7 +57,6 @@ struct Packet {
 struct Plan {
     Flit head_mask, body_mask;
     std::vector<Packet> packets;
-    std::unordered_map<uint64_t, int> by_key;   // (src << 32 | sequence) -> packet
 };
 
 static bool read_flit(std::FILE* f, Flit& flit) {
@@ -106,7 +105,6 @@ static bool read_plan(const char* path, Plan& plan) {
     plan.packets.resize(ok ? count : 0);
     for (size_t i = 0; ok && i < count; ++i) {
         ok = read_packet(f, plan.packets[i]);
-        if (ok) plan.by_key[key_of(plan.packets[i].flits[0])] = (int)i;
     }
     std::fclose(f);
     if (!ok) std::fprintf(stderr, "%s: not a trace plan\n", path);
@@ -128,6 +126,7 @@ struct Loop {
     std::vector<std::deque<int>> queue;
     std::vector<int> sending, next_flit;
     std::vector<std::vector<Flit>> receiving;
+    std::unordered_map<uint64_t, int> in_flight;   // (src << 32 | sequence) -> packet
 
     explicit Loop(Plan& p) : plan(p), queue(N), sending(N, -1), next_flit(N, 0), receiving(N) {
         for (size_t i = 0; i < plan.packets.size(); ++i) timed.push({plan.packets[i].release, (int)i});
@@ -148,10 +147,19 @@ struct Loop {
         }
         return sending[node] < 0 ? nullptr : &plan.packets[sending[node]].flits[next_flit[node]];
     }
-    void accepted(int node) {
+    // false: the packet's source has as many packets in flight as its heads can name
+    bool accepted(int node) {
         Packet& p = plan.packets[sending[node]];
-        if (next_flit[node] == 0) p.inject = (int64_t)cycle;
+        if (next_flit[node] == 0) {
+            p.inject = (int64_t)cycle;
+            if (!in_flight.emplace(key_of(p.flits[0]), sending[node]).second) {
+                std::printf("X node %d has more packets in flight than its heads' sequence "
+                            "numbers name\n", node);
+                return false;
+            }
+        }
         if (++next_flit[node] == (int)p.flits.size()) sending[node] = -1;
+        return true;
     }
     // false: the packet is not one the plan sent there intact (message printed)
     bool ejected(int node, const Flit& flit) {
@@ -159,10 +167,10 @@ struct Loop {
         if (!flit_field(flit, TAIL_LO, 1)) return true;
         std::vector<Flit> flits;
         flits.swap(receiving[node]);
-        auto found = plan.by_key.find(key_of(flits[0]));
-        int index = found == plan.by_key.end() ? -1 : found->second;
-        if (index < 0 || !flit_field(flits[0], HEAD_LO, 1) || plan.packets[index].inject < 0
-                || plan.packets[index].deliver >= 0) {
+        auto found = in_flight.find(key_of(flits[0]));
+        int index = found == in_flight.end() ? -1 : found->second;
+        if (found != in_flight.end()) in_flight.erase(found);
+        if (index < 0 || !flit_field(flits[0], HEAD_LO, 1)) {
             std::printf("X node %d ejected a packet the run did not send or had delivered\n", node);
             return false;
         }
@@ -225,8 +233,8 @@ int main(int argc, char** argv) {
             n->clk = 0;
             n->eval();
         }
-        for (int i = 0; i < N; ++i)
-            if (offered[i] && local_in_ready(nodes[i])) loop.accepted(i);
+        for (int i = 0; i < N && !failed; ++i)
+            if (offered[i] && local_in_ready(nodes[i])) failed = !loop.accepted(i);
         for (int i = 0; i < N && !failed; ++i) {
             if (!local_out_valid(nodes[i])) continue;
             get_words(local_out_payload(nodes[i]), flit.data());
