@@ -4,17 +4,26 @@
 // ports, SOURCE), each node's straps (set_straps), the port accessors, HEAD_LO, TAIL_LO
 // and FLIT_WORDS; trace_fields.h (generated) SRC_LO, SRC_BITS, PAYLOAD_LO, PAYLOAD_BITS.
 //
-// Command line: PLAN LIMIT
+// Command line: PLAN LIMIT [every]
 //   PLAN   a text file: the head's and the other flits' checked-bit masks (FLIT_WORDS
 //          32-bit words each, least significant first), the packet count, then per
 //          packet a line "src dst release waits dependents... flits" (dense node
 //          indices; release: the run cycle of its trace cycle; dependents: their count,
 //          then their indices) followed by its flits, FLIT_WORDS words each
 //   LIMIT  most cycles to run
+//   every  evaluate every node in every cycle (the same results, slower: for checks)
+// A node whose state and inputs did not change from one cycle to the next is a fixed
+// point of its model: while its inputs stay the same it is not evaluated (its state and
+// outputs are what evaluating it would give). Its state is the model's root object
+// (ROOT, trace_fields.h), every signal and register of it. When no node is evaluated,
+// offers a flit or ejects one, every cycle until the next packet's trace cycle is the
+// same: the run goes there at once.
 // Prints "P index inject deliver" per delivered packet, "X message" for a packet
 // delivered that the plan did not send there intact (and stops), "end c" last.
 #include <cinttypes>
 #include <cstdio>
+#include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <deque>
 #include <queue>
@@ -35,6 +44,38 @@ using Credit = std::remove_reference_t<decltype(*in_credit(nullptr, 0))>;
 using Flit = std::vector<uint32_t>;
 
 struct Outputs { Payload payload[D]; Valid valid[D]; Credit credit[D]; };
+
+static bool same_outputs(const Outputs& a, const Outputs& b) {
+    for (int p = 0; p < D; ++p)
+        if (!(a.payload[p] == b.payload[p]) || a.valid[p] != b.valid[p] || a.credit[p] != b.credit[p])
+            return false;
+    return true;
+}
+
+// Which nodes need evaluating: those whose state or inputs changed (see above).
+struct Activity {
+    std::vector<std::vector<unsigned char>> state;   // each node's root after its last clock edge
+    std::vector<bool> quiet, outputs_changed, local_changed;
+    std::vector<const Flit*> last_offer;
+
+    explicit Activity(const std::vector<Node*>& nodes)
+        : state(N, std::vector<unsigned char>(sizeof(ROOT))), quiet(N, false),
+          outputs_changed(N, true), local_changed(N, true), last_offer(N, nullptr) {
+        for (int i = 0; i < N; ++i) std::memcpy(state[i].data(), nodes[i]->rootp, sizeof(ROOT));
+    }
+    bool inputs_same(int i) const {
+        if (local_changed[i]) return false;
+        for (int p = 0; p < D; ++p)
+            if (outputs_changed[SOURCE[i][p][0]]) return false;
+        return true;
+    }
+    // after node i's clock edge: whether its state is the one before
+    void clocked(int i, Node* n, bool inputs_were_same) {
+        bool same = std::memcmp(state[i].data(), n->rootp, sizeof(ROOT)) == 0;
+        if (!same) std::memcpy(state[i].data(), n->rootp, sizeof(ROOT));
+        quiet[i] = same && inputs_were_same;
+    }
+};
 
 static void take_snapshot(Node* n, Outputs& o) {
     for (int p = 0; p < D; ++p) {
@@ -193,10 +234,11 @@ struct Loop {
 };
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: %s PLAN LIMIT\n", argv[0]);
+    if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "every")) {
+        std::fprintf(stderr, "usage: %s PLAN LIMIT [every]\n", argv[0]);
         return 2;
     }
+    const bool every = argc == 4;
     Plan plan;
     if (!read_plan(argv[1], plan)) return 2;
     const uint64_t limit = std::strtoull(argv[2], nullptr, 10);
@@ -212,13 +254,23 @@ int main(int argc, char** argv) {
         take_snapshot(n, snapshot[i]);
     }
     Loop loop(plan);
-    std::vector<bool> offered(N);
+    Activity activity(nodes);
+    std::vector<bool> offered(N), evaluated(N), inputs_same(N);
     Flit flit(FLIT_WORDS);
     bool failed = false;
+    uint64_t evaluations = 0;
     for (; loop.cycle < limit && loop.delivered < plan.packets.size() && !failed; ++loop.cycle) {
         loop.release();
         for (int i = 0; i < N; ++i) {
             Node* n = nodes[i];
+            const Flit* offer = loop.offer(i);
+            activity.local_changed[i] = offer != activity.last_offer[i];
+            activity.last_offer[i] = offer;
+            offered[i] = offer != nullptr;
+            inputs_same[i] = activity.inputs_same(i);
+            evaluated[i] = every || !(activity.quiet[i] && inputs_same[i]);
+            if (!evaluated[i]) continue;
+            ++evaluations;
             for (int p = 0; p < D; ++p) {
                 const Outputs& from = snapshot[SOURCE[i][p][0]];
                 int q = SOURCE[i][p][1];
@@ -226,8 +278,6 @@ int main(int argc, char** argv) {
                 *in_valid(n, p) = from.valid[q];
                 *out_credit(n, p) = from.credit[q];
             }
-            const Flit* offer = loop.offer(i);
-            offered[i] = offer != nullptr;
             if (offer) set_words(local_in_payload(n), offer->data());
             local_in_valid(n) = offered[i];
             n->clk = 0;
@@ -235,22 +285,35 @@ int main(int argc, char** argv) {
         }
         for (int i = 0; i < N && !failed; ++i)
             if (offered[i] && local_in_ready(nodes[i])) failed = !loop.accepted(i);
+        bool idle = true;
         for (int i = 0; i < N && !failed; ++i) {
+            idle = idle && !evaluated[i] && !offered[i];
             if (!local_out_valid(nodes[i])) continue;
+            idle = false;
             get_words(local_out_payload(nodes[i]), flit.data());
             failed = !loop.ejected(i, flit);
         }
+        if (idle && !failed && !every) {   // nothing changes before the next release
+            uint64_t next = loop.timed.empty() ? limit : std::min<uint64_t>(loop.timed.top().first, limit);
+            if (next > loop.cycle + 1) loop.cycle = next - 1;
+            continue;
+        }
         for (int i = 0; i < N; ++i) {
+            activity.outputs_changed[i] = false;
+            if (!evaluated[i]) continue;
             nodes[i]->clk = 1;
             nodes[i]->eval();
+            activity.clocked(i, nodes[i], inputs_same[i]);
+            Outputs before = snapshot[i];
             take_snapshot(nodes[i], snapshot[i]);
+            activity.outputs_changed[i] = !same_outputs(before, snapshot[i]);
         }
     }
     for (size_t i = 0; i < plan.packets.size(); ++i)
         if (plan.packets[i].deliver >= 0)
             std::printf("P %zu %" PRId64 " %" PRId64 "\n", i, plan.packets[i].inject,
                         plan.packets[i].deliver);
-    std::printf("end %" PRIu64 "\n", loop.cycle);
+    std::printf("end %" PRIu64 " %" PRIu64 "\n", loop.cycle, evaluations);
     for (Node* n : nodes) {
         n->final();
         delete n;
