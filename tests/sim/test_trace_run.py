@@ -9,7 +9,7 @@ import pytest
 from cubefab.hdl.config import Broadcast, FabricConfig
 from cubefab.sim.netrace import read_trace
 from cubefab.sim.trace_plan import TraceCheckError, TracePlan
-from cubefab.sim.trace_run import TRACE_LOG_COLUMNS, run_trace
+from cubefab.sim.trace_run import TRACE_LOG_COLUMNS, default_limit, run_trace
 from cubefab.sim.verilator_trace import VerilatorTraceFabric
 from cubefab.topology.hypercube import Hypercube
 from tests.sim.test_netrace import trace_file
@@ -78,3 +78,14 @@ def test_replicating_routers_are_refused():
     config = FabricConfig.for_topology(Hypercube(6), replication=Broadcast(1))
     with pytest.raises(ValueError, match="unicast packets"):
         run_trace(plan_of(config=config), config)
+
+
+@pytest.mark.slow
+@needs_verilator
+def test_leaving_quiet_nodes_alone_changes_no_cycle():
+    plan = plan_of("multiregion", region=4, packets=400)
+    fabric = VerilatorTraceFabric(Q6)
+    quick = fabric.run(plan, limit=default_limit(plan))
+    assert fabric.evaluations < 64 * fabric.cycles / 4
+    assert fabric.run(plan, limit=default_limit(plan), every=True) == quick
+    assert fabric.evaluations == 64 * fabric.cycles
