@@ -13,6 +13,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 import warnings
@@ -92,13 +93,15 @@ def open_client(scheduler=None, *, workers=None, timeout=SCHEDULER_TIMEOUT):
         # Ctrl-C or SIGTERM while the workers start would leave a cluster half made,
         # which no one closes (Dask's exit handler then fails): they wait until it is
         # made, and then interrupt, with the cluster closed below
-        with _interrupts_deferred(), warnings.catch_warnings():
+        with _interrupts_deferred(), _stderr_kept_from_workers(), \
+                warnings.catch_warnings():
             # the scheduler's status page moves off a busy port 8787 with a warning
             warnings.filterwarnings("ignore", message="Port .* is already in use")
             try:
                 cluster = LocalCluster(n_workers=workers or default_workers(),
                                        threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+                                       dashboard_address=None,
+                                       silence_logs=logging.CRITICAL)
             except Exception as exc:  # noqa: BLE001 - reported as one line
                 raise ClusterError(f"could not start a local Dask cluster: {exc}") from None
         with Client(cluster, set_as_default=False) as client:
@@ -129,6 +132,25 @@ def _interrupts_deferred():
             signal.signal(sig, handler)
         for signum in pending[:1]:      # the first one, as it would have been
             signal.raise_signal(signum)
+
+
+@contextlib.contextmanager
+def _stderr_kept_from_workers():
+    """The processes started in the block (a local cluster's workers) write their
+    standard error to the null device. A terminal's Ctrl-C reaches its whole process
+    group, workers included, and each would print its traceback before this process
+    says ``error: interrupted``; a task's own error comes back through its future
+    (:func:`gather_as_completed`), so a worker has nothing to say to the user."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
 
 
 def _probe(address, scheduler, timeout):

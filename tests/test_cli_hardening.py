@@ -27,15 +27,17 @@ def _default_signals():
 
 
 def _cubefab(*args, **kwargs):
+    """The command in a process group of its own (a terminal's foreground job)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.Popen([sys.executable, "-m", "cubefab", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_default_signals, **kwargs)
+                            preexec_fn=_default_signals, start_new_session=True, **kwargs)
 
 
-def _interrupt(proc, signum, ready, within=120):
-    """Send ``signum`` to ``proc`` once ``ready(process)`` holds; returns (status,
-    stderr, the descendants it had then)."""
+def _interrupt(proc, signum, ready, within=120, group=False):
+    """Send ``signum`` to ``proc`` (``group``: to its whole process group, as a
+    terminal's Ctrl-C does) once ``ready(process)`` holds; returns (status, stderr, the
+    descendants it had then)."""
     process = psutil.Process(proc.pid)
     deadline = time.monotonic() + within
     while not ready(process):
@@ -43,7 +45,10 @@ def _interrupt(proc, signum, ready, within=120):
         assert time.monotonic() < deadline, "never got ready"
         time.sleep(0.1)
     children = process.children(recursive=True)
-    proc.send_signal(signum)
+    if group:
+        os.killpg(proc.pid, signum)
+    else:
+        proc.send_signal(signum)
     _, err = proc.communicate(timeout=120)
     return proc.returncode, err, children
 
@@ -82,14 +87,18 @@ def test_an_interrupted_fabric_leaves_no_file(tmp_path, signum, status, word):
 @pytest.mark.parametrize("signum,status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
                          ids=["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("when", ["starting", "running"])
-def test_an_interrupted_sweep_leaves_no_worker_and_no_plot(tmp_path, signum, status, when):
-    """The Dask workers of a sweep stop with it, also while the cluster starts."""
+@pytest.mark.parametrize("group", [False, True], ids=["process", "group"])
+def test_an_interrupted_sweep_leaves_no_worker_and_no_plot(tmp_path, signum, status, when,
+                                                            group):
+    """The Dask workers of a sweep stop with it, also while the cluster starts, and say
+    nothing when the signal reaches them too (a terminal's Ctrl-C goes to the whole
+    process group)."""
     proc = _cubefab("sweep", "hypercube", "-n", "2", "--rates", "0.1:0.9:0.1", "--engine",
                     "amaranth", "--jobs", "2", "--cycles", "20000", "--plot",
                     str(tmp_path / "sweep.png"))
     workers = 1 if when == "starting" else 3
     code, err, children = _interrupt(
-        proc, signum, lambda p: len(p.children(recursive=True)) >= workers)
+        proc, signum, lambda p: len(p.children(recursive=True)) >= workers, group=group)
     assert code == status and err.splitlines()[-1].startswith("error: "), err
     assert len(err.splitlines()) == 1, err
     assert _files(tmp_path) == []

@@ -27,6 +27,7 @@ from .endpoint_options import add_interface_options, check_window, endpoint_para
 from ..hdl.endpoint import EndpointInterface, packet_beats, packet_bits
 from .limits import MAX_CYCLES, check_fabric
 from .router_options import PARTS, add_router_options, router_config
+from .sim_trace import add_trace_options, run_trace_command, trace_given
 from .run_options import (SIM_LENGTH, add_hotspot_fraction_option, add_length_options,
                           add_packet_flits_option, add_seed_option, add_traffic_option)
 
@@ -120,6 +121,7 @@ def _options(parser):
     add_interface_options(parser, default_max_beats=None)
     add_json_option(parser)
     add_force_option(parser)
+    add_trace_options(parser)
 
 
 def _fmt(value, digits=4):
@@ -241,6 +243,8 @@ def _check_flood_options(args, topology):
 
 
 def _sim(args, topology):
+    if trace_given(args):
+        return run_trace_command(args, topology)
     design, router, drain = _sim_design(args, topology)
     engine, engine_choice = _sim_engine(args, topology, design, router)
     run = _sim_runner(args, topology, design, engine, drain)

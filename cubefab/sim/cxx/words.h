@@ -27,3 +27,15 @@ static inline void set_words(QData& port, const uint32_t* w) { port = (QData)w[0
 template <std::size_t W> static inline void set_words(VlWide<W>& port, const uint32_t* w) {
     for (std::size_t i = 0; i < W; ++i) port[i] = w[i];
 }
+
+// whole ports into 32-bit words (at least two, the upper ones 0 for narrow ports)
+static inline void get_words(const CData& port, uint32_t* w) { w[0] = port; w[1] = 0; }
+static inline void get_words(const SData& port, uint32_t* w) { w[0] = port; w[1] = 0; }
+static inline void get_words(const IData& port, uint32_t* w) { w[0] = port; w[1] = 0; }
+static inline void get_words(const QData& port, uint32_t* w) {
+    w[0] = (uint32_t)port;
+    w[1] = (uint32_t)(port >> 32);
+}
+template <std::size_t W> static inline void get_words(const VlWide<W>& port, uint32_t* w) {
+    for (std::size_t i = 0; i < W; ++i) w[i] = port[i];
+}
