@@ -23,7 +23,7 @@ from ..topology.broadcast_tree import subcube_members
 from .config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, SIMULATION_DEFAULTS, FabricConfig,
                      RouterConfig)
 from .flit import DEFAULT_HEADER
-from .modes import MODE_FIELDS, Multicast, parts
+from .modes import MODE_FIELDS, Multicast, mode_fields, parts
 from .endpoint import EndpointInterface, MessageFormat
 from .fabric import connect_links
 from .ports import reset_less_verilog
@@ -246,6 +246,8 @@ class SelfCheckConfig:
                     "memory_depth": (router.memory_depth, AUTO_MEMORY_DEPTH)}
         key.update({name: value for name, (value, default) in optional.items()
                     if value != default})
+        # a mode's own fields beyond those above (a part added after them)
+        key.update(mode_fields(router.routing, router.replication))
         if self.interface is not None:
             key.update(interface="axi-stream", data_width=self.interface.data_width,
                        max_beats=self.interface.max_beats)
