@@ -31,13 +31,14 @@ from ..topology.broadcast_tree import (broadcast_tree, multicast_tree, one_port_
 from ..topology.deadlock import check_deadlock_free, lane_bits
 from ..topology.duato import check_adaptive
 from ..topology.fault_broadcast import check_flood_deadlock, healthy_tree
-from ..topology.turns import adaptive_turns, router_turns
 from ..topology.fault_routing import DEFAULT_WAYPOINTS, leg_algorithm
+from ..topology.turns import adaptive_turns, router_turns
 from .route.flood import flood_layout
 from .route.multicast import MEMBER_MODES
 
 
-__all__ = ["ConfigConflict", "Routing", "Replication", "Deterministic", "Adaptive", "Waypoints", "Unicast", "Broadcast", "Multicast",
+__all__ = ["ConfigConflict", "Routing", "Replication", "Deterministic", "Adaptive",
+           "Waypoints", "Unicast", "Broadcast", "Multicast",
            "ROUTINGS", "REPLICATIONS", "MAX_FAULT_WAYPOINTS", "MAX_VECTOR_NODES",
            "MODE_FIELDS", "FAULT_EVENTS", "BROADCAST_EVENTS", "CONFIG_INPUTS", "FLOOD_INPUT",
            "parts", "mode_fields", "refusal", "combinations"]
