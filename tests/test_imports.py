@@ -76,7 +76,7 @@ def _layer(module):
 
 def test_the_graph_sees_the_imports(graph):
     # a parser that found nothing would pass every test below
-    assert graph.has_edge("cubefab.hdl.router.component", "cubefab.topology.turns")
+    assert graph.has_edge("cubefab.hdl.modes", "cubefab.topology.turns")
     assert graph.has_edge("cubefab.hdl.router.route_stage", "cubefab.hdl.route")
     assert graph.has_edge("cubefab.commands.verilog", "cubefab.commands.router_targets")
     assert graph.number_of_edges() > 200

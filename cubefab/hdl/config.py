@@ -9,21 +9,17 @@ fill in the defaults that depend on the topology (algorithm, virtual channels).
 """
 
 import dataclasses
-import functools
 import math
 from dataclasses import dataclass
 
-from ..topology.adaptive import escape_algorithm
-from ..topology.broadcast_deadlock import (BroadcastDeadlockError, check_adaptive_broadcast,
-                                           check_broadcast)
+from ..topology.broadcast_deadlock import BroadcastDeadlockError
 from ..topology.base import Topology, check_int
-from ..topology.deadlock import DeadlockError, check_deadlock_free, lane_bits, required_vcs
-from ..topology.duato import check_adaptive
-from ..topology.fault_broadcast import check_flood_deadlock, healthy_tree
+from ..topology.deadlock import DeadlockError, lane_bits, required_vcs
 from .fifo import memory_fifo_logic, register_fifo_logic
 from .flit import DEFAULT_HEADER, HEADERS, FlitLayout
 from .modes import (MAX_FAULT_WAYPOINTS, MAX_VECTOR_NODES, Adaptive, Broadcast,
-                    ConfigConflict, Deterministic, Multicast, Unicast, Waypoints, refusal)
+                    ConfigConflict, Deterministic, Multicast, Replication, Routing, Unicast,
+                    Waypoints, refusal)
 
 
 __all__ = ["RouterConfig", "FabricConfig", "ConfigConflict", "RouterDefaults",
@@ -140,38 +136,10 @@ def _check_choice(name, value, choices):
     return value
 
 
-@functools.lru_cache(maxsize=16)
-def _adaptive_proof(topology, algorithm, classes, adaptive_vcs=1):
-    # (the verdict does not depend on the number of adaptive VCs; the report names it)
-    return check_adaptive(topology, algorithm, classes, adaptive_vcs)
-
-
-@functools.lru_cache(maxsize=16)
-def _adaptive_broadcast_proof(topology, algorithm, classes, adaptive_vcs, broadcast_vcs,
-                              model):
-    return check_adaptive_broadcast(topology, algorithm, classes, adaptive_vcs,
-                                    broadcast_vcs, model)
-
-
-@functools.lru_cache(maxsize=16)
-def _flood_proof(topology, algorithm, classes):
-    """The proof of fault-tolerant replicating routers without faults: their unicast
-    routing's graph (the waypoint routers' fault-free routing), and flooding the
-    healthy tree on the one broadcast VC (:func:`check_flood_deadlock`). The two share
-    no channel and no dependency (no packet changes between unicast and broadcast VCs,
-    and delivery is a sink), so the union is acyclic exactly when each part is; each
-    fault set is proven when its tables and tree are planned."""
-    report = check_deadlock_free(topology, algorithm, classes)
-    free, cycle = check_flood_deadlock(healthy_tree(topology))
-    if not free:   # pragma: no cover - a walk on a tree closes no cycle
-        raise ValueError(f"flooding the spanning tree of {topology.label} can deadlock: "
-                         f"{cycle}")
-    return report
-
-
-@functools.lru_cache(maxsize=16)
-def _broadcast_proof(topology, algorithm, classes, broadcast_vcs, model):
-    return check_broadcast(topology, algorithm, classes, broadcast_vcs, model=model)
+def _check_routing(routing):
+    if not isinstance(routing, Routing):
+        raise TypeError(f"Routing must be Deterministic(), Adaptive(...) or "
+                        f"Waypoints(...) (a modes.Routing), not {routing!r}")
 
 
 @dataclass(frozen=True)
@@ -335,12 +303,10 @@ class RouterConfig:
         check_int("Block RAM budget", self.block_ram_budget, 0)
         check_int("Block RAM buffer depth", self.memory_depth, 1)
         _check_choice("Turns", self.turns, TURNS)
-        if not isinstance(self.routing, (Deterministic, Adaptive, Waypoints)):
-            raise TypeError(f"Routing must be Deterministic(), Adaptive(...) or "
-                            f"Waypoints(...), not {self.routing!r}")
-        if not isinstance(self.replication, (Unicast, Broadcast, Multicast)):
+        _check_routing(self.routing)
+        if not isinstance(self.replication, Replication):
             raise TypeError(f"Replication must be Unicast(), Broadcast(...) or "
-                            f"Multicast(...), not {self.replication!r}")
+                            f"Multicast(...) (a modes.Replication), not {self.replication!r}")
         self.routing.check(self.topology, self.algorithm)
         self.replication.check(self.topology)
         _check_choice("Header", self.header, HEADERS)
@@ -407,34 +373,33 @@ class RouterConfig:
         :class:`Adaptive` ``routing``: of its escape routing) needs, times
         ``vcs_per_class``."""
         lane_bits(vcs_per_class)   # a power of two
-        if isinstance(routing, Adaptive):
-            algorithm = escape_algorithm(topology, algorithm)
-        return required_vcs(topology, algorithm) * vcs_per_class
+        _check_routing(routing)
+        return required_vcs(topology, routing.vc_algorithm(topology, algorithm)) * vcs_per_class
 
     @property
     def adaptive_vcs(self):
         """int: adaptive VCs per link (0 unless the routing is :class:`Adaptive`)."""
-        return self.routing.vcs if isinstance(self.routing, Adaptive) else 0
+        return self.routing.adaptive_vcs
 
     @property
     def fault_waypoints(self):
         """int: waypoints a header holds (0 unless the routing is :class:`Waypoints`)."""
-        return self.routing.count if isinstance(self.routing, Waypoints) else 0
+        return self.routing.waypoints
 
     @property
     def broadcast_vcs(self):
         """int: broadcast VCs per link (0 for a :class:`Unicast` router)."""
-        return 0 if isinstance(self.replication, Unicast) else self.replication.vcs
+        return self.replication.vcs
 
     @property
     def broadcast_model(self):
         """str: how copies go out, ``"all-port"`` or ``"one-port"``."""
-        return getattr(self.replication, "model", "all-port")
+        return self.replication.model
 
     @property
     def multicast(self):
         """str or False: the multicast form (``"subcube"``, ``"vector"``), or False."""
-        return self.replication.form if isinstance(self.replication, Multicast) else False
+        return self.replication.form
 
     @property
     def adaptive(self):
@@ -522,7 +487,8 @@ class RouterConfig:
 
 
 def deadlock_proof(router):
-    """The deadlock proof of a fabric of ``router`` routers (a :class:`RouterConfig`):
+    """The deadlock proof of a fabric of ``router`` routers (a :class:`RouterConfig`),
+    which its routing part gives (:meth:`~cubefab.hdl.modes.Routing.deadlock_proof`):
     for adaptive routers Duato's condition on their escape VCs
     (:func:`~cubefab.topology.duato.check_adaptive`; replicating ones beside the
     broadcast trees': :func:`~cubefab.topology.broadcast_deadlock.check_adaptive_broadcast`),
@@ -536,19 +502,7 @@ def deadlock_proof(router):
     fault-free routing; each fault set is proven when its tables are planned)."""
     if not isinstance(router, RouterConfig):
         raise TypeError(f"Router configuration must be a RouterConfig, not {router!r}")
-    if router.floods:   # the fault-free routing's graph beside the fault-free flood's
-        return _flood_proof(router.topology, router.algorithm, router.vc_classes)
-    if router.adaptive and router.broadcast:   # Duato's graph beside the trees'
-        return _adaptive_broadcast_proof(router.topology, router.algorithm,
-                                         router.vc_classes, router.adaptive_vcs,
-                                         router.broadcast_vcs, router.broadcast_model)
-    if router.adaptive:   # Duato: exactly the router's rule (docs/router.md)
-        return _adaptive_proof(router.topology, router.algorithm, router.vc_classes,
-                               router.adaptive_vcs)
-    if router.broadcast:
-        return _broadcast_proof(router.topology, router.algorithm, router.vc_classes,
-                                router.broadcast_vcs, router.broadcast_model)
-    return check_deadlock_free(router.topology, router.algorithm, router.vc_classes)
+    return router.routing.deadlock_proof(router)
 
 
 @dataclass(frozen=True)

@@ -8,21 +8,40 @@ part (:class:`Unicast`, :class:`Broadcast` or :class:`Multicast`) beside its hop
 needs of the topology's routing algorithm; :func:`refusal` is the one place that says
 which combinations of routing, hop and replication the router does not build, and why
 (:func:`combinations` tabulates all of them).
+
+A part is the one object that carries its mode to every layer: every routing is a
+:class:`Routing`, every replication a :class:`Replication`, and the router, the
+self-checking node, the deadlock proof and the simulation engines ask the part (its
+route stage, its turns, its proof, its self-checking events and configuration inputs,
+the VCs it adds) instead of testing which part it is. A new mode is a new part
+(docs/extending.md, "Adding a router mode").
 """
 
+import functools
 from dataclasses import dataclass
+
+from amaranth.lib.wiring import In, Out
 
 from ..topology.adaptive import escape_algorithm
 from ..topology.base import check_int
 from ..topology.broadcast import check_model
-from ..topology.deadlock import lane_bits
+from ..topology.broadcast_deadlock import check_adaptive_broadcast, check_broadcast
+from ..topology.broadcast_tree import (broadcast_tree, multicast_tree, one_port_tree,
+                                       subcube_members)
+from ..topology.deadlock import check_deadlock_free, lane_bits
+from ..topology.duato import check_adaptive
+from ..topology.fault_broadcast import check_flood_deadlock, healthy_tree
 from ..topology.fault_routing import DEFAULT_WAYPOINTS, leg_algorithm
+from ..topology.turns import adaptive_turns, router_turns
+from .route.flood import flood_layout
 from .route.multicast import MEMBER_MODES
 
 
-__all__ = ["ConfigConflict", "Deterministic", "Adaptive", "Waypoints", "Unicast", "Broadcast", "Multicast",
+__all__ = ["ConfigConflict", "Routing", "Replication", "Deterministic", "Adaptive",
+           "Waypoints", "Unicast", "Broadcast", "Multicast",
            "ROUTINGS", "REPLICATIONS", "MAX_FAULT_WAYPOINTS", "MAX_VECTOR_NODES",
-           "MODE_FIELDS", "parts", "refusal", "combinations"]
+           "MODE_FIELDS", "FAULT_EVENTS", "BROADCAST_EVENTS", "CONFIG_INPUTS", "FLOOD_INPUT",
+           "parts", "mode_fields", "refusal", "combinations"]
 
 #: The flat report fields the routing and replication parts stand for (:func:`parts`).
 MODE_FIELDS = ("adaptive_vcs", "fault_waypoints", "broadcast_vcs", "broadcast_model",
@@ -53,35 +72,168 @@ class ConfigConflict(ValueError):
 #: Most waypoints a fault-tolerant router's header holds.
 MAX_FAULT_WAYPOINTS = 8
 
+#: The self-checking events a node with replicating routers adds: broadcasts injected
+#: (heads) and broadcast copies delivered. Its ``created``, ``refused``, ``injected`` and
+#: ``injected_flits`` then count copies: ``N - 1`` for a broadcast.
+BROADCAST_EVENTS = ("broadcasts", "copies_delivered")
 
-@dataclass(frozen=True)
-class Deterministic:
-    """Routing by the topology's algorithm, one port per destination."""
+#: The self-checking events a fault-tolerant node adds: packets drawn to a destination
+#: its source table refuses; flits its router dropped at a failed link
+#: (``lost_to_fault``), of which heads (``dropped``: packets dropped whole); packets its
+#: checker received cut short by a failed link (``cut``).
+FAULT_EVENTS = ("unroutable", "lost_to_fault", "dropped", "cut")
+
+#: The fault configuration port of a fault-tolerant node (and fabric): while
+#: ``config_write`` is 1, ``config_entry`` is written at ``config_dest`` of the source
+#: table of node ``config_node`` (:class:`~cubefab.hdl.source_table.SourceTable`), and
+#: every generator stands still.
+CONFIG_INPUTS = ("config_write", "config_node", "config_dest", "config_entry")
+
+#: The input a node whose router floods broadcasts (``RouterConfig.floods``) adds to
+#: the configuration port: while it is 1, a write sets word ``config_dest`` of the
+#: node's flood configuration instead of a table entry
+#: (:func:`~cubefab.hdl.selfcheck_node.flood_writes`).
+FLOOD_INPUT = "config_flood"
+
+
+@functools.lru_cache(maxsize=16)
+def _adaptive_proof(topology, algorithm, classes, adaptive_vcs=1):
+    # (the verdict does not depend on the number of adaptive VCs; the report names it)
+    return check_adaptive(topology, algorithm, classes, adaptive_vcs)
+
+
+@functools.lru_cache(maxsize=16)
+def _adaptive_broadcast_proof(topology, algorithm, classes, adaptive_vcs, broadcast_vcs,
+                              model):
+    return check_adaptive_broadcast(topology, algorithm, classes, adaptive_vcs,
+                                    broadcast_vcs, model)
+
+
+@functools.lru_cache(maxsize=16)
+def _flood_proof(topology, algorithm, classes):
+    """The proof of fault-tolerant replicating routers without faults: their unicast
+    routing's graph (the waypoint routers' fault-free routing), and flooding the
+    healthy tree on the one broadcast VC (:func:`check_flood_deadlock`). The two share
+    no channel and no dependency (no packet changes between unicast and broadcast VCs,
+    and delivery is a sink), so the union is acyclic exactly when each part is; each
+    fault set is proven when its tables and tree are planned."""
+    report = check_deadlock_free(topology, algorithm, classes)
+    free, cycle = check_flood_deadlock(healthy_tree(topology))
+    if not free:   # pragma: no cover - a walk on a tree closes no cycle
+        raise ValueError(f"flooding the spanning tree of {topology.label} can deadlock: "
+                         f"{cycle}")
+    return report
+
+
+@functools.lru_cache(maxsize=16)
+def _broadcast_proof(topology, algorithm, classes, broadcast_vcs, model):
+    return check_broadcast(topology, algorithm, classes, broadcast_vcs, model=model)
+
+
+class Routing:
+    """How a router routes: the part of a :class:`~cubefab.hdl.config.RouterConfig`
+    that every layer asks about its routing. A subclass is a frozen dataclass that
+    sets :attr:`kind` and writes :meth:`check`, :attr:`fields` and :meth:`route_stage`;
+    the rest has the defaults of deterministic routing.
+    """
 
     #: str: the routing's name in tables and errors
+    kind = None
+    #: int: adaptive VCs per link, numbered after the unicast ones (0: none)
+    adaptive_vcs = 0
+    #: int: waypoints a header holds (0: none); links get ``(waypoints + 1) * vcs``
+    #: unicast VCs, one set per phase
+    waypoints = 0
+    #: tuple of str: the self-checking events a node of this routing adds to
+    #: :data:`~cubefab.hdl.selfcheck_node.NODE_EVENTS`
+    events = ()
+    #: bool: whether a flow's packets arrive in order (the checks count ``reordered``
+    #: as an error); adaptive routing may reorder them
+    in_order = True
+    #: bool: whether a packet may be dropped whole (at a failed link), leaving a gap in
+    #: its flow that the hardware checkers do not count as an error
+    loses_packets = False
+    #: bool: whether a hop's VC is the VC-assignment function's of the input VC
+    #: (:func:`~cubefab.topology.deadlock.next_vc`), so that a router at a constant
+    #: node knows it as a constant
+    constant_vcs = True
+
+    def check(self, topology, algorithm):
+        """Raise ValueError unless the routing can route by ``algorithm``."""
+
+    @property
+    def fields(self):
+        """dict: the routing as the flat fields of reports (:data:`MODE_FIELDS`)."""
+        return {}
+
+    def vc_algorithm(self, topology, algorithm):
+        """The algorithm whose VC assignment gives the router's ``vcs`` by default
+        (:meth:`~cubefab.hdl.config.RouterConfig.default_vcs`): ``algorithm``."""
+        return algorithm
+
+    def route_stage(self, hop):
+        """The route stage (:class:`~cubefab.hdl.router.route_stage.RouteStage`) of a
+        router of this routing with ``hop`` hops."""
+        raise NotImplementedError(f"{type(self).__name__} has no route stage")
+
+    def turns(self, topology, node, algorithm):
+        """The turns ``(input port, output port)`` the routes of this routing make at
+        ``node`` (``None``: any node), or None for every turn: what a router with
+        ``turns="reference"`` connects."""
+        return router_turns(topology, node, algorithm)
+
+    def deadlock_proof(self, router):
+        """The deadlock report of a fabric of ``router`` routers (a RouterConfig): the
+        channel dependency graph of the algorithm's VC classes, beside the broadcast
+        trees' when the router replicates."""
+        if router.broadcast_vcs:
+            return _broadcast_proof(router.topology, router.algorithm, router.vc_classes,
+                                    router.broadcast_vcs, router.broadcast_model)
+        return check_deadlock_free(router.topology, router.algorithm, router.vc_classes)
+
+    def config_inputs(self, router):
+        """The configuration port a self-checking node of ``router`` routers has
+        (names of inputs; none)."""
+        return ()
+
+    def router_members(self, router):
+        """The members a router of ``router`` (a RouterConfig) has besides its links,
+        its local port and its straps (``{name: In(...) or Out(...)}``; none)."""
+        return {}
+
+
+@dataclass(frozen=True)
+class Deterministic(Routing):
+    """Routing by the topology's algorithm, one port per destination."""
+
     kind = "deterministic"
 
     def check(self, topology, algorithm):
         """Nothing to check: every algorithm routes deterministically."""
 
-    @property
-    def fields(self):
-        """dict: the routing as the flat fields of reports (none)."""
-        return {}
+    def route_stage(self, hop):
+        from .router.route_stage import DeterministicStage, LookaheadStage
+        return LookaheadStage() if hop == "lookahead" else DeterministicStage()
 
 
 @dataclass(frozen=True)
-class Adaptive:
+class Adaptive(Routing):
     """Adaptive minimal routing over escape VCs (Duato's protocol): ``vcs`` adaptive VCs
     per link (a power of two) beside the escape VCs of the escape routing
     (:func:`~cubefab.topology.adaptive.escape_algorithm`)."""
 
     vcs: int = 1
     kind = "adaptive"
+    in_order = False
+    constant_vcs = False
 
     def __post_init__(self):
         check_int("Number of adaptive virtual channels", self.vcs, 1)
         lane_bits(self.vcs)   # a power of two
+
+    @property
+    def adaptive_vcs(self):
+        return self.vcs
 
     def check(self, topology, algorithm):
         """The algorithm must have an escape routing that reads only the destination."""
@@ -91,18 +243,47 @@ class Adaptive:
     def fields(self):
         return {"adaptive_vcs": self.vcs}
 
+    def vc_algorithm(self, topology, algorithm):
+        """The escape routing's algorithm."""
+        return escape_algorithm(topology, algorithm)
+
+    def route_stage(self, hop):
+        from .router.route_stage import AdaptiveLookaheadStage, AdaptiveStage
+        return AdaptiveLookaheadStage() if hop == "lookahead" else AdaptiveStage()
+
+    def turns(self, topology, node, algorithm):
+        """The turns adaptive routes make (:func:`~cubefab.topology.turns.adaptive_turns`)."""
+        return adaptive_turns(topology, node, algorithm)
+
+    def deadlock_proof(self, router):
+        """Duato's condition on the escape VCs (exactly the router's rule), beside the
+        broadcast trees' graph when the router replicates."""
+        if router.broadcast_vcs:
+            return _adaptive_broadcast_proof(router.topology, router.algorithm,
+                                             router.vc_classes, self.vcs,
+                                             router.broadcast_vcs, router.broadcast_model)
+        return _adaptive_proof(router.topology, router.algorithm, router.vc_classes,
+                               self.vcs)
+
 
 @dataclass(frozen=True)
-class Waypoints:
+class Waypoints(Routing):
     """Fault-tolerant routing by up to ``count`` waypoints around faults
     (:mod:`cubefab.topology.fault_routing`): one VC set per phase, every turn
     connected."""
 
     count: int = DEFAULT_WAYPOINTS
     kind = "waypoint"
+    events = FAULT_EVENTS
+    constant_vcs = False
+    loses_packets = True
 
     def __post_init__(self):
         check_int("Number of fault waypoints", self.count, 1, MAX_FAULT_WAYPOINTS)
+
+    @property
+    def waypoints(self):
+        return self.count
 
     def check(self, topology, algorithm):
         """Each leg routes by an algorithm that reads only the destination."""
@@ -112,9 +293,75 @@ class Waypoints:
     def fields(self):
         return {"fault_waypoints": self.count}
 
+    def route_stage(self, hop):
+        from .router.route_stage import WaypointLookaheadStage, WaypointStage
+        return WaypointLookaheadStage() if hop == "lookahead" else WaypointStage()
+
+    def turns(self, topology, node, algorithm):
+        """Every turn (a waypoint turns a packet anywhere)."""
+        return None
+
+    def deadlock_proof(self, router):
+        """The graph of the fault-free routing (each fault set is proven when its
+        tables are planned), beside flooding the healthy tree when the router
+        replicates."""
+        if router.broadcast_vcs:
+            return _flood_proof(router.topology, router.algorithm, router.vc_classes)
+        return check_deadlock_free(router.topology, router.algorithm, router.vc_classes)
+
+    def config_inputs(self, router):
+        """:data:`CONFIG_INPUTS` (the source tables), and :data:`FLOOD_INPUT` where the
+        router floods broadcasts."""
+        return CONFIG_INPUTS + ((FLOOD_INPUT,) if router.broadcast_vcs else ())
+
+    def router_members(self, router):
+        """The link status ``link_up`` and the drops ``lost_to_fault`` and
+        ``lost_heads`` (:class:`~cubefab.hdl.router.Router`), and the ``flood``
+        configuration of a replicating router."""
+        degree, topology = router.topology.degree, router.topology
+        members = {"link_up": In(degree, init=(1 << degree) - 1),
+                   "lost_to_fault": Out(degree), "lost_heads": Out(degree)}
+        if router.broadcast_vcs:
+            members["flood"] = In(flood_layout(topology, bool(router.multicast)))
+        return members
+
+
+class Replication:
+    """What a router copies: the part of a :class:`~cubefab.hdl.config.RouterConfig`
+    that every layer asks about its replication. A subclass is a frozen dataclass
+    that sets :attr:`kind` and writes :meth:`check` and :attr:`fields`; the defaults
+    are those of a router that copies nothing."""
+
+    #: str: the replication's name in tables and errors
+    kind = None
+    #: int: broadcast VCs per link, numbered after the unicast and adaptive ones
+    #: (0: the router copies nothing)
+    vcs = 0
+    #: str: how copies go out, ``"all-port"`` or ``"one-port"``
+    model = "all-port"
+    #: str or False: the multicast form (``"subcube"``, ``"vector"``), or False
+    form = False
+    #: tuple of str: the self-checking events a node of this replication adds
+    events = ()
+
+    def check(self, topology):
+        """Raise ValueError unless the replication can be built for ``topology``."""
+
+    @property
+    def fields(self):
+        """dict: the replication as the flat fields of reports (:data:`MODE_FIELDS`)."""
+        return {}
+
+    def tree_children(self, topology, source, group=None):
+        """The reference of the copies of a broadcast from ``source`` (what both
+        engines' checks allow): per node (dense index), the ports (a bit each) it
+        sends a copy on; ``group``, a multicast group mask or None. The broadcast
+        tree's (:func:`~cubefab.topology.broadcast_tree.broadcast_tree`)."""
+        return broadcast_tree(topology, source).children
+
 
 @dataclass(frozen=True)
-class Unicast:
+class Unicast(Replication):
     """No replication: every packet has one destination."""
 
     kind = "none"
@@ -122,13 +369,9 @@ class Unicast:
     def check(self, topology):
         """Nothing to check."""
 
-    @property
-    def fields(self):
-        return {}
-
 
 @dataclass(frozen=True)
-class Broadcast:
+class Broadcast(Replication):
     """Replication of broadcast packets along the source's broadcast tree on ``vcs``
     broadcast VCs per link (:func:`~cubefab.topology.broadcast_deadlock.check_broadcast`),
     all copies at once (``model="all-port"``) or one after another in the one-port
@@ -136,6 +379,7 @@ class Broadcast:
 
     vcs: int = 1
     model: str = "all-port"
+    events = BROADCAST_EVENTS
 
     def __post_init__(self):
         check_int("Number of broadcast virtual channels", self.vcs, 1)
@@ -153,6 +397,14 @@ class Broadcast:
         return {"broadcast_vcs": self.vcs,
                 **({"broadcast_model": self.model} if self.model != "all-port" else {})}
 
+    def tree_children(self, topology, source, group=None):
+        """The tree's children, or with the one-port model the ports each node sends
+        to (:func:`~cubefab.topology.broadcast_tree.one_port_tree`)."""
+        if self.model != "one-port":
+            return super().tree_children(topology, source, group)
+        sends = one_port_tree(topology, source).sends
+        return [sum(1 << p for _, p in sends[a]) for a in topology.nodes().tolist()]
+
 
 #: Largest network whose flits may carry an explicit member vector
 #: (``Multicast(form="vector")``): a bit per node in every flit.
@@ -160,7 +412,7 @@ MAX_VECTOR_NODES = 256
 
 
 @dataclass(frozen=True)
-class Multicast:
+class Multicast(Replication):
     """All-port replication along the broadcast tree pruned to a packet's members, on
     ``vcs`` broadcast VCs per link: the subcube ``(dest, mmask)`` (``form="subcube"``)
     or a bit per node (``"vector"``, networks of at most :data:`MAX_VECTOR_NODES`
@@ -168,6 +420,7 @@ class Multicast:
 
     vcs: int = 1
     form: str = "subcube"
+    events = BROADCAST_EVENTS
 
     def __post_init__(self):
         check_int("Number of broadcast virtual channels", self.vcs, 1)
@@ -193,6 +446,15 @@ class Multicast:
     @property
     def fields(self):
         return {"broadcast_vcs": self.vcs, "multicast": self.form}
+
+    def tree_children(self, topology, source, group=None):
+        """The tree pruned to the source's multicast group, the subcube
+        ``(source, group)`` (:func:`~cubefab.topology.broadcast_tree.multicast_tree`;
+        the whole tree without ``group``)."""
+        if group is None:
+            return super().tree_children(topology, source, group)
+        return multicast_tree(topology, source,
+                              subcube_members(topology, source, group)).children
 
 
 #: Every routing, and every replication, a router can be asked for (one of each kind).
@@ -237,6 +499,14 @@ def parts(adaptive_vcs=0, fault_waypoints=0, broadcast_vcs=0, broadcast_model="a
                                   "broadcast_model": broadcast_model})
         return {"routing": routing, "replication": Multicast(broadcast_vcs, multicast)}
     return {"routing": routing, "replication": Broadcast(broadcast_vcs, broadcast_model)}
+
+
+def mode_fields(routing, replication):
+    """The flat fields of ``routing`` and ``replication`` that are not
+    :data:`MODE_FIELDS` (a part's own, ``{}`` for the parts of this module): what
+    keys and reports add so that a new part's routers are told apart."""
+    return {name: value for name, value in {**routing.fields, **replication.fields}.items()
+            if name not in MODE_FIELDS}
 
 
 def refusal(routing, hop, replication):

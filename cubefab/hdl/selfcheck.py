@@ -23,7 +23,7 @@ from ..topology.broadcast_tree import subcube_members
 from .config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, SIMULATION_DEFAULTS, FabricConfig,
                      RouterConfig)
 from .flit import DEFAULT_HEADER
-from .modes import MODE_FIELDS, Multicast, parts
+from .modes import MODE_FIELDS, Multicast, mode_fields, parts
 from .endpoint import EndpointInterface, MessageFormat
 from .fabric import connect_links
 from .ports import reset_less_verilog
@@ -246,6 +246,8 @@ class SelfCheckConfig:
                     "memory_depth": (router.memory_depth, AUTO_MEMORY_DEPTH)}
         key.update({name: value for name, (value, default) in optional.items()
                     if value != default})
+        # a mode's own fields beyond those above (a part added after them)
+        key.update(mode_fields(router.routing, router.replication))
         if self.interface is not None:
             key.update(interface="axi-stream", data_width=self.interface.data_width,
                        max_beats=self.interface.max_beats)
@@ -359,19 +361,19 @@ class SelfCheckingFabric(wiring.Component):
         self.topology = topology = self.config.topology
         self.fmt = self.config.fmt
         self.layout = self.config.layout
+        self.nodes = [self.config.node(int(a)) for a in topology.nodes()]
+        node = self.nodes[0].signature.members   # (every node has the same members)
         members = {"seed": In(32), "threshold": In(RATE_BITS + 1),
                    "hot_threshold": In(RATE_BITS)}
-        if self.config.router.broadcast:
+        if "broadcast_threshold" in node:
             members["broadcast_threshold"] = In(RATE_BITS + 1)
         if self.config.defects:
             members.update({"defect": In(8), "defect_node": In(topology.address_bits),
                             "defect_port": In(range(topology.degree))})
-        self.nodes = [self.config.node(int(a)) for a in topology.nodes()]
-        if self.config.router.fault_waypoints:
-            node = self.nodes[0]
-            # (plain unsigned inputs: a simulator writes an entry as one number)
-            members.update({name: In(Shape.cast(node.signature.members[name].shape).width)
-                            for name in config_inputs(self.config.router)})
+        # (plain unsigned inputs: a simulator writes an entry as one number)
+        members.update({name: In(Shape.cast(node[name].shape).width)
+                        for name in config_inputs(self.config.router)})
+        if "link_up" in node:   # every node's, by its dense index
             links = len(self.nodes) * topology.degree
             members["link_up"] = In(links, init=(1 << links) - 1)
         members.update(self.config.counter_members())
@@ -382,7 +384,7 @@ class SelfCheckingFabric(wiring.Component):
         topo, fmt = self.topology, self.fmt
         now = Signal(fmt.timestamp_bits)
         m.d.comb += now.eq(self.cycles[:fmt.timestamp_bits])
-        if self.config.router.fault_waypoints:
+        if "config_write" in self.signature.members:
             # a configuration cycle is no cycle of the run (the generators stand still)
             with m.If(~self.config_write):
                 m.d.sync += self.cycles.eq(self.cycles + 1)
@@ -393,7 +395,7 @@ class SelfCheckingFabric(wiring.Component):
             m.submodules[f"node_{address}"] = node
             m.d.comb += [node.seed.eq(self.seed), node.threshold.eq(self.threshold),
                          node.hot_threshold.eq(self.hot_threshold), node.now.eq(now)]
-            if self.config.router.broadcast:
+            if "broadcast_threshold" in self.signature.members:
                 m.d.comb += node.broadcast_threshold.eq(self.broadcast_threshold)
             if self.config.defects:
                 m.d.comb += [node.defect.eq(self.defect),
@@ -401,7 +403,7 @@ class SelfCheckingFabric(wiring.Component):
                              node.defect_port.eq(self.defect_port)]
             for name in config_inputs(self.config.router):
                 m.d.comb += getattr(node, name).eq(getattr(self, name))
-            if self.config.router.fault_waypoints:
+            if "link_up" in self.signature.members:
                 i, degree = topo.index(address), topo.degree
                 m.d.comb += node.link_up.eq(self.link_up[i * degree:(i + 1) * degree])
         connect_links(m, topo, self.nodes)

@@ -6,6 +6,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..topology.broadcast_tree import subcube_members
 from .flit import LinkSignature
+from .modes import BROADCAST_EVENTS, CONFIG_INPUTS, FAULT_EVENTS, FLOOD_INPUT
 from .endpoint import EndpointEject, EndpointInject, MessageToPacket, PacketToMessage
 from .route.flood import beyond_vector, flood_layout
 from .router import Router
@@ -23,40 +24,25 @@ __all__ = ["SelfCheckingNode", "NODE_EVENTS", "FAULT_EVENTS", "LOST_EVENTS",
 NODE_EVENTS = ("created", "refused", "injected", "injected_flits", "delivered",
                "delivered_flits", "errors", "corrupted")
 
-#: The events a node with replicating routers adds: broadcasts injected (heads) and
-#: broadcast copies delivered. Its ``created``, ``refused``, ``injected`` and
-#: ``injected_flits`` then count copies: ``N - 1`` for a broadcast.
-BROADCAST_EVENTS = ("broadcasts", "copies_delivered")
-
-#: The events a fault-tolerant node (``RouterConfig.fault_waypoints``) adds: packets
-#: drawn to a destination its source table refuses; flits its router dropped at a
-#: failed link (``lost_to_fault``), of which heads (``dropped``: packets dropped
-#: whole); packets its checker received cut short by a failed link (``cut``).
-FAULT_EVENTS = ("unroutable", "lost_to_fault", "dropped", "cut")
-
 #: The events of :data:`FAULT_EVENTS` that end a packet without delivering it: a
 #: created packet is delivered, or one of these, or still in flight.
 LOST_EVENTS = ("dropped", "cut")
-
-#: The fault configuration port of a fault-tolerant node (and fabric): while
-#: ``config_write`` is 1, ``config_entry`` is written at ``config_dest`` of the source
-#: table of node ``config_node`` (:class:`~cubefab.hdl.source_table.SourceTable`), and
-#: every generator stands still.
-CONFIG_INPUTS = ("config_write", "config_node", "config_dest", "config_entry")
-
-#: The input a node whose router floods broadcasts (``RouterConfig.floods``) adds to
-#: the configuration port: while it is 1, a write sets word ``config_dest`` of the
-#: node's flood configuration instead of a table entry (:func:`flood_writes`).
-FLOOD_INPUT = "config_flood"
 
 
 def config_inputs(router_config):
     """The configuration port of a node whose router has ``router_config``:
     :data:`CONFIG_INPUTS`, and :data:`FLOOD_INPUT` where the router floods (none for
-    fault-free routers)."""
-    if not router_config.fault_waypoints:
-        return ()
-    return CONFIG_INPUTS + ((FLOOD_INPUT,) if router_config.floods else ())
+    fault-free routers): what its routing part says
+    (:meth:`~cubefab.hdl.modes.Routing.config_inputs`)."""
+    return router_config.routing.config_inputs(router_config)
+
+
+def _router_straps(router_config):
+    """The router's strap inputs a strapped node's ``straps`` hold, ``{name: width}``
+    (all but ``here``, which the generator's straps hold)."""
+    widths = Router.strap_widths(router_config)
+    del widths["here"]
+    return widths
 
 
 def _copies_bits(topology):
@@ -89,10 +75,10 @@ def flood_writes(tree, copies, multicast):
 
 def node_events(router_config):
     """The event outputs of a node whose router has ``router_config``:
-    :data:`NODE_EVENTS`, then :data:`FAULT_EVENTS` (fault-tolerant routers) or
-    :data:`BROADCAST_EVENTS` (replicating routers)."""
-    return (NODE_EVENTS + (FAULT_EVENTS if router_config.fault_waypoints else ())
-            + (BROADCAST_EVENTS if router_config.broadcast else ()))
+    :data:`NODE_EVENTS`, then the events its routing part adds (:data:`FAULT_EVENTS`:
+    fault-tolerant routers) and those its replication part adds
+    (:data:`BROADCAST_EVENTS`: replicating routers), in that order."""
+    return NODE_EVENTS + router_config.routing.events + router_config.replication.events
 
 #: The inputs of a node (and a fabric) built with ``defects=True``.
 DEFECT_INPUTS = ("defect", "defect_node", "defect_port")
@@ -257,24 +243,19 @@ class SelfCheckingNode(wiring.Component):
         # (and a failed link may drop packets whole, leaving a gap in a flow's
         # sequence: with fault-tolerant routers the harness checks the order); the
         # endpoints keep each pair's order whatever the routing
+        routing = router_config.routing
         self.checker = TrafficChecker(topology, node, fmt,
                                       ordered=endpoints is not None
-                                      or not (router_config.adaptive
-                                              or router_config.fault_waypoints))
+                                      or (routing.in_order and not routing.loses_packets))
 
     def _strap_layout(self, router_config):
         """The layout of the ``straps`` of a strapped node with ``router_config``: the
-        generator's straps and the router's wrap ports, with the broadcast wrap ports
-        (replicating routers that do not flood), the neighbors (lookahead) and the
-        copies (multicast) where the router has them."""
+        generator's straps (which hold the address), the router's other strap inputs
+        (:meth:`~cubefab.hdl.router.Router.strap_widths`) and the copies (multicast)."""
         topology = self.topology
         return data.StructLayout({
             "generator": self.generator.strap_layout,
-            "wrap_mask": topology.degree,
-            **({"bwrap_mask": topology.degree}
-               if self.broadcast and not router_config.floods else {}),
-            **({"neighbors": topology.degree * topology.address_bits}
-               if router_config.lookahead else {}),
+            **_router_straps(router_config),
             **({"copies": (topology.num_nodes - 1).bit_length()}
                if router_config.multicast else {}),
         })
@@ -396,10 +377,9 @@ class SelfCheckingNode(wiring.Component):
             here = self.straps.generator.here
             m.d.comb += [router.here.eq(here), router.wrap_mask.eq(self.straps.wrap_mask),
                          gen.straps.eq(self.straps.generator), chk.here.eq(here)]
-            if self.broadcast and not self.router.config.floods:
-                m.d.comb += router.bwrap_mask.eq(self.straps.bwrap_mask)
-            if self.router.config.lookahead:
-                m.d.comb += router.neighbors.eq(self.straps.neighbors)
+            for name in _router_straps(self.router.config):
+                if name != "wrap_mask":
+                    m.d.comb += getattr(router, name).eq(self.straps[name])
         for p in range(self.topology.degree):
             wiring.connect(m, wiring.flipped(self.link_in[p]), router.link_in[p])
             m.d.comb += router.link_out[p].credit.eq(self.link_out[p].credit)

@@ -137,8 +137,8 @@ class RouteReference:
                   router.adaptive_vcs)
         #: BroadcastReference or None: the trees of a fabric of replicating routers
         ref.broadcast = (BroadcastReference(router.topology, router.link_vcs
-                                            - router.broadcast_vcs, router.broadcast_vcs,
-                                            router.broadcast_model, multicast_group)
+                                            - router.broadcast_vcs, router.replication,
+                                            multicast_group)
                          if router.broadcast else None)
         return ref
 
@@ -278,29 +278,22 @@ class BroadcastReference:
     ``children[s, u]``: the child ports (a bit each) of the node of dense index ``u``
     in the tree of the source of dense index ``s``; ``vc[s, u]``: the link VC of the
     copy that arrives at ``u`` (``first`` plus the broadcast VC of the rule; 0 at the
-    source). With ``group`` (a mask) the trees are pruned to each source's multicast
-    group, the subcube ``(source, group)``
-    (:func:`~cubefab.topology.broadcast_tree.multicast_tree`).
+    source). The trees are those of ``replication``, the router's replication part
+    (:meth:`~cubefab.hdl.modes.Replication.tree_children`): with ``group`` (a mask) a
+    multicast's are pruned to each source's multicast group, the subcube
+    ``(source, group)``.
     """
 
-    def __init__(self, topology, first, broadcast_vcs, model="all-port", group=None):
+    def __init__(self, topology, first, replication, group=None):
         from ..topology.broadcast_deadlock import broadcast_wrap_array
-        from ..topology.broadcast_tree import (broadcast_tree, multicast_tree,
-                                               one_port_tree, subcube_members)
         n, degree = topology.num_nodes, topology.degree
         nodes = topology.nodes()
+        model, broadcast_vcs = replication.model, replication.vcs
         self.first = first
         self.children = np.zeros((n, n), dtype=np.int64)
         self.vc = np.zeros((n, n), dtype=np.int64)
         for s, source in enumerate(nodes.tolist()):
-            if model == "one-port":      # the ports each node sends to
-                sends = one_port_tree(topology, source).sends
-                self.children[s] = [sum(1 << p for _, p in sends[a]) for a in nodes.tolist()]
-            elif group is not None:   # a multicast to the source's group
-                self.children[s] = multicast_tree(
-                    topology, source, subcube_members(topology, source, group)).children
-            else:
-                self.children[s] = broadcast_tree(topology, source).children
+            self.children[s] = replication.tree_children(topology, source, group)
             # walk down the tree from the source: (node index, arrival port)
             lane = np.zeros(n, dtype=np.int64)
             todo = [(s, degree)]

@@ -284,7 +284,8 @@ def _result(run, config, outcome, threads, faults):
                              snapshots[warmup + cycles], final, drain, checks,
                              # (endpoints keep each pair's order: then
                              # reordering is an error with adaptive routers too)
-                             adaptive=router.adaptive and design.interface is None,
+                             adaptive=not router.routing.in_order
+                             and design.interface is None,
                              broadcast=router.broadcast,
                              failures=faults is not None and bool(faults.failures)))
     if faults is not None:

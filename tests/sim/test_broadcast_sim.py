@@ -141,10 +141,12 @@ def test_one_port_mixed_load_at_and_past_saturation(topology, settings, rate):
 def test_one_port_copies_checked_against_the_all_port_trees_are_misrouted(monkeypatch):
     # mutation of the reference: the one-port fabric's copies cross links and VCs that
     # are not the all-port trees', and the misrouted check sees it
+    from cubefab.hdl.modes import Broadcast
     from cubefab.sim import checks
     real = checks.BroadcastReference
     monkeypatch.setattr(checks, "BroadcastReference",
-                        lambda topology, first, vcs, model, group: real(topology, first, vcs))
+                        lambda topology, first, replication, group:
+                        real(topology, first, Broadcast(replication.vcs)))
     r = run_fabric_of(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.1,
                       cycles=40, drain=300, seed=1, packet_flits=1,
                       broadcast_model="one-port")

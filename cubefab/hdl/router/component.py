@@ -5,11 +5,9 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ...topology.deadlock import wrap_ports
-from ...topology.turns import adaptive_turns, router_turns
 from ..config import RouterConfig
 from ..flit import LinkSignature
 from ..replicate import broadcast_wrap
-from ..route.flood import flood_layout
 from ..route.lookahead import LookaheadRoute
 from .frame import Frame
 from .input_unit import arriving, cut_tails, input_buffers
@@ -132,19 +130,25 @@ class Router(wiring.Component):
             "local_out": Out(stream.Signature(self.layout)),
         }
         if self.node is None:
-            members["here"] = In(topology.address_bits)
-            members["wrap_mask"] = In(degree)
-            if config.broadcast and not config.floods:
-                members["bwrap_mask"] = In(degree)
-            if config.lookahead:
-                members["neighbors"] = In(degree * topology.address_bits)
-        if config.fault_waypoints:
-            members["link_up"] = In(degree, init=(1 << degree) - 1)
-            members["lost_to_fault"] = Out(degree)
-            members["lost_heads"] = Out(degree)
-        if config.floods:
-            members["flood"] = In(flood_layout(topology, bool(config.multicast)))
+            members.update({name: In(width)
+                            for name, width in self.strap_widths(config).items()})
+        members.update(config.routing.router_members(config))
         super().__init__(members)
+
+    @staticmethod
+    def strap_widths(config):
+        """The strap inputs of an address-strapped router of ``config`` (a
+        RouterConfig), ``{name: width}`` in member order: ``here`` and ``wrap_mask``,
+        then ``bwrap_mask`` (replicating routers that follow the broadcast trees) and
+        ``neighbors`` (lookahead hops); :meth:`straps_of` gives their values."""
+        topology = config.topology
+        degree = topology.degree
+        widths = {"here": topology.address_bits, "wrap_mask": degree}
+        if config.broadcast and not config.floods:
+            widths["bwrap_mask"] = degree
+        if config.lookahead:
+            widths["neighbors"] = degree * topology.address_bits
+        return widths
 
     @staticmethod
     def strap_values(topology, node):
@@ -161,9 +165,10 @@ class Router(wiring.Component):
         and :meth:`broadcast_strap_values` and :meth:`lookahead_strap_values` where
         the configuration has those inputs."""
         values = cls.strap_values(config.topology, node)
-        if config.broadcast and not config.floods:
+        widths = cls.strap_widths(config)
+        if "bwrap_mask" in widths:
             values.update(cls.broadcast_strap_values(config.topology, node))
-        if config.lookahead:
+        if "neighbors" in widths:
             values.update(cls.lookahead_strap_values(config.topology, node))
         return values
 
@@ -215,7 +220,8 @@ class Router(wiring.Component):
         what arrives, its route stage, its buffers and replicating queues (a list,
         in VC order)."""
         flit, cut = arriving(frame, p), None
-        if self.config.fault_waypoints and p < self.topology.degree:
+        if "link_up" in self.signature.members and p < self.topology.degree:
+            # a router that knows its links' status cuts the packets of a failed one
             cut = cut_tails(frame, p, flit)
             flit = cut.flit
         enter = stage(frame, p, flit)
@@ -232,11 +238,9 @@ class Router(wiring.Component):
     def _outputs(self):
         """Per input port, the output ports it may turn to."""
         degree = self.topology.degree
-        if self.config.turns == "all" or self.config.fault_waypoints:
+        turns = (None if self.config.turns == "all" else
+                 self.config.routing.turns(self.topology, self.node, self.config.algorithm))
+        if turns is None:   # every turn
             turns = {(i, o) for i in range(degree + 1) for o in range(degree + 1)}
-        elif self.config.adaptive:
-            turns = adaptive_turns(self.topology, self.node, self.config.algorithm)
-        else:
-            turns = router_turns(self.topology, self.node, self.config.algorithm)
         return [[o for o in range(degree + 1) if (p, o) in turns]
                 for p in range(degree + 1)]

@@ -37,6 +37,7 @@ from ..route import route_unit
 from ..route.adaptive import adaptive_route_unit
 from ..route.lookahead import AdaptiveLookaheadRoute, LookaheadRoute, WaypointLookaheadRoute
 from ..route.waypoint import WaypointRoute
+from .adaptive import AdaptiveSelection
 from .frame import flow_lane
 from .vc_choice import choose_vc
 
@@ -79,6 +80,12 @@ class RouteStage:
         """The flits of the output registers (``switched``, a flit per output):
         unchanged."""
         return switched
+
+    def selection(self, frame, out):
+        """The selection among a queue's offered outputs and VCs (None: a queue's route
+        is one output; :class:`~cubefab.hdl.router.adaptive.AdaptiveSelection`), built
+        by switch allocation over ``out``, the output VCs."""
+        return None
 
     def depart(self, frame, vc, out_vc, cls):
         """The flit of input VC ``vc`` (an :class:`~.input_unit.InputVC`) as it leaves
@@ -184,6 +191,10 @@ class AdaptiveStage(RouteStage):
         short = p == frame.degree and "ecube_short" in ru.signature.members
         return ru.offered, ru.escape, ru.ecube_short if short else None
 
+    def selection(self, frame, out):
+        """The adaptive selection (:class:`~cubefab.hdl.router.adaptive.AdaptiveSelection`)."""
+        return AdaptiveSelection(frame, out)
+
     def depart(self, frame, vc, out_vc, cls):
         """The flit on its output VC with its class ``cls`` (in heads only with
         ``header="head"``)."""
@@ -278,11 +289,6 @@ class WaypointLookaheadStage(WaypointStage):
 
 
 def route_stage(config):
-    """The route stage of routers of ``config`` (a RouterConfig)."""
-    if config.adaptive:
-        return AdaptiveLookaheadStage() if config.lookahead else AdaptiveStage()
-    if config.fault_waypoints:
-        return WaypointLookaheadStage() if config.lookahead else WaypointStage()
-    if config.lookahead:
-        return LookaheadStage()
-    return DeterministicStage()
+    """The route stage of routers of ``config`` (a RouterConfig): the one its routing
+    part builds for its hop (:meth:`~cubefab.hdl.modes.Routing.route_stage`)."""
+    return config.routing.route_stage(config.hop)

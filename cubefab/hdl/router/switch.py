@@ -15,7 +15,6 @@ from amaranth.hdl import Cat, Signal
 from ...topology.deadlock import next_vc
 from ..allocator import least_recently_granted
 from ..crossbar import one_hot_mux
-from .adaptive import AdaptiveSelection
 from .replication import Replica, replica_requests
 
 
@@ -55,11 +54,12 @@ def request_vc(frame, p, v, o, out_vc):
     ``o`` reads: ``out_vc`` (the buffered route's), or the same VC as a constant
     where the router knows it (a constant node and one VC per class: the class of
     the next link is that of the queue's VC, :func:`next_vc`, a flit entering queue
-    ``(p, v)`` arrives on VC ``v``), so that a request is one LUT of flip-flops."""
+    ``(p, v)`` arrives on VC ``v``; a routing whose hops take :func:`next_vc`'s VC,
+    :attr:`~cubefab.hdl.modes.Routing.constant_vcs`), so that a request is one LUT of
+    flip-flops."""
     config, degree = frame.config, frame.degree
     if (frame.node is None or o == degree or config.link_vcs == 1
-            or frame.lanes() or config.broadcast or config.fault_waypoints
-            or config.adaptive):
+            or frame.lanes() or config.broadcast or not config.routing.constant_vcs):
         return out_vc
     vc_in = v if p < degree else 0
     return next_vc(frame.topology, frame.node, o, vc_in, config.vc_classes)
@@ -116,10 +116,11 @@ def _fifo_queue(frame, switch, q, p, v, vc, outputs, out, select, network_wants,
         m.d.sync += active.eq(~vc.flit.tail)
 
 
-def _arbiters(frame, switch, out):
-    """An arbiter per output among its users' requests."""
+def _arbiters(frame, switch, out, adaptive):
+    """An arbiter per output among its users' requests (``adaptive``: queues choose
+    among outputs and VCs)."""
     m = frame.m
-    adaptive, broadcast = frame.config.adaptive, frame.config.broadcast
+    broadcast = frame.config.broadcast
     for o in range(frame.degree + 1):
         users, busy = switch.users[o], out.busy[o]
         if not users:
@@ -165,7 +166,7 @@ def allocate_switch(frame, stage, outputs, buffers, out):
         grants=[Signal(len(users[o]), name=f"grants_p{o}") for o in range(degree + 1)],
         contenders=[[None] * len(users[o]) for o in range(degree + 1)],
         request_vcs=[[None] * len(users[o]) for o in range(degree + 1)])
-    select = AdaptiveSelection(frame, out) if frame.config.adaptive else None
+    select = stage.selection(frame, out)
     # per output, whether a network input queue's head prefers it (an adaptive
     # router's injection queue steers clear of those outputs where it can)
     network_wants = [[] for _ in range(degree + 1)]
@@ -175,7 +176,7 @@ def allocate_switch(frame, stage, outputs, buffers, out):
         else:
             _fifo_queue(frame, switch, q, p, v, buffers[q], outputs[q], out, select,
                         network_wants, stage)
-    _arbiters(frame, switch, out)
+    _arbiters(frame, switch, out, adaptive=select is not None)
     return switch
 
 
