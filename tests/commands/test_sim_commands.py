@@ -14,7 +14,28 @@ def test_sim_json(cli):
     assert doc["lost"] == doc["duplicated"] == doc["corrupted"] == doc["misrouted"] == 0
     assert doc["delivered"] == doc["injected"] > 0 and doc["ok"] is True
     assert doc["p50_latency"] <= doc["p99_latency"] <= doc["max_latency"]
-    assert doc["depth"] == 8 and doc["vcs_per_class"] == 2 and doc["vcs"] == 2
+    assert doc["depth"] == 4 and doc["vcs_per_class"] == 1 and doc["vcs"] == 1
+    assert doc["payload_width"] == 16
+
+
+def test_sim_runs_the_router_verilog_builds_and_says_so(cli):
+    # the default packets: two flits, what a 24-bit timestamp and an 8-bit sequence
+    # number take at 16-bit payloads
+    r = cli("sim", "hypercube", "-n", "2", "--cycles", "50", "--engine", "amaranth")
+    assert r.status == 0, r.err
+    first = r.out.splitlines()[0]
+    assert "1 VC(s) x 4 flits, 16-bit payloads" in first and "2-flit packets" in first
+
+
+def test_sim_refuses_packets_too_short_for_the_timestamp(cli):
+    r = cli("sim", "hypercube", "-n", "2", "--packet-flits", "1")
+    assert r.status == 2 and r.out == ""
+    assert r.err.startswith("error: --packet-flits 1 is too short for 16-bit payloads")
+    assert "--packet-flits 2 or more, or a wider --payload-width" in r.err
+    # a payload that holds them: one flit is enough
+    r = cli("sim", "hypercube", "-n", "2", "--packet-flits", "1", "--payload-width", "32",
+            "--cycles", "20", "--engine", "amaranth")
+    assert r.status == 0, r.err
 
 
 def test_sim_text(cli):

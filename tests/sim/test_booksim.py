@@ -200,16 +200,16 @@ def config_values(text):
 def test_router_defaults_are_the_sweep_router():
     topo = make_topology("metacube", k=2, m=2)
     router = booksim_router(topo)
-    assert router["vcs"] == required_vcs(topo) * SIMULATION_DEFAULTS.vcs_per_class == 8
+    assert router["vcs"] == required_vcs(topo) * SIMULATION_DEFAULTS.vcs_per_class == 4
     assert router["depth"] == SIMULATION_DEFAULTS.depth
-    assert router["classes"] == 4 and router["vcs_per_class"] == 2
+    assert router["classes"] == 4 and router["vcs_per_class"] == 1
 
 
 def test_config_models_the_sweep_router_at_booksims_shortest_pipeline():
     topo = make_topology("metacube", k=2, m=2)
     text = booksim_config(topo)
     values = config_values(text)
-    assert values["num_vcs"] == "8" and values["vc_buf_size"] == str(SIMULATION_DEFAULTS.depth)
+    assert values["num_vcs"] == "4" and values["vc_buf_size"] == str(SIMULATION_DEFAULTS.depth)
     assert values["routing_delay"] == "0" and values["speculative"] == "1"
     assert values["credit_delay"] == "1" and values["input_speedup"] == "8"
     assert values["routing_function"] == "cubefab_table"
