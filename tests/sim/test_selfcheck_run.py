@@ -48,11 +48,13 @@ DETECTS = {"drop": "lost", "duplicate": "duplicated", "corrupt": "corrupted",
 @pytest.mark.parametrize("kind", DEFECTS)
 def test_every_check_catches_its_defect_in_both_engines(verilator_cache, kind):
     # the default router: 16-bit payloads, so a packet's timestamp and sequence number
-    # span its two flits; wrong_vc needs a VC field: two VCs per class
+    # span its two flits; wrong_vc needs a VC field (two VCs per class), and one-flit
+    # packets (32-bit payloads), so that only the head goes astray
     topo = make_topology("hypercube", n=2)
     r = both_engines(topo, rate=0.3, cycles=80, drain=60, seed=3,
                      defect={"kind": kind, "node": 0, "port": 0},
-                     **({"vcs_per_class": 2} if kind == "wrong_vc" else {}))
+                     **({"vcs_per_class": 2, "payload_width": 32} if kind == "wrong_vc"
+                        else {}))
     assert r[DETECTS[kind]] >= 1 and not r["ok"]
     if kind in ("corrupt", "wrong_vc"):
         # the flit still reaches its destination: nothing else is wrong (but the bit
