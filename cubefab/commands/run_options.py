@@ -78,7 +78,7 @@ def packet_flits(args, layout):
     if args.packet_flits < fewest:
         raise CliError(f"--packet-flits {args.packet_flits} is too short for "
                        f"{layout.payload_width}-bit payloads: the self-checking traffic "
-                       f"carries a {TIMESTAMP_BITS}-bit timestamp and a {SEQUENCE_BITS}-bit "
+                       f"carries its {TIMESTAMP_BITS}-bit timestamp and {SEQUENCE_BITS}-bit "
                        f"sequence number in each packet's first {FIELD_BITS} data bits; "
                        f"give --packet-flits {fewest} or more, or a wider --payload-width "
                        f"({FIELD_BITS} or more for 1-flit packets)")

@@ -195,8 +195,8 @@ class PacketFormat:
         capacity = self.fields_capacity(layout, self.packet_flits)
         if capacity < self.field_bits:
             raise ValueError(
-                f"Packets must hold the {self.field_bits} bits of a {timestamp_bits}-bit "
-                f"timestamp and a {sequence_bits}-bit sequence number: "
+                f"Packets must hold the {self.field_bits} bits of their {timestamp_bits}-bit "
+                f"timestamp and {sequence_bits}-bit sequence number: "
                 f"{self.packet_flits}-flit packets of {layout.payload_width}-bit payloads "
                 f"hold {capacity} (packet_flits at least "
                 f"{self.flits_for(layout, self.field_bits)}, or a wider payload)")

@@ -251,6 +251,6 @@ def test_packets_too_short_for_the_self_checking_traffic_name_the_options(cli, a
     assert r.status == 2 and len(r.err.splitlines()) == 1 and r.out == "", r.err
     flits = argv[argv.index("--packet-flits") + 1]
     assert r.err.startswith(f"error: --packet-flits {flits} is too short for {width}-bit "
-                            f"payloads: the self-checking traffic carries a 24-bit "
-                            f"timestamp and an 8-bit sequence number")
+                            f"payloads: the self-checking traffic carries its 24-bit "
+                            f"timestamp and 8-bit sequence number")
     assert f"give --packet-flits {fewest} or more, or a wider --payload-width" in r.err
