@@ -241,8 +241,8 @@ class BoardTop(Elaboratable):
         return m
 
 
-def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
-                        sequence_bits=3, depth=2, vcs=None, algorithm=None, queue_depth=2,
+def selfcheck_board_top(topology, board, *, payload_width=16, timestamp_bits=5,
+                        sequence_bits=3, depth=4, vcs=None, algorithm=None, queue_depth=2,
                         pattern="uniform", rate=0.25, seed=1, adaptive_vcs=0,
                         interface=None):
     """A :class:`BoardTop` running a
@@ -250,8 +250,10 @@ def selfcheck_board_top(topology, board, *, payload_width=8, timestamp_bits=5,
 
     The run settings are constants of the bitstream: ``rate`` is the packet creation
     probability per node per cycle, ``seed`` the generators' run seed. The activity
-    lamps toggle about twice a second at the board clock. Narrow flits (8-bit payload:
-    a 5-bit timestamp and a 3-bit sequence number) keep the fabric small.
+    lamps toggle about twice a second at the board clock. The router is the default one
+    (:data:`~cubefab.hdl.config.HARDWARE_DEFAULTS`: 4-flit buffers, 16-bit payloads
+    holding a 5-bit timestamp, a 3-bit sequence number and check bits); narrower flits
+    and shallower buffers (``payload_width=8, depth=2``) make the fabric smaller.
     ``adaptive_vcs`` makes the routers adaptive (then the checkers do not check order,
     :class:`~cubefab.hdl.traffic_check.TrafficChecker`). Buffers of at least
     :data:`~cubefab.hdl.config.AUTO_MEMORY_DEPTH` flits go to block RAM when those of

@@ -28,8 +28,10 @@ def _options(parser):
                         help="build directory (bitstream DIR/top.bin (iCE40), top.bit "
                              "(ECP5) or top.fs (Gowin); logs top.rpt, top.tim)")
     add_router_options(parser, BOARD_DEFAULTS, ("algorithm", "adaptive"), min_payload=2,
-                       payload_help="a 3-bit sequence number and a 5-bit timestamp; 4 "
-                                    "gives a 3-bit sequence number and a 1-bit timestamp")
+                       payload_help="the router verilog, synth and sim build; a 3-bit "
+                                    "sequence number, a 5-bit timestamp and check bits; "
+                                    "4 gives a 3-bit sequence number and a 1-bit "
+                                    "timestamp")
     parser.add_argument("--queue-depth", type=int_range(1, MAX_QUEUE_DEPTH), default=2,
                         metavar="N",
                         help="packets each traffic generator's source queue holds "

@@ -10,9 +10,9 @@ from .. import files
 from ..build.harness import TimingHarness
 from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
 from ..cli import CliError
-from ..hdl.config import SIMULATION_DEFAULTS
+from ..hdl.config import HARDWARE_DEFAULTS
 from ..hdl.router import Router
-from ..hdl.selfcheck import MIN_PAYLOAD_WIDTH, SelfCheckConfig
+from ..hdl.selfcheck import SelfCheckConfig
 from ..sim.run_spec import Engine, Schedule, SelfCheckRun
 from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, sweep_runs
@@ -36,8 +36,10 @@ DEFAULT_RATES = "0.1:1:0.1"
 
 def add_measure_options(parser):
     """Add ``--simulate`` and ``--synth`` with their options, and the router options."""
-    add_router_options(parser, SIMULATION_DEFAULTS, COMPARE_PARTS,
-                       payload_help="what a self-checking packet's flits carry")
+    add_router_options(parser, HARDWARE_DEFAULTS, COMPARE_PARTS,
+                       payload_help="the router verilog and synth build; the "
+                                    "self-checking packets are as many flits as their "
+                                    "timestamp and sequence number take")
     parser.add_argument("--simulate", action="store_true",
                         help="also measure saturation throughput: the self-checking "
                              "fabric of every network under uniform traffic at --rates "
@@ -89,8 +91,7 @@ def simulate_row(args, topology, rates, client=None, progress=None):
     ``{"note": why not}`` when the fabric would not fit here."""
     what = f"the {topology.label} self-checking fabric"
     try:
-        config = router_config(args, topology, routers=topology.num_nodes,
-                               min_payload=MIN_PAYLOAD_WIDTH)
+        config = router_config(args, topology, routers=topology.num_nodes)
         check_fabric(what, config, args.engine)
     except CliError as exc:
         return {"note": f"not simulated: {exc}"}

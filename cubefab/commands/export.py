@@ -4,7 +4,7 @@ from ..cli import (add_json_option, _Parser, add_topology_command, emit, fractio
                    add_force_option, input_errors)
 from .. import files
 from ..sim.booksim import BOOKSIM_TRAFFIC, PATCH_NAME, ROUTINGS, booksim_router, write_booksim
-from ..hdl.config import SIMULATION_DEFAULTS
+from ..hdl.config import HARDWARE_DEFAULTS
 from .limits import check_channel_graph, check_memory
 from .run_options import add_packet_flits_option, add_seed_option, add_traffic_option
 from .router_options import (add_algorithm_option, add_depth_option,
@@ -45,8 +45,8 @@ def _booksim_options(parser):
     add_packet_flits_option(parser)
     add_vcs_option(parser, help="virtual channels (default: the VC classes deadlock "
                                 "freedom needs x --vcs-per-class, as cubefab sim and sweep)")
-    add_depth_option(parser, SIMULATION_DEFAULTS)
-    add_vcs_per_class_option(parser, SIMULATION_DEFAULTS)
+    add_depth_option(parser, HARDWARE_DEFAULTS)
+    add_vcs_per_class_option(parser, HARDWARE_DEFAULTS)
     add_seed_option(parser, "BookSim's random seed", MAX_SEED)
     add_json_option(parser)
     add_force_option(parser)

@@ -286,8 +286,8 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
         ``{field: words}``: how the user asked for a field another option implies,
         for the error of a conflict.
     min_payload : int
-        Payload bits the command's traffic needs (the self-checking traffic's
-        :data:`~cubefab.hdl.selfcheck.MIN_PAYLOAD_WIDTH`); fewer are an error naming
+        Payload bits the command's traffic needs in a flit (``board``'s
+        self-checking traffic); fewer are an error naming
         ``--payload-width`` or ``--flit-width``, as typed.
 
     The channel dependency graph that the default VCs and the turns come from is

@@ -6,7 +6,7 @@ from ..build.pnr import DEVICES
 from ..build.verilog import verilog_text
 from ..cli import parse_address, input_errors, plural
 from ..hdl.flit import payload_efficiency
-from ..hdl.config import HARDWARE_DEFAULTS, SIMULATION_DEFAULTS, FabricConfig
+from ..hdl.config import HARDWARE_DEFAULTS, FabricConfig
 from ..hdl.endpoint import EndpointFabric, MessageFormat
 from ..hdl.fabric import Fabric
 from ..hdl.router import Router
@@ -34,12 +34,10 @@ def router_target_options(parser):
 
 #: What the router and fabric targets' ``--help`` says of the routers ``sim`` runs.
 SIMULATED_ROUTER = (
-    "The router cubefab sim and sweep simulate: the same router options with sim's "
-    f"defaults, --depth {SIMULATION_DEFAULTS.depth} --vcs-per-class "
-    f"{SIMULATION_DEFAULTS.vcs_per_class} --payload-width "
-    f"{SIMULATION_DEFAULTS.payload_width}, and the --buffer that sim --json reports as "
-    "buffer (its fabric's routers keep their buffers in block RAM only when those of "
-    "the whole fabric fit the HX8K's).")
+    "The router cubefab sim and sweep simulate: the same router options with the same "
+    "defaults, and the --buffer that sim --json reports as buffer (its fabric's routers "
+    "keep their buffers in block RAM only when those of the whole fabric fit the "
+    "HX8K's).")
 
 
 def fabric_target_options(parser):

@@ -11,11 +11,12 @@ packet counted), ``sweep`` and ``compare --simulate`` measure steady-state curve
 import contextlib
 
 from ..cli import CliError, float_range, int_range
+from ..hdl.selfcheck import FIELD_BITS, SEQUENCE_BITS, TIMESTAMP_BITS, packet_flits_for
 from .limits import MAX_CYCLES, MAX_JOBS, MAX_PACKET_FLITS, MAX_SEED
 
 
 __all__ = ["SIM_LENGTH", "SWEEP_LENGTH", "add_traffic_option", "add_length_options",
-           "add_packet_flits_option", "add_seed_option", "add_hotspot_fraction_option",
+           "add_packet_flits_option", "packet_flits", "add_seed_option", "add_hotspot_fraction_option",
            "add_cluster_options", "check_cluster_options", "cluster_client"]
 
 #: ``(cycles, warmup)`` of ``sim``: every packet of the run is counted and checked.
@@ -49,10 +50,39 @@ def add_length_options(parser, length, prefix=""):
                                                     "(default %(default)s)"))
 
 
-def add_packet_flits_option(parser, limit=MAX_PACKET_FLITS):
-    """Add ``--packet-flits L`` (default 1)."""
-    parser.add_argument("--packet-flits", type=int_range(1, limit), default=1,
-                        metavar="L", help="flits per packet (default %(default)s)")
+def add_packet_flits_option(parser, limit=MAX_PACKET_FLITS, *, fields=False):
+    """Add ``--packet-flits L``: default 1, or with ``fields`` (the self-checking
+    traffic) the fewest flits that hold its timestamp and sequence number
+    (:func:`packet_flits`)."""
+    default = (f"the fewest that hold the {FIELD_BITS} bits of a packet's "
+               f"{TIMESTAMP_BITS}-bit timestamp and {SEQUENCE_BITS}-bit sequence number: "
+               f"2 at 16-bit payloads, 1 from {FIELD_BITS}" if fields else "%(default)s")
+    parser.add_argument("--packet-flits", type=int_range(1, limit),
+                        default=None if fields else 1, metavar="L",
+                        help=f"flits per packet (default {default})")
+
+
+def packet_flits(args, layout):
+    """The packet length of the self-checking traffic on flits of ``layout``:
+    ``--packet-flits``, by default the fewest flits that hold the timestamp and
+    sequence number (:func:`~cubefab.hdl.selfcheck.packet_flits_for`).
+
+    Raises
+    ------
+    CliError
+        If ``--packet-flits`` gives packets too short to hold them.
+    """
+    fewest = packet_flits_for(layout)
+    if args.packet_flits is None:
+        return fewest
+    if args.packet_flits < fewest:
+        raise CliError(f"--packet-flits {args.packet_flits} is too short for "
+                       f"{layout.payload_width}-bit payloads: the self-checking traffic "
+                       f"carries its {TIMESTAMP_BITS}-bit timestamp and {SEQUENCE_BITS}-bit "
+                       f"sequence number in each packet's first {FIELD_BITS} data bits; "
+                       f"give --packet-flits {fewest} or more, or a wider --payload-width "
+                       f"({FIELD_BITS} or more for 1-flit packets)")
+    return args.packet_flits
 
 
 def add_seed_option(parser, help="seed of the traffic generators", limit=MAX_SEED):

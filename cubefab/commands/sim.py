@@ -6,9 +6,9 @@ import os
 from ..cli import (add_json_option, CliError, add_topology_command, emit, format_table, int_range,
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
-from ..hdl.config import HOPS, SIMULATION_DEFAULTS
+from ..hdl.config import HARDWARE_DEFAULTS, HOPS
 from ..hdl.flit import DEFAULT_HEADER
-from ..hdl.selfcheck import MIN_PAYLOAD_WIDTH, SelfCheckConfig
+from ..hdl.selfcheck import SelfCheckConfig
 from ..progress import Progress, build_stages
 from ..sim.engine_choice import AUTO_RULE, choose_engine
 from ..sim.run_spec import ENGINES, Engine, Faults, Schedule, SelfCheckRun, Stimulus
@@ -29,7 +29,8 @@ from .limits import MAX_CYCLES, check_fabric
 from .router_options import PARTS, add_router_options, router_config
 from .sim_trace import add_trace_options, run_trace_command, trace_given
 from .run_options import (SIM_LENGTH, add_hotspot_fraction_option, add_length_options,
-                          add_packet_flits_option, add_seed_option, add_traffic_option)
+                          add_packet_flits_option, add_seed_option, add_traffic_option,
+                          packet_flits)
 
 
 __all__ = ["register", "check_engine", "escape_name"]
@@ -84,7 +85,7 @@ def _options(parser):
     parser.add_argument("--rate", type=fraction, default=0.1, metavar="R",
                         help="offered load, flits per node per cycle, 0..1 (default 0.1)")
     add_length_options(parser, SIM_LENGTH)
-    add_packet_flits_option(parser)
+    add_packet_flits_option(parser, fields=True)
     add_seed_option(parser)
     parser.add_argument("--hotspot", type=parse_address, default=None, metavar="A",
                         help="hot node of --traffic hotspot (default: dense index 0)")
@@ -114,9 +115,10 @@ def _options(parser):
                              "CYCLE (from the first warm-up cycle; repeatable, or a comma "
                              "list; fault-tolerant routers): the table entries that "
                              "change are rewritten, what it drops or cuts is counted")
-    add_router_options(parser, SIMULATION_DEFAULTS, SIM_PARTS,
-                       payload_help="a 24-bit creation timestamp, an 8-bit sequence "
-                                    "number and 8 check bits")
+    add_router_options(parser, HARDWARE_DEFAULTS, SIM_PARTS,
+                       payload_help="the router verilog and synth build; a packet's "
+                                    "24-bit creation timestamp, 8-bit sequence number and "
+                                    "check bits fill its first data bits")
     # the generators' packets through AXI4-Stream endpoints (docs/endpoints.md)
     add_interface_options(parser, default_max_beats=None)
     add_json_option(parser)
@@ -187,17 +189,18 @@ def _check_interface_options(args, broadcasts):
     return endpoints
 
 
-def _interface(args, router, endpoints):
+def _interface(args, router, endpoints, flits):
     """The :class:`~cubefab.hdl.endpoint.EndpointInterface` of ``endpoints`` for the
-    generators' packets (CliError when ``--max-beats`` cannot hold one)."""
+    generators' ``flits``-flit packets (CliError when ``--max-beats`` cannot hold
+    one)."""
     if endpoints is None:
         return None
     check_window(endpoints, router)
     width, max_beats = endpoints["data_width"], endpoints["max_beats"]
-    beats = packet_beats(router.layout, args.packet_flits, width)
+    beats = packet_beats(router.layout, flits, width)
     if max_beats is not None and max_beats < beats:
-        raise CliError(f"--max-beats must be at least {beats} for {args.packet_flits}-flit "
-                       f"packets ({packet_bits(router.layout, args.packet_flits)} data "
+        raise CliError(f"--max-beats must be at least {beats} for {flits}-flit "
+                       f"packets ({packet_bits(router.layout, flits)} data "
                        f"bits in {width}-bit beats), not {max_beats}")
     return EndpointInterface(width, max_beats, endpoints["window"])
 
@@ -213,8 +216,7 @@ def _router(args, topology, broadcasts):
     return router_config(args, topology, routers=topology.num_nodes,
                          broadcasts=broadcasts,
                          multicast=args.multicast_group is not None,
-                         fault_tolerant=bool(args.fail_links), said=said,
-                         min_payload=MIN_PAYLOAD_WIDTH)
+                         fault_tolerant=bool(args.fail_links), said=said)
 
 
 def _check_flood_options(args, topology):
@@ -286,10 +288,11 @@ def _sim_design(args, topology):
     check_fabric(f"the {topology.label} self-checking fabric", router,
                  "amaranth" if args.engine == "amaranth" else "verilator")
     every_broadcast = args.traffic == "broadcast"
-    interface = _interface(args, router, endpoints)
+    flits = packet_flits(args, router.layout)
+    interface = _interface(args, router, endpoints, flits)
     with input_errors():        # the design's own checks (deadlock, pattern, groups)
         design = SelfCheckConfig(router, pattern="uniform" if every_broadcast else args.traffic,
-                                 packet_flits=args.packet_flits, hotspot=args.hotspot,
+                                 packet_flits=flits, hotspot=args.hotspot,
                                  multicast_group=args.multicast_group,
                                  **({"interface": interface} if interface else {}))
     return design, router, drain
@@ -362,8 +365,9 @@ def _sim_text(args, topology, router, doc, engine_choice, netlist_line):
     comparison's line, if any."""
     return "\n".join([
         f"{topology.label}, {_sim_routing(topology, router, doc)} x {doc['depth']} "
-        f"flits; {args.traffic} traffic at {args.rate} flits/node/cycle, "
-        f"{args.packet_flits}-flit packets{_sim_through(doc)}, {args.cycles} cycles",
+        f"flits, {doc['payload_width']}-bit payloads; {args.traffic} traffic at "
+        f"{args.rate} flits/node/cycle, {doc['packet_flits']}-flit packets"
+        f"{_sim_through(doc)}, {args.cycles} cycles",
         f"engine: {doc['engine']} ({engine_choice})",
         format_table(["measure", "value"], _sim_rows(doc)), _sim_verdict(doc, router)]
         + ([netlist_line] if netlist_line else []))

@@ -13,8 +13,8 @@ from ..cli import (CliError, add_force_option, add_json_option, add_plot_option,
 from .. import files
 from ..cluster import ClusterError
 from ..progress import Progress, build_stages
-from ..hdl.config import SIMULATION_DEFAULTS
-from ..hdl.selfcheck import MIN_PAYLOAD_WIDTH, SelfCheckConfig
+from ..hdl.config import HARDWARE_DEFAULTS
+from ..hdl.selfcheck import SelfCheckConfig
 from ..sim.run_spec import Engine, Schedule, SelfCheckRun, Stimulus
 from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_runs
@@ -27,7 +27,8 @@ from .fault_options import check_route_table, fault_waypoints
 from .router_options import adaptive_vcs, add_router_options, router_config
 from .run_options import (SWEEP_LENGTH, add_cluster_options, add_hotspot_fraction_option,
                           add_length_options, add_packet_flits_option, add_seed_option,
-                          add_traffic_option, check_cluster_options, cluster_client)
+                          add_traffic_option, check_cluster_options, cluster_client,
+                          packet_flits)
 from .sim import check_engine, escape_name
 
 #: Most offered loads, and most seeds per point, in one sweep.
@@ -59,10 +60,11 @@ def _options(parser):
     parser.add_argument("--seeds", type=int_range(1, MAX_SEEDS), default=1, metavar="N",
                         help="runs per point, seeds derived from --seed; with N > 1 every "
                         "figure is the mean with a 95%% confidence interval (default 1)")
-    add_packet_flits_option(parser)
-    add_router_options(parser, SIMULATION_DEFAULTS, SWEEP_PARTS, repeatable=True,
-                       payload_help="a 24-bit creation timestamp, an 8-bit sequence "
-                                    "number and 8 check bits")
+    add_packet_flits_option(parser, fields=True)
+    add_router_options(parser, HARDWARE_DEFAULTS, SWEEP_PARTS, repeatable=True,
+                       payload_help="the router verilog and synth build; a packet's "
+                                    "24-bit creation timestamp, 8-bit sequence number "
+                                    "and check bits fill its first data bits")
     add_hotspot_fraction_option(parser)
     parser.add_argument("--faults", type=int_range(0, MAX_SWEEP_FAULTS), default=None,
                         metavar="N", help="fault-tolerant routers: one curve per count 0, "
@@ -125,8 +127,7 @@ def _curve_routers(args, topology, routings, waypoints=0):
     configs = []
     for name, count in routings:
         config = router_config(args, topology, routers=topology.num_nodes, algorithm=name,
-                               adaptive=bool(count), fault_tolerant=bool(waypoints),
-                               min_payload=MIN_PAYLOAD_WIDTH)
+                               adaptive=bool(count), fault_tolerant=bool(waypoints))
         check_fabric(f"the {topology.label} self-checking fabric", config, args.engine)
         configs.append(config)
     return configs
@@ -134,7 +135,8 @@ def _curve_routers(args, topology, routings, waypoints=0):
 
 def _curve_run(args, router):
     """The run that every point of ``router``'s curve varies (offered load, seed)."""
-    design = SelfCheckConfig(router, pattern=args.traffic, packet_flits=args.packet_flits)
+    design = SelfCheckConfig(router, pattern=args.traffic,
+                             packet_flits=packet_flits(args, router.layout))
     return SelfCheckRun(design, Schedule(args.cycles, args.warmup),
                         Stimulus(seed=args.seed, hotspot_fraction=args.hotspot_fraction),
                         engine=Engine(args.engine))

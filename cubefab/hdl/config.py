@@ -95,17 +95,21 @@ class RouterDefaults:
 #: 16-bit payloads (``cubefab verilog``, ``synth``).
 HARDWARE_DEFAULTS = RouterDefaults()
 
-#: The router the simulations run by default (``cubefab sim``, ``sweep``, ``demo``): two
-#: VCs per class (flows spread over them) and 8-flit buffers, which measured 75.5% of
-#: the channel-load bound on DLH(4,3) against 49.8% with :data:`HARDWARE_DEFAULTS`;
-#: 40-bit payloads, what a self-checking packet's flits carry (a 24-bit creation
-#: timestamp, an 8-bit sequence number and 8 check bits).
-SIMULATION_DEFAULTS = RouterDefaults(depth=8, vcs_per_class=2, payload_width=40)
+#: The router the simulations run by default (``cubefab sim``, ``sweep``, ``demo``,
+#: ``compare --simulate``): :data:`HARDWARE_DEFAULTS`, the router ``verilog`` and
+#: ``synth`` build, so that what is measured is what is built. The self-checking
+#: traffic carries its timestamp and sequence number over as many flits of a packet
+#: as they take (:class:`~cubefab.hdl.traffic_gen.PacketFormat`). More VCs per class and
+#: deeper buffers saturate later (DLH(4,3): 75.5% of the channel-load bound with 2 VCs
+#: per class and 8-flit buffers against 49.8%; docs/simulation.md), at a cost in logic.
+SIMULATION_DEFAULTS = HARDWARE_DEFAULTS
 
-#: The router of the self-checking fabric on an iCE40 board (``cubefab board``): 2-flit
-#: buffers and 8-bit payloads (a 3-bit sequence number and a 5-bit timestamp), so that
-#: fabrics fit the small parts.
-BOARD_DEFAULTS = RouterDefaults(depth=2, payload_width=8)
+#: The router of the self-checking fabric on a board (``cubefab board``):
+#: :data:`HARDWARE_DEFAULTS` too. Its fabrics fit the boards' parts: Q(1) on the
+#: iCEstick's HX1K in 1,062 of 1,280 logic cells, Q(2) on the iCEBreaker's UP5K in
+#: 3,090 of 5,280 (38.8 MHz; the clock is 12 MHz); the narrower router the boards had
+#: (``--depth 2 --payload-width 8``: 665 and 1,975 logic cells) is an option away.
+BOARD_DEFAULTS = HARDWARE_DEFAULTS
 
 
 def auto_storage(depth, block_rams, budget=BLOCK_RAMS, memory_depth=AUTO_MEMORY_DEPTH):

@@ -33,21 +33,30 @@ from .traffic_gen import PacketFormat, RATE_BITS, check_generator
 
 
 __all__ = ["SelfCheckConfig", "SelfCheckingFabric", "COUNTER_BITS", "NODE_MODULE",
-           "TIMESTAMP_BITS", "SEQUENCE_BITS", "MIN_PAYLOAD_WIDTH"]
+           "TIMESTAMP_BITS", "SEQUENCE_BITS", "FIELD_BITS", "packet_flits_for"]
 
 
 #: Width of every event counter.
 COUNTER_BITS = 48
 
-#: Widths of the creation timestamp and the per-flow sequence number every head flit of
-#: the self-checking traffic carries in its payload (the defaults of
-#: :class:`SelfCheckConfig`), and so the least payload width its routers can have.
+#: Widths of the creation timestamp and the per-flow sequence number every packet of the
+#: self-checking traffic carries in its first data bits (the defaults of
+#: :class:`SelfCheckConfig`; :class:`~cubefab.hdl.traffic_gen.PacketFormat`), and the
+#: bits they take: the data bits a packet must have at least.
 TIMESTAMP_BITS = 24
 SEQUENCE_BITS = 8
-MIN_PAYLOAD_WIDTH = TIMESTAMP_BITS + SEQUENCE_BITS
+FIELD_BITS = TIMESTAMP_BITS + SEQUENCE_BITS
 
 #: Verilog module name of :meth:`SelfCheckConfig.node_verilog`.
 NODE_MODULE = "cubefab_node"
+
+
+def packet_flits_for(layout, field_bits=FIELD_BITS):
+    """int: the fewest flits of ``layout`` (a :class:`~cubefab.hdl.flit.FlitLayout`)
+    whose data bits hold ``field_bits`` bits (the timestamp and sequence number): the
+    default packet length of the self-checking traffic (1 from 32-bit payloads; 2 at
+    the default 16-bit payloads)."""
+    return PacketFormat.flits_for(layout, field_bits)
 
 
 def _tree_sum(values):
@@ -93,8 +102,9 @@ class SelfCheckConfig:
         with multicast replication, multicasts to ``multicast_group``.
     pattern : str
         Traffic pattern of :mod:`cubefab.topology.patterns`.
-    packet_flits : int
-        Flits per packet.
+    packet_flits : int, optional
+        Flits per packet (default: :func:`packet_flits_for`, the fewest that hold the
+        timestamp and sequence number). Fewer: ValueError.
     hotspot : int, optional
         Hot node for ``hotspot`` traffic.
     queue_depth : int
@@ -134,7 +144,7 @@ class SelfCheckConfig:
     compiled simulation, without constructing designs that are never elaborated.
     """
 
-    def __init__(self, router, *, pattern="uniform", packet_flits=1, hotspot=None,
+    def __init__(self, router, *, pattern="uniform", packet_flits=None, hotspot=None,
                  queue_depth=16, timestamp_bits=TIMESTAMP_BITS, sequence_bits=SEQUENCE_BITS, defects=False,
                  multicast_group=None, interface=None):
         if not isinstance(router, RouterConfig):
@@ -145,6 +155,8 @@ class SelfCheckConfig:
         self.router = self.fabric.router
         topology = router.topology
         self.topology, self.layout = topology, self.router.layout
+        if packet_flits is None:
+            packet_flits = packet_flits_for(self.layout, timestamp_bits + sequence_bits)
         self.fmt = PacketFormat(self.layout, packet_flits,
                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits)
         self.hotspot_given = hotspot
@@ -194,7 +206,7 @@ class SelfCheckConfig:
                                  f"{s} alone in its group")
 
     @classmethod
-    def of(cls, topology, *, pattern="uniform", packet_flits=1, hotspot=None,
+    def of(cls, topology, *, pattern="uniform", packet_flits=None, hotspot=None,
            queue_depth=16, timestamp_bits=TIMESTAMP_BITS, sequence_bits=SEQUENCE_BITS, defects=False,
            multicast_group=None, interface=None, data_width=None, max_beats=None,
            message_window=None, defaults=SIMULATION_DEFAULTS, **router):

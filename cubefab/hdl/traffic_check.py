@@ -19,11 +19,17 @@ With flits whose header is in the head only (``layout.header == "head"``) a body
 tail flit is checked against what the checker remembered of its packet's head: its
 ``data`` must be the check word of the head's source, destination and sequence number
 and the flit's index.
+
+When the timestamp and sequence number do not fit in the head's payload, they continue
+in the following flits' data (:class:`~cubefab.hdl.traffic_gen.PacketFormat`): the
+checker keeps their bits until the flit where they end
+(:attr:`~cubefab.hdl.traffic_gen.PacketFormat.fields_flit`), and checks their check
+bits and the sequence number there.
 """
 
 from dataclasses import dataclass
 
-from amaranth.hdl import Const, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -36,10 +42,33 @@ __all__ = ["TrafficChecker"]
 
 
 @dataclass(frozen=True)
+class _Fields:
+    """The timestamp and sequence number an arriving flit completes."""
+
+    stamp: Value
+    sequence: Value
+
+
+@dataclass(frozen=True)
+class _Checks:
+    """The checks of an arriving flit: whether it is a head, a head's framing and
+    fields intact (``head_intact``) and all its checks (``head_ok``); a later flit's
+    framing and check bits intact (``body_intact``) and all its checks (``body_ok``)."""
+
+    is_head: Value
+    head_intact: Value
+    head_ok: Value
+    body_intact: Value
+    body_ok: Value
+
+
+@dataclass(frozen=True)
 class _OpenPacket:
     """The registers of the packet a checker is receiving: whether one is open, the
     index of its next flit, its head's ``src``, ``dest``, sequence number and time
-    stamp, and whether it is wrong (``bad``, any check) or corrupted (``broken``)."""
+    stamp, and whether it is wrong (``bad``, any check) or corrupted (``broken``);
+    ``partial``: the bits of the fields received in flits before the one where they
+    end."""
 
     inside: Signal
     index: Signal
@@ -49,6 +78,7 @@ class _OpenPacket:
     stamp: Signal
     bad: Signal
     broken: Signal
+    partial: Signal
 
 
 class TrafficChecker(wiring.Component):
@@ -122,20 +152,19 @@ class TrafficChecker(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         fmt = self.fmt
-        ts_bits, seq_bits = fmt.timestamp_bits, fmt.sequence_bits
         flit = self.flits.payload
         arrive = Signal()
         m.d.comb += [self.flits.ready.eq(1), arrive.eq(self.flits.valid),
                      self.flit_received.eq(arrive)]
         packet = self._open_packet()
-        head_seq = flit.payload[ts_bits:ts_bits + seq_bits] if seq_bits else Const(0, 1)
-        expected, writes = self._expected(m, flit)
-        checks = self._checks(m, flit, packet, head_seq, expected)
+        fields = self._fields(flit, packet)
+        expected, writes = self._expected(m, flit, packet)
+        checks = self._checks(m, flit, packet, fields, expected)
         m.d.comb += self.latency.eq(self.now - packet.stamp)
         if fmt.layout.broadcast:
             m.d.comb += self.delivered_broadcast.eq(self.delivered & flit.bcast)
         with m.If(arrive):
-            self._receive(m, flit, packet, checks, head_seq, writes)
+            self._receive(m, flit, packet, checks, fields, writes)
         return m
 
     def _open_packet(self):
@@ -149,27 +178,49 @@ class TrafficChecker(wiring.Component):
         stamp = Signal(fmt.timestamp_bits)
         bad = Signal()          # the open packet is wrong (any check)
         broken = Signal()       # the open packet is corrupted (payload or framing)
-        return _OpenPacket(inside, index, src, dest, sequence, stamp, bad, broken)
+        partial = Signal(max(1, fmt.fields_in(fmt.fields_flit)[0]))
+        return _OpenPacket(inside, index, src, dest, sequence, stamp, bad, broken, partial)
 
-    def _expected(self, m, flit):
-        """The sequence number expected of the arriving head's flow (its source's
+    def _data(self, flit):
+        """The data bits of an arriving flit after the head: its ``payload``, or with
+        the header in the head only its whole ``data``."""
+        if self.fmt.layout.header == "head":
+            return data.View(self.fmt.layout.body, flit.as_value()).data
+        return flit.payload
+
+    def _fields(self, flit, packet):
+        """The timestamp and sequence number of the arriving flit read as the flit
+        where they end (:attr:`~.traffic_gen.PacketFormat.fields_flit`): the head's, or
+        the bits kept from the flits before (``partial``) and this flit's."""
+        fmt, ts_bits, seq_bits = self.fmt, self.fmt.timestamp_bits, self.fmt.sequence_bits
+        if fmt.fields_flit == 0:
+            fields = flit.payload
+        else:
+            start, count = fmt.fields_in(fmt.fields_flit)
+            fields = Cat(packet.partial[:start], self._data(flit)[:count])
+        sequence = fields[ts_bits:ts_bits + seq_bits] if seq_bits else Const(0, 1)
+        return _Fields(fields[:ts_bits], sequence)
+
+    def _expected(self, m, flit, packet):
+        """The sequence number expected of the arriving packet's flow (its source's
         next; with broadcasts, a broadcast's next of its source), and the write ports
         that advance it: ``(expected, (write, broadcast write))``, the ports None
         where there are none."""
         fmt, bits, seq_bits = self.fmt, self.topology.address_bits, self.fmt.sequence_bits
         expected = Signal(max(1, seq_bits))
+        src = flit.src if fmt.fields_flit == 0 else packet.src
         wr = bwr = None
         if seq_bits and self.ordered:
             mem = m.submodules.expected = Memory(shape=seq_bits, depth=1 << bits, init=[])
             rd = mem.read_port(domain="comb")
             wr = mem.write_port()
-            m.d.comb += [rd.addr.eq(flit.src), expected.eq(rd.data)]
+            m.d.comb += [rd.addr.eq(src), expected.eq(rd.data)]
             if fmt.layout.broadcast:   # the next broadcast of each source
                 bmem = m.submodules.expected_broadcast = Memory(
                     shape=seq_bits, depth=1 << bits, init=[])
                 brd = bmem.read_port(domain="comb")
                 bwr = bmem.write_port()
-                m.d.comb += [brd.addr.eq(flit.src),
+                m.d.comb += [brd.addr.eq(src),
                              expected.eq(Mux(flit.bcast, brd.data, rd.data))]
         return expected, (wr, bwr)
 
@@ -186,37 +237,49 @@ class TrafficChecker(wiring.Component):
             arrived_right = Mux(flit.bcast, copy_right, arrived_right)
         return arrived_right
 
-    def _checks(self, m, flit, packet, head_seq, expected):
-        """Checks of the arriving flit, as if it were the next one of a packet:
-        ``(is_head, head_intact, head_ok, body_ok)``."""
-        fmt, ts_bits = self.fmt, self.fmt.timestamp_bits
+    def _checks(self, m, flit, packet, fields, expected):
+        """Checks of the arriving flit, as if it were the next one of a packet
+        (:class:`_Checks`)."""
+        fmt, p = self.fmt, packet
         arrived_right = self._arrived_right(flit)
         is_head = Signal()
         in_order = Signal(init=1)
         head_intact = Signal()
         head_ok = Signal()
         body_ok = Signal()
-        m.d.comb += [
-            is_head.eq(flit.head),
-            head_intact.eq((flit.payload == fmt.head_payload(
-                               flit.payload[:ts_bits], head_seq, flit.src, flit.dest))
-                           & (flit.tail == (fmt.packet_flits == 1))),
-            head_ok.eq(arrived_right & head_intact & in_order),
-            body_ok.eq(self._body_intact(flit, packet.src, packet.dest, packet.sequence,
-                                         packet.index[:fmt.index_bits])
-                       & (flit.tail == (packet.index == fmt.packet_flits - 1))),
-        ]
+        head_fields = (flit.payload == fmt.head_payload(fields.stamp, fields.sequence,
+                                                        flit.src, flit.dest)
+                       if fmt.fields_flit == 0 else 1)
+        m.d.comb += [is_head.eq(flit.head),
+                     head_intact.eq(head_fields & (flit.tail == (fmt.packet_flits == 1)))]
+        body = self._body_intact(flit, p.src, p.dest, p.sequence, p.index[:fmt.index_bits])
+        framing = flit.tail == (p.index == fmt.packet_flits - 1)
+        if fmt.fields_flit == 0:
+            body_intact = body_ok
+            m.d.comb += [head_ok.eq(arrived_right & head_intact & in_order),
+                         body_ok.eq(body & framing)]
+        else:   # the fields end in a later flit: checked there
+            k = fmt.fields_flit
+            at_fields = p.index == k
+            intact = self._data(flit) == fmt.fields_data(k, fields.stamp, fields.sequence,
+                                                         p.src, p.dest)
+            if fmt.layout.header == "every":
+                intact = intact & (flit.src == p.src) & (flit.dest == p.dest)
+            body_intact = Signal()
+            m.d.comb += [head_ok.eq(arrived_right & head_intact),
+                         body_intact.eq(framing & Mux(p.index < k, 1,
+                                                      Mux(at_fields, intact, body))),
+                         body_ok.eq(body_intact & (~at_fields | in_order))]
         if fmt.sequence_bits and self.ordered:
-            m.d.comb += in_order.eq(head_seq == expected)
-        return is_head, head_intact, head_ok, body_ok
+            m.d.comb += in_order.eq(fields.sequence == expected)
+        return _Checks(is_head, head_intact, head_ok, body_intact, body_ok)
 
-    def _receive(self, m, flit, packet, checks, head_seq, writes):
+    def _receive(self, m, flit, packet, checks, fields, writes):
         """An arriving flit: a head opens a packet, a body flit extends it, a tail (or
         a synthetic tail of a cut packet) closes it and counts it."""
         fmt, p = self.fmt, packet
-        is_head, _, _, body_ok = checks
-        with m.If(is_head):
-            self._receive_head(m, flit, packet, checks, head_seq, writes)
+        with m.If(checks.is_head):
+            self._receive_head(m, flit, packet, checks, fields, writes)
         with m.Elif(~p.inside):
             # a body flit outside any packet
             m.d.comb += [self.error.eq(1), self.corrupted.eq(1)]
@@ -229,36 +292,60 @@ class TrafficChecker(wiring.Component):
                     wrong = wrong | (flit.src != p.src) | (flit.dest != p.dest)
                 m.d.comb += [self.cut.eq(1), self.error.eq(wrong)]
         with m.Else():
-            m.d.sync += [p.index.eq(p.index + 1), p.bad.eq(p.bad | ~body_ok),
-                         p.broken.eq(p.broken | ~body_ok)]
+            m.d.sync += [p.index.eq(p.index + 1), p.bad.eq(p.bad | ~checks.body_ok),
+                         p.broken.eq(p.broken | ~checks.body_intact)]
+            if fmt.fields_flit:
+                self._receive_fields(m, flit, packet, fields, writes)
             with m.If(flit.tail):
                 m.d.sync += p.inside.eq(0)
-                m.d.comb += [self.delivered.eq(1), self.error.eq(p.bad | ~body_ok),
-                             self.corrupted.eq(p.broken | ~body_ok)]
+                m.d.comb += [self.delivered.eq(1), self.error.eq(p.bad | ~checks.body_ok),
+                             self.corrupted.eq(p.broken | ~checks.body_intact)]
+                if 0 < fmt.fields_flit == fmt.packet_flits - 1:   # they end in the tail
+                    m.d.comb += self.latency.eq(self.now - fields.stamp)
 
-    def _receive_head(self, m, flit, packet, checks, head_seq, writes):
+    def _receive_fields(self, m, flit, packet, fields, writes):
+        """A flit after the head of a packet whose fields span flits: before the flit
+        where they end its bits are kept (``partial``); in that flit the sequence number
+        and timestamp are taken (and the flow's next sequence number written)."""
+        fmt, p = self.fmt, packet
+        for i in range(1, fmt.fields_flit):
+            start, count = fmt.fields_in(i)
+            with m.If(p.index == i):
+                m.d.sync += p.partial[start:start + count].eq(self._data(flit)[:count])
+        with m.If(p.index == fmt.fields_flit):
+            m.d.sync += [p.sequence.eq(fields.sequence), p.stamp.eq(fields.stamp)]
+            self._advance(m, flit, p.src, fields.sequence, writes)
+
+    def _advance(self, m, flit, src, sequence, writes):
+        """Write the next sequence number of the flow of ``src`` (the checker
+        resynchronises on the number received, so that one error is counted once)."""
+        wr, bwr = writes
+        if wr is None:
+            return
+        m.d.comb += [wr.addr.eq(src), wr.data.eq(sequence + 1), wr.en.eq(1)]
+        if bwr is not None:
+            m.d.comb += [bwr.addr.eq(src), bwr.data.eq(sequence + 1),
+                         bwr.en.eq(flit.bcast), wr.en.eq(~flit.bcast)]
+
+    def _receive_head(self, m, flit, packet, checks, fields, writes):
         """An arriving head: it opens a packet (a head while a packet is open ends
         that packet as an error); a one-flit packet is counted at once."""
-        ts_bits, p = self.fmt.timestamp_bits, packet
-        _, head_intact, head_ok, _ = checks
-        wr, bwr = writes
+        p, whole = packet, self.fmt.fields_flit == 0   # the fields in the head
         m.d.sync += [p.inside.eq(~flit.tail), p.index.eq(1), p.src.eq(flit.src),
-                     p.dest.eq(flit.dest), p.sequence.eq(head_seq),
-                     p.stamp.eq(flit.payload[:ts_bits]), p.bad.eq(~head_ok),
-                     p.broken.eq(~head_intact)]
-        if wr is not None:
-            # resynchronise on the sequence number received, so one error is counted
-            # once
-            m.d.comb += [wr.addr.eq(flit.src), wr.data.eq(head_seq + 1), wr.en.eq(1)]
-            if bwr is not None:
-                m.d.comb += [bwr.addr.eq(flit.src), bwr.data.eq(head_seq + 1),
-                             bwr.en.eq(flit.bcast), wr.en.eq(~flit.bcast)]
+                     p.dest.eq(flit.dest),
+                     *([p.sequence.eq(fields.sequence), p.stamp.eq(fields.stamp)]
+                       if whole else []),
+                     p.bad.eq(~checks.head_ok), p.broken.eq(~checks.head_intact)]
+        if whole:
+            self._advance(m, flit, flit.src, fields.sequence, writes)
+        else:   # the head's payload: the first bits of the fields
+            m.d.sync += p.partial[:len(flit.payload)].eq(flit.payload)
         with m.If(p.inside):
             m.d.comb += [self.error.eq(1), self.corrupted.eq(1)]
         with m.If(flit.tail):
-            m.d.comb += [self.delivered.eq(1), self.error.eq(~head_ok),
-                         self.corrupted.eq(~head_intact),
-                         self.latency.eq(self.now - flit.payload[:ts_bits])]
+            m.d.comb += [self.delivered.eq(1), self.error.eq(~checks.head_ok),
+                         self.corrupted.eq(~checks.head_intact),
+                         self.latency.eq(self.now - fields.stamp)]
 
     def _body_intact(self, flit, src, dest, sequence, index):
         """Whether a body or tail ``flit`` of the open packet (its head's ``src``,

@@ -16,10 +16,11 @@ multicast flits (``mmask``) such a packet is a multicast to the source's *group*
 subcube ``(here, multicast_group)``: the nodes ``x`` with ``(x ^ here) & multicast_group
 == 0`` (0: every node, a broadcast).
 
-Packet format (:class:`PacketFormat`): the head flit's payload carries the creation
-timestamp, the packet's sequence number in its flow (source, destination; for a
-broadcast, the source's broadcasts) and check bits; every other flit's payload is a check word of (source, destination, sequence,
-flit index), so the checker (:mod:`cubefab.hdl.traffic_check`) detects corruption,
+Packet format (:class:`PacketFormat`): the packet's first data bits (the head's
+payload, then as many following flits' data as they take) carry the creation
+timestamp and the packet's sequence number in its flow (source, destination; for a
+broadcast, the source's broadcasts), followed by check bits; every later flit's data
+is a check word of (source, destination, sequence, flit index), so the checker (:mod:`cubefab.hdl.traffic_check`) detects corruption,
 misrouting, loss, duplication and reordering. With flits whose header is in the head only
 (``layout.header == "head"``) the check word of a body or tail flit fills all its
 ``data`` bits (:attr:`~cubefab.hdl.flit.FlitLayout.body`).
@@ -151,7 +152,7 @@ def check_generator(topology, layout, pattern, hotspot, queue_depth):
 
 
 class PacketFormat:
-    """How self-checking packets use a flit's payload.
+    """How self-checking packets use their flits' data bits.
 
     Parameters
     ----------
@@ -163,9 +164,23 @@ class PacketFormat:
     sequence_bits : int
         Width of the per-flow sequence number (0: no order check).
 
-    The head payload is ``Cat(timestamp, sequence, check)`` (the check bits also
-    cover the timestamp), so ``payload_width`` must
-    be at least ``timestamp_bits + sequence_bits``.
+    A packet's *fields*, ``Cat(timestamp, sequence)`` (:attr:`field_bits` bits), fill
+    its data bits from the head on: the head's ``payload``, then the data of each
+    following flit (:attr:`~cubefab.hdl.flit.FlitLayout.body_payload_width` bits: all
+    of a body flit's bits but the flit-type bits and ``vc`` with ``header="head"``),
+    as far as they take (:meth:`fields_in`). The rest of the flit where they end
+    (:attr:`fields_flit`) is check bits: the check word of (source, destination,
+    sequence, flit index) XOR the timestamp folded to their width (and, when the fields
+    span flits, the sequence number too), so that a corrupted field shows. Every
+    later flit's data is the check word of its index (:meth:`check_word`). When the
+    fields fit in the head (``payload_width >= field_bits``) the head's payload is
+    ``Cat(timestamp, sequence, check)``.
+
+    Raises
+    ------
+    ValueError
+        If the packet's flits hold fewer data bits than the fields
+        (:meth:`fields_capacity`): more flits or a wider payload are needed.
     """
 
     def __init__(self, layout, packet_flits=1, *, timestamp_bits=16, sequence_bits=8):
@@ -175,12 +190,49 @@ class PacketFormat:
         self.packet_flits = check_int("Packet length in flits", packet_flits, 1, 1 << 16)
         self.timestamp_bits = check_int("Timestamp width", timestamp_bits, 1, 32)
         self.sequence_bits = check_int("Sequence number width", sequence_bits, 0, 16)
-        if layout.payload_width < timestamp_bits + sequence_bits:
-            raise ValueError(f"Payload width must be at least "
-                             f"{timestamp_bits + sequence_bits} bits (a {timestamp_bits}-bit "
-                             f"timestamp and a {sequence_bits}-bit sequence number), not "
-                             f"{layout.payload_width}")
+        #: int: bits of the fields, ``timestamp_bits + sequence_bits``
+        self.field_bits = self.timestamp_bits + self.sequence_bits
+        capacity = self.fields_capacity(layout, self.packet_flits)
+        if capacity < self.field_bits:
+            raise ValueError(
+                f"Packets must hold the {self.field_bits} bits of their {timestamp_bits}-bit "
+                f"timestamp and {sequence_bits}-bit sequence number: "
+                f"{self.packet_flits}-flit packets of {layout.payload_width}-bit payloads "
+                f"hold {capacity} (packet_flits at least "
+                f"{self.flits_for(layout, self.field_bits)}, or a wider payload)")
         self.index_bits = max(1, (self.packet_flits - 1).bit_length())
+        #: int: index of the flit that holds the last field bit (0: the head)
+        self.fields_flit = self._flit_of(self.field_bits)
+        #: int: index of the flit that holds the last timestamp bit
+        self.stamp_flit = self._flit_of(self.timestamp_bits)
+
+    @staticmethod
+    def fields_capacity(layout, packet_flits):
+        """int: the data bits of a ``packet_flits``-flit packet of ``layout``: the
+        head's payload and every other flit's data."""
+        return layout.payload_width + (packet_flits - 1) * layout.body_payload_width
+
+    @staticmethod
+    def flits_for(layout, bits):
+        """int: the fewest flits whose data bits hold ``bits`` bits."""
+        rest = max(0, bits - layout.payload_width)
+        return 1 + -(-rest // layout.body_payload_width)
+
+    def _flit_of(self, bits):
+        return self.flits_for(self.layout, bits) - 1
+
+    def data_bits(self, index):
+        """int: the data bits of flit ``index``: the head's payload, another flit's
+        :attr:`~cubefab.hdl.flit.FlitLayout.body_payload_width`."""
+        return self.layout.payload_width if index == 0 else self.layout.body_payload_width
+
+    def fields_in(self, index, bits=None):
+        """``(start, width)``: the bits of the fields (of their first ``bits`` bits,
+        default all) that flit ``index`` carries, from its data bit 0."""
+        bits = self.field_bits if bits is None else bits
+        start = 0 if index == 0 else (self.layout.payload_width
+                                      + (index - 1) * self.layout.body_payload_width)
+        return start, max(0, min(bits, start + self.data_bits(index)) - start)
 
     def check_word(self, src, dest, sequence, index, width=None):
         """The check value of a flit (an Amaranth value), ``width`` bits wide (default
@@ -192,18 +244,38 @@ class PacketFormat:
         return Cat(*([seed] * copies))[:width] ^ Const(_CHECK_CONSTANT & ((1 << width) - 1),
                                                        width)
 
+    def fields_data(self, index, timestamp, sequence, src, dest):
+        """The data of flit ``index`` (at most :attr:`fields_flit`; an Amaranth value
+        of :meth:`data_bits` bits): its part of the fields, then (in the flit where
+        they end) the check bits."""
+        fields = Cat(timestamp, sequence) if self.sequence_bits else timestamp
+        start, count = self.fields_in(index)
+        width = self.data_bits(index)
+        if index < self.fields_flit or count == width:
+            return fields[start:start + count]
+        check = self.check_word(src, dest, sequence, Const(index, self.index_bits),
+                                width)[count:]
+        # fold the timestamp (spread over flits: the fields) into the check bits, so
+        # that a corrupted field shows too
+        folded = timestamp if self.fields_flit == 0 else fields
+        for first in range(0, len(folded), len(check)):
+            check = check ^ folded[first:first + len(check)]
+        return Cat(fields[start:start + count], check)
+
+    def body_data(self, index, timestamp, sequence, src, dest):
+        """The data of a flit after the head whose index is the value ``index``
+        (:attr:`~cubefab.hdl.flit.FlitLayout.body_payload_width` bits): its part of the
+        fields up to :attr:`fields_flit` (:meth:`fields_data`), then its check word."""
+        value = self.check_word(src, dest, sequence, index, self.layout.body_payload_width)
+        for i in range(1, self.fields_flit + 1):
+            value = Mux(index == i, self.fields_data(i, timestamp, sequence, src, dest),
+                        value)
+        return value
+
     def head_payload(self, timestamp, sequence, src, dest):
-        """Head flit payload: timestamp, sequence number, then check bits."""
-        width = self.layout.payload_width
-        used = self.timestamp_bits + self.sequence_bits
-        parts = [timestamp, sequence] if self.sequence_bits else [timestamp]
-        check = self.check_word(src, dest, sequence, Const(0, self.index_bits))[used:width]
-        # fold the timestamp into the check bits so that its corruption shows too
-        if len(check):
-            for start in range(0, self.timestamp_bits, len(check)):
-                piece = timestamp[start:start + len(check)]
-                check = check ^ piece
-        return Cat(*parts, check)
+        """Head flit payload: its part of the fields (all of them when they fit: then
+        timestamp, sequence number and check bits)."""
+        return self.fields_data(0, timestamp, sequence, src, dest)
 
 
 @dataclass(frozen=True)
@@ -511,7 +583,9 @@ class TrafficGenerator(wiring.Component):
             out.payload.payload.eq(Mux(
                 index == 0,
                 fmt.head_payload(queued.time, seq_field, here, q_dest),
-                fmt.check_word(here, q_dest, seq_field, index))),
+                fmt.body_data(index, queued.time, seq_field, here, q_dest)
+                if fmt.layout.header == "every"
+                else fmt.check_word(here, q_dest, seq_field, index))),
             queued.queue.r_en.eq(sent & last),
             self.injected.eq(sent & (index == 0)),
             self.flit_sent.eq(sent),
@@ -528,8 +602,8 @@ class TrafficGenerator(wiring.Component):
         if fmt.layout.header == "head":   # a body flit: the check word in all its data
             body = data.View(fmt.layout.body, out.payload.as_value())
             with m.If(index != 0):   # (after the header fields: it overrides them)
-                m.d.comb += body.data.eq(fmt.check_word(here, q_dest, seq_field, index,
-                                                        len(body.data)))
+                m.d.comb += body.data.eq(fmt.body_data(index, queued.time, seq_field, here,
+                                                       q_dest))
         with m.If(sent):
             m.d.sync += index.eq(Mux(last, 0, index + 1))
 

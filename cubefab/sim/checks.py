@@ -46,6 +46,17 @@ flit carries no ``src`` or ``dest``: both engines check it as its packet's head,
 they remember per link and VC, and per ejection port (:meth:`FlitFields.with_head`),
 with its own VC.
 
+A packet's creation timestamp may not fit in its head's payload: it then continues in
+the next flits' data (:class:`~cubefab.hdl.traffic_gen.PacketFormat`). Both engines read
+it whole at the injection and ejection ports, whose packets' flits pass one after
+another (:class:`PacketStamps`): a packet enters the ledger, and leaves it, with the
+flit where its timestamp ends. A packet whose flits end before that flit (cut short by
+a failed link, or a flit lost or duplicated), and a head dropped at a failed link,
+show only the timestamp's low bits: the ledger takes the oldest outstanding packet of
+the flow whose timestamp has them (:meth:`Ledger.drop`, :meth:`Ledger.resolve`), the
+packet itself while a flow's outstanding packets were created less than ``2**bits``
+cycles apart (a duplicate is one whose bits are no outstanding packet's).
+
 Corruption (payload check words, framing) is counted by the hardware checkers.
 """
 
@@ -60,7 +71,7 @@ from ..topology.fault_routing import waypoint_step
 
 
 __all__ = ["RouteReference", "WaypointReference", "BroadcastReference", "FloodReference",
-           "FlitFields", "Ledger", "BroadcastLatency"]
+           "FlitFields", "PacketStamps", "Ledger", "BroadcastLatency"]
 
 
 class RouteReference:
@@ -389,6 +400,14 @@ class FlitFields:
         self.timestamp_bits = timestamp_bits
         #: bool: the header is in the head flit only (:meth:`with_head`)
         self.head_only = layout.header == "head"
+        #: int: the timestamp bits a head carries (the low ones)
+        self.head_stamp_bits = min(timestamp_bits, layout.payload_width)
+        #: int: where a later flit's data starts, and its width
+        self.data_lo = (layout.body["data"].offset if self.head_only
+                        else layout["payload"].offset)
+        self.data_bits = layout.body_payload_width
+        #: int: index of the flit where the timestamp ends (0: the head)
+        self.stamp_flit = -(-(timestamp_bits - self.head_stamp_bits) // self.data_bits)
         #: int: the bits every flit carries for itself: flit type and ``vc``
         self.own_bits = sum(((1 << width) - 1) << offset for offset, width in
                             (self.offsets[k] for k in ("head", "tail", "bcast", "vc")
@@ -421,7 +440,54 @@ class FlitFields:
                      for i in range(self.get(raw, "waypoint_count")))
 
     def timestamp(self, raw):
-        return self.get(raw, "payload") & ((1 << self.timestamp_bits) - 1)
+        """The timestamp bits a head ``raw`` carries (:attr:`head_stamp_bits`)."""
+        return self.get(raw, "payload") & ((1 << self.head_stamp_bits) - 1)
+
+    def stamp_piece(self, raw, index):
+        """The timestamp bits flit ``index`` (after the head, at most
+        :attr:`stamp_flit`) of a packet carries, at their place in the timestamp."""
+        start = self.head_stamp_bits + (index - 1) * self.data_bits
+        width = min(self.data_bits, self.timestamp_bits - start)
+        return ((raw >> self.data_lo) & ((1 << width) - 1)) << start
+
+
+class PacketStamps:
+    """The timestamps of the packets whose flits pass places one after another (an
+    injection or an ejection port), read from the flits that carry them.
+
+    Parameters
+    ----------
+    fields : FlitFields
+    """
+
+    def __init__(self, fields):
+        self.fields = fields
+        self.open = {}   # place -> [head, index of the flit, stamp so far, its bits]
+
+    def read(self, place, raw):
+        """The flit ``raw`` at ``place``: a list of ``(head, stamp, bits)`` of the
+        packets whose timestamp this flit ends (its ``bits`` all the timestamp's), or
+        which ended before theirs did (a tail or a synthetic tail of a cut packet too
+        early, or the next head: the timestamp's low ``bits`` bits)."""
+        fields, state = self.fields, self.open.get(place)
+        ended = []
+        if fields.get(raw, "head"):
+            if state is not None:   # the packet before ended early
+                ended.append(tuple(state[i] for i in (0, 2, 3)))
+            state = self.open[place] = [raw, 0, fields.timestamp(raw),
+                                        fields.head_stamp_bits]
+        elif state is not None:
+            state[1] += 1
+            if fields.get(raw, "cut") or fields.get(raw, "tail") \
+                    and state[1] < fields.stamp_flit:
+                del self.open[place]
+                return [(state[0], state[2], state[3])]
+            state[2] |= fields.stamp_piece(raw, state[1])
+            state[3] = min(fields.timestamp_bits, state[3] + fields.data_bits)
+        if state is not None and state[1] == fields.stamp_flit:
+            del self.open[place]
+            ended.append((state[0], state[2], state[3]))
+        return ended
 
 
 class Ledger:
@@ -455,17 +521,29 @@ class Ledger:
         if stamp <= flow[1]:
             self.duplicated += 1
 
-    def drop(self, src, dest, stamp):
+    def drop(self, src, dest, stamp, bits=None):
         """A packet's head was dropped at a failed link (the packet is lost to the
         fault, counted by the fabric): it leaves the flow's outstanding packets
-        without marking any overtaken. False when no such packet is outstanding (a
-        head dropped twice, or never injected)."""
+        without marking any overtaken. ``bits``: the timestamp's low bits known
+        (:meth:`resolve`; default all). Returns its timestamp, or None when no such
+        packet is outstanding (a head dropped twice, or never injected)."""
+        stamp = self.resolve(src, dest, stamp, bits)
         flow = self.flows.get((src, dest))
         for i, (s, _) in enumerate(flow[0] if flow else ()):
             if s == stamp:
                 del flow[0][i]
-                return True
-        return False
+                return stamp
+        return None
+
+    def resolve(self, src, dest, stamp, bits=None):
+        """The timestamp of the oldest outstanding packet of the flow whose timestamp's
+        low ``bits`` bits are ``stamp`` (``bits`` None: ``stamp`` itself), or
+        ``stamp`` when there is none."""
+        if bits is None:
+            return stamp
+        flow = self.flows.get((src, dest))
+        mask = (1 << bits) - 1
+        return next((s for s, _ in (flow[0] if flow else ()) if s & mask == stamp), stamp)
 
     def inject_broadcast(self, src, receivers, stamp):
         """A broadcast's head entered the network: a packet to each of ``receivers``."""

@@ -23,6 +23,7 @@ from ..hdl.selfcheck_node import CONFIG_INPUTS, FLOOD_INPUT, LOST_EVENTS
 from ..topology.base import check_int
 from ..topology.broadcast_tree import subcube_members
 from .checks import (AnyReference, BroadcastLatency, FlitFields, FloodReference, Ledger,
+                     PacketStamps,
                      RouteReference, WaypointReference)
 from .run_spec import ENGINES, SelfCheckRun
 
@@ -710,6 +711,8 @@ class _AmaranthChecks:
         topology = design.topology
         self.harness, self.marks = harness, marks
         self.fields = FlitFields(design.layout, design.fmt.timestamp_bits)
+        #: the timestamps of the packets at the injection and ejection ports
+        self.stamps = PacketStamps(self.fields)
         self.faults = faults
         self.ref = (RouteReference.of(design.router, design.multicast_group)
                     if faults is None else faults.reference)
@@ -768,10 +771,13 @@ class _AmaranthChecks:
         for j in _bits(ctx.get(harness.link_dropped)):
             raw = ctx.get(harness.link_flits[j])
             if get(raw, "head"):
-                if not self.ledger.drop(get(raw, "src"), get(raw, "dest"),
-                                        fields.timestamp(raw)):
+                stamp = self.ledger.drop(get(raw, "src"), get(raw, "dest"),
+                                         fields.timestamp(raw), fields.head_stamp_bits
+                                         if fields.stamp_flit else None)
+                if stamp is None:
                     self.ledger.duplicated += 1    # dropped, yet not outstanding
-                self.lost_to_fault(fields.timestamp(raw))
+                    stamp = fields.timestamp(raw)
+                self.lost_to_fault(stamp)
 
     def _check_links(self, ctx):
         """The flits on the links: returns how many are misrouted (a copy off its
@@ -791,41 +797,45 @@ class _AmaranthChecks:
         return misrouted
 
     def _check_injections(self, ctx):
-        """The heads injected: their packets (a broadcast's copies) enter the
-        ledger."""
-        get, fields, harness = self.fields.get, self.fields, self.harness
+        """The packets injected, with the flit where their timestamp ends: they (a
+        broadcast's copies) enter the ledger."""
+        harness = self.harness
         for i in _bits(ctx.get(harness.inject_valid)):
-            raw = ctx.get(harness.inject_flits[i])
-            if get(raw, "head") and get(raw, "bcast"):
-                src = get(raw, "src")
-                self.ledger.inject_broadcast(src, self.receivers[src], fields.timestamp(raw))
-            elif get(raw, "head"):
-                self.ledger.inject(get(raw, "src"), get(raw, "dest"), fields.timestamp(raw))
+            read = self.stamps.read(("inject", i), ctx.get(harness.inject_flits[i]))
+            for head, stamp, _ in read:   # (a generator's packets are whole)
+                self._inject(head, stamp)
+
+    def _inject(self, head, stamp):
+        """The packet of ``head`` created at ``stamp`` (a broadcast's copies) enters
+        the ledger."""
+        get = self.fields.get
+        if get(head, "bcast"):
+            src = get(head, "src")
+            self.ledger.inject_broadcast(src, self.receivers[src], stamp)
+        else:
+            self.ledger.inject(get(head, "src"), get(head, "dest"), stamp)
 
     def _check_ejections(self, ctx, cycle):
         """The flits ejected: returns how many are misrouted (at another node than
-        their destination, a copy at a non-member); heads leave the ledger, cut
-        packets are lost to the fault, and the tails in the measured window add their
-        latency (a broadcast's last copy, its broadcast latency)."""
+        their destination, a copy at a non-member); packets leave the ledger with the
+        flit where their timestamp ends (or their flits end), cut packets are lost to
+        the fault, and the tails in the measured window add their latency (a
+        broadcast's last copy, its broadcast latency)."""
         get, fields, harness = self.fields.get, self.fields, self.harness
         addresses, open_stamp, now_mask = self.addresses, self.open_stamp, self.now_mask
         misrouted = 0
         measured = self.marks[0] <= cycle < self.marks[1]
         for i in _bits(ctx.get(harness.eject_valid)):
             raw = ctx.get(harness.eject_flits[i])
+            read = self.stamps.read(("eject", i), raw)
             if fields.head_only:   # (ejection does not interleave packets)
                 raw = fields.with_head(("eject", i), raw)
             copy = get(raw, "bcast")
             if (addresses[i] not in self.members.get(get(raw, "src"), ())) if copy \
                     else (get(raw, "dest") != addresses[i]):
                 misrouted += 1
-            if get(raw, "head"):
-                open_stamp[i] = fields.timestamp(raw)
-                if copy:
-                    self.ledger.deliver_broadcast(get(raw, "src"), addresses[i],
-                                                  open_stamp[i])
-                else:
-                    self.ledger.deliver(get(raw, "src"), get(raw, "dest"), open_stamp[i])
+            for head, stamp, bits in read:
+                open_stamp[i] = self._deliver(head, addresses[i], stamp, bits)
             if get(raw, "cut"):   # a packet cut short by a failed link
                 self.lost_to_fault(open_stamp[i])
                 continue
@@ -836,6 +846,17 @@ class _AmaranthChecks:
                 self.last_copies.tail(get(raw, "src"), open_stamp[i], cycle, measured,
                                       now_mask)
         return misrouted
+
+    def _deliver(self, head, here, stamp, bits):
+        """The packet of ``head`` (a copy, at ``here``) whose timestamp's low ``bits``
+        bits are ``stamp`` leaves the ledger; returns its timestamp."""
+        get = self.fields.get
+        flow = (("broadcast", get(head, "src")), here) if get(head, "bcast") \
+            else (get(head, "src"), get(head, "dest"))
+        if bits < self.fields.timestamp_bits:   # its low bits: the outstanding packet's
+            stamp = self.ledger.resolve(*flow, stamp, bits)
+        self.ledger.deliver(*flow, stamp)
+        return stamp
 
     def report(self):
         """The checks' counts, as :func:`_run_verilator` reads them from the main:

@@ -250,6 +250,14 @@ def _flit_lines(config):
     offsets = fields.offsets
     cls_lo, cls_width = offsets["cls"]
     lines += [
+        "// the timestamp: its low HEAD_STAMP_BITS in the head's payload, the rest in the",
+        "// next flits' data (from DATA_LO, STAMP_DATA_BITS each) up to flit STAMP_FLIT",
+        f"static const int HEAD_STAMP_BITS = {fields.head_stamp_bits};",
+        f"static const int STAMP_FLIT = {fields.stamp_flit};",
+        f"static const int DATA_LO = {fields.data_lo};",
+        f"static const int STAMP_DATA_BITS = {min(fields.data_bits, fmt.timestamp_bits)};",
+    ]
+    lines += [
         "// fault-tolerant routers (faults.h): waypoints in the header, 0 without",
         f"static const int WAYPOINTS = {fields.waypoints};",
         f"static const int WAYPOINT_COUNT_LO = {offsets['waypoint_count'][0]};",

@@ -125,7 +125,7 @@ def test_board_top_through_the_endpoints_runs_without_errors():
     from cubefab.hdl.endpoint import EndpointInterface
     top = selfcheck_board_top(Hypercube(2), "icebreaker", rate=0.25, seed=7,
                               interface=EndpointInterface(8))
-    assert top.design.config.interface == EndpointInterface(8, 1)
+    assert top.design.config.interface == EndpointInterface(8, 2)   # 16-bit payloads
     r = simulate_board_top(top, 2000)
     assert r["errors"] == 0 and r["delivered"] > 0.2 * 2000 * 4
     assert (r["passing"], r["fail"]) == (1, 0)

@@ -6,8 +6,6 @@ import pytest
 #: The measuring options of a short run (the Amaranth engine, in this process).
 SIMULATE = ("--simulate", "--rates", "0.3,0.9", "--cycles", "120", "--warmup", "20",
             "--engine", "amaranth", "--jobs", "1")
-#: sim's router, as compare and sweep build it by default.
-SIM_ROUTER = ("--depth", "8", "--vcs-per-class", "2", "--payload-width", "40")
 
 
 def compare_rows(cli, *args):
@@ -41,7 +39,7 @@ def test_a_fabric_too_large_to_simulate_gets_a_note_not_a_figure(cli):
 def test_synthesized_router_is_synth_routers(cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     row, = compare_rows(cli, "hypercube:n=2", "--synth", "--no-pnr")
-    synth = cli("synth", "router", "hypercube", "-n", "2", "--node", "0", *SIM_ROUTER,
+    synth = cli("synth", "router", "hypercube", "-n", "2", "--node", "0",
                 "--no-pnr", "--workdir", "w", "--json").json()
     assert row["synthesized"]["lut4"] == synth["lut4"] > 0
     assert row["synthesized"]["ff"] == synth["ff"]

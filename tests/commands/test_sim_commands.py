@@ -14,7 +14,23 @@ def test_sim_json(cli):
     assert doc["lost"] == doc["duplicated"] == doc["corrupted"] == doc["misrouted"] == 0
     assert doc["delivered"] == doc["injected"] > 0 and doc["ok"] is True
     assert doc["p50_latency"] <= doc["p99_latency"] <= doc["max_latency"]
-    assert doc["depth"] == 8 and doc["vcs_per_class"] == 2 and doc["vcs"] == 2
+    assert doc["depth"] == 4 and doc["vcs_per_class"] == 1 and doc["vcs"] == 1
+    assert doc["payload_width"] == 16
+
+
+def test_sim_runs_the_router_verilog_builds_and_says_so(cli):
+    # the default packets: two flits, what a 24-bit timestamp and an 8-bit sequence
+    # number take at 16-bit payloads
+    r = cli("sim", "hypercube", "-n", "2", "--cycles", "50", "--engine", "amaranth")
+    assert r.status == 0, r.err
+    first = r.out.splitlines()[0]
+    assert "1 VC(s) x 4 flits, 16-bit payloads" in first and "2-flit packets" in first
+
+
+def test_one_flit_packets_run_where_the_payload_holds_the_timestamp(cli):
+    r = cli("sim", "hypercube", "-n", "2", "--packet-flits", "1", "--payload-width", "32",
+            "--cycles", "20", "--engine", "amaranth")
+    assert r.status == 0, r.err
 
 
 def test_sim_text(cli):
@@ -35,7 +51,7 @@ def test_sim_help_states_the_defaults_it_runs(cli):
 
 @pytest.mark.parametrize("args,message", [
     (["--rate", "2"], "--rate"), (["--engine", "spice"], "invalid choice"),
-    (["--vcs", "2"], "can deadlock"), (["--cycles", "-1"], "--cycles"),
+    (["--vcs", "1"], "can deadlock"), (["--cycles", "-1"], "--cycles"),
     (["--traffic", "transpose"], "even number"),
     # the generators' hot share is below 1 (a 16-bit threshold): found by the long fuzz,
     # an internal error before
@@ -224,13 +240,17 @@ def test_verilog_router_with_lookahead_hops_by_flit_width(cli, tmp_path):
     assert "input [15:0] link_in__0__flit__payload" in out.read_text()
 
 
-@pytest.mark.parametrize("argv, width", [
-    (["sim", "dlh", "-m", "2", "-d", "1", "--payload-width", "16"], 16),
-    (["sweep", "hypercube", "-n", "2", "--payload-width", "8", "--rates", "0.1"], 8)],
+@pytest.mark.parametrize("argv, width, fewest", [
+    (["sim", "dlh", "-m", "2", "-d", "1", "--packet-flits", "1"], 16, 2),
+    (["sweep", "hypercube", "-n", "2", "--payload-width", "8", "--packet-flits", "2",
+      "--rates", "0.1"], 8, 3)],
     ids=["sim", "sweep"])
-def test_a_payload_too_narrow_for_the_self_checking_traffic_names_the_option(cli, argv,
-                                                                              width):
+def test_packets_too_short_for_the_self_checking_traffic_name_the_options(cli, argv,
+                                                                          width, fewest):
     r = cli(*argv)
-    assert r.status == 2 and len(r.err.splitlines()) == 1, r.err
-    assert r.err.startswith(f"error: --payload-width leaves {width} payload bits; the "
-                            f"self-checking traffic needs at least 32")
+    assert r.status == 2 and len(r.err.splitlines()) == 1 and r.out == "", r.err
+    flits = argv[argv.index("--packet-flits") + 1]
+    assert r.err.startswith(f"error: --packet-flits {flits} is too short for {width}-bit "
+                            f"payloads: the self-checking traffic carries its 24-bit "
+                            f"timestamp and 8-bit sequence number")
+    assert f"give --packet-flits {fewest} or more, or a wider --payload-width" in r.err

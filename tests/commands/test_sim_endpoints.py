@@ -16,7 +16,7 @@ SIM = ("sim", "hypercube", "-n", "2", "--interface", "axi-stream", "--data-width
 def test_sim_through_the_endpoints_text(cli):
     r = cli(*SIM)
     assert r.status == 0, r.err
-    assert ("1-flit packets, through AXI4-Stream endpoints (16-bit tdata, messages of up "
+    assert ("2-flit packets, through AXI4-Stream endpoints (16-bit tdata, messages of up "
             "to 3 beats)") in r.out
     assert ("ok: every packet delivered once, intact, in order, through the endpoints, on "
             "its reference route and VCs") in r.out
@@ -39,9 +39,9 @@ def test_sim_without_the_endpoints_reports_no_interface(cli):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--max-beats", "2"], "--max-beats must be at least 3 for 1-flit packets (40 data "
+    (["--max-beats", "2"], "--max-beats must be at least 3 for 2-flit packets (36 data "
                            "bits in 16-bit beats), not 2"),
-    (["--packet-flits", "2", "--max-beats", "4"], "--max-beats must be at least 6"),
+    (["--packet-flits", "4", "--max-beats", "4"], "--max-beats must be at least 5"),
     (["--broadcast-fraction", "0.2"], "--interface axi-stream sends unicast messages "
                                       "only: leave out --broadcast-fraction"),
     (["--traffic", "broadcast"], "leave out --traffic broadcast"),

@@ -405,9 +405,10 @@ def observed(router):
 
 def _loaded_run():
     """A saturated MC(1,1) fabric with two VC classes, one VC each (every request of
-    a constant-node router then reads a constant output VC)."""
+    a constant-node router then reads a constant output VC); 1-flit packets (40-bit
+    payloads)."""
     return run_fabric_of(Metacube(1, 1), engine="amaranth", rate=0.5, cycles=200,
-                         drain=2000, seed=3, vcs_per_class=1, depth=2)
+                         drain=2000, seed=3, vcs_per_class=1, depth=2, payload_width=40)
 
 
 def test_constant_request_vcs_grant_as_the_buffered_route_vcs(monkeypatch):

@@ -113,12 +113,12 @@ def test_dense_to_address_tables():
 
 
 def loopback(topology, src, dst, packet_flits, cycles, corrupt=None, drop=None,
-             header="every", flip=None):
+             header="every", flip=None, payload_width=32, timestamp_bits=16):
     """Generator of ``src`` straight into the checker of ``dst`` (bitcomp pair); flit
     ``corrupt`` gets the bits of ``flip`` (default: payload bit 2) flipped, flit ``drop``
     is lost."""
-    layout = FlitLayout(topology.address_bits, 32, header=header)
-    fmt = PacketFormat(layout, packet_flits)
+    layout = FlitLayout(topology.address_bits, payload_width, header=header)
+    fmt = PacketFormat(layout, packet_flits, timestamp_bits=timestamp_bits)
     flip = 4 << layout["payload"].offset if flip is None else flip
     gen = TrafficGenerator(topology, src, fmt, "bitcomp")
     chk = TrafficChecker(topology, dst, fmt)
@@ -185,6 +185,46 @@ def test_checker_counts_a_lost_flit():
     assert loopback(topo, 0, 3, 2, 200, drop=9)["error"] == 2
 
 
+#: 16-bit payloads (the default router's) and the fabric's 24-bit timestamps: the head
+#: carries the timestamp's low 16 bits, the next flit the rest, the sequence number
+#: and, after them, the check bits.
+SPLIT = {"payload_width": 16, "timestamp_bits": 24}
+
+
+def test_the_fields_continue_in_the_next_flits_where_the_head_is_too_narrow():
+    fmt = PacketFormat(FlitLayout(2, 16), 3, timestamp_bits=24)
+    body = FlitLayout(2, 16).body_payload_width    # 20: all but head and tail
+    assert (fmt.stamp_flit, fmt.fields_flit, body) == (1, 1, 20)
+    assert [fmt.fields_in(i) for i in range(3)] == [(0, 16), (16, 16), (36, 0)]
+    assert PacketFormat.flits_for(FlitLayout(2, 16), 32) == 2
+    assert PacketFormat.flits_for(FlitLayout(2, 40), 32) == 1
+
+
+@pytest.mark.parametrize("header, flits", [("head", 2), ("every", 3)])
+def test_checker_accepts_good_packets_whose_fields_span_flits(header, flits):
+    topo = make_topology("hypercube", n=2)
+    totals = loopback(topo, 0, 3, flits, 300, header=header, **SPLIT)
+    assert totals["delivered"] > 60 and totals["error"] == 0
+    # exact: the generator's flits go straight in (one cycle), the tail L - 1 later
+    assert min(totals["latency"]) == flits
+
+
+@pytest.mark.parametrize("flit", [5, 6])
+def test_checker_counts_a_corrupted_field_of_a_packet_whose_fields_span_flits(flit):
+    # flit 5: a head, its timestamp's bit 15 (only the next flit's check bits cover
+    # it); flit 6: the top check bit
+    topo = make_topology("hypercube", n=2)
+    top = 1 << FlitLayout(2, 16, header="head").size - 1
+    assert loopback(topo, 0, 3, 2, 200, corrupt=flit, header="head", flip=top,
+                    **SPLIT)["error"] == 1
+
+
+def test_checker_counts_a_lost_flit_of_a_packet_whose_fields_span_flits():
+    topo = make_topology("hypercube", n=2)
+    # the second flit, with the rest of the fields: the packet ends with its head
+    assert loopback(topo, 0, 3, 2, 200, drop=6, header="head", **SPLIT)["error"] >= 1
+
+
 def test_checker_counts_misrouted_packets():
     topo = make_topology("hypercube", n=2)
     totals = loopback(topo, 0, 2, 1, 100)   # bitcomp sends 0 -> 3, checked at 2
@@ -193,7 +233,7 @@ def test_checker_counts_misrouted_packets():
 
 def test_bad_parameters():
     topo = make_topology("hypercube", n=2)
-    with pytest.raises(ValueError, match="Payload width must be at least"):
+    with pytest.raises(ValueError, match="packet_flits at least 2, or a wider payload"):
         PacketFormat(FlitLayout(topo.address_bits, 16), 1)
     # the generator's parameters are checked before one is built
     with pytest.raises(ValueError, match="traffic pattern"):

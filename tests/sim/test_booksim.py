@@ -200,21 +200,21 @@ def config_values(text):
 def test_router_defaults_are_the_sweep_router():
     topo = make_topology("metacube", k=2, m=2)
     router = booksim_router(topo)
-    assert router["vcs"] == required_vcs(topo) * SIMULATION_DEFAULTS.vcs_per_class == 8
+    assert router["vcs"] == required_vcs(topo) * SIMULATION_DEFAULTS.vcs_per_class == 4
     assert router["depth"] == SIMULATION_DEFAULTS.depth
-    assert router["classes"] == 4 and router["vcs_per_class"] == 2
+    assert router["classes"] == 4 and router["vcs_per_class"] == 1
 
 
 def test_config_models_the_sweep_router_at_booksims_shortest_pipeline():
     topo = make_topology("metacube", k=2, m=2)
     text = booksim_config(topo)
     values = config_values(text)
-    assert values["num_vcs"] == "8" and values["vc_buf_size"] == str(SIMULATION_DEFAULTS.depth)
+    assert values["num_vcs"] == "4" and values["vc_buf_size"] == str(SIMULATION_DEFAULTS.depth)
     assert values["routing_delay"] == "0" and values["speculative"] == "1"
-    assert values["credit_delay"] == "1" and values["input_speedup"] == "8"
+    assert values["credit_delay"] == "1" and values["input_speedup"] == "4"
     assert values["routing_function"] == "cubefab_table"
     assert values["traffic"] == "uniform_other"
-    assert "8 VCs (4 classes x 2 per class), 8-flit buffer per VC" in text
+    assert "4 VCs (4 classes x 1 per class), 4-flit buffer per VC" in text
     for key, value in BOOKSIM_ROUTER.items():
         assert values[key] == str(value)
 
@@ -229,7 +229,7 @@ def test_min_config_is_stock_booksim():
 
 
 @pytest.mark.parametrize("bad, match", [
-    ({"injection_rate": 2}, "Injection rate"), ({"vcs": 3}, "multiple"),
+    ({"injection_rate": 2}, "Injection rate"), ({"vcs": 3, "vcs_per_class": 2}, "multiple"),
     ({"depth": 0}, "Buffer depth"), ({"vcs_per_class": 3}, "power of two"),
     ({"seed": -1}, "Seed"), ({"routing": "xy"}, "routing"), ({"traffic": "bitcomp"}, "only uniform")])
 def test_bad_config_values(bad, match):
@@ -334,13 +334,13 @@ def test_export_command(cli, tmp_path):
     assert result.status == 0
     doc = result.json()
     assert doc["routers"] == 16 and os.path.exists(doc["table_file"])
-    assert doc["router"] == {"vcs": 4, "classes": 2, "vcs_per_class": 2, "depth": 8}
+    assert doc["router"] == {"vcs": 2, "classes": 2, "vcs_per_class": 1, "depth": 4}
 
 
 def test_export_command_says_which_router_and_routing(cli, tmp_path):
     result = cli("export", "booksim", "metacube", "-k", 1, "-m", 2, "-o", tmp_path)
     assert result.status == 0
-    assert "router modelled: cubefab's default router (of sim and sweep), 4 VCs" in result.out
+    assert "router modelled: cubefab's default router (of sim and sweep), 2 VCs" in result.out
     assert PATCH_NAME in result.out
 
 

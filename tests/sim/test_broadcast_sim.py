@@ -96,7 +96,7 @@ def test_a_missing_child_is_caught(monkeypatch):
     monkeypatch.setattr(router_module, "broadcast_children_unit",
                         lambda topology, node: MissingChild(topology, node))
     r = run_fabric_of(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.1,
-                      cycles=60, drain=150, seed=1, packet_flits=1)
+                      cycles=60, drain=150, seed=1, packet_flits=1, payload_width=32)
     assert r["lost"] > 0 and not r["ok"]
 
 
@@ -148,7 +148,7 @@ def test_one_port_copies_checked_against_the_all_port_trees_are_misrouted(monkey
                         lambda topology, first, replication, group:
                         real(topology, first, Broadcast(replication.vcs)))
     r = run_fabric_of(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.1,
-                      cycles=40, drain=300, seed=1, packet_flits=1,
+                      cycles=40, drain=300, seed=1, packet_flits=1, payload_width=32,
                       broadcast_model="one-port")
     assert r["misrouted"] > 0 and not r["ok"]
 

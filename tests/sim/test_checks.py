@@ -2,7 +2,8 @@
 
 import pytest
 
-from cubefab.sim.checks import Ledger, RouteReference
+from cubefab.hdl.flit import FlitLayout
+from cubefab.sim.checks import FlitFields, Ledger, PacketStamps, RouteReference
 from cubefab.sim.selfcheck_run import latency_statistics
 from cubefab.topology.catalog import make_topology
 from cubefab.topology.deadlock import hop_vcs, required_vcs
@@ -56,6 +57,34 @@ def test_ledger_tells_reordered_duplicated_lost_and_in_flight():
                                     "duplicated": 1}
     # a drain that ran out: every packet still undelivered is lost
     assert ledger.counts(True)["lost"] == 2
+
+
+def test_timestamps_are_read_across_the_flits_that_carry_them():
+    # 16-bit payloads, 24-bit timestamps: the low 16 bits in the head, the rest in the
+    # next flit's data (after head and tail)
+    layout = FlitLayout(2, 16)
+    fields = FlitFields(layout, 24)
+    stamps = PacketStamps(fields)
+    stamp = 0xABCDEF
+    head = 1 | (stamp & 0xFFFF) << layout["payload"].offset
+    tail = 2 | (stamp >> 16) << fields.data_lo
+    assert (fields.head_stamp_bits, fields.stamp_flit) == (16, 1)
+    assert stamps.read("port", head) == []
+    assert stamps.read("port", tail) == [(head, stamp, 24)]
+    # a packet whose flits end before its timestamp does (here: the next head comes)
+    # is known by the bits read
+    assert stamps.read("port", head) == []
+    assert stamps.read("port", head) == [(head, stamp & 0xFFFF, 16)]
+
+
+def test_the_ledger_resolves_a_timestamp_from_its_low_bits():
+    ledger = Ledger()
+    for stamp in (0x10005, 0x20005, 0x20006):
+        ledger.inject(1, 2, stamp)
+    assert ledger.resolve(1, 2, 0x0005, 16) == 0x10005      # the oldest outstanding
+    assert ledger.resolve(1, 2, 0x0007, 16) == 0x0007       # none: the bits themselves
+    assert ledger.drop(1, 2, 0x0005, 16) == 0x10005
+    assert ledger.resolve(1, 2, 0x0005, 16) == 0x20005
 
 
 def test_latency_statistics_are_nearest_rank():

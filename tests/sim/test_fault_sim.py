@@ -29,7 +29,7 @@ def test_q3_at_the_guarantee_past_saturation_in_both_engines(verilator_cache):
                           faults=[0], faulty_links=[(1, 3)], **SMALL)
     assert_clean(result)
     assert result["guaranteed"] and result["pairs_detoured"] > 0
-    assert result["unroutable"] > 0 and result["delivered"] > 600
+    assert result["unroutable"] > 0 and result["delivered"] > 300   # 2-flit packets
     assert result["throughput"] < result["offered"]     # past saturation
 
 

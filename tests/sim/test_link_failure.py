@@ -49,7 +49,7 @@ def test_a_link_failing_past_saturation_is_reconciled_in_both_engines(verilator_
 
 @needs_verilator
 def test_one_flit_packets_are_dropped_whole_never_cut(verilator_cache):
-    result = both_engines(Hypercube(3), **{**RUN, "packet_flits": 1, "rate": 0.8,
+    result = both_engines(Hypercube(3), **{**RUN, "packet_flits": 1, "payload_width": 32, "rate": 0.8,
                                            "opt": "-O1"})
     assert_reconciled(result)
     assert result["dropped"] == result["lost_to_fault"] > 0 and result["cut"] == 0
@@ -69,13 +69,13 @@ def test_without_the_table_rewrite_late_packets_are_lost(monkeypatch):
     # the mutation: the harness writes no new entry, so packets created after the
     # failure still take the dead link: the bound's check fails
     monkeypatch.setattr(cubefab.sim.selfcheck_run, "_changed_writes", lambda old, new: [])
-    result = failing_run(packet_flits=1, rate=0.8)
+    result = failing_run(packet_flits=1, payload_width=32, rate=0.8)
     assert result["late_losses"] > 0 and not result["ok"]
 
 
 def test_the_accounting_catches_a_truly_lost_packet():
     # a packet dropped at an ejection port (a defect, no failure's doing) is lost
-    result = failing_run(packet_flits=1, rate=0.5, drain=300,
+    result = failing_run(packet_flits=1, payload_width=32, rate=0.5, drain=300,
                          defect={"kind": "drop", "node": 3})
     assert result["lost"] == 1 and not result["ok"] and not result["drained"]
 
@@ -108,7 +108,7 @@ def test_bad_failing_links_are_refused(options, match):
 def test_the_verilator_engine_counts_late_losses_too(verilator_cache, monkeypatch):
     monkeypatch.setattr(cubefab.sim.selfcheck_run, "_changed_writes", lambda old, new: [])
     result = run_fabric_of(Hypercube(3), engine="verilator", opt="-O1",
-                           **{**RUN, "packet_flits": 1, "rate": 0.8})
+                           **{**RUN, "packet_flits": 1, "payload_width": 32, "rate": 0.8})
     assert result["late_losses"] > 0 and not result["ok"]
 
 

@@ -38,7 +38,7 @@ def test_a_fabric_builds_one_node_and_delivers_everything(verilator_cache):
     topo = make_topology("metacube", k=1, m=2)        # 32 routers
     r = run_fabric_of(topo, engine="verilator", rate=0.2, cycles=200, warmup=50,
                       drain=400, seed=5)
-    assert r["ok"] and r["errors"] == 0 and r["drained"] and r["delivered"] > 1000
+    assert r["ok"] and r["errors"] == 0 and r["drained"] and r["delivered"] > 700
     check_one_node_built(topo)
 
 
@@ -59,7 +59,7 @@ def test_threads_share_the_nodes_without_changing_results(verilator_cache):
                           drain=200, seed=7, threads=t) for t in (1, 3)]
     left, right = same_results(*runs)
     assert left == right
-    assert runs[0]["ok"] and runs[0]["delivered"] > 3000
+    assert runs[0]["ok"] and runs[0]["delivered"] > 2000   # 2-flit packets
 
 
 def test_default_threads_grow_with_the_fabric():

@@ -89,6 +89,7 @@ struct Checks {
     std::map<uint64_t, uint64_t> broadcast_latency;   // window: latency -> broadcasts
     std::unordered_map<uint64_t, int> copies_seen;    // (src, stamp) -> copies' tails
     uint32_t open_stamp[N] = {0};            // per node: stamp of the packet ejecting
+    PacketStamp injecting[N], ejecting[N];   // per node: the timestamps read (flit.h)
     Flit open_head[HEAD_ONLY ? N : 1];       // (HEAD_ONLY) per node: its head
     // links failing mid-run: the latest failure's cycle (-1: none yet), packets lost to
     // a failure though created after its cycle, the latest creation of a lost packet
@@ -100,19 +101,33 @@ struct Checks {
         if (failed < 0 || (int64_t)stamp > failed) ++late;
     }
     // a head dropped at a failed link: its packet leaves its flow's outstanding ones
+    // (its timestamp's HEAD_STAMP_BITS low bits: the oldest outstanding packet with them)
     void drop(const Flit& f) {
         if (!f.head) return;
-        lost_to_fault(f.stamp);
+        const uint32_t stamp = resolve(key(f.src, f.dest), f.stamp, HEAD_STAMP_BITS);
+        lost_to_fault(stamp);
         auto it = flows.find(key(f.src, f.dest));
         if (it != flows.end()) {
             std::deque<Waiting>& waiting = it->second.waiting;
             for (std::size_t i = 0; i < waiting.size(); ++i)
-                if (waiting[i].stamp == f.stamp) {
+                if (waiting[i].stamp == stamp) {
                     waiting.erase(waiting.begin() + i);
                     return;
                 }
         }
         ++duplicated;   // dropped, yet not outstanding
+    }
+
+    // the timestamp of the oldest outstanding packet of flow k whose low `bits` bits
+    // are `stamp` (cubefab.sim.checks.Ledger.resolve), or `stamp`
+    uint32_t resolve(uint64_t k, uint32_t stamp, int bits) const {
+        if (bits >= TIMESTAMP_BITS) return stamp;
+        const uint32_t mask = (1u << bits) - 1;
+        auto it = flows.find(k);
+        if (it != flows.end())
+            for (const Waiting& w : it->second.waiting)
+                if ((w.stamp & mask) == stamp) return w.stamp;
+        return stamp;
     }
 
     // a flow's key; a broadcast's flow to each receiver is keyed apart (bit 63)
@@ -126,8 +141,13 @@ struct Checks {
         flow.last = stamp;
     }
 
-    void inject(const Flit& f) {
-        if (!f.head) return;
+    // a flit injected: its packet enters the ledger with the flit where its timestamp ends
+    // (a generator's packets are whole)
+    void inject(const Flit& injected) {
+        injecting[injected.node].read(injected, [this](const Flit& f, int) { enter(f); });
+    }
+
+    void enter(const Flit& f) {
         if (!f.bcast) {
             push(key(f.src, f.dest), f.stamp);
             return;
@@ -141,10 +161,15 @@ struct Checks {
     void eject(const Flit& ejected, uint64_t cycle, bool measured) {
         const Flit f = with_head(ejected, open_head[HEAD_ONLY ? ejected.node : 0]);
         if (f.bcast ? f.src == ADDRESS[f.node] : f.dest != ADDRESS[f.node]) ++misrouted;
-        if (f.head) {
-            open_stamp[f.node] = f.stamp;
-            deliver(f);
-        }
+        // the packet whose timestamp this flit ends (or that ended before it did: known
+        // by its timestamp's low bits) leaves the ledger
+        ejecting[f.node].read(ejected, [this](const Flit& head, int bits) {
+            Flit h = head;
+            if (bits < TIMESTAMP_BITS)
+                h.stamp = resolve(flow_key(h), h.stamp, bits);
+            open_stamp[h.node] = h.stamp;
+            deliver(h);
+        });
         if (f.cut) {   // a packet cut short by a failed link
             lost_to_fault(open_stamp[f.node]);
             return;
@@ -164,8 +189,13 @@ struct Checks {
         if (measured) ++broadcast_latency[(cycle - stamp) & NOW_MASK];
     }
 
+    // the flow of a packet ejected: a copy's from its source to here
+    static uint64_t flow_key(const Flit& f) {
+        return f.bcast ? key(f.src, ADDRESS[f.node], true) : key(f.src, f.dest);
+    }
+
     void deliver(const Flit& f) {
-        auto it = flows.find(f.bcast ? key(f.src, ADDRESS[f.node], true) : key(f.src, f.dest));
+        auto it = flows.find(flow_key(f));
         if (it == flows.end()) return;   // never injected: a corrupted header
         std::deque<Waiting>& waiting = it->second.waiting;
         for (std::size_t i = 0; i < waiting.size(); ++i)
