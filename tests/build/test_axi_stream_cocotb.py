@@ -111,9 +111,10 @@ def test_q2_messages_to_the_sender_itself(tmp_path, monkeypatch):
 
 
 @needs_cocotb
+@pytest.mark.slow   # (CI's fast set: the adaptive Q(2) runs above)
 def test_adaptive_mc11_short_run(tmp_path, monkeypatch):
-    """The fast representative of the adaptive MC(1,1) runs below: every pair, self
-    included, under the runner's default Icarus arguments."""
+    """The shortest of the adaptive MC(1,1) runs below: every pair, self included,
+    under the runner's default Icarus arguments."""
     run_bench(tmp_path, monkeypatch, Metacube(1, 1), 16, 4, 2, 1, seed=14, to_self=1,
               routing=Adaptive(1))
 
