@@ -54,6 +54,7 @@ import functools
 import numpy as np
 from amaranth.hdl import Shape
 
+from ..topology.broadcast import ALL_PORT, ONE_PORT
 from ..topology.adaptive import offered_port_masks
 from ..topology.deadlock import flow_lane, lane_bits, translation_mask, wrap_array
 from ..topology.fault_routing import waypoint_step
@@ -283,7 +284,7 @@ class BroadcastReference:
     (:func:`~cubefab.topology.broadcast_tree.multicast_tree`).
     """
 
-    def __init__(self, topology, first, broadcast_vcs, model="all-port", group=None):
+    def __init__(self, topology, first, broadcast_vcs, model=ALL_PORT, group=None):
         from ..topology.broadcast_deadlock import broadcast_wrap_array
         from ..topology.broadcast_tree import (broadcast_tree, multicast_tree,
                                                one_port_tree, subcube_members)
@@ -293,7 +294,7 @@ class BroadcastReference:
         self.children = np.zeros((n, n), dtype=np.int64)
         self.vc = np.zeros((n, n), dtype=np.int64)
         for s, source in enumerate(nodes.tolist()):
-            if model == "one-port":      # the ports each node sends to
+            if model == ONE_PORT:      # the ports each node sends to
                 sends = one_port_tree(topology, source).sends
                 self.children[s] = [sum(1 << p for _, p in sends[a]) for a in nodes.tolist()]
             elif group is not None:   # a multicast to the source's group
