@@ -13,11 +13,9 @@ which combinations of routing, hop and replication the router does not build, an
 from dataclasses import dataclass
 
 from ..topology.adaptive import escape_algorithm
-from ..topology.base import check_int
-from ..topology.broadcast import check_model
-from ..topology.deadlock import lane_bits
 from ..topology.fault_routing import DEFAULT_WAYPOINTS, leg_algorithm
-from .route.multicast import MEMBER_MODES
+from .options import (ALL_PORT, HOPS, MAX_FAULT_WAYPOINTS, ONE_PORT, SUBCUBE, VECTOR,
+                      check_option)
 
 
 __all__ = ["ConfigConflict", "Deterministic", "Adaptive", "Waypoints", "Unicast", "Broadcast", "Multicast",
@@ -50,10 +48,6 @@ class ConfigConflict(ValueError):
             f"{name} = {value!r}" for name, value in self.values.items()))
 
 
-#: Most waypoints a fault-tolerant router's header holds.
-MAX_FAULT_WAYPOINTS = 8
-
-
 @dataclass(frozen=True)
 class Deterministic:
     """Routing by the topology's algorithm, one port per destination."""
@@ -80,8 +74,7 @@ class Adaptive:
     kind = "adaptive"
 
     def __post_init__(self):
-        check_int("Number of adaptive virtual channels", self.vcs, 1)
-        lane_bits(self.vcs)   # a power of two
+        check_option("adaptive_vcs", self.vcs)
 
     def check(self, topology, algorithm):
         """The algorithm must have an escape routing that reads only the destination."""
@@ -102,7 +95,7 @@ class Waypoints:
     kind = "waypoint"
 
     def __post_init__(self):
-        check_int("Number of fault waypoints", self.count, 1, MAX_FAULT_WAYPOINTS)
+        check_option("fault_waypoints", self.count)
 
     def check(self, topology, algorithm):
         """Each leg routes by an algorithm that reads only the destination."""
@@ -135,11 +128,11 @@ class Broadcast:
     schedule's order (``"one-port"``)."""
 
     vcs: int = 1
-    model: str = "all-port"
+    model: str = ALL_PORT
 
     def __post_init__(self):
-        check_int("Number of broadcast virtual channels", self.vcs, 1)
-        check_model(self.model)
+        check_option("broadcast_vcs", self.vcs)
+        check_option("broadcast_model", self.model)
 
     @property
     def kind(self):
@@ -151,7 +144,7 @@ class Broadcast:
     @property
     def fields(self):
         return {"broadcast_vcs": self.vcs,
-                **({"broadcast_model": self.model} if self.model != "all-port" else {})}
+                **({"broadcast_model": self.model} if self.model != ALL_PORT else {})}
 
 
 #: Largest network whose flits may carry an explicit member vector
@@ -167,13 +160,11 @@ class Multicast:
     nodes)."""
 
     vcs: int = 1
-    form: str = "subcube"
+    form: str = SUBCUBE
 
     def __post_init__(self):
-        check_int("Number of broadcast virtual channels", self.vcs, 1)
-        if self.form not in MEMBER_MODES:
-            raise ValueError(f"Multicast form must be one of {', '.join(MEMBER_MODES)}, "
-                             f"not {self.form!r}")
+        check_option("broadcast_vcs", self.vcs)
+        check_option("multicast", self.form)
 
     @property
     def kind(self):
@@ -182,10 +173,10 @@ class Multicast:
     @property
     def model(self):
         """str: multicast copies go out all-port."""
-        return "all-port"
+        return ALL_PORT
 
     def check(self, topology):
-        if self.form == "vector" and topology.num_nodes > MAX_VECTOR_NODES:
+        if self.form == VECTOR and topology.num_nodes > MAX_VECTOR_NODES:
             raise ValueError(f"Member-vector multicast carries a bit per node in every "
                              f"flit; it is built for at most {MAX_VECTOR_NODES} nodes, "
                              f"not {topology.num_nodes} (use the subcube form)")
@@ -197,11 +188,11 @@ class Multicast:
 
 #: Every routing, and every replication, a router can be asked for (one of each kind).
 ROUTINGS = (Deterministic(), Adaptive(), Waypoints())
-REPLICATIONS = (Unicast(), Broadcast(), Broadcast(model="one-port"), Multicast(),
-                Multicast(form="vector"))
+REPLICATIONS = (Unicast(), Broadcast(), Broadcast(model=ONE_PORT), Multicast(),
+                Multicast(form=VECTOR))
 
 
-def parts(adaptive_vcs=0, fault_waypoints=0, broadcast_vcs=0, broadcast_model="all-port",
+def parts(adaptive_vcs=0, fault_waypoints=0, broadcast_vcs=0, broadcast_model=ALL_PORT,
           multicast=False):
     """The routing and replication parts of a router described by the flat fields of
     its reports (the inverse of the parts' ``fields``), as ``{"routing": ...,
@@ -221,17 +212,17 @@ def parts(adaptive_vcs=0, fault_waypoints=0, broadcast_vcs=0, broadcast_model="a
     routing = (Adaptive(adaptive_vcs) if adaptive_vcs else
                Waypoints(fault_waypoints) if fault_waypoints else Deterministic())
     if multicast is True:
-        multicast = "subcube"
+        multicast = SUBCUBE
     if not broadcast_vcs:
         for name, value, default in (("multicast", multicast, False),
-                                     ("broadcast_model", broadcast_model, "all-port")):
+                                     ("broadcast_model", broadcast_model, ALL_PORT)):
             if value != default:
                 what = "Multicast" if name == "multicast" else "A broadcast model"
                 raise ConfigConflict(f"{what} needs broadcast VCs",
                                      {name: value, "broadcast_vcs": broadcast_vcs})
         return {"routing": routing, "replication": Unicast()}
     if multicast:
-        if broadcast_model != "all-port":
+        if broadcast_model != ALL_PORT:
             raise ConfigConflict("Multicast needs the all-port broadcast model",
                                  {"multicast": multicast,
                                   "broadcast_model": broadcast_model})
@@ -260,7 +251,7 @@ def _first(fields):
     return dict(list(fields.items())[:1])
 
 
-def combinations(hops=("buffered", "lookahead")):
+def combinations(hops=HOPS):
     """Every combination of a routing of :data:`ROUTINGS`, a hop of ``hops`` and a
     replication of :data:`REPLICATIONS`: a list of dicts ``routing``, ``hop``,
     ``replication`` (kinds), ``built`` and ``reason`` (None when built)."""

@@ -43,14 +43,15 @@ from .deadlock import (DeadlockError, channel_dependency_graph, cycle_text, deco
                        translation_mask, wrap_array, _find_cycle, _translate_types)
 
 
-__all__ = ["SCHEMES", "broadcast_wrap_array", "broadcast_wrap_reads_address",
+__all__ = ["SCHEMES", "BUFFERED", "WORMHOLE", "broadcast_wrap_array", "broadcast_wrap_reads_address",
            "broadcast_next_vc", "required_broadcast_vcs",
            "broadcast_dependency_graph",
            "check_broadcast", "BroadcastDeadlockReport", "BroadcastDeadlockError",
            "check_adaptive_broadcast", "AdaptiveBroadcastReport"]
 
 #: Replication schemes :func:`check_broadcast` knows (the first is the routers').
-SCHEMES = ("buffered", "wormhole")
+BUFFERED, WORMHOLE = "buffered", "wormhole"
+SCHEMES = (BUFFERED, WORMHOLE)
 
 
 def _check_scheme(scheme):
@@ -170,7 +171,7 @@ def required_broadcast_vcs(topology, model=ALL_PORT):
     return 1 + max(int(_tree_vcs(topology, int(s), None, model).max()) for s in reps)
 
 
-def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, total=None,
+def broadcast_dependency_graph(topology, vcs=None, scheme=BUFFERED, offset=0, total=None,
                                model=ALL_PORT):
     """The broadcast channel dependencies of every source's tree.
 
@@ -306,7 +307,7 @@ class BroadcastDeadlockReport:
 
 
 def check_broadcast(topology, algorithm=None, vcs=None, broadcast_vcs=None,
-                    scheme="buffered", model=ALL_PORT):
+                    scheme=BUFFERED, model=ALL_PORT):
     """Prove unicast plus broadcast deadlock-free: build the combined channel dependency
     graph (unicast routing ``algorithm`` on VCs ``0 .. U-1``, broadcast trees on VCs
     ``U .. U+B-1``) and look for a cycle.
@@ -380,7 +381,7 @@ class AdaptiveBroadcastReport(AdaptiveReport):
     ``"broadcast"`` (``c`` the broadcast VC).
     """
 
-    scheme = "buffered"
+    scheme = BUFFERED
 
     def __init__(self, unicast, broadcast_vcs, model, vertices, broadcast_dependencies):
         super().__init__(unicast.topology, unicast.algorithm, unicast.escape,
@@ -465,7 +466,7 @@ def check_adaptive_broadcast(topology, algorithm=None, escape_classes=None, adap
     t0 = time.perf_counter()
     unicast = extended_dependency_graph(topology, algorithm, classes)
     offset = unicast.vertices
-    num, bro = broadcast_dependency_graph(topology, b, "buffered", model=model)
+    num, bro = broadcast_dependency_graph(topology, b, BUFFERED, model=model)
     cycle = None
     if not unicast.unreachable:
         found = _find_cycle(offset + num, np.concatenate([unicast.edges, bro + offset]))
