@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..topology.broadcast import ALL_PORT, MODELS, ONE_PORT
+from ..topology.broadcast import ALL_PORT, ONE_PORT
 from .flit import DEFAULT_HEADER, HEADERS
 from .route.multicast import MEMBER_MODES, SUBCUBE, VECTOR
 
@@ -290,8 +290,6 @@ _OPTIONS = (
                       "also its adaptive ports; empty buffers bypassed: 1 cycle a hop at "
                       "zero load)"),
 )
-
-assert set(MODELS) == {ALL_PORT, ONE_PORT}
 
 #: Every router option by field, in the order of :func:`router_dict`.
 OPTIONS = {o.field: o for o in _OPTIONS}
