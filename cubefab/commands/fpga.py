@@ -152,15 +152,23 @@ def _stem(topology, config=None):
     return stem
 
 
+#: The router fields a synthesis report also shows at its top level, as it always has
+#: (those left out of ``as_dict`` at their defaults only when not).
+_TOP_LEVEL = ("vcs", "adaptive_vcs", "depth", "payload_width", "buffer", "buffer_auto",
+              "turns", "broadcast_vcs", "broadcast_model", "multicast", "header", "hop")
+
+
 def _parameters(config):
     """The router parameters a synthesis report shows: ``router``, the configuration's
-    :meth:`~cubefab.hdl.config.RouterConfig.as_dict`, its fields also at the top level
-    (as reports always had them), and the flit width; a waypoint router's VCs per link
-    and its turns (every one connected)."""
+    :meth:`~cubefab.hdl.config.RouterConfig.as_dict`, the fields of
+    :data:`_TOP_LEVEL` also at the top level, and the flit width; a waypoint router's
+    waypoints, VCs per link and turns (every one connected)."""
     fields = config.as_dict()
-    out = {**fields, "flit_width": config.layout.size, "router": fields}
+    out = {name: fields[name] for name in _TOP_LEVEL if name in fields}
+    out.update(flit_width=config.layout.size, router=fields)
     if config.fault_waypoints:   # waypoint routing: VCs per phase, every turn connected
-        out.update(link_vcs=config.link_vcs, turns="all")
+        out.update(fault_waypoints=config.fault_waypoints, link_vcs=config.link_vcs,
+                   turns="all")
     return out
 
 
