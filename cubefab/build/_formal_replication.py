@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from ..hdl.route.multicast import SUBCUBE, VECTOR
 from ..hdl.route.multicast import MEMBER_MODES, MulticastChildren
 from ..hdl.route.one_port import OnePortSends
 from ..topology.broadcast_tree import (broadcast_tree, one_port_sends, one_port_tree,
@@ -65,7 +66,7 @@ def _concat_bits(z3, bits):
     return bits[0] if len(bits) == 1 else z3.Concat(*reversed(bits))
 
 
-def prove_multicast_children(topology, node, members="subcube", unit=None, workdir=None,
+def prove_multicast_children(topology, node, members=SUBCUBE, unit=None, workdir=None,
                              timeout_s=600):
     """Prove that a multicast children unit (default:
     :class:`~cubefab.hdl.route.multicast.MulticastChildren` of ``node``) equals the
@@ -154,10 +155,10 @@ def _multicast_widths(topology, node, members):
     ``is_member`` for a strapped unit in ``"vector"`` mode)."""
     n = topology.address_bits
     widths = {"source": n} if node is not None else {"source": n, "here": n}
-    widths.update({"value": n, "mask": n} if members == "subcube"
+    widths.update({"value": n, "mask": n} if members == SUBCUBE
                   else {"member_vector": topology.num_nodes})
     widths["children"] = topology.degree
-    if node is None and members == "vector":
+    if node is None and members == VECTOR:
         widths["is_member"] = 1
     return widths
 
@@ -169,7 +170,7 @@ def _multicast_goals(z3, topology, value, members, tables):
     ``member_vector``) meets ``tables[p]`` of the source, and ``is_member`` (where the
     unit has it) is the member bit of ``here``."""
     n, nodes = topology.address_bits, topology.nodes().tolist()
-    if members == "subcube":
+    if members == SUBCUBE:
         bits = [z3.If(z3.BitVecVal(x, n) & value["mask"] == value["value"] & value["mask"],
                       z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)) for x in nodes]
         member = _concat_bits(z3, bits)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..hdl.route.multicast import SUBCUBE
 from ..hdl.route.multicast import MulticastChildren
 from ..tools.verilator import VerilatorError, VerilatorModel
 from ..tools.verilator import cxx_array
@@ -138,7 +139,7 @@ def _checked(topology, unit):
         return None
     if not isinstance(unit, MulticastChildren):
         raise TypeError(f"Unit must be a MulticastChildren, not {unit!r}")
-    if unit.topology != topology or unit.node is not None or unit.members != "subcube":
+    if unit.topology != topology or unit.node is not None or unit.members != SUBCUBE:
         raise ValueError("Unit must be built for this topology with node=None (straps) "
                          "and members='subcube'")
     return unit
@@ -164,7 +165,7 @@ class MulticastSweep(VerilatorModel):
 
     def __init__(self, topology, unit=None, *, opt="-O2", jobs=None):
         unit = _checked(topology, unit)
-        MulticastChildren.check(topology, None, "subcube")
+        MulticastChildren.check(topology, None, SUBCUBE)
         self.topology = topology
         key = {"design": "MulticastSweep", "family": topology.name,
                "params": dict(topology.params)}
@@ -172,7 +173,7 @@ class MulticastSweep(VerilatorModel):
         if unit is not None:
             self._verilog = verilog_text(unit, TOP)
             key["verilog"] = hashlib.sha256(self._verilog.encode()).hexdigest()
-        super().__init__(lambda: MulticastChildren(topology, None, "subcube")
+        super().__init__(lambda: MulticastChildren(topology, None, SUBCUBE)
                          if unit is None else unit, key,
                          name=TOP, opt=opt, jobs=jobs)
 

@@ -102,7 +102,8 @@ def _board(args, topology):
                         "max_beats": top.design.config.interface.max_beats}
                        if interface else {}),
                     leds={"fail": board.fail_led, "pass": board.pass_led,
-                          "activity": list(board.activity_leds)})
+                          "activity": list(board.activity_leds)},
+                    router=top.design.config.router.as_dict())
     stall = 2 ** 24 / (result["clock_mhz"] * 1e6)     # StatusLeds' watchdog
     lamps = (f"LED {board.fail_led}: failure (an error, or no delivery for {stall:.1f} s); "
              f"LED {board.pass_led}: passing"

@@ -8,13 +8,15 @@ one VC class set per phase acyclic."""
 from ..cli import (add_json_option, CliError, add_topology_command, check_size, emit, format_table, int_range,
                    input_errors)
 from ..progress import working
-from .fault_options import (add_fault_options, add_waypoints_option, check_fault_options,
-                            check_route_table, route_table_hops)
-from ..hdl.config import HARDWARE_DEFAULTS, deadlock_proof
-from .limits import (MAX_VCS, check_channel_graph, check_memory, check_vcs_per_class,
-                     default_vcs)
+from .fault_options import (add_fault_options, check_fault_options, check_route_table,
+                            route_table_hops)
+from ..hdl.config import HARDWARE_DEFAULTS, RouterConfig, deadlock_proof
+from ..hdl.options import ALL_PORT, ONE_PORT
+from ..topology.broadcast_deadlock import BUFFERED as BUFFERED_SCHEME, SCHEMES
+from .limits import MAX_VCS, check_channel_graph, check_memory
 from .router_options import (add_adaptive_options, add_algorithm_option, add_vcs_option,
-                             add_vcs_per_class_option, router_config)
+                             add_vcs_per_class_option, add_waypoints_option,
+                             router_config, router_errors)
 
 
 __all__ = ["register"]
@@ -51,10 +53,10 @@ def _options(parser):
     parser.add_argument("--broadcast-vcs", type=int_range(1, MAX_VCS), default=None,
                         metavar="N", help="with --broadcast: broadcast VCs (default: what "
                                           "the broadcast VC rule needs)")
-    parser.add_argument("--replication", choices=("buffered", "wormhole"), default="buffered",
+    parser.add_argument("--replication", choices=SCHEMES, default=BUFFERED_SCHEME,
                         help="with --broadcast: buffered, whole-packet replication (the "
                              "routers' scheme; default) or wormhole, lock-step replication")
-    parser.add_argument("--model", choices=("all-port", "one-port"), default=None,
+    parser.add_argument("--model", choices=(ALL_PORT, ONE_PORT), default=None,
                         help="with --broadcast: the trees of all-port replication (the "
                              "default) or of the one-port schedules")
     add_fault_options(parser, nodes_help="faulty nodes: prove the waypoint routing around "
@@ -74,7 +76,7 @@ def _deadlock(args, topology):
         if adaptive_given:
             return _adaptive_broadcast(args, topology)
         return _broadcast(args, topology)
-    if (args.broadcast_vcs is not None or args.replication != "buffered"
+    if (args.broadcast_vcs is not None or args.replication != BUFFERED_SCHEME
             or args.model is not None):
         raise CliError("--broadcast-vcs, --replication and --model need --broadcast")
     if faulty:
@@ -88,7 +90,7 @@ def _deadlock(args, topology):
     with working(f"channel dependency graph of {topology.label}",
                  channels * SECONDS_PER_CHANNEL):
         report = deadlock_proof(config)
-    doc = report.as_dict()
+    doc = {**report.as_dict(), "router": config.as_dict()}
     rows = [["channels (link, VC)", report.channels], ["dependencies", report.dependencies],
             ["VCs checked", report.vcs], ["VCs needed", report.describe_need() if report.rule_suffices else "none suffices"],
             ["seconds", f"{report.seconds:.2f}"]]
@@ -119,10 +121,22 @@ def _adaptive(args, topology, config):
                "its extended channel dependency graph is acyclic"
                if report.deadlock_free else
                f"CAN DEADLOCK: {report.describe_cycle()}")
-    emit(args, report.as_dict(), f"{topology.label}, {report.algorithm} routing "
+    emit(args, {**report.as_dict(), "router": config.as_dict()},
+         f"{topology.label}, {report.algorithm} routing "
          f"{escape_name(topology, report.as_dict())}\n"
          + format_table(["", "value"], rows) + "\n" + verdict)
     return 0 if report.deadlock_free else 1
+
+
+def _unicast_classes(args, topology):
+    """The unicast VC classes of ``--vcs`` and ``--vcs-per-class`` (None without
+    ``--vcs``), as the library checks them (CliError)."""
+    with router_errors():
+        if args.vcs is None:
+            RouterConfig.default_vcs(topology, args.algorithm, args.vcs_per_class)
+            return None
+        return RouterConfig.for_topology(topology, algorithm=args.algorithm, vcs=args.vcs,
+                                         vcs_per_class=args.vcs_per_class).vc_classes
 
 
 def _check_extended_graph(topology, classes):
@@ -150,7 +164,7 @@ def _check_trees(topology):
 
 def _trees_name(topology, model):
     from ..topology.broadcast_tree import one_port_tree, tree_algorithm
-    return (tree_algorithm(topology) if model == "all-port" else
+    return (tree_algorithm(topology) if model == ALL_PORT else
             f"one-port: {one_port_tree(topology, 0).algorithm}")
 
 
@@ -159,11 +173,11 @@ def _adaptive_broadcast(args, topology):
     that ``sim`` builds with the same options."""
     from .sim import escape_name
     from ..topology.broadcast_deadlock import check_adaptive_broadcast
-    if args.replication != "buffered":
+    if args.replication != BUFFERED_SCHEME:
         raise CliError("--replication wormhole is a deterministic router's comparison: "
                        "adaptive routers replicate buffered (drop --replication or "
                        "--adaptive)")
-    model = args.model or "all-port"
+    model = args.model or ALL_PORT
     sources = _check_trees(topology)
     config = router_config(args, topology)      # the unicast part `sim` builds
     states = _check_extended_graph(topology, config.vc_classes)
@@ -195,16 +209,16 @@ def _adaptive_broadcast(args, topology):
 
 def _broadcast(args, topology):
     from ..topology.broadcast_deadlock import check_broadcast
-    model = args.model or "all-port"
-    if model == "one-port" and args.replication != "buffered":
+    model = args.model or ALL_PORT
+    if model == ONE_PORT and args.replication != BUFFERED_SCHEME:
         raise CliError("--model one-port sends one copy at a time: --replication "
                        "wormhole applies to all-port replication only")
     check_channel_graph(topology, 1)
     nodes = topology.num_nodes
     sources = _check_trees(topology)
-    check_vcs_per_class(args.vcs_per_class, args.vcs)
-    classes = None if args.vcs is None else args.vcs // args.vcs_per_class
-    unicast = default_vcs(topology, args.algorithm, classes)
+    classes = _unicast_classes(args, topology)
+    with input_errors():
+        unicast = classes or RouterConfig.default_vcs(topology, args.algorithm)
     check_channel_graph(topology, unicast + (args.broadcast_vcs or unicast))
     with working(f"unicast and broadcast channel dependency graph of {topology.label}",
                  2 * nodes * topology.degree * unicast * SECONDS_PER_CHANNEL
@@ -237,7 +251,7 @@ def _flood_options(args):
         raise CliError(f"--broadcast-vcs must be 1 with --waypoints (fault-tolerant routers "
                        f"flood the healthy network's spanning tree on one broadcast VC), "
                        f"not {args.broadcast_vcs}")
-    if args.replication != "buffered":
+    if args.replication != BUFFERED_SCHEME:
         raise CliError("--replication wormhole cannot be combined with --waypoints "
                        "(fault-tolerant routers replicate buffered)")
 

@@ -528,7 +528,8 @@ def run(args):
     if args.device is not None:
         ctx.device, ctx.device_named = args.device, True
     summary = {"design": DEFAULT_DESIGN.label, "optics": f"DLH{OPTICS}", "out": args.out,
-               "generator": provenance.generator(), "steps": []}
+               "generator": provenance.generator(), "router": router_config().as_dict(),
+               "steps": []}
     failures = 0
     start = time.monotonic()
     family = DEVICES[ctx.device].family.name

@@ -4,18 +4,12 @@ place."""
 
 import argparse
 
-from ..cli import CliError, input_errors, int_range, parse_address
-from ..hdl.config import MAX_FAULT_WAYPOINTS
+from ..cli import input_errors, parse_address
 from .limits import check_memory
 
 
 __all__ = ["address_list", "link_list", "failing_link_list", "add_fault_options", "check_fault_options",
-           "add_waypoints_option", "fault_waypoints", "check_route_table",
-           "route_table_hops", "MAX_WAYPOINTS", "BYTES_PER_PAIR_HOP"]
-
-
-#: Most waypoints a header holds.
-MAX_WAYPOINTS = MAX_FAULT_WAYPOINTS
+           "fault_waypoints", "check_route_table", "route_table_hops", "BYTES_PER_PAIR_HOP"]
 
 
 def address_list(text):
@@ -98,40 +92,22 @@ def check_route_table(topology, algorithm):
         route_table(topology, algorithm)
 
 
-def add_waypoints_option(parser):
-    """Add ``--waypoints W`` (default: none given)."""
-    parser.add_argument("--waypoints", type=int_range(0, MAX_WAYPOINTS), default=None,
-                        metavar="W", help="waypoints a header holds (default 2; implies the "
-                                          "fault-tolerant waypoint routing)")
-
-
-def fault_waypoints(args, topology, adaptive_vcs=0, wanted=False, algorithm=None):
+def fault_waypoints(args, topology, wanted=False, algorithm=None):
     """The waypoints of the fault-tolerant routers a command with ``--waypoints`` (and
     ``--faults``, ``--faulty-links`` where it has them) builds: 0 when none is given
     (fault-free routers), else ``--waypoints`` (default
     :data:`~cubefab.topology.fault_routing.DEFAULT_WAYPOINTS`), after checking the
-    options (exit 2 for a non-node, a non-link, a family or routing the waypoint
-    routing does not model, adaptive routing, or faults with no waypoint); ``wanted``:
-    the command asks for fault-tolerant routers anyway; ``algorithm``: the routing, when
-    not ``--algorithm``."""
-    from ..topology.fault_routing import DEFAULT_WAYPOINTS, guarantee_bound, leg_algorithm
+    faults (exit 2 for a non-node, a non-link, or a route table that would not fit);
+    ``wanted``: the command asks for fault-tolerant routers anyway; ``algorithm``: the
+    routing, when not ``--algorithm``. Whether the routers can route by waypoints
+    (the family, the routing, no adaptive routing) is the library's to check
+    (:class:`~cubefab.hdl.modes.Waypoints`)."""
+    from ..topology.fault_routing import DEFAULT_WAYPOINTS
     nodes = getattr(args, "faults", None)   # (a list here; ``sweep --faults`` counts)
     faults = (nodes if isinstance(nodes, list) else []) or getattr(args, "faulty_links", [])
     if not (faults or wanted or args.waypoints is not None):
         return 0
     if faults:
         check_fault_options(topology, args)
-    with input_errors():
-        guarantee_bound(topology)     # a family the waypoint routing models
-    if adaptive_vcs:
-        raise CliError("--faults, --faulty-links and --waypoints need deterministic "
-                       "routing, not --adaptive")
-    algorithm = args.algorithm if algorithm is None else algorithm
-    with input_errors():
-        leg_algorithm(topology, algorithm)
-    waypoints = DEFAULT_WAYPOINTS if args.waypoints is None else args.waypoints
-    if not waypoints:
-        raise CliError("--waypoints must be at least 1 for fault-tolerant routers")
-    if faults:
-        check_route_table(topology, algorithm)
-    return waypoints
+        check_route_table(topology, args.algorithm if algorithm is None else algorithm)
+    return DEFAULT_WAYPOINTS if args.waypoints is None else args.waypoints

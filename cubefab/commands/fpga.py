@@ -22,6 +22,7 @@ from ..cli import CliError, emit, format_table, int_range
 from ..tools.devices import DEVICES
 from ..build.pnr import ToolFailed, ToolMissing, find_tool, implement
 from ..hdl.flit import DEFAULT_HEADER
+from ..hdl.options import ALL_PORT, BUFFERED
 from ..build.harness import TimingHarness
 from ..progress import working
 from .router_targets import (router_target_options, interface_fabric_options, build_router,
@@ -142,29 +143,32 @@ def report_implementation(args, what, component, default_workdir, extra=None,
 def _stem(topology, config=None):
     """The name of a design's work folder (a one-port replicating router's apart)."""
     stem = f"{topology.name}_" + "_".join(f"{k}{v}" for k, v in topology.params.items())
-    if config is not None and config.broadcast_model != "all-port":
+    if config is not None and config.broadcast_model != ALL_PORT:
         stem += "_" + config.broadcast_model.replace("-", "")
     if config is not None and config.header != DEFAULT_HEADER:
         stem += f"_header{config.header}"
-    if config is not None and config.hop != "buffered":
+    if config is not None and config.hop != BUFFERED:
         stem += f"_{config.hop}"
     return stem
 
 
+#: The router fields a synthesis report also shows at its top level, as it always has
+#: (those left out of ``as_dict`` at their defaults only when not).
+_TOP_LEVEL = ("vcs", "adaptive_vcs", "depth", "payload_width", "buffer", "buffer_auto",
+              "turns", "broadcast_vcs", "broadcast_model", "multicast", "header", "hop")
+
+
 def _parameters(config):
-    """The router parameters a synthesis report shows."""
-    out = {"vcs": config.vcs, "adaptive_vcs": config.adaptive_vcs, "depth": config.depth,
-           "payload_width": config.payload_width,
-           "flit_width": config.layout.size, "buffer": config.storage,
-           "buffer_auto": config.buffer_auto, "turns": config.turns,
-           **({"broadcast_vcs": config.broadcast_vcs} if config.broadcast else {}),
-           **({"broadcast_model": config.broadcast_model}
-              if config.broadcast_model != "all-port" else {}),
-           **({"header": config.header} if config.header != DEFAULT_HEADER else {}),
-           **({"hop": config.hop} if config.hop != "buffered" else {})}
+    """The router parameters a synthesis report shows: ``router``, the configuration's
+    :meth:`~cubefab.hdl.config.RouterConfig.as_dict`, the fields of
+    :data:`_TOP_LEVEL` also at the top level, and the flit width; a waypoint router's
+    waypoints, VCs per link and turns (every one connected)."""
+    fields = config.as_dict()
+    out = {name: fields[name] for name in _TOP_LEVEL if name in fields}
+    out.update(flit_width=config.layout.size, router=fields)
     if config.fault_waypoints:   # waypoint routing: VCs per phase, every turn connected
-        out.update({"fault_waypoints": config.fault_waypoints, "link_vcs": config.link_vcs,
-                    "turns": "all"})
+        out.update(fault_waypoints=config.fault_waypoints, link_vcs=config.link_vcs,
+                   turns="all")
     return out
 
 

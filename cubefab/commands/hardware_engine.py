@@ -3,6 +3,7 @@ checked against the network's size and the routers before anything is built."""
 
 from math import isqrt
 
+from ..hdl.options import ONE_PORT
 from ..cli import CliError
 from ..hdl.config import RouterConfig
 from ..hdl.route.one_port import OnePortSends
@@ -39,7 +40,7 @@ def hardware_engine(args, topology, model, algorithm):
     built)."""
     multicast = ("--subcube" if args.subcube is not None else
                  "--members" if args.members is not None else None)
-    tabulated = model == "one-port" or multicast is not None
+    tabulated = model == ONE_PORT or multicast is not None
     if tabulated and topology.num_nodes > MAX_TABULATED_NODES:
         raise CliError(f"{topology.label} has {topology.num_nodes} nodes; --hardware "
                        f"simulates {multicast or '--model one-port'} on networks up to "

@@ -11,22 +11,18 @@ the estimate is over :func:`~cubefab.memory.memory_limit`, the one rule of
 import math
 
 from .. import memory
-from ..cli import CliError, check_size, input_errors
+from ..cli import check_size, input_errors
+from ..hdl.options import MAX_DEPTH, MAX_FLIT_WIDTH, MAX_PAYLOAD_WIDTH, MAX_VCS
 
 
 __all__ = ["MAX_VCS", "MAX_DEPTH", "MAX_PAYLOAD_WIDTH", "MAX_FLIT_WIDTH",
            "MAX_PACKET_FLITS", "MAX_QUEUE_DEPTH", "MAX_CYCLES", "MAX_JOBS", "MAX_SEED",
            "TIME_LIMIT", "check_memory", "check_time", "router_cost",
            "check_hardware", "check_fabric", "check_router_cycles",
-           "check_channel_graph", "check_vcs_per_class", "check_flow_paths"]
+           "check_channel_graph", "check_flow_paths"]
 
-#: Virtual channels per link.
-MAX_VCS = 64
-#: Flits per input-VC buffer.
-MAX_DEPTH = 4096
-#: Payload bits per flit, and bits of a whole flit.
-MAX_PAYLOAD_WIDTH = 1024
-MAX_FLIT_WIDTH = 1024 + 256
+# The ceilings of the router options (virtual channels per link, flits per input-VC
+# buffer, payload bits per flit, and bits of a whole flit) are declared with the options.
 #: Flits per packet.
 MAX_PACKET_FLITS = 1024
 #: Packets a board's traffic generator queues.
@@ -110,17 +106,6 @@ def check_time(what, seconds, hint="use a smaller network or smaller parameters"
     check_size(what, math.ceil(seconds), TIME_LIMIT, "s of work", hint)
 
 
-def default_vcs(topology, algorithm, vcs, vcs_per_class=1):
-    """``vcs``, or what deadlock freedom needs (bad ``algorithm``: CliError)."""
-    if vcs is not None:
-        return vcs
-    from ..topology.deadlock import required_vcs
-    try:
-        return required_vcs(topology, topology.check_algorithm(algorithm)) * vcs_per_class
-    except (TypeError, ValueError) as exc:
-        raise CliError(str(exc)) from None
-
-
 _HARDWARE_HINT = "use a smaller network, fewer VCs, shallower buffers or narrower flits"
 
 
@@ -194,12 +179,3 @@ def check_flow_paths(topology):
     check_memory(f"disjoint paths by flow on {topology.label} ({topology.num_nodes:,} "
                  f"nodes)", topology.num_nodes * _PER_FLOW_NODE)
     return topology.num_nodes * _SECONDS_PER_FLOW_NODE
-
-
-def check_vcs_per_class(vcs_per_class, vcs=None):
-    """``--vcs-per-class`` is a power of two and divides ``--vcs``."""
-    if vcs_per_class & (vcs_per_class - 1):
-        raise CliError(f"--vcs-per-class must be a power of two, not {vcs_per_class}")
-    if vcs is not None and vcs % vcs_per_class:
-        raise CliError(f"--vcs ({vcs}) must be a multiple of --vcs-per-class "
-                       f"({vcs_per_class})")

@@ -1,6 +1,7 @@
 """``cubefab paths`` (disjoint paths and fault-tolerant routing) and ``cubefab broadcast``
 (broadcast schedules, validated, beside the papers' counts and the lower bounds)."""
 
+from ..hdl.options import ALL_PORT, ONE_PORT
 from ..cli import (CliError, add_force_option, add_json_option, add_plot_option,
                    add_topology_command, check_plot_option, emit, format_table,
                    input_errors, int_range, parse_address, plot_written)
@@ -161,7 +162,7 @@ def _broadcast_options(parser):
     add_force_option(parser)
 
 
-def broadcast_document(topology, source, model="one-port", algorithm=None):
+def broadcast_document(topology, source, model=ONE_PORT, algorithm=None):
     """The ``--json`` document of ``cubefab broadcast``."""
     schedule = broadcast_schedule(topology, source, model, algorithm)
     report = validate_schedule(topology, schedule.source, schedule.steps, model)
@@ -182,7 +183,7 @@ def _broadcast(args, topology):
         raise CliError("--unicasts, --packet-flits, --subcube and --members need --hardware")
     if args.engine != "auto":
         raise CliError("--engine needs --hardware")
-    model = args.model or "one-port"
+    model = args.model or ONE_PORT
     # broadcast_schedule checks the algorithm, the model and its size limit before it
     # builds; validate_schedule reports problems rather than raising
     with input_errors():
@@ -221,12 +222,12 @@ def _broadcast(args, topology):
 def _hardware_broadcast(args, topology):
     """``cubefab broadcast --hardware``: one broadcast in the RTL fabric."""
     from ..sim.broadcast_run import hardware_broadcast
-    model = args.model or "all-port"
+    model = args.model or ALL_PORT
     multicast = "--subcube" if args.subcube is not None else \
         "--members" if args.members is not None else None
     if multicast and args.subcube is not None and args.members is not None:
         raise CliError("--subcube and --members name a multicast's nodes two ways; give one")
-    if model == "one-port" and multicast:
+    if model == ONE_PORT and multicast:
         raise CliError(f"{multicast} needs --model all-port (multicast routers replicate "
                        "all-port)")
 
@@ -242,12 +243,12 @@ def _hardware_broadcast(args, topology):
                                  unicasts=args.unicasts, subcube=args.subcube,
                                  members=args.members, model=model, engine=engine,
                                  **unicast)
-    ecc = lower_bounds(topology, args.src, "all-port")["eccentricity"]
+    ecc = lower_bounds(topology, args.src, ALL_PORT)["eccentricity"]
     targets = doc.get("members", [a for a in map(int, topology.nodes()) if a != args.src])
     # the depth the tree routing gives (minimal): the farthest target's distance
     reach = max((topology.distance(args.src, a) for a in targets), default=0)
     doc.update({"eccentricity": ecc, "optimal": doc["depth"] == reach, "engine": engine})
-    if model == "one-port":
+    if model == ONE_PORT:
         doc.update(_one_port_check(topology, args.src, doc))
     rows = [[a, c] for a, c in doc["arrivals"].items()]
     what = ("one broadcast" if multicast is None else
@@ -264,7 +265,7 @@ def _hardware_broadcast(args, topology):
                  f"{reach}); last copy in cycle {doc['latency']}; source busy "
                  f"{doc['injection']} cycle(s); "
                  + ("one copy at every target" if copies_ok else "WRONG copies"))
-    if model == "one-port":
+    if model == ONE_PORT:
         lines.append(f"one-port: {doc['steps']} sequential send step(s) measured, the "
                      f"schedule's {doc['schedule_steps']}; "
                      + ("the one-port tree's links in the schedule's order"
@@ -278,13 +279,13 @@ def _hardware_broadcast(args, topology):
     if args.plot:
         from ..plots import plot_broadcast
         # colour by arrival (one-port: by the measured step)
-        when = doc["node_steps"] if model == "one-port" else doc["arrivals"]
+        when = doc["node_steps"] if model == ONE_PORT else doc["arrivals"]
         steps = [[(u, v) for u, v in doc["tree"] if when.get(v) == c]
                  for c in sorted(set(when[v] for _, v in doc["tree"]))]
         with files.output_path(args.plot) as tmp:
             plot_broadcast(topology, steps, tmp, doc["source"])
         lines.append(plot_written(args.plot) + " (colour: "
-                     + ("measured step)" if model == "one-port" else "arrival order)"))
+                     + ("measured step)" if model == ONE_PORT else "arrival order)"))
     emit(args, doc, "\n".join(lines))
     return 0 if copies_ok and doc["optimal"] else 1
 

@@ -12,22 +12,24 @@ typed. The cost of the hardware is checked on that configuration
 :func:`~cubefab.commands.limits.check_fabric`).
 """
 
+import contextlib
 import dataclasses
 
 from ..cli import CliError, input_errors, int_range
 from ..tools.devices import ECP5_MEMORY_DEPTH
-from ..hdl.config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, BUFFER_CHOICES, HOPS, TURNS,
-                          ConfigConflict, HARDWARE_DEFAULTS, RouterConfig)
-from ..hdl.flit import DEFAULT_HEADER, HEADERS, payload_width_for
+from ..hdl.config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, ConfigConflict, HARDWARE_DEFAULTS,
+                          OptionError, RouterConfig, default_broadcast_vcs)
+from ..hdl.flit import payload_width_for
 from ..hdl.modes import parts
-from .fault_options import add_waypoints_option, fault_waypoints
-from .limits import (MAX_DEPTH, MAX_FLIT_WIDTH, MAX_PAYLOAD_WIDTH, MAX_VCS,
-                     check_channel_graph, check_vcs_per_class)
+from ..hdl.options import ALL_PORT, OPTIONS, SUBCUBE, option, option_of
+from .fault_options import fault_waypoints
+from .limits import MAX_FLIT_WIDTH, check_channel_graph
 
 
-__all__ = ["PARTS", "OPTION_OF", "add_algorithm_option", "add_vcs_option",
+__all__ = ["PARTS", "OPTION_OF", "add_option", "add_algorithm_option", "add_vcs_option",
            "add_depth_option", "add_vcs_per_class_option", "add_adaptive_options",
-           "add_router_options", "adaptive_vcs", "router_config", "conflict_message"]
+           "add_waypoints_option", "add_router_options", "adaptive_vcs", "router_config",
+           "conflict_message", "option_error_message", "router_errors"]
 
 
 #: The option groups :func:`add_router_options` can add beside ``--vcs``, ``--depth``
@@ -35,56 +37,67 @@ __all__ = ["PARTS", "OPTION_OF", "add_algorithm_option", "add_vcs_option",
 #: first), ``vcs-per-class``,
 #: ``adaptive`` (``--adaptive``, ``--adaptive-vcs``), ``waypoints``, ``header``,
 #: ``hop``, ``storage`` (``--buffer``, ``--turns``), ``replication``
-#: (``--broadcast-vcs``, ``--broadcast-model``) and ``flit-width``.
+#: (``--broadcast-vcs``, ``--broadcast-model``) and ``flit-width``; each option's
+#: group is its declaration's ``part`` (:data:`cubefab.hdl.options.OPTIONS`).
 PARTS = ("algorithm", "vcs-per-class", "adaptive", "waypoints", "header", "hop", "storage",
          "replication", "flit-width")
 
 #: The command-line option of each :class:`~cubefab.hdl.config.RouterConfig` field:
-#: what an error names.
-OPTION_OF = {
-    "algorithm": "--algorithm", "vcs": "--vcs", "depth": "--depth",
-    "payload_width": "--payload-width", "vcs_per_class": "--vcs-per-class",
-    "buffer": "--buffer", "turns": "--turns", "adaptive_vcs": "--adaptive",
-    "fault_waypoints": "--waypoints", "broadcast_vcs": "--broadcast-vcs",
-    "broadcast_model": "--broadcast-model", "multicast": "--multicast-group",
-    "header": "--header", "hop": "--hop", "block_ram_budget": "--device",
-}
+#: what an error names (:func:`cubefab.hdl.options.option_of`).
+OPTION_OF = {field: option_of(field) for field in OPTIONS}
 
 #: Fields whose option takes a word: an error shows the word (``--hop lookahead``).
-_WORD_OPTIONS = ("buffer", "turns", "broadcast_model", "header", "hop")
+_WORD_OPTIONS = tuple(field for field, declared in OPTIONS.items()
+                      if declared.choices and declared.flag)
+
+
+def add_option(parser, field, defaults=HARDWARE_DEFAULTS, **settings):
+    """Add the command-line option of the router option ``field`` as
+    :mod:`cubefab.hdl.options` declares it: its flag, metavar, range (up to the command
+    line's ceiling) or choices, its default for the kind of design of ``defaults``
+    (None when the declaration leaves it to what the user types) and its help;
+    ``settings`` override the ``add_argument`` keywords."""
+    declared = option(field)
+    keywords = {"default": None if declared.typed_only else declared.default_for(defaults),
+                "help": declared.help_for(defaults, ecp5_depth=ECP5_MEMORY_DEPTH)}
+    if declared.choices:
+        keywords["choices"] = declared.choices
+    elif declared.minimum is not None:
+        keywords["type"] = int_range(declared.minimum, declared.cli_maximum)
+    if declared.metavar:
+        keywords["metavar"] = declared.metavar
+    keywords.update(settings)
+    parser.add_argument(declared.flag, **keywords)
 
 
 def add_algorithm_option(parser, repeatable=False):
     """Add ``--algorithm NAME`` (``repeatable``: one curve per use)."""
     if repeatable:
-        parser.add_argument("--algorithm", action="append", metavar="NAME",
-                            help="routing algorithm (repeat to compare several; default: "
-                                 "the topology's first)")
+        add_option(parser, "algorithm", action="append",
+                   help="routing algorithm (repeat to compare several; default: the "
+                        "topology's first)")
     else:
-        parser.add_argument("--algorithm", default=None, metavar="NAME",
-                            help="routing algorithm (default: the topology's first)")
+        add_option(parser, "algorithm")
 
 
-def add_vcs_option(parser, help="virtual channels per link (default: what deadlock "
-                                "freedom needs)"):
-    """Add ``--vcs N``."""
-    parser.add_argument("--vcs", type=int_range(1, MAX_VCS), default=None, metavar="N",
-                        help=help)
+def add_vcs_option(parser, help=None):
+    """Add ``--vcs N`` (``help``: another help than the declaration's)."""
+    add_option(parser, "vcs", **({"help": help} if help else {}))
 
 
 def add_depth_option(parser, defaults=HARDWARE_DEFAULTS):
     """Add ``--depth N`` (default ``defaults.depth``)."""
-    parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=defaults.depth,
-                        metavar="N", help="buffer depth per input VC in flits "
-                                          "(default %(default)s)")
+    add_option(parser, "depth", defaults)
 
 
 def add_vcs_per_class_option(parser, defaults=HARDWARE_DEFAULTS):
     """Add ``--vcs-per-class N`` (default ``defaults.vcs_per_class``)."""
-    parser.add_argument("--vcs-per-class", type=int_range(1, MAX_VCS),
-                        default=defaults.vcs_per_class, metavar="N",
-                        help="VCs per VC class, a power of two; a flow keeps one VC of "
-                             "each class (default %(default)s)")
+    add_option(parser, "vcs_per_class", defaults)
+
+
+def add_waypoints_option(parser):
+    """Add ``--waypoints W`` (default: none given)."""
+    add_option(parser, "fault_waypoints")
 
 
 def add_adaptive_options(parser, repeatable=False):
@@ -99,9 +112,13 @@ def add_adaptive_options(parser, repeatable=False):
         parser.add_argument("--adaptive", action="store_true",
                             help="adaptive minimal routing over escape VCs (Duato); the "
                                  "Mcube's mroute always runs so (default: deterministic)")
-    parser.add_argument("--adaptive-vcs", type=int_range(1, MAX_VCS), default=None,
-                        metavar="N", help="adaptive VCs per link beside the escape VCs, a "
-                        "power of two (default: --vcs-per-class)")
+    add_option(parser, "adaptive_vcs")
+
+
+#: The options of each group of :data:`PARTS` that come from a declaration alone.
+_DECLARED = {part: [field for field, declared in OPTIONS.items()
+                    if declared.part == part and declared.flag]
+             for part in ("header", "hop", "storage", "waypoints", "replication")}
 
 
 def add_router_options(parser, defaults=HARDWARE_DEFAULTS, parts=PARTS, *,
@@ -125,10 +142,11 @@ def add_router_options(parser, defaults=HARDWARE_DEFAULTS, parts=PARTS, *,
         add_vcs_per_class_option(parser, defaults)
     else:
         parser.set_defaults(vcs_per_class=defaults.vcs_per_class)
-    parser.add_argument("--payload-width", type=int_range(min_payload, MAX_PAYLOAD_WIDTH),
-                        default=None, metavar="BITS",
-                        help=f"payload bits per flit (default {defaults.payload_width}"
-                             + (f": {payload_help})" if payload_help else ")"))
+    payload = option("payload_width")
+    add_option(parser, "payload_width", defaults,
+               type=int_range(min_payload, payload.cli_maximum),
+               help=payload.help_for(defaults)[:-1]
+               + (f": {payload_help})" if payload_help else ")"))
     parser.set_defaults(router_defaults=defaults)
     if "flit-width" in parts:
         parser.add_argument("--flit-width", type=int_range(1, MAX_FLIT_WIDTH),
@@ -136,53 +154,23 @@ def add_router_options(parser, defaults=HARDWARE_DEFAULTS, parts=PARTS, *,
                             help="bits of a flit on a link, header included (head, tail, "
                                  "vc, dest, src): sets the payload to what is left; "
                                  "instead of --payload-width (default: none)")
-    if "header" in parts:
-        parser.add_argument("--header", default=DEFAULT_HEADER, choices=HEADERS,
-                            help="where a packet's routing information (dest, src, "
-                                 "class) travels: in the head flit only (default), body "
-                                 "flits carrying payload in every bit but the flit type "
-                                 "and VC, or in every flit")
-    if "hop" in parts:
-        parser.add_argument("--hop", default=HOPS[0], choices=HOPS,
-                            help="how a flit crosses a router: buffered (default; 2 "
-                                 "cycles a hop) or lookahead (next router's port in the "
-                                 "head flit, adaptive routers' also its adaptive ports; "
-                                 "empty buffers bypassed: 1 cycle a hop at zero load)")
-    if "adaptive" in parts:
-        add_adaptive_options(parser, repeatable)
-    if "storage" in parts:
-        parser.add_argument("--buffer", default="auto", choices=BUFFER_CHOICES,
-                            help="flit storage of the input buffers: registers, memory "
-                                 "(block RAM on FPGAs; same timing) or auto (default): "
-                                 f"memory when buffers hold at least {AUTO_MEMORY_DEPTH} "
-                                 f"flits ({ECP5_MEMORY_DEPTH} on ECP5 devices) and the "
-                                 "design's block RAMs fit the device's (synth: --device; "
-                                 f"otherwise the HX8K's {BLOCK_RAMS}), registers "
-                                 "otherwise")
-        parser.add_argument("--turns", default=TURNS[0], choices=TURNS,
-                            help="reference (default): connect only the turns reference "
-                                 "routes make at the node; all: any input to any output")
-    if "waypoints" in parts:
-        add_waypoints_option(parser)
-    if "replication" in parts:
-        parser.add_argument("--broadcast-vcs", type=int_range(1, MAX_VCS), default=None,
-                            metavar="N", help="replicating routers (broadcast packets "
-                            "copied along the trees) with N broadcast VCs per link "
-                            "(default: none, or what deadlock freedom needs when the "
-                            "traffic has broadcasts)")
-        parser.add_argument("--broadcast-model", choices=("all-port", "one-port"),
-                            default=None, help="replication of the routers: all-port "
-                            "(default) or one-port (copies one at a time, in the "
-                            "schedule's order)")
+    for part in ("header", "hop", "adaptive", "storage", "waypoints", "replication"):
+        if part not in parts:
+            continue
+        if part == "adaptive":
+            add_adaptive_options(parser, repeatable)
+        for field in _DECLARED.get(part, ()):
+            add_option(parser, field, defaults)
 
 
 def adaptive_vcs(args, topology, algorithm=None, adaptive=None):
     """The ``adaptive_vcs`` the options ask for ``algorithm`` (default ``--algorithm``):
     0 for deterministic routing, else ``--adaptive-vcs`` (default ``--vcs-per-class``)
     with ``--adaptive`` (``adaptive``, when given) or an algorithm that is deadlock-free
-    only adaptively (:func:`~cubefab.topology.adaptive.needs_adaptive`). Bad combinations:
-    CliError."""
-    from ..topology.adaptive import escape_algorithm, needs_adaptive
+    only adaptively (:func:`~cubefab.topology.adaptive.needs_adaptive`). The count is the
+    library's to check (:class:`~cubefab.hdl.modes.Adaptive`); ``--adaptive-vcs``
+    without ``--adaptive``: CliError."""
+    from ..topology.adaptive import needs_adaptive
     with input_errors():
         algorithm = topology.check_algorithm(getattr(args, "algorithm", None)
                                              if algorithm is None else algorithm)
@@ -190,17 +178,36 @@ def adaptive_vcs(args, topology, algorithm=None, adaptive=None):
         return args.vcs_per_class if needs_adaptive(topology, algorithm) else 0
     adaptive = args.adaptive if adaptive is None else adaptive
     count = args.vcs_per_class if args.adaptive_vcs is None else args.adaptive_vcs
-    if count & (count - 1):
-        raise CliError(f"--adaptive-vcs must be a power of two, not {count}")
-    if adaptive:
-        with input_errors("--adaptive: "):
-            escape_algorithm(topology, algorithm)
-        return count
-    if needs_adaptive(topology, algorithm):
+    if adaptive or needs_adaptive(topology, algorithm):
         return count
     if args.adaptive_vcs is not None and not args.adaptive:
         raise CliError("--adaptive-vcs needs --adaptive")
     return 0
+
+
+@contextlib.contextmanager
+def router_errors(said=None):
+    """Within the block, the library's refusal of router parameters becomes one
+    :class:`~cubefab.cli.CliError` in the options the user typed: a
+    :class:`~cubefab.hdl.config.ConfigConflict` by :func:`conflict_message` (``said``
+    as there), an :class:`~cubefab.hdl.options.OptionError` by
+    :func:`option_error_message`, any other TypeError or ValueError by its message.
+    The command line checks nothing the library checks: it names the options."""
+    try:
+        yield
+    except ConfigConflict as exc:
+        raise CliError(conflict_message(exc, said)) from None
+    except OptionError as exc:
+        raise CliError(option_error_message(exc)) from None
+    except (TypeError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+
+
+def option_error_message(exc):
+    """The one line that reports a :class:`~cubefab.hdl.options.OptionError` in the
+    options the user typed (``--adaptive-vcs must be a power of two, not 3``)."""
+    return exc.words(lambda field: option(field).flag if field in OPTIONS
+                     and option(field).flag else option_of(field))
 
 
 def _words(field, value, said):
@@ -227,20 +234,17 @@ def conflict_message(exc, said=None):
 
 
 def _broadcast_vcs(args, topology, broadcasts, waypoints=0):
-    """``--broadcast-vcs``, or what the broadcast trees need when the traffic has
-    ``broadcasts`` (1 for fault-tolerant routers, ``waypoints``: they flood one tree);
-    0 for unicast routers."""
+    """``--broadcast-vcs``, or when the traffic has ``broadcasts`` the library's
+    default (:func:`~cubefab.hdl.config.default_broadcast_vcs`); 0 for unicast
+    routers."""
     given = getattr(args, "broadcast_vcs", None)
     if given is not None:
         return given
     if not broadcasts:
         return 0
-    if waypoints:
-        return 1
-    from ..topology.broadcast_deadlock import required_broadcast_vcs
     with input_errors():
-        return required_broadcast_vcs(topology, getattr(args, "broadcast_model", None)
-                                      or "all-port")
+        return default_broadcast_vcs(topology, getattr(args, "broadcast_model", None)
+                                     or ALL_PORT, waypoints)
 
 
 def _flit_width(config, flit_width):
@@ -256,6 +260,14 @@ def _flit_width(config, flit_width):
         return dataclasses.replace(config, payload_width=payload_width_for(
             config.topology.address_bits, flit_width, config.link_vcs,
             config.class_width, config.broadcast, config.layout.lookahead_bits))
+
+
+def _given(args, field):
+    """The value of the router option ``field`` the command line gives: its option's,
+    or the library's default when the command has no such option or it was not
+    typed."""
+    value = getattr(args, field, None)
+    return option(field).default if value is None else value
 
 
 def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
@@ -300,14 +312,13 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
     with input_errors():
         algorithm = topology.check_algorithm(getattr(args, "algorithm", None)
                                              if algorithm is None else algorithm)
-    check_vcs_per_class(args.vcs_per_class, args.vcs)
-    turns = getattr(args, "turns", TURNS[0])
+    turns = _given(args, "turns")
     if turns == "reference" or args.vcs is None:
         # the turns, and the VCs deadlock freedom needs, come from every route's hops
         check_channel_graph(topology, 1, f"the reference routes of {topology.label} "
                             f"({topology.num_nodes:,} nodes)")
     adaptive_count = adaptive_vcs(args, topology, algorithm, adaptive)
-    waypoints = (fault_waypoints(args, topology, adaptive_count, wanted=fault_tolerant,
+    waypoints = (fault_waypoints(args, topology, wanted=fault_tolerant,
                                  algorithm=algorithm)
                  if hasattr(args, "waypoints") else 0)
     settings = dict(
@@ -315,24 +326,20 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
         vcs_per_class=args.vcs_per_class,
         payload_width=(defaults.payload_width if args.payload_width is None
                        else args.payload_width),
-        header=getattr(args, "header", DEFAULT_HEADER), hop=getattr(args, "hop", HOPS[0]),
-        buffer=getattr(args, "buffer", "auto"), turns=turns, routers=routers,
+        header=_given(args, "header"), hop=_given(args, "hop"),
+        buffer=_given(args, "buffer"), turns=turns, routers=routers,
         block_ram_budget=block_ram_budget, memory_depth=memory_depth)
-    try:
+    with router_errors(said):
         config = RouterConfig.for_topology(topology, **settings, **parts(
             adaptive_vcs=adaptive_count, fault_waypoints=waypoints,
             broadcast_vcs=_broadcast_vcs(args, topology, broadcasts, waypoints),
-            broadcast_model=getattr(args, "broadcast_model", None) or "all-port",
-            multicast="subcube" if multicast else False))
-    except ConfigConflict as exc:
-        raise CliError(conflict_message(exc, said)) from None
-    except (TypeError, ValueError) as exc:
-        raise CliError(str(exc)) from None
+            broadcast_model=_given(args, "broadcast_model"),
+            multicast=SUBCUBE if multicast else False))
     if flit_width is not None:
         config = _flit_width(config, flit_width)
     if config.payload_width < min_payload:
-        option = ("--flit-width" if flit_width is not None else "--payload-width")
-        raise CliError(f"{option} leaves {config.payload_width} payload bits; the "
+        typed = ("--flit-width" if flit_width is not None else "--payload-width")
+        raise CliError(f"{typed} leaves {config.payload_width} payload bits; the "
                        f"self-checking traffic needs at least {min_payload} (a "
                        f"timestamp and a sequence number in every head)")
     return config

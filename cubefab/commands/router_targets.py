@@ -4,8 +4,9 @@ from ..build.axi_stream import axi_stream_verilog
 from ..build.manifest import verilog_ports
 from ..build.pnr import DEVICES
 from ..build.verilog import verilog_text
-from ..cli import parse_address, input_errors, plural
-from ..hdl.flit import payload_efficiency
+from ..cli import parse_address, input_errors
+from ..hdl.flit import DEFAULT_HEADER, payload_efficiency
+from ..hdl.options import STORAGE_WORDS, buffer_words, describe
 from ..hdl.config import HARDWARE_DEFAULTS, FabricConfig
 from ..hdl.endpoint import EndpointFabric, MessageFormat
 from ..hdl.fabric import Fabric
@@ -110,7 +111,7 @@ def efficiency(config):
 
 
 def _efficiency_text(config):
-    where = "the head flit" if config.header == "head" else "every flit"
+    where = "the head flit" if config.header == DEFAULT_HEADER else "every flit"
     values = efficiency(config)
     return (f"header in {where}; payload efficiency "
             + ", ".join(f"{v:.3g}" for v in values.values())
@@ -124,39 +125,17 @@ def router_verilog(args, topology):
     router, seconds = build_router(args, topology)
     with working(f"Verilog of the {topology.label} router", seconds):
         text = verilog_text(router, args.top)
-    return text, (f"{topology.label} router of node {router.node} ({_vcs(router.config)}, "
-                  f"{buffer_words(router.config)}; {_efficiency_text(router.config)})"), \
+    return text, (f"{topology.label} router of node {router.node} "
+                  f"({describe(router.config)}; {_efficiency_text(router.config)})"), \
         _json_keys(router.config)
-
-
-def buffer_words(config):
-    """The input buffers of a router configuration, in words: their storage, and
-    whether the ``auto`` rule chose it."""
-    return STORAGE_WORDS[config.storage] + (" (auto)" if config.buffer_auto else "")
-
-
-#: The input buffers' storage (``RouterConfig.storage``), in words.
-STORAGE_WORDS = {"registers": "buffers in registers", "memory": "buffers in memory"}
 
 
 def _json_keys(config):
     """The JSON keys that say which input buffers a configuration has and the payload
     efficiency of its links."""
     return {"buffer": config.storage, "buffer_auto": config.buffer_auto,
-            "payload_efficiency": {str(k): v for k, v in efficiency(config).items()}}
-
-
-def _vcs(config):
-    """The VCs of a router configuration, in words."""
-    if config.adaptive:
-        return f"{config.vcs} escape + {plural(config.adaptive_vcs, 'adaptive VC')}"
-    if config.fault_waypoints:
-        return (f"{plural(config.link_vcs, 'VC')}: {config.phases} waypoint phases x {config.vcs}, "
-                f"{config.fault_waypoints} waypoint(s)")
-    if config.broadcast:
-        model = "" if config.broadcast_model == "all-port" else f", {config.broadcast_model}"
-        return f"{config.vcs} + {plural(config.broadcast_vcs, 'broadcast VC')}{model}"
-    return plural(config.vcs, "VC")
+            "payload_efficiency": {str(k): v for k, v in efficiency(config).items()},
+            "router": config.as_dict()}
 
 
 def fabric_verilog(args, topology):
@@ -171,7 +150,7 @@ def fabric_verilog(args, topology):
     with working(f"Verilog of the {topology.label} fabric", seconds):
         text = verilog_text(fabric, args.top)
     return text, (f"{topology.label} fabric ({topology.num_nodes} routers, "
-                  f"{_vcs(config)}, {buffer_words(config)}; {_efficiency_text(config)})"), \
+                  f"{describe(config)}; {_efficiency_text(config)})"), \
         _json_keys(config)
 
 
@@ -189,4 +168,4 @@ def _endpoint_fabric_verilog(args, topology, wrapped, seconds):
             "ports": verilog_ports(text, args.top)}
     return text, (f"{topology.label} fabric with AXI4-Stream endpoints ({topology.num_nodes} "
                   f"nodes, {fmt.data_width}-bit tdata, messages of at most "
-                  f"{fmt.max_beats} beats; {_vcs(config)}, {buffer_words(config)})"), keys
+                  f"{fmt.max_beats} beats; {describe(config)})"), keys

@@ -3,6 +3,7 @@
 import contextlib
 import os
 
+from ..hdl.options import ALL_PORT
 from ..cli import (add_json_option, CliError, add_topology_command, emit, format_table, int_range,
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
@@ -157,9 +158,6 @@ def _check_traffic_options(args):
     if args.multicast_group is not None and not broadcasts:
         raise CliError("--multicast-group needs broadcasts to send to the groups "
                        "(--traffic broadcast or --broadcast-fraction)")
-    if args.multicast_group is not None and args.broadcast_model == "one-port":
-        raise CliError("--multicast-group needs the all-port model (multicast routers "
-                       "replicate all-port)")
     return broadcasts
 
 
@@ -255,6 +253,7 @@ def _sim(args, topology):
     if args.netlist:
         doc, netlist_line = _netlist_check(args, doc, run)
     doc["engine_choice"] = engine_choice
+    doc["router"] = design.router.as_dict()
     emit(args, doc, _sim_text(args, topology, router, doc, engine_choice, netlist_line))
     return 0 if doc["ok"] and not doc.get("netlist_check", {}).get("differences") else 1
 
@@ -447,7 +446,7 @@ def _sim_routing(topology, router, doc):
         routing += f", {doc['hop']} hops"
     if doc.get("broadcast_vcs"):
         routing += f" + {doc['broadcast_vcs']} broadcast VC(s)"
-        if doc.get("broadcast_model", "all-port") != "all-port":
+        if doc.get("broadcast_model", ALL_PORT) != ALL_PORT:
             routing += f" ({doc['broadcast_model']})"
         if doc.get("multicast_group") is not None:
             routing += f", multicast to groups of mask {doc['multicast_group']}"

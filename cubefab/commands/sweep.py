@@ -20,7 +20,6 @@ from ..sim.selfcheck_run import ENGINES
 from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_runs
 from ..tools.verilator import VerilatorUnavailable, cache_root
 from ..topology.deadlock import DeadlockError
-from ..topology.fault_routing import leg_algorithm
 from ..topology.patterns import PATTERNS
 from .limits import check_fabric
 from .fault_options import check_route_table, fault_waypoints
@@ -124,10 +123,13 @@ def _curve_routers(args, topology, routings, waypoints=0):
     """The routers of every curve (CliError), after the engine's tools and what each
     self-checking fabric costs are checked."""
     check_engine(args.engine)
+    said = ({"fault_waypoints": "--faults"}
+            if args.faults is not None and args.waypoints is None else None)
     configs = []
     for name, count in routings:
         config = router_config(args, topology, routers=topology.num_nodes, algorithm=name,
-                               adaptive=bool(count), fault_tolerant=bool(waypoints))
+                               adaptive=bool(count), fault_tolerant=bool(waypoints),
+                               said=said)
         check_fabric(f"the {topology.label} self-checking fabric", config, args.engine)
         configs.append(config)
     return configs
@@ -148,11 +150,7 @@ def _fault_counts(args, topology, algorithms):
     from ..topology.fault_routing import fault_elements
     if args.faults is None and args.waypoints is None:
         return None, 0
-    waypoints = fault_waypoints(args, topology, max(v for _, v in algorithms),
-                                wanted=args.faults is not None)
-    for name, _ in algorithms:
-        with input_errors():
-            leg_algorithm(topology, name)
+    waypoints = fault_waypoints(args, topology, wanted=args.faults is not None)
     if args.faults is None:
         return None, waypoints
     elements = len(fault_elements(topology))

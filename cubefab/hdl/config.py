@@ -12,57 +12,37 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from ..topology.broadcast_deadlock import BroadcastDeadlockError
+from ..topology.broadcast_deadlock import BroadcastDeadlockError, required_broadcast_vcs
 from ..topology.base import Topology, check_int
-from ..topology.deadlock import DeadlockError, lane_bits, required_vcs
+from ..topology.deadlock import DeadlockError, required_vcs
 from .fifo import memory_fifo_logic, register_fifo_logic
-from .flit import DEFAULT_HEADER, HEADERS, FlitLayout
-from .modes import (MAX_FAULT_WAYPOINTS, MAX_VECTOR_NODES, Adaptive, Broadcast,
-                    ConfigConflict, Deterministic, Multicast, Replication, Routing, Unicast,
-                    Waypoints, refusal)
+from .flit import FlitLayout
+from .modes import (MAX_VECTOR_NODES, MODE_FIELDS, Adaptive, Broadcast, ConfigConflict,
+                    Deterministic, Multicast, Replication, Routing, Unicast, Waypoints,
+                    mode_fields, parts, refusal)
+from .options import (ALL_PORT, AUTO, AUTO_MEMORY_DEPTH, BLOCK_RAMS, BUFFER_CHOICES,
+                      BUFFERED, DEFAULT_HEADER, HOPS, LOOKAHEAD, MAX_FAULT_WAYPOINTS,
+                      MEMORY, OPTIONS, REGISTERS, TURNS, OptionError, check_option,
+                      VECTOR, router_dict)
 
 
 __all__ = ["RouterConfig", "FabricConfig", "ConfigConflict", "RouterDefaults",
            "Deterministic", "Adaptive", "Waypoints", "Unicast", "Broadcast", "Multicast",
            "HARDWARE_DEFAULTS", "SIMULATION_DEFAULTS", "BOARD_DEFAULTS", "BUFFERS", "BUFFER_CHOICES", "TURNS", "HOPS",
            "MAX_FAULT_WAYPOINTS", "MAX_VECTOR_NODES", "BLOCK_RAMS", "AUTO_MEMORY_DEPTH",
-           "auto_storage", "block_rams_per_buffer", "deadlock_proof"]
+           "auto_storage", "block_rams_per_buffer", "deadlock_proof", "OptionError",
+           "default_broadcast_vcs"]
 
 
 
 
-#: Flit storage of the input buffers: the FIFO logic that builds each.
-BUFFERS = {"registers": register_fifo_logic, "memory": memory_fifo_logic}
-
-#: What ``RouterConfig(buffer=...)`` accepts: ``"auto"`` (the default; the rule of
-#: :meth:`RouterConfig.auto_buffer` picks one of :data:`BUFFERS`) or a key of
-#: :data:`BUFFERS`.
-BUFFER_CHOICES = ("auto", *BUFFERS)
-
-#: Block RAMs (``SB_RAM40_4K``, 4 kbit each) the ``"auto"`` buffer rule sizes designs
-#: for unless told otherwise (``RouterConfig.block_ram_budget``): those of the iCE40
-#: HX8K, the default device of ``cubefab synth`` (the UP5K has 30, the HX1K 16).
-BLOCK_RAMS = 32
-
-#: Shortest buffer (flits per input VC) that the ``"auto"`` rule keeps in block RAM.
-#: A block RAM replaces the flip-flops and the read multiplexer of a buffer at the
-#: cost of a bypass register and a 2-input multiplexer per flit bit; measured on the
-#: HX8K (Q(4) node 0, 16-bit flits, docs/router.md "Which buffer"): at depth 2 the
-#: flip-flop router is smaller (492 against 519 LUT4), at depths 3, 4 and 8 the
-#: block-RAM router is (527 against 619, 589 against 747, 739 against 1104 LUT4).
-AUTO_MEMORY_DEPTH = 3
+#: Flit storage of the input buffers: the FIFO logic that builds each (the words,
+#: :data:`~cubefab.hdl.options.BUFFER_CHOICES`, and the rule's constants
+#: :data:`BLOCK_RAMS` and :data:`AUTO_MEMORY_DEPTH` are :mod:`cubefab.hdl.options`').
+BUFFERS = {REGISTERS: register_fifo_logic, MEMORY: memory_fifo_logic}
 
 #: The shapes (entries, bits) an ``SB_RAM40_4K`` can take.
 _BLOCK_RAM_SHAPES = ((256, 16), (512, 8), (1024, 4), (2048, 2))
-
-#: Which turns (input port to output port) a router can make.
-TURNS = ("reference", "all")
-
-#: How a flit crosses a router: ``"buffered"`` (through its input buffer, two cycles
-#: a hop) or ``"lookahead"`` (lookahead routing and a bypass of empty buffers, one
-#: cycle a hop at zero load).
-HOPS = ("buffered", "lookahead")
-
 
 @dataclass(frozen=True)
 class RouterDefaults:
@@ -85,9 +65,8 @@ class RouterDefaults:
     payload_width: int = 16
 
     def __post_init__(self):
-        check_int("Buffer depth", self.depth, 1)
-        lane_bits(self.vcs_per_class)   # a power of two
-        check_int("Payload width", self.payload_width, 1)
+        for name in ("depth", "vcs_per_class", "payload_width"):
+            check_option(name, getattr(self, name))
 
 
 #: The router a design gets by default (:class:`RouterConfig`'s own defaults): 4-flit
@@ -118,8 +97,8 @@ def auto_storage(depth, block_rams, budget=BLOCK_RAMS, memory_depth=AUTO_MEMORY_
     family keeps buffers of at least ``memory_depth`` flits in block RAM: ``"memory"``
     when ``depth >= memory_depth`` and they fit, else ``"registers"``."""
     if depth >= memory_depth and block_rams <= budget:
-        return "memory"
-    return "registers"
+        return MEMORY
+    return REGISTERS
 
 
 def block_rams_per_buffer(width, depth):
@@ -131,13 +110,6 @@ def block_rams_per_buffer(width, depth):
         return 0
     return min(math.ceil(width / bits) * math.ceil(depth / entries)
                for entries, bits in _BLOCK_RAM_SHAPES)
-
-
-def _check_choice(name, value, choices):
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, "
-                         f"not {value!r}")
-    return value
 
 
 def _check_routing(routing):
@@ -275,7 +247,7 @@ class RouterConfig:
     depth: int = HARDWARE_DEFAULTS.depth
     payload_width: int = HARDWARE_DEFAULTS.payload_width
     vcs_per_class: int = HARDWARE_DEFAULTS.vcs_per_class
-    buffer: str = "auto"
+    buffer: str = AUTO
     routers: int = 1
     block_ram_budget: int = BLOCK_RAMS
     memory_depth: int = AUTO_MEMORY_DEPTH
@@ -283,7 +255,7 @@ class RouterConfig:
     routing: Deterministic | Adaptive | Waypoints = Deterministic()
     replication: Unicast | Broadcast | Multicast = Unicast()
     header: str = DEFAULT_HEADER
-    hop: str = "buffered"
+    hop: str = BUFFERED
     #: str: the flit storage the router builds, a key of :data:`BUFFERS`: ``buffer``,
     #: or what :meth:`auto_buffer` picks for ``buffer="auto"``
     storage: str = dataclasses.field(init=False)
@@ -295,26 +267,17 @@ class RouterConfig:
             raise TypeError("Algorithm must be a routing algorithm of the topology, not "
                             "None (RouterConfig.for_topology picks the default)")
         self.topology.check_algorithm(self.algorithm)
-        lane_bits(self.vcs_per_class)   # a power of two
-        check_int("Number of virtual channels", self.vcs, 1)
+        for name in _CHECKED:   # ranges and choices: cubefab.hdl.options
+            check_option(name, getattr(self, name))
         if self.vcs % self.vcs_per_class:
-            raise ValueError(f"Number of virtual channels must be a multiple of "
-                             f"vcs_per_class = {self.vcs_per_class}, not {self.vcs}")
-        check_int("Buffer depth", self.depth, 1)
-        check_int("Payload width", self.payload_width, 1)
-        _check_choice("Buffer", self.buffer, BUFFER_CHOICES)
-        check_int("Number of routers", self.routers, 1)
-        check_int("Block RAM budget", self.block_ram_budget, 0)
-        check_int("Block RAM buffer depth", self.memory_depth, 1)
-        _check_choice("Turns", self.turns, TURNS)
+            raise OptionError("vcs", self.vcs,
+                              f"a multiple of {{vcs_per_class}} = {self.vcs_per_class}")
         _check_routing(self.routing)
         if not isinstance(self.replication, Replication):
             raise TypeError(f"Replication must be Unicast(), Broadcast(...) or "
                             f"Multicast(...) (a modes.Replication), not {self.replication!r}")
         self.routing.check(self.topology, self.algorithm)
         self.replication.check(self.topology)
-        _check_choice("Header", self.header, HEADERS)
-        _check_choice("Hop", self.hop, HOPS)
         refused = refusal(self.routing, self.hop, self.replication)
         if refused is not None:
             raise ConfigConflict(*refused)
@@ -325,7 +288,7 @@ class RouterConfig:
     @property
     def buffer_auto(self):
         """bool: whether :attr:`storage` was chosen by the ``"auto"`` rule."""
-        return self.buffer == "auto"
+        return self.buffer == AUTO
 
     def auto_buffer(self):
         """The buffer ``"auto"`` picks for these parameters: ``"memory"`` when the
@@ -376,7 +339,7 @@ class RouterConfig:
         """``vcs`` by default: the classes the VC assignment of ``algorithm`` (with
         :class:`Adaptive` ``routing``: of its escape routing) needs, times
         ``vcs_per_class``."""
-        lane_bits(vcs_per_class)   # a power of two
+        check_option("vcs_per_class", vcs_per_class)
         _check_routing(routing)
         return required_vcs(topology, routing.vc_algorithm(topology, algorithm)) * vcs_per_class
 
@@ -414,7 +377,7 @@ class RouterConfig:
     def lookahead(self):
         """bool: whether flits carry their next router's port and bypass empty buffers
         (``hop == "lookahead"``)."""
-        return self.hop == "lookahead"
+        return self.hop == LOOKAHEAD
 
     @property
     def broadcast(self):
@@ -457,37 +420,54 @@ class RouterConfig:
         return FlitLayout(self.topology.address_bits, self.payload_width, self.link_vcs,
                           self.class_width, self.fault_waypoints, broadcast=self.broadcast,
                           multicast=bool(self.multicast),
-                          member_bits=self.topology.num_nodes if self.multicast == "vector"
+                          member_bits=self.topology.num_nodes if self.multicast == VECTOR
                           else 0, header=self.header,
                           next_port_bits=self.topology.port_width if self.lookahead else 0,
                           next_offered_bits=(self.topology.degree
                                              if self.lookahead and self.adaptive else 0))
 
     def as_dict(self):
-        """The parameters but the topology, as a JSON-able dict with the routing and
-        replication parts as flat fields: ``buffer`` is the storage used
-        (:attr:`storage`) and ``buffer_auto`` whether the ``"auto"`` rule chose it;
-        ``routers``, ``block_ram_budget``, ``memory_depth``, ``broadcast_vcs``, ``multicast``,
-        ``broadcast_model``, ``header`` and ``hop`` only when not their defaults, so
-        that reports of other routers are unchanged."""
-        out = {"algorithm": self.algorithm, "vcs": self.vcs, "depth": self.depth,
-               "payload_width": self.payload_width, "vcs_per_class": self.vcs_per_class,
-               "buffer": self.buffer}
-        if self.routers != 1:
-            out["routers"] = self.routers
-        if self.block_ram_budget != BLOCK_RAMS:
-            out["block_ram_budget"] = self.block_ram_budget
-        if self.memory_depth != AUTO_MEMORY_DEPTH:
-            out["memory_depth"] = self.memory_depth
-        out.update(turns=self.turns, adaptive_vcs=self.adaptive_vcs,
-                   fault_waypoints=self.fault_waypoints)
-        optional = (("broadcast_vcs", 0), ("multicast", False),
-                    ("broadcast_model", "all-port"), ("header", DEFAULT_HEADER),
-                    ("hop", "buffered"))
-        out.update({name: getattr(self, name) for name, default in optional
-                    if getattr(self, name) != default})
-        out.update(buffer=self.storage, buffer_auto=self.buffer_auto)
-        return out
+        """The parameters but the topology, as a JSON-able dict
+        (:func:`~cubefab.hdl.options.router_dict`, the one serialisation: the
+        ``router`` of every ``--json``): the routing and replication parts as flat
+        fields; ``buffer`` is the storage used (:attr:`storage`) and ``buffer_auto``
+        whether the ``"auto"`` rule chose it; ``routers``, ``block_ram_budget``,
+        ``memory_depth``, ``broadcast_vcs``, ``multicast``, ``broadcast_model``,
+        ``header`` and ``hop`` only when not their defaults, so that reports of other
+        routers are unchanged; a routing or replication part's own fields beyond these
+        (:func:`~cubefab.hdl.modes.mode_fields`) after them."""
+        return {**router_dict(self), **mode_fields(self.routing, self.replication)}
+
+    @classmethod
+    def from_dict(cls, topology, fields):
+        """The configuration of ``topology`` that :meth:`as_dict` ``fields`` describe
+        (its inverse; ``buffer_auto`` makes ``buffer`` ``"auto"``, and the flat mode
+        fields make the parts, :func:`~cubefab.hdl.modes.parts`); fields left out take
+        their defaults (:meth:`for_topology`)."""
+        fields = dict(fields)
+        if fields.pop("buffer_auto", False):
+            fields["buffer"] = AUTO
+        modes = {name: fields.pop(name) for name in MODE_FIELDS if name in fields}
+        return cls.for_topology(topology, **fields, **parts(**modes))
+
+
+#: The fields of :class:`RouterConfig` that :mod:`cubefab.hdl.options` has a range or
+#: choices for (the routing and replication parts check their own).
+_CHECKED = tuple(name for name, declared in OPTIONS.items() if declared.checked
+                 and name in RouterConfig.__dataclass_fields__)
+
+
+def default_broadcast_vcs(topology, broadcast_model=ALL_PORT, fault_waypoints=0):
+    """The broadcast VCs a replicating router gets unless told: 1 for a fault-tolerant
+    router (``fault_waypoints``: it floods one spanning tree,
+    :func:`~cubefab.hdl.modes.refusal`), else what the broadcast trees of
+    ``broadcast_model`` need to be deadlock-free
+    (:func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs`). The one
+    rule of the command line, :meth:`SelfCheckRun.of
+    <cubefab.sim.run_spec.SelfCheckRun.of>` and the broadcast runs."""
+    if fault_waypoints:
+        return 1
+    return required_broadcast_vcs(topology, broadcast_model)
 
 
 def deadlock_proof(router):

@@ -23,18 +23,17 @@ from dataclasses import dataclass
 from amaranth.lib.wiring import In, Out
 
 from ..topology.adaptive import escape_algorithm
-from ..topology.base import check_int
-from ..topology.broadcast import check_model
 from ..topology.broadcast_deadlock import check_adaptive_broadcast, check_broadcast
 from ..topology.broadcast_tree import (broadcast_tree, multicast_tree, one_port_tree,
                                        subcube_members)
-from ..topology.deadlock import check_deadlock_free, lane_bits
+from ..topology.deadlock import check_deadlock_free
 from ..topology.duato import check_adaptive
 from ..topology.fault_broadcast import check_flood_deadlock, healthy_tree
 from ..topology.fault_routing import DEFAULT_WAYPOINTS, leg_algorithm
 from ..topology.turns import adaptive_turns, router_turns
 from .route.flood import flood_layout
-from .route.multicast import MEMBER_MODES
+from .options import (ALL_PORT, HOPS, MAX_FAULT_WAYPOINTS, ONE_PORT, SUBCUBE, VECTOR,
+                      check_option)
 
 
 __all__ = ["ConfigConflict", "Routing", "Replication", "Deterministic", "Adaptive",
@@ -68,9 +67,6 @@ class ConfigConflict(ValueError):
         super().__init__(f"{reason}, not " + " with ".join(
             f"{name} = {value!r}" for name, value in self.values.items()))
 
-
-#: Most waypoints a fault-tolerant router's header holds.
-MAX_FAULT_WAYPOINTS = 8
 
 #: The self-checking events a node with replicating routers adds: broadcasts injected
 #: (heads) and broadcast copies delivered. Its ``created``, ``refused``, ``injected`` and
@@ -228,8 +224,7 @@ class Adaptive(Routing):
     constant_vcs = False
 
     def __post_init__(self):
-        check_int("Number of adaptive virtual channels", self.vcs, 1)
-        lane_bits(self.vcs)   # a power of two
+        check_option("adaptive_vcs", self.vcs)
 
     @property
     def adaptive_vcs(self):
@@ -279,7 +274,7 @@ class Waypoints(Routing):
     loses_packets = True
 
     def __post_init__(self):
-        check_int("Number of fault waypoints", self.count, 1, MAX_FAULT_WAYPOINTS)
+        check_option("fault_waypoints", self.count)
 
     @property
     def waypoints(self):
@@ -338,7 +333,7 @@ class Replication:
     #: (0: the router copies nothing)
     vcs = 0
     #: str: how copies go out, ``"all-port"`` or ``"one-port"``
-    model = "all-port"
+    model = ALL_PORT
     #: str or False: the multicast form (``"subcube"``, ``"vector"``), or False
     form = False
     #: tuple of str: the self-checking events a node of this replication adds
@@ -378,12 +373,12 @@ class Broadcast(Replication):
     schedule's order (``"one-port"``)."""
 
     vcs: int = 1
-    model: str = "all-port"
+    model: str = ALL_PORT
     events = BROADCAST_EVENTS
 
     def __post_init__(self):
-        check_int("Number of broadcast virtual channels", self.vcs, 1)
-        check_model(self.model)
+        check_option("broadcast_vcs", self.vcs)
+        check_option("broadcast_model", self.model)
 
     @property
     def kind(self):
@@ -395,12 +390,12 @@ class Broadcast(Replication):
     @property
     def fields(self):
         return {"broadcast_vcs": self.vcs,
-                **({"broadcast_model": self.model} if self.model != "all-port" else {})}
+                **({"broadcast_model": self.model} if self.model != ALL_PORT else {})}
 
     def tree_children(self, topology, source, group=None):
         """The tree's children, or with the one-port model the ports each node sends
         to (:func:`~cubefab.topology.broadcast_tree.one_port_tree`)."""
-        if self.model != "one-port":
+        if self.model != ONE_PORT:
             return super().tree_children(topology, source, group)
         sends = one_port_tree(topology, source).sends
         return [sum(1 << p for _, p in sends[a]) for a in topology.nodes().tolist()]
@@ -419,14 +414,12 @@ class Multicast(Replication):
     nodes)."""
 
     vcs: int = 1
-    form: str = "subcube"
+    form: str = SUBCUBE
     events = BROADCAST_EVENTS
 
     def __post_init__(self):
-        check_int("Number of broadcast virtual channels", self.vcs, 1)
-        if self.form not in MEMBER_MODES:
-            raise ValueError(f"Multicast form must be one of {', '.join(MEMBER_MODES)}, "
-                             f"not {self.form!r}")
+        check_option("broadcast_vcs", self.vcs)
+        check_option("multicast", self.form)
 
     @property
     def kind(self):
@@ -435,10 +428,10 @@ class Multicast(Replication):
     @property
     def model(self):
         """str: multicast copies go out all-port."""
-        return "all-port"
+        return ALL_PORT
 
     def check(self, topology):
-        if self.form == "vector" and topology.num_nodes > MAX_VECTOR_NODES:
+        if self.form == VECTOR and topology.num_nodes > MAX_VECTOR_NODES:
             raise ValueError(f"Member-vector multicast carries a bit per node in every "
                              f"flit; it is built for at most {MAX_VECTOR_NODES} nodes, "
                              f"not {topology.num_nodes} (use the subcube form)")
@@ -459,11 +452,11 @@ class Multicast(Replication):
 
 #: Every routing, and every replication, a router can be asked for (one of each kind).
 ROUTINGS = (Deterministic(), Adaptive(), Waypoints())
-REPLICATIONS = (Unicast(), Broadcast(), Broadcast(model="one-port"), Multicast(),
-                Multicast(form="vector"))
+REPLICATIONS = (Unicast(), Broadcast(), Broadcast(model=ONE_PORT), Multicast(),
+                Multicast(form=VECTOR))
 
 
-def parts(adaptive_vcs=0, fault_waypoints=0, broadcast_vcs=0, broadcast_model="all-port",
+def parts(adaptive_vcs=0, fault_waypoints=0, broadcast_vcs=0, broadcast_model=ALL_PORT,
           multicast=False):
     """The routing and replication parts of a router described by the flat fields of
     its reports (the inverse of the parts' ``fields``), as ``{"routing": ...,
@@ -483,17 +476,17 @@ def parts(adaptive_vcs=0, fault_waypoints=0, broadcast_vcs=0, broadcast_model="a
     routing = (Adaptive(adaptive_vcs) if adaptive_vcs else
                Waypoints(fault_waypoints) if fault_waypoints else Deterministic())
     if multicast is True:
-        multicast = "subcube"
+        multicast = SUBCUBE
     if not broadcast_vcs:
         for name, value, default in (("multicast", multicast, False),
-                                     ("broadcast_model", broadcast_model, "all-port")):
+                                     ("broadcast_model", broadcast_model, ALL_PORT)):
             if value != default:
                 what = "Multicast" if name == "multicast" else "A broadcast model"
                 raise ConfigConflict(f"{what} needs broadcast VCs",
                                      {name: value, "broadcast_vcs": broadcast_vcs})
         return {"routing": routing, "replication": Unicast()}
     if multicast:
-        if broadcast_model != "all-port":
+        if broadcast_model != ALL_PORT:
             raise ConfigConflict("Multicast needs the all-port broadcast model",
                                  {"multicast": multicast,
                                   "broadcast_model": broadcast_model})
@@ -530,7 +523,7 @@ def _first(fields):
     return dict(list(fields.items())[:1])
 
 
-def combinations(hops=("buffered", "lookahead")):
+def combinations(hops=HOPS):
     """Every combination of a routing of :data:`ROUTINGS`, a hop of ``hops`` and a
     replication of :data:`REPLICATIONS`: a list of dicts ``routing``, ``hop``,
     ``replication`` (kinds), ``built`` and ``reason`` (None when built)."""

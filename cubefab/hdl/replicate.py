@@ -19,6 +19,7 @@ from amaranth.lib import data
 
 import numpy as np
 
+from ..topology.broadcast import ALL_PORT, ONE_PORT
 from ..topology.broadcast_deadlock import broadcast_wrap_array, broadcast_wrap_reads_address
 from ..topology.broadcast_tree import broadcast_tree, model_parent_ports, one_port_sends
 
@@ -26,7 +27,7 @@ from ..topology.broadcast_tree import broadcast_tree, model_parent_ports, one_po
 __all__ = ["broadcast_turns", "broadcast_wrap", "ReplicatingQueue"]
 
 
-def broadcast_turns(topology, node, model="all-port"):
+def broadcast_turns(topology, node, model=ALL_PORT):
     """The (input port, output port) pairs broadcast copies take at ``node`` (every
     node when None): from the port to the node's parent in the tree of each source
     under ``model`` (``degree``, the injection port, at the source itself) to each
@@ -36,7 +37,7 @@ def broadcast_turns(topology, node, model="all-port"):
     rows = np.arange(len(nodes)) if node is None else np.array([topology.index(node)])
     turns = set()
     for source in nodes.tolist():
-        if model == "one-port":
+        if model == ONE_PORT:
             parents = model_parent_ports(topology, source, model)
             children = [sum(1 << p for _, p in one_port_sends(topology, source, int(a)))
                         for a in nodes[rows].tolist()]
@@ -52,7 +53,7 @@ def broadcast_turns(topology, node, model="all-port"):
     return turns
 
 
-def broadcast_wrap(topology, node, in_port, port, model="all-port"):
+def broadcast_wrap(topology, node, in_port, port, model=ALL_PORT):
     """``bwrap(node, in_port, port)`` of the broadcast VC rule of ``model``
     (:func:`~cubefab.topology.broadcast_deadlock.broadcast_next_vc`) as a bool, or
     None when it depends on the node's address

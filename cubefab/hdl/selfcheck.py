@@ -20,10 +20,9 @@ from amaranth.lib.wiring import In, Out
 
 from ..topology.base import Topology, check_int
 from ..topology.broadcast_tree import subcube_members
-from .config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, SIMULATION_DEFAULTS, FabricConfig,
-                     RouterConfig)
-from .flit import DEFAULT_HEADER
-from .modes import MODE_FIELDS, Multicast, mode_fields, parts
+from .config import SIMULATION_DEFAULTS, FabricConfig, RouterConfig
+from .modes import Multicast
+from .options import SUBCUBE, option
 from .endpoint import EndpointInterface, MessageFormat
 from .fabric import connect_links
 from .ports import reset_less_verilog
@@ -211,23 +210,24 @@ class SelfCheckConfig:
            multicast_group=None, interface=None, data_width=None, max_beats=None,
            message_window=None, defaults=SIMULATION_DEFAULTS, **router):
         """The configuration described by flat keywords (the fields of :meth:`key`):
-        ``router`` holds :class:`~cubefab.hdl.config.RouterConfig` fields and the flat
-        mode fields of :func:`~cubefab.hdl.modes.parts` (``adaptive_vcs``,
-        ``fault_waypoints``, ``broadcast_vcs``, ``broadcast_model``); the router
-        parameters left unsaid are ``defaults``'. ``interface``: None (or
+        ``router`` holds the fields of
+        :meth:`RouterConfig.as_dict <cubefab.hdl.config.RouterConfig.as_dict>` (those
+        of :class:`~cubefab.hdl.config.RouterConfig` and the flat mode fields of
+        :func:`~cubefab.hdl.modes.parts`: ``adaptive_vcs``, ``fault_waypoints``,
+        ``broadcast_vcs``, ``broadcast_model``; :meth:`RouterConfig.from_dict
+        <cubefab.hdl.config.RouterConfig.from_dict>`); the router parameters left
+        unsaid are ``defaults``'. ``interface``: None (or
         ``"flits"``), an :class:`~cubefab.hdl.endpoint.EndpointInterface`, or
         ``"axi-stream"`` with ``data_width``, ``max_beats`` (default: one packet's
         beats) and ``message_window`` (the endpoints' window, default 1)."""
         interface = _interface_of(interface, data_width, max_beats, message_window)
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
-        modes = {key: router.pop(key) for key in MODE_FIELDS if key in router}
         if multicast_group is not None:
-            modes.setdefault("multicast", "subcube")
-        router.setdefault("depth", defaults.depth)
-        router.setdefault("vcs_per_class", defaults.vcs_per_class)
-        router.setdefault("payload_width", defaults.payload_width)
-        config = RouterConfig.for_topology(topology, **router, **parts(**modes))
+            router.setdefault("multicast", SUBCUBE)
+        for name in ("depth", "vcs_per_class", "payload_width"):
+            router.setdefault(name, option(name).default_for(defaults))
+        config = RouterConfig.from_dict(topology, router)
         return cls(config, pattern=pattern, packet_flits=packet_flits, hotspot=hotspot,
                    queue_depth=queue_depth, timestamp_bits=timestamp_bits,
                    sequence_bits=sequence_bits, defects=defects,
@@ -235,31 +235,19 @@ class SelfCheckConfig:
 
     def key(self):
         """The configuration as a JSON-able dict (what runs report, and the key of a
-        compiled simulation): the topology, the generators' settings and the router's
-        fields, those of modes and settings at their defaults left out, so that the
-        keys of other fabrics are unchanged. :meth:`of` of its fields (but ``design``,
+        compiled simulation): the topology, the generators' settings (the multicast
+        group when there is one) and the router's
+        :meth:`~cubefab.hdl.config.RouterConfig.as_dict`. :meth:`of` of its fields (but ``design``,
         ``family`` and ``params``) makes the same configuration."""
-        router, topology = self.router, self.topology
+        topology = self.topology
         key = {"design": "SelfCheckingFabric", "family": topology.name,
                "params": dict(topology.params), "pattern": self.pattern,
-               "packet_flits": self.fmt.packet_flits, "payload_width": router.payload_width,
-               "vcs": router.vcs, "depth": router.depth, "algorithm": router.algorithm,
-               "vcs_per_class": router.vcs_per_class, "hotspot": self.hotspot_given,
+               "packet_flits": self.fmt.packet_flits, "hotspot": self.hotspot_given,
                "queue_depth": self.queue_depth, "timestamp_bits": self.fmt.timestamp_bits,
-               "sequence_bits": self.fmt.sequence_bits,
-               "adaptive_vcs": router.adaptive_vcs, "defects": self.defects}
-        optional = {"fault_waypoints": (router.fault_waypoints, 0),
-                    "broadcast_vcs": (router.broadcast_vcs, 0),
-                    "broadcast_model": (router.broadcast_model, "all-port"),
-                    "multicast_group": (self.multicast_group, None),
-                    "header": (router.header, DEFAULT_HEADER), "hop": (router.hop, "buffered"),
-                    "buffer": (router.buffer, "auto"), "turns": (router.turns, "reference"),
-                    "block_ram_budget": (router.block_ram_budget, BLOCK_RAMS),
-                    "memory_depth": (router.memory_depth, AUTO_MEMORY_DEPTH)}
-        key.update({name: value for name, (value, default) in optional.items()
-                    if value != default})
-        # a mode's own fields beyond those above (a part added after them)
-        key.update(mode_fields(router.routing, router.replication))
+               "sequence_bits": self.fmt.sequence_bits, "defects": self.defects,
+               **self.router.as_dict()}
+        if self.multicast_group is not None:
+            key["multicast_group"] = self.multicast_group
         if self.interface is not None:
             key.update(interface="axi-stream", data_width=self.interface.data_width,
                        max_beats=self.interface.max_beats)

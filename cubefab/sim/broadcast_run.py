@@ -23,10 +23,10 @@ in their straps, so it runs those on networks of at most 128 nodes.
 
 from amaranth.sim import Simulator
 
+from ..hdl.config import RouterConfig, default_broadcast_vcs
 from ..hdl.fabric import Fabric, FabricConfig
-from ..hdl.modes import MODE_FIELDS, parts
+from ..hdl.options import ALL_PORT, ONE_PORT, SUBCUBE, VECTOR
 from ..topology.base import Topology, check_int
-from ..topology.broadcast_deadlock import required_broadcast_vcs
 from ..topology.broadcast import check_model
 from ..topology.broadcast_tree import member_array, member_vector, subcube_members
 
@@ -148,7 +148,7 @@ def _flood_tree(topology, source, faults, faulty_links, unicasts, router):
 
 
 def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limit=None,
-                       subcube=None, members=None, model="all-port", engine="amaranth",
+                       subcube=None, members=None, model=ALL_PORT, engine="amaranth",
                        faults=(), faulty_links=(), **router):
     """Run one broadcast from ``source`` alone in the RTL fabric (see the module text).
 
@@ -182,7 +182,8 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
         Fault-tolerant routers without faults flood the fault-free network's tree.
     **router
         :meth:`~cubefab.hdl.config.RouterConfig.for_topology` keywords; ``broadcast_vcs``
-        defaults to :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs`.
+        defaults to :func:`~cubefab.hdl.config.default_broadcast_vcs` (what the
+        command line gives).
 
     Returns
     -------
@@ -215,10 +216,10 @@ def hardware_broadcast(topology, source, *, packet_flits=1, unicasts=False, limi
     doc = _broadcast_doc(topology, source, config, run, targets, limit,
                          packet_flits=packet_flits, model=model)
     if subcube is not None:
-        doc["subcube"] = [value, mask]
+        doc[SUBCUBE] = [value, mask]
     if multicast:
         doc["members"] = targets
-    if model == "one-port":
+    if model == ONE_PORT:
         doc.update(_one_port_figures(source, run))
     if unicasts and targets:
         flits = [f for dest in targets for f in packet(dest, 0)]
@@ -248,10 +249,8 @@ def _check_broadcast(topology, source, packet_flits, limit, model, engine, subcu
     check_model(model)
     if engine not in ENGINES:
         raise ValueError(f"Engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-    multicast = "subcube" if subcube is not None else "vector" if members is not None \
+    multicast = SUBCUBE if subcube is not None else VECTOR if members is not None \
         else False
-    if model != "all-port" and multicast:
-        raise ValueError(f"Multicast needs the all-port broadcast model, not {model!r}")
     if subcube is not None and members is not None:
         raise ValueError("A multicast names its members by a subcube or by a list, not both")
     return source, packet_flits, limit, multicast
@@ -260,15 +259,15 @@ def _check_broadcast(topology, source, packet_flits, limit, model, engine, subcu
 def _broadcast_config(topology, source, tree, model, multicast, subcube, members, router):
     """``(config, wanted, value, mask)``: the :class:`~cubefab.hdl.fabric.FabricConfig`
     of the ``router`` keywords (updated in place with the broadcast model, the
-    multicast form and by default the broadcast VCs: 1 to flood ``tree``, else
-    :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs`), the member
+    multicast form and by default the broadcast VCs,
+    :func:`~cubefab.hdl.config.default_broadcast_vcs`), the member
     per node (dense order: every node, the subcube's or ``members``; healthy ones only
     under faults) and the packet's subcube value and mask (``value``: the source for a
     member vector)."""
     n = topology.num_nodes
     router["broadcast_model"] = model
-    router.setdefault("broadcast_vcs", 1 if tree is not None
-                      else required_broadcast_vcs(topology, model))
+    router.setdefault("broadcast_vcs", default_broadcast_vcs(
+        topology, model, router.get("fault_waypoints", 0)))
     value = mask = 0
     if multicast:
         router["multicast"] = multicast
@@ -282,8 +281,7 @@ def _broadcast_config(topology, source, tree, model, multicast, subcube, members
         wanted = [True] * n
     if tree is not None:   # the healthy nodes only
         wanted = [bool(w) and a in tree.ports for w, a in zip(wanted, topology.nodes().tolist())]
-    modes = parts(**{name: router.pop(name) for name in MODE_FIELDS if name in router})
-    return FabricConfig.for_topology(topology, **router, **modes), wanted, value, mask
+    return FabricConfig(RouterConfig.from_dict(topology, router)), wanted, value, mask
 
 
 def _packet_maker(topology, source, packet_flits, multicast, mask, wanted):
@@ -291,8 +289,8 @@ def _packet_maker(topology, source, packet_flits, multicast, mask, wanted):
     ``source`` to ``dest`` (``bcast``: 1 for a broadcast or multicast), payload the
     flit's index, with the multicast's ``mmask`` (``"subcube"``) or member vector of
     ``wanted`` (``"vector"``)."""
-    extra = ({"mmask": mask} if multicast == "subcube" else
-             {"members": member_vector(topology, wanted)} if multicast == "vector" else {})
+    extra = ({"mmask": mask} if multicast == SUBCUBE else
+             {"members": member_vector(topology, wanted)} if multicast == VECTOR else {})
 
     def packet(dest, bcast):
         return [{"head": int(i == 0), "tail": int(i == packet_flits - 1), "bcast": bcast,

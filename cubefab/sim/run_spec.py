@@ -22,6 +22,8 @@ builds a run from the flat keywords of scripts and tests.
 import dataclasses
 from dataclasses import dataclass
 
+from ..hdl.config import default_broadcast_vcs
+from ..hdl.options import ALL_PORT
 from ..hdl.router import check_strapped
 from ..hdl.selfcheck import SelfCheckConfig
 from ..hdl.selfcheck_node import defect_inputs
@@ -234,16 +236,16 @@ class SelfCheckRun:
         parts, and ``design``, the keywords of
         :meth:`~cubefab.hdl.selfcheck.SelfCheckConfig.of`. ``pattern="broadcast"`` is
         uniform traffic of broadcasts only (``broadcast_fraction`` 1); a run with
-        broadcasts gets
-        :func:`~cubefab.topology.broadcast_deadlock.required_broadcast_vcs` unless
-        ``broadcast_vcs`` is given; a ``defect`` builds the design with defects."""
+        broadcasts gets :func:`~cubefab.hdl.config.default_broadcast_vcs` (what the
+        command line gives) unless ``broadcast_vcs`` is given; a ``defect`` builds the
+        design with defects."""
         if design.get("pattern") == "broadcast":
             design["pattern"], broadcast_fraction = "uniform", 1.0
         _check_share("Broadcast fraction", broadcast_fraction)
         if broadcast_fraction > 0 and not design.get("broadcast_vcs"):
-            from ..topology.broadcast_deadlock import required_broadcast_vcs
-            design["broadcast_vcs"] = required_broadcast_vcs(
-                topology, design.get("broadcast_model", "all-port"))
+            design["broadcast_vcs"] = default_broadcast_vcs(
+                topology, design.get("broadcast_model", ALL_PORT),
+                design.get("fault_waypoints", 0))
         if defect is not None:
             design["defects"] = True
         return cls(SelfCheckConfig.of(topology, **design),

@@ -399,6 +399,7 @@ def _curve(run, seed, seed_list, points, faults):
         "saturation_rate": sat_rate, "max_throughput": max(measured) if measured else None,
         "fraction_of_bound": (sat / limit) if sat is not None and limit else None,
         "ok": all(p["errors"] == 0 for p in points),
+        "router": router.as_dict(),
     }
 
 

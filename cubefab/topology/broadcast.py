@@ -44,14 +44,16 @@ from .classwalk import _gray_cycle
 from .properties import bfs_distances
 
 
-__all__ = ["MODELS", "check_model", "ScheduleReport", "validate_schedule", "Schedule",
+__all__ = ["MODELS", "ALL_PORT", "ONE_PORT", "check_model", "ScheduleReport", "validate_schedule", "Schedule",
            "BroadcastAlgorithm", "BROADCAST_ALGORITHMS", "register_broadcast",
            "algorithms_for", "broadcast_schedule", "lower_bounds",
            "binomial_schedule", "metacube_schedule", "dualcube_schedule",
            "dlh_schedule", "flood_schedule", "greedy_schedule"]
 
-#: The port models :func:`validate_schedule` knows.
-MODELS = ("one-port", "all-port")
+#: The broadcast (port) models :func:`validate_schedule` knows: one copy a step
+#: (``"one-port"``) or to every port at once (``"all-port"``).
+ONE_PORT, ALL_PORT = "one-port", "all-port"
+MODELS = (ONE_PORT, ALL_PORT)
 
 _SCHEDULE_LIMIT = 1 << 20
 
@@ -93,7 +95,7 @@ class ScheduleReport:
                 "model": self.model, "informed": self.informed}
 
 
-def validate_schedule(topology, source, steps, model="one-port"):
+def validate_schedule(topology, source, steps, model=ONE_PORT):
     """Check a broadcast schedule from ``source`` on ``topology`` under ``model``.
 
     Parameters
@@ -156,7 +158,7 @@ def validate_schedule(topology, source, steps, model="one-port"):
             received.add(v)
             sent[u] = sent.get(u, 0) + 1
             arrivals.append(v)
-        if model == "one-port":
+        if model == ONE_PORT:
             for u, c in sorted(sent.items()):
                 if c > 1:
                     problem("port", f"step {n}: {u} sends {c} messages (one-port allows 1)")
@@ -185,7 +187,7 @@ def _adjacent(topology, pairs):
 
 # -- lower bounds ----------------------------------------------------------------------
 
-def lower_bounds(topology, source, model="one-port"):
+def lower_bounds(topology, source, model=ONE_PORT):
     """Lower bounds on the number of broadcast steps from ``source``.
 
     Returns
@@ -198,7 +200,7 @@ def lower_bounds(topology, source, model="one-port"):
     source = topology.check_node(source, "source")
     check_model(model)
     ecc = int(bfs_distances(topology, source).max())
-    log2 = math.ceil(math.log2(topology.num_nodes)) if model == "one-port" else None
+    log2 = math.ceil(math.log2(topology.num_nodes)) if model == ONE_PORT else None
     return {"eccentricity": ecc, "log2_nodes": log2,
             "lower_bound": max(ecc, log2 or 0)}
 
@@ -430,9 +432,9 @@ class Schedule:
 
 
 GENERIC = [
-    BroadcastAlgorithm("flood", "all-port", flood_schedule, None,
+    BroadcastAlgorithm("flood", ALL_PORT, flood_schedule, None,
                        "breadth-first tree (all-port optimal: the source eccentricity)"),
-    BroadcastAlgorithm("greedy", "one-port", greedy_schedule, None,
+    BroadcastAlgorithm("greedy", ONE_PORT, greedy_schedule, None,
                        "greedy one-port schedule (no paper count)"),
 ]
 
@@ -456,7 +458,7 @@ def algorithms_for(topology):
     return [a for a in found if a.applies(topology)] + GENERIC
 
 
-def broadcast_schedule(topology, source, model="one-port", algorithm=None):
+def broadcast_schedule(topology, source, model=ONE_PORT, algorithm=None):
     """A broadcast schedule from ``source`` for ``model``.
 
     Parameters
@@ -482,7 +484,7 @@ def broadcast_schedule(topology, source, model="one-port", algorithm=None):
                              f"{', '.join(a.name for a in options)} for {topology.label}, "
                              f"not {algorithm!r}")
         chosen = named[0]
-        if model == "one-port" and chosen.model != "one-port":
+        if model == ONE_PORT and chosen.model != ONE_PORT:
             raise ValueError(f"broadcast algorithm {chosen.name!r} is built for the "
                              f"{chosen.model} model, not one-port")
     if topology.num_nodes > _SCHEDULE_LIMIT:

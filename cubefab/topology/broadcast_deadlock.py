@@ -31,6 +31,7 @@ import time
 
 import numpy as np
 
+from .broadcast import ALL_PORT
 from .base import Topology, check_int
 from .broadcast import check_model
 from .broadcast_tree import (back_ports, model_parent_ports, _check_topology,
@@ -42,14 +43,15 @@ from .deadlock import (DeadlockError, channel_dependency_graph, cycle_text, deco
                        translation_mask, wrap_array, _find_cycle, _translate_types)
 
 
-__all__ = ["SCHEMES", "broadcast_wrap_array", "broadcast_wrap_reads_address",
+__all__ = ["SCHEMES", "BUFFERED", "WORMHOLE", "broadcast_wrap_array", "broadcast_wrap_reads_address",
            "broadcast_next_vc", "required_broadcast_vcs",
            "broadcast_dependency_graph",
            "check_broadcast", "BroadcastDeadlockReport", "BroadcastDeadlockError",
            "check_adaptive_broadcast", "AdaptiveBroadcastReport"]
 
 #: Replication schemes :func:`check_broadcast` knows (the first is the routers').
-SCHEMES = ("buffered", "wormhole")
+BUFFERED, WORMHOLE = "buffered", "wormhole"
+SCHEMES = (BUFFERED, WORMHOLE)
 
 
 def _check_scheme(scheme):
@@ -59,7 +61,7 @@ def _check_scheme(scheme):
     return scheme
 
 
-def broadcast_wrap_array(topology, addresses, in_ports, port, model="all-port"):
+def broadcast_wrap_array(topology, addresses, in_ports, port, model=ALL_PORT):
     """Vectorised ``bwrap(here, in_port, port)`` (bool array, no checks) of a broadcast
     copy that arrived at ``addresses`` through ``in_ports`` (``degree``: injected there)
     and leaves through network ``port``, in the trees of ``model``.
@@ -85,7 +87,7 @@ def broadcast_wrap_reads_address(topology):
     return topology.broadcast_wrap_reads_address
 
 
-def broadcast_next_vc(topology, here, in_port, port, vc_in, vcs, model="all-port"):
+def broadcast_next_vc(topology, here, in_port, port, vc_in, vcs, model=ALL_PORT):
     """The broadcast VC (within the broadcast class) of the copy that leaves ``here``
     through network ``port``, for a packet that arrived through ``in_port`` on broadcast
     VC ``vc_in`` (``in_port = degree`` and ``vc_in = 0`` at the source), with ``vcs``
@@ -101,7 +103,7 @@ def broadcast_next_vc(topology, here, in_port, port, vc_in, vcs, model="all-port
     return min(vc_in + int(wrap[0]), vcs - 1)
 
 
-def _tree_hops(topology, source, model="all-port"):
+def _tree_hops(topology, source, model=ALL_PORT):
     """Arrays ``(holder, here, in_port, out_port)`` of every two consecutive links of the
     tree of ``source``: the link into ``here`` (dense) leaves ``holder`` (dense) through
     ``in_port``, the next leaves ``here`` through ``out_port``."""
@@ -124,7 +126,7 @@ def _tree_hops(topology, source, model="all-port"):
     return [np.concatenate([r[i] for r in rows]) for i in range(4)]
 
 
-def _tree_vcs(topology, source, cap, model="all-port"):
+def _tree_vcs(topology, source, cap, model=ALL_PORT):
     """The broadcast VC (uncapped when ``cap`` is None) of the tree link into every node
     of the tree of ``source`` (dense order; 0 at the source), level by level."""
     nodes = topology.nodes()
@@ -143,7 +145,7 @@ def _tree_vcs(topology, source, cap, model="all-port"):
     return vc_in
 
 
-def _wrap_per_port(topology, addresses, in_ports, ports, model="all-port"):
+def _wrap_per_port(topology, addresses, in_ports, ports, model=ALL_PORT):
     """:func:`broadcast_wrap_array` with one output port per address."""
     ports = np.asarray(ports, dtype=np.int64)
     out = np.zeros(len(ports), dtype=np.int64)
@@ -160,7 +162,7 @@ def _representatives(topology):
     return nodes[(nodes & mask) == 0], mask
 
 
-def required_broadcast_vcs(topology, model="all-port"):
+def required_broadcast_vcs(topology, model=ALL_PORT):
     """Broadcast VCs the rule uses uncapped: 1 + the most ``bwrap`` hops on a tree path
     (the trees of ``model``)."""
     _check_topology(topology)
@@ -169,8 +171,8 @@ def required_broadcast_vcs(topology, model="all-port"):
     return 1 + max(int(_tree_vcs(topology, int(s), None, model).max()) for s in reps)
 
 
-def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, total=None,
-                               model="all-port"):
+def broadcast_dependency_graph(topology, vcs=None, scheme=BUFFERED, offset=0, total=None,
+                               model=ALL_PORT):
     """The broadcast channel dependencies of every source's tree.
 
     Parameters
@@ -227,7 +229,7 @@ def broadcast_dependency_graph(topology, vcs=None, scheme="buffered", offset=0, 
     return num, np.unique(np.stack([a, b], axis=1), axis=0)
 
 
-def _sibling_types(topology, source, vc_in, mask, vcs, model="all-port"):
+def _sibling_types(topology, source, vc_in, mask, vcs, model=ALL_PORT):
     """Wormhole replication: edge types between every ordered pair of outputs of a node
     that has several children (a held output waits for another)."""
     nodes = topology.nodes()
@@ -261,7 +263,7 @@ class BroadcastDeadlockReport:
 
     def __init__(self, topology, algorithm, scheme, unicast_vcs, broadcast_vcs, channels,
                  unicast_dependencies, broadcast_dependencies, cycle, seconds,
-                 model="all-port"):
+                 model=ALL_PORT):
         self.topology = topology
         self.model = model
         self.algorithm = algorithm
@@ -305,7 +307,7 @@ class BroadcastDeadlockReport:
 
 
 def check_broadcast(topology, algorithm=None, vcs=None, broadcast_vcs=None,
-                    scheme="buffered", model="all-port"):
+                    scheme=BUFFERED, model=ALL_PORT):
     """Prove unicast plus broadcast deadlock-free: build the combined channel dependency
     graph (unicast routing ``algorithm`` on VCs ``0 .. U-1``, broadcast trees on VCs
     ``U .. U+B-1``) and look for a cycle.
@@ -379,7 +381,7 @@ class AdaptiveBroadcastReport(AdaptiveReport):
     ``"broadcast"`` (``c`` the broadcast VC).
     """
 
-    scheme = "buffered"
+    scheme = BUFFERED
 
     def __init__(self, unicast, broadcast_vcs, model, vertices, broadcast_dependencies):
         super().__init__(unicast.topology, unicast.algorithm, unicast.escape,
@@ -421,7 +423,7 @@ class AdaptiveBroadcastReport(AdaptiveReport):
 
 
 def check_adaptive_broadcast(topology, algorithm=None, escape_classes=None, adaptive_vcs=1,
-                             broadcast_vcs=None, model="all-port"):
+                             broadcast_vcs=None, model=ALL_PORT):
     """Prove adaptive unicast routing beside buffered broadcast replication
     deadlock-free: Duato's extended channel dependency graph of the unicast routing
     (:func:`~cubefab.topology.duato.check_adaptive`) joined with the broadcast trees'
@@ -464,7 +466,7 @@ def check_adaptive_broadcast(topology, algorithm=None, escape_classes=None, adap
     t0 = time.perf_counter()
     unicast = extended_dependency_graph(topology, algorithm, classes)
     offset = unicast.vertices
-    num, bro = broadcast_dependency_graph(topology, b, "buffered", model=model)
+    num, bro = broadcast_dependency_graph(topology, b, BUFFERED, model=model)
     cycle = None
     if not unicast.unreachable:
         found = _find_cycle(offset + num, np.concatenate([unicast.edges, bro + offset]))

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .broadcast import ALL_PORT, ONE_PORT
 from .adaptive import minimal_port_masks
 from .base import Topology
 from .broadcast import broadcast_schedule, check_model, validate_schedule
@@ -294,7 +295,7 @@ class OnePortTree:
 
     def validate(self):
         """:func:`~cubefab.topology.broadcast.validate_schedule` of the sends, one-port."""
-        return validate_schedule(self.topology, self.source, self.schedule(), "one-port")
+        return validate_schedule(self.topology, self.source, self.schedule(), ONE_PORT)
 
     @property
     def parent(self):
@@ -321,7 +322,7 @@ def _one_port_tree(topology, source):
     if own is not None:
         sends, algorithm, paper = own
     else:
-        schedule = broadcast_schedule(topology, source, "one-port")
+        schedule = broadcast_schedule(topology, source, ONE_PORT)
         sends = {int(a): [] for a in topology.nodes()}
         for step, transfers in enumerate(schedule.steps, start=1):
             for u, v in transfers:
@@ -339,12 +340,12 @@ def one_port_sends(topology, source, node):
     return _one_port_tree(topology, source).sends[topology.check_node(node, "node")]
 
 
-def model_parent_ports(topology, source, model="all-port"):
+def model_parent_ports(topology, source, model=ALL_PORT):
     """The port to each node's parent (dense order, ``degree`` at the source) in the
     broadcast of ``source`` under ``model`` (one of
     :data:`~cubefab.topology.broadcast.MODELS`): the all-port tree's
     (:func:`parent_ports`) or the one-port tree's (:attr:`OnePortTree.parent`)."""
-    if check_model(model) == "all-port":
+    if check_model(model) == ALL_PORT:
         return parent_ports(topology, source)
     _check_topology(topology)
     return _one_port_parent(topology, topology.check_node(source, "source"))

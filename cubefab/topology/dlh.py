@@ -4,6 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .broadcast import ONE_PORT
 from .base import Parameter, Topology, check_int
 
 
@@ -189,7 +190,7 @@ class DLH(Topology):
     def broadcast_algorithms(self):
         from .broadcast import BroadcastAlgorithm, dlh_schedule
         return [BroadcastAlgorithm(
-            "dlh", "one-port", dlh_schedule, lambda t: t.m + t.d + 1,
+            "dlh", ONE_PORT, dlh_schedule, lambda t: t.m + t.d + 1,
             "dlh.txt section III.B: m + d + 1 rounds (holds one-port)")]
 
     def structural_classes(self):

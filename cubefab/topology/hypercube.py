@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .broadcast import ONE_PORT
 from .base import Parameter, Topology, check_int
 
 
@@ -79,7 +80,7 @@ class Hypercube(Topology):
 
     def broadcast_algorithms(self):
         from .broadcast import BroadcastAlgorithm, binomial_schedule
-        return [BroadcastAlgorithm("binomial", "one-port", binomial_schedule, lambda t: t.n,
+        return [BroadcastAlgorithm("binomial", ONE_PORT, binomial_schedule, lambda t: t.n,
                                    "binomial tree: n steps")]
 
     def disjoint_paths_construction(self):

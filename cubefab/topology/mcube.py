@@ -22,6 +22,7 @@ from math import comb
 
 import numpy as np
 
+from .broadcast import ALL_PORT, ONE_PORT
 from .base import Parameter, Topology, check_int
 from .mcube_frames import _Frames, paper_diameter
 
@@ -595,7 +596,7 @@ class Mcube(Topology):
         from .broadcast import BroadcastAlgorithm
         from .mcube_broadcast import mcube_schedule, paper_broadcast_steps
         return [BroadcastAlgorithm(
-            "mcube", "all-port", mcube_schedule, paper_broadcast_steps,
+            "mcube", ALL_PORT, mcube_schedule, paper_broadcast_steps,
             "mcube.txt section 4: ceil((k+1)/2) steps (all-port: the source sends on 3 "
             "links at once)")]
 
@@ -607,7 +608,7 @@ class Mcube(Topology):
         """All-port: a link number not above the one the copy arrived on; one-port (the
         binomial tree sends in descending order): not below it."""
         in_ports = np.broadcast_to(np.asarray(in_ports, dtype=np.int64), np.shape(addresses))
-        if model == "one-port":
+        if model == ONE_PORT:
             return (in_ports < self.degree) & (port >= in_ports)
         return (in_ports < self.degree) & (port <= in_ports)
 

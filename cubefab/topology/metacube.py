@@ -4,6 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .broadcast import ONE_PORT
 from .base import Parameter, Topology, check_int
 from .classwalk import weak_hamiltonian_path, walk_successors, CoveringWalks
 
@@ -264,10 +265,10 @@ class Metacube(Topology):
         from .broadcast import BroadcastAlgorithm, dualcube_schedule, metacube_schedule
         return [
             BroadcastAlgorithm(
-                "dual-cube", "one-port", dualcube_schedule, lambda t: 2 * (t.m + 1),
+                "dual-cube", ONE_PORT, dualcube_schedule, lambda t: 2 * (t.m + 1),
                 "dual-cube.txt Theorem 2: 2r steps, r = m + 1", lambda t: t.k == 1),
             BroadcastAlgorithm(
-                "metacube", "one-port", metacube_schedule,
+                "metacube", ONE_PORT, metacube_schedule,
                 lambda t: (t.m + 1) * 2 ** t.k + t.k - 1,
                 "metacube.txt Theorem 3: (m + 1) 2^k + k - 1 steps"),
         ]

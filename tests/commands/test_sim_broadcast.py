@@ -42,7 +42,7 @@ def test_sim_broadcast_fraction_text(cli):
     (["--multicast-group", "15", "--traffic", "broadcast"], "alone in its group"),
     (["--multicast-group", "99", "--traffic", "broadcast"], "in [0, 15]"),
     (["--multicast-group", "1", "--traffic", "broadcast", "--broadcast-model", "one-port"],
-     "all-port model")])
+     "--multicast-group cannot be combined with --broadcast-model one-port")])
 def test_sim_broadcast_bad_input(cli, args, message):
     r = cli("sim", "dlh", "-m", "2", "-d", "1", "--engine", "amaranth", *args)
     assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err

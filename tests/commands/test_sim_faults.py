@@ -32,9 +32,9 @@ def test_the_text_names_the_faults_and_the_refusals(cli):
 @pytest.mark.parametrize("args, message", [
     (["--faults", "9"], "--faults node must be in [0, 7]"),
     (["--faulty-links", "0-3"], "nodes 0 and 3 are not adjacent"),
-    (["--faults", "1", "--waypoints", "0"], "--waypoints must be at least 1"),
+    (["--faults", "1", "--waypoints", "0"], "--waypoints: must be an integer from 1 to 8"),
     (["--faults", "1", "--adaptive"], "need deterministic routing"),
-    (["--waypoints", "9"], "--waypoints: must be an integer from 0 to 8"),
+    (["--waypoints", "9"], "--waypoints: must be an integer from 1 to 8"),
 ])
 def test_bad_faults_are_refused(cli, args, message):
     r = cli("sim", "hypercube", "-n", 3, *args, "--cycles", 5, "--engine", "amaranth")
@@ -72,7 +72,8 @@ def test_a_sweep_draws_a_curve_per_fault_count(cli):
     (["hypercube", "-n", 2, "--faults", "9"], "--faults must be at most the 8 nodes"),
     (["hypercube", "-n", 3, "--faults", "1", "--adaptive"], "need deterministic routing"),
     (["mcube", "-k", 1, "--faults", "1"], "modelled for the hypercube"),
-    (["hypercube", "-n", 3, "--faults", "1", "--waypoints", "0"], "--waypoints must be"),
+    (["hypercube", "-n", 3, "--faults", "1", "--waypoints", "0"],
+     "--waypoints: must be an integer from 1 to 8"),
 ])
 def test_bad_sweep_faults_are_refused(cli, args, message):
     r = cli("sweep", *args, "--rates", "0.1", "--jobs", 1, "--engine", "amaranth")

@@ -203,7 +203,7 @@ def test_member_vector_multicast_is_for_small_networks():
     assert dict(config.layout)["members"].width == 8 and "mmask" not in dict(config.layout)
     with pytest.raises(ValueError, match="at most 256 nodes"):
         RouterConfig.for_topology(Hypercube(9), replication=Multicast(1, form='vector'))
-    with pytest.raises(ValueError, match="Multicast form must be one of subcube, vector"):
+    with pytest.raises(ValueError, match="Multicast form must be one of 'subcube', 'vector'"):
         Multicast(1, form="list")
 
 

@@ -16,6 +16,7 @@ from amaranth.hdl import Cat, Module
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from .multicast import SUBCUBE, VECTOR
 from ...topology.base import Topology, check_int
 from ...topology.broadcast_tree import member_vector
 from .multicast import MEMBER_MODES
@@ -101,16 +102,16 @@ class FloodChildren(wiring.Component):
         self.members = members
         bits = topology.address_bits
         ports = {"flood": In(flood_layout(topology, members is not None))}
-        if members == "subcube":
+        if members == SUBCUBE:
             ports.update(value=In(bits), mask=In(bits))
-        elif members == "vector":
+        elif members == VECTOR:
             ports["member_vector"] = In(topology.num_nodes)
         ports["children"] = Out(topology.degree)
         super().__init__(ports)
 
     def _member(self, m):
         """The members as a bit vector over the nodes (dense index order)."""
-        if self.members == "vector":
+        if self.members == VECTOR:
             return self.member_vector
         nodes = self.topology.nodes().tolist()
         return Cat(((self.value ^ x) & self.mask) == 0 for x in nodes)

@@ -19,10 +19,11 @@ from ...topology.broadcast_tree import broadcast_tree, member_vector
 from .broadcast import check_unit
 
 
-__all__ = ["MulticastChildren", "MEMBER_MODES"]
+__all__ = ["MulticastChildren", "MEMBER_MODES", "SUBCUBE", "VECTOR"]
 
 #: How a :class:`MulticastChildren` receives the destination set.
-MEMBER_MODES = ("subcube", "vector")
+SUBCUBE, VECTOR = "subcube", "vector"
+MEMBER_MODES = (SUBCUBE, VECTOR)
 
 
 class MulticastChildren(wiring.Component):
@@ -63,7 +64,7 @@ class MulticastChildren(wiring.Component):
     #: Most (here, source) pairs of a unit with straps.
     MAX_ENTRIES = 1 << 14
 
-    def __init__(self, topology, node=None, members="subcube"):
+    def __init__(self, topology, node=None, members=SUBCUBE):
         self.check(topology, node, members)
         self.topology = topology
         self.node = None if node is None else topology.check_node(node, "node")
@@ -72,17 +73,17 @@ class MulticastChildren(wiring.Component):
         ports = {"source": In(bits)}
         if self.node is None:
             ports["here"] = In(bits)
-        if members == "subcube":
+        if members == SUBCUBE:
             ports.update(value=In(bits), mask=In(bits))
         else:
             ports["member_vector"] = In(topology.num_nodes)
         ports["children"] = Out(topology.degree)
-        if self.node is None and members == "vector":
+        if self.node is None and members == VECTOR:
             ports["is_member"] = Out(1)
         super().__init__(ports)
 
     @classmethod
-    def check(cls, topology, node=None, members="subcube"):
+    def check(cls, topology, node=None, members=SUBCUBE):
         """Raise TypeError or ValueError if the unit cannot be built (call it first)."""
         if members not in MEMBER_MODES:
             raise ValueError(f"Multicast members must be one of {', '.join(MEMBER_MODES)}, "
@@ -95,7 +96,7 @@ class MulticastChildren(wiring.Component):
 
     def _member(self, m):
         """The members as a bit vector over the nodes (dense index order)."""
-        if self.members == "vector":
+        if self.members == VECTOR:
             return self.member_vector
         nodes = self.topology.nodes().tolist()
         member = Signal(len(nodes))
@@ -157,7 +158,7 @@ class MulticastChildren(wiring.Component):
                         with m.Case(*keys):
                             m.d.comb += subtree.eq(vector)
             m.d.comb += self.children[p].eq((member & subtree) != 0)
-        if self.members == "vector":
+        if self.members == VECTOR:
             with m.Switch(self.here):
                 for i, x in enumerate(nodes):
                     with m.Case(x):

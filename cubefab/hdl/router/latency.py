@@ -1,5 +1,6 @@
 """Zero-load latency of the router: cycles per hop and per router by hop mode."""
 
+from ..options import BUFFERED, LOOKAHEAD
 from ..config import RouterConfig
 
 
@@ -20,12 +21,12 @@ ROUTER_LATENCY = 2
 #: :data:`HOP_LATENCY` by ``RouterConfig.hop``: with ``"lookahead"`` a head flit that
 #: finds its input VC empty and its output free goes from the link to the output
 #: register in the cycle it arrives.
-HOP_LATENCIES = {"buffered": HOP_LATENCY, "lookahead": 1}
+HOP_LATENCIES = {BUFFERED: HOP_LATENCY, LOOKAHEAD: 1}
 
 #: :data:`ROUTER_LATENCY` by ``RouterConfig.hop`` (the injection queue is bypassed
 #: too, but for a replicating router's: a :class:`~cubefab.hdl.replicate.ReplicatingQueue`
 #: takes :data:`ROUTER_LATENCY`).
-ROUTER_LATENCIES = {"buffered": ROUTER_LATENCY, "lookahead": 1}
+ROUTER_LATENCIES = {BUFFERED: ROUTER_LATENCY, LOOKAHEAD: 1}
 
 
 def zero_load_latency(config, hops, flits):
