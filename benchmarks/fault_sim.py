@@ -9,7 +9,7 @@ latency with 0, 1, ..., c - 1 faults (c - 1 the guarantee), every flit checked.
 Each fault set is drawn uniformly from the network's nodes and links
 (:func:`~cubefab.topology.fault_routing.random_fault_sets`), its waypoint routing loaded
 into the fabric's source tables at run time (one Verilator build for all of them), and
-run at each rate (uniform traffic, 1-flit packets) after a warm-up, with a drain. Each
+run at each rate (uniform traffic, the default router's packets) after a warm-up, with a drain. Each
 row: faults, rate, offered load and accepted throughput (flits per node per cycle, mean
 over the sets), mean and worst p99 latency, packets refused as unroutable (packets to
 faulty nodes; none of the others within the guarantee), the mean path stretch of the

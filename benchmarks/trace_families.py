@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from benchmarks.saved_results import REPO, command_line, save   # noqa: E402
+from benchmarks.saved_results import REPO, command_line, key_of, save   # noqa: E402
 from cubefab.cli import format_table                           # noqa: E402
 
 TRACES = os.path.join(REPO, "tests", "sim", "data", "netrace")
@@ -62,10 +62,11 @@ def main(argv=None):
         doc, seconds = run(network, args.trace, args.region)
         trace = doc["trace"]
         means = {name: round(s["mean"], 1) for name, s in trace["latency"].items()}
-        figures[label] = {"cycles": trace["cycles"], "trace_cycles": trace["trace_cycles"],
-                          "ratio": round(trace["ratio"], 4), "packets": trace["packets"],
-                          "mean_latency": means, "seconds": round(seconds, 2),
-                          "router": doc["router"]}
+        figures[key_of(label)] = {"label": label, "cycles": trace["cycles"],
+                                  "trace_cycles": trace["trace_cycles"],
+                                  "ratio": round(trace["ratio"], 4),
+                                  "packets": trace["packets"], "mean_latency": means,
+                                  "seconds": round(seconds, 2), "router": doc["router"]}
         rows.append((label, trace["packets"], trace["cycles"], f"{trace['ratio']:.4f}",
                      *(means.get(t, "-") for t in ("ReadReq", "ReadResp", "UpgradeReq")),
                      f"{seconds:.1f}"))
