@@ -122,7 +122,7 @@ class VerilatorRouterFabric(VerilatorModel):
         cached by the topology and the router configuration).
     """
 
-    main_files = ("broadcast_main.cpp", "words.h")
+    main_files = ("broadcast_main.cpp", "router_netlist.h", "words.h")
 
     def __init__(self, config, *, opt="-O2", jobs=None, tree=None):
         if not isinstance(config, FabricConfig):

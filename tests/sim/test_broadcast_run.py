@@ -152,7 +152,7 @@ def test_the_verilator_netlist_straps_each_router_to_its_node(tmp_path, monkeypa
     monkeypatch.setenv("CUBEFAB_CACHE", str(tmp_path))
     straps = verilator_broadcast._strap_values
     monkeypatch.setattr(verilator_broadcast, "_strap_values",
-                        lambda config, address: straps(config, 0))
+                        lambda config, address, tree=None: straps(config, 0, tree))
     with pytest.raises(RuntimeError, match="did not reach"):
         hardware_broadcast(Hypercube(2), 1, engine="verilator", limit=100)
 

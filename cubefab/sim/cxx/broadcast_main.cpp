@@ -24,25 +24,10 @@
 #include <vector>
 #include "verilated.h"
 #include "router_fabric.h"
+#include "router_netlist.h"
 #include "words.h"
 
 double sc_time_stamp() { return 0; }
-
-using Payload = std::remove_reference_t<decltype(*out_payload(nullptr, 0))>;
-using Valid = std::remove_reference_t<decltype(*out_valid(nullptr, 0))>;
-using Credit = std::remove_reference_t<decltype(*in_credit(nullptr, 0))>;
-
-// A node's link outputs after its last clock edge: what its neighbours read (they are
-// registers, so each cycle is "inputs from the others' outputs, settle, clock edge").
-struct Outputs { Payload payload[D]; Valid valid[D]; Credit credit[D]; };
-
-static void take_snapshot(Node* n, Outputs& o) {
-    for (int p = 0; p < D; ++p) {
-        o.payload[p] = *out_payload(n, p);
-        o.valid[p] = *out_valid(n, p);
-        o.credit[p] = *in_credit(n, p);
-    }
-}
 
 static bool read_flits(const char* path, std::vector<uint32_t>& words) {
     std::FILE* f = std::fopen(path, "r");
@@ -70,29 +55,16 @@ int main(int argc, char** argv) {
     if (source < 0 || source >= N) { std::fprintf(stderr, "no node %d\n", source); return 2; }
     const size_t flits = words.size() / FLIT_WORDS;
     VerilatedContext context;
-    std::vector<Node*> nodes(N);
-    std::vector<Outputs> snapshot(N);
-    for (int i = 0; i < N; ++i) {
-        Node* n = nodes[i] = new Node{&context, ("node" + std::to_string(i)).c_str()};
-        set_straps(n, i);
-        local_out_ready(n) = 1;
-        n->clk = 0;
-        n->eval();
-        take_snapshot(n, snapshot[i]);
-    }
+    std::vector<Node*> nodes;
+    std::vector<Outputs> snapshot;
+    make_nodes(context, nodes, snapshot);
     std::vector<bool> crossed(N * D), headed(N * D);
     size_t sent = 0;
     uint64_t seen = 0, cycle = 0;
     for (; cycle < limit; ++cycle) {
         for (int i = 0; i < N; ++i) {
             Node* n = nodes[i];
-            for (int p = 0; p < D; ++p) {
-                const Outputs& from = snapshot[SOURCE[i][p][0]];
-                int q = SOURCE[i][p][1];
-                *in_payload(n, p) = from.payload[q];
-                *in_valid(n, p) = from.valid[q];
-                *out_credit(n, p) = from.credit[q];
-            }
+            drive_links(n, i, snapshot);
             if (i == source) {
                 if (sent < flits) set_words(local_in_payload(n), &words[sent * FLIT_WORDS]);
                 local_in_valid(n) = sent < flits;
@@ -128,9 +100,6 @@ int main(int argc, char** argv) {
         }
     }
     std::printf("end %" PRIu64 "\n", cycle < limit ? cycle : limit - 1);
-    for (Node* n : nodes) {
-        n->final();
-        delete n;
-    }
+    free_nodes(nodes);
     return 0;
 }

@@ -33,17 +33,14 @@
 #include <vector>
 #include "verilated.h"
 #include "router_fabric.h"
+#include "router_netlist.h"
 #include "trace_fields.h"
 #include "words.h"
 
 double sc_time_stamp() { return 0; }
 
-using Payload = std::remove_reference_t<decltype(*out_payload(nullptr, 0))>;
-using Valid = std::remove_reference_t<decltype(*out_valid(nullptr, 0))>;
-using Credit = std::remove_reference_t<decltype(*in_credit(nullptr, 0))>;
 using Flit = std::vector<uint32_t>;
 
-struct Outputs { Payload payload[D]; Valid valid[D]; Credit credit[D]; };
 
 static bool same_outputs(const Outputs& a, const Outputs& b) {
     for (int p = 0; p < D; ++p)
@@ -77,13 +74,6 @@ struct Activity {
     }
 };
 
-static void take_snapshot(Node* n, Outputs& o) {
-    for (int p = 0; p < D; ++p) {
-        o.payload[p] = *out_payload(n, p);
-        o.valid[p] = *out_valid(n, p);
-        o.credit[p] = *in_credit(n, p);
-    }
-}
 
 struct Packet {
     int src, dst;
@@ -243,16 +233,9 @@ int main(int argc, char** argv) {
     if (!read_plan(argv[1], plan)) return 2;
     const uint64_t limit = std::strtoull(argv[2], nullptr, 10);
     VerilatedContext context;
-    std::vector<Node*> nodes(N);
-    std::vector<Outputs> snapshot(N);
-    for (int i = 0; i < N; ++i) {
-        Node* n = nodes[i] = new Node{&context, ("node" + std::to_string(i)).c_str()};
-        set_straps(n, i);
-        local_out_ready(n) = 1;
-        n->clk = 0;
-        n->eval();
-        take_snapshot(n, snapshot[i]);
-    }
+    std::vector<Node*> nodes;
+    std::vector<Outputs> snapshot;
+    make_nodes(context, nodes, snapshot);
     Loop loop(plan);
     Activity activity(nodes);
     std::vector<bool> offered(N), evaluated(N), inputs_same(N);
@@ -271,13 +254,7 @@ int main(int argc, char** argv) {
             evaluated[i] = every || !(activity.quiet[i] && inputs_same[i]);
             if (!evaluated[i]) continue;
             ++evaluations;
-            for (int p = 0; p < D; ++p) {
-                const Outputs& from = snapshot[SOURCE[i][p][0]];
-                int q = SOURCE[i][p][1];
-                *in_payload(n, p) = from.payload[q];
-                *in_valid(n, p) = from.valid[q];
-                *out_credit(n, p) = from.credit[q];
-            }
+            drive_links(n, i, snapshot);
             if (offer) set_words(local_in_payload(n), offer->data());
             local_in_valid(n) = offered[i];
             n->clk = 0;
@@ -314,9 +291,6 @@ int main(int argc, char** argv) {
             std::printf("P %zu %" PRId64 " %" PRId64 "\n", i, plan.packets[i].inject,
                         plan.packets[i].deliver);
     std::printf("end %" PRIu64 " %" PRIu64 "\n", loop.cycle, evaluations);
-    for (Node* n : nodes) {
-        n->final();
-        delete n;
-    }
+    free_nodes(nodes);
     return 0;
 }
