@@ -5,11 +5,12 @@ import os
 
 from ..cli import CliError, emit, format_table, input_errors, int_range
 from .. import files
+from ..progress import Progress, build_stages
 from ..sim.netrace import NetraceError, read_trace
 from ..sim.trace_plan import TraceCheckError, TracePlan
 from ..sim.trace_run import PERCENTILES, run_trace
 from ..hdl.config import FabricConfig
-from ..tools.verilator import verilator_missing_reason
+from ..tools.verilator import cache_root, verilator_missing_reason
 from .router_options import router_config
 
 
@@ -110,13 +111,19 @@ def run_trace_command(args, topology):
         config = FabricConfig(router)
     doc = {"command": "sim", "topology": topology.label, "router": router.as_dict(),
            "engine": engine, "trace_file": os.path.basename(args.trace)}
+    bar = Progress(f"trace packets through {topology.label}", unit="packets delivered")
     try:
         with input_errors():
-            result = run_trace(plan, config, engine=engine)
+            result = run_trace(plan, config, engine=engine, progress=bar.update,
+                               build_progress=build_stages(f"the {topology.label} trace "
+                                                           f"fabric", cache_root()))
     except TraceCheckError as error:
+        bar.close()
         doc.update(ok=False, error=str(error))
         emit(args, doc, f"check failed: {error}")
         return 1
+    finally:
+        bar.close()
     if args.trace_log is not None:
         files.write_text(args.trace_log, result.log_csv())
     doc.update(ok=True, trace=result.doc())

@@ -121,7 +121,8 @@ def _check_router(config):
                          "or route by fault waypoints")
 
 
-def run_trace(plan, config, *, engine="amaranth", limit=None, progress=None):
+def run_trace(plan, config, *, engine="amaranth", limit=None, progress=None,
+              build_progress=None):
     """Run ``plan`` in a fabric of ``config``.
 
     Parameters
@@ -138,6 +139,10 @@ def run_trace(plan, config, *, engine="amaranth", limit=None, progress=None):
     progress : callable, optional
         ``progress(delivered, total)``, called as packets are delivered (Amaranth's
         simulator only).
+    build_progress : callable, optional
+        ``build_progress(stage)``, called as each stage of the Verilator model's build
+        starts (:meth:`~cubefab.tools.verilator.VerilatorModel.build`; not called when
+        the model is found in the cache).
 
     Returns
     -------
@@ -161,7 +166,9 @@ def run_trace(plan, config, *, engine="amaranth", limit=None, progress=None):
     limit = default_limit(plan) if limit is None else check_int("Cycle limit", limit, 1)
     if engine == "verilator":
         from .verilator_trace import VerilatorTraceFabric
-        inject, deliver = VerilatorTraceFabric(config).run(plan, limit=limit)
+        fabric = VerilatorTraceFabric(config)
+        fabric.build(build_progress)
+        inject, deliver = fabric.run(plan, limit=limit)
     else:
         inject, deliver = _run_amaranth(plan, config, limit, progress)
     lost = [p.id for p, d in zip(plan.packets, deliver) if d is None]

@@ -89,3 +89,11 @@ def test_leaving_quiet_nodes_alone_changes_no_cycle():
     assert fabric.evaluations < 64 * fabric.cycles / 4
     assert fabric.run(plan, limit=default_limit(plan), every=True) == quick
     assert fabric.evaluations == 64 * fabric.cycles
+
+
+@pytest.mark.slow
+def test_the_amaranth_engine_reports_each_delivery():
+    seen = []
+    run_trace(plan_of(packets=3), Q6, engine="amaranth",
+              progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]
