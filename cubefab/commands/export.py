@@ -4,7 +4,7 @@ from ..cli import (add_json_option, _Parser, add_topology_command, emit, fractio
                    add_force_option, input_errors)
 from .. import files
 from ..sim.booksim import BOOKSIM_TRAFFIC, PATCH_NAME, ROUTINGS, booksim_router, write_booksim
-from ..hdl.config import HARDWARE_DEFAULTS
+from ..hdl.config import HARDWARE_DEFAULTS, RouterConfig
 from .limits import check_channel_graph, check_memory
 from .run_options import add_packet_flits_option, add_seed_option, add_traffic_option
 from .router_options import (add_algorithm_option, add_depth_option,
@@ -67,9 +67,15 @@ def _booksim(args, topology):
                               injection_rate=args.rate, packet_size=args.packet_flits,
                               vcs=router["vcs"], depth=router["depth"],
                               vcs_per_class=router["vcs_per_class"], seed=args.seed)
+        modelled = RouterConfig.for_topology(topology, algorithm=algorithm,
+                                             vcs=router["vcs"], depth=router["depth"],
+                                             vcs_per_class=router["vcs_per_class"])
+    # ("router": cubefab's router, as in every command's --json; "booksim": its VCs as
+    # BookSim's configuration gives them)
     doc = dict(paths, routers=topology.num_nodes, links=topology.num_links,
                topology=topology.label, routing=args.routing, algorithm=algorithm,
-               router={k: v for k, v in router.items() if k != "label"})
+               router=modelled.as_dict(),
+               booksim={k: v for k, v in router.items() if k != "label"})
     if args.routing == "table":
         routing = (f"routing: cubefab's {algorithm} routing and VC classes as a next-hop "
                    f"table; BookSim2 needs {PATCH_NAME} (apply it in a BookSim2 checkout "

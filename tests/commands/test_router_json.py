@@ -45,6 +45,8 @@ COMMANDS = [
      Hypercube(1), True, LIBRARY, ()),
     (("synth", "router", "hypercube", "-n", "1", "--node", "0", "--no-pnr",
       "--buffer", "registers", *OPTIONS), Hypercube(1), False, LIBRARY, ("yosys",)),
+    (("export", "booksim", "hypercube", "-n", "2", "--depth", "2"), Hypercube(2), False,
+     dict(depth=2), ()),
     (("deadlock", "hypercube", "-n", "2", "--vcs-per-class", "1"), Hypercube(2), False,
      dict(depth=HARDWARE_DEFAULTS.depth, payload_width=HARDWARE_DEFAULTS.payload_width,
           vcs_per_class=1), ()),
@@ -65,7 +67,8 @@ def test_every_json_holds_the_router_built(cli, tmp_path, argv, topology, fabric
         except ToolMissing as exc:
             pytest.skip(f"{tool} not installed: {exc}")
     out = (("-o", tmp_path / "design.v") if argv[0] == "verilog" else
-           ("--workdir", tmp_path / "synth") if argv[0] == "synth" else ())
+           ("--workdir", tmp_path / "synth") if argv[0] == "synth" else
+           ("-o", tmp_path / "booksim") if argv[0] == "export" else ())
     r = cli(*argv, *out, "--json")
     assert r.status == 0, r.err
     assert r.json()["router"] == library_router(topology, fabric, **library)

@@ -15,7 +15,8 @@ from cubefab.sim.booksim import (BOOKSIM_ROUTER, MAX_TABLE_ROUTERS, PATCH_NAME, 
                                  parse_booksim_output, patch_text, run_booksim, table_text,
                                  write_booksim)
 from cubefab.sim.channel_load import channel_loads
-from cubefab.hdl.config import SIMULATION_DEFAULTS
+from cubefab.hdl.config import SIMULATION_DEFAULTS, RouterConfig
+from cubefab.topology.dlh import DLH
 from cubefab.topology.catalog import make_topology
 from cubefab.topology.deadlock import hop_vcs, required_vcs
 
@@ -334,7 +335,15 @@ def test_export_command(cli, tmp_path):
     assert result.status == 0
     doc = result.json()
     assert doc["routers"] == 16 and os.path.exists(doc["table_file"])
-    assert doc["router"] == {"vcs": 2, "classes": 2, "vcs_per_class": 1, "depth": 4}
+    assert doc["booksim"] == {"vcs": 2, "classes": 2, "vcs_per_class": 1, "depth": 4}
+
+
+def test_the_export_json_names_the_router_as_every_command_does(cli, tmp_path):
+    result = cli("export", "booksim", "dlh", "-m", 2, "-d", 1, "-o", tmp_path, "--vcs", 4,
+                 "--json")
+    assert result.status == 0, result.err
+    router = RouterConfig.from_dict(DLH(2, 1), result.json()["router"])
+    assert (router.vcs, router.depth, router.vcs_per_class) == (4, 4, 1)
 
 
 def test_export_command_says_which_router_and_routing(cli, tmp_path):
