@@ -166,19 +166,19 @@ def add_router_options(parser, defaults=HARDWARE_DEFAULTS, parts=PARTS, *,
 def adaptive_vcs(args, topology, algorithm=None, adaptive=None):
     """The ``adaptive_vcs`` the options ask for ``algorithm`` (default ``--algorithm``):
     0 for deterministic routing, else ``--adaptive-vcs`` (default ``--vcs-per-class``)
-    with ``--adaptive`` (``adaptive``, when given) or an algorithm that is deadlock-free
-    only adaptively (:func:`~cubefab.topology.adaptive.needs_adaptive`). The count is the
-    library's to check (:class:`~cubefab.hdl.modes.Adaptive`); ``--adaptive-vcs``
-    without ``--adaptive``: CliError."""
-    from ..topology.adaptive import needs_adaptive
+    with ``--adaptive`` (``adaptive``, when given) or where the library routes
+    adaptively by default (:meth:`~cubefab.hdl.config.RouterConfig.default_routing`). The
+    count is the library's to check (:class:`~cubefab.hdl.modes.Adaptive`);
+    ``--adaptive-vcs`` without ``--adaptive``: CliError."""
     with input_errors():
         algorithm = topology.check_algorithm(getattr(args, "algorithm", None)
                                              if algorithm is None else algorithm)
+        by_default = RouterConfig.default_routing(topology, algorithm).adaptive_vcs > 0
     if not hasattr(args, "adaptive_vcs"):      # a command without --adaptive
-        return args.vcs_per_class if needs_adaptive(topology, algorithm) else 0
+        return args.vcs_per_class if by_default else 0
     adaptive = args.adaptive if adaptive is None else adaptive
     count = args.vcs_per_class if args.adaptive_vcs is None else args.adaptive_vcs
-    if adaptive or needs_adaptive(topology, algorithm):
+    if adaptive or by_default:
         return count
     if args.adaptive_vcs is not None and not args.adaptive:
         raise CliError("--adaptive-vcs needs --adaptive")

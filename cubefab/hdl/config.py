@@ -12,6 +12,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+from ..topology.adaptive import needs_adaptive
 from ..topology.broadcast_deadlock import BroadcastDeadlockError, required_broadcast_vcs
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import DeadlockError, required_vcs
@@ -322,17 +323,30 @@ class RouterConfig:
 
     @classmethod
     def for_topology(cls, topology, *, algorithm=None, vcs=None, vcs_per_class=1,
-                     routing=Deterministic(), **settings):
+                     routing=None, **settings):
         """The configuration for ``topology`` with its default ``algorithm`` (when
-        ``None``) and, when ``vcs`` is ``None``, :meth:`default_vcs`; ``settings`` are
-        the other parameters."""
+        ``None``), :meth:`default_routing` (when ``routing`` is ``None``) and, when
+        ``vcs`` is ``None``, :meth:`default_vcs`; ``settings`` are the other
+        parameters."""
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         algorithm = topology.check_algorithm(algorithm)
+        if routing is None:
+            routing = cls.default_routing(topology, algorithm, vcs_per_class)
         if vcs is None:
             vcs = cls.default_vcs(topology, algorithm, vcs_per_class, routing)
         return cls(topology, algorithm=algorithm, vcs=vcs, vcs_per_class=vcs_per_class,
                    routing=routing, **settings)
+
+    @staticmethod
+    def default_routing(topology, algorithm, vcs_per_class=1):
+        """The routing by default: :class:`Deterministic`, but :class:`Adaptive` with
+        ``vcs_per_class`` adaptive VCs for an algorithm that is deadlock-free only
+        adaptively (:func:`~cubefab.topology.adaptive.needs_adaptive`, the Mcube's
+        ``mroute``)."""
+        if needs_adaptive(topology, algorithm):
+            return Adaptive(vcs_per_class)
+        return Deterministic()
 
     @staticmethod
     def default_vcs(topology, algorithm, vcs_per_class=1, routing=Deterministic()):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from cubefab.hdl.config import FabricConfig
+from cubefab.hdl.config import Adaptive, Deterministic, FabricConfig
 from cubefab.sim.selfcheck_run import CHECKS
 from cubefab.topology import Mcube
 from cubefab.topology.deadlock import DeadlockError, check_deadlock_free
@@ -27,9 +27,19 @@ def test_mroute_can_deadlock_with_the_routers_vc_function(k):
     assert Mcube(k).neighbor(u, port) == v
 
 
-def test_fabric_refuses_mroute():
+def test_fabric_refuses_deterministic_mroute():
     with pytest.raises(DeadlockError, match="Mcube\\(4\\) with mroute routing"):
-        FabricConfig.for_topology(Mcube(4))
+        FabricConfig.for_topology(Mcube(4), routing=Deterministic())
+
+
+def test_mroute_routes_adaptively_by_default_as_on_the_command_line(cli):
+    """The library's default router is the command line's: mroute over its e-cube
+    escape VCs (the one rule under which it is deadlock-free)."""
+    fabric = FabricConfig.for_topology(Mcube(4))
+    assert fabric.router.routing == Adaptive(1) and fabric.router.algorithm == "mroute"
+    r = cli("sim", "mcube", "-k", "4", "--cycles", "10", "--engine", "amaranth", "--json")
+    assert r.status == 0, r.err
+    assert r.json()["router"] == fabric.router.as_dict()
 
 
 @pytest.mark.parametrize("k, ascents", [(4, 1), (5, 2), (8, 2)])
