@@ -29,6 +29,7 @@ sizes are checked against a limit before memory is allocated (:func:`check_size`
 """
 
 import argparse
+import collections.abc
 import contextlib
 import importlib
 import json
@@ -287,9 +288,10 @@ def add_force_option(parser):
 NETWORKS_FORM = "FAMILY:P=V,..."
 
 
-class _FamiliesOrNetworks:
-    """The TOPO choices of a command with a networks form: its families, and any word
-    with a colon (a network, checked by the form's own parser)."""
+class _FamiliesOrNetworks(collections.abc.Mapping):
+    """The TOPO choices of a command with a networks form: its parsers by name (a
+    mapping, as argparse's own choices), and besides them any word with a colon (a
+    network, checked by the form's own parser)."""
 
     def __init__(self, parsers):
         self.parsers = parsers
@@ -297,8 +299,14 @@ class _FamiliesOrNetworks:
     def __contains__(self, word):
         return word in self.parsers or (isinstance(word, str) and ":" in word)
 
+    def __getitem__(self, name):
+        return self.parsers[name]
+
     def __iter__(self):
         return iter(self.parsers)
+
+    def __len__(self):
+        return len(self.parsers)
 
 
 class _TopologyOrNetworks(argparse._SubParsersAction):

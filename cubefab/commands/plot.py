@@ -4,7 +4,8 @@ rerunning anything (:mod:`cubefab.figures`)."""
 import json
 
 from .. import figures
-from ..cli import CliError, add_force_option, check_plot_option, input_errors, plot_written
+from ..cli import (CliError, add_force_option, add_json_option, check_plot_option, emit,
+                   input_errors, plot_written)
 
 
 __all__ = ["register", "read_result"]
@@ -28,6 +29,7 @@ def register(sub):
     parser.add_argument("--no-caption", action="store_true",
                         help="leave out the caption line of the run's parameters "
                              "(default: drawn below the figure)")
+    add_json_option(parser)
     add_force_option(parser)
     parser.set_defaults(_handler=_plot)
 
@@ -63,4 +65,6 @@ def _plot(args):
         raise CliError(f"{args.result} is not a complete {kind} result ({type(exc).__name__}"
                        f" {exc}): give the --json output of cubefab "
                        f"{'sim --trace' if kind == 'trace' else kind}") from None
-    print(plot_written(args.output))
+    emit(args, {"command": "plot", "result": args.result, "kind": kind,
+                "file": args.output, "caption": not args.no_caption},
+         plot_written(args.output))

@@ -134,11 +134,13 @@ def _panel(ax, document, points, panel, colours, styles):
 
 
 def _legend(document, colours, styles):
-    """Every series (colour, mark, dashes together), the marks of the compared
-    networks and the injection limit."""
+    """Every series drawn (colour, mark, dashes together; a series without an
+    instance in the plot's range has none), the marks of the compared networks and
+    the injection limit."""
+    drawn = [name for name, rows in _points(document).items() if rows]
     entries = [proxy(name, color=colours[name], marker=styles[name][0],
                      markersize=styles[name][1], markerfacecolor="none",
-                     linestyle=styles[name][2]) for name in colours]
+                     linestyle=styles[name][2]) for name in drawn]
     entries.append(proxy("compared network", marker="o", markersize=9,
                          markerfacecolor="none", linestyle="none"))
     far = [r["label"] for r in document["rows"] if far_from_asked(document, r)]

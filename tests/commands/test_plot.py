@@ -32,6 +32,13 @@ def test_each_result_in_a_format(cli, tmp_path, name, suffix):
     assert path.read_bytes().startswith(MAGIC[suffix])
 
 
+def test_json_says_what_was_drawn(cli, tmp_path):
+    path = tmp_path / "fig.pdf"
+    r = cli("plot", DATA / "compare_nodes64.json", "-o", path, "--json")
+    assert r.json() == {"command": "plot", "result": str(DATA / "compare_nodes64.json"),
+                        "kind": "compare", "file": str(path), "caption": True}
+
+
 def test_no_caption_leaves_the_parameters_out(cli, tmp_path):
     with_caption, without = tmp_path / "a.svg", tmp_path / "b.svg"
     assert cli("plot", DATA / "trace_q6.json", "-o", with_caption).status == 0
