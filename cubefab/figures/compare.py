@@ -84,7 +84,7 @@ def _power_axis(ax, low, high):
                                                                       step)]))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"$2^{{{round(math.log2(v))}}}$"))
     ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlim(2.0 ** first / 1.3, 2.0 ** last * 1.3)
+    ax.set_xlim(2.0 ** first / 1.6, 2.0 ** last * 1.6)
 
 
 def _series(ax, points, value, colours, styles):

@@ -42,6 +42,11 @@ _LABELLED = ((1.0, (1, 2, 3, 4, 5, 6, 7, 8, 9)), (2.0, (1, 2, 3, 5)), (4.0, (1, 
              (math.inf, (1,)))
 
 
+#: The factor a log axis reaches beyond its outermost labelled ticks (so that a mark
+#: or a step on such a tick is not cut by the frame).
+_LOG_MARGIN = 1.12
+
+
 def new_figure(columns, rows=1, width=7.0, height=2.6):
     """A figure of ``rows`` x ``columns`` axes, ``width`` x ``height`` inches (7 inches:
     a two-column paper's text width), in :data:`PAPER_STYLE`; returns ``(fig, axes)``,
@@ -74,7 +79,9 @@ def log_axis(ax, axis, low, high):
         above = [10 ** math.floor(math.log10(high)) * s for s in subs + (10,)]
         lo = max([v for v in below if v <= low] or [low])
         hi = min([v for v in above if v >= high] or [high])
-        getattr(ax, f"set_{axis}lim")(lo, hi)
+        getattr(ax, f"set_{axis}lim")(lo / _LOG_MARGIN, hi * _LOG_MARGIN)
+        target.set_major_formatter(FuncFormatter(   # no label in the margins
+            lambda v, _: _number(v) if lo / 1.001 <= v <= hi * 1.001 else ""))
 
 
 def cumulative(histogram):

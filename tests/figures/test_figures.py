@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from cubefab import figures
-from cubefab.figures import compare, style, sweep, trace
+from cubefab.figures import compare, style, sweep
 
 DATA = pathlib.Path(__file__).parent / "data"
 
