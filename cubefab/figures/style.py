@@ -38,7 +38,7 @@ PAPER_STYLE = {
 
 #: Labelled ticks per decade of a log axis, by the decades it spans: at least three
 #: labelled ticks on any range (a range of one decade is labelled 1..9).
-_LABELLED = ((1.0, (1, 2, 3, 4, 5, 6, 7, 8, 9)), (2.0, (1, 2, 3, 5)), (4.0, (1, 2, 5)),
+_LABELLED = ((0.5, (1, 2, 3, 4, 5, 6, 7, 8, 9)), (1.3, (1, 2, 3, 5)), (3.0, (1, 2, 5)),
              (math.inf, (1,)))
 
 

@@ -1,9 +1,10 @@
 """The figure of a sweep (``cubefab sweep --json``): latency and accepted throughput
 against offered load, and each curve's latency distribution.
 
-One colour per network, one line style per router variant (algorithm, adaptive,
-fault count), the dotted style only for the channel-load bounds; a point is a mark
-(``o``), a saturating point a cross (``X``), a 95 % confidence interval an error bar.
+One colour and one hollow mark per network (marks of falling size: a curve on top of
+another leaves the other's marks visible), one line style per router variant
+(algorithm, adaptive, fault count), the dotted style only for the channel-load bounds;
+a saturating point is a cross (``X``), a 95 % confidence interval an error bar.
 The latency distributions are the cumulative distributions of the exact histograms
 (of all seeds' runs) at one offered load, the highest below every curve's saturation
 (:func:`cdf_rate`).
@@ -20,6 +21,10 @@ VARIANT_STYLES = ("-", "--", "-.", (0, (6, 2, 1, 2, 1, 2)), (0, (8, 3)), (0, (2,
 
 #: The bound lines' style.
 BOUND_STYLE = ":"
+
+#: ``(mark, size)`` of the networks' measured points, in order: hollow, sizes falling,
+#: so that a network whose curve lies on another's shows around it.
+NETWORK_MARKS = (("o", 5.5), ("s", 4.5), ("^", 4.5), ("D", 3.5), ("v", 3.5), ("P", 3.0))
 
 
 def curves_of(document):
@@ -115,7 +120,7 @@ def _series(ax, curve, key, style):
     if not points:
         return []
     ax.errorbar([p["offered"] for p in points], [p[key] for p in points],
-                yerr=_error_bars(points, key), marker="o", **style)
+                yerr=_error_bars(points, key), markerfacecolor="white", **style)
     saturating = [p for p in points if p["rate"] == curve.get("saturation_rate")]
     ax.plot([p["offered"] for p in saturating], [p[key] for p in saturating],
             linestyle="none", marker="X", markersize=7, markeredgecolor="black",
@@ -153,18 +158,20 @@ def _cdf(ax, curve, rate, style):
     return [xs[0], xs[-1]]
 
 
-def _panels(axes, curves, colours, styles):
+def _panels(axes, curves, looks, styles):
     """Draw every curve on the three panels; returns the latencies drawn, the load
     of the CDFs and their latency range."""
     ax_lat, ax_thr, ax_cdf = axes
     rate = cdf_rate(curves)
     latencies, span = [], []
     for curve in curves:
-        style = dict(color=colours[network_of(curve)], linestyle=styles[variant_of(curve)])
-        latencies += _series(ax_lat, curve, "avg_latency", style)
-        _series(ax_thr, curve, "throughput", style)
+        colour, mark, size = looks[network_of(curve)]
+        style = dict(color=colour, linestyle=styles[variant_of(curve)])
+        marked = dict(style, marker=mark, markersize=size)
+        latencies += _series(ax_lat, curve, "avg_latency", marked)
+        _series(ax_thr, curve, "throughput", marked)
         span += _cdf(ax_cdf, curve, rate, style)
-    _bounds(ax_lat, ax_thr, curves, colours)
+    _bounds(ax_lat, ax_thr, curves, {n: look[0] for n, look in looks.items()})
     top = max(p["offered"] for c in curves for p in c["points"])
     ax_thr.plot([0, top], [0, top], color="0.6", linewidth=0.8, zorder=0)
     return latencies, rate, span
@@ -187,13 +194,13 @@ def _axes(axes, latencies, rate, span):
         log_axis(ax_cdf, "x", min(span), max(span))
 
 
-def _legend_entries(curves, colours, styles):
-    """Every colour (network), line style (variant) and mark, with its meaning."""
-    entries = [proxy(network, color=colour, marker="o") for network, colour in
-               colours.items()]
+def _legend_entries(curves, looks, styles):
+    """Every colour and mark (network: its measured points, the mean over seeds),
+    line style (variant) and other mark, with its meaning."""
+    entries = [proxy(network, color=colour, marker=mark, markersize=size,
+                     markerfacecolor="white") for network, (colour, mark, size) in
+               looks.items()]
     entries += [proxy(variant, linestyle=style) for variant, style in styles.items()]
-    entries.append(proxy("measured point (mean over seeds)", marker="o",
-                         linestyle="none"))
     if any(p.get("avg_latency_ci95") or p.get("throughput_ci95")
            for c in curves for p in c["points"]):
         entries.append(proxy("95% confidence interval", marker="|", markersize=8,
@@ -213,11 +220,12 @@ def draw(document, caption_line=True):
     curves = curves_of(document)
     networks = list(dict.fromkeys(network_of(c) for c in curves))
     variants = list(dict.fromkeys(variant_of(c) for c in curves))
-    colours = {n: f"C{i % 10}" for i, n in enumerate(networks)}
+    looks = {n: (f"C{i % 10}", *NETWORK_MARKS[i % len(NETWORK_MARKS)])
+             for i, n in enumerate(networks)}
     styles = {v: VARIANT_STYLES[i % len(VARIANT_STYLES)] for i, v in enumerate(variants)}
     fig, axes = new_figure(3, width=7.2, height=2.7)
-    _axes(axes, *_panels(axes, curves, colours, styles))
-    add_legend(fig, _legend_entries(curves, colours, styles))
+    _axes(axes, *_panels(axes, curves, looks, styles))
+    add_legend(fig, _legend_entries(curves, looks, styles))
     if caption_line:
         add_caption(fig, caption(curves))
     return fig

@@ -91,7 +91,6 @@ def test_a_bad_suffix_writes_nothing(tmp_path):
 def test_sweep_legend_names_every_colour_style_and_mark(drawn):
     assert legend_texts(drawn("sweep_two_networks")) == [
         "hypercube:n=1", "dualcube:m=1", "default routing", "adaptive",
-        "measured point (mean over seeds)",
         "saturation (first load below 0.95 x offered, or 3 x zero-load latency)",
         "channel-load bound (value at right)", "accepted = offered"]
 
