@@ -5,8 +5,9 @@ Each series (a family, or a metacube of one class dimension) has its colour, mar
 dash pattern together; marks are hollow and of decreasing size, so a series that lies
 on another shows around it. The throughput bound is capped at a node's injection
 limit, 1 flit/node/cycle (the dotted line). The compared networks are circled; a
-network more than twice as far from the node count asked for (``--nodes N``) as N
-itself - the nearest instance of a series that has none near N - is boxed instead.
+network whose node count differs from the count asked for (``--nodes N``) by more
+than a factor two - the nearest instance of a series that has none near N - is boxed
+instead.
 """
 
 import math
@@ -146,7 +147,7 @@ def _legend(document, colours, styles):
     far = [r["label"] for r in document["rows"] if far_from_asked(document, r)]
     if far:
         asked = document["selection"]["nodes"]
-        entries.append(proxy(f"compared, beyond {asked:,} nodes (nearest of its series): "
+        entries.append(proxy(f"compared, over 2x from {asked:,} nodes (its series' nearest): "
                              + ", ".join(far), marker="s", markersize=9, color="red",
                              markerfacecolor="none", linestyle="none"))
     entries.append(proxy(f"injection limit, {INJECTION_LIMIT:g} flit/node/cycle",

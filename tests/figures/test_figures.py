@@ -206,8 +206,8 @@ def test_compare_marks_the_rows_far_from_the_size_asked(drawn):
     document = load("compare_nodes64")
     far = [r["label"] for r in document["rows"] if compare.far_from_asked(document, r)]
     assert far == ["MC(3,1)", "MC(4,1)"]
-    (entry,) = [t for t in legend_texts(drawn("compare_nodes64")) if "beyond" in t]
-    assert entry == "compared, beyond 64 nodes (nearest of its series): MC(3,1), MC(4,1)"
+    (entry,) = [t for t in legend_texts(drawn("compare_nodes64")) if "2x" in t]
+    assert entry == "compared, over 2x from 64 nodes (its series' nearest): MC(3,1), MC(4,1)"
 
 
 def test_compare_without_series_draws_the_rows(drawn):
