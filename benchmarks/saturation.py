@@ -40,7 +40,8 @@ from cubefab.cli import format_table  # noqa: E402
 from cubefab.cluster import open_client  # noqa: E402
 from cubefab.sim.channel_load import channel_load_bound, minimal_routing_bound  # noqa: E402
 from cubefab.hdl.config import SIMULATION_DEFAULTS  # noqa: E402
-from cubefab.sim.sweep import plot_sweep, sweep_curves  # noqa: E402
+from cubefab import figures  # noqa: E402
+from cubefab.sim.sweep import sweep_curves  # noqa: E402
 from cubefab.topology import DLH, Mcube, Metacube  # noqa: E402
 from saved_results import command_line, key_of as _key, save  # noqa: E402
 
@@ -141,7 +142,7 @@ def _run(args, client, rows, docs, headers):
             docs.extend(results)
             if args.plot_dir:
                 os.makedirs(args.plot_dir, exist_ok=True)
-                plot_sweep(results, os.path.join(
+                figures.write({"curves": results}, os.path.join(
                     args.plot_dir, f"saturation_{topo.name}_"
                     + "_".join(str(v) for v in topo.params.values()) + f"_{traffic}.png"))
             for r in results:

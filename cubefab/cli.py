@@ -29,6 +29,7 @@ sizes are checked against a limit before memory is allocated (:func:`check_size`
 """
 
 import argparse
+import collections.abc
 import contextlib
 import importlib
 import json
@@ -47,7 +48,7 @@ __all__ = ["main", "CliError", "Terminated", "parse_address", "add_topology_comm
            "format_table", "plural", "one_line", "COMMAND_MODULES", "int_range", "float_range",
            "fraction", "input_errors", "check_size", "add_json_option", "add_plot_option",
            "check_plot_option", "plot_written", "add_force_option", "version_text", "EXIT_OK",
-           "EXIT_CHECK_FAILED", "EXIT_BAD_INPUT", "EXIT_INTERNAL"]
+           "EXIT_CHECK_FAILED", "EXIT_BAD_INPUT", "EXIT_INTERNAL", "NETWORKS_FORM"]
 
 #: Exit statuses (see the module docstring).
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -59,6 +60,7 @@ COMMAND_MODULES = [
     "cubefab.commands.demo",
     "cubefab.commands.export",
     "cubefab.commands.sweep",
+    "cubefab.commands.plot",
     "cubefab.commands.verilog",
     "cubefab.commands.synth",
     "cubefab.commands.optical",
@@ -259,11 +261,12 @@ def add_plot_option(parser, what):
                              f"no plot)")
 
 
-def check_plot_option(path):
-    """Refuse (CliError, before any work) a ``--plot`` file of a format no plot is
-    written in, or one that may not be written (:func:`cubefab.files.check_output`)."""
+def check_plot_option(path, option="--plot"):
+    """Refuse (CliError, before any work) a plot file (given to ``option``) of a format
+    no plot is written in, or one that may not be written
+    (:func:`cubefab.files.check_output`)."""
     from .plots import check_plot_file
-    with input_errors(f"--plot {path}: "):
+    with input_errors(f"{option} {path}: "):
         check_plot_file(path)
     files.check_output(path)
 
@@ -280,7 +283,49 @@ def add_force_option(parser):
                              "(default: refuse them)")
 
 
-def add_topology_command(subparsers, name, help, handler, configure=None, families=None):
+#: The form of a topology command that takes networks as ``FAMILY:P=V,...`` words
+#: (``cubefab sweep hypercube:n=6 dlh:m=4,d=3 ...``), named as its help lists it.
+NETWORKS_FORM = "FAMILY:P=V,..."
+
+
+class _FamiliesOrNetworks(collections.abc.Mapping):
+    """The TOPO choices of a command with a networks form: its parsers by name (a
+    mapping, as argparse's own choices), and besides them any word with a colon (a
+    network, checked by the form's own parser)."""
+
+    def __init__(self, parsers):
+        self.parsers = parsers
+
+    def __contains__(self, word):
+        return word in self.parsers or (isinstance(word, str) and ":" in word)
+
+    def __getitem__(self, name):
+        return self.parsers[name]
+
+    def __iter__(self):
+        return iter(self.parsers)
+
+    def __len__(self):
+        return len(self.parsers)
+
+
+class _TopologyOrNetworks(argparse._SubParsersAction):
+    """TOPO of :func:`add_topology_command`: a family and its options, or (a first
+    word with a colon) networks in :data:`NETWORKS_FORM`, the words handed whole to
+    that form's parser."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.choices = _FamiliesOrNetworks(self._name_parser_map)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if values[0] not in self._name_parser_map:
+            values = [NETWORKS_FORM, *values]
+        super().__call__(parser, namespace, values, option_string)
+
+
+def add_topology_command(subparsers, name, help, handler, configure=None, families=None,
+                         networks=None):
     """Add ``cubefab NAME TOPO ...`` with one sub-command per topology family.
 
     Parameters
@@ -293,13 +338,22 @@ def add_topology_command(subparsers, name, help, handler, configure=None, famili
         ``configure(parser)`` adds the command's own options to each family's parser.
     families : iterable of str, optional
         Restrict to these families (default: all of :data:`FAMILIES`).
+    networks : callable, optional
+        ``networks(parser)`` makes the command also take networks as
+        ``FAMILY:P=V,...`` words instead of TOPO (:data:`NETWORKS_FORM`): it adds
+        that form's arguments and handler (``handler(args)``) to ``parser``.
     """
     parser = subparsers.add_parser(name, help=help, description=help)
     parser.epilog = (f"the options follow the topology and its parameters: "
                      f"'{parser.prog} TOPO --help' lists them (e.g. "
                      f"'{parser.prog} {next(iter(families or FAMILIES))} --help')")
-    fams = parser.add_subparsers(dest="family", metavar="TOPO", parser_class=_Parser)
+    fams = parser.add_subparsers(dest="family", metavar="TOPO", parser_class=_Parser,
+                                 **({"action": _TopologyOrNetworks} if networks else {}))
     fams.required = True
+    if networks is not None:
+        networks(fams.add_parser(NETWORKS_FORM, help="one or more networks, e.g. "
+                                 "hypercube:n=6 dlh:m=4,d=3 (as cubefab compare "
+                                 "names them)"))
     for family in (families or FAMILIES):
         _, parameters = FAMILIES[family]
         fp = fams.add_parser(family, help=f"{family} network")

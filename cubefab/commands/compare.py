@@ -1,21 +1,21 @@
 """``cubefab compare``: the families side by side (the papers' comparison tables)."""
 
 
-from .. import files
+from .. import figures
 from ..cluster import ClusterError
 from ..cli import (CliError, add_force_option, check_plot_option, emit, format_table,
                    input_errors, int_range, plot_written)
 from ..sim.compare import (NEAREST_RULE, DEFAULT_BFS_MAX_NODES, DEFAULT_WALK_MAX_NODES,
                        DEFAULT_PLOT_MAX_NODES, MAX_SELECT_NODES, columns_of, compare_row,
-                       nearest_networks, network_spec, parse_network, plot_comparison,
-                       scaling_rows, table_cells)
+                       nearest_networks, network_spec, parse_network, scaling_rows,
+                       table_cells)
 from ..progress import Progress
 from ..topology.catalog import make_topology
 from .compare_measure import (add_measure_options, check_measure_options, simulate_row,
                               synth_row)
 
 
-__all__ = ["register", "compare_text"]
+__all__ = ["register", "compare_text", "network_argument", "PLOT_POINT_KEYS"]
 
 #: Largest ``--bfs-max-nodes``: BFS from every node of the 2^16-node Mcube(16) is the
 #: largest all-sources BFS (2^36 edge visits, about 150 s).
@@ -39,7 +39,7 @@ _DESCRIPTION = (
 def register(sub):
     parser = sub.add_parser("compare", help="the families side by side: the papers' "
                             "comparison tables, computed", description=_DESCRIPTION)
-    parser.add_argument("networks", nargs="*", type=_network, metavar="NETWORK",
+    parser.add_argument("networks", nargs="*", type=network_argument, metavar="NETWORK",
                         help="a network as FAMILY:P=V,...: hypercube:n=N, "
                              "metacube:k=K,m=M, dualcube:m=M, dlh:m=M,d=D, mcube:k=K "
                              "(the parameters of the topology options)")
@@ -92,8 +92,9 @@ def _node_count(text):
     return value
 
 
-def _network(text):
-    """An argparse ``type``: ``(text, family, params)`` of a ``FAMILY:P=V,...``."""
+def network_argument(text):
+    """An argparse ``type``: ``(text, family, params)`` of a ``FAMILY:P=V,...``
+    (:func:`~cubefab.sim.compare.network_spec`; the network is built later)."""
     import argparse
     try:
         family, params = network_spec(text)
@@ -175,9 +176,6 @@ def _compare(args):
                                   progress=bar.update, **options)
     finally:
         bar.close()
-    if curves is not None:
-        with files.output_path(args.plot) as tmp:
-            plot_comparison(curves, tmp, marked=rows)
     document = {
         "selection": ({"by": "nodes", "nodes": args.nodes, "rule": NEAREST_RULE}
                       if args.nodes is not None else {"by": "networks"}),
@@ -186,10 +184,25 @@ def _compare(args):
         "plot": ({"file": args.plot,
                   "max_nodes": args.plot_max_nodes or DEFAULT_PLOT_MAX_NODES,
                   "series": {name: [r["label"] for r in series_rows]
+                             for name, series_rows in curves.items()},
+                  "points": {name: [_plot_point(r) for r in series_rows]
                              for name, series_rows in curves.items()}}
                  if curves is not None else None),
     }
+    if curves is not None:
+        figures.write(document, args.plot)
     emit(args, document, compare_text(document))
+
+
+#: What the plot keeps of each row of its series (``plot.points``): all its figure
+#: draws, so that ``cubefab plot`` redraws it from the JSON alone.
+PLOT_POINT_KEYS = ("label", "network", "nodes", "diameter", "cost", "bisection_per_node")
+
+
+def _plot_point(row):
+    return {**{key: row[key] for key in PLOT_POINT_KEYS},
+            "channel_load": {key: row["channel_load"][key] for key in
+                             ("network_bound", "saturation_bound", "method")}}
 
 
 def compare_text(document):

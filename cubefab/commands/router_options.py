@@ -74,8 +74,8 @@ def add_algorithm_option(parser, repeatable=False):
     """Add ``--algorithm NAME`` (``repeatable``: one curve per use)."""
     if repeatable:
         add_option(parser, "algorithm", action="append",
-                   help="routing algorithm (repeat to compare several; default: the "
-                        "topology's first)")
+                   help="routing algorithm (repeat to compare several; default, or "
+                        "the name 'default': each network's first)")
     else:
         add_option(parser, "algorithm")
 

@@ -1,8 +1,12 @@
 """``cubefab sweep``: latency-throughput curves of the self-checking fabric.
 
-The points (offered loads x algorithms x seeds) run as ``dask.distributed`` tasks on an
-embedded local cluster (``--jobs`` workers) or on a running one (``--scheduler``); see
-:mod:`cubefab.sim.sweep`.
+``cubefab sweep TOPO [parameters] ...`` sweeps one network; ``cubefab sweep
+hypercube:n=6 dualcube:m=3 ...`` several, named as ``cubefab compare`` names them, with
+the same router variants (algorithms, adaptive, fault counts) on each. The points
+(networks x variants x offered loads x seeds) run as one set of ``dask.distributed``
+tasks on an embedded local cluster (``--jobs`` workers) or on a running one
+(``--scheduler``); see :mod:`cubefab.sim.sweep`. ``--plot`` draws the document that
+``--json`` prints (:mod:`cubefab.figures`).
 """
 
 import sys
@@ -10,17 +14,19 @@ import sys
 from ..cli import (CliError, add_force_option, add_json_option, add_plot_option,
                    add_topology_command, check_plot_option, emit, format_table, fraction,
                    input_errors, int_range, plot_written)
-from .. import files
+from .. import figures
 from ..cluster import ClusterError
 from ..progress import Progress, build_stages
 from ..hdl.config import HARDWARE_DEFAULTS
 from ..hdl.selfcheck import SelfCheckConfig
 from ..sim.run_spec import Engine, Schedule, SelfCheckRun, Stimulus
 from ..sim.selfcheck_run import ENGINES
-from ..sim.sweep import parse_rates, plot_sweep, sweep_csv, sweep_runs
+from ..sim.compare import network_name, parse_network
+from ..sim.sweep import parse_rates, sweep_csv, sweep_runs
 from ..tools.verilator import VerilatorUnavailable, cache_root
 from ..topology.deadlock import DeadlockError
 from ..topology.patterns import PATTERNS
+from .compare import network_argument
 from .limits import check_fabric
 from .fault_options import check_route_table, fault_waypoints
 from .router_options import adaptive_vcs, add_router_options, router_config
@@ -45,7 +51,20 @@ SWEEP_PARTS = ("algorithm", "vcs-per-class", "adaptive", "waypoints", "header", 
 
 def register(sub):
     add_topology_command(sub, "sweep", "latency and accepted throughput against offered "
-                         "load, beside the channel-load bound", _sweep, _options)
+                         "load, beside the channel-load bound, of one network (TOPO and "
+                         "its parameters) or several (FAMILY:P=V,... each)", _sweep,
+                         _options, networks=_networks_form)
+
+
+def _networks_form(parser):
+    """``cubefab sweep NETWORK... [options]``: several networks in one sweep."""
+    parser.add_argument("networks", nargs="+", type=network_argument, metavar="NETWORK",
+                        help="a network as FAMILY:P=V,...: hypercube:n=N, "
+                             "metacube:k=K,m=M, dualcube:m=M, dlh:m=M,d=D, mcube:k=K, "
+                             "foldedcube:n=N (as cubefab compare names them); every router "
+                             "variant runs on each")
+    _options(parser)
+    parser.set_defaults(_handler=_sweep_networks)
 
 
 def _options(parser):
@@ -106,17 +125,43 @@ def _check(args):
     return rates
 
 
+#: The ``--algorithm`` (and ``--adaptive``) name of each network's default routing.
+DEFAULT_ALGORITHM = "default"
+
+
+def _algorithm(topology, name):
+    """The algorithm ``name`` names on ``topology`` (None, empty or
+    :data:`DEFAULT_ALGORITHM`: its default)."""
+    return topology.check_algorithm(None if name in (None, "", DEFAULT_ALGORITHM)
+                                    else name)
+
+
+def _variants(args):
+    """The router variants the options ask for, as ``(algorithm name or None,
+    adaptive)``: one per ``--algorithm`` (deterministic, unless the algorithm is
+    deadlock-free only adaptively), one per ``--adaptive``."""
+    names = args.algorithm or ([] if args.adaptive else [None])
+    return [(name, False) for name in names] + [(name, True)
+                                                for name in args.adaptive or []]
+
+
+def variant_words(name, adaptive):
+    """A variant as the options named it: ``ecube``, ``default routing``, ``adaptive``,
+    ``adaptive ecube`` (the same words on every network of a sweep)."""
+    named = name not in (None, "", DEFAULT_ALGORITHM)
+    if adaptive:
+        return f"adaptive {name}" if named else "adaptive"
+    return name if named else "default routing"
+
+
 def _routings(args, topology):
-    """The curves' (algorithm, adaptive_vcs): one per ``--algorithm`` (deterministic,
-    unless the algorithm is deadlock-free only adaptively), one per ``--adaptive``
-    (CliError for bad combinations)."""
+    """The curves' (algorithm, adaptive_vcs) on ``topology``, one per variant of
+    :func:`_variants` (CliError for bad combinations)."""
     with input_errors():
-        names = [topology.check_algorithm(name) for name in
-                 args.algorithm or ([] if args.adaptive else [None])]
-        adaptive = [topology.check_algorithm(name or None) for name in args.adaptive or []]
-    routings = [(name, adaptive_vcs(args, topology, name, False)) for name in names]
-    return routings + [(name, adaptive_vcs(args, topology, name, True))
-                       for name in adaptive]
+        named = [(_algorithm(topology, name), adaptive) for name, adaptive in
+                 _variants(args)]
+    return [(name, adaptive_vcs(args, topology, name, adaptive))
+            for name, adaptive in named]
 
 
 def _curve_routers(args, topology, routings, waypoints=0):
@@ -161,15 +206,60 @@ def _fault_counts(args, topology, algorithms):
     return list(range(args.faults + 1)), waypoints
 
 
-def _sweep(args, topology):
-    rates = _check(args)
+def _network_runs(args, topology):
+    """The template runs of one network's curves, and its fault counts (CliError)."""
     algorithms = _routings(args, topology)
     fault_counts, waypoints = _fault_counts(args, topology, algorithms)
     routers = _curve_routers(args, topology, algorithms, waypoints)
     with input_errors():
-        runs = [_curve_run(args, router) for router in routers]
-    bar = Progress(f"sweep {topology.label} {args.traffic}", unit="points")
-    building = build_stages(f"the {topology.label} node", cache_root())
+        return [_curve_run(args, router) for router in routers], fault_counts
+
+
+def _sweep(args, topology):
+    """``cubefab sweep TOPO ...``: one network; one curve prints as itself."""
+    params = {p: getattr(args, f"param_{p}") for p in args._parameters}
+    return _run(args, [(network_name(args.family, params), topology)], one=True)
+
+
+def _sweep_networks(args):
+    """``cubefab sweep NETWORK... ``: every network, each once; a bad one is the
+    error, naming it as typed."""
+    networks, seen = [], {}
+    for text, family, params in args.networks:
+        with input_errors(f"argument NETWORK {text!r}: "):
+            _, _, topology = parse_network(text)
+        if topology in seen:
+            raise CliError(f"argument NETWORK {text!r}: the same network as "
+                           f"{seen[topology]!r}; give each network once")
+        seen[topology] = text
+        networks.append((network_name(family, params), topology))
+    return _run(args, networks, one=False)
+
+
+def _plans(args, networks, one):
+    """The template runs of every network's curves, the fault counts, and each run's
+    ``{"network": name, "variant": words}`` (CliError; with several networks the
+    message names the network)."""
+    runs, fault_counts, tags = [], None, []
+    variants = [variant_words(*v) for v in _variants(args)]
+    for name, topology in networks:
+        try:
+            network_runs, fault_counts = _network_runs(args, topology)
+        except CliError as exc:
+            raise (exc if one else CliError(f"{name}: {exc}")) from None
+        runs += network_runs
+        tags += [{"network": name, "variant": v} for v in variants]
+    return runs, fault_counts, tags
+
+
+def _run(args, networks, one):
+    """Sweep ``networks`` (``[(name, topology)]``) in one set of tasks and report."""
+    rates = _check(args)
+    runs, fault_counts, tags = _plans(args, networks, one)
+    what = networks[0][1].label if len(networks) == 1 else f"{len(networks)} networks"
+    bar = Progress(f"sweep {what} {args.traffic}", unit="points")
+    building = build_stages(f"the {what} node" if len(networks) == 1
+                            else "each network's node", cache_root())
     try:
         with cluster_client(args) as client:
             results = sweep_runs(runs, rates, seeds=args.seeds, fault_counts=fault_counts,
@@ -179,14 +269,16 @@ def _sweep(args, topology):
         raise CliError(str(exc)) from None
     finally:
         bar.close()
+    per_run = len(fault_counts) if fault_counts is not None else 1   # curves per run
+    results = [{**tag, **r} for tag, r in
+               zip((t for t in tags for _ in range(per_run)), results)]
+    doc = results[0] if one and len(results) == 1 else {"curves": results}
     if args.plot:
-        with files.output_path(args.plot) as tmp:
-            plot_sweep(results, tmp)
+        figures.write(doc, args.plot)
     if args.csv:
         sys.stdout.write(sweep_csv(results))
         return _status(results)
-    doc = results[0] if len(results) == 1 else {"curves": results}
-    emit(args, doc, _text(results, args.plot, topology))
+    emit(args, doc, _text(results, args.plot, dict((t.label, t) for _, t in networks)))
     return _status(results)
 
 
@@ -194,9 +286,12 @@ def _status(results):
     return 0 if all(r["ok"] for r in results) else 1
 
 
-def _text(results, plot, topology):
+def _text(results, plot, topologies):
+    """The report: a table per curve, headed by its network (``topologies``: by
+    label, for the escape VCs' names)."""
     blocks = []
     for r in results:
+        topology = topologies[r["topology"]]
         b = r["bound"]
         rows = [[f"{p['rate']:.3f}", _figure(p, "offered", 4), _figure(p, "throughput", 4),
                  _figure(p, "avg_latency", 2), p["errors"]] for p in r["points"]]
@@ -207,7 +302,7 @@ def _text(results, plot, topology):
             routing += (f", {r['faults']} random fault(s): nodes {r['faulty_nodes']}, "
                         f"links {r['faulty_links']}")
         blocks.append("\n".join([
-            f"{r['topology']} {r['traffic']} traffic, {routing}, "
+            f"{r['network']} = {r['topology']}, {r['traffic']} traffic, {routing}, "
             f"{r['engine']} engine, {r['cycles']} cycles after {r['warmup']} warm-up"
             + (f", {len(r['seeds'])} seeds per point (mean, 95% confidence interval)"
                if len(r["seeds"]) > 1 else ""),

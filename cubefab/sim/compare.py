@@ -50,7 +50,7 @@ from .channel_load import channel_load_bound
 
 __all__ = ["Series", "SERIES", "Column", "COLUMNS", "NEAREST_RULE", "parse_network",
            "network_spec", "nearest_networks", "compare_row", "compare_rows", "table_cells",
-           "paper_differences", "scaling_rows", "plot_comparison", "DEFAULT_BFS_MAX_NODES",
+           "paper_differences", "scaling_rows", "network_name", "DEFAULT_BFS_MAX_NODES",
            "DEFAULT_WALK_MAX_NODES", "DEFAULT_PLOT_MAX_NODES", "BISECTION_TIME_LIMIT",
            "MAX_SELECT_NODES", "MEASURED_COLUMNS", "columns_of"]
 
@@ -229,8 +229,12 @@ def parse_network(text):
     return family, params, make_topology(family, **params)
 
 
-def _spec(family, params):
-    return f"{family}:" + ",".join(f"{k}={v}" for k, v in params.items())
+def network_name(family, params):
+    """``FAMILY:P=V,...`` of a network (the spelling :func:`network_spec` reads), its
+    parameters in the family's order."""
+    order = [p.name for p in FAMILIES[family][1]] if family in FAMILIES else []
+    names = [k for k in order if k in params] + [k for k in params if k not in order]
+    return f"{family}:" + ",".join(f"{k}={params[k]}" for k in names)
 
 
 # -- one row -----------------------------------------------------------------------------
@@ -350,7 +354,7 @@ def compare_row(family, params, topology=None, *, bfs_max_nodes=DEFAULT_BFS_MAX_
     average = props["average_distance"] if props else None
     load = _channel_load(topology, walk_max_nodes, b.upper, average, progress)
     row = {
-        "family": family, "params": dict(params), "network": _spec(family, params),
+        "family": family, "params": dict(params), "network": network_name(family, params),
         "label": topology.label, "series": series,
         "nodes": topology.num_nodes, "degree": topology.degree, "links": topology.num_links,
         "properties_method": props["method"] if props else None,
@@ -503,58 +507,10 @@ def _plot_instances(series, max_nodes):
 def scaling_rows(max_nodes=DEFAULT_PLOT_MAX_NODES, progress=None, **options):
     """``{series name: [rows]}``: every series from its smallest instance up to
     ``max_nodes`` nodes (:func:`compare_row` of each; the DLH at each power of two, its
-    least-cost instance), for :func:`plot_comparison`."""
+    least-cost instance), for the comparison's figure (:mod:`cubefab.figures.compare`)."""
     plan = [(s, p) for s in SERIES for p in _plot_instances(s, max_nodes)]
     rows = compare_rows(plan, progress=progress, **options)
     curves = {s.name: [] for s in SERIES}
     for row in rows:
         curves[row["series"]].append(row)
     return curves
-
-
-_PANELS = (
-    ("diameter", "diameter", lambda r: r["diameter"]),
-    ("cost", "cost (degree x diameter)", lambda r: r["cost"]),
-    ("bisection_per_node", "bisection width / nodes", lambda r: r["bisection_per_node"]),
-    ("network_bound", "uniform-traffic throughput bound\n(flits/node/cycle, 1 / max load)",
-     lambda r: r["channel_load"]["network_bound"]
-     if r["channel_load"]["method"] != "any routing" else None),
-)
-
-
-def plot_comparison(curves, filename, marked=(), title=None):
-    """Draw the series of :func:`scaling_rows` against node count on log axes (four
-    panels: diameter, cost, bisection per node, throughput bound), the ``marked`` rows
-    as large points, into ``filename`` (any format matplotlib writes, by its suffix)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(2, 2, figsize=(12, 9))
-    colours = plt.get_cmap("tab10")
-    markers = "os^vDPX"
-    for panel, (key, label, value) in zip(axes.flat, _PANELS):
-        for i, (name, rows) in enumerate(curves.items()):
-            points = [(r["nodes"], value(r)) for r in rows if value(r) is not None]
-            if points:
-                xs, ys = zip(*points)
-                panel.plot(xs, ys, marker=markers[i % len(markers)], markersize=4,
-                           color=colours(i % 10), label=name, linewidth=1.2)
-        for row in marked:
-            v = value(row)
-            if v is not None:
-                panel.scatter([row["nodes"]], [v], s=90, facecolors="none",
-                              edgecolors="black", linewidths=1.3, zorder=5)
-        panel.set_xscale("log", base=2)
-        panel.set_yscale("log", base=2 if key != "diameter" else 10)
-        panel.set_xlabel("nodes")
-        panel.set_ylabel(label)
-        panel.grid(True, which="major", alpha=0.3)
-    axes.flat[0].legend(fontsize=8, frameon=False)
-    if marked:
-        axes.flat[1].scatter([], [], s=90, facecolors="none", edgecolors="black",
-                             label="compared")
-        axes.flat[1].legend(fontsize=8, frameon=False, loc="upper left")
-    fig.suptitle(title or "hypercube-family interconnects against node count")
-    fig.tight_layout()
-    fig.savefig(filename, dpi=130)
-    plt.close(fig)

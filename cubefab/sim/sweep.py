@@ -33,7 +33,7 @@ from .selfcheck_run import CHECKS, run_selfcheck
 
 
 __all__ = ["TIMING_KEYS", "parse_rates", "derive_seeds", "t_quantile_975", "mean_ci95",
-           "saturation", "sweep", "sweep_curves", "sweep_runs", "sweep_csv", "plot_sweep"]
+           "saturation", "sweep", "sweep_curves", "sweep_runs", "sweep_csv"]
 
 #: Keys of a run's result that measure the host, not the network: they differ between
 #: runs of the same point (everything else is identical for the same seed).
@@ -259,9 +259,9 @@ def sweep_runs(runs, rates, *, seeds=1, fault_counts=None, client=None, progress
     ----------
     runs : sequence of SelfCheckRun
         One curve each (:class:`~cubefab.sim.run_spec.SelfCheckRun`, a template: every
-        point of its curve is this run at the point's offered load and seed), all of
-        one topology and one base seed (the stimulus's ``seed``); the design is checked
-        once per curve.
+        point of its curve is this run at the point's offered load and seed), of one or
+        more topologies (the points of all run as one set of tasks) and one base seed
+        (the stimulus's ``seed``); the design is checked once per curve.
     rates : list of float
         Offered loads, flits per node per cycle (each run once).
     seeds : int
@@ -269,8 +269,9 @@ def sweep_runs(runs, rates, *, seeds=1, fault_counts=None, client=None, progress
     fault_counts : iterable of int, optional
         For runs of fault-tolerant routers (``fault_waypoints``): one curve per run and
         count, under a random fault set of that many faulty nodes and links
-        (:func:`~cubefab.topology.fault_routing.random_fault_sets`, drawn from the base
-        seed and the count; the same set at every point of the curve). The curve names
+        (:func:`~cubefab.topology.fault_routing.random_fault_sets` of the run's
+        topology, drawn from the base seed and the count; the same set at every point
+        of the curve). The curve names
         its fault set (``faults``, ``faulty_nodes``, ``faulty_links``); its
         channel-load bound is that of the fault set's waypoint routes
         (:func:`~cubefab.sim.channel_load.waypoint_channel_load_bound`).
@@ -285,8 +286,9 @@ def sweep_runs(runs, rates, *, seeds=1, fault_counts=None, client=None, progress
     Returns
     -------
     list of dict
-        One curve per run (and fault count): ``topology``, ``traffic``, ``algorithm``,
-        ``adaptive_vcs``, ``engine``, ``cycles``, ``warmup``, ``seed``, ``seeds``,
+        One curve per run (and fault count), in the order of ``runs``: ``topology``,
+        ``traffic``, ``packet_flits``, ``algorithm``, ``adaptive_vcs``, ``engine``,
+        ``cycles``, ``warmup``, ``seed``, ``seeds``,
         ``points`` (by rate;
         :func:`_point` of its runs), ``bound`` (the :func:`channel_load_bound`
         result), ``saturated``, ``saturation_throughput`` and ``saturation_rate``
@@ -296,23 +298,28 @@ def sweep_runs(runs, rates, *, seeds=1, fault_counts=None, client=None, progress
     Raises
     ------
     ValueError
-        Runs of several topologies or base seeds, or fault counts for routers that
-        are not fault-tolerant.
+        Runs of several base seeds, or fault counts for routers that are not
+        fault-tolerant.
     """
     templates = [_sweep_template(run, client) for run in runs]
     if not templates:
         raise ValueError("A sweep needs at least one run")
-    topology, seed = templates[0].topology, templates[0].stimulus.seed
-    if any(t.topology != topology or t.stimulus.seed != seed for t in templates):
-        raise ValueError("The runs of a sweep must share their topology and base seed")
+    seed = templates[0].stimulus.seed
+    if any(t.stimulus.seed != seed for t in templates):
+        raise ValueError("The runs of a sweep must share their base seed")
     seed_list = derive_seeds(seed, seeds)
     rates = sorted(set(rates))
-    fault_sets = _fault_sets(templates, fault_counts)
-    curves = [(t, f) for t in range(len(templates)) for f in range(len(fault_sets))]
+    by_topology = {}
+    for t in templates:
+        by_topology.setdefault(t.topology, []).append(t)
+    faults_of = {topology: _fault_sets(group, fault_counts)
+                 for topology, group in by_topology.items()}
+    fault_sets = [faults_of[t.topology] for t in templates]   # per template
+    curves = [(t, f) for t in range(len(templates)) for f in range(len(fault_sets[t]))]
     tasks = [(c, r, s) for c in curves for r in rates for s in seed_list]
     options = [templates[t].replace(
         stimulus=dataclasses.replace(templates[t].stimulus, rate=r, seed=s),
-        faults=Faults(**fault_sets[f][1])) for (t, f), r, s in tasks]
+        faults=Faults(**fault_sets[t][f][1])) for (t, f), r, s in tasks]
     for template in templates:   # build each Verilator model here, before any task runs
         if template.engine.name == "verilator":
             run_selfcheck(template.replace(schedule=Schedule(1), engine=dataclasses.replace(
@@ -320,8 +327,8 @@ def sweep_runs(runs, rates, *, seeds=1, fault_counts=None, client=None, progress
     by_task = dict(zip(tasks, _run_points(options, client, progress)))
     return [dict(_curve(templates[t], seed, seed_list,
                         [_point([by_task[(t, f), r, s] for s in seed_list]) for r in rates],
-                        Faults(**fault_sets[f][1]) if fault_sets[f][1] else None),
-                 **fault_sets[f][0])
+                        Faults(**fault_sets[t][f][1]) if fault_sets[t][f][1] else None),
+                 **fault_sets[t][f][0])
             for t, f in curves]
 
 
@@ -352,9 +359,9 @@ def _run_points(options, client, progress):
 
 
 def _fault_sets(templates, counts):
-    """``[(what the curve says, fault options)]``: one entry without ``counts`` (no
-    faults), else one random fault set per count (ValueError for routers that are not
-    fault-tolerant)."""
+    """``[(what the curve says, fault options)]`` of ``templates`` (runs of one
+    topology): one entry without ``counts`` (no faults), else one random fault set per
+    count (ValueError for routers that are not fault-tolerant)."""
     if counts is None:
         return [({}, {})]
     from ..topology.fault_routing import fault_elements, random_fault_sets
@@ -391,7 +398,8 @@ def _curve(run, seed, seed_list, points, faults):
     measured = [p["throughput"] for p in points if p["throughput"] is not None]
     limit = bound["saturation_bound"]
     return {
-        "topology": topology.label, "traffic": traffic, "algorithm": algorithm,
+        "topology": topology.label, "traffic": traffic,
+        "packet_flits": run.design.fmt.packet_flits, "algorithm": algorithm,
         "adaptive_vcs": adaptive_vcs, "engine": run.engine.name,
         "cycles": run.schedule.cycles, "warmup": run.schedule.warmup, "seed": seed,
         "seeds": seed_list, "points": points, "bound": bound,
@@ -403,13 +411,15 @@ def _curve(run, seed, seed_list, points, faults):
     }
 
 
-_CSV_FIELDS = ("topology", "traffic", "algorithm", "rate", "offered", "injection_rate",
+_CSV_FIELDS = ("network", "topology", "traffic", "algorithm", "rate", "offered", "injection_rate",
                "throughput", "avg_latency", "errors", "window_cycles", "seconds")
 
 
 def sweep_csv(results):
     """CSV text of the points of one or more curves: one row per point, with the number
-    of seeds and the 95 % intervals of throughput and latency (empty for one seed)."""
+    of seeds and the 95 % intervals of throughput and latency (empty for one seed). The
+    ``network`` column is a curve's ``network`` (the name its caller gave it, e.g.
+    ``hypercube:n=6``), else its topology's label."""
     out = io.StringIO()
     writer = csv.writer(out)
     faulty = any("faults" in r for r in results)   # (a column only for fault curves)
@@ -419,7 +429,8 @@ def sweep_csv(results):
                     + (("faults",) if faulty else ()))
     for result in results:
         for p in result["points"]:
-            row = [result.get(k) if k in ("topology", "traffic", "algorithm") else p[k]
+            row = [result.get("network", result["topology"]) if k == "network"
+                   else result.get(k) if k in ("topology", "traffic", "algorithm") else p[k]
                    for k in _CSV_FIELDS]
             row.append(len(p["seeds"]))
             for key in ("throughput_ci95", "avg_latency_ci95"):
@@ -428,67 +439,3 @@ def sweep_csv(results):
                                    result.get("adaptive_vcs", 0)]
                             + ([result.get("faults", 0)] if faulty else []))
     return out.getvalue()
-
-
-def _error_bars(points, key):
-    """Matplotlib ``yerr`` of ``points``' 95 % intervals of ``key`` (None without)."""
-    if not all(p.get(key + "_ci95") for p in points):
-        return None
-    return [[p[key] - p[key + "_ci95"][0] for p in points],
-            [p[key + "_ci95"][1] - p[key] for p in points]]
-
-
-def plot_sweep(results, path):
-    """Latency and accepted throughput against offered load (with 95 % intervals when a
-    point ran several seeds), the channel-load bound and, for a curve that saturates,
-    its saturation throughput and load; writes ``path`` (format from its extension)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, (ax_lat, ax_thr) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for i, result in enumerate(results):
-        color = f"C{i}"
-        label = f"{result['topology']} {result['traffic']} {result['algorithm']}"
-        if result.get("adaptive_vcs"):
-            label += " adaptive"
-        if "faults" in result:
-            label += f", {result['faults']} fault(s)"
-        if not result["saturated"]:
-            label += " (not saturated)"
-        pts = [p for p in result["points"] if p["avg_latency"] is not None]
-        ax_lat.errorbar([p["offered"] for p in pts], [p["avg_latency"] for p in pts],
-                        yerr=_error_bars(pts, "avg_latency"), fmt="o-", color=color,
-                        capsize=2, label=label)
-        pts = [p for p in result["points"] if p["throughput"] is not None]
-        ax_thr.errorbar([p["offered"] for p in pts], [p["throughput"] for p in pts],
-                        yerr=_error_bars(pts, "throughput"), fmt="o-", color=color,
-                        capsize=2, label=label)
-        bound = result["bound"]["saturation_bound"]
-        for ax in (ax_lat, ax_thr):
-            ax.axvline(bound, color=color, linestyle=":", linewidth=1)
-        ax_thr.axhline(bound, color=color, linestyle=":", linewidth=1,
-                       label=f"channel-load bound {bound:.3f}")
-        if result["saturated"]:
-            ax_thr.axhline(result["saturation_throughput"], color=color, linestyle="--",
-                           linewidth=1,
-                           label=f"saturation {result['saturation_throughput']:.3f}")
-            ax_lat.axvline(result["saturation_rate"], color=color, linestyle="--",
-                           linewidth=1)
-    top = max(max(p["offered"] for p in r["points"]) for r in results)
-    ax_thr.plot([0, top], [0, top], color="0.7", linewidth=1)
-    ax_lat.set(xlabel="offered load (flits/node/cycle)", ylabel="average latency (cycles)",
-               title="latency")
-    ax_thr.set(xlabel="offered load (flits/node/cycle)",
-               ylabel="accepted throughput (flits/node/cycle)", title="throughput")
-    if any(p["avg_latency"] for r in results for p in r["points"]):
-        ax_lat.set_yscale("log")
-    else:           # no packet arrived at any load (a run too short): nothing to scale
-        ax_lat.set_title("latency (no packet delivered)")
-    for ax in (ax_lat, ax_thr):
-        ax.grid(True, alpha=0.3)
-    ax_thr.legend(fontsize=7)
-    ax_lat.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path

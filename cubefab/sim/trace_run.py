@@ -78,7 +78,8 @@ class TraceResult:
     def doc(self):
         """The run as the ``trace`` of ``--json``: the trace, the packets delivered, the
         cycles to the last delivery against the trace's own and their ratio, and per
-        packet type the latency's count, mean, percentiles and maximum."""
+        packet type the latency's count, mean, percentiles, maximum and exact
+        ``histogram`` (``[[latency, packets], ...]`` by latency)."""
         trace = self.plan.trace
         return {
             "benchmark": trace.benchmark, "region": self.plan.region,
@@ -109,7 +110,9 @@ class TraceResult:
 def _stats(values):
     return {"count": int(len(values)), "mean": float(values.mean()),
             **{f"p{q}": float(np.percentile(values, q)) for q in PERCENTILES},
-            "max": int(values.max())}
+            "max": int(values.max()),
+            "histogram": [[int(v), int(c)] for v, c in zip(*np.unique(values,
+                                                                     return_counts=True))]}
 
 
 def _check_router(config):

@@ -281,3 +281,19 @@ def test_plot_refuses_a_users_file_without_force(cli, tmp_path):
     result = cli("compare", "hypercube:n=4", "--plot", path, "--plot-max-nodes", "64",
                  "--force")
     assert result.status == 0 and path.read_bytes().startswith(MAGIC[".png"])
+
+
+def test_the_plot_is_the_figure_plot_draws_of_the_json(cli, tmp_path):
+    """The JSON holds every point the figure draws (``plot.points``): ``cubefab plot``
+    redraws it, identically, without computing the series again."""
+    path = tmp_path / "compare.png"
+    result = cli("compare", "--nodes", "16", "--plot", path, "--plot-max-nodes", "64",
+                 "--json")
+    assert result.status == 0
+    doc = result.json()
+    assert {name: [p["label"] for p in points] for name, points in
+            doc["plot"]["points"].items()} == doc["plot"]["series"]
+    saved = tmp_path / "compare.json"
+    saved.write_text(result.out)
+    assert cli("plot", saved, "-o", tmp_path / "again.png").status == 0
+    assert (tmp_path / "again.png").read_bytes() == path.read_bytes()

@@ -1,6 +1,7 @@
 """cubefab sweep on Dask: a running cluster through its scheduler address gives the
-in-process results, workers find the Verilator model in the cache, a killed worker
-loses no point, an unreachable scheduler is one error line."""
+in-process results (of one network and of several), workers find the Verilator model
+in the cache, a killed worker loses no point, an unreachable scheduler is one error
+line."""
 
 import os
 import socket
@@ -140,6 +141,19 @@ def test_killed_worker_loses_no_point(two_workers, on_cluster, tmp_path):
     assert marker.exists()          # a worker died mid-sweep ...
     assert [measured(p) for p in result["points"]] == \
         [measured(p) for p in on_cluster["points"]]    # ... and every point came back
+
+
+def test_networks_on_a_cluster_equal_the_in_process_sweep(two_workers, cli):
+    """Several networks sweep as one set of tasks on the cluster: each curve the one
+    the same command gives in this process."""
+    args = ("sweep", "hypercube:n=1", "foldedcube:n=2", "--rates", "0.2,0.6", "--engine",
+            "amaranth", "--cycles", 30, "--warmup", 10, "--json")
+    remote = cli(*args, "--scheduler", two_workers.scheduler_address)
+    local = cli(*args, "--jobs", 1)
+    assert remote.status == local.status == 0, remote.err + local.err
+    for a, b in zip(remote.json()["curves"], local.json()["curves"], strict=True):
+        assert [measured(p) for p in a["points"]] == [measured(p) for p in b["points"]]
+        assert a["network"] == b["network"]
 
 
 @pytest.mark.timeout(120)   # (a guard against a hang, not a speed check)

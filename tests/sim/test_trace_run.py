@@ -97,3 +97,20 @@ def test_the_amaranth_engine_reports_each_delivery():
     run_trace(plan_of(packets=3), Q6, engine="amaranth",
               progress=lambda done, total: seen.append((done, total)))
     assert seen == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_the_figures_hold_the_exact_latency_histogram_of_each_type():
+    """``doc()``'s histogram of a packet type counts each latency of its packets
+    (here made-up cycles: no run needed), and agrees with its count and maximum."""
+    from collections import Counter
+    from cubefab.sim.trace_run import TraceResult
+    plan = plan_of(packets=40)
+    result = TraceResult(plan, "amaranth", tuple(range(40)),
+                         tuple(p.cycle - plan.start + 3 + i % 7
+                               for i, p in enumerate(plan.packets)))
+    latencies = result.latencies()
+    for name, stats in result.doc()["latency"].items():
+        assert stats["histogram"] == sorted(map(list, Counter(
+            latencies[name].tolist()).items()))
+        assert sum(c for _, c in stats["histogram"]) == stats["count"]
+        assert stats["histogram"][-1][0] == stats["max"]
