@@ -1,30 +1,28 @@
-"""How long synthesis and place and route take: the measurements behind the time
-estimates ``cubefab synth`` and ``cubefab board`` print (:mod:`cubefab.build.run_time`).
+"""How long synthesis and place and route take: the runs behind the time estimates
+that ``cubefab synth`` and ``cubefab board`` print (:mod:`cubefab.build.run_time`).
 
     python benchmarks/run_times.py [--only RUN ...] [--save NAME] [--workdir DIR]
+    python benchmarks/run_times.py --measured FILE [--save NAME]
 
-Each run builds one design the way ``cubefab synth router|fabric`` (``synth`` runs) or
-``cubefab board`` (``board`` runs) does, timing each stage on its own: the Verilog
-(Amaranth's conversion; the board's files), yosys ``synth_<family>``, nextpnr, and the
-board's bitstream packer. Kept of each run: the stage seconds, the Verilog's size in
-bytes (what the yosys model reads), the synthesised netlist's cells (LUT4, flip-flops,
-carry and block RAMs: what the nextpnr model reads), the device and the machine's
-load average when it started.
+Each run is one ``cubefab synth router|fabric ... --json`` or ``cubefab board ...
+--json`` (a fresh process), whose report's ``stages`` give each stage's seconds
+(the Verilog or the board's RTLIL, yosys, nextpnr, the bitstream packer), the estimate
+the command printed for it, and what that estimate was made from: the elaboration
+estimate, the design's megabytes of Verilog (or RTLIL) and the synthesised netlist's
+cells. Kept of each run: those, its device and the machine's load average when it
+started.
 
 The runs are the benchmark's designs, kept small (a shared two-core machine): routers
-and fabrics of Q(1) .. Q(4) on the iCE40 HX8K, the LFE5U-25F and the LFE5U-85F, one
-router and fabric on the GW1NR-9, and the smallest self-checking fabrics on a board of
-each family. The model (:func:`fit`) is a least-squares fit, non-negative and weighted
-to the relative error, of
-
-- yosys: ``seconds = a[family] + b[family] * Verilog MB``;
-- nextpnr: ``seconds = a[device] + b[family] * thousands of cells``;
-- packing: ``seconds = a[device]``;
-
-and each run's estimate against its measured seconds is kept beside it (``ratio``,
-estimate / actual). ``--save NAME`` writes ``benchmarks/results/NAME.json``
-(``benchmarks/saved_results.py``); the model the package uses is the one saved as
-``run_times`` (``tests/test_run_time.py`` checks that they agree)::
+and fabrics of Q(1) .. Q(4) on the iCE40 HX8K, the LFE5U-25F and the LFE5U-85F (the
+largest the Q(3) fabric with AXI4-Stream endpoints), a router and a fabric on the
+GW1NR-9, and self-checking fabrics on a board of each family. The model is fitted to
+them (:func:`cubefab.build.run_time.fit`: the formulas are in that module), and each
+run's estimate by the fitted model against its measured seconds is kept beside it
+(``estimate``, ``ratio`` = estimate / measured). ``--measured FILE`` fits the runs of
+a saved result again instead of measuring. ``--save NAME`` writes
+``benchmarks/results/NAME.json`` (``benchmarks/saved_results.py``); the package's
+:data:`~cubefab.build.run_time.MODEL` is the model saved as ``run_times``
+(``tests/tools/test_run_time.py`` checks that they agree)::
 
     python benchmarks/run_times.py --save run_times
 """
@@ -34,13 +32,13 @@ import json
 import os
 import shlex
 import sys
-import time
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from saved_results import add_save_option, command_line, save  # noqa: E402
+from saved_results import (add_save_option, command_line, run_cubefab_json,  # noqa: E402
+                           save)
 
 
 #: run -> (command, arguments): ``cubefab synth ...`` or ``cubefab board ...``.
@@ -56,6 +54,8 @@ RUNS = {
     "router_q4_85f": ("synth", "router hypercube -n 4 --node 0 --device lfe5u-85f"),
     "fabric_q2_85f": ("synth", "fabric hypercube -n 2 --device lfe5u-85f"),
     "fabric_q3_85f": ("synth", "fabric hypercube -n 3 --device lfe5u-85f"),
+    "fabric_q3_axis_25f": ("synth", "fabric hypercube -n 3 --device lfe5u-25f "
+                                    "--interface axi-stream --data-width 16"),
     "router_q2_gw1nr9": ("synth", "router hypercube -n 2 --node 0 --device gw1nr-9"),
     "fabric_q2_gw1nr9": ("synth", "fabric hypercube -n 2 --device gw1nr-9"),
     "board_q1_icestick": ("board", "hypercube -n 1 --board icestick --payload-width 4"),
@@ -74,23 +74,38 @@ def load_average():
         return None
 
 
+def _cells(report):
+    """The synthesised netlist's cells (LUT4, FF, carry, RAM) of a ``--json`` report."""
+    placed = report["stages"].get("pnr", {}).get("from", {})
+    if "cells" in placed:
+        return placed["cells"]
+    return sum(report["total_cells"][key] for key in ("lut4", "ff", "carry", "ram"))
+
+
 def measure(name, command, arguments, workdir):
-    """The stage seconds and model inputs of one run (``cubefab COMMAND ARGUMENTS
-    --json``, run in this process with its stages timed)."""
-    from cubefab.cli import build_parser, topology_from_args
-    from cubefab import files
+    """The stage seconds, the estimates printed and the model's inputs of one run of
+    ``cubefab COMMAND ARGUMENTS --json`` (a fresh process)."""
     out = os.path.join(workdir, name)
     extra = ["--workdir", out] if command == "synth" else ["-o", out]
-    args = build_parser().parse_args([command, *shlex.split(arguments), *extra, "--json",
-                                      "--force"])
     load = load_average()
-    with files.policy(force=True):
-        topology = topology_from_args(args)
-        from cubefab.build.run_time import measure_synth, measure_board
-        kept = (measure_synth if command == "synth" else measure_board)(args, topology)
-    kept.update(command=f"cubefab {command} {arguments}", load_average=load)
-    print(f"  {name}: {json.dumps(kept['seconds'])} ({kept['cells']} cells, "
-          f"{kept['verilog_bytes']} bytes, load {load})", file=sys.stderr, flush=True)
+    report = run_cubefab_json([command, *shlex.split(arguments), *extra, "--json",
+                               "--force"])
+    after = load_average()
+    stages = report["stages"]
+    kept = {"command": f"cubefab {command} {arguments}", "device": report["device"],
+            "seconds": {stage: v["seconds"] for stage, v in stages.items()},
+            "printed": {stage: v["estimate"] for stage, v in stages.items()},
+            "elaboration": stages["verilog"]["from"]["elaboration"],
+            "megabytes": stages["synthesis"]["from"]["megabytes"],
+            "rtlil": stages["synthesis"]["from"]["rtlil"],
+            "cells": _cells(report), "cores": os.cpu_count(),
+            "load_before": load, "load_after": after,
+            "load_average": round((load + after) / 2, 2)}
+    kept["printed_ratio"] = {stage: round(kept["printed"][stage] / seconds, 2)
+                             for stage, seconds in kept["seconds"].items() if seconds}
+    print(f"  {name}: {json.dumps(kept['seconds'])} (estimated "
+          f"{json.dumps(kept['printed'])}; {kept['cells']} cells, {kept['megabytes']} MB, "
+          f"load {load})", file=sys.stderr, flush=True)
     return kept
 
 
@@ -104,20 +119,29 @@ def main(argv=None):
     add_save_option(parser)
     args = parser.parse_args(argv)
     from cubefab.build.run_time import fit, estimate_runs
+    command = command_line(__file__, sys.argv[1:] if argv is None else argv)
+    extra = {}
     if args.measured:
         with open(args.measured) as f:
-            runs = json.load(f)["figures"]["runs"]
+            measured = json.load(f)
+        runs = measured["figures"]["runs"]
+        # the runs' own command and date: this one only fitted them again
+        extra = {"fitted_by": command, "measured": measured.get("measured", measured["date"])}
+        command = measured["command"]
     else:
         runs = {}
         for name in args.only or RUNS:
             runs[name] = measure(name, *RUNS[name], args.workdir)
+    for run in runs.values():     # measured on this machine, before cores were kept
+        run.setdefault("cores", os.cpu_count())
     model = fit(runs)
     estimate_runs(runs, model)
-    figures = {"model": model, "runs": runs}
+    figures = {"model": model, "pnr_exponent": {family: values[3] for family, values
+                                                 in model["pnr"].items()},
+               "runs": runs}
     print(json.dumps(figures, indent=1))
     if args.save:
-        save(args.save, figures, command_line(__file__, sys.argv[1:] if argv is None
-                                              else argv))
+        save(args.save, figures, command, extra)
     return 0
 
 

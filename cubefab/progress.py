@@ -115,7 +115,7 @@ def build_stages(what, cache, stream=None):
 
 def duration(seconds):
     """``seconds`` in words: ``"45 s"``, ``"3 min 10 s"``, ``"1 h 05 min"``."""
-    if seconds < 0.5:
+    if seconds < 1:
         return "under 1 s"
     seconds = int(round(seconds))
     if seconds < 60:
@@ -208,7 +208,7 @@ class Stages:
         left = self.left(name, elapsed)
         if left is None:
             return "time left unknown"
-        return "almost done" if left < 0.5 else f"about {duration(left)} left"
+        return "almost done" if left < 1 else f"about {duration(left)} left"
 
     def _running_text(self, name, elapsed):
         stage = self.stages[name]

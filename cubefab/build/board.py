@@ -337,6 +337,7 @@ PRODUCTS = ("{name}.json", "{name}.syn.json", "{name}.asc", "{name}.config",
             "{name}.pnr.json", "{name}.report.json", "{name}.bin", "{name}.bit",
             "{name}.svf", "{name}.fs")
 
+
 def _commands(board, platform, plan, name, env):
     """The build's steps, ``(tool, arguments)`` each: Amaranth's (iCE40, ECP5: its
     ``build_{name}.json``, each tool the one ``env`` names) or :func:`_gowin_script`."""
@@ -369,8 +370,8 @@ def _failure(board, name, out_dir, build_dir, output):
 def _steps(commands, name):
     """``commands`` (:func:`_commands`) by stage: ``(stage, log, commands)``, yosys
     first, nextpnr second, the packer (and the OrangeCrab's ``dfu-suffix``) last."""
-    return [("synthesis", f"{name}.rpt", commands[:1]), ("pnr", f"{name}.tim", commands[1:2]),
-            ("pack", None, commands[2:])]
+    return [("synthesis", f"{name}.rpt", commands[:1]),
+            ("pnr", f"{name}.tim", commands[1:2]), ("pack", None, commands[2:])]
 
 
 def _run_build(board, platform, plan, out_dir, name, deadline, stages):

@@ -22,13 +22,13 @@ __all__ = ["MAX_TIMEOUT", "add_timeout_option", "deadline", "tool_errors"]
 MAX_TIMEOUT = 7 * 24 * 3600
 
 
-def add_timeout_option(parser):
-    """Add ``--timeout SECONDS``: the longest the command's tools may run, together."""
+def add_timeout_option(parser, what="the synthesis and place and route", prefix=""):
+    """Add ``--timeout SECONDS``: the longest ``what`` (the command's tools, from the
+    Verilog on) may take; ``prefix`` starts its help (``"--synth: "``)."""
     parser.add_argument("--timeout", type=float_range(0, MAX_TIMEOUT, lo_open=True),
                         default=None, metavar="SECONDS",
-                        help="stop with an error when the synthesis and place and route "
-                             "(from the Verilog on) take longer than SECONDS in all "
-                             "(default: no limit)")
+                        help=f"{prefix}stop with an error when {what} (from the Verilog "
+                             f"on) take longer than SECONDS in all (default: no limit)")
 
 
 def deadline(args):
