@@ -15,16 +15,27 @@ from cubefab.progress import Stage, Stages
 from cubefab.tools.process import Deadline, ToolTimeout, run_process
 
 
-def _left_behind(pids_file):
-    """The processes named in ``pids_file`` that still run (not zombies)."""
-    alive = []
+def _running(process):
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _left_behind(pids_file, within=10):
+    """The processes named in ``pids_file`` still running ``within`` seconds from now
+    (a killed process may run for a moment on a busy machine; one that has ended stays a
+    zombie where nothing reaps it)."""
+    processes = []
     for pid in pids_file.read_text().split():
         try:
-            process = psutil.Process(int(pid))
-            if process.status() != psutil.STATUS_ZOMBIE:
-                alive.append(process)
+            processes.append(psutil.Process(int(pid)))
         except psutil.NoSuchProcess:
             pass
+    deadline = time.monotonic() + within
+    while any(map(_running, processes)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = [process for process in processes if _running(process)]
     for process in alive:
         process.kill()
     return alive
