@@ -184,14 +184,14 @@ class Stages:
     def left(self, name=None, elapsed=0.0):
         """Estimated seconds left in the run while stage ``name`` has run ``elapsed``
         seconds (None: every stage not ended), or None when a stage to come has no
-        estimate."""
+        estimate or stage ``name`` has run longer than its own."""
         total = 0.0
         for key, stage in self.stages.items():
             if stage.seconds is not None:
                 continue
-            if stage.estimate is None:
+            if stage.estimate is None or (key == name and elapsed > stage.estimate):
                 return None
-            total += max(stage.estimate - elapsed, 0.0) if key == name else stage.estimate
+            total += stage.estimate - elapsed if key == name else stage.estimate
         return total
 
     def _out(self):

@@ -129,3 +129,9 @@ def test_a_running_stage_repeats_its_line_on_a_pipe():
     assert lines[1].startswith("  step one: under 1 s of an estimated 10 s; about 1")
     assert lines[-1] == "[1/2] step one done in under 1 s; about 5 s left"
     assert "\r" not in out.getvalue() and "\x1b" not in out.getvalue()
+
+
+def test_a_stage_past_its_estimate_leaves_the_time_left_unknown():
+    stages = Stages("the design", {"one": Stage("step one", 1.0), "two": Stage("two", 5)})
+    assert stages.left("one", 0.5) == 5.5
+    assert stages.left("one", 1.5) is None
