@@ -108,6 +108,7 @@ def _quick_yosys(tmp_path):
 
 def test_synth_prints_its_stages_on_a_pipe(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("YOSYS", str(_quick_yosys(tmp_path)))
+    monkeypatch.chdir(tmp_path)         # Amaranth asks YOSYS its version where it runs
     result = cli("synth", "router", "hypercube", "-n", "1", "--node", "0", "--no-pnr",
                  "--workdir", tmp_path / "work", "--json")
     assert result.status == 0, result.err
