@@ -14,7 +14,9 @@ Exit statuses, the same in every command:
   :class:`CliError`, printed as one ``error: ...`` line on stderr; the same line
   when the work runs out of memory (``MemoryError``, yosys' ``std::bad_alloc``
   while Amaranth converts a design to Verilog, or the C++ compiler or model of the
-  Verilator engine out of memory): the input is too large here;
+  Verilator engine out of memory): the input is too large here; and when a tool
+  (yosys, nextpnr) runs past the user's ``--timeout`` (the run is larger than what
+  was allowed; :mod:`cubefab.commands.tool_runs`);
 - 3: internal error: any other exception is a bug, reported in a short message
   (``--debug`` shows the traceback);
 - 130 (Ctrl-C) and 143 (SIGTERM): interrupted, ``error: interrupted`` (or

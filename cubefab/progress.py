@@ -1,12 +1,13 @@
 """Progress reporting on standard error for long work."""
 
 import contextlib
+import dataclasses
 import sys
 import threading
 import time
 
 
-__all__ = ["Progress", "working", "build_stages"]
+__all__ = ["Progress", "working", "build_stages", "Stage", "Stages", "in_stage", "duration"]
 
 
 class Progress:
@@ -110,3 +111,162 @@ def build_stages(what, cache, stream=None):
         out.write(f"  {BUILD_STAGES.get(stage, stage)}...\n")
         out.flush()
     return report
+
+
+def duration(seconds):
+    """``seconds`` in words: ``"45 s"``, ``"3 min 10 s"``, ``"1 h 05 min"``."""
+    if seconds < 1:
+        return "under 1 s"
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+@dataclasses.dataclass
+class Stage:
+    """One stage of a :class:`Stages` run: its ``label`` (what it does, in words), its
+    ``estimate`` in seconds (None: not known yet), what the estimate was made from
+    (``basis``: name -> value) and, once it ended, the ``seconds`` it took."""
+    label: str
+    estimate: float = None
+    basis: dict = None
+    seconds: float = None
+
+
+class Stages:
+    """The stages of a long run (the Verilog, yosys, nextpnr, the bitstream packer),
+    each reported on stderr as it starts and ends with the time it took and an
+    estimate of the time left, whether stderr is a terminal or not: a run of many
+    minutes never passes in silence, in a terminal or in a CI log.
+
+    On a terminal the running stage's line is redrawn twice a second with its elapsed
+    time; elsewhere a plain line says how long it has run every ``every`` seconds.
+
+    Parameters
+    ----------
+    what : str
+        What is being built (``"the Q(3) fabric on lfe5u-85f"``).
+    stages : dict
+        Stage name -> :class:`Stage`, in the order they run. Estimates may be revised
+        as the run learns more (:meth:`estimate`).
+    stream : file, optional
+        Where to write (stderr by default).
+    every : float
+        Seconds between the plain lines of a running stage (not a terminal).
+    """
+
+    def __init__(self, what, stages, stream=None, every=60.0):
+        if not stages:
+            raise ValueError("Stages must name at least one stage")
+        if not every > 0:
+            raise ValueError(f"Seconds between progress lines must be positive, not "
+                             f"{every!r}")
+        self.what = what
+        self.stages = dict(stages)
+        self.stream = stream
+        self.every = every
+        self._start = time.monotonic()
+
+    def estimate(self, name, seconds, basis=None):
+        """Set stage ``name``'s estimate to ``seconds`` (None: not known), made from
+        ``basis`` (name -> value, for the report)."""
+        self.stages[name].estimate = seconds
+        self.stages[name].basis = basis
+
+    def skip(self, name):
+        """Leave stage ``name`` out: it will not run (e.g. no place and route of a
+        design larger than the device)."""
+        del self.stages[name]
+
+    def left(self, name=None, elapsed=0.0):
+        """Estimated seconds left in the run while stage ``name`` has run ``elapsed``
+        seconds (None: every stage not ended), or None when a stage to come has no
+        estimate or stage ``name`` has run longer than its own."""
+        total = 0.0
+        for key, stage in self.stages.items():
+            if stage.seconds is not None:
+                continue
+            if stage.estimate is None or (key == name and elapsed > stage.estimate):
+                return None
+            total += stage.estimate - elapsed if key == name else stage.estimate
+        return total
+
+    def _out(self):
+        return self.stream or sys.stderr
+
+    def _say(self, text):
+        out = self._out()
+        if out.isatty():          # over the redrawn line
+            out.write("\r\x1b[K")
+        out.write(text + "\n")
+        out.flush()
+
+    def _left_text(self, name=None, elapsed=0.0):
+        left = self.left(name, elapsed)
+        if left is None:
+            return "time left unknown"
+        return "almost done" if left < 1 else f"about {duration(left)} left"
+
+    def _running_text(self, name, elapsed):
+        stage = self.stages[name]
+        if stage.estimate is None:
+            return f"  {stage.label}: {duration(elapsed)}"
+        over = "" if elapsed <= stage.estimate else ", longer than estimated"
+        return (f"  {stage.label}: {duration(elapsed)} of an estimated "
+                f"{duration(stage.estimate)}{over}; {self._left_text(name, elapsed)}")
+
+    def _watch(self, name, done):
+        """Redraw (terminal) or repeat (not a terminal) the running stage's line until
+        ``done`` is set."""
+        start = time.monotonic()
+        tty = self._out().isatty()
+        while not done.wait(0.5 if tty else self.every):
+            text = self._running_text(name, time.monotonic() - start)
+            out = self._out()
+            out.write(f"\r{text}\x1b[K" if tty else text + "\n")
+            out.flush()
+
+    @contextlib.contextmanager
+    def stage(self, name):
+        """Run stage ``name`` in the block: its lines before, during and after."""
+        stage = self.stages[name]
+        number = list(self.stages).index(name) + 1
+        estimate = ("no estimate" if stage.estimate is None else
+                    f"estimate {duration(stage.estimate)}")
+        self._say(f"[{number}/{len(self.stages)}] {stage.label} of {self.what} "
+                  f"({estimate}; {self._left_text()})")
+        done = threading.Event()
+        thread = threading.Thread(target=self._watch, args=(name, done), daemon=True)
+        start = time.monotonic()
+        thread.start()
+        try:
+            yield stage
+        finally:
+            done.set()
+            thread.join()
+            if self._out().isatty():      # no half line before an error message
+                self._out().write("\r\x1b[K")
+        stage.seconds = round(time.monotonic() - start, 2)
+        self._say(f"[{number}/{len(self.stages)}] {stage.label} done in "
+                  f"{duration(stage.seconds)}"
+                  + ("" if self.left() == 0 else f"; {self._left_text()}"))
+
+    def summary(self):
+        """``{stage: {"seconds": ..., "estimate": ..., "from": ...}}`` of the stages
+        that ran (the estimates rounded to 0.1 s; ``from`` their basis), for a JSON
+        report."""
+        return {name: {"seconds": s.seconds,
+                       "estimate": None if s.estimate is None else round(s.estimate, 1),
+                       "from": dict(s.basis or {})}
+                for name, s in self.stages.items() if s.seconds is not None}
+
+
+def in_stage(stages, name):
+    """``stages.stage(name)`` of a :class:`Stages`, or a block that reports nothing
+    when ``stages`` is None or has no stage ``name``."""
+    if stages is None or name not in stages.stages:
+        return contextlib.nullcontext()
+    return stages.stage(name)

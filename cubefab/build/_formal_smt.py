@@ -7,14 +7,13 @@ A unit's Verilog goes through yosys ``write_smt2``; its ports become z3 terms
 """
 
 import os
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
 
 from ..hdl.route import RouteUnit
 from ..topology.base import Topology
-from .pnr import find_tool, ToolFailed
+from .pnr import run_tool
 from .verilog import route_unit_verilog, verilog_text, write_verilog
 
 
@@ -54,12 +53,8 @@ def route_unit_smt2(unit, workdir):
     # as write_smt2 does not model ROM contents as the simulators do
     script = ("read_verilog top.v; prep -top top; flatten; memory_map; opt_clean; "
               "write_smt2 -wires top.smt2")
-    command = [find_tool("yosys"), "-q", "-l", "formal.log", "-p", script]
-    result = subprocess.run(command, cwd=workdir, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, timeout=600)
-    if result.returncode != 0:
-        raise ToolFailed(f"yosys write_smt2 failed (exit {result.returncode}); see "
-                         f"{os.path.join(workdir, 'formal.log')}")
+    run_tool("yosys", ["-q", "-l", "formal.log", "-p", script], workdir, "formal.log",
+             outputs=["top.smt2"])
     with open(os.path.join(workdir, "top.smt2")) as f:
         return f.read()
 

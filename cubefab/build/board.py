@@ -15,8 +15,9 @@ flow runs ``nextpnr-gowin``, which nextpnr no longer has: a Gowin board's files
 runs yosys, nextpnr-himbaechel (Gowin) and apycula's ``gowin_pack`` on them itself.
 """
 
+import contextlib
+import json
 import os
-import subprocess
 import time
 from dataclasses import dataclass
 
@@ -26,12 +27,16 @@ from amaranth.lib.wiring import In, Out
 
 from ..topology.base import check_int
 from ..tools.devices import DEVICES, Ice40, Ecp5, Gowin
-from .pnr import (find_tool, parse_nextpnr_report, parse_nextpnr_log, DoesNotFit,
-                  ToolFailed)
+from ..tools.process import TOOLS, NO_DEADLINE, run_process
+from .pnr import (find_tool, parse_nextpnr_report, parse_nextpnr_log, count_cells,
+                  DoesNotFit, ToolFailed)
+from ..progress import in_stage
+from .run_time import board_stages, expect_synthesis, expect_pnr
 
 
 __all__ = ["Board", "RgbBoard", "BOARDS", "BOARD_TOOLS", "StatusLeds", "BoardTop",
-           "selfcheck_board_top", "toolchain_env", "build_bitstream", "SYNTH_OPTIONS"]
+           "selfcheck_board_top", "toolchain_env", "build_bitstream", "build_stages",
+           "SYNTH_OPTIONS", "PRODUCTS"]
 
 
 #: yosys ``synth_ice40`` options of board builds: a flip-flop enable that would
@@ -325,37 +330,76 @@ def _gowin_script(board, platform, name):
     ]
 
 
-def _run_build(board, platform, plan, out_dir, name):
-    """Run the build of ``plan`` in ``out_dir``: Amaranth's script (iCE40, ECP5) or
-    :func:`_gowin_script`; a failure raises DoesNotFit or ToolFailed."""
+#: What a board build makes (``{name}`` its design's name): removed before it starts
+#: and when a step fails or runs past its deadline, so that a bitstream in the build
+#: directory is always one that a build completed.
+PRODUCTS = ("{name}.json", "{name}.syn.json", "{name}.asc", "{name}.config",
+            "{name}.pnr.json", "{name}.report.json", "{name}.bin", "{name}.bit",
+            "{name}.svf", "{name}.fs")
+
+
+def _commands(board, platform, plan, name, env):
+    """The build's steps, ``(tool, arguments)`` each: Amaranth's (iCE40, ECP5: its
+    ``build_{name}.json``, each tool the one ``env`` names) or :func:`_gowin_script`."""
+    family = DEVICES[board.device].family
+    if isinstance(family, Gowin):
+        return list(zip(BOARD_TOOLS[Gowin], _gowin_script(board, platform, name)))
+    variables = {TOOLS[key][1]: TOOLS[key][0] for key in BOARD_TOOLS[type(family)]}
+    variables["dfu-suffix"] = "DFU_SUFFIX"
+    commands = json.loads(plan.files[f"{plan.script}.json"])["commands"]
+    return [(tool, [env[variables[tool]], *args]) for tool, *args in commands]
+
+
+def _failure(board, name, out_dir, build_dir, output):
+    """The DoesNotFit or ToolFailed of a step that failed with ``output``."""
+    text = output
+    log = os.path.join(build_dir, f"{name}.tim")
+    if not text.strip() and os.path.exists(log):
+        with open(log, errors="replace") as f:
+            text = f.read()
+    errors = [line[len("ERROR:"):].strip() for line in text.splitlines()
+              if line.startswith("ERROR:")]
+    reason = errors[0] if errors else "\n".join(text.splitlines()[-10:])
+    cls = DoesNotFit if "no BELs remaining" in reason or \
+        "Failed to expand region" in reason else ToolFailed
+    what = "does not fit the device" if cls is DoesNotFit else "build failed"
+    return cls(f"{board.name}: {what}: {reason} (logs {name}.rpt, {name}.tim in "
+               f"{out_dir})")
+
+
+def _steps(commands, name):
+    """``commands`` (:func:`_commands`) by stage: ``(stage, log, commands)``, yosys
+    first, nextpnr second, the packer (and the OrangeCrab's ``dfu-suffix``) last."""
+    return [("synthesis", f"{name}.rpt", commands[:1]),
+            ("pnr", f"{name}.tim", commands[1:2]), ("pack", None, commands[2:])]
+
+
+def _run_build(board, platform, plan, out_dir, name, deadline, stages):
+    """Run the build of ``plan`` in ``out_dir`` step by step (:func:`_commands`), each
+    in its stage of ``stages`` (:class:`~cubefab.progress.Stages`, or None) and within
+    ``deadline``: a failure raises DoesNotFit or ToolFailed, a step past the deadline
+    ToolTimeout; either removes the :data:`PRODUCTS`."""
     family = DEVICES[board.device].family
     build_dir = plan.extract(out_dir)
-    if isinstance(family, Gowin):
-        commands = _gowin_script(board, platform, name)
-    else:
-        commands = [["sh", f"{plan.script}.sh"]]
+    products = [product.format(name=name) for product in PRODUCTS]
+    for product in products:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(build_dir, product))
     env = toolchain_env(family)
     if "dfu-suffix" in platform.required_tools:     # the OrangeCrab's bootloader format
         env["DFU_SUFFIX"] = _dfu_suffix_command(build_dir)
-    for command in commands:
-        # the tools' chatter stays out of the terminal; a failure is one clear exception
-        result = subprocess.run(command, cwd=build_dir, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
-        if result.returncode == 0:
-            continue
-        text = result.stdout
-        log = os.path.join(build_dir, f"{name}.tim")
-        if not text.strip() and os.path.exists(log):
-            with open(log, errors="replace") as f:
-                text = f.read()
-        errors = [line[len("ERROR:"):].strip() for line in text.splitlines()
-                  if line.startswith("ERROR:")]
-        reason = errors[0] if errors else "\n".join(text.splitlines()[-10:])
-        cls = DoesNotFit if "no BELs remaining" in reason or \
-            "Failed to expand region" in reason else ToolFailed
-        what = "does not fit the device" if cls is DoesNotFit else "build failed"
-        raise cls(f"{board.name}: {what}: {reason} (logs {name}.rpt, {name}.tim in "
-                  f"{out_dir})")
+    netlist = f"{name}.syn.json" if isinstance(family, Gowin) else f"{name}.json"
+    for stage, log, commands in _steps(_commands(board, platform, plan, name, env), name):
+        with in_stage(stages, stage):
+            for tool, command in commands:
+                # the tools' chatter stays out of the terminal; a failure is one exception
+                status, output = run_process(command, build_dir, tool, deadline, products,
+                                             log and os.path.join(build_dir, log), env)
+                if status != 0:
+                    raise _failure(board, name, out_dir, build_dir, output)
+            if stage == "synthesis" and stages is not None:
+                expect_pnr(stages, count_cells(os.path.join(build_dir, netlist), name,
+                                               family), board.device)
 
 
 def _dfu_suffix_command(build_dir):
@@ -380,9 +424,23 @@ def _build_options(board, name):
     return {"synth_opts": f"-family {DEVICES[board.device].yosys_family}"}
 
 
-def build_bitstream(top, board, out_dir, name="top"):
+def build_stages(board, elaboration=0.0):
+    """The :class:`~cubefab.progress.Stage`\\ s of :func:`build_bitstream` on ``board``
+    (:func:`~cubefab.build.run_time.board_stages`; ``elaboration``: the estimated
+    seconds of the design's elaboration)."""
+    board = _check_board(board)
+    packer = BOARD_TOOLS[type(DEVICES[board.device].family)][-1]
+    return board_stages(board.device, elaboration, packer)
+
+
+def build_bitstream(top, board, out_dir, name="top", deadline=NO_DEADLINE, stages=None):
     """Build the bitstream of ``top`` (an Elaboratable) for ``board`` into
     ``out_dir``.
+
+    ``stages``: a :class:`~cubefab.progress.Stages` of :func:`build_stages`, each stage
+    reported as it runs; ``deadline``: the time the build may take (none by default;
+    past it :class:`~cubefab.tools.process.ToolTimeout`, the tool stopped and no
+    bitstream left).
 
     Returns a dict: ``bitstream`` (path of ``{name}.bin``, ``.bit`` (ECP5) or ``.fs``
     (Gowin)), ``board``, ``device``, ``family``, ``logic_cells``/
@@ -396,9 +454,13 @@ def build_bitstream(top, board, out_dir, name="top"):
     toolchain_env(family)          # every tool there before anything is built
     platform = board.platform()
     start = time.monotonic()
-    plan = platform.build(top, name=name, build_dir=out_dir, do_build=False,
-                          **_build_options(board, name))
-    _run_build(board, platform, plan, out_dir, name)
+    with in_stage(stages, "verilog"):
+        plan = platform.build(top, name=name, build_dir=out_dir, do_build=False,
+                              **_build_options(board, name))
+        if stages is not None:
+            expect_synthesis(stages, len(plan.files[f"{name}.il"]), board.device,
+                             rtlil=True)
+    _run_build(board, platform, plan, out_dir, name, deadline, stages)
     routed = _routed_report(out_dir, name, isinstance(family, Gowin))
     util = routed["utilization"]
     lc = util.get(family.logic_cell, (None, DEVICES[board.device].luts))

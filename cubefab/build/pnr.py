@@ -28,12 +28,14 @@ import time
 from dataclasses import dataclass, field, asdict
 
 from ..tools.devices import DEVICES, FAMILIES, check_device
-from ..tools.process import (TOOLS, ToolMissing, ToolFailed, DoesNotFit, find_tool,
-                             tools_available, run_tool)
+from ..tools.process import (TOOLS, ToolMissing, ToolFailed, DoesNotFit, ToolTimeout,
+                             Deadline, NO_DEADLINE, find_tool, tools_available, run_tool)
+from ..progress import in_stage
+from . import run_time
 
 
-__all__ = ["DEVICES", "TOOLS", "ToolMissing", "ToolFailed", "DoesNotFit", "find_tool",
-           "tools_available",
+__all__ = ["DEVICES", "TOOLS", "ToolMissing", "ToolFailed", "DoesNotFit", "ToolTimeout",
+           "Deadline", "NO_DEADLINE", "find_tool", "tools_available",
            "ImplementationReport", "synthesize_netlist", "place_and_route", "implement",
            "count_cells", "run_tool", "parse_nextpnr_log", "parse_nextpnr_report",
            "summarize_path"]
@@ -163,8 +165,8 @@ class ImplementationReport:
         return asdict(self)
 
 
-def synthesize_netlist(verilog_files, top, workdir, keep=(), timeout=1200, script_extra="",
-                       device="hx8k"):
+def synthesize_netlist(verilog_files, top, workdir, keep=(), deadline=NO_DEADLINE,
+                       script_extra="", device="hx8k"):
     """Run yosys ``synth_<family>`` of ``device`` (a key of :data:`DEVICES`; iCE40
     ``synth_ice40`` by default) on ``verilog_files`` (paths relative to ``workdir``)
     and write ``{top}.json``; returns :func:`count_cells` of ``top``.
@@ -172,14 +174,15 @@ def synthesize_netlist(verilog_files, top, workdir, keep=(), timeout=1200, scrip
     ``keep`` names modules (Amaranth's hierarchical names, e.g. ``top.dut``) that
     synthesis must not flatten into their parent, so that their own cells can be
     counted in the netlist. ``script_extra`` is appended to the yosys script
-    (``; cmd ...``). The log is ``{workdir}/synth.log``.
+    (``; cmd ...``). The log is ``{workdir}/synth.log``. yosys runs within
+    ``deadline`` (:class:`~cubefab.tools.process.Deadline`, none by default).
     """
     device = check_device(device)
     reads = "; ".join(f"read_verilog {f}" for f in verilog_files)
     keeps = "".join(f"; setattr -mod -set keep_hierarchy 1 {name}" for name in keep)
     script = f"{reads}{keeps}; {device.family.synth_script(device, top, script_extra)}"
     run_tool("yosys", ["-q", "-l", "synth.log", "-p", script], workdir, "synth.log",
-             timeout)
+             deadline, outputs=[f"{top}.json"])
     return count_cells(os.path.join(workdir, f"{top}.json"), top, device.family)
 
 
@@ -193,12 +196,13 @@ def _top_ports(netlist_path, top):
 
 
 def place_and_route(top, device, workdir, package=None, freq_mhz=None, seed=1,
-                    pcf=None, asc=None, timeout=1200):
+                    pcf=None, asc=None, deadline=NO_DEADLINE):
     """Place and route ``{workdir}/{top}.json`` on ``device`` (a key of
     :data:`DEVICES`) with ``--timing-allow-fail``; returns
     :func:`parse_nextpnr_report` of the run. The log is ``{workdir}/pnr.log``, the
     JSON report ``{workdir}/pnr.json``; ``asc`` names the bitstream text to write
-    (iCE40 only), ``pcf`` its pin constraints.
+    (iCE40 only), ``pcf`` its pin constraints. nextpnr runs within ``deadline``
+    (:class:`~cubefab.tools.process.Deadline`, none by default).
     """
     part = check_device(device)
     family = part.family
@@ -215,7 +219,8 @@ def place_and_route(top, device, workdir, package=None, freq_mhz=None, seed=1,
         args += ["--pcf", pcf]
     if asc is not None:
         args += ["--asc", asc]
-    run_tool(family.nextpnr, args, workdir, "pnr.log", timeout)
+    run_tool(family.nextpnr, args, workdir, "pnr.log", deadline,
+             outputs=["pnr.json", *([asc] if asc else [])])
     result = parse_nextpnr_report(os.path.join(workdir, "pnr.json"))
     if not result["fmax_mhz"]:
         # older nextpnr, or one without timing in the report: the last "Max frequency"
@@ -242,8 +247,31 @@ def _routed(report, routed, family):
     report.critical_path = routed["critical_path"]
 
 
+def _synthesize(verilog, top, part, workdir, keep, deadline, stages):
+    """yosys on ``verilog`` (its stage, and nextpnr's estimate from its netlist);
+    returns the cells of ``keep`` (or ``top``) and those of the whole design."""
+    if stages is not None:
+        run_time.expect_synthesis(stages, len(verilog), part.name)
+    with in_stage(stages, "synthesis"):
+        total = synthesize_netlist([f"{top}.v"], top, workdir, keep=keep, device=part.name,
+                                   deadline=deadline)
+        if keep:
+            cells = count_cells(os.path.join(workdir, f"{top}.json"), keep[0], part.family)
+            total = {key: total[key] + cells[key] for key in ("lut4", "ff", "carry", "ram")}
+        else:
+            cells = total
+            total = {key: cells[key] for key in ("lut4", "ff", "carry", "ram")}
+        if stages is not None and "pnr" in stages.stages:
+            if _fits(total, part):
+                run_time.expect_pnr(stages, total, part.name)
+            else:
+                stages.skip("pnr")
+    return cells, total
+
+
 def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
-              freq_mhz=None, seed=1, pnr=True, submodule=None):
+              freq_mhz=None, seed=1, pnr=True, submodule=None, deadline=NO_DEADLINE,
+              stages=None):
     """Synthesise and (if ``pnr``) place and route one Verilog design.
 
     Parameters
@@ -261,6 +289,14 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
         :class:`~cubefab.build.harness.TimingHarness`) kept unflattened: the
         report's cell counts are then that submodule's (its own submodules
         included), ``total_cells`` those of the whole design.
+    deadline : Deadline, optional
+        The time yosys and nextpnr may take together (none by default): past it
+        :class:`ToolTimeout` is raised, the tool stopped.
+    stages : Stages, optional
+        A :class:`~cubefab.progress.Stages` with stages ``synthesis`` and (with
+        ``pnr``) ``pnr`` (:func:`~cubefab.build.run_time.implementation_stages`):
+        each is reported as it runs, with the time left estimated from the Verilog's
+        size and then from the netlist's cells.
 
     Returns
     -------
@@ -279,13 +315,7 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
     with open(os.path.join(workdir, f"{top}.v"), "w") as f:
         f.write(verilog)
     keep = [f"{top}.{submodule}"] if submodule else []
-    total = synthesize_netlist([f"{top}.v"], top, workdir, keep=keep, device=device)
-    if submodule:
-        cells = count_cells(os.path.join(workdir, f"{top}.json"), keep[0], family)
-        total = {key: total[key] + cells[key] for key in ("lut4", "ff", "carry", "ram")}
-    else:
-        cells = total
-        total = {key: cells[key] for key in ("lut4", "ff", "carry", "ram")}
+    cells, total = _synthesize(verilog, top, part, workdir, keep, deadline, stages)
     report = ImplementationReport(top=top, device=device,
                                   package=package or part.package, **cells,
                                   module=keep[0] if keep else top, total_cells=total,
@@ -297,8 +327,9 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
         report.logic_cells_available = part.luts
     if pnr:
         try:
-            routed = place_and_route(top, device, workdir, package=package,
-                                     freq_mhz=freq_mhz, seed=seed)
+            with in_stage(stages, "pnr"):
+                routed = place_and_route(top, device, workdir, package=package,
+                                         freq_mhz=freq_mhz, seed=seed, deadline=deadline)
         except DoesNotFit:
             report.fits = False
             report.logic_cells_available = part.luts

@@ -18,7 +18,7 @@ import re
 import tempfile
 from dataclasses import dataclass, asdict, field
 
-from .pnr import synthesize_netlist, ToolFailed
+from .pnr import synthesize_netlist, ToolFailed, NO_DEADLINE
 from .verilog import route_unit_verilog, write_verilog
 
 
@@ -49,7 +49,7 @@ def parse_ltp(text):
     return int(lengths[-1])
 
 
-def synthesize_logic(verilog, top="top", workdir=None, timeout=600, device="hx8k"):
+def synthesize_logic(verilog, top="top", workdir=None, deadline=NO_DEADLINE, device="hx8k"):
     """Synthesise Verilog text ``verilog`` for the family of ``device`` (a key of
     :data:`~cubefab.tools.devices.DEVICES`) and measure it.
 
@@ -62,6 +62,9 @@ def synthesize_logic(verilog, top="top", workdir=None, timeout=600, device="hx8k
     workdir : str, optional
         Directory for ``{top}.v``, ``{top}.json``, ``synth.log`` and ``ltp.txt``
         (kept); a temporary directory (removed) when None.
+    deadline : Deadline, optional
+        The time yosys may take (:class:`~cubefab.tools.process.Deadline`; none by
+        default).
 
     Returns
     -------
@@ -69,7 +72,7 @@ def synthesize_logic(verilog, top="top", workdir=None, timeout=600, device="hx8k
     """
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="cubefab-synth-") as tmp:
-            cost = synthesize_logic(verilog, top, tmp, timeout, device)
+            cost = synthesize_logic(verilog, top, tmp, deadline, device)
             cost.workdir = None
             return cost
     os.makedirs(workdir, exist_ok=True)
@@ -77,7 +80,7 @@ def synthesize_logic(verilog, top="top", workdir=None, timeout=600, device="hx8k
     ltp_path = os.path.join(workdir, "ltp.txt")
     if os.path.exists(ltp_path):
         os.remove(ltp_path)
-    cells = synthesize_netlist([f"{top}.v"], top, workdir, timeout=timeout,
+    cells = synthesize_netlist([f"{top}.v"], top, workdir, deadline=deadline,
                                script_extra="; tee -q -o ltp.txt ltp -noff", device=device)
     try:
         with open(ltp_path) as f:

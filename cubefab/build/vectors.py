@@ -94,7 +94,7 @@ def _testbench(top, inputs, output, count):
 
 
 def run_vectors(verilog, inputs, output, vectors, expected, simulator="iverilog",
-                top="top", workdir=None, timeout=1800, *, generation="2005"):
+                top="top", workdir=None, timeout=None, *, generation="2005"):
     """Apply ``vectors`` to the Verilog ``top`` and compare its output with ``expected``.
 
     Parameters

@@ -5,16 +5,17 @@ board, its state on the board's LEDs."""
 from ..cli import (add_json_option, CliError, add_topology_command, emit, format_table, int_range, fraction,
                    add_force_option, input_errors)
 from .. import files
-from ..build.board import BOARDS, BOARD_TOOLS, build_bitstream, selfcheck_board_top
+from ..build.board import (BOARDS, BOARD_TOOLS, build_bitstream, build_stages,
+                           selfcheck_board_top)
 from ..tools.devices import DEVICES
-from ..build.pnr import ToolFailed, ToolMissing
 from ..hdl.config import BOARD_DEFAULTS
 from .limits import MAX_QUEUE_DEPTH, MAX_SEED, check_hardware
 from .fpga import check_tools
 from .router_options import add_router_options, router_config
 from .endpoint_options import add_interface_options, check_window, endpoint_parameters
 from ..hdl.endpoint import EndpointInterface, packet_beats
-from ..progress import working
+from ..progress import Stages
+from .tool_runs import add_timeout_option, deadline, tool_errors
 
 
 __all__ = ["register"]
@@ -42,6 +43,7 @@ def _options(parser):
                         help="traffic generators' run seed (default 1)")
     # the generators' packets through AXI4-Stream endpoints (docs/endpoints.md)
     add_interface_options(parser, default_max_beats=None)
+    add_timeout_option(parser)
     add_json_option(parser)
     add_force_option(parser)
 
@@ -74,8 +76,8 @@ def _board(args, topology):
     sequence_bits = max(0, min(3, config.payload_width - 1))
     timestamp_bits = max(1, min(5, config.payload_width - sequence_bits))
     # the generators and checkers about double each router
-    check_hardware(f"the {topology.label} self-checking fabric", config,
-                   2 * topology.num_nodes)
+    elaboration = check_hardware(f"the {topology.label} self-checking fabric", config,
+                                 2 * topology.num_nodes)
     interface = _interface(args, config)
     with input_errors("--interface axi-stream: " if interface else ""):
         top = selfcheck_board_top(topology, args.board, payload_width=config.payload_width,
@@ -86,12 +88,12 @@ def _board(args, topology):
                                   seed=args.seed, adaptive_vcs=config.adaptive_vcs,
                                   interface=interface)
     files.claim_directory(args.output)
-    try:
-        with working(f"bitstream of the {topology.label} self-checking fabric"):
-            result = build_bitstream(top, args.board, args.output)
-    except (ToolMissing, ToolFailed) as exc:
-        raise CliError(f"{topology.label} on {exc}") from None
-    document = dict(result, topology=topology.label, nodes=topology.num_nodes,
+    stages = Stages(f"the {topology.label} self-checking fabric for {args.board}",
+                    build_stages(args.board, elaboration))
+    with tool_errors(args, lambda exc: f"{topology.label} on {exc}"):
+        result = build_bitstream(top, args.board, args.output, deadline=deadline(args),
+                                 stages=stages)
+    document = dict(result, stages=stages.summary(), topology=topology.label, nodes=topology.num_nodes,
                     payload_width=config.payload_width, sequence_bits=sequence_bits,
                     timestamp_bits=timestamp_bits, depth=config.depth,
                     queue_depth=args.queue_depth, vcs=top.design.config.router.vcs,

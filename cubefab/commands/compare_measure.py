@@ -8,7 +8,7 @@ import os
 
 from .. import files
 from ..build.harness import TimingHarness
-from ..build.pnr import DEVICES, ToolFailed, ToolMissing, implement
+from ..build.pnr import DEVICES, implement
 from ..cli import CliError
 from ..hdl.config import HARDWARE_DEFAULTS
 from ..hdl.router import Router
@@ -20,6 +20,7 @@ from ..progress import build_stages
 from ..tools.verilator import VerilatorUnavailable, cache_root
 from .limits import check_fabric, check_hardware
 from .router_options import add_router_options, router_config
+from .tool_runs import add_timeout_option, deadline, tool_errors
 from .run_options import (SWEEP_LENGTH, add_cluster_options, add_length_options,
                           check_cluster_options)
 
@@ -59,6 +60,7 @@ def add_measure_options(parser):
                         help="--synth: the FPGA device (default %(default)s; any of cubefab synth --device)")
     parser.add_argument("--no-pnr", action="store_true",
                         help="--synth: synthesis only, no Fmax (default: place and route)")
+    add_timeout_option(parser, "one network's synthesis and place and route", "--synth: ")
 
 
 def check_measure_options(args):
@@ -69,8 +71,9 @@ def check_measure_options(args):
     for option, given in measure_only.items():
         if given and not args.simulate:
             raise CliError(f"{option} sets up --simulate: it needs --simulate")
-    if args.no_pnr and not args.synth:
-        raise CliError("--no-pnr sets up --synth: it needs --synth")
+    for option, given in {"--no-pnr": args.no_pnr, "--timeout": args.timeout}.items():
+        if given and not args.synth:
+            raise CliError(f"{option} sets up --synth: it needs --synth")
     check_cluster_options(args)
     if args.simulate or args.synth:   # options that conflict do so on any network
         from ..topology import Hypercube
@@ -122,16 +125,15 @@ def synth_row(args, topology):
     except CliError as exc:
         return {"note": f"not synthesized: {exc}"}
     node = int(topology.nodes()[0])
+    limit = deadline(args)
     from amaranth.back import verilog as amaranth_verilog
     text = amaranth_verilog.convert(TimingHarness(Router(config, node)), name="top")
     params = "_".join(f"{k}{v}" for k, v in topology.params.items())
     workdir = os.path.join("build", "compare", f"{topology.name}_{params}_{args.device}")
     files.claim_directory(workdir)
-    try:
+    with tool_errors(args):
         report = implement(text, "top", args.device, workdir, seed=1, pnr=not args.no_pnr,
-                           submodule="dut")
-    except (ToolMissing, ToolFailed) as exc:
-        raise CliError(str(exc).splitlines()[0]) from None
+                           submodule="dut", deadline=limit)
     return {"device": args.device, "node": node, "router": config.as_dict(),
             "lut4": report.lut4, "ff": report.ff, "ram": report.ram,
             "fits": report.fits, "fmax_mhz": report.fmax_mhz, "workdir": workdir}

@@ -20,14 +20,16 @@ from amaranth.back import verilog as amaranth_verilog
 from .. import files
 from ..cli import CliError, emit, format_table, int_range
 from ..tools.devices import DEVICES
-from ..build.pnr import ToolFailed, ToolMissing, find_tool, implement
+from ..build.pnr import ToolMissing, find_tool, implement
+from ..build.run_time import implementation_stages, expect_synthesis
 from ..hdl.flit import DEFAULT_HEADER
 from ..hdl.options import ALL_PORT, BUFFERED
 from ..build.harness import TimingHarness
-from ..progress import working
+from ..progress import Stages
 from .router_targets import (router_target_options, interface_fabric_options, build_router,
                              build_fabric, build_endpoint_fabric, buffer_words)
 from .limits import MAX_SEED
+from .tool_runs import deadline, tool_errors
 
 
 __all__ = ["router_synth_options", "fabric_synth_options", "synth_router", "synth_fabric",
@@ -107,19 +109,22 @@ def report_implementation(args, what, component, default_workdir, extra=None,
                           seconds=None):
     """Implement ``component`` in a timing harness on ``args.device`` and print
     the report (``--json``: one document); ``seconds``: the estimated seconds of its
-    elaboration, for the progress line."""
+    elaboration. Each stage (Verilog, yosys, nextpnr) is reported on stderr with the
+    time left (:class:`~cubefab.progress.Stages`); ``--timeout`` limits them all."""
     workdir = claim_workdir(args, default_workdir)
-    try:
+    limit = deadline(args)
+    stages = Stages(f"the {what} on {args.device}",
+                    implementation_stages(args.device, seconds, pnr=not args.no_pnr))
+    with tool_errors(args):
         # with source locations: nextpnr's critical path then names the Python lines
-        with working(f"Verilog of the {what}", seconds):
+        with stages.stage("verilog"):
             text = amaranth_verilog.convert(TimingHarness(component), name="top")
-        with working(f"yosys and nextpnr on the {what}"):
-            report = implement(text, "top", args.device, workdir, seed=args.seed,
-                               pnr=not args.no_pnr, submodule="dut")
-    except (ToolMissing, ToolFailed) as exc:
-        raise CliError(str(exc).splitlines()[0]) from None
+            expect_synthesis(stages, len(text), args.device)
+        report = implement(text, "top", args.device, workdir, seed=args.seed,
+                           pnr=not args.no_pnr, submodule="dut", deadline=limit,
+                           stages=stages)
     family = DEVICES[args.device].family
-    document = dict(extra or {}, design=what, **report.as_dict(),
+    document = dict(extra or {}, design=what, **report.as_dict(), stages=stages.summary(),
                     tools=f"yosys {family.synth} + {family.nextpnr} --timing-allow-fail",
                     method="design between registers (TimingHarness); cell counts are "
                            "the design's own, logic cells include the harness")

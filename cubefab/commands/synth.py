@@ -7,15 +7,15 @@ another target is one entry there.
 
 import os
 
-from ..cli import add_json_option, CliError, emit, format_table, add_force_option
+from ..cli import add_json_option, emit, format_table, add_force_option
 from ..tools.devices import DEVICES
-from ..build.pnr import ToolFailed, ToolMissing
 from ..progress import working
 from ..build.synth import synthesize_logic
 from ..build.verilog import route_unit_verilog
 from .verilog import Target, route_options, build_route_unit, register_targets
 from . import fpga
 from .fpga import check_tools, check_workdir, claim_workdir, add_device_option
+from .tool_runs import add_timeout_option, deadline, tool_errors
 
 
 __all__ = ["register", "TARGETS", "synth_options", "report_cost"]
@@ -28,6 +28,7 @@ def synth_options(configure):
         parser.add_argument("--workdir", default=None, metavar="DIR",
                             help="where yosys runs and leaves its files and log "
                                  "(default: build/synth/<design>)")
+        add_timeout_option(parser)
         add_json_option(parser)
         add_force_option(parser)
     return options
@@ -37,11 +38,9 @@ def report_cost(args, what, verilog, default_workdir, extra=None):
     """Synthesise ``verilog`` (top module ``top``) for ``--device`` and print its cost."""
     workdir = claim_workdir(args, default_workdir)
     device = DEVICES[args.device]
-    try:
-        with working(f"yosys {device.family.synth} of the {what}"):
-            cost = synthesize_logic(verilog, "top", workdir, device=args.device)
-    except (ToolMissing, ToolFailed) as exc:
-        raise CliError(str(exc).splitlines()[0]) from None
+    with tool_errors(args), working(f"yosys {device.family.synth} of the {what}"):
+        cost = synthesize_logic(verilog, "top", workdir, deadline=deadline(args),
+                                device=args.device)
     document = dict(extra or {}, design=what, lut4=cost.lut4, depth=cost.depth,
                     carry=cost.carry, cells=cost.cells, workdir=workdir,
                     tool=f"yosys {device.family.synth}", device=args.device,

@@ -39,7 +39,7 @@ def verilator_lint_missing_reason():
     return None if verilator_executable() else verilator_missing_reason()
 
 
-def verilator_lint(path, top, timeout=600):
+def verilator_lint(path, top, timeout=None):
     """The findings of ``verilator --lint-only -Wall --top-module top path``: every
     ``%Warning``/``%Error`` line (Verilator's own exit status is not read: findings
     are the verdict)."""

@@ -21,7 +21,7 @@ import os
 import subprocess
 
 from .devices import check_device, Ecp5, Gowin, Ice40
-from .process import run_tool, ToolFailed
+from .process import run_tool, ToolFailed, NO_DEADLINE
 
 
 __all__ = ["yosys_share_dir", "cell_models", "invert_lut", "synthesize_for_simulation",
@@ -100,7 +100,8 @@ def simulation_synth_command(device, top):
         isinstance(part.family, Ice40)
 
 
-def synthesize_for_simulation(verilog, top, device, workdir, mutate=None, timeout=1800):
+def synthesize_for_simulation(verilog, top, device, workdir, mutate=None,
+                              deadline=NO_DEADLINE):
     """Synthesise Verilog text ``verilog`` (module ``top``) for ``device`` and write the
     netlist to simulate, ``{workdir}/netlist.v`` (module ``top``, the same ports).
 
@@ -108,7 +109,8 @@ def synthesize_for_simulation(verilog, top, device, workdir, mutate=None, timeou
     ``netlist`` (its path), ``models`` (the cell models' paths), ``include`` (their
     include directory), ``cells`` (type -> count), ``block_rams`` (whether memories
     were mapped to the family's block RAMs) and ``mutated`` (the cell changed, or
-    None). Logs: ``synth.log``, ``write.log``.
+    None). Logs: ``synth.log``, ``write.log``. yosys runs within ``deadline``
+    (:class:`~cubefab.tools.process.Deadline`; none by default).
     """
     family = check_device(device).family
     os.makedirs(workdir, exist_ok=True)
@@ -117,7 +119,7 @@ def synthesize_for_simulation(verilog, top, device, workdir, mutate=None, timeou
     command, block_rams = simulation_synth_command(device, top)
     run_tool("yosys", ["-q", "-l", "synth.log", "-p",
                    f"read_verilog {top}.v; {command}; write_json mapped.json"],
-         workdir, "synth.log", timeout)
+         workdir, "synth.log", deadline, outputs=["mapped.json"])
     with open(os.path.join(workdir, "mapped.json")) as f:
         netlist = json.load(f)
     mutated = None
@@ -127,7 +129,7 @@ def synthesize_for_simulation(verilog, top, device, workdir, mutate=None, timeou
         json.dump(netlist, f)
     run_tool("yosys", ["-q", "-l", "write.log", "-p",
                    "read_json netlist.json; write_verilog -noattr netlist.v"],
-         workdir, "write.log", timeout)
+         workdir, "write.log", deadline, outputs=["netlist.v"])
     types = {}
     for cell in netlist["modules"][top]["cells"].values():
         types[cell["type"]] = types.get(cell["type"], 0) + 1

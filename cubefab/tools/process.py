@@ -1,14 +1,19 @@
 """Running the external tools (Yosys, nextpnr, the bitstream packers): where each
 is found, and one run with its failure turned into an exception quoting its log."""
 
+import contextlib
+import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
+from dataclasses import dataclass, field
 
 
-__all__ = ["TOOLS", "ToolMissing", "ToolFailed", "DoesNotFit", "find_tool",
-           "tools_available", "run_tool"]
+__all__ = ["TOOLS", "ToolMissing", "ToolFailed", "DoesNotFit", "ToolTimeout", "Deadline",
+           "NO_DEADLINE", "find_tool", "tools_available", "run_process", "run_tool"]
 
 
 #: Tool name -> (environment variable, native binary, YoWASP binary, pip package).
@@ -38,6 +43,49 @@ class ToolFailed(RuntimeError):
 
 class DoesNotFit(ToolFailed):
     """Place and route found the design larger than the device."""
+
+
+class ToolTimeout(RuntimeError):
+    """A tool ran past its :class:`Deadline`: it was stopped with every process it
+    started, and the files it was writing were removed.
+
+    ``tool`` names it, ``seconds`` is the deadline's limit and ``log`` the path of
+    its log so far (or None).
+    """
+
+    def __init__(self, tool, seconds, log=None):
+        self.tool, self.seconds, self.log = tool, seconds, log
+        super().__init__(f"{tool} ran past the time limit of {seconds:g} s"
+                         + (f" (its log so far: {log})" if log else ""))
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """The time a run of tools may take, ``seconds`` from when it was made (None: no
+    limit, the default: a synthesis or a place and route takes what it takes).
+
+    Each tool run of :func:`run_process` gets what is left; one that runs past it
+    raises :class:`ToolTimeout`.
+    """
+    seconds: float = None
+    start: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self):
+        if self.seconds is not None and (
+                isinstance(self.seconds, bool) or not isinstance(self.seconds, (int, float))
+                or not math.isfinite(self.seconds) or self.seconds <= 0):
+            raise ValueError(f"Time limit must be a positive number of seconds or None, "
+                             f"not {self.seconds!r}")
+
+    def remaining(self):
+        """Seconds left (at least 0), or None without a limit."""
+        if self.seconds is None:
+            return None
+        return max(0.0, self.seconds - (time.monotonic() - self.start))
+
+
+#: No limit: what a tool run gets when it is given none.
+NO_DEADLINE = Deadline()
 
 
 def find_tool(name):
@@ -80,22 +128,70 @@ _NO_FIT = ("no BELs remaining", "Unable to place cell", "Failed to expand region
            "but device only has", "but the device only has")
 
 
-def run_tool(tool, args, cwd, log, timeout):
-    """Run tool ``tool`` (a key of :data:`TOOLS`) with ``args`` in ``cwd``; a failure
-    raises DoesNotFit or ToolFailed quoting the end of its log ``log``."""
-    command = [find_tool(tool), *args]
-    result = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, timeout=timeout)
-    if result.returncode != 0:
+def _remove(cwd, outputs):
+    """Remove the files ``outputs`` (paths relative to ``cwd``) that exist."""
+    for name in outputs:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(cwd, name))
+
+
+def _stop(proc):
+    """Kill ``proc``'s process group (the tool and every process it started)."""
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def run_process(command, cwd, name, deadline=NO_DEADLINE, outputs=(), log=None,
+                env=None):
+    """Run ``command`` (argv) in ``cwd`` in a process group of its own; returns
+    ``(exit status, its output)`` (standard output and error together).
+
+    ``name`` is the tool's name for messages, ``log`` the path of its log. The run
+    gets what is left of ``deadline`` (:class:`Deadline`): past it, or when this
+    process is interrupted (Ctrl-C, SIGTERM), the whole group is killed (no tool
+    process is left behind) and the files ``outputs`` (relative to ``cwd``: what the
+    tool writes) are removed, as they are when it fails, so that no partial or stale
+    result is left; past the deadline :class:`ToolTimeout` is raised.
+    """
+    remaining = deadline.remaining()
+    if remaining == 0:
+        _remove(cwd, outputs)
+        raise ToolTimeout(name, deadline.seconds, log)
+    with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, errors="replace",
+                          start_new_session=True) as proc:
+        try:
+            output, _ = proc.communicate(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            _remove(cwd, outputs)
+            raise ToolTimeout(name, deadline.seconds, log) from None
+        except BaseException:
+            _stop(proc)
+            _remove(cwd, outputs)
+            raise
+    if proc.returncode != 0:
+        _remove(cwd, outputs)
+    return proc.returncode, output
+
+
+def run_tool(tool, args, cwd, log, deadline=NO_DEADLINE, outputs=()):
+    """Run tool ``tool`` (a key of :data:`TOOLS`) with ``args`` in ``cwd``
+    (:func:`run_process`: within ``deadline``, ``outputs`` removed unless it
+    succeeds); returns its output. A failure raises DoesNotFit or ToolFailed quoting
+    the end of its log ``log``, a run past the deadline ToolTimeout."""
+    log_path = os.path.join(cwd, log)
+    status, output = run_process([find_tool(tool), *args], cwd, tool, deadline, outputs,
+                                 log_path)
+    if status != 0:
         text = ""
-        log_path = os.path.join(cwd, log)
         if os.path.exists(log_path):
             with open(log_path, errors="replace") as f:
                 text = f.read()
-        tail = "\n".join((text or result.stdout).strip().splitlines()[-15:])
+        tail = "\n".join((text or output).strip().splitlines()[-15:])
         if any(sign in text for sign in _NO_FIT):
             raise DoesNotFit(f"{tool}: the design does not fit the device; see {log_path}:"
                              f"\n{tail}")
-        raise ToolFailed(f"{tool} failed (exit {result.returncode}); see "
-                         f"{log_path}:\n{tail}")
-    return result
+        raise ToolFailed(f"{tool} failed (exit {status}); see {log_path}:\n{tail}")
+    return output

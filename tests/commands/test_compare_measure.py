@@ -49,6 +49,7 @@ def test_synthesized_router_is_synth_routers(cli, tmp_path, monkeypatch):
     (["--rates", "0.1"], "--rates sets up --simulate: it needs --simulate"),
     (["--jobs", "2"], "--jobs sets up --simulate: it needs --simulate"),
     (["--no-pnr"], "--no-pnr sets up --synth: it needs --synth"),
+    (["--timeout", "60"], "--timeout sets up --synth: it needs --synth"),
     (["--simulate", "--rates", "2"], "--rates:"),
 ])
 def test_bad_measuring_options_are_one_error_line(cli, args, message):
