@@ -64,10 +64,11 @@ def load_average():
 def fabric(topo, args):
     """The self-checking fabric of ``topo`` both ways: its figures."""
     load = load_average()
-    runs = {}
+    runs, specs = {}, {}
     for way, every in (("quiet", False), ("every", True)):
-        runs[way] = run_selfcheck(SelfCheckRun.of(topo, rate=args.rate, cycles=args.cycles,
-                                                  seed=1, threads=1, every=every))
+        specs[way] = SelfCheckRun.of(topo, rate=args.rate, cycles=args.cycles, seed=1,
+                                     threads=1, every=every)
+        runs[way] = run_selfcheck(specs[way])
     quiet, every = runs["quiet"], runs["every"]
     identical = ({k: v for k, v in quiet.items() if k not in TIMING}
                  == {k: v for k, v in every.items() if k not in TIMING})
@@ -75,6 +76,7 @@ def fabric(topo, args):
                "packet_flits": quiet["packet_flits"], "cycles": quiet["simulated_cycles"],
                "delivered": quiet["delivered"], "ok": quiet["ok"] and every["ok"],
                "identical": identical, "load_average": load,
+               "router": specs["quiet"].design.router.as_dict(),
                "speedup": quiet["cycles_per_second"] / every["cycles_per_second"]}
     for way, run in runs.items():
         figures[way] = {"seconds": run["seconds"], "cpu_seconds": run["cpu_seconds"],
