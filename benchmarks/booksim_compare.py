@@ -2,7 +2,7 @@
 
 Usage: BOOKSIM=/path/to/booksim python benchmarks/booksim_compare.py
        [--topology metacube:k=1,m=2 ...] [--loads 0.01,0.3,1.0] [--cycles 4000]
-       [--warmup 1000] [--threads 1] [--hop buffered|lookahead]
+       [--warmup 1000] [--threads 1] [--hop buffered|lookahead] [--save NAME]
 
 BOOKSIM is a BookSim2 binary built with cubefab_table_routing.patch applied (the patch
 ships in cubefab/sim/booksim/; apply it in a BookSim2 checkout with `git apply` and
@@ -25,7 +25,16 @@ gives the saturation throughput). cubefab runs the self-checking fabric in Veril
 (every check on, build time excluded) for --warmup + --cycles cycles per load.
 Speed is simulated cycles per wall-clock second of each run (BookSim: "Time taken"
 cycles over "Total run time"; BookSim is single-threaded, so compare with
---threads 1).
+--threads 1). The machine's load average (1 minute) before and after each network's
+runs is printed: on a shared machine both simulators' speeds depend on it.
+
+``--save NAME`` writes the figures to ``benchmarks/results/NAME.json``
+(``benchmarks/saved_results.py``): per network (``dlh_4_3``) its nodes, router, the
+latency and worst speed ratios, the check errors, the load averages and per load
+(``offered_0_01``) both simulators' figures. Those of docs/simulation.md::
+
+    BOOKSIM=... python benchmarks/booksim_compare.py --topology dlh:m=4,d=3 \
+        --topology metacube:k=2,m=2 --save booksim_speed
 """
 
 import argparse
@@ -34,12 +43,16 @@ import os
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 from cubefab.sim.booksim import (booksim_router, min_channel_loads, run_booksim,
                                  write_booksim)
 from cubefab.sim.channel_load import channel_load_bound
 from cubefab.sim.run_spec import SelfCheckRun
 from cubefab.sim.selfcheck_run import run_selfcheck
 from cubefab.topology.catalog import make_topology
+from saved_results import add_save_option, command_line, key_of, save
 
 
 DEFAULT_TOPOLOGIES = ("metacube:k=1,m=2", "metacube:k=2,m=2", "dlh:m=4,d=3")
@@ -107,8 +120,27 @@ def speed(run):
     return None
 
 
+def load_figures(loads, ours, theirs):
+    """Per load (``offered_0_3``) the figures both simulators gave."""
+    figures = {}
+    for i, rate in enumerate(loads):
+        table = theirs["table"][i]
+        figures["offered_" + format(rate, "g").replace(".", "_")] = {
+            "offered": rate, "cubefab_cycles_per_second": ours[i]["cycles_per_second"],
+            "booksim_cycles_per_second": speed(table),
+            "speed_ratio": (ours[i]["cycles_per_second"] / speed(table)
+                            if speed(table) else None),
+            "cubefab_accepted": ours[i]["throughput"],
+            "booksim_accepted": table.get("accepted_flit_rate"),
+            "cubefab_cycles": ours[i]["simulated_cycles"],
+            "cubefab_latency": ours[i]["avg_latency"],
+            "booksim_latency": table.get("avg_latency")}
+    return figures
+
+
 def compare(binary, topo, loads, args):
     router = booksim_router(topo)
+    load_before = round(os.getloadavg()[0], 2)
     bound = channel_load_bound(topo, "uniform", topo.algorithms[0])
     with tempfile.TemporaryDirectory() as tmp:
         table = write_booksim(topo, os.path.join(tmp, "table"), routing="table")
@@ -116,13 +148,15 @@ def compare(binary, topo, loads, args):
         theirs = {"table": booksim_runs(binary, topo, table["config_file"], loads, args),
                   "min": booksim_runs(binary, topo, shortest["config_file"], loads, args)}
     ours = cubefab_runs(topo, router, loads, args)
+    load_after = round(os.getloadavg()[0], 2)
     print(f"{topo.label}: {topo.num_nodes} nodes, uniform, 1-flit packets; router "
           f"{router['label']}")
     print(f"  cubefab {topo.algorithms[0]} routing: average hops "
           f"{bound['average_hops']:.4f}, channel-load bound {bound['saturation_bound']:.4f}"
           f"; Verilator, every check on, {args.threads} thread(s), "
           f"{args.warmup}+{args.cycles} cycles per load (build "
-          f"{ours[0]['build_seconds']:.0f} s, excluded)")
+          f"{ours[0]['build_seconds']:.0f} s, excluded); load average {load_before} "
+          f"before, {load_after} after")
     header = f"  {'':30} {'cubefab':>10} {'BookSim table':>14} {'BookSim min':>12}"
     busiest = min_channel_loads(topo).max()
     print(f"  BookSim min routing: busiest channel {busiest / bound['max_channel_load']:.2f}x "
@@ -157,7 +191,9 @@ def compare(binary, topo, loads, args):
           + (f"; BookSim unstable: {', '.join(unstable)}" if unstable else ""))
     print()
     return {"topology": topo.label, "nodes": topo.num_nodes, "latency_ratio": ratio,
-            "speed_ratio": slowest, "errors": errors}
+            "speed_ratio": slowest, "errors": errors, "router": router["label"],
+            "load_average": {"before": load_before, "after": load_after},
+            "loads": load_figures(loads, ours, theirs)}
 
 
 def main():
@@ -175,6 +211,7 @@ def main():
     ap.add_argument("--hop", choices=("buffered", "lookahead"), default="buffered",
                     help="cubefab's router pipeline (RouterConfig.hop; default buffered)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per BookSim run")
+    add_save_option(ap)
     args = ap.parse_args()
     binary = os.environ.get("BOOKSIM")
     if not binary:
@@ -194,6 +231,9 @@ def main():
             else "  goal >= 1x: NOT met")
         print(f"  {r['topology']:10} {r['nodes']:5} nodes  latency {fmt(r['latency_ratio'], '.3f')}"
               f"  speed {fmt(r['speed_ratio'], '.2f')}x{goal}")
+    if args.save:
+        save(args.save, {key_of(r["topology"]): r for r in results},
+             command_line(__file__, sys.argv[1:]))
     return 1 if any(r["errors"] for r in results) else 0
 
 

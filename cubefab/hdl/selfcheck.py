@@ -261,14 +261,15 @@ class SelfCheckConfig:
         broadcasts and copies delivered with replicating routers)."""
         return node_events(self.router)
 
-    def node(self, address):
+    def node(self, address, *, random_input=False):
         """The :class:`~cubefab.hdl.selfcheck_node.SelfCheckingNode` of ``address``
-        (``None``: the address-strapped node)."""
+        (``None``: the address-strapped node); ``random_input``: with the generator's
+        random ports (for a harness that leaves quiet nodes alone)."""
         return SelfCheckingNode(
             self.topology, address, self.fmt, pattern=self.pattern, hotspot=self.hotspot,
             queue_depth=self.queue_depth, defects=self.defects,
             router_config=self.router, multicast_group=self.multicast_group or 0,
-            endpoints=self.message_format)
+            endpoints=self.message_format, random_input=random_input)
 
     def node_verilog(self, node=None):
         """Verilog of the address-strapped node ``node`` (default: a new one), module

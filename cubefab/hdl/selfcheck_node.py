@@ -141,6 +141,9 @@ class SelfCheckingNode(wiring.Component):
         generator's broadcasts go to this node's group, the nodes that share its
         address bits under this mask (:class:`~cubefab.hdl.traffic_gen.TrafficGenerator`);
         they count as the copies they make, one per other member.
+    random_input : bool
+        Give the generator's random state the simulation ports ``random_load``,
+        ``random_value`` and ``random_state`` (default False).
     endpoints : MessageFormat, optional
         Run the traffic through AXI4-Stream endpoints of this format: generator ->
         :class:`~cubefab.hdl.endpoint.PacketToMessage` ->
@@ -186,11 +189,15 @@ class SelfCheckingNode(wiring.Component):
         checker takes.
     latency : Out(timestamp_bits)
         Latency of the packet delivered this cycle, 0 when none.
+    random_load, random_value, random_state
+        Only with ``random_input``: the generator's
+        (:class:`~cubefab.hdl.traffic_gen.TrafficGenerator`), for a simulation harness
+        that leaves quiet nodes alone.
     """
 
     def __init__(self, topology, node, fmt, *, pattern="uniform", hotspot=None,
                  queue_depth=16, router_config, defects=False, multicast_group=0,
-                 endpoints=None):
+                 endpoints=None, random_input=False):
         if not isinstance(fmt, PacketFormat):
             raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
         self.topology = topology
@@ -198,7 +205,7 @@ class SelfCheckingNode(wiring.Component):
         self.fmt = fmt
         self._build_parts(node, router_config, pattern=pattern, hotspot=hotspot,
                           queue_depth=queue_depth, multicast_group=multicast_group,
-                          endpoints=endpoints)
+                          endpoints=endpoints, random_input=random_input)
         self.broadcast = router_config.broadcast
         #: Layout of the node-dependent constants of a strapped node.
         self.strap_layout = self._strap_layout(router_config)
@@ -208,7 +215,7 @@ class SelfCheckingNode(wiring.Component):
                           **self._event_members()})
 
     def _build_parts(self, node, router_config, *, pattern, hotspot, queue_depth,
-                     multicast_group, endpoints):
+                     multicast_group, endpoints, random_input):
         """Build the node's parts, in this order: the router (``self.router``, and
         ``self.node`` its address), the generator, the endpoints' parts (with
         ``endpoints``: :meth:`_endpoint_parts`) and the checker; set ``waypoints``,
@@ -229,7 +236,8 @@ class SelfCheckingNode(wiring.Component):
         self.generator = TrafficGenerator(topology, node, fmt, pattern, hotspot=hotspot,
                                           queue_depth=queue_depth,
                                           waypoints=self.waypoints,
-                                          multicast_group=multicast_group)
+                                          multicast_group=multicast_group,
+                                          random_input=random_input)
         #: Copies a broadcast of this node makes: ``N - 1``, or the other members of
         #: its multicast group (a strap of a strapped multicast node: :meth:`_copies`).
         self.copies = topology.num_nodes - 1
@@ -305,8 +313,8 @@ class SelfCheckingNode(wiring.Component):
         """The last members of the signature, in port order: the :attr:`events` (the
         copy-counting ones as wide as ``N - 1`` with replicating routers, the
         per-port losses as wide as the degree), ``broadcast_threshold`` (replicating
-        routers) and the observation taps ``inject_flit``, ``eject_flit`` and
-        ``latency``."""
+        routers), the observation taps ``inject_flit``, ``eject_flit`` and
+        ``latency``, and the generator's random ports (``random_input``)."""
         topology, layout = self.topology, self.router.layout
         members = {}
         copies = (topology.num_nodes - 1).bit_length() if self.broadcast else 1
@@ -319,6 +327,8 @@ class SelfCheckingNode(wiring.Component):
         members["inject_flit"] = Out(layout)
         members["eject_flit"] = Out(layout)
         members["latency"] = Out(self.fmt.timestamp_bits)
+        if self.generator.random_input:
+            members.update(random_load=In(1), random_value=In(64), random_state=Out(64))
         return members
 
     def _endpoint_parts(self, topology, fmt, endpoints):
@@ -389,6 +399,10 @@ class SelfCheckingNode(wiring.Component):
             wiring.connect(m, gen.flits, router.local_in)
         else:
             ejection = self._endpoint_wiring(m, gen, router, address)
+        if self.generator.random_input:
+            m.d.comb += [gen.random_load.eq(self.random_load),
+                         gen.random_value.eq(self.random_value),
+                         self.random_state.eq(gen.random_state)]
         m.d.comb += [gen.seed.eq(self.seed), gen.threshold.eq(self.threshold),
                      gen.hot_threshold.eq(self.hot_threshold), gen.now.eq(self.now),
                      chk.now.eq(self.now)]

@@ -318,6 +318,9 @@ class TrafficGenerator(wiring.Component):
     multicast_group : int
         With multicast flits (``mmask``): the address bits every member of a node's
         group shares with the node (default 0: none; the group is every node).
+    random_input : bool
+        Add the simulation ports ``random_load``, ``random_value`` and
+        ``random_state`` (default False: none, the same hardware as before).
 
     Members
     -------
@@ -351,10 +354,18 @@ class TrafficGenerator(wiring.Component):
     created_broadcast : Out(1)
         Only with a ``bcast`` field: the packet of ``created`` or ``refused`` is a
         broadcast (the flit on ``flits`` tells for ``injected`` and ``flit_sent``).
+    random_load, random_value : In(1), In(64)
+        Only with ``random_input``: while ``random_load`` is 1 the cycle draws from
+        ``random_value`` instead of the random state, and the state steps from it (a
+        simulation harness that left the node alone for some cycles gives it the state
+        those cycles would have reached).
+    random_state : Out(64)
+        Only with ``random_input``: the random state register (for that harness's
+        check of its own steps).
     """
 
     def __init__(self, topology, node, fmt, pattern="uniform", *, hotspot=None,
-                 queue_depth=16, waypoints=0, multicast_group=0):
+                 queue_depth=16, waypoints=0, multicast_group=0, random_input=False):
         if not isinstance(fmt, PacketFormat):
             raise TypeError(f"Format must be a PacketFormat, not {fmt!r}")
         self.pattern, self.hotspot, self.queue_depth = check_generator(
@@ -362,6 +373,7 @@ class TrafficGenerator(wiring.Component):
         self.topology = topology
         self.node = None if node is None else topology.check_node(node, "node")
         self.fmt = fmt
+        self.random_input = bool(random_input)
         self.waypoints = check_int("Number of waypoints", waypoints, 0)
         if self.waypoints != fmt.layout.waypoints:
             raise ValueError(f"Number of waypoints must be the flits' "
@@ -397,6 +409,8 @@ class TrafficGenerator(wiring.Component):
                if waypoints else {}),
             **({"broadcast_threshold": In(RATE_BITS + 1), "created_broadcast": Out(1)}
                if fmt.layout.broadcast else {}),
+            **({"random_load": In(1), "random_value": In(64), "random_state": Out(64)}
+               if random_input else {}),
         })
 
     def strap_values(self, node):
@@ -486,17 +500,23 @@ class TrafficGenerator(wiring.Component):
     def _random_state(self, m, straps):
         """Random state: loaded from the seed in the first cycle, then one xorshift64
         step per cycle; every decision of a cycle reads disjoint bits of the state.
-        Returns the initial state, whether it was loaded, and the state."""
+        Returns the initial state, whether it was loaded, and the cycle's state (with
+        ``random_input``: ``random_value`` while ``random_load`` is 1)."""
         started = Signal()
         state = Signal(64, init=1)
+        current = state
+        if self.random_input:
+            current = Signal(64, name="random_current")
+            m.d.comb += [current.eq(Mux(self.random_load, self.random_value, state)),
+                         self.random_state.eq(state)]
         initial = _node_seed_hw(m, self.seed, straps.salt, "initial_state")
         # (a fault-tolerant generator stands still in configuration cycles)
         with m.If(~self.hold) if self.waypoints else contextlib.nullcontext():
             with m.If(~started):
                 m.d.sync += [state.eq(initial), started.eq(1)]
             with m.Else():
-                m.d.sync += state.eq(_xorshift64_hw(state))
-        return initial, started, state
+                m.d.sync += state.eq(_xorshift64_hw(current))
+        return initial, started, current
 
     def _destination(self, m, straps, draw_hot, draw_dest):
         """The destination of the packet drawn this cycle, by the pattern."""

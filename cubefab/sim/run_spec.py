@@ -137,13 +137,16 @@ class Engine:
     the CPUs; results do not depend on it), and a ``netlist``
     (:class:`~cubefab.sim.verilator_netlist.Netlist`: Verilator simulates each node as
     its post-synthesis netlist for that device instead of its RTL; the result adds
-    ``netlist``, the device)."""
+    ``netlist``, the device); ``every``: Verilator evaluates every node in every cycle
+    instead of leaving quiet nodes alone (the same results, slower: for checks and speed
+    comparisons)."""
 
     name: str = "verilator"
     opt: str = "-O2"
     threads: int | None = None
     vcd: str | None = None
     netlist: object = None
+    every: bool = False
 
     def __post_init__(self):
         if self.name not in ENGINES:
@@ -155,6 +158,9 @@ class Engine:
             check_int("Threads", self.threads, 1)
         if self.netlist is not None and self.name != "verilator":
             raise ValueError("netlists are simulated by the verilator engine")
+        if self.every and self.name != "verilator":
+            raise ValueError("the verilator engine leaves quiet nodes alone, not the "
+                             "amaranth engine: every applies to the verilator engine")
 
     def refusal(self, design):
         """Why this engine cannot run ``design`` (a
@@ -231,7 +237,7 @@ class SelfCheckRun:
     def of(cls, topology, *, engine="verilator", opt="-O2", threads=None, vcd=None,
            rate=0.1, seed=1, hotspot_fraction=0.1, broadcast_fraction=0, defect=None,
            cycles=1000, warmup=0, drain=0, faults=(), faulty_links=(), fail_links=(),
-           netlist=None, **design):
+           netlist=None, every=False, **design):
         """The run the flat keywords describe (for scripts and tests): those of the
         parts, and ``design``, the keywords of
         :meth:`~cubefab.hdl.selfcheck.SelfCheckConfig.of`. ``pattern="broadcast"`` is
@@ -252,4 +258,4 @@ class SelfCheckRun:
                    Schedule(cycles, warmup, drain),
                    Stimulus(rate, seed, hotspot_fraction, broadcast_fraction, defect),
                    Faults(faults, faulty_links, fail_links),
-                   Engine(engine, opt, threads, vcd, netlist))
+                   Engine(engine, opt, threads, vcd, netlist, every))

@@ -259,7 +259,7 @@ def _run_engine(run, inputs, faults, progress, build_progress):
     else:
         threads = default_threads(topology) if engine.threads is None else engine.threads
         outcome = _run_verilator(design, inputs, total, marks, progress, build_progress,
-                                 engine.opt, threads, faults, engine.netlist)
+                                 engine.opt, threads, faults, engine.netlist, engine.every)
     return outcome, threads
 
 
@@ -469,7 +469,7 @@ def _changed_writes(old, new):
 
 
 def _run_verilator(design, inputs, total, marks, progress, build_progress, opt, threads,
-                   faults=None, netlist=None):
+                   faults=None, netlist=None, every=False):
     model = verilator_model(design, opt, threads, netlist)
     start = time.monotonic()
     model.build(progress=build_progress)
@@ -486,7 +486,7 @@ def _run_verilator(design, inputs, total, marks, progress, build_progress, opt, 
     final = model.run(total, inputs=inputs, schedule=[(marks[1], {"threshold": 0})],
                       report_at=[c for c in marks if 0 < c < total], progress=report,
                       stop_when_drained=_drain_stop(marks, total), window=marks,
-                      faults=faults)
+                      faults=faults, every=every)
     seconds, cpu = time.monotonic() - start, _children_cpu() - cpu
     checks = {k: final.pop(k) for k in _CHECK_KEYS if k in final}
     if checks.get("last_lost_created", 0) < 0:   # (the main prints -1 for none)

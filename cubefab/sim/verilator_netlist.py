@@ -84,6 +84,9 @@ class NetlistFabricModel(VerilatorFabricModel):
         otherwise.
     """
 
+    #: the netlist of the node as it is, without the random ports: every node is evaluated
+    random_input = False
+
     def __init__(self, factory, config, device, *, mutate=None, workdir=None, opt="-O2",
                  jobs=None, threads=1):
         self.device = device

@@ -50,7 +50,7 @@ class VerilatorTraceFabric(VerilatorRouterFabric):
         As for :class:`~cubefab.tools.verilator.VerilatorModel`.
     """
 
-    main_files = ("trace_main.cpp", "router_netlist.h", "words.h")
+    main_files = ("trace_main.cpp", "router_netlist.h", "node_activity.h", "words.h")
 
     def _sources(self, config):
         files, headers, ports = super()._sources(config)

@@ -50,6 +50,31 @@ def test_creation_follows_the_reference_random_stream():
     assert [c for c, _ in records] == expected
 
 
+def test_a_loaded_random_state_draws_and_steps_as_the_state_would():
+    # a harness that left the node alone gives it the state it reached: the cycle draws
+    # from it, the state steps from it, and without the load the state steps by itself
+    topo = make_topology("hypercube", n=3)
+    gen = TrafficGenerator(topo, 3, PacketFormat(FlitLayout(3, 32)), random_input=True)
+    loaded = 0x123456789ABC0001   # low 16 bits below the threshold: a packet
+    seen = []
+
+    async def bench(ctx):
+        ctx.set(gen.threshold, rate_threshold(0.5))
+        ctx.set(gen.flits.ready, 1)
+        await ctx.tick()                       # the seed is loaded
+        ctx.set(gen.random_load, 1)
+        ctx.set(gen.random_value, loaded)
+        seen.append(ctx.get(gen.created))
+        await ctx.tick()
+        ctx.set(gen.random_load, 0)
+        seen.append(ctx.get(gen.random_state))
+        await ctx.tick()
+        seen.append(ctx.get(gen.random_state))
+
+    run_clocked(gen, bench)
+    assert seen == [1, xorshift64(loaded), xorshift64(xorshift64(loaded))]
+
+
 @pytest.mark.parametrize("family, params, node", [
     ("hypercube", {"n": 3}, 3),
     ("dlh", {"m": 2, "d": 1}, 0b1010),

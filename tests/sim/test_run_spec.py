@@ -27,6 +27,7 @@ def design(topology=Hypercube(2), **keywords):
     (lambda: Stimulus(broadcast_fraction=-0.1), "Broadcast fraction"),
     (lambda: Engine("icarus"), "engine must be one of"),
     (lambda: Engine("verilator", vcd="x.vcd"), "writes no VCD"),
+    (lambda: Engine("amaranth", every=True), "every applies to the verilator engine"),
     (lambda: Engine("verilator", threads=0), "Threads")])
 def test_each_part_checks_itself(make, message):
     with pytest.raises(ValueError, match=message):

@@ -5,6 +5,7 @@ import os
 import pytest
 
 from cubefab.hdl.selfcheck import NODE_MODULE, SelfCheckConfig
+from cubefab.sim.run_spec import SelfCheckRun
 from cubefab.sim.selfcheck_run import default_threads, verilator_model
 from cubefab.sim.verilator_fabric import VerilatorFabricModel, fabric_header
 from cubefab.topology.catalog import make_topology
@@ -29,8 +30,8 @@ def check_one_node_built(topo):
     main, the ports), whatever the number of routers."""
     model = verilator_model(SelfCheckConfig.of(topo))
     assert sorted(os.listdir(model.directory)) == sorted(
-        [NODE_MODULE + ".v", "fabric.h", *VerilatorFabricModel.main_files, "ports.json",
-         "V" + NODE_MODULE])
+        [NODE_MODULE + ".v", "fabric.h", "node_state.h", *VerilatorFabricModel.main_files,
+         "ports.json", "V" + NODE_MODULE])
 
 
 @needs_verilator
@@ -40,6 +41,44 @@ def test_a_fabric_builds_one_node_and_delivers_everything(verilator_cache):
                       drain=400, seed=5)
     assert r["ok"] and r["errors"] == 0 and r["drained"] and r["delivered"] > 700
     check_one_node_built(topo)
+
+
+def run_both_ways(topo, cycles, **options):
+    """``(quick, every, evaluations)``: the model's counters and checks of a run of the
+    default fabric of ``topo`` (``options`` of :class:`SelfCheckRun`, injection off for
+    the last third: a run input changing) leaving quiet nodes alone and evaluating every
+    node, and the nodes evaluated in the first."""
+    run = SelfCheckRun.of(topo, engine="verilator", cycles=cycles, warmup=0, **options)
+    model = verilator_model(run.design)
+    settings = dict(inputs=run.stimulus.inputs(run.design), window=(0, cycles),
+                    schedule=[(2 * cycles // 3, {"threshold": 0})], report_at=[cycles // 2])
+    quick = model.run(cycles, **settings)
+    evaluations = model.evaluations
+    every = model.run(cycles, every=True, **settings)
+    assert model.evaluations == topo.num_nodes * cycles
+    return quick, every, evaluations
+
+
+@needs_verilator
+def test_leaving_quiet_nodes_alone_changes_no_count_and_no_check(verilator_cache):
+    topo = make_topology("metacube", k=1, m=2)        # the default fabric's build
+    quick, every, evaluations = run_both_ways(topo, 1500, rate=0.02, seed=4)
+    assert quick == every and quick["delivered"] > 200 and quick["misrouted"] == 0
+    assert evaluations < topo.num_nodes * 1500 / 3
+
+
+@needs_verilator
+def test_the_quiet_nodes_state_is_the_nodes_registers_but_the_random_state(
+        verilator_cache):
+    model = verilator_model(SelfCheckConfig.of(make_topology("metacube", k=1, m=2)))
+    model.build()
+    with open(os.path.join(model.directory, "node_state.h")) as f:
+        text = f.read()
+    for register in ("generator__DOT__queue__DOT__level", "generator__DOT__started",
+                     "checker__DOT__sequence", "link_out___05F0___05Fflit___05Fvalid"):
+        assert f"{register}," in text
+    assert "__DOT__generator__DOT__state," not in text and "random_state" not in text
+    assert "vlSymsp" not in text
 
 
 @pytest.mark.slow

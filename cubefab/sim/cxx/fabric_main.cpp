@@ -1,7 +1,22 @@
 // cubefab.sim.verilator_fabric: a self-checking fabric as one compiled node and a
 // netlist. fabric.h (generated) defines the node model (Node), the netlist (N nodes of
 // D ports, SOURCE, STRAPS), the node's port accessors, its events and the fabric's
-// counters, the flit fields and the reference routing tables (see checks.h).
+// counters, the flit fields and the reference routing tables (see checks.h);
+// node_state.h (generated from the verilated node) node_registers, the members of the
+// node's root object that are registers.
+//
+// Quiet nodes (SKIP_QUIET, unless the command line says skip=0) are left alone, as
+// node_activity.h describes: a node whose registers did not change at its last clock
+// edge, which had no event in that cycle and sends no flit is a fixed point while its
+// link inputs and the run's inputs stay the same, but for two inputs that change every
+// cycle: its generator's random state and the cycle counter `now`. Both act on a node's
+// registers only through a packet created (which the harness foresees: the draw of the
+// random state, which it steps itself, below the threshold) or delivered (which a fixed
+// point does not do). So a quiet node is evaluated again only when a neighbour's output
+// or a run input changes or its generator draws a packet; then its generator is given the
+// random state it has reached (random_load, random_value). Every node evaluated checks
+// the harness's foresight: its random state after the clock edge is the step the harness
+// took, and it created a packet exactly when the harness foresaw one (else exit 3).
 #include <cinttypes>
 #include <condition_variable>
 #include <cstdio>
@@ -15,6 +30,8 @@
 #include <vector>
 #include "verilated.h"
 #include "fabric.h"
+#include "node_activity.h"
+#include "node_state.h"
 #include "run_arguments.h"
 #include "words.h"
 #include "flit.h"
@@ -26,13 +43,6 @@ double sc_time_stamp() { return 0; }
 using Payload = std::remove_reference_t<decltype(*out_payload(nullptr, 0))>;
 using Valid = std::remove_reference_t<decltype(*out_valid(nullptr, 0))>;
 using Credit = std::remove_reference_t<decltype(*in_credit(nullptr, 0))>;
-
-template <typename T> static bool same_value(const T& a, const T& b) { return a == b; }
-template <std::size_t W> static bool same_value(const VlWide<W>& a, const VlWide<W>& b) {
-    for (std::size_t i = 0; i < W; ++i)   // (== on VlWide compares their addresses)
-        if (a[i] != b[i]) return false;
-    return true;
-}
 
 // A node's link outputs after its last clock edge: what its neighbours read.
 struct Outputs { Payload payload[D]; Valid valid[D]; Credit credit[D]; };
@@ -99,6 +109,9 @@ struct Worker {
     VerilatedContext* context;
     uint64_t events[EVENTS];
     bool broken = false;
+    bool mispredicted = false;             // a random state or draw the harness did not foresee
+    uint64_t threshold = 0;                // the run's `threshold` input now
+    uint64_t evaluations = 0;              // nodes evaluated in cycles of the run
     uint64_t misrouted = 0;
     std::vector<Flit> injected, ejected;   // this cycle's, in node order
     std::vector<Flit> dropped;             // flits dropped at failed links (the cycle before)
@@ -114,6 +127,50 @@ static inline Flit& link_head(int i, int p, uint32_t vc) {
 }
 static std::multimap<uint64_t, Change> changes;
 
+// Leaving quiet nodes alone (see the top): per node, whether it is evaluated this cycle,
+// whether it was left alone the cycle before, its generator's random state this cycle
+// (once known: after its first clock edge), and whether its state was kept at its last
+// clock edge (when that cycle made it a candidate for quiet: no event, no flit sent).
+static bool skipping = false;
+static StateLayout registers;
+static NodeActivity* activity = nullptr;
+static std::vector<char> evaluated, left_alone, known, kept, idle;
+static std::vector<uint64_t> random_now;
+
+static inline uint64_t xorshift64(uint64_t x) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    return x ^ (x << 17);
+}
+
+// whether node i's generator draws a packet this cycle (its random state known)
+static inline bool draws(int i, uint64_t threshold) {
+    return (random_now[i] & ((1u << RANDOM_RATE_BITS) - 1)) < threshold;
+}
+
+// whether node i must be evaluated this cycle (`inputs`: a run input changes)
+static bool must_evaluate(int i, bool inputs, uint64_t threshold) {
+    return !skipping || inputs || !known[i] || !activity->quiet[i] || !activity->links_same(i)
+        || draws(i, threshold);
+}
+
+// after node i's clock edge (`before`: its outputs before it): the foresight checks, its
+// random state, whether its outputs changed and whether it is quiet now
+static void clocked(Worker& w, int i, const Outputs& before) {
+    Node* n = nodes[i];
+    const uint64_t random = random_state(n);
+    if (known[i] && random != xorshift64(random_now[i])) w.mispredicted = true;
+    random_now[i] = random;
+    known[i] = 1;
+    left_alone[i] = 0;
+    activity->outputs_changed[i] = changed_ports(before, snapshot[i]);
+    bool candidate = idle[i] && !dropped_ports(n);
+    for (int p = 0; p < D; ++p) candidate = candidate && !snapshot[i].valid[p];
+    const bool same = candidate && activity->state_same(i, n->rootp) && kept[i];
+    kept[i] = candidate;
+    activity->quiet[i] = same;
+}
+
 // One clock cycle of a worker's nodes, after `done` cycles: before the edge, each
 // node's inputs from its neighbours' snapshots, then it settles, its events are added
 // and its flits checked; its own outputs must not have moved (they are registers).
@@ -122,14 +179,19 @@ static std::multimap<uint64_t, Change> changes;
 static void cycle_of(Worker& w, uint64_t done, Barrier& settled,
                      const FaultConfig::Write* write = nullptr) {
     auto range = changes.equal_range(done);
+    bool inputs = range.first != range.second || write || w.configuring;
+    for (auto it = range.first; it != range.second; ++it)
+        if (it->second.name == "threshold") w.threshold = it->second.value;
     for (int i = w.first; i < w.last; ++i)
         for (auto it = range.first; it != range.second; ++it)
             set_input(nodes[i], it->second.name, it->second.value);
     for (const FaultConfig::Failure& failure : FAULTS.failures)
-        if (failure.cycle == done)   // the link fails at both ends
+        if (failure.cycle == done) {   // the link fails at both ends
+            inputs = true;
             for (int e = 0; e < 2; ++e)
                 if (w.first <= failure.node[e] && failure.node[e] < w.last)
                     link_down(nodes[failure.node[e]], failure.port[e]);
+        }
     if (write || w.configuring)
         for (int i = w.first; i < w.last; ++i) {
             set_input(nodes[i], "config_write", write != nullptr);
@@ -147,6 +209,13 @@ static void cycle_of(Worker& w, uint64_t done, Barrier& settled,
     w.dropped.clear();
     for (int i = w.first; i < w.last; ++i) {
         Node* n = nodes[i];
+        evaluated[i] = must_evaluate(i, inputs, w.threshold);
+        if (!evaluated[i]) {
+            left_alone[i] = 1;
+            continue;
+        }
+        if (!write) ++w.evaluations;
+        load_random(n, left_alone[i], random_now[i]);
         for (int p = 0; p < D; ++p) {
             const Outputs& from = snapshot[SOURCE[i][p][0]];
             int q = SOURCE[i][p][1];
@@ -158,6 +227,8 @@ static void cycle_of(Worker& w, uint64_t done, Barrier& settled,
         n->clk = 0;
         n->eval();
         node_events(n, w.events);
+        idle[i] = node_idle(n);
+        if (skipping && known[i] && node_draws(n) != draws(i, w.threshold)) w.mispredicted = true;
         const Outputs& mine = snapshot[i];
         const uint64_t dropped = dropped_ports(n);
         for (int p = 0; p < D; ++p) {
@@ -173,9 +244,17 @@ static void cycle_of(Worker& w, uint64_t done, Barrier& settled,
     }
     settled.wait();
     for (int i = w.first; i < w.last; ++i) {
+        if (!evaluated[i]) {   // it keeps its state and outputs; its generator steps
+            random_now[i] = xorshift64(random_now[i]);
+            activity->outputs_changed[i] = 0;
+            continue;
+        }
         nodes[i]->clk = 1;
         nodes[i]->eval();
+        const Outputs before = snapshot[i];
         take_snapshot(nodes[i], snapshot[i]);
+        if (skipping) clocked(w, i, before);
+        else activity->outputs_changed[i] = ~0ULL;
     }
 }
 
@@ -219,10 +298,17 @@ int main(int argc, char** argv) {
     std::vector<Worker> workers(threads);
     nodes.resize(N);
     snapshot.resize(N);
+    skipping = SKIP_QUIET && a.skip_quiet && a.faults.empty();
+    for (std::vector<char>* v : {&evaluated, &left_alone, &known, &kept, &idle}) v->assign(N, 0);
+    random_now.assign(N, 0);
+    uint64_t threshold = 0;
+    for (auto& input : a.held)
+        if (input.name == "threshold") threshold = input.value;
     for (int w = 0; w < threads; ++w) {
         workers[w].first = (int)((int64_t)N * w / threads);
         workers[w].last = (int)((int64_t)N * (w + 1) / threads);
         workers[w].context = new VerilatedContext;
+        workers[w].threshold = threshold;
         for (int i = workers[w].first; i < workers[w].last; ++i) {
             Node* n = nodes[i] = new Node{workers[w].context, ("node" + std::to_string(i)).c_str()};
             set_words(n->straps, STRAPS[i]);
@@ -234,6 +320,12 @@ int main(int argc, char** argv) {
         }
     }
     if (!a.faults.empty() && !configure(a.faults)) return 2;
+    node_registers(nodes[0]->rootp, [&](const void* member, std::size_t size) {
+        registers.add(nodes[0]->rootp, member, size);
+    });
+    registers.finish();
+    NodeActivity node_activity(registers, N);
+    activity = &node_activity;
     Checks checks;
     checks.failures = !FAULTS.failures.empty();
     // the configuration writes before run cycle `done` (a failure's, the cycle after it)
@@ -306,8 +398,18 @@ int main(int argc, char** argv) {
                      "the C++ netlist cannot run this node\n");
         return 3;
     }
+    uint64_t evaluations = 0;
+    for (Worker& w : workers) {
+        if (w.mispredicted) {
+            std::fprintf(stderr, "a generator's random state or draw is not the one the "
+                         "harness foresaw: it cannot leave quiet nodes alone (skip=0 runs)\n");
+            return 3;
+        }
+        evaluations += w.evaluations;
+    }
     for (Worker& w : workers) checks.misrouted += w.misrouted;
     checks.print();
+    std::printf("checks evaluations=%" PRIu64 "\n", evaluations);
     std::printf("final ");
     report(last);
     for (Node* n : nodes) {

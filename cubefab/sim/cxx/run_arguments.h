@@ -1,11 +1,13 @@
 // The command line of cubefab's Verilator mains:
-//   CYCLES REPORT_EVERY [threads=N] [window=FIRST:END]
+//   CYCLES REPORT_EVERY [threads=N] [skip=0|1] [window=FIRST:END]
 //   [faults=PATH] [NAME=VALUE | NAME@CYCLE=VALUE | report@CYCLE | drained@CYCLE]...
 // NAME=VALUE holds an input from the start; NAME@CYCLE=VALUE sets it after CYCLE
 // cycles; report@CYCLE prints the counters then too; drained@CYCLE stops the run at
 // the first cycle from CYCLE on after which the counters `created` and `delivered`
 // are equal; window=FIRST:END is the measured window (cycles FIRST..END-1);
-// faults=PATH names a fault configuration file (mains that read one: faults.h).
+// faults=PATH names a fault configuration file (mains that read one: faults.h);
+// skip=0 evaluates every node in every cycle (mains that leave quiet nodes alone: the
+// same results, slower, for checks).
 // Needs is_input(name) from the including main.
 #pragma once
 #include <cstdint>
@@ -20,6 +22,7 @@ struct Change { std::string name; uint64_t value; };
 struct RunArguments {
     uint64_t cycles = 0, every = 0;
     int threads = 1;
+    bool skip_quiet = true;
     std::vector<Change> held;                  // inputs held from the start
     std::multimap<uint64_t, Change> changes;   // inputs changed after a cycle
     std::map<uint64_t, bool> reports;
@@ -33,7 +36,7 @@ static bool is_input(const std::string& name);
 // Parses the command line; prints why and returns false when it is wrong.
 static bool parse_run_arguments(int argc, char** argv, RunArguments& a) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: %s CYCLES REPORT_EVERY [threads=N] [window=A:B] "
+        std::fprintf(stderr, "usage: %s CYCLES REPORT_EVERY [threads=N] [skip=0|1] [window=A:B] "
                      "[NAME[@CYCLE]=VALUE | report@CYCLE | drained@CYCLE]...\n", argv[0]);
         return false;
     }
@@ -72,6 +75,9 @@ static bool parse_run_arguments(int argc, char** argv, RunArguments& a) {
         if (arg.rfind("threads=", 0) == 0) {
             a.threads = (int)value;
             if (a.threads < 1) { std::fprintf(stderr, "bad %s\n", argv[i]); return false; }
+        } else if (arg.rfind("skip=", 0) == 0) {
+            if (value > 1) { std::fprintf(stderr, "bad %s\n", argv[i]); return false; }
+            a.skip_quiet = value;
         } else if (at != std::string::npos && at < eq) {
             uint64_t when = std::strtoull(arg.substr(at + 1, eq - at - 1).c_str(), nullptr, 10);
             a.changes.insert({when, Change{arg.substr(0, at), value}});

@@ -34,6 +34,7 @@
 #include "verilated.h"
 #include "router_fabric.h"
 #include "router_netlist.h"
+#include "node_activity.h"
 #include "trace_fields.h"
 #include "words.h"
 
@@ -42,35 +43,20 @@ double sc_time_stamp() { return 0; }
 using Flit = std::vector<uint32_t>;
 
 
-static bool same_outputs(const Outputs& a, const Outputs& b) {
-    for (int p = 0; p < D; ++p)
-        if (!(a.payload[p] == b.payload[p]) || a.valid[p] != b.valid[p] || a.credit[p] != b.credit[p])
-            return false;
-    return true;
-}
-
-// Which nodes need evaluating: those whose state or inputs changed (see above).
-struct Activity {
-    std::vector<std::vector<unsigned char>> state;   // each node's root after its last clock edge
-    std::vector<bool> quiet, outputs_changed, local_changed;
+// Which nodes need evaluating (node_activity.h): those whose state (the whole root) or
+// inputs (links, and the flit offered at local_in) changed.
+struct Activity : NodeActivity {
+    std::vector<bool> local_changed;
     std::vector<const Flit*> last_offer;
 
-    explicit Activity(const std::vector<Node*>& nodes)
-        : state(N, std::vector<unsigned char>(sizeof(ROOT))), quiet(N, false),
-          outputs_changed(N, true), local_changed(N, true), last_offer(N, nullptr) {
-        for (int i = 0; i < N; ++i) std::memcpy(state[i].data(), nodes[i]->rootp, sizeof(ROOT));
+    Activity(const StateLayout& layout, const std::vector<Node*>& nodes)
+        : NodeActivity(layout, N), local_changed(N, true), last_offer(N, nullptr) {
+        for (int i = 0; i < N; ++i) state_same(i, nodes[i]->rootp);
     }
-    bool inputs_same(int i) const {
-        if (local_changed[i]) return false;
-        for (int p = 0; p < D; ++p)
-            if (outputs_changed[SOURCE[i][p][0]]) return false;
-        return true;
-    }
+    bool inputs_same(int i) const { return !local_changed[i] && links_same(i); }
     // after node i's clock edge: whether its state is the one before
     void clocked(int i, Node* n, bool inputs_were_same) {
-        bool same = std::memcmp(state[i].data(), n->rootp, sizeof(ROOT)) == 0;
-        if (!same) std::memcpy(state[i].data(), n->rootp, sizeof(ROOT));
-        quiet[i] = same && inputs_were_same;
+        quiet[i] = state_same(i, n->rootp) && inputs_were_same;
     }
 };
 
@@ -237,7 +223,9 @@ int main(int argc, char** argv) {
     std::vector<Outputs> snapshot;
     make_nodes(context, nodes, snapshot);
     Loop loop(plan);
-    Activity activity(nodes);
+    StateLayout root;
+    root.whole(sizeof(ROOT));
+    Activity activity(root, nodes);
     std::vector<bool> offered(N), evaluated(N), inputs_same(N);
     Flit flit(FLIT_WORDS);
     bool failed = false;
@@ -283,7 +271,7 @@ int main(int argc, char** argv) {
             activity.clocked(i, nodes[i], inputs_same[i]);
             Outputs before = snapshot[i];
             take_snapshot(nodes[i], snapshot[i]);
-            activity.outputs_changed[i] = !same_outputs(before, snapshot[i]);
+            activity.outputs_changed[i] = changed_ports(before, snapshot[i]);
         }
     }
     for (size_t i = 0; i < plan.packets.size(); ++i)
