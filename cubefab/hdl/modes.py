@@ -218,6 +218,12 @@ class Routing:
         flood, where the routing floods (unread here)."""
         return router.replication.reference(router, group)
 
+    def copy_stage(self, router):
+        """How a router of ``router`` copies broadcasts (a
+        :class:`~cubefab.hdl.router.copies.CopyStage`): the replication's
+        (:meth:`Replication.copy_stage`)."""
+        return router.replication.copy_stage()
+
 
 @dataclass(frozen=True)
 class Deterministic(Routing):
@@ -368,6 +374,14 @@ class Waypoints(Routing):
         tree = healthy_tree(router.topology) if tree is None else tree
         return FloodReference(tree, router.link_vcs - router.broadcast_vcs, group)
 
+    def copy_stage(self, router):
+        """Replicating routers flood the healthy network's spanning tree written at
+        run time (:class:`~cubefab.hdl.router.copies.FloodCopies`)."""
+        if not router.broadcast_vcs:
+            return super().copy_stage(router)
+        from .router.copies import FloodCopies
+        return FloodCopies(router.multicast or None, router.broadcast_model)
+
 
 class Replication:
     """What a router copies: the part of a :class:`~cubefab.hdl.config.RouterConfig`
@@ -409,6 +423,13 @@ class Replication:
         multicast groups of mask ``group`` when given."""
         return BroadcastReference(router.topology, router.link_vcs - self.vcs, self, group)
 
+    def copy_stage(self):
+        """How the router copies (:class:`~cubefab.hdl.router.copies.CopyStage`):
+        along the broadcast trees, all-port
+        (:class:`~cubefab.hdl.router.copies.TreeCopies`)."""
+        from .router.copies import TreeCopies
+        return TreeCopies()
+
 
 @dataclass(frozen=True)
 class Unicast(Replication):
@@ -422,6 +443,11 @@ class Unicast(Replication):
     def reference(self, router, group=None):
         """No copy may cross a link (:class:`~cubefab.topology.references.NoCopies`)."""
         return NoCopies()
+
+    def copy_stage(self):
+        """No copies (:class:`~cubefab.hdl.router.copies.CopyStage` itself)."""
+        from .router.copies import CopyStage
+        return CopyStage()
 
 
 @dataclass(frozen=True)
@@ -450,6 +476,14 @@ class Broadcast(Replication):
     def fields(self):
         return {"broadcast_vcs": self.vcs,
                 **({"broadcast_model": self.model} if self.model != ALL_PORT else {})}
+
+    def copy_stage(self):
+        """Along the trees all-port, or one copy after another in the one-port
+        schedule's order (:class:`~cubefab.hdl.router.copies.OnePortCopies`)."""
+        if self.model != ONE_PORT:
+            return super().copy_stage()
+        from .router.copies import OnePortCopies
+        return OnePortCopies()
 
     def tree_children(self, topology, source, group=None):
         """The tree's children, or with the one-port model the ports each node sends
@@ -498,6 +532,12 @@ class Multicast(Replication):
     @property
     def fields(self):
         return {"broadcast_vcs": self.vcs, "multicast": self.form}
+
+    def copy_stage(self):
+        """Along the tree pruned to the packet's members
+        (:class:`~cubefab.hdl.router.copies.MulticastCopies`)."""
+        from .router.copies import MulticastCopies
+        return MulticastCopies(self.form)
 
     def tree_children(self, topology, source, group=None):
         """The tree pruned to the source's multicast group, the subcube

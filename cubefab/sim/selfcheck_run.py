@@ -518,9 +518,9 @@ class _Harness(Elaboratable):
         self.eject_valid = Signal(len(nodes))
         self.link_flits = [n.link_out[p].flit.payload.as_value()
                            for n in nodes for p in range(degree)]
-        # (fault-tolerant routers: the flits dropped at failed links, a cycle after
+        # (routers that drop packets at failed links: the flits dropped, a cycle after
         # their grant, in the link outputs' payload registers)
-        self.faulty = bool(fabric.config.router.fault_waypoints)
+        self.faulty = fabric.config.router.routing.loses_packets
         if self.faulty:
             self.link_dropped = Signal(len(nodes) * degree)
         self.inject_flits = [n.inject_flit.as_value() for n in nodes]
