@@ -4,7 +4,7 @@ copy checked against its tree, every defect and a broken replication caught."""
 import pytest
 from amaranth.hdl import Module
 
-from cubefab.hdl.router import replication as router_module
+from cubefab.hdl.router import copies as router_module
 from cubefab.hdl.selfcheck_node import DEFECTS
 from cubefab.sim.selfcheck_run import CHECKS
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
