@@ -13,7 +13,8 @@ A part is the one object that carries its mode to every layer: every routing is 
 :class:`Routing`, every replication a :class:`Replication`, and the router, the
 self-checking node, the deadlock proof and the simulation engines ask the part (its
 route stage, its turns, its proof, its self-checking events and configuration inputs,
-the VCs it adds) instead of testing which part it is. A new mode is a new part
+the VCs it adds, the reference rule both engines check its flits by) instead of
+testing which part it is. A new mode is a new part
 (docs/extending.md, "Adding a router mode").
 """
 
@@ -29,7 +30,11 @@ from ..topology.broadcast_tree import (broadcast_tree, multicast_tree, one_port_
 from ..topology.deadlock import check_deadlock_free
 from ..topology.duato import check_adaptive
 from ..topology.fault_broadcast import check_flood_deadlock, healthy_tree
-from ..topology.fault_routing import DEFAULT_WAYPOINTS, leg_algorithm
+from ..topology.fault_routing import (DEFAULT_WAYPOINTS, FaultSet, leg_algorithm,
+                                      plan_waypoints)
+from ..topology.references import (AdaptiveReference, AnyReference, BroadcastReference,
+                                   FloodReference, NoCopies, RouteReference,
+                                   WaypointReference)
 from ..topology.turns import adaptive_turns, router_turns
 from .route.flood import flood_layout
 from .options import (ALL_PORT, HOPS, MAX_FAULT_WAYPOINTS, ONE_PORT, SUBCUBE, VECTOR,
@@ -197,6 +202,28 @@ class Routing:
         its local port and its straps (``{name: In(...) or Out(...)}``; none)."""
         return {}
 
+    def reference(self, router, routings=None):
+        """The reference rule both engines check the unicast flits of a fabric of
+        ``router`` routers by (:mod:`cubefab.topology.references`): the
+        deterministic routing's
+        (:class:`~cubefab.topology.references.RouteReference`). ``routings``: the
+        routings of the run's fault sets, where the routing plans them at run time
+        (unread here)."""
+        return RouteReference.of(router)
+
+    def copy_reference(self, router, group=None, tree=None):
+        """The reference rule of the broadcast copies of a fabric of ``router``
+        routers: the replication's (:meth:`Replication.reference`; ``group``, a
+        multicast group mask or None). ``tree``: the spanning tree a run's routers
+        flood, where the routing floods (unread here)."""
+        return router.replication.reference(router, group)
+
+    def copy_stage(self, router):
+        """How a router of ``router`` copies broadcasts (a
+        :class:`~cubefab.hdl.router.copies.CopyStage`): the replication's
+        (:meth:`Replication.copy_stage`)."""
+        return router.replication.copy_stage()
+
 
 @dataclass(frozen=True)
 class Deterministic(Routing):
@@ -260,6 +287,10 @@ class Adaptive(Routing):
         return _adaptive_proof(router.topology, router.algorithm, router.vc_classes,
                                self.vcs)
 
+    def reference(self, router, routings=None):
+        """The adaptive rule (:class:`~cubefab.topology.references.AdaptiveReference`)."""
+        return AdaptiveReference.of(router)
+
 
 @dataclass(frozen=True)
 class Waypoints(Routing):
@@ -320,6 +351,37 @@ class Waypoints(Routing):
             members["flood"] = In(flood_layout(topology, bool(router.multicast)))
         return members
 
+    def reference(self, router, routings=None):
+        """The waypoint routes of the run's fault sets, ``routings`` (one
+        :class:`~cubefab.topology.fault_routing.WaypointRouting` each; by default the
+        fault-free network's): :class:`~cubefab.topology.references.WaypointReference`,
+        or with several (links failing mid-run)
+        :class:`~cubefab.topology.references.AnyReference` of theirs."""
+        if routings is None:
+            topology = router.topology
+            routings = [plan_waypoints(topology, FaultSet(topology), self.count,
+                                       router.algorithm)]
+        rules = [WaypointReference(r, router.vcs_per_class) for r in routings]
+        return rules[0] if len(rules) == 1 else AnyReference(rules)
+
+    def copy_reference(self, router, group=None, tree=None):
+        """Replicating routers flood ``tree`` (by default the fault-free network's
+        spanning tree, :func:`~cubefab.topology.fault_broadcast.healthy_tree`):
+        :class:`~cubefab.topology.references.FloodReference` on the first broadcast
+        VC."""
+        if not router.broadcast_vcs:
+            return super().copy_reference(router, group, tree)
+        tree = healthy_tree(router.topology) if tree is None else tree
+        return FloodReference(tree, router.link_vcs - router.broadcast_vcs, group)
+
+    def copy_stage(self, router):
+        """Replicating routers flood the healthy network's spanning tree written at
+        run time (:class:`~cubefab.hdl.router.copies.FloodCopies`)."""
+        if not router.broadcast_vcs:
+            return super().copy_stage(router)
+        from .router.copies import FloodCopies
+        return FloodCopies(router.multicast or None, router.broadcast_model)
+
 
 class Replication:
     """What a router copies: the part of a :class:`~cubefab.hdl.config.RouterConfig`
@@ -354,6 +416,20 @@ class Replication:
         tree's (:func:`~cubefab.topology.broadcast_tree.broadcast_tree`)."""
         return broadcast_tree(topology, source).children
 
+    def reference(self, router, group=None):
+        """The reference rule both engines check the broadcast copies of a fabric of
+        ``router`` routers by: the trees of :meth:`tree_children` on the broadcast VCs
+        (:class:`~cubefab.topology.references.BroadcastReference`), pruned to the
+        multicast groups of mask ``group`` when given."""
+        return BroadcastReference(router.topology, router.link_vcs - self.vcs, self, group)
+
+    def copy_stage(self):
+        """How the router copies (:class:`~cubefab.hdl.router.copies.CopyStage`):
+        along the broadcast trees, all-port
+        (:class:`~cubefab.hdl.router.copies.TreeCopies`)."""
+        from .router.copies import TreeCopies
+        return TreeCopies()
+
 
 @dataclass(frozen=True)
 class Unicast(Replication):
@@ -363,6 +439,15 @@ class Unicast(Replication):
 
     def check(self, topology):
         """Nothing to check."""
+
+    def reference(self, router, group=None):
+        """No copy may cross a link (:class:`~cubefab.topology.references.NoCopies`)."""
+        return NoCopies()
+
+    def copy_stage(self):
+        """No copies (:class:`~cubefab.hdl.router.copies.CopyStage` itself)."""
+        from .router.copies import CopyStage
+        return CopyStage()
 
 
 @dataclass(frozen=True)
@@ -391,6 +476,14 @@ class Broadcast(Replication):
     def fields(self):
         return {"broadcast_vcs": self.vcs,
                 **({"broadcast_model": self.model} if self.model != ALL_PORT else {})}
+
+    def copy_stage(self):
+        """Along the trees all-port, or one copy after another in the one-port
+        schedule's order (:class:`~cubefab.hdl.router.copies.OnePortCopies`)."""
+        if self.model != ONE_PORT:
+            return super().copy_stage()
+        from .router.copies import OnePortCopies
+        return OnePortCopies()
 
     def tree_children(self, topology, source, group=None):
         """The tree's children, or with the one-port model the ports each node sends
@@ -439,6 +532,12 @@ class Multicast(Replication):
     @property
     def fields(self):
         return {"broadcast_vcs": self.vcs, "multicast": self.form}
+
+    def copy_stage(self):
+        """Along the tree pruned to the packet's members
+        (:class:`~cubefab.hdl.router.copies.MulticastCopies`)."""
+        from .router.copies import MulticastCopies
+        return MulticastCopies(self.form)
 
     def tree_children(self, topology, source, group=None):
         """The tree pruned to the source's multicast group, the subcube

@@ -232,7 +232,12 @@ class SelfCheckingNode(wiring.Component):
         self.node = self.router.node
         if self.router.layout != fmt.layout:
             raise ValueError("Router parameters must give the packet format's flit layout")
-        self.waypoints = router_config.fault_waypoints
+        self.waypoints = router_config.routing.waypoints
+        inputs = router_config.routing.config_inputs(router_config)
+        #: bool: the node has a configuration port (its routing's configuration inputs)
+        self.configurable = bool(inputs)
+        #: bool: that port also writes its router's flood configuration
+        self.flood_input = FLOOD_INPUT in inputs
         self.generator = TrafficGenerator(topology, node, fmt, pattern, hotspot=hotspot,
                                           queue_depth=queue_depth,
                                           waypoints=self.waypoints,
@@ -292,12 +297,12 @@ class SelfCheckingNode(wiring.Component):
         order: :data:`FLOOD_INPUT` (flooding routers, whose ``config_entry`` is a plain
         number as wide as a table entry or a flood word), :data:`CONFIG_INPUTS`,
         ``link_up`` and ``dropped_ports``."""
-        if not self.waypoints:
+        if not self.configurable:
             return {}
         topology = self.topology
         members = {}
         entry = self.generator.table.layout
-        if router_config.floods:   # (a plain number: a table entry or a flood word)
+        if self.flood_input:   # (a plain number: a table entry or a flood word)
             entry = max(Shape.cast(entry).width,
                         flood_word_width(topology, router_config.multicast))
             members[FLOOD_INPUT] = In(1)
@@ -407,10 +412,10 @@ class SelfCheckingNode(wiring.Component):
                      gen.hot_threshold.eq(self.hot_threshold), gen.now.eq(self.now),
                      chk.now.eq(self.now)]
         self._outputs(m, address, ejection)
-        if self.waypoints:
+        if self.configurable:
             table_write = self.config_write & (self.config_node == address)
             entry = self.config_entry
-            if self.router.config.floods:   # (a plain number: a table entry's low bits)
+            if self.flood_input:   # (a plain number: a table entry's low bits)
                 table_write = table_write & ~getattr(self, FLOOD_INPUT)
                 copies = self._flood_configuration(m, router, address)
                 entry = entry[:Shape.cast(gen.config_entry.shape()).width]
@@ -427,7 +432,7 @@ class SelfCheckingNode(wiring.Component):
             m.d.sync += self.dropped_ports.eq(router.lost_to_fault)
         if self.broadcast:
             self._broadcast_events(m, gen, chk, router,
-                                   copies if self.router.config.floods else None)
+                                   copies if self.flood_input else None)
         else:
             m.d.comb += [self.created.eq(gen.created), self.refused.eq(gen.refused),
                          self.injected.eq(gen.injected),

@@ -21,10 +21,7 @@ from amaranth.hdl import Cat, Elaboratable, Module, Signal
 from ..hdl.selfcheck import SelfCheckingFabric
 from ..hdl.selfcheck_node import CONFIG_INPUTS, FLOOD_INPUT, LOST_EVENTS
 from ..topology.base import check_int
-from ..topology.broadcast_tree import subcube_members
-from .checks import (AnyReference, BroadcastLatency, FlitFields, FloodReference, Ledger,
-                     PacketStamps,
-                     RouteReference, WaypointReference)
+from .checks import BroadcastLatency, FlitFields, Ledger, PacketStamps, references
 from .run_spec import ENGINES, SelfCheckRun
 
 
@@ -190,7 +187,7 @@ def run_selfcheck(run, *, progress=None, build_progress=None):
     is loaded into the source tables through the configuration port before the run;
     traffic runs between healthy nodes only, packets to refused destinations count as
     ``unroutable``, and the misrouted check follows the waypoint routes
-    (:class:`~cubefab.sim.checks.WaypointReference`).
+    (the routing's reference rule, :class:`~cubefab.sim.checks.WaypointReference`).
 
     Links failing mid-run (``(u, v, cycle)``; both engines): before run cycle
     ``cycle`` (0 is the first; at most the last measured cycle) both directions of link
@@ -314,9 +311,8 @@ _CHECK_KEYS = ("misrouted", "reordered", "duplicated", "waiting_overtaken", "wai
 
 class FaultConfiguration:
     """The fault set of a run of fault-tolerant routers: the model's routing around it
-    (``routing``), proved deadlock-free, the writes that load it into the source
-    tables (``writes``, :func:`~cubefab.hdl.source_table.table_writes`) and the
-    misrouted check's reference (``reference``).
+    (``routing``), proved deadlock-free, and the writes that load it into the source
+    tables (``writes``, :func:`~cubefab.hdl.source_table.table_writes`).
 
     With ``fail_links`` (``(u, v, cycle)``, links failing mid-run, in cycle order):
     ``failures``, per failure ``(cycle, (u, v), channels, changes)``: the cycle, the
@@ -324,7 +320,8 @@ class FaultConfiguration:
     that change from the previous fault set's routing to the new one's; the
     routings of every fault set of the run are proved deadlock-free together
     (:func:`~cubefab.topology.fault_routing.check_transition_deadlock`), and the
-    reference accepts the routes of any of them."""
+    routing's reference rule (asked with ``routings``, every fault set's) accepts the
+    routes of any of them."""
 
     def __init__(self, design, faults, faulty_links, fail_links=(), last_cycle=None):
         from ..hdl.source_table import MAX_ENTRY_BITS, entry_layout, table_writes
@@ -346,7 +343,6 @@ class FaultConfiguration:
                              f"{topology.address_bits} bits)")
         self.writes = table_writes(self.routing, W)
         self.bound = guarantee_bound(topology)
-        self.reference = WaypointReference(self.routing, router.vcs_per_class)
         self.failures = []
         routings, links = [self.routing], list(self.faults.links)
         for cycle, (u, v) in _check_fail_links(topology, self.faults, fail_links,
@@ -365,21 +361,21 @@ class FaultConfiguration:
             if not report.deadlock_free:   # pragma: no cover - the VC sets prove it
                 raise ValueError(f"the routings before and after the failures can "
                                  f"deadlock together: {report.describe_cycle()}")
-            self.reference = AnyReference([WaypointReference(r, router.vcs_per_class)
-                                           for r in routings])
+        #: list of WaypointRouting: every fault set's routing, the run's first
         self.routings = routings
+        #: HealthyTree or None: the tree replicating routers flood
+        self.tree = None
         self.flood, self.flood_writes = None, []
-        if router.floods:
+        if FLOOD_INPUT in router.routing.config_inputs(router):   # (a flood to load)
             self._flood(design, fail_links)
 
     def _flood(self, design, fail_links):
         """The flood of fault-tolerant replicating routers: the healthy network's
         spanning tree, proved deadlock-free on one broadcast VC beside the waypoint
         routing (:func:`~cubefab.topology.fault_broadcast.check_flood_beside_waypoints`),
-        its reference
-        (``flood``, :class:`~cubefab.sim.checks.FloodReference`) and the writes that
-        load it (``flood_writes``,
-        :func:`~cubefab.hdl.selfcheck_node.flood_writes`)."""
+        its reference rule (``flood``, asked of the routing:
+        :class:`~cubefab.sim.checks.FloodReference`) and the writes that load it
+        (``flood_writes``, :func:`~cubefab.hdl.selfcheck_node.flood_writes`)."""
         from ..hdl.selfcheck_node import flood_word_width, flood_writes
         from ..hdl.source_table import MAX_ENTRY_BITS
         from ..topology.fault_broadcast import check_flood_beside_waypoints, healthy_tree
@@ -399,8 +395,7 @@ class FaultConfiguration:
             raise ValueError(f"flooding the healthy tree beside the waypoint routing can "
                              f"deadlock: {cycle}")
         self.tree = tree
-        self.flood = FloodReference(tree, router.link_vcs - router.broadcast_vcs,
-                                    design.multicast_group)
+        self.flood = router.routing.copy_reference(router, design.multicast_group, tree)
         copies = {a: len(r) for a, r in self.flood.receivers.items()}
         self.flood_writes = flood_writes(tree, copies, bool(router.multicast))
 
@@ -523,9 +518,9 @@ class _Harness(Elaboratable):
         self.eject_valid = Signal(len(nodes))
         self.link_flits = [n.link_out[p].flit.payload.as_value()
                            for n in nodes for p in range(degree)]
-        # (fault-tolerant routers: the flits dropped at failed links, a cycle after
+        # (routers that drop packets at failed links: the flits dropped, a cycle after
         # their grant, in the link outputs' payload registers)
-        self.faulty = bool(fabric.config.router.fault_waypoints)
+        self.faulty = fabric.config.router.routing.loses_packets
         if self.faulty:
             self.link_dropped = Signal(len(nodes) * degree)
         self.inject_flits = [n.inject_flit.as_value() for n in nodes]
@@ -674,23 +669,6 @@ async def _fail_links(ctx, dut, failures, done, link_up, checks):
     return link_up
 
 
-def _receivers(design, faults):
-    """The nodes each source's broadcasts go to: every other node, or the members of
-    its multicast group, or where the routers flood the healthy tree, the healthy
-    receivers of the flood (``faults.flood``)."""
-    topology = design.topology
-    addresses = [int(a) for a in topology.nodes()]
-    receivers = {s: [a for a in addresses if a != s] for s in addresses}
-    if design.multicast_group is not None:
-        receivers = {s: [int(a) for a in topology.nodes()[subcube_members(
-                         topology, s, design.multicast_group)] if a != s]
-                     for s in addresses}
-    flood = faults.flood if faults is not None else None
-    if flood is not None:
-        receivers = {s: flood.receivers.get(s, []) for s in addresses}
-    return receivers
-
-
 class _AmaranthChecks:
     """The harness checks of the Amaranth engine (:mod:`cubefab.sim.checks`) on the
     signals of a :class:`_Harness`: :meth:`check` applies them to a cycle, in the
@@ -702,7 +680,7 @@ class _AmaranthChecks:
     design : SelfCheckConfig
     harness : _Harness
     faults : FaultConfiguration or None
-        The run's fault set (its reference routes, failures and flood).
+        The run's fault set (its routings, failures and flood).
     marks : tuple of int
         The schedule's marks: ``marks[0] <= cycle < marks[1]`` is the measured window.
     """
@@ -713,9 +691,8 @@ class _AmaranthChecks:
         self.fields = FlitFields(design.layout, design.fmt.timestamp_bits)
         #: the timestamps of the packets at the injection and ejection ports
         self.stamps = PacketStamps(self.fields)
-        self.faults = faults
-        self.ref = (RouteReference.of(design.router, design.multicast_group)
-                    if faults is None else faults.reference)
+        #: the reference rules of unicast flits and of broadcast copies
+        self.route_rule, self.copy_rule = references(design, faults)
         self.ledger = Ledger()
         self.failures = faults.failures if faults is not None else []
         #: The packets lost to a failure though created after it (``late``), the
@@ -723,27 +700,14 @@ class _AmaranthChecks:
         self.losses = {"late": 0, "last": None, "failed": None}
         self.degree = topology.degree
         self.addresses = [int(a) for a in topology.nodes()]
-        self.receivers = _receivers(design, faults)
-        self.copies_ref = RouteReference.of(design.router, design.multicast_group) \
-            if design.router.broadcast else None
-        self.flood = faults.flood if faults is not None else None
+        #: per source, the nodes its broadcasts go to (the copy rule's)
+        self.receivers = self.copy_rule.receivers
         self.members = {s: set(r) for s, r in self.receivers.items()}
         self.last_copies = BroadcastLatency({s: len(r) for s, r in self.receivers.items()})
         self.now_mask = (1 << design.fmt.timestamp_bits) - 1
         self.histogram = {}
         self.misrouted = 0
         self.open_stamp = [0] * topology.num_nodes
-
-    def allowed(self, here, port, raw):
-        """Whether the unicast flit ``raw`` may leave node ``here`` through ``port``:
-        the reference routing, or with faults the waypoint routes of its header."""
-        get = self.fields.get
-        if self.faults is None:
-            return self.ref.allowed(here, port, get(raw, "src"), get(raw, "dest"),
-                                    get(raw, "vc"), get(raw, "cls"))
-        return self.ref.allowed(here, port, get(raw, "src"), get(raw, "dest"),
-                                get(raw, "vc"), self.fields.waypoints_of(raw),
-                                get(raw, "phase"))
 
     def lost_to_fault(self, stamp):
         """Count a packet created at ``stamp`` lost to a failure: late if created
@@ -780,20 +744,17 @@ class _AmaranthChecks:
                 self.lost_to_fault(stamp)
 
     def _check_links(self, ctx):
-        """The flits on the links: returns how many are misrouted (a copy off its
-        tree, a unicast flit off its reference route)."""
+        """The flits on the links: returns how many are misrouted (a copy its copy rule
+        does not allow, a unicast flit its route rule does not)."""
         get, fields, harness, degree = self.fields.get, self.fields, self.harness, self.degree
         misrouted = 0
         for j in _bits(ctx.get(harness.link_valid)):
             raw = ctx.get(harness.link_flits[j])
             if fields.head_only:   # a body flit reads as its head (per link and VC)
                 raw = fields.with_head((j, get(raw, "vc")), raw)
-            if get(raw, "bcast"):
-                ok = _copy_allowed(self.copies_ref, j // degree, j % degree,
-                                   get(raw, "src"), get(raw, "vc"), self.flood)
-            else:
-                ok = self.allowed(self.addresses[j // degree], j % degree, raw)
-            misrouted += not ok
+            rule = self.copy_rule if get(raw, "bcast") else self.route_rule
+            misrouted += not rule.allows(self.addresses[j // degree], j % degree,
+                                         fields.header(raw))
         return misrouted
 
     def _check_injections(self, ctx):
@@ -811,7 +772,7 @@ class _AmaranthChecks:
         get = self.fields.get
         if get(head, "bcast"):
             src = get(head, "src")
-            self.ledger.inject_broadcast(src, self.receivers[src], stamp)
+            self.ledger.inject_broadcast(src, self.receivers.get(src, ()), stamp)
         else:
             self.ledger.inject(get(head, "src"), get(head, "dest"), stamp)
 
@@ -874,16 +835,3 @@ class _AmaranthChecks:
             checks.update({"late_losses": self.losses["late"],
                            "last_lost_created": self.losses["last"]})
         return checks
-
-
-def _copy_allowed(ref, u, port, src, vc, trees=None):
-    """Whether a broadcast copy from ``src`` may leave the node of dense index ``u``
-    through ``port`` on ``vc``: its tree and VC rule
-    (:class:`~cubefab.sim.checks.BroadcastReference`, ``ref.broadcast`` of a
-    :class:`~cubefab.sim.checks.RouteReference`), or ``trees`` (a
-    :class:`~cubefab.sim.checks.FloodReference`) where given."""
-    trees = ref.broadcast if trees is None else trees
-    s = int(ref.index[src]) if 0 <= src < len(ref.index) else -1
-    if trees is None or s < 0:
-        return False
-    return trees.allowed(u, port, s, int(ref.neighbors[u, port]), vc)

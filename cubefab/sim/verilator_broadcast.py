@@ -23,6 +23,8 @@ import os
 import subprocess
 import tempfile
 
+from amaranth.lib.wiring import In
+
 from ..hdl.config import FabricConfig
 from ..hdl.ports import reset_less_verilog
 from ..hdl.route.flood import flood_layout, flood_value
@@ -61,12 +63,15 @@ def check_strappable(config):
 
 
 def _strap_values(config, address, tree=None):
-    """The strap inputs of node ``address``'s router; with fault waypoints its
-    ``link_up`` (all up) and, with ``tree`` (routers that flood it), its ``flood``
-    input too, held as straps."""
+    """The strap inputs of node ``address``'s router; the inputs its routing adds
+    (:meth:`~cubefab.hdl.modes.Routing.router_members`) held at their initial value
+    (``link_up``: every link up, as the fabric's start) and, with ``tree`` (routers
+    that flood it), its ``flood`` input at the tree's configuration."""
     values = Router.straps_of(config.router, address)
-    if config.router.fault_waypoints:   # (every link up, as the fabric's start)
-        values["link_up"] = (1 << config.topology.degree) - 1
+    router = config.router
+    for name, member in router.routing.router_members(router).items():
+        if member.flow == In and name != "flood":
+            values[name] = member.init
     if tree is not None:
         values["flood"] = flood_value(tree, address,
                                       bool(config.router.multicast)).as_value().value
@@ -129,7 +134,7 @@ class VerilatorRouterFabric(VerilatorModel):
             raise TypeError(f"Fabric configuration must be a FabricConfig, not {config!r}")
         check_strappable(config)
         topo = config.topology
-        if config.router.floods:
+        if "flood" in config.router.routing.router_members(config.router):
             tree = healthy_tree(topo) if tree is None else tree
             width = flood_layout(topo, bool(config.router.multicast)).size
             if width > 64:

@@ -4,7 +4,7 @@ checked against the adaptive rule, reordering a figure, every defect caught."""
 import pytest
 
 from cubefab.hdl.selfcheck_node import DEFECTS
-from cubefab.sim.checks import RouteReference
+from cubefab.sim.checks import AdaptiveReference
 from cubefab.sim.selfcheck_run import CHECKS, statistics
 from cubefab.topology import DLH, Hypercube, Mcube
 from cubefab.topology.adaptive import adaptive_ports, escape_port
@@ -74,7 +74,7 @@ def test_reordering_is_a_figure_when_adaptive():
 def test_the_adaptive_rule_allows_exactly_the_offered_ports_and_vcs(topology, algorithm):
     algorithm = topology.check_algorithm(algorithm)
     escape_vcs = 2 * 2 if isinstance(topology, DLH) else 2   # classes x 2 per class
-    ref = RouteReference(topology, algorithm, escape_vcs, 2, adaptive_vcs=2)
+    ref = AdaptiveReference(topology, algorithm, escape_vcs, 2, adaptive_vcs=2)
     nodes = [int(a) for a in topology.nodes()]
     src = nodes[1]
     for here in nodes:

@@ -4,9 +4,8 @@ copy checked against its tree, every defect and a broken replication caught."""
 import pytest
 from amaranth.hdl import Module
 
-from cubefab.hdl.router import replication as router_module
+from cubefab.hdl.router import copies as router_module
 from cubefab.hdl.selfcheck_node import DEFECTS
-from cubefab.sim.checks import RouteReference
 from cubefab.sim.selfcheck_run import CHECKS
 from cubefab.topology import DLH, Hypercube, Mcube, Metacube
 from cubefab.hdl.config import RouterConfig
@@ -33,7 +32,7 @@ def assert_clean(r):
 def test_the_reference_trees_and_vcs_are_the_models(topology, settings, model):
     config = RouterConfig.for_topology(topology, replication=Broadcast(
         required_broadcast_vcs(topology, model), model), **settings)
-    trees = RouteReference.of(config).broadcast
+    trees = config.routing.copy_reference(config)
     first = config.vcs
     nodes = [int(a) for a in topology.nodes()]
     for s, source in enumerate(nodes):
@@ -142,11 +141,11 @@ def test_one_port_copies_checked_against_the_all_port_trees_are_misrouted(monkey
     # mutation of the reference: the one-port fabric's copies cross links and VCs that
     # are not the all-port trees', and the misrouted check sees it
     from cubefab.hdl.modes import Broadcast
-    from cubefab.sim import checks
-    real = checks.BroadcastReference
-    monkeypatch.setattr(checks, "BroadcastReference",
-                        lambda topology, first, replication, group:
-                        real(topology, first, Broadcast(replication.vcs)))
+    from cubefab.sim.checks import BroadcastReference
+    monkeypatch.setattr(Broadcast, "reference",
+                        lambda self, router, group=None:
+                        BroadcastReference(router.topology, router.link_vcs - self.vcs,
+                                           Broadcast(self.vcs), group))
     r = run_fabric_of(Hypercube(3), engine="amaranth", pattern="broadcast", rate=0.1,
                       cycles=40, drain=300, seed=1, packet_flits=1, payload_width=32,
                       broadcast_model="one-port")

@@ -27,10 +27,12 @@ def test_ring_links_are_wired_as_in_the_fabric(verilator_cache, cycles, delivere
 
 def check_one_node_built(topo):
     """The fabric's build holds one compiled node (its Verilog, the netlist header, the
-    main, the ports), whatever the number of routers."""
+    header of its reference rules, the main, the ports), whatever the number of
+    routers."""
     model = verilator_model(SelfCheckConfig.of(topo))
     assert sorted(os.listdir(model.directory)) == sorted(
-        [NODE_MODULE + ".v", "fabric.h", "node_state.h", *VerilatorFabricModel.main_files,
+        [NODE_MODULE + ".v", "fabric.h", "node_state.h", "rules.h",
+         *VerilatorFabricModel.main_files,
          "ports.json", "V" + NODE_MODULE])
 
 

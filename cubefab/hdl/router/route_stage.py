@@ -97,7 +97,13 @@ class RouteStage:
 
 
 class DeterministicStage(RouteStage):
-    """The route unit of each input port; ``enter``: ``port``, one-hot, and ``vc``."""
+    """The route unit of each input port; ``enter``: ``port``, one-hot, and ``vc``.
+    The unit is :attr:`make_unit`'s: a routing whose decision is a unit of its own
+    (a :class:`~cubefab.hdl.route.RouteUnit`) names it there."""
+
+    #: ``make_unit(topology, node, algorithm)``: the route unit of an input port (the
+    #: topology's, :func:`~cubefab.hdl.route.route_unit`)
+    make_unit = staticmethod(route_unit)
 
     def __call__(self, frame, p, flit):
         enter, port = self.route(frame, p, flit)
@@ -109,7 +115,7 @@ class DeterministicStage(RouteStage):
         # (expressions rather than named signals where possible: every named signal
         # costs the Python simulator an update per evaluation)
         m = frame.m
-        ru = _route_unit(frame, p, flit, route_unit)
+        ru = _route_unit(frame, p, flit, self.make_unit)
         if hasattr(ru, "src") and "src" in ru.signature.members:
             m.d.comb += ru.src.eq(flit.src)
         enter = _enter(frame, p)

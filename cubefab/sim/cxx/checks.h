@@ -2,11 +2,12 @@
 // checks in Python for the Amaranth engine): misrouted flits against the reference
 // routing tables of fabric.h, and the ledger of packets by flow (reordered,
 // duplicated, and the packets still waiting at the end), and the exact latency
-// histogram of the measured window. Broadcast copies (BROADCAST): a copy may cross only
-// a link of its source's tree, on the VC of BVC; a broadcast is a packet in the flow
-// from its source to every other node; its latency is its last copy's. Needs fabric.h;
-// builds on flit.h (the flit fields) and faults.h (the waypoint routes and the flood of
-// fault-tolerant routers).
+// histogram of the measured window. The reference rules are the router mode's
+// (rules.h, generated: the headers its rules name, route_allowed for unicast flits,
+// copy_allowed, copy_receives and copy_count for broadcast copies). Broadcast copies
+// (BROADCAST): a broadcast is a packet in the flow from its source to each node that
+// receives it; its latency is its last copy's. Needs fabric.h; builds on flit.h (the
+// flit fields) and rules.h.
 #pragma once
 #include <cinttypes>
 #include <cstdint>
@@ -16,7 +17,7 @@
 #include <unordered_map>
 #include "words.h"
 #include "flit.h"
-#include "faults.h"
+#include "rules.h"
 
 // Header in the head flit only (HEAD_ONLY): a body or tail flit's header bits are data,
 // so the checks read its packet's head, remembered where the flit is seen (per link
@@ -37,47 +38,13 @@ static inline Flit with_head(const Flit& f, Flit& remembered) {
     return h;
 }
 
-// The adaptive rule (RouteReference.allowed): an offered adaptive port on the flow's
-// adaptive VC, or the escape port on the escape VC of the class the flit carries,
-// which the hop can give.
-static bool adaptive_allowed(int node, int port, const Flit& f) {
-    const uint32_t here = ADDRESS[node];
-    const uint32_t t = f.dest & TRANSLATION_MASK;
-    const int rep = REP_INDEX[f.dest ^ t], u = INDEX[here ^ t];
-    if (f.cls >= CLASSES || (f.cls == 0 && CLASSES > 1 && WRAPS[node][port])) return false;
-    if (f.vc == ESCAPE_VCS + flow_lane(f.src, f.dest, ADAPTIVE_LANE_BITS))
-        return (OFFERED[rep][u] >> port) & 1;
-    return f.vc == ((f.cls << LANE_BITS) | flow_lane(f.src, f.dest)) && ESCAPE[rep][u] == port;
-}
-
-// Whether flit f may leave the node of dense index `node` through `port`: the
-// reference route of its flow takes that hop, on that VC (cubefab.sim.checks).
+// Whether flit f may leave the node of dense index `node` through `port`: the router
+// mode's reference rule allows it (rules.h: a copy's rule, copy_allowed, or a unicast
+// flit's, route_allowed, both of flows between two nodes; cubefab.sim.checks).
 static bool link_allowed(int node, int port, const Flit& f) {
-    if (f.bcast) {   // a link of the source's tree, on the rule's VC
-        const int s = INDEX[f.src];
-        if (flooding())
-            return s >= 0 && ((flood_children(s, node) >> port) & 1) && f.vc == flood_vc();
-        return BROADCAST && s >= 0 && ((BCHILDREN[s][node] >> port) & 1)
-               && f.vc == BVC[s][NEIGHBORS[node][port]];
-    }
+    if (f.bcast) return INDEX[f.src] >= 0 && copy_allowed(node, port, f);
     if (INDEX[f.src] < 0 || INDEX[f.dest] < 0) return false;
-    if (ADAPTIVE_VCS) return adaptive_allowed(node, port, f);
-    if (WAYPOINTS) return waypoint_allowed(node, port, f);
-    const uint32_t here = ADDRESS[node];
-    const uint32_t t = f.dest & TRANSLATION_MASK;
-    const int rep = REP_INDEX[f.dest ^ t];
-    const uint32_t key = KEYS > 1 ? f.src >> KEY_SHIFT : 0;
-    uint32_t x = f.src, vc_class = 0;
-    for (int step = 0; step < ROUTE_LIMIT && x != f.dest; ++step) {
-        const int u = INDEX[x];
-        const int p = NEXT[rep][key][INDEX[x ^ t]];
-        vc_class += WRAPS[u][p];
-        if (vc_class > CLASSES - 1) vc_class = CLASSES - 1;
-        if (x == here)
-            return p == port && f.vc == ((vc_class << LANE_BITS) | flow_lane(f.src, f.dest));
-        x = ADDRESS[NEIGHBORS[u][p]];
-    }
-    return false;
+    return route_allowed(node, port, f);
 }
 
 struct Checks {
@@ -152,15 +119,13 @@ struct Checks {
             push(key(f.src, f.dest), f.stamp);
             return;
         }
-        for (int r = 0; r < N; ++r)   // the other (healthy) members of the source's group
-            if (ADDRESS[r] != f.src && ((ADDRESS[r] ^ f.src) & GROUP_MASK) == 0
-                    && (!flooding() || flood_receives(INDEX[f.src], r)))
-                push(key(f.src, ADDRESS[r], true), f.stamp);
+        for (int r = 0; r < N; ++r)   // the nodes that receive the source's broadcasts
+            if (copy_receives(f.src, r)) push(key(f.src, ADDRESS[r], true), f.stamp);
     }
 
     void eject(const Flit& ejected, uint64_t cycle, bool measured) {
         const Flit f = with_head(ejected, open_head[HEAD_ONLY ? ejected.node : 0]);
-        if (f.bcast ? f.src == ADDRESS[f.node] : f.dest != ADDRESS[f.node]) ++misrouted;
+        if (f.bcast ? !copy_receives(f.src, f.node) : f.dest != ADDRESS[f.node]) ++misrouted;
         // the packet whose timestamp this flit ends (or that ended before it did: known
         // by its timestamp's low bits) leaves the ledger
         ejecting[f.node].read(ejected, [this](const Flit& head, int bits) {
@@ -182,9 +147,7 @@ struct Checks {
     // a copy's tail of the broadcast (src, stamp): its latency when it is the last
     void last_copy(uint32_t src, uint32_t stamp, uint64_t cycle, bool measured) {
         const uint64_t k = key(src, stamp);
-        const int copies = flooding() ? flood_copies(INDEX[src])
-                           : GROUP_MASK ? BCOPIES[INDEX[src]] : N - 1;
-        if (++copies_seen[k] < copies) return;
+        if (++copies_seen[k] < copy_count(src)) return;
         copies_seen.erase(k);
         if (measured) ++broadcast_latency[(cycle - stamp) & NOW_MASK];
     }

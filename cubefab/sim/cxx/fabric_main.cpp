@@ -1,7 +1,7 @@
 // cubefab.sim.verilator_fabric: a self-checking fabric as one compiled node and a
 // netlist. fabric.h (generated) defines the node model (Node), the netlist (N nodes of
 // D ports, SOURCE, STRAPS), the node's port accessors, its events and the fabric's
-// counters, the flit fields and the reference routing tables (see checks.h);
+// counters, the flit fields and the reference rules' tables (see checks.h);
 // node_state.h (generated from the verilated node) node_registers, the members of the
 // node's root object that are registers.
 //
@@ -261,7 +261,10 @@ static void cycle_of(Worker& w, uint64_t done, Barrier& settled,
 // The fault configuration: every write through the configuration port, one clock
 // cycle each, before the run (the generators stand still; no cycle of the run).
 static bool configure(const std::string& path) {
-    if (!WAYPOINTS) { std::fprintf(stderr, "faults= needs fault-tolerant routers\n"); return false; }
+    if (!is_input("config_write")) {
+        std::fprintf(stderr, "faults= needs a node with a configuration port\n");
+        return false;
+    }
     if (!FAULTS.load(path)) return false;
     // the source tables, then (config_flood) the flood configuration
     for (int flood = 0; flood < 2; ++flood)
