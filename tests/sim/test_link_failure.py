@@ -114,11 +114,13 @@ def test_the_verilator_engine_counts_late_losses_too(verilator_cache, monkeypatc
 
 @pytest.mark.slow
 @needs_verilator
-@pytest.mark.parametrize("packet_flits", [1, 3])
-def test_two_links_failing_in_a_long_q4_run(verilator_cache, packet_flits):
-    # Verilator, 3000 measured cycles past saturation, links 0-1 and 5-7 failing
+@pytest.mark.parametrize("packet_flits, payload_width", [(1, 32), (3, 16)])
+def test_two_links_failing_in_a_long_q4_run(verilator_cache, packet_flits, payload_width):
+    # Verilator, 3000 measured cycles past saturation, links 0-1 and 5-7 failing (a
+    # one-flit packet holds the self-checking fields in a 32-bit payload)
     result = run_fabric_of(Hypercube(4), engine="verilator", rate=0.9, cycles=3000,
                            warmup=200, drain=3000, seed=11, packet_flits=packet_flits,
+                           payload_width=payload_width,
                            fault_waypoints=1, fail_links=[(0, 1, 700), (5, 7, 1900)])
     assert_reconciled(result)
     assert result["lost_to_fault"] > 0 and len(result["reaction_cycles"]) == 2
