@@ -35,7 +35,7 @@ from .run_time import board_stages, expect_synthesis, expect_pnr
 
 
 __all__ = ["Board", "RgbBoard", "BOARDS", "BOARD_TOOLS", "StatusLeds", "BoardTop",
-           "selfcheck_board_top", "toolchain_env", "build_bitstream", "build_stages",
+           "board_design", "BOARD_TRAFFIC", "selfcheck_board_top", "toolchain_env", "build_bitstream", "build_stages",
            "SYNTH_OPTIONS", "PRODUCTS"]
 
 
@@ -246,51 +246,52 @@ class BoardTop(Elaboratable):
         return m
 
 
-def selfcheck_board_top(topology, board, *, payload_width=16, timestamp_bits=5,
-                        sequence_bits=3, depth=4, vcs=None, algorithm=None, queue_depth=2,
-                        pattern="uniform", rate=0.25, seed=1, adaptive_vcs=0,
-                        interface=None):
-    """A :class:`BoardTop` running a
-    :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` of ``topology`` on ``board``.
+#: The self-checking traffic of a board's fabric by default: a 5-bit timestamp, a 3-bit
+#: sequence number and 2-packet queues at the generators.
+BOARD_TRAFFIC = {"timestamp_bits": 5, "sequence_bits": 3, "queue_depth": 2}
 
-    The run settings are constants of the bitstream: ``rate`` is the packet creation
-    probability per node per cycle, ``seed`` the generators' run seed. The activity
-    lamps toggle about twice a second at the board clock. The router is the default one
-    (:data:`~cubefab.hdl.config.HARDWARE_DEFAULTS`: 4-flit buffers, 16-bit payloads
-    holding a 5-bit timestamp, a 3-bit sequence number and check bits); narrower flits
-    and shallower buffers (``payload_width=8, depth=2``) make the fabric smaller.
-    ``adaptive_vcs`` makes the routers adaptive (then the checkers do not check order,
-    :class:`~cubefab.hdl.traffic_check.TrafficChecker`). Buffers of at least
-    :data:`~cubefab.hdl.config.AUTO_MEMORY_DEPTH` flits go to block RAM when those of
-    the whole fabric fit the board's device. ``interface``: an
-    :class:`~cubefab.hdl.endpoint.EndpointInterface` runs the traffic through
-    AXI4-Stream endpoints (:class:`~cubefab.hdl.selfcheck.SelfCheckConfig`; then the
-    checkers check order with adaptive routers too).
-    """
+
+def board_design(topology, board):
+    """The :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` a board runs by default: the
+    default router (:data:`~cubefab.hdl.config.BOARD_DEFAULTS`: 4-flit buffers, 16-bit
+    payloads), buffers of at least :data:`~cubefab.hdl.config.AUTO_MEMORY_DEPTH` flits
+    in block RAM when those of the whole fabric fit the board's device, and
+    :data:`BOARD_TRAFFIC`."""
     from ..hdl.config import BOARD_DEFAULTS
-    from ..hdl.selfcheck import SelfCheckingFabric
+    from ..hdl.selfcheck import SelfCheckConfig
+    board = _check_board(board)
+    return SelfCheckConfig.of(topology, **BOARD_TRAFFIC,
+                              **DEVICES[board.device].auto_settings, defaults=BOARD_DEFAULTS)
+
+
+def selfcheck_board_top(design, board, *, rate=0.25, seed=1):
+    """A :class:`BoardTop` running a
+    :class:`~cubefab.hdl.selfcheck.SelfCheckingFabric` of ``design`` on ``board``.
+
+    ``design`` is a :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` (its router, traffic
+    and, with an :class:`~cubefab.hdl.endpoint.EndpointInterface`, AXI4-Stream
+    endpoints), or a topology, for :func:`board_design`'s. The run settings are
+    constants of the bitstream: ``rate`` is the packet creation probability per node
+    per cycle, ``seed`` the generators' run seed. The activity lamps toggle about twice
+    a second at the board clock.
+    """
+    from ..hdl.selfcheck import SelfCheckConfig, SelfCheckingFabric
     from ..hdl.traffic_gen import rate_threshold
-    if isinstance(board, str):
-        if board not in BOARDS:
-            raise ValueError(f"Board must be one of {', '.join(BOARDS)}, not {board!r}")
-        board = BOARDS[board]
-    design = SelfCheckingFabric(topology, pattern=pattern, payload_width=payload_width,
-                                timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
-                                depth=depth, vcs=vcs, algorithm=algorithm,
-                                queue_depth=queue_depth, adaptive_vcs=adaptive_vcs,
-                                interface=interface,
-                                **DEVICES[board.device].auto_settings,
-                                defaults=BOARD_DEFAULTS)
+    board = _check_board(board)
+    if not isinstance(design, SelfCheckConfig):
+        design = board_design(design, board)
     threshold = rate_threshold(rate)
     if not isinstance(seed, int) or not 0 <= seed < 1 << 32:
         raise ValueError(f"Seed must be an integer in 0..2**32-1, not {seed!r}")
+    topology = design.topology
     per_second = board.clock_mhz * 1e6 * topology.num_nodes * max(rate, 1e-6)
     activity_bit = max(0, min(22, int(per_second / 4).bit_length() - 1))
     # At most one error per node and cycle: the low bits of the error count cannot
     # all stay zero at its first step (the lamp latches it), and the rest of the
     # counter is not built.
     error_bits = topology.num_nodes.bit_length()
-    return BoardTop(design, board, lambda d: (d.errors[:error_bits], d.delivered[:24]),
+    return BoardTop(SelfCheckingFabric(design), board,
+                    lambda d: (d.errors[:error_bits], d.delivered[:24]),
                     activity_bit=activity_bit,
                     settings={"seed": seed, "threshold": threshold})
 

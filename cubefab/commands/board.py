@@ -9,6 +9,7 @@ from ..build.board import (BOARDS, BOARD_TOOLS, build_bitstream, build_stages,
                            selfcheck_board_top)
 from ..tools.devices import DEVICES
 from ..hdl.config import BOARD_DEFAULTS
+from ..hdl.selfcheck import SelfCheckConfig
 from .limits import MAX_QUEUE_DEPTH, MAX_SEED, check_hardware
 from .fpga import check_tools
 from .router_options import add_router_options, router_config
@@ -80,13 +81,11 @@ def _board(args, topology):
                                  2 * topology.num_nodes)
     interface = _interface(args, config)
     with input_errors("--interface axi-stream: " if interface else ""):
-        top = selfcheck_board_top(topology, args.board, payload_width=config.payload_width,
-                                  timestamp_bits=timestamp_bits,
-                                  sequence_bits=sequence_bits, depth=config.depth,
-                                  vcs=config.vcs, algorithm=config.algorithm,
-                                  queue_depth=args.queue_depth, rate=args.rate,
-                                  seed=args.seed, adaptive_vcs=config.adaptive_vcs,
-                                  interface=interface)
+        design = SelfCheckConfig(config, queue_depth=args.queue_depth,
+                                 timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,
+                                 interface=interface)
+    with input_errors():
+        top = selfcheck_board_top(design, args.board, rate=args.rate, seed=args.seed)
     files.claim_directory(args.output)
     stages = Stages(f"the {topology.label} self-checking fabric for {args.board}",
                     build_stages(args.board, elaboration))

@@ -3,11 +3,11 @@
 import contextlib
 import os
 
-from ..hdl.options import ALL_PORT
+from ..hdl.options import describe
 from ..cli import (add_json_option, CliError, add_topology_command, emit, format_table, int_range,
                    fraction, parse_address, add_force_option, input_errors)
 from .. import files
-from ..hdl.config import HARDWARE_DEFAULTS, HOPS
+from ..hdl.config import HARDWARE_DEFAULTS
 from ..hdl.flit import DEFAULT_HEADER
 from ..hdl.selfcheck import SelfCheckConfig
 from ..progress import Progress, build_stages
@@ -363,8 +363,8 @@ def _sim_text(args, topology, router, doc, engine_choice, netlist_line):
     (:func:`_sim_rows`), the verdict (:func:`_sim_verdict`) and the netlist
     comparison's line, if any."""
     return "\n".join([
-        f"{topology.label}, {_sim_routing(topology, router, doc)} x {doc['depth']} "
-        f"flits, {doc['payload_width']}-bit payloads; {args.traffic} traffic at "
+        f"{topology.label}, {_sim_routing(topology, router, doc)}, "
+        f"{doc['payload_width']}-bit payloads; {args.traffic} traffic at "
         f"{args.rate} flits/node/cycle, {doc['packet_flits']}-flit packets"
         f"{_sim_through(doc)}, {args.cycles} cycles",
         f"engine: {doc['engine']} ({engine_choice})",
@@ -424,32 +424,27 @@ def _sim_verdict(doc, router):
 
 
 def _sim_routing(topology, router, doc):
-    """The report's description of the routing: algorithm and VCs (escape and
-    adaptive), the waypoints and faults (and links failing mid-run), the header, the
-    hops and the broadcast VCs, model and multicast groups."""
-    adaptive = doc["adaptive_vcs"] > 0
-    routing = (f"{doc['algorithm']} routing, {doc['vcs']} VC(s)" if not adaptive else
-               f"{doc['algorithm']} routing {escape_name(topology, doc)}, {doc['vcs']} "
-               f"escape + {doc['adaptive_vcs']} adaptive VC(s)")
+    """The report's description of the routing: the algorithm (and escape routing), the
+    router in the words of every report (:func:`~cubefab.hdl.options.describe`), then
+    what this run adds: the waypoints' faults (and links failing mid-run), the header
+    in every flit, the multicast groups."""
+    routing = f"{doc['algorithm']} routing"
+    if doc["adaptive_vcs"] > 0:
+        routing += f" {escape_name(topology, doc)}"
+    routing += f", {describe(router)}"
     if router.fault_waypoints:
         count = len(doc["faulty_nodes"]) + len(doc["faulty_links"])
-        routing += (f" per phase, {router.fault_waypoints} waypoint(s) around nodes {doc['faulty_nodes']} and "
-                    f"links {doc['faulty_links']} ({count} fault(s), guarantee <= "
-                    f"{doc['guarantee']}; {doc['pairs_detoured']} pairs through waypoints, "
+        routing += (f", around nodes {doc['faulty_nodes']} and links {doc['faulty_links']} "
+                    f"({count} fault(s), guarantee <= {doc['guarantee']}; "
+                    f"{doc['pairs_detoured']} pairs through waypoints, "
                     f"{doc['pairs_cut_off'] + doc['pairs_unroutable']} refused)")
         if "fail_links" in doc:
             routing += ", failing mid-run: " + ", ".join(
                 f"{u}-{v} at cycle {c}" for u, v, c in doc["fail_links"])
     if doc.get("header", DEFAULT_HEADER) == "every":
         routing += ", header in every flit"
-    if doc.get("hop", HOPS[0]) != HOPS[0]:
-        routing += f", {doc['hop']} hops"
-    if doc.get("broadcast_vcs"):
-        routing += f" + {doc['broadcast_vcs']} broadcast VC(s)"
-        if doc.get("broadcast_model", ALL_PORT) != ALL_PORT:
-            routing += f" ({doc['broadcast_model']})"
-        if doc.get("multicast_group") is not None:
-            routing += f", multicast to groups of mask {doc['multicast_group']}"
+    if doc.get("multicast_group") is not None:
+        routing += f", multicast to groups of mask {doc['multicast_group']}"
     return routing
 
 

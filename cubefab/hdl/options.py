@@ -340,7 +340,7 @@ def _vc_words(config):
         return f"{config.vcs} escape + {_plural(config.adaptive_vcs, 'adaptive VC')}"
     if config.fault_waypoints:
         return (f"{_plural(config.link_vcs, 'VC')}: {config.phases} waypoint phases x "
-                f"{config.vcs}, {config.fault_waypoints} waypoint(s)")
+                f"{config.vcs}, {_plural(config.fault_waypoints, 'waypoint')}")
     if config.broadcast:
         model = "" if config.broadcast_model == ALL_PORT else f", {config.broadcast_model}"
         return f"{config.vcs} + {_plural(config.broadcast_vcs, 'broadcast VC')}{model}"
@@ -352,16 +352,17 @@ STORAGE_WORDS = {REGISTERS: "buffers in registers", MEMORY: "buffers in memory"}
 
 
 def buffer_words(config):
-    """The input buffers of a router configuration, in words: their storage, and
-    whether the ``auto`` rule chose it."""
-    return STORAGE_WORDS[config.storage] + (" (auto)" if config.buffer_auto else "")
+    """The input buffers of a router configuration, in words: their depth and storage,
+    and whether the ``auto`` rule chose it (``"4-flit buffers in memory (auto)"``)."""
+    return (f"{config.depth}-flit " + STORAGE_WORDS[config.storage]
+            + (" (auto)" if config.buffer_auto else ""))
 
 
 def describe(config):
     """A router configuration in words, the one renderer of the printed reports: its
     VCs (escape and adaptive, waypoint phases, broadcast VCs and model), its buffers
-    and, when not the default, its multicast form, turns and hops (``"1 VC, buffers
-    in memory (auto)"``)."""
+    and, when not the default, its multicast form, turns and hops (``"1 VC, 4-flit
+    buffers in memory (auto)"``)."""
     words = [_vc_words(config), buffer_words(config)]
     if config.multicast:
         words.append(f"{config.multicast} multicast")

@@ -24,7 +24,7 @@ def test_sim_runs_the_router_verilog_builds_and_says_so(cli):
     r = cli("sim", "hypercube", "-n", "2", "--cycles", "50", "--engine", "amaranth")
     assert r.status == 0, r.err
     first = r.out.splitlines()[0]
-    assert "1 VC(s) x 4 flits, 16-bit payloads" in first and "2-flit packets" in first
+    assert "1 VC, 4-flit buffers in memory (auto), 16-bit payloads" in first and "2-flit packets" in first
 
 
 def test_one_flit_packets_run_where_the_payload_holds_the_timestamp(cli):
