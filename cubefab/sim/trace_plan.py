@@ -18,6 +18,7 @@ delivered to another packet is found.
 """
 
 import collections
+import functools
 import heapq
 import math
 from dataclasses import dataclass
@@ -193,9 +194,8 @@ class TracePlan:
         layout = self.layout
         body = layout.body if layout.header == "head" else layout
         sequence = packet.sequence & ((1 << layout.payload_width) - 1)
-        words = [layout.const({"head": 1, "tail": int(packet.flits == 1),
-                               "dest": packet.dst, "src": packet.src,
-                               "payload": sequence}).as_bits()]
+        words = [_packed(layout, head=1, tail=int(packet.flits == 1), dest=packet.dst,
+                         src=packet.src, payload=sequence)]
         for k in range(1, packet.flits):
             fields = {"tail": int(k == packet.flits - 1)}
             word = check_word(packet.src, packet.sequence, k, layout.body_payload_width)
@@ -203,7 +203,7 @@ class TracePlan:
                 fields.update(dest=packet.dst, src=packet.src, payload=word)
             else:
                 fields["data"] = word
-            words.append(body.const(fields).as_bits())
+            words.append(_packed(body, **fields))
         return words
 
     def checked_bits(self):
@@ -215,6 +215,23 @@ class TracePlan:
         return (_mask(layout, ("head", "tail", "dest", "src", "payload")),
                 _mask(body, ("head", "tail", "data") if body is not layout
                       else ("head", "tail", "dest", "src", "payload")))
+
+
+@functools.lru_cache(maxsize=None)
+def _fields(layout):
+    """``{name: (offset, mask)}`` of the fields of ``layout`` (a StructLayout)."""
+    return {name: (field.offset, (1 << field.shape.width) - 1) for name, field in layout}
+
+
+def _packed(layout, **values):
+    """The bits of a flit of ``layout`` whose fields ``values`` are given, the others 0
+    (``layout.const(values).as_bits()`` of unsigned fields, packed with integers: the
+    plan of a trace has a flit word per flit)."""
+    fields, out = _fields(layout), 0
+    for name, value in values.items():
+        offset, mask = fields[name]
+        out |= (value & mask) << offset
+    return out
 
 
 def _mask(layout, names):

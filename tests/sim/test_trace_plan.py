@@ -147,3 +147,24 @@ def test_a_source_never_has_two_packets_of_one_name_in_flight():
                      layout_of(topology, payload_width=1))
     with pytest.raises(TraceCheckError, match="2 packets in flight"):
         IdealFabric(delay=5000).run(ClosedLoop(plan))
+
+
+@pytest.mark.parametrize("header", ["head", "every"])
+def test_flit_words_hold_the_fields_as_the_layout_places_them(header):
+    plan = TracePlan(read_trace(trace_file("shrtex")), Hypercube(6),
+                     layout_of(Hypercube(6), header=header))
+    layout = plan.layout
+    body = layout.body if header == "head" else layout
+    for packet in plan.packets:
+        head, *rest = plan.flit_words(packet)
+        fields = data.Const(layout, head)
+        assert (fields.head, fields.dest, fields.src) == (1, packet.dst, packet.src)
+        assert fields.payload == packet.sequence and fields.tail == (not rest)
+        assert layout.const({"head": 1, "tail": int(not rest), "dest": packet.dst,
+                             "src": packet.src, "payload": packet.sequence}).as_bits() == head
+        for k, word in enumerate(rest, 1):
+            fields = {name: getattr(data.Const(body, word), name)
+                      for name in (("tail", "data") if header == "head"
+                                   else ("tail", "dest", "src", "payload"))}
+            assert fields["tail"] == (k == len(rest))
+            assert body.const(fields).as_bits() == word
