@@ -251,17 +251,21 @@ class BoardTop(Elaboratable):
 BOARD_TRAFFIC = {"timestamp_bits": 5, "sequence_bits": 3, "queue_depth": 2}
 
 
-def board_design(topology, board):
-    """The :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` a board runs by default: the
-    default router (:data:`~cubefab.hdl.config.BOARD_DEFAULTS`: 4-flit buffers, 16-bit
-    payloads), buffers of at least :data:`~cubefab.hdl.config.AUTO_MEMORY_DEPTH` flits
-    in block RAM when those of the whole fabric fit the board's device, and
-    :data:`BOARD_TRAFFIC`."""
+def board_design(topology, board, **params):
+    """The :class:`~cubefab.hdl.selfcheck.SelfCheckConfig` of ``topology`` a board runs:
+    by default the default router (:data:`~cubefab.hdl.config.BOARD_DEFAULTS`: 4-flit
+    buffers, 16-bit payloads), buffers of at least
+    :data:`~cubefab.hdl.config.AUTO_MEMORY_DEPTH` flits in block RAM when those of the
+    whole fabric fit the board's device, and :data:`BOARD_TRAFFIC`; ``params``, the
+    keywords of :meth:`SelfCheckConfig.of <cubefab.hdl.selfcheck.SelfCheckConfig.of>`,
+    say otherwise (narrower flits and shallower buffers, ``payload_width=8, depth=2``,
+    make the fabric smaller)."""
     from ..hdl.config import BOARD_DEFAULTS
     from ..hdl.selfcheck import SelfCheckConfig
     board = _check_board(board)
-    return SelfCheckConfig.of(topology, **BOARD_TRAFFIC,
-                              **DEVICES[board.device].auto_settings, defaults=BOARD_DEFAULTS)
+    return SelfCheckConfig.of(topology, **{**BOARD_TRAFFIC,
+                                           **DEVICES[board.device].auto_settings, **params},
+                              defaults=BOARD_DEFAULTS)
 
 
 def selfcheck_board_top(design, board, *, rate=0.25, seed=1):

@@ -7,7 +7,8 @@ from amaranth.hdl import Cat, Elaboratable, Module, Signal
 from amaranth.sim import Simulator
 
 from cubefab.build import pnr
-from cubefab.build.board import StatusLeds, BoardTop, build_bitstream, selfcheck_board_top
+from cubefab.build.board import (StatusLeds, BoardTop, board_design, build_bitstream,
+                                 selfcheck_board_top)
 from cubefab.topology import Hypercube, Metacube
 from tests.helpers import refused, run_clocked
 
@@ -112,7 +113,8 @@ def test_board_top_runs_without_errors(board, cycles):
 
 def test_narrow_metacube_board_top_runs_without_errors():
     cycles = 2000
-    top = selfcheck_board_top(Metacube(1, 1), "icebreaker", rate=0.1, seed=3, **NARROW)
+    top = selfcheck_board_top(board_design(Metacube(1, 1), "icebreaker", **NARROW),
+                              "icebreaker", rate=0.1, seed=3)
     r = simulate_board_top(top, cycles)
     assert r["errors"] == 0
     assert r["delivered"] > 0.08 * cycles * 8
@@ -123,15 +125,13 @@ def test_board_top_through_the_endpoints_runs_without_errors():
     """--interface axi-stream: every packet through an AXI4-Stream endpoint pair."""
     from amaranth.back import verilog
     from cubefab.hdl.endpoint import EndpointInterface
-    top = selfcheck_board_top(Hypercube(2), "icebreaker", rate=0.25, seed=7,
-                              interface=EndpointInterface(8))
+    design = board_design(Hypercube(2), "icebreaker", interface=EndpointInterface(8))
+    top = selfcheck_board_top(design, "icebreaker", rate=0.25, seed=7)
     assert top.design.config.interface == EndpointInterface(8, 2)   # 16-bit payloads
     r = simulate_board_top(top, 2000)
     assert r["errors"] == 0 and r["delivered"] > 0.2 * 2000 * 4
     assert (r["passing"], r["fail"]) == (1, 0)
-    text = verilog.convert(selfcheck_board_top(Hypercube(2), "icebreaker",
-                                               interface=EndpointInterface(8)),
-                           ports={}, name="top")
+    text = verilog.convert(selfcheck_board_top(design, "icebreaker"), ports={}, name="top")
     assert "node_0.inject" in text and "node_0.to_packet" in text
 
 
@@ -139,8 +139,7 @@ def test_board_top_through_the_endpoints_runs_without_errors():
 def test_board_top_buffers_fit_the_boards_block_rams():
     # Q(2) with 4-flit buffers of 22-bit flits: 24 block RAMs, over the iCEstick's 16
     def storage(board):
-        top = selfcheck_board_top(Hypercube(2), board, depth=4, payload_width=16)
-        router = top.design.config.router
+        router = board_design(Hypercube(2), board, depth=4, payload_width=16).router
         return router.storage, router.block_ram_budget
     assert storage("icestick") == ("registers", 16)
     assert storage("icebreaker") == ("memory", 30)
@@ -197,7 +196,8 @@ def test_icebreaker_bitstream_of_the_self_checking_fabric(tmp_path):
 @pytest.mark.slow
 @needs_ice40
 def test_icebreaker_bitstream_of_the_narrow_metacube(tmp_path):
-    top = selfcheck_board_top(Metacube(1, 1), "icebreaker", **NARROW)
+    top = selfcheck_board_top(board_design(Metacube(1, 1), "icebreaker", **NARROW),
+                              "icebreaker")
     check_bitstream(build_bitstream(top, "icebreaker", str(tmp_path)))
 
 
