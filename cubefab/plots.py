@@ -23,7 +23,7 @@ from .topology.metacube import Metacube            # noqa: E402
 
 
 __all__ = ["MAX_PLOT_NODES", "PLOT_SUFFIXES", "check_plot_file", "node_positions", "draw_network", "plot_paths",
-           "plot_broadcast", "save_figure"]
+           "plot_broadcast", "save_figure", "PNG_DPI"]
 
 #: The largest network these drawings accept.
 MAX_PLOT_NODES = 1024
@@ -139,11 +139,33 @@ def draw_network(ax, topology, positions=None, node_size=None):
     return positions
 
 
-def save_figure(fig, filename):
-    """Save ``fig`` as PNG, SVG or PDF (by suffix) and close it."""
-    check_plot_file(filename)
-    fig.savefig(filename, dpi=150, bbox_inches="tight")
-    plt.close(fig)
+#: Dots per inch of a PNG (a journal's figure resolution).
+PNG_DPI = 300
+
+
+def save_figure(fig, filename, pad_inches=0.1, suffix=None):
+    """Write ``fig`` to ``filename`` as PDF or SVG (vector) or PNG at :data:`PNG_DPI`,
+    by ``suffix`` (default ``filename``'s), and close it; ValueError for another suffix
+    (before anything is written). The file names cubefab as its maker and holds no
+    creation date (the same figure gives the same file). The caller makes the writing
+    safe (:func:`cubefab.files.output_path`)."""
+    try:
+        suffix = check_plot_file(filename if suffix is None else "x" + suffix)
+        fig.savefig(filename, format=suffix[1:], dpi=PNG_DPI, bbox_inches="tight",
+                    pad_inches=pad_inches, metadata=_metadata(suffix))
+    finally:
+        plt.close(fig)
+    return Path(filename)
+
+
+def _metadata(suffix):
+    """The file's metadata: the tool that made it (PNG, SVG and PDF each name their
+    own key), no creation date."""
+    if suffix == ".png":
+        return {"Software": "cubefab"}
+    if suffix == ".svg":
+        return {"Creator": "cubefab", "Date": None}
+    return {"Creator": "cubefab", "CreationDate": None}
 
 
 def _new_figure(topology):

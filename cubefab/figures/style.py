@@ -17,14 +17,12 @@ from matplotlib.lines import Line2D                              # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 from .. import files                                             # noqa: E402
-from ..plots import check_plot_file                              # noqa: E402
+from ..plots import PNG_DPI, check_plot_file, save_figure        # noqa: E402
 
 
 __all__ = ["PNG_DPI", "PAPER_STYLE", "new_figure", "log_axis", "add_caption",
            "add_legend", "proxy", "cumulative", "save"]
 
-#: Resolution of PNG files (dots per inch), as journals ask for line art.
-PNG_DPI = 300
 
 #: Matplotlib settings of every figure: serif text of a paper's size, fonts embedded
 #: as text (Type 42 in PDF; SVG keeps text as text), thin grid lines.
@@ -118,24 +116,13 @@ def add_caption(fig, text):
 
 
 def save(fig, path):
-    """Write ``fig`` to ``path`` (PDF, SVG or PNG at :data:`PNG_DPI` by the suffix; see
-    the module doc) and close it; ValueError for another suffix (before anything is
-    written)."""
+    """Write ``fig`` to ``path`` (:func:`cubefab.plots.save_figure`, with a paper's
+    narrow margin) through :func:`cubefab.files.output_path` (see the module doc) and
+    close it."""
     try:
         suffix = check_plot_file(path)
         with files.output_path(path) as tmp:
-            fig.savefig(tmp, format=suffix[1:], dpi=PNG_DPI, bbox_inches="tight",
-                        pad_inches=0.05, metadata=_metadata(suffix))
+            save_figure(fig, tmp, pad_inches=0.05, suffix=suffix)
     finally:
         plt.close(fig)
     return Path(path)
-
-
-def _metadata(suffix):
-    """The file's metadata: the tool that made it (PNG, SVG and PDF each name their
-    own key), no creation date (the same figure gives the same file)."""
-    if suffix == ".png":
-        return {"Software": "cubefab"}
-    if suffix == ".svg":
-        return {"Creator": "cubefab", "Date": None}
-    return {"Creator": "cubefab", "CreationDate": None}
