@@ -62,14 +62,10 @@ Corruption (payload check words, framing) is counted by the hardware checkers.
 
 from amaranth.hdl import Shape
 
-from ..topology.references import (AdaptiveReference, AnyReference, BroadcastReference,
-                                   FlitHeader, FloodReference, NoCopies, RouteReference,
-                                   WaypointReference)
+from ..topology.references import FlitHeader
 
 
-__all__ = ["RouteReference", "AdaptiveReference", "WaypointReference", "AnyReference",
-           "BroadcastReference", "FloodReference", "NoCopies", "FlitHeader",
-           "references", "FlitFields", "PacketStamps", "Ledger", "BroadcastLatency"]
+__all__ = ["references", "FlitFields", "PacketStamps", "Ledger", "BroadcastLatency"]
 
 
 def references(design, faults=None):

@@ -187,7 +187,7 @@ def run_selfcheck(run, *, progress=None, build_progress=None):
     is loaded into the source tables through the configuration port before the run;
     traffic runs between healthy nodes only, packets to refused destinations count as
     ``unroutable``, and the misrouted check follows the waypoint routes
-    (the routing's reference rule, :class:`~cubefab.sim.checks.WaypointReference`).
+    (the routing's reference rule, :class:`~cubefab.topology.references.WaypointReference`).
 
     Links failing mid-run (``(u, v, cycle)``; both engines): before run cycle
     ``cycle`` (0 is the first; at most the last measured cycle) both directions of link
@@ -374,7 +374,7 @@ class FaultConfiguration:
         spanning tree, proved deadlock-free on one broadcast VC beside the waypoint
         routing (:func:`~cubefab.topology.fault_broadcast.check_flood_beside_waypoints`),
         its reference rule (``flood``, asked of the routing:
-        :class:`~cubefab.sim.checks.FloodReference`) and the writes that load it
+        :class:`~cubefab.topology.references.FloodReference`) and the writes that load it
         (``flood_writes``, :func:`~cubefab.hdl.selfcheck_node.flood_writes`)."""
         from ..hdl.selfcheck_node import flood_word_width, flood_writes
         from ..hdl.source_table import MAX_ENTRY_BITS

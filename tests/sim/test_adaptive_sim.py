@@ -4,7 +4,7 @@ checked against the adaptive rule, reordering a figure, every defect caught."""
 import pytest
 
 from cubefab.hdl.selfcheck_node import DEFECTS
-from cubefab.sim.checks import AdaptiveReference
+from cubefab.topology.references import AdaptiveReference
 from cubefab.sim.selfcheck_run import CHECKS, statistics
 from cubefab.topology import DLH, Hypercube, Mcube
 from cubefab.topology.adaptive import adaptive_ports, escape_port

@@ -141,7 +141,7 @@ def test_one_port_copies_checked_against_the_all_port_trees_are_misrouted(monkey
     # mutation of the reference: the one-port fabric's copies cross links and VCs that
     # are not the all-port trees', and the misrouted check sees it
     from cubefab.hdl.modes import Broadcast
-    from cubefab.sim.checks import BroadcastReference
+    from cubefab.topology.references import BroadcastReference
     monkeypatch.setattr(Broadcast, "reference",
                         lambda self, router, group=None:
                         BroadcastReference(router.topology, router.link_vcs - self.vcs,

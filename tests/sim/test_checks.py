@@ -3,7 +3,8 @@
 import pytest
 
 from cubefab.hdl.flit import FlitLayout
-from cubefab.sim.checks import FlitFields, Ledger, PacketStamps, RouteReference
+from cubefab.sim.checks import FlitFields, Ledger, PacketStamps
+from cubefab.topology.references import RouteReference
 from cubefab.sim.selfcheck_run import latency_statistics
 from cubefab.topology.catalog import make_topology
 from cubefab.topology.deadlock import hop_vcs, required_vcs
