@@ -73,7 +73,7 @@ FAMILY_DEVICES = [pytest.param(device, marks=needs_family(device))
 @needs_verilator
 @pytest.mark.parametrize("device", FAMILY_DEVICES)
 def test_register_buffer_netlist_matches_the_rtl(tmp_path, device):
-    rtl, net, differences = _compare(Hypercube(2), device, tmp_path)
+    rtl, net, differences = _compare(Hypercube(2), device, tmp_path, buffer="registers")
     assert rtl["buffer"] == "registers"
     assert differences == {} and net["netlist"] == device and net["ok"]
 
