@@ -9,8 +9,11 @@ ships in cubefab/sim/booksim/; apply it in a BookSim2 checkout with `git apply` 
 rebuild). Without BOOKSIM the benchmark says so and exits 0.
 
 For each network (default MC(1,2), MC(2,2) and DLH(4,3)) both simulators model one
-router: cubefab's default router (of sim and sweep) (the VC classes deadlock freedom needs x 2 VCs per
-class, 8-flit buffers per VC), uniform traffic over the other nodes, 1-flit packets.
+router: cubefab's default router (that of sim and sweep, printed with each network: the
+VC classes deadlock freedom needs, one VC per class, 4-flit buffers per VC), uniform
+traffic over the other nodes at the same offered flit rate: BookSim's packets are 1
+flit, cubefab's self-checking packets the fewest flits that hold their check fields (2
+with 16-bit payloads).
 `cubefab export booksim` writes BookSim's side twice: with cubefab's routing and VCs
 as a next-hop table (routing_function = cubefab_table, the same routes as cubefab)
 and with BookSim's own `min` routing (other shortest paths, any VC), both on the
@@ -72,14 +75,20 @@ def zero_load_cycles(topo, rate, cycles):
     return max(cycles, math.ceil(ZERO_LOAD_PACKETS / (topo.num_nodes * rate)))
 
 
+def cubefab_run(topo, router, rate, cycles, args):
+    """The self-checking fabric's run of ``router`` at offered ``rate`` (flits per node
+    per cycle) for ``cycles`` cycles after the warm-up."""
+    return SelfCheckRun.of(topo, engine="verilator", rate=rate, cycles=cycles,
+                           warmup=args.warmup, seed=1, threads=args.threads,
+                           depth=router["depth"], vcs=router["vcs"],
+                           vcs_per_class=router["vcs_per_class"], hop=args.hop)
+
+
 def cubefab_runs(topo, router, loads, args):
     runs = []
     for i, rate in enumerate(loads):
         cycles = zero_load_cycles(topo, rate, args.cycles) if i == 0 else args.cycles
-        runs.append(run_selfcheck(SelfCheckRun.of(topo, engine="verilator", rate=rate, cycles=cycles,
-                                                  warmup=args.warmup, seed=1, threads=args.threads,
-                                                  depth=router["depth"], vcs=router["vcs"],
-                                                  vcs_per_class=router["vcs_per_class"], hop=args.hop)))
+        runs.append(run_selfcheck(cubefab_run(topo, router, rate, cycles, args)))
     return runs
 
 
@@ -149,8 +158,10 @@ def compare(binary, topo, loads, args):
                   "min": booksim_runs(binary, topo, shortest["config_file"], loads, args)}
     ours = cubefab_runs(topo, router, loads, args)
     load_after = round(os.getloadavg()[0], 2)
-    print(f"{topo.label}: {topo.num_nodes} nodes, uniform, 1-flit packets; router "
-          f"{router['label']}")
+    flits = cubefab_run(topo, router, loads[0], args.cycles, args).design.fmt.packet_flits
+    print(f"{topo.label}: {topo.num_nodes} nodes, uniform; packets of 1 flit (BookSim) and "
+          f"{flits} (cubefab's self-checking packets) at the same offered flit rate; "
+          f"router {router['label']}")
     print(f"  cubefab {topo.algorithms[0]} routing: average hops "
           f"{bound['average_hops']:.4f}, channel-load bound {bound['saturation_bound']:.4f}"
           f"; Verilator, every check on, {args.threads} thread(s), "

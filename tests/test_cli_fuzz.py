@@ -22,6 +22,7 @@ more examples, valid heavy runs included, and size bombs for every command.
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -110,6 +111,11 @@ SIM = dict(ROUTER, **{"--traffic": ["uniform", "hotspot", "transpose", "broadcas
                       "--faults": "list", "--faulty-links": "links", "--waypoints": "int",
                       "--fail-link": "failing"}, **ENDPOINTS)
 
+#: A result of the user's that ``plot`` draws (``compare --json``), in the sandbox.
+RESULT = "result.json"
+RESULT_SOURCE = os.path.join(os.path.dirname(__file__), "figures", "data",
+                             "compare_nodes64.json")
+
 SPECS = {
     "info": Spec(("info",), ALL, {}, {"--json": "flag"}),
     "edges": Spec(("edges",), ALL, {}, {}),
@@ -186,6 +192,9 @@ SPECS = {
     "demo": Spec(("demo",), (), {}, {"-o": "dir", "--json": "flag", "--force": "flag"},
                  heavy=True, default_outputs=("build",)),
     "modes": Spec(("modes",), (), {}, {"--json": "flag"}),
+    "plot": Spec(("plot", RESULT), (), {"-o": "out.png"},
+                 {"-o": "file", "--no-caption": "flag", "--json": "flag", "--force": "flag"},
+                 heavy=True, ext=".png"),
 }
 
 #: Small networks, and the parameters of each family.
@@ -201,6 +210,7 @@ TOPOLOGY_VALUES = ["0", "1", "2", "3", "-1", "", "abc", "\u0663", "40", "62", "6
 USER_TEXT = "the user's precious data\n"
 
 
+
 def _sandbox(root):
     """The files a user has: a directory of theirs, files of theirs with every output
     extension, a plain file, a read-only directory, a directory cubefab claimed."""
@@ -212,6 +222,7 @@ def _sandbox(root):
             f.write(USER_TEXT)
     with open(os.path.join(root, "file.txt"), "w") as f:
         f.write(USER_TEXT)
+    shutil.copyfile(RESULT_SOURCE, os.path.join(root, RESULT))
     os.makedirs(os.path.join(root, "ro"))
     os.chmod(os.path.join(root, "ro"), 0o555)
     files.claim_directory(os.path.join(root, "claimed"))
@@ -411,9 +422,11 @@ def test_hostile_options(spec_name):
 #: Examples of the long run, and fewer for commands whose every valid run is long and
 #: whose options are few: ``demo`` (three options, about a minute a run: 150 runs passed
 #: the slow tests' hour) and ``board`` (a valid run places and routes a bitstream: 150
-#: runs ran past 5,400 s); ``synth router`` and ``synth fabric`` place and route too.
+#: runs ran past 5,400 s); ``synth router`` and ``synth fabric`` place and route too;
+#: ``plot`` draws a figure a run (about a second).
 LONG_EXAMPLES = 150
-LONG_EXAMPLES_OF = {"demo": 12, "board": 12, "synth router": 24, "synth fabric": 24}
+LONG_EXAMPLES_OF = {"demo": 12, "board": 12, "synth router": 24, "synth fabric": 24,
+                    "plot": 40}
 
 #: Seconds one command of the long run may take, and more for the synthesis commands:
 #: a valid ``synth router dlh -m 2 -d 1 --adaptive`` fills 79 % of the HX8K, and

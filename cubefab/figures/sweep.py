@@ -22,6 +22,12 @@ VARIANT_STYLES = ("-", "--", "-.", (0, (6, 2, 1, 2, 1, 2)), (0, (8, 3)), (0, (2,
 #: The bound lines' style.
 BOUND_STYLE = ":"
 
+#: A dot and the gap after it (in line widths) of lines that share a bound.
+DOT = (1, 1.65)
+
+#: The ``gid`` of the bound lines (what tells them from the curves).
+BOUND_GID = "bound"
+
 #: ``(mark, size)`` of the networks' measured points, in order: hollow, sizes falling,
 #: so that a network whose curve lies on another's shows around it.
 NETWORK_MARKS = (("o", 5.5), ("s", 4.5), ("^", 4.5), ("D", 3.5), ("v", 3.5), ("P", 3.0))
@@ -129,21 +135,38 @@ def _series(ax, curve, key, style):
 
 
 def _bounds(ax_lat, ax_thr, curves, colours):
-    """One dotted line per network and distinct channel-load bound, in the network's
-    colour: horizontal (throughput) and vertical (latency), its value beside it."""
-    drawn = set()
+    """One dotted line per distinct channel-load bound: horizontal (throughput) and
+    vertical (latency), its value beside it. The line of a bound that one network has
+    is in its colour; where several networks share a bound, their dots interleave along
+    one line, each network's in its colour (none hides another), and the value is
+    written in black."""
+    sharing = {}
     for curve in curves:
-        bound = curve["bound"]["saturation_bound"]
-        network = network_of(curve)
-        if (network, bound) in drawn:
-            continue
-        drawn.add((network, bound))
-        colour = colours[network]
-        ax_thr.axhline(bound, color=colour, linestyle=BOUND_STYLE, linewidth=1)
-        ax_lat.axvline(bound, color=colour, linestyle=BOUND_STYLE, linewidth=1)
+        networks = sharing.setdefault(curve["bound"]["saturation_bound"], [])
+        if network_of(curve) not in networks:
+            networks.append(network_of(curve))
+    for bound, networks in sharing.items():
+        for i, network in enumerate(networks):
+            style = _interleaved_dots(i, len(networks))
+            ax_thr.axhline(bound, color=colours[network], linestyle=style, linewidth=1,
+                           gid=BOUND_GID)
+            ax_lat.axvline(bound, color=colours[network], linestyle=style, linewidth=1,
+                           gid=BOUND_GID)
+        colour = colours[networks[0]] if len(networks) == 1 else "black"
         ax_thr.annotate(f"{bound:.3g}", (1.0, bound), xycoords=("axes fraction", "data"),
                         xytext=(2, 0), textcoords="offset points", va="center",
                         fontsize=6, color=colour, annotation_clip=False)
+
+
+def _interleaved_dots(i, count):
+    """The dotted line style of the ``i``-th of ``count`` networks that share a bound:
+    :data:`BOUND_STYLE` for one, else dots spaced for ``count`` and shifted by ``i``
+    so that each network's dots fall between the others'."""
+    if count == 1:
+        return BOUND_STYLE
+    on, off = DOT
+    period = count * (on + off)
+    return (i * (on + off), (on, period - on))
 
 
 def _cdf(ax, curve, rate, style):

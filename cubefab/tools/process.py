@@ -123,6 +123,10 @@ def tools_available(*names):
     return True
 
 
+#: What wasmtime (a YoWASP tool's runtime) says when the address-space limit is below
+#: the memory it reserves at start.
+_NO_RESERVATION = "mmap failed to reserve"
+
 #: What nextpnr's log says when the design is larger than the device.
 _NO_FIT = ("no BELs remaining", "Unable to place cell", "Failed to expand region",
            "but device only has", "but the device only has")
@@ -189,9 +193,21 @@ def run_tool(tool, args, cwd, log, deadline=NO_DEADLINE, outputs=()):
         if os.path.exists(log_path):
             with open(log_path, errors="replace") as f:
                 text = f.read()
-        tail = "\n".join((text or output).strip().splitlines()[-15:])
-        if any(sign in text for sign in _NO_FIT):
-            raise DoesNotFit(f"{tool}: the design does not fit the device; see {log_path}:"
-                             f"\n{tail}")
-        raise ToolFailed(f"{tool} failed (exit {status}); see {log_path}:\n{tail}")
+        raise _failure(tool, status, text, output, log_path if text else None)
     return output
+
+
+def _failure(tool, status, log_text, output, log_path):
+    """The DoesNotFit or ToolFailed of tool ``tool`` that exited with ``status``,
+    quoting the end of its log (``log_path``, ``None`` when it wrote none) or of its
+    ``output``."""
+    text = log_text or output
+    tail = "\n".join(text.strip().splitlines()[-15:])
+    where = f"; see {log_path}" if log_path else ""
+    if any(sign in text for sign in _NO_FIT):
+        return DoesNotFit(f"{tool}: the design does not fit the device{where}:\n{tail}")
+    if _NO_RESERVATION in output:
+        return ToolFailed(f"{tool} could not reserve its memory: a YoWASP tool reserves "
+                          f"4 GiB of address space at start, more than this process's "
+                          f"limit (ulimit -v) allows")
+    return ToolFailed(f"{tool} failed (exit {status}){where}:\n{tail}")

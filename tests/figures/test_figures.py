@@ -103,13 +103,31 @@ def test_each_line_style_has_one_meaning(drawn):
     """Dotted lines are the channel-load bounds only (one per network and bound, in
     each panel of offered load); the variants' styles differ from it and each other."""
     fig = drawn("sweep_two_networks")
-    dotted = [line for ax in fig.axes[:2] for line in ax.get_lines()
-              if line.get_linestyle() == ":"]
+    lines = [line for ax in fig.axes[:2] for line in ax.get_lines()]
+    dotted = [line for line in lines if line.get_linestyle() == ":"]
     bounds = {(c["network"], c["bound"]["saturation_bound"])
               for c in load("sweep_two_networks")["curves"]}
     assert len(dotted) == 2 * len(bounds)
+    assert dotted == [line for line in lines if line.get_gid() == sweep.BOUND_GID]
     assert len(set(sweep.VARIANT_STYLES) | {sweep.BOUND_STYLE}) == \
         len(sweep.VARIANT_STYLES) + 1
+
+
+def test_networks_with_equal_bounds_interleave_their_dots(tmp_path):
+    """Two networks with one bound: a line of each colour, the dots of one between the
+    other's, so that neither hides the other."""
+    document = load("sweep_two_networks")
+    for curve in document["curves"]:
+        curve["bound"]["saturation_bound"] = 0.5
+    fig = figures.draw(document, True)
+    try:
+        bounds = [line for line in fig.axes[1].get_lines()
+                  if line.get_gid() == sweep.BOUND_GID]
+        assert len({line.get_color() for line in bounds}) == 2
+        offsets = [line._unscaled_dash_pattern[0] for line in bounds]
+        assert len(set(offsets)) == 2
+    finally:
+        plt.close(fig)
 
 
 def test_sweep_caption_states_the_run(drawn):
