@@ -139,7 +139,8 @@ def _text(doc, plan, log):
              f"{'kept' if trace['dependencies'] else 'ignored'}",
              f"network  {doc['topology']}, {doc['engine']} engine",
              f"cycles   {trace['cycles']:,} against the trace's {trace['trace_cycles']:,}"
-             + (f" (x{trace['ratio']:.4f})" if trace["ratio"] else ""),
+             + (f" (x{trace['ratio']:.4f})" if trace["ratio"] else "")
+             + f"; {trace['cycles_per_second']:,.0f} cycles/s (build excluded)",
              "checks   every packet delivered once, at its node, intact", ""]
     rows = [(name, s["count"], f"{s['mean']:.1f}", *(f"{s[f'p{q}']:g}" for q in PERCENTILES),
              s["max"]) for name, s in trace["latency"].items()]

@@ -11,6 +11,7 @@ per-packet log.
 
 import csv
 import io
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,12 +55,22 @@ class TraceResult:
     inject_cycle, deliver_cycle : tuple of int
         Per packet of the plan, the run cycle its head entered the fabric and its tail
         left it (run cycle 0 is the plan's ``start``).
+    seconds : float or None
+        Wall-clock seconds of the run (the Verilator model's build excluded), or
+        ``None`` where not measured.
     """
 
     plan: TracePlan
     engine: str
     inject_cycle: tuple
     deliver_cycle: tuple
+    seconds: float = None
+
+    @property
+    def cycles_per_second(self):
+        """float or None: simulated cycles (to the last delivery) per second of
+        :attr:`seconds`."""
+        return self.cycles / self.seconds if self.seconds else None
 
     @property
     def cycles(self):
@@ -79,7 +90,8 @@ class TraceResult:
         """The run as the ``trace`` of ``--json``: the trace, the packets delivered, the
         cycles to the last delivery against the trace's own and their ratio, and per
         packet type the latency's count, mean, percentiles, maximum and exact
-        ``histogram`` (``[[latency, packets], ...]`` by latency)."""
+        ``histogram`` (``[[latency, packets], ...]`` by latency); the run's
+        ``seconds`` and ``cycles_per_second`` (build excluded)."""
         trace = self.plan.trace
         return {
             "benchmark": trace.benchmark, "region": self.plan.region,
@@ -89,6 +101,7 @@ class TraceResult:
             "ratio": self.cycles / self.plan.trace_cycles if self.plan.trace_cycles
             else None,
             "latency": {name: _stats(values) for name, values in self.latencies().items()},
+            "seconds": self.seconds, "cycles_per_second": self.cycles_per_second,
         }
 
     def log_rows(self):
@@ -171,14 +184,17 @@ def run_trace(plan, config, *, engine="amaranth", limit=None, progress=None,
         from .verilator_trace import VerilatorTraceFabric
         fabric = VerilatorTraceFabric(config)
         fabric.build(build_progress)
+        start = time.perf_counter()
         inject, deliver = fabric.run(plan, limit=limit)
     else:
+        start = time.perf_counter()
         inject, deliver = _run_amaranth(plan, config, limit, progress)
+    seconds = time.perf_counter() - start
     lost = [p.id for p, d in zip(plan.packets, deliver) if d is None]
     if lost:
         raise TraceCheckError(f"{len(lost)} of {len(plan.packets)} trace packets were not "
                               f"delivered within {limit} cycles (ids {lost[:8]})")
-    return TraceResult(plan, engine, tuple(inject), tuple(deliver))
+    return TraceResult(plan, engine, tuple(inject), tuple(deliver), seconds)
 
 
 def _run_amaranth(plan, config, limit, progress):

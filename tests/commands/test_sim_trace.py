@@ -48,5 +48,6 @@ def test_a_trace_run_reports_and_logs(cli, tmp_path):
     doc = r.json()
     assert doc["ok"] and doc["trace"]["packets"] == 12 and doc["router"]["vcs"] >= 1
     assert doc["trace"]["trace_cycles"] == 221
+    assert doc["trace"]["cycles_per_second"] == doc["trace"]["cycles"] / doc["trace"]["seconds"]
     rows = list(csv.DictReader(io.StringIO(log.read_text())))
     assert [int(r["id"]) for r in rows] == list(range(12))

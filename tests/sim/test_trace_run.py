@@ -114,3 +114,11 @@ def test_the_figures_hold_the_exact_latency_histogram_of_each_type():
             latencies[name].tolist()).items()))
         assert sum(c for _, c in stats["histogram"]) == stats["count"]
         assert stats["histogram"][-1][0] == stats["max"]
+
+
+def test_the_speed_is_the_cycles_per_second_of_the_run():
+    from cubefab.sim.trace_run import TraceResult
+    plan = plan_of(packets=4)
+    result = TraceResult(plan, "amaranth", (0, 1, 2, 3), (9, 10, 11, 19), seconds=0.5)
+    assert result.doc()["cycles_per_second"] == 40.0
+    assert TraceResult(plan, "amaranth", (0,) * 4, (1,) * 4).cycles_per_second is None
