@@ -50,9 +50,11 @@ def route_unit_smt2(unit, workdir):
             else verilog_text(unit, "top"))
     write_verilog(text, os.path.join(workdir, "top.v"))
     # prep turns case statements into ROM cells (proc_rom); memory_map makes them logic,
-    # as write_smt2 does not model ROM contents as the simulators do
-    script = ("read_verilog top.v; prep -top top; flatten; memory_map; opt_clean; "
-              "write_smt2 -wires top.smt2")
+    # as write_smt2 does not model ROM contents as the simulators do; muxpack makes each
+    # ?: chain of the Verilog one $pmux, as write_smt2 recurses along a chain of $mux
+    # cells (and runs out of stack on one of a thousand: MC(2,2)'s multicast units)
+    script = ("read_verilog top.v; prep -top top; muxpack; flatten; memory_map; "
+              "opt_clean; write_smt2 -wires top.smt2")
     run_tool("yosys", ["-q", "-l", "formal.log", "-p", script], workdir, "formal.log",
              outputs=["top.smt2"])
     with open(os.path.join(workdir, "top.smt2")) as f:

@@ -37,19 +37,41 @@ def _bitwise(writer, cell, name, columns):
     if kind == "$mux":
         a, b = (writer.render([cell.conns[p][k] for k in columns]) for p in "AB")
         return f"{writer.render(cell.conns['S'])} ? {b} : {a}"
-    return _pmux(writer, cell, columns, width)
+    return _pmux(writer, cell, name, columns, width)
 
 
-def _pmux(writer, cell, columns, width):
+def _pmux(writer, cell, name, columns, width):
     """The lowest selected case wins (as Yosys's ``casez`` writes it; Yosys leaves
     more than one selected case undefined)."""
     select = cell.conns["S"]
-    lines = []
+    terms = []
     for case, bit in enumerate(select):
         value = [cell.conns["B"][case * width + k] for k in columns]
-        lines.append(f"{writer.render([bit])} ? {writer.render(value)} :")
-    lines.append(writer.render([cell.conns["A"][k] for k in columns]))
-    return "\n      ".join([""] + lines)
+        terms.append(f"{writer.render([bit])} ? {writer.render(value)} :")
+    return _chain(writer, name, len(columns),
+                  terms, writer.render([cell.conns["A"][k] for k in columns]))
+
+
+#: The most ``?:`` terms of one expression. A longer chain is cut into pieces of this
+#: many, each but the first a wire of its own that is the default of the piece before
+#: it: Yosys's Verilog front end (the WebAssembly build) runs out of stack on a chain of
+#: a few hundred terms (a multicast unit of MC(2,2), 1,024 source cases).
+CHAIN_LIMIT = 64
+
+
+def _chain(writer, name, width, terms, default):
+    """The ``?:`` chain of ``terms`` (``"condition ? value :"``, the first wins), then
+    ``default``, for net ``name`` of ``width`` bits: one expression, or pieces of
+    :data:`CHAIN_LIMIT` terms (the later ones declared and assigned here)."""
+    pieces = [terms[i:i + CHAIN_LIMIT] for i in range(0, len(terms), CHAIN_LIMIT)] or [[]]
+    rest = default
+    for piece in reversed(pieces[1:]):
+        wire = writer.unique(f"{name}_rest")
+        writer.declare("wire", wire, width)
+        writer.assigns.append(f"  assign {wire} = " + "\n      ".join([""] + piece + [rest])
+                              + ";")
+        rest = wire
+    return "\n      ".join([""] + pieces[0] + [rest])
 
 
 def _one_bit(writer, cell):
@@ -77,14 +99,14 @@ def _reduce(writer, op, bits):
     return f"~{text}" if op.startswith("~") else text
 
 
-def _prefix(writer, cell, columns):
+def _prefix(writer, cell, name, columns):
     """Arithmetic and left shifts, cut to the highest live column; a net with unread
     low columns (a left shift's) is a chain over the shift amount."""
     width = columns[-1] + 1
     kind = cell.type
     if columns != list(range(width)):
         if kind in ("$shl", "$sshl"):
-            return _shift_chain(writer, cell, columns, left=True)
+            return _shift_chain(writer, cell, name, columns, left=True)
         raise NetlistError(f"{kind} cell {cell.name} with unread low bits")
     a = writer.render(_operand(cell, "A", width))
     if kind == "$neg":
@@ -94,7 +116,7 @@ def _prefix(writer, cell, columns):
     return f"{a} {_BINARY[kind]} {writer.render(_operand(cell, 'B', width))}"
 
 
-def _right_shift(writer, cell, columns):
+def _right_shift(writer, cell, name, columns):
     """A right shift of the whole operand, or a chain over the shift amount when the
     net keeps only some of the shifted bits (a bit or part select)."""
     if cell.type in ("$shift", "$shiftx") and cell.signed("B"):
@@ -102,7 +124,7 @@ def _right_shift(writer, cell, columns):
     out = len(cell.conns["Y"])
     width = max(out, len(cell.conns["A"]))
     if columns != list(range(width)):
-        return _shift_chain(writer, cell, columns, left=False)
+        return _shift_chain(writer, cell, name, columns, left=False)
     a = writer.render(_operand(cell, "A", width))
     b = writer.render(cell.conns["B"])
     if cell.type == "$sshr" and cell.signed("A"):
@@ -110,7 +132,7 @@ def _right_shift(writer, cell, columns):
     return f"{a} >> {b}"
 
 
-def _shift_chain(writer, cell, columns, left):
+def _shift_chain(writer, cell, name, columns, left):
     """``amount == v ? <operand shifted by v> : ...`` for every amount that keeps a
     bit of the operand, then the fill."""
     out = len(cell.conns["Y"])
@@ -126,12 +148,11 @@ def _shift_chain(writer, cell, columns, left):
         return [a[k + v] if k + v < width else fill for k in columns]
 
     b = writer.render(amount)
-    lines = []
     last = amounts - 1 if amounts == 1 << len(amount) else amounts
-    for v in range(last):
-        lines.append(f"{b} == {len(amount)}'h{v:x} ? {writer.render(shifted(v))} :")
-    lines.append(writer.render(shifted(last) if last < amounts else [fill] * len(columns)))
-    return "\n      ".join([""] + lines)
+    terms = [f"{b} == {len(amount)}'h{v:x} ? {writer.render(shifted(v))} :"
+             for v in range(last)]
+    return _chain(writer, name, len(columns), terms,
+                  writer.render(shifted(last) if last < amounts else [fill] * len(columns)))
 
 
 def _flip_flop(writer, cell, name, columns):
@@ -166,9 +187,9 @@ def write_cell(writer, cell, nets):
     elif cell.type in ONE_BIT:
         expression = _one_bit(writer, cell)
     elif cell.type in PREFIX:
-        expression = _prefix(writer, cell, columns)
+        expression = _prefix(writer, cell, name, columns)
     elif cell.type in SHIFTS:
-        expression = _right_shift(writer, cell, columns)
+        expression = _right_shift(writer, cell, name, columns)
     else:
         raise NetlistError(f"Cell type {cell.type} ({cell.name}) is not supported")
     writer.declare("wire", name, len(columns))

@@ -11,6 +11,9 @@ from unittest import mock
 
 import pytest
 from amaranth.back import verilog
+from amaranth.hdl import Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
 
 from cubefab.build import axi_stream, verilog as build_verilog
 from cubefab.build.axi_stream import axi_stream_verilog
@@ -45,6 +48,22 @@ def _axis(topology, width=32, **config):
     return EndpointFabric(FabricConfig.for_topology(topology, **config), width, 16)
 
 
+class LongChain(wiring.Component):
+    """A 200-entry lookup by ``m.Switch``: a ``?:`` chain longer than the emitter
+    writes in one expression (:data:`~cubefab.hdl._emit_cells.CHAIN_LIMIT`)."""
+
+    def __init__(self):
+        super().__init__({"select": In(8), "value": Out(8)})
+
+    def elaborate(self, platform):
+        m = Module()
+        with m.Switch(self.select):
+            for case in range(200):
+                with m.Case(case):
+                    m.d.comb += self.value.eq((case * 37 + 11) % 256)
+        return m
+
+
 #: Every kind of generated top, by test id: ``name -> Verilog text of module name``.
 TOPS = {
     "route_q3": lambda n: route_unit_verilog(route_unit(Hypercube(3), 5), n),
@@ -64,6 +83,7 @@ TOPS = {
     "axis_mc11_adaptive": lambda n: axi_stream_verilog(
         _axis(Metacube(1, 1), routing=Adaptive(1)), n),
     "axis_q4": lambda n: axi_stream_verilog(_axis(Hypercube(4)), n),
+    "long_chain": lambda n: verilog_text(LongChain(), n),
 }
 #: The tops that take more than a few seconds to generate or lint.
 SLOW_TOPS = ("axis_mc11_adaptive", "axis_q4")

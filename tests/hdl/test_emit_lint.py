@@ -78,8 +78,17 @@ def test_yosys_errors_name_the_module():
 
 # -- equivalence with Amaranth's Verilog ---------------------------------------------
 
+def test_a_long_chain_is_cut_into_wires():
+    """No statement holds more than CHAIN_LIMIT ``?:`` terms; the rest of the chain is
+    in wires of its own (the equivalence test below proves the cut chain equal)."""
+    from cubefab.hdl._emit_cells import CHAIN_LIMIT
+    statements = top_text("long_chain").split(";")
+    assert max(s.count("?") for s in statements) == CHAIN_LIMIT
+    assert sum("assign value_rest" in s for s in statements) == 200 // CHAIN_LIMIT
+
+
 @pytest.mark.parametrize("top", ["route_paper", "route_straps", "router_q3",
-                                 "router_q4"])
+                                 "router_q4", "long_chain"])
 def test_emitted_verilog_is_equivalent_to_amaranths(top):
     status, init_mismatches = equivalence_status(top)
     assert "Equivalence successfully proven!" in status, status[-3000:]
