@@ -1,6 +1,6 @@
 """The plumbing the provers of :mod:`cubefab.build.formal` share (package-private).
 
-A unit's Verilog goes through yosys ``write_smt2``; its ports become z3 terms
+A unit's design (Amaranth's own Verilog of it) goes through yosys ``write_smt2``; its ports become z3 terms
 (:func:`_circuit`); the reference model's tables become SMT lookup trees
 (:func:`_lookup`); a solver that looks for a counterexample is turned into a
 :class:`ProofResult` (:func:`_verdict`).
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ..hdl.route import RouteUnit
 from ..topology.base import Topology
 from .pnr import run_tool
-from .verilog import route_unit_verilog, verilog_text, write_verilog
+from .verilog import design_verilog
 
 
 __all__ = ["ProofResult", "route_unit_smt2"]
@@ -42,19 +42,19 @@ class ProofResult:
 
 
 def route_unit_smt2(unit, workdir):
-    """SMT-LIB text (yosys ``write_smt2``) of ``unit``'s Verilog (a route unit, or any
-    combinational component: adaptive route, broadcast, multicast, one-port units),
-    written and run in ``workdir`` (``top.v``, ``top.smt2``, ``formal.log``)."""
+    """SMT-LIB text (yosys ``write_smt2``) of ``unit``'s design (a route unit, or any
+    combinational component: adaptive route, broadcast, multicast, one-port units):
+    Amaranth's Verilog of it (:func:`~cubefab.build.verilog.design_verilog`), written and
+    run in ``workdir`` (``top.v``, ``top.smt2``, ``formal.log``)."""
     os.makedirs(workdir, exist_ok=True)
-    text = (route_unit_verilog(unit, "top") if isinstance(unit, RouteUnit)
-            else verilog_text(unit, "top"))
-    write_verilog(text, os.path.join(workdir, "top.v"))
+    text = design_verilog(unit, "top", omit=("request",) if isinstance(unit, RouteUnit)
+                          else ())
+    with open(os.path.join(workdir, "top.v"), "w") as f:
+        f.write(text)
     # prep turns case statements into ROM cells (proc_rom); memory_map makes them logic,
-    # as write_smt2 does not model ROM contents as the simulators do; muxpack makes each
-    # ?: chain of the Verilog one $pmux, as write_smt2 recurses along a chain of $mux
-    # cells (and runs out of stack on one of a thousand: MC(2,2)'s multicast units)
-    script = ("read_verilog top.v; prep -top top; muxpack; flatten; memory_map; "
-              "opt_clean; write_smt2 -wires top.smt2")
+    # as write_smt2 does not model ROM contents as the simulators do
+    script = ("read_verilog top.v; prep -top top; flatten; memory_map; opt_clean; "
+              "write_smt2 -wires top.smt2")
     run_tool("yosys", ["-q", "-l", "formal.log", "-p", script], workdir, "formal.log",
              outputs=["top.smt2"])
     with open(os.path.join(workdir, "top.smt2")) as f:

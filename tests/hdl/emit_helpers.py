@@ -25,6 +25,7 @@ from cubefab.hdl.endpoint import EndpointFabric
 from cubefab.hdl.fabric import Fabric
 from cubefab.hdl.modes import Adaptive, Broadcast, Waypoints
 from cubefab.hdl.route import MetacubeRoute, route_unit
+from cubefab.hdl.route.multicast import MulticastChildren
 from cubefab.hdl.router import Router
 from cubefab.hdl.selfcheck import SelfCheckingFabric
 from cubefab.tools.lint import (slang_lint, slang_missing_reason, verilator_lint,
@@ -84,6 +85,7 @@ TOPS = {
         _axis(Metacube(1, 1), routing=Adaptive(1)), n),
     "axis_q4": lambda n: axi_stream_verilog(_axis(Hypercube(4)), n),
     "long_chain": lambda n: verilog_text(LongChain(), n),
+    "multicast_q4": lambda n: verilog_text(MulticastChildren(Hypercube(4), None), n),
 }
 #: The tops that take more than a few seconds to generate or lint.
 SLOW_TOPS = ("axis_mc11_adaptive", "axis_q4")
