@@ -97,7 +97,7 @@ class EndpointInject(wiring.Component):
         m.submodules.words = words = MemoryFIFO(width=self._entry.size,
                                                 depth=self.buffer_entries)
         desc = data.StructLayout({"dest": fmt.address_bits, "drop": 1,
-                                  "count": max(1, fmt.count_width)})
+                                  "count": max(1, (fmt.max_beats - 1).bit_length())})
         m.submodules.messages = messages = RegisterFIFO(width=desc.size, depth=DESCRIPTORS)
         self._take(m, words, data.View(desc, messages.w_data), messages)
         self._send(m, words, data.View(desc, messages.r_data), messages)
@@ -115,11 +115,10 @@ class EndpointInject(wiring.Component):
     @property
     def _entry(self):
         """The layout of a buffer entry: :attr:`entry_words` beats (``data``, the
-        first at bit 0), whether the message ends in it (``last``), and how many
-        beats it holds less one (``more``)."""
-        words = self.entry_words
-        return data.StructLayout({"data": words * self.fmt.data_width, "last": 1,
-                                  "more": (words - 1).bit_length()})
+        first at bit 0; a message's last entry zero-filled) and whether the message
+        ends in it (``last``)."""
+        return data.StructLayout({"data": self.entry_words * self.fmt.data_width,
+                                  "last": 1})
 
     def _take(self, m, words, desc, messages):
         """Store the beats; decide at the last beat (or the first overflowing beat,
@@ -140,7 +139,7 @@ class EndpointInject(wiring.Component):
         write = ends | (held == self.entry_words - 1)
         m.d.comb += [axis.ready.eq(skip | (words.w_rdy & messages.w_rdy)),
                      entry.data.eq(pack | (axis.payload.data << (held * fmt.data_width))),
-                     entry.last.eq(ends), entry.more.eq(held),
+                     entry.last.eq(ends),
                      desc.dest.eq(here), desc.count.eq(beats), desc.drop.eq(overflow)]
         drop_now = Signal()
         with m.If(axis.valid & axis.ready):
@@ -167,22 +166,19 @@ class EndpointInject(wiring.Component):
 
     def _send(self, m, words, desc, messages):
         """Cut each stored message into flits, or throw away a dropped message's
-        entries.
-
-        The gearbox is a window of two entries: ``A``, the register of the entry being
-        cut, and ``D``, the entry at the head of the FIFO (its next one); a flit's data
-        bits are read from ``Cat(A, D)`` at ``off`` (counted in steps of
-        :meth:`_step` bits, the only positions a flit can start at, ``E`` (an
-        entry's bits) meaning ``A`` is used up). An entry is written only into ``A``,
-        and taken from the FIFO when a flit reaches into it, so no shifter moves data
-        into a register. A message found while idle sends its head in the cycle it
-        is found; one found as the tail of the one before leaves (without taking an
-        entry) is loaded then and follows it without a gap. An entry holds at least a
-        body flit's bits, so a flit leaves every cycle."""
+        entries. A flit's data bits are read from ``Cat(A, D)`` at ``off``: ``A`` the
+        register of the entry being cut, ``D`` the entry at the FIFO's head (its next),
+        ``off`` counted in :attr:`_step` bits (``E``, an entry's bits: ``A`` used up).
+        An entry is taken from the FIFO into ``A`` when a flit reaches into it, so no
+        shifter moves data into a register. A message found while idle sends its head
+        in the cycle it is found; one found as the tail of the one before leaves
+        (without taking an entry) is loaded then and follows it without a gap. An
+        entry holds at least a body flit's bits, so a flit leaves every cycle."""
         fmt = self.fmt
         step, units = self._step, self._units
         entry = data.View(self._entry, words.r_data)
-        reg = {"A": Signal(len(entry.data)), "last": Signal(), "more": Signal.like(entry.more),
+        reg = {"A": Signal(len(entry.data)), "last": Signal(),
+               "left": Signal(range(fmt.max_beats * fmt.data_width + 1)),
                "off": Signal(range(units + 1), init=units), "active": Signal(),
                "first": Signal(), "dest": Signal(fmt.address_bits),
                "seq": Signal(fmt.seq_width), "count": Signal(fmt.count_width)}
@@ -198,10 +194,13 @@ class EndpointInject(wiring.Component):
         count = desc.count[:fmt.count_width]
         prefix = Cat(C(0, fmt.kind_width), Mux(active, reg["seq"], seq),
                      Mux(active, reg["count"], count))
-        chunk = self._shift_down(Cat(reg["A"], Mux(active & reg["last"], 0, entry.data)),
-                                 reg["off"], fmt.body_bits)
+        chunk = self._chunk(reg, entry)
         have = active | (found & ~desc.drop)
-        tail = self._is_tail(reg, entry, first)
+        size = Mux(first, fmt.head_bits - fmt.prefix_width, fmt.body_bits)   # data bits
+        whole = (desc.count + 1) * fmt.data_width        # a found message's data bits
+        left = Mux(active, reg["left"], whole)
+        tail = Mux(active, reg["left"] <= size,
+                   desc.count < (fmt.head_bits - fmt.prefix_width) // fmt.data_width)
         go = have & self.local_in.ready & ~ack
         taken = reg["off"] + Mux(go, Mux(first, self._head_units, fmt.body_bits // step), 0)
         # the flit reaches into D, which is taken (unless A is the message's last)
@@ -214,9 +213,10 @@ class EndpointInject(wiring.Component):
         m.d.comb += [self.local_in.valid.eq(have | ack), self.local_in.payload.eq(flit)]
         consume = active & go & cross
         free = ~active | (go & tail & ~cross)
-        load = {"A": entry.data, "last": entry.last, "more": entry.more}
+        load = {"A": entry.data, "last": entry.last}
         with m.If(go):
-            m.d.sync += [reg["off"].eq(Mux(cross, taken - units, taken)), reg["first"].eq(0)]
+            m.d.sync += [reg["off"].eq(Mux(cross, taken - units, taken)), reg["first"].eq(0),
+                         reg["left"].eq(left - size)]
         with m.If(go & tail):
             m.d.sync += [reg["active"].eq(0), reg["off"].eq(units)]
         with m.If(consume):
@@ -235,10 +235,12 @@ class EndpointInject(wiring.Component):
                 m.d.sync += [reg["dest"].eq(desc.dest), reg["seq"].eq(seq),
                              reg["count"].eq(count)]
                 with m.If(active):      # the tail leaves now: load the next message
-                    m.d.sync += [reg["off"].eq(0), reg["first"].eq(1), reg["active"].eq(1)]
+                    m.d.sync += [reg["off"].eq(0), reg["first"].eq(1), reg["active"].eq(1),
+                                 reg["left"].eq(whole)]
                 with m.Else():          # its head leaves now, or from A
                     m.d.sync += [reg["off"].eq(Mux(go & tail, units, taken - units)),
-                                 reg["first"].eq(~go), reg["active"].eq(~(go & tail))]
+                                 reg["first"].eq(~go), reg["active"].eq(~(go & tail)),
+                                 reg["left"].eq(Mux(go, whole - size, whole))]
 
     @property
     def _step(self):
@@ -259,6 +261,16 @@ class EndpointInject(wiring.Component):
         """int: the data bits of a head flit in steps."""
         return (self.fmt.head_bits - self.fmt.prefix_width) // self._step
 
+    def _chunk(self, reg, entry):
+        """The data bits of the flit sent from the window: ``Cat(A, D)`` from ``off``
+        on; zero past ``A`` when it is the message's last entry (the tail's padding,
+        not the next message's bits)."""
+        fmt, step = self.fmt, self._step
+        chunk = self._shift_down(Cat(reg["A"], entry.data), reg["off"], fmt.body_bits)
+        inside = Cat((reg["off"] * step + j < self._units * step)
+                     for j in range(fmt.body_bits))
+        return chunk & Mux(reg["active"] & reg["last"], inside, -1)
+
     def _shift_down(self, value, amount, width):
         """``value >> (amount * step)``, its low ``width`` bits: a log shifter whose
         stages keep only the bits that can still reach the result."""
@@ -267,23 +279,6 @@ class EndpointInject(wiring.Component):
             need = width + step * ((1 << k) - 1)
             value = Mux(amount[k], value[step << k:(step << k) + need], value[:need])
         return value[:width]
-
-    def _fill(self, more):
-        """The data bits of an entry holding ``more + 1`` beats."""
-        if self.entry_words == 1:
-            return C(self.fmt.data_width)
-        return (more + 1) * self.fmt.data_width
-
-    def _is_tail(self, reg, entry, first):
-        """Whether the flit sent from the window (``reg``'s ``A`` at ``off``, the
-        entry ``entry`` after it) holds the message's last bits: what is left of
-        ``A``'s last entry, or of ``A`` and the last entry ``entry``, fits it."""
-        fmt, step = self.fmt, self._step
-        size = Mux(first, fmt.head_bits - fmt.prefix_width, fmt.body_bits)
-        at = reg["off"] * step
-        in_a = self._fill(reg["more"]) - at
-        with_d = self.entry_words * fmt.data_width - at + self._fill(entry.more)
-        return Mux(reg["active"] & reg["last"], in_a <= size, entry.last & (with_d <= size))
 
     def _acknowledgements(self, m, active, dest, started, started_dest):
         """With ``fmt.acknowledged``: the acknowledgements owed (a count per address,
