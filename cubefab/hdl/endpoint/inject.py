@@ -202,9 +202,11 @@ class EndpointInject(wiring.Component):
         tail = Mux(active, reg["left"] <= size,
                    desc.count < (fmt.head_bits - fmt.prefix_width) // fmt.data_width)
         go = have & self.local_in.ready & ~ack
-        taken = reg["off"] + Mux(go, Mux(first, self._head_units, fmt.body_bits // step), 0)
-        # the flit reaches into D, which is taken (unless A is the message's last)
-        cross = (taken > units) & ~(active & reg["last"])
+        # ``off`` after this flit (registers only: ``go`` comes late), and whether the
+        # flit reaches into D, which is then taken (unless A is the message's last)
+        moved = reg["off"] + Mux(first, self._head_units, fmt.body_bits // step)
+        reach = (moved > units) & ~(active & reg["last"])
+        cross = go & reach
         flit = self._flit(m, first, tail, dest,
                           Cat(prefix, chunk[:fmt.head_bits - fmt.prefix_width]), chunk)
         if fmt.acknowledged:
@@ -215,7 +217,7 @@ class EndpointInject(wiring.Component):
         free = ~active | (go & tail & ~cross)
         load = {"A": entry.data, "last": entry.last}
         with m.If(go):
-            m.d.sync += [reg["off"].eq(Mux(cross, taken - units, taken)), reg["first"].eq(0),
+            m.d.sync += [reg["off"].eq(Mux(reach, moved - units, moved)), reg["first"].eq(0),
                          reg["left"].eq(left - size)]
         with m.If(go & tail):
             m.d.sync += [reg["active"].eq(0), reg["off"].eq(units)]
@@ -238,7 +240,7 @@ class EndpointInject(wiring.Component):
                     m.d.sync += [reg["off"].eq(0), reg["first"].eq(1), reg["active"].eq(1),
                                  reg["left"].eq(whole)]
                 with m.Else():          # its head leaves now, or from A
-                    m.d.sync += [reg["off"].eq(Mux(go & tail, units, taken - units)),
+                    m.d.sync += [reg["off"].eq(Mux(go, Mux(tail, units, moved - units), 0)),
                                  reg["first"].eq(~go), reg["active"].eq(~(go & tail)),
                                  reg["left"].eq(Mux(go, whole - size, whole))]
 
