@@ -1,6 +1,7 @@
 """The injection side of an AXI4-Stream endpoint: messages in, packets out."""
 
 import math
+from types import SimpleNamespace
 
 from amaranth.hdl import Array, C, Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
@@ -94,14 +95,37 @@ class EndpointInject(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         fmt = self.fmt
-        m.submodules.words = words = MemoryFIFO(width=self._entry.size,
-                                                depth=self.buffer_entries)
+        m.submodules.words = memory = MemoryFIFO(width=self._entry.size,
+                                                 depth=self.buffer_entries)
+        words = self._output_register(m, memory)
         desc = data.StructLayout({"dest": fmt.address_bits, "drop": 1,
                                   "count": max(1, (fmt.max_beats - 1).bit_length())})
         m.submodules.messages = messages = RegisterFIFO(width=desc.size, depth=DESCRIPTORS)
         self._take(m, words, data.View(desc, messages.w_data), messages)
         self._send(m, words, data.View(desc, messages.r_data), messages)
         return m
+
+    def _output_register(self, m, memory):
+        """The FIFO ``memory`` with its head in a register (so that no block RAM
+        output reaches a flit): an entry written while the FIFO and the register are
+        empty (or the register is read) goes straight into the register, readable
+        in the next cycle as from the FIFO. Returns the FIFO's ports
+        (``w_en``, ``w_data``, ``w_rdy``, ``r_en``, ``r_data``, ``r_rdy``)."""
+        width = self._entry.size
+        fifo = SimpleNamespace(w_en=Signal(), w_data=Signal(width), w_rdy=memory.w_rdy,
+                               r_en=Signal(), r_data=Signal(width), r_rdy=Signal())
+        free = ~fifo.r_rdy | fifo.r_en
+        refill = free & memory.r_rdy
+        bypass = free & ~memory.r_rdy & fifo.w_en
+        m.d.comb += [memory.r_en.eq(refill), memory.w_en.eq(fifo.w_en & ~bypass),
+                     memory.w_data.eq(fifo.w_data)]
+        with m.If(refill):
+            m.d.sync += [fifo.r_data.eq(memory.r_data), fifo.r_rdy.eq(1)]
+        with m.Elif(bypass):
+            m.d.sync += [fifo.r_data.eq(fifo.w_data), fifo.r_rdy.eq(1)]
+        with m.Elif(fifo.r_en):
+            m.d.sync += fifo.r_rdy.eq(0)
+        return fifo
 
     def _is_node(self, dest):
         """Whether the address ``dest`` names a node (a constant table, only for
