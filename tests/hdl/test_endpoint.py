@@ -10,7 +10,7 @@ from cubefab.hdl.endpoint import (EndpointEject, EndpointFabric, EndpointInject,
                                   MessageFormat, ReorderBuffer)
 from cubefab.hdl.modes import Adaptive, Waypoints
 from cubefab.topology import DLH, Hypercube
-from tests.helpers import refused
+from tests.helpers import refused, run_clocked
 from tests.hdl.endpoint_helpers import (check_delivery, loopback, model_packet,
                                         random_messages, run_endpoints)
 
@@ -75,6 +75,40 @@ def test_a_strapped_injection_side_sends_from_its_here_input():
     check_delivery(fmt, [2], messages, received, {2: 0})
     heads = [data.Const(fmt.layout, v) for v in flits]
     assert [int(f.src) for f in heads if f.head] == [2, 2, 2]
+
+
+def _flit_cycles(fmt, lengths):
+    """The cycles in which an injection side sends a flit when messages of
+    ``lengths`` beats were all taken while ``local_in`` was not ready, and it then is
+    ready every cycle."""
+    inject, cycles = EndpointInject(fmt, 1), []
+    beats = [i == n - 1 for n in lengths for i in range(n)]
+
+    async def bench(ctx):
+        for cycle in range(sum(lengths) + sum(fmt.flits(n) for n in lengths) + 8):
+            ctx.set(inject.axis.valid, bool(beats))
+            ctx.set(inject.axis.payload, {"data": cycle, "last": bool(beats) and beats[0],
+                                          "dest": 1})
+            ctx.set(inject.local_in.ready, not beats)
+            if ctx.get(inject.local_in.valid) and not beats:
+                cycles.append(cycle)
+            if beats and ctx.get(inject.axis.ready):
+                beats.pop(0)
+            await ctx.tick()
+
+    run_clocked(inject, bench)
+    return cycles
+
+
+@pytest.mark.parametrize("width", [32, 16])
+def test_packets_leave_back_to_back_once_stored(width):
+    """Q(4)'s default flits (24-bit body flits; W = 16: a beat per flit): stored
+    messages leave a flit every cycle, with no cycle between two packets."""
+    fmt = MessageFormat(RouterConfig.for_topology(Hypercube(4)), width, 16)
+    lengths = [3, 1, 6, 2, 5]                  # the FIFO holds them all
+    cycles = _flit_cycles(fmt, lengths)
+    assert len(cycles) == sum(fmt.flits(n) for n in lengths)
+    assert cycles == list(range(cycles[0], cycles[0] + len(cycles)))
 
 
 def test_count_field_only_where_flits_leave_beats_ambiguous():

@@ -1,6 +1,8 @@
 """The ejection side of an AXI4-Stream endpoint: packets in, messages out."""
 
-from amaranth.hdl import C, Module, Mux, Signal
+import math
+
+from amaranth.hdl import Array, C, Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -16,8 +18,11 @@ class EndpointEject(wiring.Component):
 
     The router's ``local_out`` delivers a packet's flits consecutively, never
     interleaved with another packet's (:class:`~cubefab.hdl.router.Router`), so a
-    message streams through a shift register of about a flit and two beats (no
-    reassembly buffer): a beat is presented as soon as its bits have arrived,
+    message streams through a ring of a few body flits (no reassembly buffer): each
+    flit is written whole into the next slot (a head's data bits at the end of slot
+    0, so that every message starts at the same place) and a beat is read from one
+    of the few positions a beat can start at (the ring holds a whole number of beats
+    where that costs least). A beat is presented as soon as its bits have arrived,
     ``tlast`` on the message's last one, ``tid`` the packet's ``src``; the padding
     of the tail flit is dropped. A flit is taken every cycle while the sink takes a
     beat every cycle, and the next packet's head is taken as soon as the tail before
@@ -63,47 +68,96 @@ class EndpointEject(wiring.Component):
         super().__init__(members)
 
     @property
-    def _message(self):
-        """The layout of a message's state: its bits not yet presented (``buf``, of
-        which ``n``), whether its tail flit is in, its source, and the beats left
-        (with a count field)."""
+    def _limit(self):
+        """int: the most bits a message may have waiting: a body flit is taken while
+        at most ``limit - body_bits`` wait after this cycle's beat, so that flits
+        enter every cycle while the sink takes a beat a cycle (whichever of the two
+        carries fewer bits sets the pace)."""
+        width, body_bits = self.fmt.data_width, self.fmt.body_bits
+        return body_bits + width + min(body_bits, width) - 1
+
+    @property
+    def _start(self):
+        """int: where a message's first data bit is in the ring: the head's data
+        bits end with slot 0."""
+        fmt = self.fmt
+        return fmt.body_bits - (fmt.head_bits - fmt.prefix_width)
+
+    @property
+    def _slots(self):
+        """int: slots of ``body_bits`` bits in the ring, the fewest for which the
+        beat mux is smallest (each beat starts at one of :attr:`_positions`) and a
+        body flit always finds a free slot when the waiting bits allow it
+        (:attr:`_limit`)."""
         fmt = self.fmt
         width, body_bits = fmt.data_width, fmt.body_bits
-        # room for a body flit whenever fewer bits than that are left after the
-        # beats a cycle can take: flits enter every cycle while the sink takes a beat
-        # a cycle (whichever of the two carries fewer bits sets the pace)
-        size = body_bits + width + min(body_bits, width) - 1
-        return data.StructLayout({"buf": size, "n": range(size + 1), "active": 1,
+        step = math.gcd(body_bits, fmt.head_bits - fmt.prefix_width, width)
+        waiting = (self._limit - body_bits) // step * step     # before a body flit enters
+        least = -(-(body_bits - step + waiting) // body_bits) + 1
+        cycle = math.lcm(body_bits, width) // body_bits
+
+        def cost(slots):                    # flip-flops and beat mux inputs
+            bits = slots * body_bits
+            return bits + 2 * width * (bits // math.gcd(bits, width) - 1)
+        return min(range(least, least + cycle), key=cost)
+
+    @property
+    def _positions(self):
+        """list of int: the ring positions a beat starts at: the message's first bit,
+        then every ``data_width`` bits round the ring."""
+        bits = self._slots * self.fmt.body_bits
+        count = bits // math.gcd(bits, self.fmt.data_width)
+        return [(self._start + i * self.fmt.data_width) % bits for i in range(count)]
+
+    @property
+    def _message(self):
+        """The layout of a message's state: the bits not yet presented (``n``),
+        whether its tail flit is in, its source, the beats left (with a count field),
+        the position of its next beat (``read``, an index into :attr:`_positions`)
+        and the slot of its next body flit (``write``)."""
+        fmt = self.fmt
+        return data.StructLayout({"n": range(self._limit + 1), "active": 1,
                                   "tail_seen": 1, "src": fmt.address_bits,
-                                  "beats_left": range(fmt.max_beats + 1)})
+                                  "beats_left": range(fmt.max_beats + 1),
+                                  "read": range(len(self._positions)),
+                                  "write": range(self._slots)})
 
     def elaborate(self, platform):
         m = Module()
+        ring = [Signal(self.fmt.body_bits, name=f"slot_{k}") for k in range(self._slots)]
         now = Signal(self._message)        # this cycle's message (the registers)
         ahead = Signal(self._message)      # the next packet's head, taken early
-        done, after = self._present(m, now, ahead)
+        ahead_bits = Signal(self.fmt.body_bits)   # its data bits, as slot 0 holds them
+        done, after = self._present(m, ring, now, ahead)
         source = self.local_out
         if self.fmt.window > 1:
             m.submodules.reorder = reorder = ReorderBuffer(self.fmt)
             wiring.connect(m, wiring.flipped(self.local_out), reorder.network)
             wiring.connect(m, reorder.acked, wiring.flipped(self.acked))
             source = reorder.flits
-        self._receive(m, now, ahead, done, after, source)
+        self._receive(m, ring, now, ahead, ahead_bits, done, after, source)
         if self.fmt.acknowledged:
             m.d.comb += [self.owed.valid.eq(done), self.owed.payload.eq(now.src)]
         return m
 
-    def _present(self, m, now, ahead):
-        """Present the beat at the bottom of ``now.buf``. Returns ``(done, after)``:
-        whether the message's last beat leaves in this cycle, and the message state
-        after this cycle's beat (the head taken ahead, once the last beat left)."""
+    def _beat(self, ring, read):
+        """The ``data_width`` bits of ``ring`` from position :attr:`_positions`
+        [``read``] on (round the ring)."""
+        width, bits = self.fmt.data_width, Cat(*ring)
+        beats = [Cat(bits, bits)[at:at + width] for at in self._positions]
+        return Array(beats)[read] if len(beats) > 1 else beats[0]
+
+    def _present(self, m, ring, now, ahead):
+        """Present the beat at ``now.read``. Returns ``(done, after)``: whether the
+        message's last beat leaves in this cycle, and the message state after this
+        cycle's beat (the head taken ahead, once the last beat left)."""
         fmt, axis = self.fmt, self.axis
         width = fmt.data_width
         last = ((now.beats_left == 1) if fmt.count_width
                 else (now.tail_seen & (now.n < 2 * width)))
         m.d.comb += [axis.valid.eq(now.active & (now.n >= width)),
-                     axis.payload.data.eq(now.buf[:width]), axis.payload.last.eq(last),
-                     axis.payload.id.eq(now.src)]
+                     axis.payload.data.eq(self._beat(ring, now.read)),
+                     axis.payload.last.eq(last), axis.payload.id.eq(now.src)]
         beat = axis.valid & axis.ready
         done = beat & last
         after = Signal(self._message)
@@ -111,33 +165,35 @@ class EndpointEject(wiring.Component):
         with m.If(done):
             m.d.comb += after.eq(ahead)
         with m.Elif(beat):
-            m.d.comb += [after.buf.eq(now.buf >> width), after.n.eq(now.n - width)]
+            m.d.comb += [after.n.eq(now.n - width),
+                         after.read.eq(_next(now.read, len(self._positions)))]
             if fmt.count_width:
                 m.d.comb += after.beats_left.eq(now.beats_left - 1)
         with m.If(done):
             m.d.sync += ahead.active.eq(0)
         return done, after
 
-    def _receive(self, m, now, ahead, done, after, source):
+    def _receive(self, m, ring, now, ahead, ahead_bits, done, after, source):
         """Take the flit of ``source`` (``local_out``, or the reorder buffer's
-        ``flits``) into the message after this cycle's beat (a body flit, or a head
-        when no message is left), or a head into ``ahead`` once the current message's
-        tail is in; take every acknowledgement (``local_out``'s)."""
+        ``flits``) into the message after this cycle's beat (a body flit into slot
+        ``after.write``, or a head into slot 0 when no message is left), or a head
+        into ``ahead`` once the current message's tail is in (it moves into slot 0
+        when the last beat leaves); take every acknowledgement (``local_out``'s)."""
         fmt = self.fmt
         head_bits, body_bits, prefix = fmt.head_bits, fmt.body_bits, fmt.prefix_width
         flit = data.View(fmt.layout, source.payload)
         body = data.View(fmt.layout.body, source.payload.as_value())
         body_data = (body.data if fmt.layout.header == "head" else flit.payload)[:body_bits]
+        head_data = Cat(C(0, self._start), flit.payload[prefix:head_bits])
         is_ack = flit.payload[0] if fmt.kind_width and source is self.local_out else C(0, 1)
-        size = len(now.buf)
         head = Signal(self._message)       # the state a head flit starts
         m.d.comb += [head.active.eq(1), head.tail_seen.eq(flit.tail), head.src.eq(flit.src),
-                     head.buf.eq(flit.payload[prefix:head_bits]),
-                     head.n.eq(head_bits - prefix)]
+                     head.n.eq(head_bits - prefix), head.write.eq(1 % self._slots)]
         if fmt.count_width:
             m.d.comb += head.beats_left.eq(
                 flit.payload[fmt.tag_width:fmt.tag_width + fmt.count_width] + 1)
-        grows = after.active & ~after.tail_seen & (after.n <= size - body_bits)
+        grows = (after.active & ~after.tail_seen
+                 & (after.n <= self._limit - body_bits))
         starts = ~after.active
         # (the slot ahead is free once its head moved into the message)
         early = after.active & after.tail_seen & (done | ~ahead.active)
@@ -150,11 +206,23 @@ class EndpointEject(wiring.Component):
             m.d.comb += [self.acked.valid.eq(taken & flit.head & is_ack),
                          self.acked.payload.eq(flit.src)]
         m.d.sync += now.eq(after)
+        with m.If(done & ahead.active):
+            m.d.sync += ring[0].eq(ahead_bits)
         with m.If(taken & ~(flit.head & is_ack)):
             with m.If(~flit.head):
-                m.d.sync += [now.buf.eq(after.buf | (body_data << after.n)),
-                             now.n.eq(after.n + body_bits), now.tail_seen.eq(flit.tail)]
+                m.d.sync += [now.n.eq(after.n + body_bits), now.tail_seen.eq(flit.tail),
+                             now.write.eq(_next(after.write, self._slots))]
+                for k, slot in enumerate(ring):
+                    with m.If(after.write == k):
+                        m.d.sync += slot.eq(body_data)
             with m.Elif(starts):
-                m.d.sync += now.eq(head)
+                m.d.sync += [now.eq(head), ring[0].eq(head_data)]
             with m.Else():
-                m.d.sync += ahead.eq(head)
+                m.d.sync += [ahead.eq(head), ahead_bits.eq(head_data)]
+
+
+def _next(index, count):
+    """``index + 1`` modulo ``count``."""
+    if count & (count - 1) == 0:
+        return (index + 1)[:max(0, (count - 1).bit_length())]
+    return Mux(index == count - 1, 0, index + 1)

@@ -1,6 +1,7 @@
 """The injection side of an AXI4-Stream endpoint: messages in, packets out."""
 
 import math
+from types import SimpleNamespace
 
 from amaranth.hdl import Array, C, Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
@@ -94,14 +95,37 @@ class EndpointInject(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         fmt = self.fmt
-        m.submodules.words = words = MemoryFIFO(width=self._entry.size,
-                                                depth=self.buffer_entries)
+        m.submodules.words = memory = MemoryFIFO(width=self._entry.size,
+                                                 depth=self.buffer_entries)
+        words = self._output_register(m, memory)
         desc = data.StructLayout({"dest": fmt.address_bits, "drop": 1,
-                                  "count": max(1, fmt.count_width)})
+                                  "count": max(1, (fmt.max_beats - 1).bit_length())})
         m.submodules.messages = messages = RegisterFIFO(width=desc.size, depth=DESCRIPTORS)
         self._take(m, words, data.View(desc, messages.w_data), messages)
         self._send(m, words, data.View(desc, messages.r_data), messages)
         return m
+
+    def _output_register(self, m, memory):
+        """The FIFO ``memory`` with its head in a register (so that no block RAM
+        output reaches a flit): an entry written while the FIFO and the register are
+        empty (or the register is read) goes straight into the register, readable
+        in the next cycle as from the FIFO. Returns the FIFO's ports
+        (``w_en``, ``w_data``, ``w_rdy``, ``r_en``, ``r_data``, ``r_rdy``)."""
+        width = self._entry.size
+        fifo = SimpleNamespace(w_en=Signal(), w_data=Signal(width), w_rdy=memory.w_rdy,
+                               r_en=Signal(), r_data=Signal(width), r_rdy=Signal())
+        free = ~fifo.r_rdy | fifo.r_en
+        refill = free & memory.r_rdy
+        bypass = free & ~memory.r_rdy & fifo.w_en
+        m.d.comb += [memory.r_en.eq(refill), memory.w_en.eq(fifo.w_en & ~bypass),
+                     memory.w_data.eq(fifo.w_data)]
+        with m.If(refill):
+            m.d.sync += [fifo.r_data.eq(memory.r_data), fifo.r_rdy.eq(1)]
+        with m.Elif(bypass):
+            m.d.sync += [fifo.r_data.eq(fifo.w_data), fifo.r_rdy.eq(1)]
+        with m.Elif(fifo.r_en):
+            m.d.sync += fifo.r_rdy.eq(0)
+        return fifo
 
     def _is_node(self, dest):
         """Whether the address ``dest`` names a node (a constant table, only for
@@ -115,11 +139,10 @@ class EndpointInject(wiring.Component):
     @property
     def _entry(self):
         """The layout of a buffer entry: :attr:`entry_words` beats (``data``, the
-        first at bit 0), whether the message ends in it (``last``), and how many
-        beats it holds less one (``more``)."""
-        words = self.entry_words
-        return data.StructLayout({"data": words * self.fmt.data_width, "last": 1,
-                                  "more": (words - 1).bit_length()})
+        first at bit 0; a message's last entry zero-filled) and whether the message
+        ends in it (``last``)."""
+        return data.StructLayout({"data": self.entry_words * self.fmt.data_width,
+                                  "last": 1})
 
     def _take(self, m, words, desc, messages):
         """Store the beats; decide at the last beat (or the first overflowing beat,
@@ -140,7 +163,7 @@ class EndpointInject(wiring.Component):
         write = ends | (held == self.entry_words - 1)
         m.d.comb += [axis.ready.eq(skip | (words.w_rdy & messages.w_rdy)),
                      entry.data.eq(pack | (axis.payload.data << (held * fmt.data_width))),
-                     entry.last.eq(ends), entry.more.eq(held),
+                     entry.last.eq(ends),
                      desc.dest.eq(here), desc.count.eq(beats), desc.drop.eq(overflow)]
         drop_now = Signal()
         with m.If(axis.valid & axis.ready):
@@ -166,68 +189,122 @@ class EndpointInject(wiring.Component):
             m.d.sync += self.dropped.eq(self.dropped + 1)
 
     def _send(self, m, words, desc, messages):
-        """Cut each stored message into flits (a shift register ``buf`` of ``n``
-        bits: entries enter at bit ``n``, flits leave from bit 0), or throw away a
-        dropped message's entries. An entry read in a cycle is part of the flit sent
-        in that cycle (``now``: the registers with it), so a message found while idle
-        sends its head in the cycle it is found; one found as the tail of the one
-        before leaves is loaded then and follows it without a gap. An entry holds at
-        least a body flit's bits, so a flit leaves every cycle."""
+        """Cut each stored message into flits, or throw away a dropped message's
+        entries. A flit's data bits are read from ``Cat(A, D)`` at ``off``: ``A`` the
+        register of the entry being cut, ``D`` the entry at the FIFO's head (its next),
+        ``off`` counted in :attr:`_step` bits (``E``, an entry's bits: ``A`` used up).
+        An entry is taken from the FIFO into ``A`` when a flit reaches into it, so no
+        shifter moves data into a register. A message found while idle sends its head
+        in the cycle it is found; one found as the tail of the one before leaves
+        (without taking an entry) is loaded then and follows it without a gap. An
+        entry holds at least a body flit's bits, so a flit leaves every cycle."""
         fmt = self.fmt
-        width, head_bits, body_bits = fmt.data_width, fmt.head_bits, fmt.body_bits
-        entry_bits = self.entry_words * width
-        size = body_bits + entry_bits + fmt.prefix_width
-        reg = {"buf": Signal(size), "n": Signal(range(size + 1)), "active": Signal(),
-               "first": Signal(), "loaded": Signal(), "dest": Signal(fmt.address_bits)}
-        discard = Signal()
+        step, units = self._step, self._units
         entry = data.View(self._entry, words.r_data)
-        word, last = entry.data, entry.last
-        word_bits = (entry.more + 1) * width if self.entry_words > 1 else width
+        reg = {"A": Signal(len(entry.data)), "last": Signal(),
+               "left": Signal(range(fmt.max_beats * fmt.data_width + 1)),
+               "off": Signal(range(units + 1), init=units), "active": Signal(),
+               "first": Signal(), "dest": Signal(fmt.address_bits),
+               "seq": Signal(fmt.seq_width), "count": Signal(fmt.count_width)}
+        discard = Signal()
         started = Signal()                  # a message's head leaves, to started_dest
         started_dest = Signal(fmt.address_bits)
         ack, ack_dest, room, seq = self._acknowledgements(m, reg["active"], desc.dest,
                                                           started, started_dest)
         found = (~discard & messages.r_rdy & words.r_rdy & ~ack & room)
-        fresh = {"buf": Cat(C(0, fmt.kind_width), seq, desc.count[:fmt.count_width],
-                            word),
-                 "n": fmt.prefix_width + word_bits, "active": 1, "first": 1,
-                 "loaded": last, "dest": desc.dest}
-        more = (reg["active"] & ~reg["loaded"] & (reg["n"] <= size - entry_bits)
-                & words.r_rdy & ~discard)
-        grown = {"buf": Mux(more, reg["buf"] | (word << reg["n"]), reg["buf"]),
-                 "n": reg["n"] + Mux(more, word_bits, 0),
-                 "loaded": Mux(more, last, reg["loaded"])}
-        now = {k: Mux(reg["active"], grown.get(k, v), fresh[k]) for k, v in reg.items()}
-        now["active"] = reg["active"] | (found & ~desc.drop)
-        chunk = Mux(now["first"], head_bits, body_bits)
-        have = now["active"] & ((now["n"] >= chunk) | now["loaded"])
-        tail = now["loaded"] & (now["n"] <= chunk)
+        active = reg["active"]
+        first = ~active | reg["first"]
+        dest = Mux(active, reg["dest"], desc.dest)
+        count = desc.count[:fmt.count_width]
+        prefix = Cat(C(0, fmt.kind_width), Mux(active, reg["seq"], seq),
+                     Mux(active, reg["count"], count))
+        chunk = self._chunk(reg, entry)
+        have = active | (found & ~desc.drop)
+        size = Mux(first, fmt.head_bits - fmt.prefix_width, fmt.body_bits)   # data bits
+        whole = (desc.count + 1) * fmt.data_width        # a found message's data bits
+        left = Mux(active, reg["left"], whole)
+        tail = Mux(active, reg["left"] <= size,
+                   desc.count < (fmt.head_bits - fmt.prefix_width) // fmt.data_width)
         go = have & self.local_in.ready & ~ack
-        n_after = Signal.like(reg["n"])
-        flit = self._flit(m, now["first"], tail, now["dest"], now["buf"])
+        # ``off`` after this flit (registers only: ``go`` comes late), and whether the
+        # flit reaches into D, which is then taken (unless A is the message's last)
+        moved = reg["off"] + Mux(first, self._head_units, fmt.body_bits // step)
+        reach = (moved > units) & ~(active & reg["last"])
+        cross = go & reach
+        flit = self._flit(m, first, tail, dest,
+                          Cat(prefix, chunk[:fmt.head_bits - fmt.prefix_width]), chunk)
         if fmt.acknowledged:
-            flit = Mux(ack, self._flit(m, 1, 1, ack_dest, C(1, 1)), flit)
-            m.d.comb += [started.eq(go & now["first"]), started_dest.eq(now["dest"])]
-        m.d.comb += [n_after.eq(Mux(go, Mux(tail, 0, now["n"] - chunk), now["n"])),
-                     self.local_in.valid.eq(have | ack), self.local_in.payload.eq(flit)]
-        buf_after = Mux(go, Mux(now["first"], now["buf"] >> head_bits,
-                                now["buf"] >> body_bits), now["buf"])
-        m.d.sync += [reg["buf"].eq(buf_after), reg["n"].eq(n_after),
-                     reg["first"].eq(now["first"] & ~go),
-                     reg["active"].eq(now["active"] & ~(go & tail)),
-                     reg["loaded"].eq(now["loaded"]), reg["dest"].eq(now["dest"])]
-        free = ~reg["active"] | (go & tail & ~more)
+            flit = Mux(ack, self._flit(m, 1, 1, ack_dest, C(1, 1), C(0, 0)), flit)
+            m.d.comb += [started.eq(go & first), started_dest.eq(dest)]
+        m.d.comb += [self.local_in.valid.eq(have | ack), self.local_in.payload.eq(flit)]
+        consume = active & go & cross
+        free = ~active | (go & tail & ~cross)
+        load = {"A": entry.data, "last": entry.last}
+        with m.If(go):
+            m.d.sync += [reg["off"].eq(Mux(reach, moved - units, moved)), reg["first"].eq(0),
+                         reg["left"].eq(left - size)]
+        with m.If(go & tail):
+            m.d.sync += [reg["active"].eq(0), reg["off"].eq(units)]
+        with m.If(consume):
+            m.d.sync += [reg[k].eq(v) for k, v in load.items()]
         with m.If(discard):
             m.d.comb += words.r_en.eq(words.r_rdy)
-            m.d.sync += discard.eq(~(words.r_rdy & last))
-        with m.Elif(more):
+            m.d.sync += discard.eq(~(words.r_rdy & entry.last))
+        with m.Elif(consume):
             m.d.comb += words.r_en.eq(1)
         with m.Elif(free & found):
             m.d.comb += [messages.r_en.eq(1), words.r_en.eq(1)]
             with m.If(desc.drop):
-                m.d.sync += discard.eq(~last)
-            with m.Elif(reg["active"]):   # the tail leaves now: load the next message
-                m.d.sync += [reg[k].eq(v) for k, v in fresh.items()]
+                m.d.sync += discard.eq(~entry.last)
+            with m.Else():
+                m.d.sync += [reg[k].eq(v) for k, v in load.items()]
+                m.d.sync += [reg["dest"].eq(desc.dest), reg["seq"].eq(seq),
+                             reg["count"].eq(count)]
+                with m.If(active):      # the tail leaves now: load the next message
+                    m.d.sync += [reg["off"].eq(0), reg["first"].eq(1), reg["active"].eq(1),
+                                 reg["left"].eq(whole)]
+                with m.Else():          # its head leaves now, or from A
+                    m.d.sync += [reg["off"].eq(Mux(go, Mux(tail, units, moved - units), 0)),
+                                 reg["first"].eq(~go), reg["active"].eq(~(go & tail)),
+                                 reg["left"].eq(Mux(go, whole - size, whole))]
+
+    @property
+    def _step(self):
+        """int: the bits between the positions a flit's data can start at in an
+        entry: the greatest common divisor of an entry's bits and the data bits of a
+        head and of a body flit."""
+        fmt = self.fmt
+        return math.gcd(self.entry_words * fmt.data_width, fmt.head_bits - fmt.prefix_width,
+                        fmt.body_bits)
+
+    @property
+    def _units(self):
+        """int: an entry's bits in steps (:attr:`_step`)."""
+        return self.entry_words * self.fmt.data_width // self._step
+
+    @property
+    def _head_units(self):
+        """int: the data bits of a head flit in steps."""
+        return (self.fmt.head_bits - self.fmt.prefix_width) // self._step
+
+    def _chunk(self, reg, entry):
+        """The data bits of the flit sent from the window: ``Cat(A, D)`` from ``off``
+        on; zero past ``A`` when it is the message's last entry (the tail's padding,
+        not the next message's bits)."""
+        fmt, step = self.fmt, self._step
+        chunk = self._shift_down(Cat(reg["A"], entry.data), reg["off"], fmt.body_bits)
+        inside = Cat((reg["off"] * step + j < self._units * step)
+                     for j in range(fmt.body_bits))
+        return chunk & Mux(reg["active"] & reg["last"], inside, -1)
+
+    def _shift_down(self, value, amount, width):
+        """``value >> (amount * step)``, its low ``width`` bits: a log shifter whose
+        stages keep only the bits that can still reach the result."""
+        step = self._step
+        for k in reversed(range(len(amount))):
+            need = width + step * ((1 << k) - 1)
+            value = Mux(amount[k], value[step << k:(step << k) + need], value[:need])
+        return value[:width]
 
     def _acknowledgements(self, m, active, dest, started, started_dest):
         """With ``fmt.acknowledged``: the acknowledgements owed (a count per address,
@@ -266,18 +343,18 @@ class EndpointInject(wiring.Component):
         """This endpoint's address: the constant, or the ``here`` input."""
         return self.here if self.node is None else self.node
 
-    def _flit(self, m, first, tail, dest, buf):
-        """The flit of the next ``buf`` bits: a head (``first``) or a body flit."""
+    def _flit(self, m, first, tail, dest, head_payload, body_data):
+        """A head flit of ``head_payload`` (``first``) or a body flit of ``body_data``."""
         fmt = self.fmt
         layout = fmt.layout
         head = Signal(layout)
         m.d.comb += [head.head.eq(1), head.tail.eq(tail), head.dest.eq(dest),
-                     head.src.eq(self._address), head.payload.eq(buf[:fmt.head_bits])]
+                     head.src.eq(self._address), head.payload.eq(head_payload)]
         if layout.header == "head":
             body = Signal(layout.body)
-            m.d.comb += [body.tail.eq(tail), body.data.eq(buf[:fmt.body_bits])]
+            m.d.comb += [body.tail.eq(tail), body.data.eq(body_data[:fmt.body_bits])]
         else:
             body = Signal(layout)
             m.d.comb += [body.tail.eq(tail), body.dest.eq(dest), body.src.eq(self._address),
-                         body.payload.eq(buf[:fmt.body_bits])]
+                         body.payload.eq(body_data[:fmt.body_bits])]
         return Mux(first, head.as_value(), body.as_value())
