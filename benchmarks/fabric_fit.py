@@ -18,7 +18,8 @@ with ``--by-part``: the cost of each part of a node from a second synthesis that
 keeps the hierarchy (``cubefab.build.module_costs``). Kept of it: its LUT4s (and
 their share of the device's), flip-flops, block RAMs, the median Fmax and
 place-and-route seconds over the seeds, and the mean and largest cost of a node per
-part. Progress goes to stderr; ``--json`` prints the figures as JSON; ``--save NAME``
+part, and the machine's load average while it was placed (the seconds are those of a
+machine that may be busy). Progress goes to stderr; ``--json`` prints the figures as JSON; ``--save NAME``
 writes them to ``benchmarks/results/NAME.json`` (``benchmarks/saved_results.py``),
 after each fabric, so that a run stopped keeps what it measured; ``--show NAME``
 prints the tables of a saved result.
@@ -137,6 +138,7 @@ def _placed(family, params, width, device, args):
     for i, seed in enumerate(args.seeds):
         argv = _design_argv(family, params, width, device, args.workdir) + [
             "--seed", str(seed)] + (["--by-part"] if i == 0 else [])
+        load = os.getloadavg()[0]
         report, error = _cubefab(argv)
         if report is None or report.get("fits") is False:
             _say(f"  {family} {params} W={width} on {device}, seed {seed}: "
@@ -145,6 +147,7 @@ def _placed(family, params, width, device, args):
         _say(f"  {report['topology']} W={width} on {device}, seed {seed}: "
              f"{report['fmax_mhz']} MHz, place and route "
              f"{report['stages']['pnr']['seconds']:.0f} s")
+        report["load_average"] = round((load + os.getloadavg()[0]) / 2, 2)
         runs.append(report)
     first = runs[0]
     total = first["total_cells"]
@@ -157,6 +160,7 @@ def _placed(family, params, width, device, args):
             "pnr_seconds": round(statistics.median(r["stages"]["pnr"]["seconds"]
                                                    for r in runs), 1),
             "synthesis_seconds": first["stages"]["synthesis"]["seconds"],
+            "load_average": statistics.median(r["load_average"] for r in runs),
             "buffer": first.get("buffer"), "parts": first["parts"]}
 
 

@@ -49,7 +49,7 @@ ROUTER_SOURCES = {
     "crossbar": ("cubefab/hdl/crossbar.py",),
     "output_unit": ("cubefab/hdl/router/output_unit.py", "amaranth/lib/wiring.py",
                     "amaranth/lib/stream.py", "cubefab/hdl/flit.py"),
-    "route_units": ("cubefab/hdl/router/route_stage.py",),
+    "route_units": ("cubefab/hdl/router/route_stage.py", "cubefab/hdl/router/copies.py"),
 }
 
 #: Every part, routers' first, in the order reports list them.
