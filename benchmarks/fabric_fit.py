@@ -12,22 +12,27 @@ the fabric grows (:data:`SIZES`, up to ``--max-nodes``) with the default routers
 an AXI4-Stream endpoint at every node (``cubefab synth fabric TOPO ... --interface
 axi-stream --data-width W --device D``). Each size is synthesised first
 (``--no-pnr``): the growth stops at the first whose LUT4s, flip-flops or block RAMs
-outnumber the device's. The largest that does not is placed and routed with each
-seed of ``--seeds`` (a smaller one when nextpnr finds it too large), the first seed
-with ``--by-part``: the cost of each part of a node from a second synthesis that
-keeps the hierarchy (``cubefab.build.module_costs``). Kept of it: its LUT4s (and
-their share of the device's), flip-flops, block RAMs, the median Fmax and
-place-and-route seconds over the seeds, and the mean and largest cost of a node per
-part, and the machine's load average while it was placed (the seconds are those of a
-machine that may be busy). Progress goes to stderr; ``--json`` prints the figures as JSON; ``--save NAME``
-writes them to ``benchmarks/results/NAME.json`` (``benchmarks/saved_results.py``),
-after each fabric, so that a run stopped keeps what it measured; ``--show NAME``
-prints the tables of a saved result.
-A full run takes hours (the largest fabrics take most of an hour each to place and
-route on a shared two-core machine); the figures of docs/cli-hardware.md::
+outnumber the device's, or would at the cost per node of the size before it (a node
+with more ports costs more: that size is not synthesised). The largest that fits is
+placed and routed with each seed of ``--seeds`` (the next smaller one when nextpnr
+finds it too large), the first seed with ``--by-part``: the cost of each part of a
+node from a second synthesis that keeps the hierarchy
+(``cubefab.build.module_costs``).
 
-    python benchmarks/fabric_fit.py --devices hx8k,lfe5u-25f --families hypercube \\
-        --seeds 1 --save fabric_fit
+Kept of each: its LUT4s (and their share of the device's), flip-flops, block RAMs,
+the median Fmax and place-and-route seconds over the seeds, the mean and largest cost
+of a node by part, the first seed's critical path (its ends, delays and logic
+levels), the machine's load average while it was placed (the seconds are those of a
+machine that may be busy), and why the next size is not it (``limit``). Progress
+goes to stderr; ``--json`` prints the figures as JSON; ``--save NAME`` writes them
+to ``benchmarks/results/NAME.json`` (``benchmarks/saved_results.py``) after each
+fabric, so that a run stopped keeps what it measured; ``--show NAME`` prints the
+tables of a saved result. A full run takes hours (a fabric that fills half the
+LFE5U-25F took 20 minutes to place and route on a shared two-core machine); the
+figures of docs/measurements.md ("Fabrics that fit")::
+
+    python benchmarks/fabric_fit.py --devices hx8k,lfe5u-25f \
+        --families hypercube,dualcube,dlh --seeds 1 --max-nodes 64 --save fabric_fit
 """
 
 import argparse
@@ -161,6 +166,9 @@ def _placed(family, params, width, device, args):
                                                    for r in runs), 1),
             "synthesis_seconds": first["stages"]["synthesis"]["seconds"],
             "load_average": statistics.median(r["load_average"] for r in runs),
+            "critical_path": {k: (first["critical_path"] or {}).get(k) for k in
+                              ("start", "end", "total_ns", "logic_ns", "routing_ns",
+                               "logic_levels")},
             "buffer": first.get("buffer"), "parts": first["parts"]}
 
 
