@@ -25,7 +25,8 @@ from ..build.run_time import implementation_stages, expect_synthesis
 from ..hdl.flit import DEFAULT_HEADER
 from ..hdl.options import ALL_PORT, BUFFERED
 from ..build.harness import TimingHarness
-from ..progress import Stages
+from ..build.module_costs import PARTS, module_costs, part_summary
+from ..progress import Stages, working
 from .router_targets import (router_target_options, interface_fabric_options, build_router,
                              build_fabric, build_endpoint_fabric, buffer_words)
 from .limits import MAX_SEED
@@ -34,7 +35,7 @@ from .tool_runs import deadline, tool_errors
 
 __all__ = ["router_synth_options", "fabric_synth_options", "synth_router", "synth_fabric",
            "implementation_table", "report_implementation", "check_tools", "check_workdir",
-           "claim_workdir", "add_device_option", "DEVICE_HELP"]
+           "claim_workdir", "add_device_option", "DEVICE_HELP", "parts_table"]
 
 
 def check_tools(*names):
@@ -90,6 +91,12 @@ def router_synth_options(parser):
 def fabric_synth_options(parser):
     interface_fabric_options(parser)
     _device_options(parser)
+    parser.add_argument("--by-part", action="store_true",
+                        help="also each node's cost by part (router: buffers, allocators, "
+                             "crossbar, output unit, route units; endpoint: injection "
+                             "store and logic, ejection, reorder), mean and largest over "
+                             "the nodes, from a second yosys synthesis that keeps the "
+                             "hierarchy (JSON: parts)")
 
 
 def implementation_table(rows):
@@ -105,12 +112,39 @@ def implementation_table(rows):
                          "Fmax MHz"], lines)
 
 
+def parts_table(summary):
+    """Text table of a :func:`~cubefab.build.module_costs.part_summary`: per part,
+    the mean (and largest) LUT4s, flip-flops, block and distributed RAMs of a node."""
+    rows = []
+    for part in (*PARTS, "node"):
+        mean, most = summary[part]["mean"], summary[part]["max"]
+        if part != "node" and not any(most.values()):
+            continue
+        rows.append([part.replace("_", " "), *(f"{mean[k]:g} ({most[k]})" for k in
+                             ("lut4", "ff", "carry", "ram", "dram"))])
+    return format_table(["part of a node", "LUT4", "FF", "carry", "RAM", "DRAM"], rows)
+
+
+def _by_part(args, component, workdir, limit):
+    """The cost of each part of ``component``'s nodes (``--by-part``): its
+    :func:`~cubefab.build.module_costs.part_summary` and the text that shows it."""
+    family = DEVICES[args.device].family
+    with working(f"yosys {family.synth} -noflatten of each part"):
+        costs = module_costs(component, args.device, os.path.join(workdir, "parts"), limit)
+    summary = part_summary(costs)
+    return summary, (f"cost of a node by part, mean (largest) over the nodes, yosys "
+                     f"{family.synth} -noflatten (log: "
+                     f"{os.path.join(workdir, 'parts', 'hierarchy.log')}):\n"
+                     + parts_table(summary))
+
+
 def report_implementation(args, what, component, default_workdir, extra=None,
                           seconds=None):
     """Implement ``component`` in a timing harness on ``args.device`` and print
     the report (``--json``: one document); ``seconds``: the estimated seconds of its
     elaboration. Each stage (Verilog, yosys, nextpnr) is reported on stderr with the
-    time left (:class:`~cubefab.progress.Stages`); ``--timeout`` limits them all."""
+    time left (:class:`~cubefab.progress.Stages`); ``--timeout`` limits them all.
+    With ``--by-part`` (fabrics) the cost of each part of a node too (``parts``)."""
     workdir = claim_workdir(args, default_workdir)
     limit = deadline(args)
     stages = Stages(f"the {what} on {args.device}",
@@ -123,11 +157,15 @@ def report_implementation(args, what, component, default_workdir, extra=None,
         report = implement(text, "top", args.device, workdir, seed=args.seed,
                            pnr=not args.no_pnr, submodule="dut", deadline=limit,
                            stages=stages)
+        parts = (_by_part(args, component, workdir, limit)
+                 if getattr(args, "by_part", False) else None)
     family = DEVICES[args.device].family
     document = dict(extra or {}, design=what, **report.as_dict(), stages=stages.summary(),
                     tools=f"yosys {family.synth} + {family.nextpnr} --timing-allow-fail",
                     method="design between registers (TimingHarness); cell counts are "
                            "the design's own, logic cells include the harness")
+    if parts is not None:
+        document["parts"] = parts[0]
     lines = [implementation_table([(what, report)])]
     path = report.critical_path
     if path:
@@ -142,6 +180,8 @@ def report_implementation(args, what, component, default_workdir, extra=None,
     lines.append(f"logs: {os.path.join(workdir, 'synth.log')}"
                  + ("" if args.no_pnr or report.fits is False else
                     f", {os.path.join(workdir, 'pnr.log')}"))
+    if parts is not None:
+        lines.append(parts[1])
     emit(args, document, "\n".join(lines))
 
 
