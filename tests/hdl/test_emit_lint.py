@@ -79,7 +79,7 @@ def test_yosys_errors_name_the_module():
 # -- equivalence with Amaranth's Verilog ---------------------------------------------
 
 @pytest.mark.parametrize("top", ["route_paper", "route_straps", "router_q3",
-                                 "router_q4"])
+                                 "router_q4", "router_q3_lut_ram"])
 def test_emitted_verilog_is_equivalent_to_amaranths(top):
     status, init_mismatches = equivalence_status(top)
     assert "Equivalence successfully proven!" in status, status[-3000:]
