@@ -114,24 +114,16 @@ def register_fifo_logic(m, fifo, name="fifo", *, head=0):
 def memory_fifo_logic(m, fifo, name="fifo", *, head=0):
     """Build the logic of :class:`MemoryFIFO` for the ``fifo`` interface in module
     ``m`` (the memory becomes submodule ``{name}_storage``)."""
-    depth = fifo.depth
-    do_write, do_read, produce, consume = _pointer_logic(m, fifo, name)
-    head_data = _head_logic(m, fifo, head, do_write, do_read, produce, consume, name)
-    if fifo.width == head:
-        m.d.comb += fifo.r_data.eq(head_data)
+    stored = _memory_logic(m, fifo, name, head, {"ram_style": "block"})
+    if stored is None:
         return
-    storage = m.submodules[f"{name}_storage"] = Memory(
-        shape=fifo.width - head, depth=depth, init=[], attrs={"ram_style": "block"})
-    write = storage.write_port()
+    storage, write, do_read, consume, head_data = stored
     # The read port reads, at every clock edge, the row that will be the oldest
     # entry after it, and sees a write to that row at the same edge (transparency):
     # its registered output is then always the oldest entry.
     read = storage.read_port(transparent_for=(write,))
     m.d.comb += [
-        write.addr.eq(produce),
-        write.data.eq(fifo.w_data[head:]),
-        write.en.eq(do_write),
-        read.addr.eq(Mux(do_read, _next(consume, depth), consume)),
+        read.addr.eq(Mux(do_read, _next(consume, fifo.depth), consume)),
         read.en.eq(1),
         fifo.r_data.eq(Cat(head_data, read.data)),
     ]
@@ -140,23 +132,37 @@ def memory_fifo_logic(m, fifo, name="fifo", *, head=0):
 def distributed_fifo_logic(m, fifo, name="fifo", *, head=0):
     """Build the logic of :class:`DistributedFIFO` for the ``fifo`` interface in module
     ``m`` (the memory becomes submodule ``{name}_storage``)."""
+    stored = _memory_logic(m, fifo, name, head, {})
+    if stored is None:
+        return
+    storage, _, _, consume, head_data = stored
+    # an entry written at a clock edge is readable after it, as in the register file
+    read = storage.read_port(domain="comb")
+    m.d.comb += [
+        read.addr.eq(consume),
+        fifo.r_data.eq(Cat(head_data, read.data)),
+    ]
+
+
+def _memory_logic(m, fifo, name, head, attrs):
+    """The pointers and head register of a FIFO whose other bits are kept in a
+    ``lib.memory.Memory`` (submodule ``{name}_storage``, with ``attrs``), and the memory
+    with its write port. Returns ``(memory, write port, do_read, consume, head
+    data)``; None, with ``r_data`` the head register, when the head is every bit."""
     do_write, do_read, produce, consume = _pointer_logic(m, fifo, name)
     head_data = _head_logic(m, fifo, head, do_write, do_read, produce, consume, name)
     if fifo.width == head:
         m.d.comb += fifo.r_data.eq(head_data)
-        return
+        return None
     storage = m.submodules[f"{name}_storage"] = Memory(
-        shape=fifo.width - head, depth=fifo.depth, init=[])
+        shape=fifo.width - head, depth=fifo.depth, init=[], attrs=attrs)
     write = storage.write_port()
-    # an entry written at a clock edge is readable after it, as in the register file
-    read = storage.read_port(domain="comb")
     m.d.comb += [
         write.addr.eq(produce),
         write.data.eq(fifo.w_data[head:]),
         write.en.eq(do_write),
-        read.addr.eq(consume),
-        fifo.r_data.eq(Cat(head_data, read.data)),
     ]
+    return storage, write, do_read, consume, head_data
 
 
 def _next(pointer, depth):
