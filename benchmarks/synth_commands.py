@@ -19,8 +19,7 @@ command under ``commands``. Suites:
 - ``ecp5``: the goal router's buffer depths with each storage on the LFE5U-85F, the
   measurement behind the ECP5 ``auto_memory_depth`` and ``auto_distributed_depth``
   (docs/measurements.md);
-- ``gowin``: the goal router's buffer depths with each storage on the GW1NR-9, behind
-  the Gowin ``auto_distributed_depth`` (docs/measurements.md);
+- ``gowin``: the goal router's buffer depths on the GW1NR-9 (docs/measurements.md);
 - ``routings``: the goal router (16-bit payload) deterministic, adaptive and
   fault-tolerant, each with both hops, on the HX8K (docs/measurements.md);
 - ``fabrics``: the Q(2) and Q(3) fabrics (16-bit payload) with each buffer storage on
@@ -83,7 +82,7 @@ SUITES = {
         **_depths("lfe5u-85f", (32, 64), ("memory", "distributed")),
         "demo": f"{DEMO} --device lfe5u-85f",
     },
-    "gowin": _depths("gw1nr-9", (2, 4, 8), STORAGES),
+    "gowin": _depths("gw1nr-9", (4, 8)),
     "routings": {
         "deterministic_buffered": f"{Q4}",
         "deterministic_lookahead": f"{Q4} --hop lookahead",
