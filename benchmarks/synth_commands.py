@@ -16,8 +16,9 @@ command under ``commands``. Suites:
 - ``ice40``: the 5-port goal router (Q(4) node 0, 16-bit flits) with each header,
   buffer and hop, its buffer depths, and the demo's router (MC(1,2) node 0, 16-bit
   payload), on the iCE40 HX8K (docs/measurements.md);
-- ``ecp5``: the goal router's buffer depths on the LFE5U-85F, the measurement behind
-  the ECP5 ``auto_memory_depth`` (docs/measurements.md);
+- ``ecp5``: the goal router's buffer depths with each storage on the LFE5U-85F, the
+  measurement behind the ECP5 ``auto_memory_depth`` and ``auto_distributed_depth``
+  (docs/measurements.md);
 - ``gowin``: the goal router's buffer depths on the GW1NR-9 (docs/measurements.md);
 - ``routings``: the goal router (16-bit payload) deterministic, adaptive and
   fault-tolerant, each with both hops, on the HX8K (docs/measurements.md);
@@ -50,9 +51,13 @@ DEMO = "router metacube -k 1 -m 2 --node 0 --payload-width 16"
 Q4 = "router hypercube -n 4 --node 0"
 
 
-def _depths(device, depths):
+def _depths(device, depths, storages=("registers", "memory")):
     return {f"depth{d}_{b}": f"{GOAL} --depth {d} --buffer {b} --device {device}"
-            for d in depths for b in ("registers", "memory")}
+            for d in depths for b in storages}
+
+
+#: Every buffer storage (the ECP5 and Gowin parts have LUT RAM, ``distributed``).
+STORAGES = ("registers", "memory", "distributed")
 
 
 #: suite -> {run name: arguments of ``cubefab synth`` (seed 1 unless they say)}
@@ -73,7 +78,8 @@ SUITES = {
         "demo_every": f"{DEMO} --header every",
     },
     "ecp5": {
-        **_depths("lfe5u-85f", (4, 8, 16)),
+        **_depths("lfe5u-85f", (2, 3, 4, 8, 16), STORAGES),
+        **_depths("lfe5u-85f", (32, 64), ("memory", "distributed")),
         "demo": f"{DEMO} --device lfe5u-85f",
     },
     "gowin": _depths("gw1nr-9", (4, 8)),

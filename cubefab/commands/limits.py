@@ -85,13 +85,15 @@ def router_cost(config, routers):
     :class:`~cubefab.hdl.config.RouterConfig` ``config`` (its buffers in the storage
     the ``auto`` rule picks for that many routers)."""
     from ..hdl.config import auto_storage
+    from ..hdl.options import DISTRIBUTED, MEMORY
     ports = config.topology.degree + 1
     vcs = config.link_vcs
     bits = ports * vcs * config.depth * config.layout.size
     storage = (auto_storage(config.depth, routers * config.block_rams,
-                            config.block_ram_budget, config.memory_depth)
+                            config.block_ram_budget, config.memory_depth,
+                            config.distributed_depth)
                if config.buffer_auto else config.storage)
-    memory = storage == "memory"
+    memory = storage in (MEMORY, DISTRIBUTED)   # both a lib.memory.Memory
     port3 = ports ** 3 * vcs
     size = routers * (_PER_PORT3 * port3
                       + (_PER_MEMORY_BIT if memory else _PER_REGISTER_BIT) * bits)

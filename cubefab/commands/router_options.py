@@ -16,7 +16,8 @@ import contextlib
 import dataclasses
 
 from ..cli import CliError, input_errors, int_range
-from ..tools.devices import ECP5_MEMORY_DEPTH
+from ..tools.devices import (ECP5_DISTRIBUTED_DEPTH, ECP5_MEMORY_DEPTH,
+                             GOWIN_DISTRIBUTED_DEPTH)
 from ..hdl.config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, ConfigConflict, HARDWARE_DEFAULTS,
                           OptionError, RouterConfig, default_broadcast_vcs)
 from ..hdl.flit import payload_width_for
@@ -59,7 +60,9 @@ def add_option(parser, field, defaults=HARDWARE_DEFAULTS, **settings):
     ``settings`` override the ``add_argument`` keywords."""
     declared = option(field)
     keywords = {"default": None if declared.typed_only else declared.default_for(defaults),
-                "help": declared.help_for(defaults, ecp5_depth=ECP5_MEMORY_DEPTH)}
+                "help": declared.help_for(defaults, ecp5_depth=ECP5_MEMORY_DEPTH,
+                                          ecp5_distributed=ECP5_DISTRIBUTED_DEPTH,
+                                          gowin_distributed=GOWIN_DISTRIBUTED_DEPTH)}
     if declared.choices:
         keywords["choices"] = declared.choices
     elif declared.minimum is not None:
@@ -272,8 +275,8 @@ def _given(args, field):
 
 def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
                   broadcasts=False, multicast=False, fault_tolerant=False,
-                  block_ram_budget=BLOCK_RAMS, memory_depth=AUTO_MEMORY_DEPTH, said=None,
-                  min_payload=0):
+                  block_ram_budget=BLOCK_RAMS, memory_depth=AUTO_MEMORY_DEPTH,
+                  distributed_depth=0, said=None, min_payload=0):
     """The :class:`~cubefab.hdl.config.RouterConfig` the router options of ``args``
     describe for ``topology``; bad input: :class:`~cubefab.cli.CliError` naming the
     options. ``args`` is read, never changed.
@@ -291,9 +294,9 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
         The broadcasts go to subcube groups (``Multicast(form="subcube")`` replication).
     fault_tolerant : bool
         The command needs fault-tolerant routers even without ``--waypoints``.
-    block_ram_budget, memory_depth : int
-        Block RAMs of the device the design is sized for, and the shortest buffer its
-        family keeps in them (``Device.auto_settings``).
+    block_ram_budget, memory_depth, distributed_depth : int
+        Block RAMs of the device the design is sized for, the shortest buffer its
+        family keeps in them, and in LUT RAM (0: none; ``Device.auto_settings``).
     said : dict, optional
         ``{field: words}``: how the user asked for a field another option implies,
         for the error of a conflict.
@@ -328,7 +331,8 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
                        else args.payload_width),
         header=_given(args, "header"), hop=_given(args, "hop"),
         buffer=_given(args, "buffer"), turns=turns, routers=routers,
-        block_ram_budget=block_ram_budget, memory_depth=memory_depth)
+        block_ram_budget=block_ram_budget, memory_depth=memory_depth,
+        distributed_depth=distributed_depth)
     with router_errors(said):
         config = RouterConfig.for_topology(topology, **settings, **parts(
             adaptive_vcs=adaptive_count, fault_waypoints=waypoints,

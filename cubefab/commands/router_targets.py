@@ -54,7 +54,8 @@ def interface_fabric_options(parser):
 
 def auto_settings(args):
     """What the ``auto`` buffer rule sizes for (``block_ram_budget``,
-    ``memory_depth``): ``--device``'s (the synthesis targets), else the iCE40 HX8K's
+    ``memory_depth``, ``distributed_depth``): ``--device``'s (the synthesis targets),
+    else the iCE40 HX8K's
     (:data:`~cubefab.hdl.config.BLOCK_RAMS`)."""
     device = getattr(args, "device", None)   # Verilog targets have no device
     return {} if device is None else DEVICES[device].auto_settings

@@ -16,13 +16,13 @@ from ..topology.adaptive import needs_adaptive
 from ..topology.broadcast_deadlock import BroadcastDeadlockError, required_broadcast_vcs
 from ..topology.base import Topology, check_int
 from ..topology.deadlock import DeadlockError, required_vcs
-from .fifo import memory_fifo_logic, register_fifo_logic
+from .fifo import distributed_fifo_logic, memory_fifo_logic, register_fifo_logic
 from .flit import FlitLayout
 from .modes import (MAX_VECTOR_NODES, MODE_FIELDS, Adaptive, Broadcast, ConfigConflict,
                     Deterministic, Multicast, Replication, Routing, Unicast, Waypoints,
                     mode_fields, parts, refusal)
 from .options import (ALL_PORT, AUTO, AUTO_MEMORY_DEPTH, BLOCK_RAMS, BUFFER_CHOICES,
-                      BUFFERED, DEFAULT_HEADER, HOPS, LOOKAHEAD, MAX_FAULT_WAYPOINTS,
+                      BUFFERED, DEFAULT_HEADER, DISTRIBUTED, HOPS, LOOKAHEAD, MAX_FAULT_WAYPOINTS,
                       MEMORY, OPTIONS, REGISTERS, TURNS, OptionError, check_option,
                       VECTOR, router_dict)
 
@@ -40,7 +40,8 @@ __all__ = ["RouterConfig", "FabricConfig", "ConfigConflict", "RouterDefaults",
 #: Flit storage of the input buffers: the FIFO logic that builds each (the words,
 #: :data:`~cubefab.hdl.options.BUFFER_CHOICES`, and the rule's constants
 #: :data:`BLOCK_RAMS` and :data:`AUTO_MEMORY_DEPTH` are :mod:`cubefab.hdl.options`').
-BUFFERS = {REGISTERS: register_fifo_logic, MEMORY: memory_fifo_logic}
+BUFFERS = {REGISTERS: register_fifo_logic, MEMORY: memory_fifo_logic,
+           DISTRIBUTED: distributed_fifo_logic}
 
 #: The shapes (entries, bits) an ``SB_RAM40_4K`` can take.
 _BLOCK_RAM_SHAPES = ((256, 16), (512, 8), (1024, 4), (2048, 2))
@@ -92,13 +93,19 @@ SIMULATION_DEFAULTS = HARDWARE_DEFAULTS
 BOARD_DEFAULTS = HARDWARE_DEFAULTS
 
 
-def auto_storage(depth, block_rams, budget=BLOCK_RAMS, memory_depth=AUTO_MEMORY_DEPTH):
+def auto_storage(depth, block_rams, budget=BLOCK_RAMS, memory_depth=AUTO_MEMORY_DEPTH,
+                 distributed_depth=0):
     """The storage the ``"auto"`` buffer rule picks for buffers of ``depth`` flits whose
     memories take ``block_rams`` block RAMs in all, on a device of ``budget`` whose
-    family keeps buffers of at least ``memory_depth`` flits in block RAM: ``"memory"``
-    when ``depth >= memory_depth`` and they fit, else ``"registers"``."""
+    family keeps buffers of at least ``memory_depth`` flits in block RAM and, when
+    ``distributed_depth`` is not 0, buffers of at least ``distributed_depth`` flits
+    in LUT RAM: ``"memory"`` when ``depth >= memory_depth`` and they fit, else
+    ``"distributed"`` when ``0 < distributed_depth <= depth``, else
+    ``"registers"``."""
     if depth >= memory_depth and block_rams <= budget:
         return MEMORY
+    if 0 < distributed_depth <= depth:
+        return DISTRIBUTED
     return REGISTERS
 
 
@@ -150,11 +157,14 @@ class RouterConfig:
     buffer : str
         Flit storage of the input buffers, one of :data:`BUFFER_CHOICES`:
         ``"registers"`` (flip-flops; fastest in the Python simulator),
-        ``"memory"`` (``lib.memory``, block RAM on FPGAs: fewer LUTs and
-        flip-flops) or ``"auto"`` (the default): the one :meth:`auto_buffer` picks,
+        ``"memory"`` (``lib.memory`` read synchronously, block RAM on FPGAs: fewer
+        LUTs and flip-flops), ``"distributed"`` (``lib.memory`` read
+        asynchronously: LUT RAM on the ECP5 and Gowin FPGAs, flip-flops on the
+        iCE40) or ``"auto"`` (the default): the one :meth:`auto_buffer` picks,
         ``"memory"`` when buffers are at least ``memory_depth`` flits deep
         and the block RAMs of ``routers`` routers fit in ``block_ram_budget``,
-        ``"registers"`` otherwise. Both have the same timing. The choice is made once,
+        else ``"distributed"`` when ``distributed_depth`` is not 0 and buffers are at
+        least that deep, ``"registers"`` otherwise. All have the same timing. The choice is made once,
         when the configuration is made: :attr:`storage` is what the router builds,
         :attr:`buffer_auto` whether the rule chose it.
     routers : int
@@ -168,6 +178,11 @@ class RouterConfig:
         The shortest buffer the ``"auto"`` rule keeps in block RAM on that device (>= 1;
         default :data:`AUTO_MEMORY_DEPTH`, measured on the iCE40; each device family's
         is ``cubefab.tools.devices.Family.auto_memory_depth``).
+    distributed_depth : int
+        The shortest buffer the ``"auto"`` rule keeps in LUT RAM (``"distributed"``)
+        on that device when not in block RAM (>= 0; default 0: never, as on the
+        iCE40, which has no LUT RAM; each family's is
+        ``cubefab.tools.devices.Family.auto_distributed_depth``).
     turns : str
         One of :data:`TURNS`. ``"reference"``: the crossbar and arbiters connect
         only the turns (input port to output port) that reference routes make at the
@@ -252,6 +267,7 @@ class RouterConfig:
     routers: int = 1
     block_ram_budget: int = BLOCK_RAMS
     memory_depth: int = AUTO_MEMORY_DEPTH
+    distributed_depth: int = 0
     turns: str = "reference"
     routing: Deterministic | Adaptive | Waypoints = Deterministic()
     replication: Unicast | Broadcast | Multicast = Unicast()
@@ -296,11 +312,14 @@ class RouterConfig:
         buffers are at least :attr:`memory_depth` flits deep (on the iCE40 a block RAM
         then costs fewer LUTs than a flip-flop buffer's read multiplexer) and the block RAMs
         of :attr:`routers` routers (:attr:`block_rams` each) fit in
-        :attr:`block_ram_budget`;
-        ``"registers"`` otherwise (shallow buffers, or a fabric whose buffers would
-        not fit in the device's block RAM)."""
+        :attr:`block_ram_budget`; else ``"distributed"`` when the buffers are at
+        least :attr:`distributed_depth` (not 0) flits deep (LUT RAM: fewer LUTs and
+        flip-flops than registers on ECP5 and Gowin); ``"registers"`` otherwise
+        (shallow buffers, or a fabric whose buffers would not fit in the device's
+        block RAM on a family without LUT RAM)."""
         return auto_storage(self.depth, self.routers * self.block_rams,
-                            self.block_ram_budget, self.memory_depth)
+                            self.block_ram_budget, self.memory_depth,
+                            self.distributed_depth)
 
     def fifo_vcs(self, local=False):
         """int: the input VCs of a network port (of the local port with ``local``)
@@ -446,9 +465,9 @@ class RouterConfig:
         ``router`` of every ``--json``): the routing and replication parts as flat
         fields; ``buffer`` is the storage used (:attr:`storage`) and ``buffer_auto``
         whether the ``"auto"`` rule chose it; ``routers``, ``block_ram_budget``,
-        ``memory_depth``, ``broadcast_vcs``, ``multicast``, ``broadcast_model``,
-        ``header`` and ``hop`` only when not their defaults, so that reports of other
-        routers are unchanged; a routing or replication part's own fields beyond these
+        ``memory_depth``, ``distributed_depth``, ``broadcast_vcs``, ``multicast``,
+        ``broadcast_model``, ``header`` and ``hop`` only when not their defaults, so
+        that reports of other routers are unchanged; a routing or replication part's own fields beyond these
         (:func:`~cubefab.hdl.modes.mode_fields`) after them."""
         return {**router_dict(self), **mode_fields(self.routing, self.replication)}
 

@@ -13,6 +13,10 @@ what decides a router's clock rate and size:
 * :class:`MemoryFIFO`: storage in a ``lib.memory.Memory`` with a synchronous read
   port, which iCE40 synthesis maps to block RAM (``SB_RAM40_4K``): no flip-flops or
   multiplexer per stored bit, at the cost of the simulator speed above.
+* :class:`DistributedFIFO`: storage in a ``lib.memory.Memory`` with an asynchronous
+  (combinational) read port, which synthesis maps to the LUT RAM of the families
+  that have it (ECP5 ``TRELLIS_DPR16X4``, Gowin ``RAM16SDP4``: 16 entries of 4 bits
+  in a few LUTs) and to flip-flops and a multiplexer elsewhere (iCE40).
 
 With ``head=n``, either keeps the low ``n`` bits of the oldest entry in a register of
 their own (straight from flip-flops, and zero while empty), so that logic reading them
@@ -26,7 +30,8 @@ from amaranth.lib.memory import Memory
 from ..topology.base import check_int
 
 
-__all__ = ["RegisterFIFO", "MemoryFIFO", "register_fifo_logic", "memory_fifo_logic"]
+__all__ = ["RegisterFIFO", "MemoryFIFO", "DistributedFIFO", "register_fifo_logic",
+           "memory_fifo_logic", "distributed_fifo_logic"]
 
 
 class _FIFO(Elaboratable, FIFOInterface):
@@ -79,6 +84,18 @@ class MemoryFIFO(_FIFO):
     _logic = staticmethod(lambda m, fifo, head: memory_fifo_logic(m, fifo, head=head))
 
 
+class DistributedFIFO(_FIFO):
+    """A FIFO with the timing of :class:`RegisterFIFO` whose entries (but for the
+    ``head`` bits) are stored in a :class:`amaranth.lib.memory.Memory` read
+    asynchronously (LUT RAM on the FPGAs that have it: ECP5, Gowin).
+
+    Parameters and attributes are those of :class:`RegisterFIFO`; the other bits of
+    ``r_data`` are the memory's row at the read pointer, as the register file's are.
+    """
+
+    _logic = staticmethod(lambda m, fifo, head: distributed_fifo_logic(m, fifo, head=head))
+
+
 def register_fifo_logic(m, fifo, name="fifo", *, head=0):
     """Build the logic of :class:`RegisterFIFO` for the ``fifo`` interface (an
     :class:`~amaranth.lib.fifo.FIFOInterface`) in module ``m``: a router builds
@@ -97,27 +114,55 @@ def register_fifo_logic(m, fifo, name="fifo", *, head=0):
 def memory_fifo_logic(m, fifo, name="fifo", *, head=0):
     """Build the logic of :class:`MemoryFIFO` for the ``fifo`` interface in module
     ``m`` (the memory becomes submodule ``{name}_storage``)."""
-    depth = fifo.depth
-    do_write, do_read, produce, consume = _pointer_logic(m, fifo, name)
-    head_data = _head_logic(m, fifo, head, do_write, do_read, produce, consume, name)
-    if fifo.width == head:
-        m.d.comb += fifo.r_data.eq(head_data)
+    stored = _memory_logic(m, fifo, name, head, {"ram_style": "block"})
+    if stored is None:
         return
-    storage = m.submodules[f"{name}_storage"] = Memory(
-        shape=fifo.width - head, depth=depth, init=[], attrs={"ram_style": "block"})
-    write = storage.write_port()
+    storage, write, do_read, consume, head_data = stored
     # The read port reads, at every clock edge, the row that will be the oldest
     # entry after it, and sees a write to that row at the same edge (transparency):
     # its registered output is then always the oldest entry.
     read = storage.read_port(transparent_for=(write,))
     m.d.comb += [
-        write.addr.eq(produce),
-        write.data.eq(fifo.w_data[head:]),
-        write.en.eq(do_write),
-        read.addr.eq(Mux(do_read, _next(consume, depth), consume)),
+        read.addr.eq(Mux(do_read, _next(consume, fifo.depth), consume)),
         read.en.eq(1),
         fifo.r_data.eq(Cat(head_data, read.data)),
     ]
+
+
+def distributed_fifo_logic(m, fifo, name="fifo", *, head=0):
+    """Build the logic of :class:`DistributedFIFO` for the ``fifo`` interface in module
+    ``m`` (the memory becomes submodule ``{name}_storage``)."""
+    stored = _memory_logic(m, fifo, name, head, {})
+    if stored is None:
+        return
+    storage, _, _, consume, head_data = stored
+    # an entry written at a clock edge is readable after it, as in the register file
+    read = storage.read_port(domain="comb")
+    m.d.comb += [
+        read.addr.eq(consume),
+        fifo.r_data.eq(Cat(head_data, read.data)),
+    ]
+
+
+def _memory_logic(m, fifo, name, head, attrs):
+    """The pointers and head register of a FIFO whose other bits are kept in a
+    ``lib.memory.Memory`` (submodule ``{name}_storage``, with ``attrs``), and the memory
+    with its write port. Returns ``(memory, write port, do_read, consume, head
+    data)``; None, with ``r_data`` the head register, when the head is every bit."""
+    do_write, do_read, produce, consume = _pointer_logic(m, fifo, name)
+    head_data = _head_logic(m, fifo, head, do_write, do_read, produce, consume, name)
+    if fifo.width == head:
+        m.d.comb += fifo.r_data.eq(head_data)
+        return None
+    storage = m.submodules[f"{name}_storage"] = Memory(
+        shape=fifo.width - head, depth=fifo.depth, init=[], attrs=attrs)
+    write = storage.write_port()
+    m.d.comb += [
+        write.addr.eq(produce),
+        write.data.eq(fifo.w_data[head:]),
+        write.en.eq(do_write),
+    ]
+    return storage, write, do_read, consume, head_data
 
 
 def _next(pointer, depth):

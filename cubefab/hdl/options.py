@@ -34,7 +34,7 @@ from .route.multicast import MEMBER_MODES, SUBCUBE, VECTOR
 __all__ = ["RouterOption", "OptionError", "OPTIONS", "option", "check_option",
            "option_of", "router_dict", "describe", "MAX_VCS", "MAX_DEPTH",
            "MAX_PAYLOAD_WIDTH", "MAX_FLIT_WIDTH", "MAX_FAULT_WAYPOINTS", "REGISTERS",
-           "MEMORY", "AUTO", "BUFFER_CHOICES", "TURNS", "BUFFERED", "LOOKAHEAD", "HOPS",
+           "MEMORY", "DISTRIBUTED", "AUTO", "BUFFER_CHOICES", "TURNS", "BUFFERED", "LOOKAHEAD", "HOPS",
            "ALL_PORT", "ONE_PORT", "SUBCUBE", "VECTOR", "BLOCK_RAMS", "AUTO_MEMORY_DEPTH"]
 
 
@@ -48,8 +48,8 @@ MAX_FLIT_WIDTH = 1024 + 256
 MAX_FAULT_WAYPOINTS = 8
 
 #: The flit storages of input buffers, and ``"auto"``, the rule that picks one.
-REGISTERS, MEMORY, AUTO = "registers", "memory", "auto"
-BUFFER_CHOICES = (AUTO, REGISTERS, MEMORY)
+REGISTERS, MEMORY, DISTRIBUTED, AUTO = "registers", "memory", "distributed", "auto"
+BUFFER_CHOICES = (AUTO, REGISTERS, MEMORY, DISTRIBUTED)
 
 #: Which turns (input port to output port) a router can make.
 TURNS = ("reference", "all")
@@ -241,17 +241,21 @@ _OPTIONS = (
     RouterOption("buffer", "Buffer", "--buffer", "storage", choices=BUFFER_CHOICES,
                  default=AUTO,
                  help="flit storage of the input buffers: registers, memory (block RAM "
-                      "on FPGAs; same timing) or auto (default): memory when buffers "
+                      "on FPGAs), distributed (LUT RAM on ECP5 and Gowin FPGAs; all "
+                      "three the same timing) or auto (default): memory when buffers "
                       "hold at least {memory_depth} flits ({ecp5_depth} on ECP5 "
                       "devices) and the design's block RAMs fit the device's (synth: "
-                      "--device; otherwise the HX8K's {block_rams}), registers "
-                      "otherwise"),
+                      "--device; otherwise the HX8K's {block_rams}), else distributed "
+                      "on ECP5 and Gowin devices from {ecp5_distributed} and "
+                      "{gowin_distributed} flits on, registers otherwise"),
     RouterOption("routers", "Number of routers", None, minimum=1, default=1,
                  reported=False),
     RouterOption("block_ram_budget", "Block RAM budget", "--device", minimum=0,
                  default=BLOCK_RAMS, reported=False),
     RouterOption("memory_depth", "Block RAM buffer depth", "--device", minimum=1,
                  default=AUTO_MEMORY_DEPTH, reported=False),
+    RouterOption("distributed_depth", "Distributed RAM buffer depth", "--device",
+                 minimum=0, default=0, reported=False),
     RouterOption("turns", "Turns", "--turns", "storage", choices=TURNS, default=TURNS[0],
                  help="reference (default): connect only the turns reference routes "
                       "make at the node; all: any input to any output"),
@@ -348,7 +352,8 @@ def _vc_words(config):
 
 
 #: The input buffers' storage (``RouterConfig.storage``), in words.
-STORAGE_WORDS = {REGISTERS: "buffers in registers", MEMORY: "buffers in memory"}
+STORAGE_WORDS = {REGISTERS: "buffers in registers", MEMORY: "buffers in memory",
+                 DISTRIBUTED: "buffers in distributed RAM"}
 
 
 def buffer_words(config):

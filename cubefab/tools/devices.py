@@ -19,11 +19,22 @@ from ..hdl.config import AUTO_MEMORY_DEPTH
 
 
 __all__ = ["Family", "Ice40", "Ecp5", "Gowin", "Device", "DEVICES", "FAMILIES",
-           "check_device", "ECP5_MEMORY_DEPTH"]
+           "check_device", "ECP5_MEMORY_DEPTH", "ECP5_DISTRIBUTED_DEPTH",
+           "GOWIN_DISTRIBUTED_DEPTH"]
 
 #: The shortest buffer the ``"auto"`` rule keeps in an ECP5's block RAM (``DP16KD``):
-#: shorter ones in flip-flops, which keep a faster clock (:class:`Ecp5`).
-ECP5_MEMORY_DEPTH = 16
+#: shorter ones in LUT RAM, which keeps a faster clock in fewer logic cells
+#: (:class:`Ecp5`).
+ECP5_MEMORY_DEPTH = 64
+
+#: The shortest buffer the ``"auto"`` rule keeps in an ECP5's LUT RAM
+#: (``TRELLIS_DPR16X4``) when not in block RAM: shorter ones in flip-flops
+#: (:class:`Ecp5`).
+ECP5_DISTRIBUTED_DEPTH = 3
+
+#: The shortest buffer the ``"auto"`` rule keeps in a Gowin part's LUT RAM
+#: (``RAM16SDP4``, shadow SRAM) when not in block RAM (:class:`Gowin`).
+GOWIN_DISTRIBUTED_DEPTH = 4
 
 
 class Family:
@@ -49,6 +60,10 @@ class Family:
     #: the Gowin GW1NR-9 (block RAM 15-37 % fewer LUT4s than flip-flops at depths 4
     #: and 8, at a clock as fast or faster over seeds 1-3: docs/router.md).
     auto_memory_depth = AUTO_MEMORY_DEPTH
+    #: The shortest buffer the ``"auto"`` rule keeps in the family's LUT RAM when not in
+    #: block RAM (``RouterConfig.distributed_depth``; 0: never, the iCE40, which has no
+    #: LUT RAM: yosys builds an asynchronously read memory from flip-flops there).
+    auto_distributed_depth = 0
 
     def synth_command(self, device, top):
         """The yosys command that maps module ``top`` to ``device``'s cells, with no I/O
@@ -115,8 +130,16 @@ class Ecp5(Family):
     #: A ``DP16KD``'s clock-to-output delay at speed 6 sits on the router's critical
     #: path: the Q(4) 16-bit router on the LFE5U-85F, seeds 1-3 (docs/router.md,
     #: "Devices"), is 93-96 MHz with block RAM and 149-157 MHz with flip-flops at
-    #: depth 4, 102-108 and 134-139 MHz at depth 8; flip-flops for shorter buffers.
+    #: depth 4, 102-108 and 134-139 MHz at depth 8 (98 MHz with block RAM and 123
+    #: with LUT RAM at 16, 95 and 108 at 32, seed 1); LUT RAM for shorter buffers.
     auto_memory_depth = ECP5_MEMORY_DEPTH
+    #: LUT RAM (``TRELLIS_DPR16X4``, 16 x 4 bits) against flip-flops and block RAM:
+    #: the Q(4) 16-bit router on the LFE5U-85F (docs/router-design.md, "Which buffer
+    #: per family") takes fewer LUT4s and flip-flops in LUT RAM than in flip-flops
+    #: from 3 flits on (at 4: 977 LUT4 and 320 FF against 1,402 and 840, at the same
+    #: clock; at 2 flip-flops take fewer LUT4s) and than in block RAM up to 32 flits,
+    #: at a faster clock; at 64 block RAM takes fewer logic cells.
+    auto_distributed_depth = ECP5_DISTRIBUTED_DEPTH
 
     def pnr_args(self, device, package):
         return [device.option, "--package", package, "--speed", device.speed]
@@ -135,6 +158,11 @@ class Gowin(Family):
     nextpnr = "nextpnr-himbaechel-gowin"
     logic_cell = "LUT4"
     io_cell = "IOB"
+    #: LUT RAM (``RAM16SDP4``) where block RAM does not fit: the Q(4) 16-bit router on
+    #: the GW1NR-9 takes 1,013 LUT4 and 810 flip-flops (nextpnr, with the timing
+    #: harness) at 4 flits against 1,106 and 1,120 in flip-flops, but 1,918 LUT4
+    #: against 1,338 at 2 flits.
+    auto_distributed_depth = GOWIN_DISTRIBUTED_DEPTH
     cells_sim = ("gowin/cells_sim.v",)
     luts = ("LUT1", "LUT2", "LUT3", "LUT4")
     ff_prefix = "DFF"
@@ -192,9 +220,10 @@ class Device:
     @property
     def auto_settings(self):
         """The ``RouterConfig`` fields the ``"auto"`` buffer rule sizes for on this
-        part: ``block_ram_budget`` and ``memory_depth``."""
+        part: ``block_ram_budget``, ``memory_depth`` and ``distributed_depth``."""
         return {"block_ram_budget": self.block_rams,
-                "memory_depth": self.family.auto_memory_depth}
+                "memory_depth": self.family.auto_memory_depth,
+                "distributed_depth": self.family.auto_distributed_depth}
 
     @property
     def label(self):

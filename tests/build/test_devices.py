@@ -74,25 +74,52 @@ def test_ecp5_router_places_and_routes(cli, tmp_path):
     assert doc["fmax_mhz"] > 50
     assert doc["critical_path"]["logic_levels"] >= 1
     assert "nextpnr-ecp5" in doc["tools"]
-    # the auto rule keeps 4-flit buffers in flip-flops on ECP5
-    assert doc["buffer"] == "registers" and doc["buffer_auto"] and doc["ram"] == 0
+    # the auto rule keeps 4-flit buffers in LUT RAM on ECP5
+    assert doc["buffer"] == "distributed" and doc["buffer_auto"] and doc["ram"] == 0
+    assert doc["cells"]["TRELLIS_DPR16X4"] > 0
 
 
-def test_the_auto_rule_keeps_short_buffers_in_flip_flops_on_ecp5():
-    settings = devices.DEVICES["lfe5u-85f"].auto_settings
-    assert settings == {"block_ram_budget": 208, "memory_depth": 16}
-    storage = {depth: RouterConfig.for_topology(Hypercube(4), depth=depth,
-                                                **settings).storage
-               for depth in (2, 4, 8, 16, 32)}
-    assert storage == {2: "registers", 4: "registers", 8: "registers", 16: "memory",
-                       32: "memory"}
+def _auto_storage(device, depths, routers=1):
+    """The storage the auto rule picks on ``device`` for a Q(4) router of each of
+    ``depths`` (``routers`` of them on the device)."""
+    settings = devices.DEVICES[device].auto_settings
+    return {depth: RouterConfig.for_topology(Hypercube(4), depth=depth, routers=routers,
+                                             **settings).storage
+            for depth in depths}
+
+
+def test_the_auto_rule_keeps_buffers_of_3_to_63_flits_in_lut_ram_on_ecp5():
+    assert devices.DEVICES["lfe5u-85f"].auto_settings == {
+        "block_ram_budget": 208, "memory_depth": 64, "distributed_depth": 3}
+    assert _auto_storage("lfe5u-85f", (2, 3, 4, 32, 63, 64)) == {
+        2: "registers", 3: "distributed", 4: "distributed", 32: "distributed",
+        63: "distributed", 64: "memory"}
+
+
+def test_the_auto_rule_keeps_buffers_beyond_the_block_rams_in_lut_ram_on_ecp5():
+    # 64 routers of 10 block RAMs each (RouterConfig.block_rams): 640, over the 85F's 208
+    assert _auto_storage("lfe5u-85f", (64,), routers=64) == {64: "distributed"}
+
+
+def test_the_auto_rule_keeps_buffers_beyond_the_block_rams_in_lut_ram_on_gowin():
+    assert devices.DEVICES["gw1nr-9"].auto_settings == {
+        "block_ram_budget": 26, "memory_depth": 3, "distributed_depth": 4}
+    assert _auto_storage("gw1nr-9", (2, 3, 4)) == {
+        2: "registers", 3: "memory", 4: "memory"}
+    assert _auto_storage("gw1nr-9", (2, 3, 4), routers=16) == {
+        2: "registers", 3: "registers", 4: "distributed"}
 
 
 def test_the_auto_rule_keeps_buffers_of_3_flits_and_more_in_ice40_block_ram():
-    settings = devices.DEVICES["hx8k"].auto_settings
-    assert settings == {"block_ram_budget": 32, "memory_depth": 3}
-    assert [RouterConfig.for_topology(Hypercube(4), depth=depth, **settings).storage
-            for depth in (2, 3, 4)] == ["registers", "memory", "memory"]
+    assert devices.DEVICES["hx8k"].auto_settings == {
+        "block_ram_budget": 32, "memory_depth": 3, "distributed_depth": 0}
+    assert _auto_storage("hx8k", (2, 3, 4)) == {2: "registers", 3: "memory", 4: "memory"}
+
+
+def test_the_auto_rule_never_picks_lut_ram_on_ice40():
+    # (the iCE40 has none: an asynchronously read memory is flip-flops there)
+    assert _auto_storage("hx8k", (2, 4, 8), routers=64) == {
+        2: "registers", 4: "registers", 8: "registers"}
 
 
 @needs_family("gw1nr-9")

@@ -73,6 +73,8 @@ TOPS = {
     "router_q3": lambda n: verilog_text(_router(Hypercube(3)), n),
     "router_q4": lambda n: verilog_text(_router(Hypercube(4)), n),
     "router_q4_straps": lambda n: verilog_text(_router(Hypercube(4), None), n),
+    "router_q3_lut_ram": lambda n: verilog_text(_router(Hypercube(3), buffer="distributed"),
+                                                n),
     "router_adaptive": lambda n: verilog_text(_router(Hypercube(3), routing=Adaptive(1)), n),
     "router_broadcast": lambda n: verilog_text(
         _router(Hypercube(3), replication=Broadcast(1)), n),

@@ -50,7 +50,7 @@ def test_as_dict_names_a_given_buffer_as_given():
     ({"depth": 2.0}, TypeError, "Buffer depth must be an integer, not 2.0"),
     ({"payload_width": 0}, ValueError, "Payload width"),
     ({"buffer": "bram"}, ValueError, "Buffer must be one of 'auto', 'registers', "
-                                     "'memory', not 'bram'"),
+                                     "'memory', 'distributed', not 'bram'"),
     ({"routers": 0}, ValueError, "Number of routers"),
     ({"turns": "some"}, ValueError, "Turns must be one of 'reference', 'all'"),
     ({"vcs_per_class": 3}, ValueError, "per class must be a power of two, not 3"),

@@ -35,7 +35,7 @@ def moves(record):
             [(c, v, f["src"], f["payload"]) for c, v, f in record["local"]])
 
 
-@pytest.mark.parametrize("buffer", ["registers", "memory"])
+@pytest.mark.parametrize("buffer", ["registers", "memory", "distributed"])
 def test_a_packet_crosses_the_fabric_in_the_zero_load_latency(buffer):
     """Q(2), one flit from node 0 to node 3 offered in cycle 0 (e-cube: port 0 to node
     1, port 1 to node 3), derived from the router's pipeline: accepted at the edge
@@ -44,8 +44,8 @@ def test_a_packet_crosses_the_fabric_in_the_zero_load_latency(buffer):
     node 0 holds it in cycle 2 (the output register); node 1 buffers it at the edge
     ending cycle 2, grants it port 1 in cycle 3, its ``link_out[1]`` holds it in cycle
     4; node 3 buffers it, grants it ``local_out`` in cycle 5, which holds it in cycle
-    6: 2 cycles in the source router + 2 per hop = 6 (either buffer: both read an entry
-    in the cycle after its write)."""
+    6: 2 cycles in the source router + 2 per hop = 6 (every buffer storage reads an
+    entry in the cycle after its write)."""
     config = FabricConfig.for_topology(Hypercube(2), payload_width=8, buffer=buffer)
     record = run_packets(Fabric(config), [
         {"src": 0, "dest": 3, "flits": 1, "at": 0, "tag": 5}], 12)

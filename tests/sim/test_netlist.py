@@ -93,6 +93,18 @@ def test_memory_buffer_netlist_matches_the_rtl(tmp_path, device):
 
 @pytest.mark.slow
 @needs_verilator
+@needs_family("lfe5u-25f")
+def test_lut_ram_buffer_netlist_matches_the_rtl(tmp_path):
+    rtl, net, differences = _compare(Hypercube(1), "lfe5u-25f", tmp_path,
+                                     buffer="distributed")
+    assert rtl["buffer"] == "distributed"
+    assert differences == {}
+    # the buffers are ECP5 LUT RAM in the netlist, simulated by yosys' model
+    assert "TRELLIS_DPR16X4" in (tmp_path / "netlist.v").read_text()
+
+
+@pytest.mark.slow
+@needs_verilator
 @needs_family("hx8k")
 def test_metacube_netlist_matches_the_rtl(tmp_path):
     _, _, differences = _compare(Metacube(1, 1), "hx8k", tmp_path)

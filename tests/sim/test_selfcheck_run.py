@@ -31,6 +31,15 @@ def test_engines_agree_on_block_ram_buffers(verilator_cache):
 
 
 @needs_verilator
+def test_engines_agree_on_lut_ram_buffers(verilator_cache):
+    # the storage the auto rule picks on ECP5 (a memory read asynchronously)
+    r = both_engines(make_topology("hypercube", n=1), rate=1.0, cycles=150, warmup=20,
+                     drain=150, seed=6, packet_flits=2, buffer="distributed")
+    assert (r["buffer"], r["buffer_auto"]) == ("distributed", False)
+    assert r["ok"] and r["delivered"] > 100
+
+
+@needs_verilator
 def test_both_engines_end_the_drain_once_every_packet_arrived(verilator_cache):
     topo = make_topology("hypercube", n=2)
     r = both_engines(topo, rate=0.5, cycles=100, warmup=0, drain=5000, seed=4,
