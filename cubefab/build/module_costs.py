@@ -34,7 +34,7 @@ from ..tools.devices import check_device
 from ..tools.process import NO_DEADLINE, find_tool, run_tool
 
 
-__all__ = ["ModuleCost", "ROUTER_SOURCES", "PARTS", "DISTRIBUTED_RAMS", "hierarchy_script",
+__all__ = ["ModuleCost", "ROUTER_SOURCES", "PARTS", "hierarchy_script",
            "parse_stat", "module_costs", "part_of", "node_parts", "part_summary"]
 
 
@@ -58,12 +58,6 @@ ROUTER_SOURCES = {
 PARTS = ("buffers", "allocators", "crossbar", "output_unit", "route_units", "router_other",
          "injection_store", "injection_logic", "ejection", "reorder")
 
-#: Distributed (LUT) RAM cells by family name (counted as ``dram``, not as LUT4s).
-DISTRIBUTED_RAMS = {"ECP5": ("TRELLIS_DPR16X4",),
-                    "Gowin": ("RAM16S1", "RAM16S2", "RAM16S4", "RAM16SDP1", "RAM16SDP2",
-                              "RAM16SDP4"),
-                    "iCE40": ()}
-
 #: A router's module (its instance path ends ``router_N``).
 _ROUTER = re.compile(r"(?:^|\.)router_\d+$")
 
@@ -82,8 +76,8 @@ _RULES = (
 @dataclass(frozen=True)
 class ModuleCost:
     """Cells of one module (or a sum of modules): ``lut4`` (the family's LUT4s),
-    ``ff``, ``carry``, ``ram`` (block RAMs) and ``dram`` (distributed RAM cells:
-    :data:`DISTRIBUTED_RAMS`)."""
+    ``ff``, ``carry``, ``ram`` (block RAMs) and ``dram`` (distributed RAM cells: the
+    family's ``distributed_rams``)."""
     lut4: int = 0
     ff: int = 0
     carry: int = 0
@@ -146,14 +140,13 @@ def parse_stat(stat, family):
     if not isinstance(stat, dict):
         with open(stat) as f:
             stat = json.load(f)
-    drams = DISTRIBUTED_RAMS.get(family.name, ())
     costs = {}
     for name, module in stat["modules"].items():
         types = module.get("num_cells_by_type", {})
         counts = family.count(types)
         costs[name.lstrip("\\")] = ModuleCost(
             lut4=counts["lut4"], ff=counts["ff"], carry=counts["carry"], ram=counts["ram"],
-            dram=sum(types.get(t, 0) for t in drams))
+            dram=sum(types.get(t, 0) for t in family.distributed_rams))
     return costs
 
 

@@ -64,6 +64,8 @@ class Family:
     #: block RAM (``RouterConfig.distributed_depth``; 0: never, the iCE40, which has no
     #: LUT RAM: yosys builds an asynchronously read memory from flip-flops there).
     auto_distributed_depth = 0
+    #: The family's LUT RAM cells (none: the iCE40 has no LUT RAM).
+    distributed_rams = ()
 
     def synth_command(self, device, top):
         """The yosys command that maps module ``top`` to ``device``'s cells, with no I/O
@@ -127,6 +129,7 @@ class Ecp5(Family):
     ff_prefix = "TRELLIS_FF"
     carries = ("CCU2C",)
     block_rams = ("DP16KD", "PDPW16KD")
+    distributed_rams = ("TRELLIS_DPR16X4",)
     #: A ``DP16KD``'s clock-to-output delay at speed 6 sits on the router's critical
     #: path: the Q(4) 16-bit router on the LFE5U-85F, seeds 1-3 (docs/router.md,
     #: "Devices"), is 93-96 MHz with block RAM and 149-157 MHz with flip-flops at
@@ -169,6 +172,8 @@ class Gowin(Family):
     carries = ("ALU",)
     block_rams = ("SP", "SPX9", "SDP", "SDPB", "SDPX9B", "DP", "DPB", "DPX9B", "pROM",
                   "pROMX9")
+    distributed_rams = ("RAM16S1", "RAM16S2", "RAM16S4", "RAM16SDP1", "RAM16SDP2",
+                        "RAM16SDP4")
 
     def synth_command(self, device, top):
         return f"{self.synth} -family {device.yosys_family} -top {top} -noiopads"
