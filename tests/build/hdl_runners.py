@@ -22,7 +22,7 @@ import pytest
 from cubefab.build.vectors import simulator_missing_reason
 from cubefab.build.verilog import write_verilog
 from cubefab.hdl.ports import component_ports
-from cubefab.tools.verilator import verilator_executable
+from cubefab.tools.verilator import verilator_env, verilator_executable
 
 
 #: The simulators a generated design runs in: Icarus under both language generations
@@ -91,10 +91,7 @@ def run_verilator(workdir, sources, top):
     :mod:`cubefab.tools.verilator` set them) and run the model; its output."""
     workdir = str(workdir)
     exe = verilator_executable()
-    env = dict(os.environ)
-    root = os.path.dirname(os.path.dirname(exe))
-    if os.path.exists(os.path.join(root, "include", "verilated.h")):
-        env["VERILATOR_ROOT"] = root
+    env = verilator_env()     # its root, and this Python first on the PATH (`python`)
     _run([exe, "--binary", "--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style",
           "--top-module", top, "-O1", "--Mdir", "obj",
           "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",

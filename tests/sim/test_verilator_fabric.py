@@ -89,7 +89,10 @@ def test_a_1024_router_fabric_builds_one_node_and_delivers_everything(verilator_
     topo = make_topology("metacube", k=2, m=2)
     r = run_fabric_of(topo, engine="verilator", rate=0.2, cycles=200, warmup=50,
                       drain=400, seed=5)
-    assert r["ok"] and r["errors"] == 0 and r["drained"] and r["delivered"] > 30000
+    # the packets offered over the warm-up and the run (2-flit packets at 16-bit
+    # payloads), nearly all of them delivered
+    offered = topo.num_nodes * 0.2 / 2 * (200 + 50)
+    assert r["ok"] and r["errors"] == 0 and r["drained"] and r["delivered"] > 0.95 * offered
     check_one_node_built(topo)
 
 
