@@ -143,10 +143,7 @@ def parse_stat(stat, family):
     costs = {}
     for name, module in stat["modules"].items():
         types = module.get("num_cells_by_type", {})
-        counts = family.count(types)
-        costs[name.lstrip("\\")] = ModuleCost(
-            lut4=counts["lut4"], ff=counts["ff"], carry=counts["carry"], ram=counts["ram"],
-            dram=sum(types.get(t, 0) for t in family.distributed_rams))
+        costs[name.lstrip("\\")] = ModuleCost(**family.count(types))
     return costs
 
 

@@ -63,6 +63,10 @@ def count_cells(netlist, top, family=FAMILIES["ice40"]):
     return {**family.count(types), "cells": dict(sorted(types.items()))}
 
 
+#: The counts of :meth:`~cubefab.tools.devices.Family.count`.
+CELL_KEYS = ("lut4", "ff", "carry", "ram", "dram")
+
+
 _MAX_FREQ = re.compile(r"Max frequency for clock\s+'([^']*)':\s*([0-9.]+)\s*MHz")
 _UTIL = re.compile(r"^Info:\s+(\w+):\s+(\d+)/\s*(\d+)", re.MULTILINE)
 
@@ -130,8 +134,8 @@ def parse_nextpnr_report(report):
 class ImplementationReport:
     """Resources and timing of one design implemented on an FPGA device.
 
-    ``lut4``, ``ff``, ``carry`` and ``ram`` count the synthesised netlist of
-    ``module`` (the top or a kept submodule; ``total_cells`` counts the whole);
+    ``lut4``, ``ff``, ``carry``, ``ram`` (block RAMs) and ``dram`` (LUT RAM cells)
+    count the synthesised netlist of ``module`` (the top or a kept submodule; ``total_cells`` counts the whole);
     ``logic_cells`` (of ``logic_cells_available``) and ``io`` are nextpnr's
     placement; ``fmax_mhz`` is the lowest achieved frequency over the clocks (None
     for a design without registers or when place and route was not run);
@@ -146,6 +150,7 @@ class ImplementationReport:
     ff: int
     carry: int
     ram: int
+    dram: int = 0
     cells: dict = field(default_factory=dict)
     module: str = ""
     total_cells: dict = field(default_factory=dict)
@@ -229,12 +234,6 @@ def place_and_route(top, device, workdir, package=None, freq_mhz=None, seed=1,
     return result
 
 
-def _fits(cells, part):
-    """False when the netlist counts ``cells`` need more than ``part`` has."""
-    return (cells["lut4"] <= part.luts and cells["ff"] <= part.ffs
-            and cells["ram"] <= part.block_rams)
-
-
 def _routed(report, routed, family):
     """Fill ``report`` from the place-and-route result ``routed``."""
     report.fits = True
@@ -257,12 +256,12 @@ def _synthesize(verilog, top, part, workdir, keep, deadline, stages):
                                    deadline=deadline)
         if keep:
             cells = count_cells(os.path.join(workdir, f"{top}.json"), keep[0], part.family)
-            total = {key: total[key] + cells[key] for key in ("lut4", "ff", "carry", "ram")}
+            total = {key: total[key] + cells[key] for key in CELL_KEYS}
         else:
             cells = total
-            total = {key: cells[key] for key in ("lut4", "ff", "carry", "ram")}
+            total = {key: cells[key] for key in CELL_KEYS}
         if stages is not None and "pnr" in stages.stages:
-            if _fits(total, part):
+            if part.fits(total):
                 run_time.expect_pnr(stages, total, part.name)
             else:
                 stages.skip("pnr")
@@ -321,7 +320,7 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
                                   module=keep[0] if keep else top, total_cells=total,
                                   workdir=workdir, family=family.name,
                                   block_ram_budget=part.block_rams)
-    if pnr and not _fits(total, part):
+    if pnr and not part.fits(total):
         pnr = False
         report.fits = False
         report.logic_cells_available = part.luts

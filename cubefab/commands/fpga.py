@@ -107,9 +107,9 @@ def implementation_table(rows):
         if r.fits is False:
             lc = f"does not fit ({r.logic_cells_available})"
         fmax = "-" if r.fmax_mhz is None else f"{r.fmax_mhz:.1f}"
-        lines.append([label, r.lut4, r.ff, r.carry, r.ram, lc, fmax])
-    return format_table(["design", "LUT4", "FF", "carry", "RAM", "LCs (with harness)",
-                         "Fmax MHz"], lines)
+        lines.append([label, r.lut4, r.ff, r.carry, r.ram, r.dram, lc, fmax])
+    return format_table(["design", "LUT4", "FF", "carry", "RAM", "LUT RAM",
+                         "LCs (with harness)", "Fmax MHz"], lines)
 
 
 def parts_table(summary):

@@ -66,6 +66,11 @@ class Family:
     auto_distributed_depth = 0
     #: The family's LUT RAM cells (none: the iCE40 has no LUT RAM).
     distributed_rams = ()
+    #: LUT4 sites a LUT RAM cell takes when placed (what the fit check counts for it
+    #: beside the netlist's LUT4s).
+    lut_ram_luts = 0
+    #: LUT4s of a part per LUT RAM cell it can hold (0: none).
+    luts_per_lut_ram = 0
 
     def synth_command(self, device, top):
         """The yosys command that maps module ``top`` to ``device``'s cells, with no I/O
@@ -88,12 +93,13 @@ class Family:
         return {}
 
     def count(self, types):
-        """``lut4``, ``ff``, ``carry`` and ``ram`` of the cell counts ``types``
-        (cell type -> count)."""
+        """``lut4``, ``ff``, ``carry``, ``ram`` (block RAMs) and ``dram`` (LUT RAM
+        cells) of the cell counts ``types`` (cell type -> count)."""
         return {"lut4": sum(types.get(t, 0) for t in self.luts),
                 "ff": sum(n for t, n in types.items() if t.startswith(self.ff_prefix)),
                 "carry": sum(types.get(t, 0) for t in self.carries),
-                "ram": sum(n for t, n in types.items() if t in self.block_rams)}
+                "ram": sum(n for t, n in types.items() if t in self.block_rams),
+                "dram": sum(types.get(t, 0) for t in self.distributed_rams)}
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -130,6 +136,12 @@ class Ecp5(Family):
     carries = ("CCU2C",)
     block_rams = ("DP16KD", "PDPW16KD")
     distributed_rams = ("TRELLIS_DPR16X4",)
+    #: A ``TRELLIS_DPR16X4`` fills slices 0 and 1 of a PFU and its write port slice
+    #: 2: nextpnr-ecp5 counts 6 ``TRELLIS_COMB`` for it (the Q(4) 16-bit router on
+    #: the LFE5U-85F: 1,238 for 1,027 LUT4 and 35 LUT RAMs), and one
+    #: ``TRELLIS_RAMW`` of a PFU's (8 LUT4s: 10,455 on the 85F).
+    lut_ram_luts = 6
+    luts_per_lut_ram = 8
     #: A ``DP16KD``'s clock-to-output delay at speed 6 sits on the router's critical
     #: path: the Q(4) 16-bit router on the LFE5U-85F, seeds 1-3 (docs/router.md,
     #: "Devices"), is 93-96 MHz with block RAM and 149-157 MHz with flip-flops at
@@ -174,6 +186,12 @@ class Gowin(Family):
                   "pROMX9")
     distributed_rams = ("RAM16S1", "RAM16S2", "RAM16S4", "RAM16SDP1", "RAM16SDP2",
                         "RAM16SDP4")
+    #: nextpnr-himbaechel places a ``RAM16SDP4`` in a CFU of its own and counts about
+    #: 10 LUT4s for it (the Q(4) 16-bit router on the GW1NR-9: 1,013 LUT4 for 653 in
+    #: the netlist and 35 LUT RAMs; Q(2) on the GW2A-18: 569 for 387 and 18), and
+    #: one site per 32 LUT4s (270 on the GW1NR-9, 648 on the GW2A-18).
+    lut_ram_luts = 10
+    luts_per_lut_ram = 32
 
     def synth_command(self, device, top):
         return f"{self.synth} -family {device.yosys_family} -top {top} -noiopads"
@@ -221,6 +239,21 @@ class Device:
     speed: str = ""
     yosys_family: str = ""
     pins: tuple = ()
+
+    @property
+    def lut_rams(self):
+        """int: LUT RAM cells the part holds (0 on the iCE40)."""
+        per = self.family.luts_per_lut_ram
+        return self.luts // per if per else 0
+
+    def fits(self, cells):
+        """Whether a netlist of ``cells`` (:meth:`Family.count`) fits the part: its
+        LUT4s and the LUT4 sites of its LUT RAMs, its flip-flops, block RAMs and LUT
+        RAMs no more than the part has."""
+        dram = cells.get("dram", 0)
+        return (cells["lut4"] + dram * self.family.lut_ram_luts <= self.luts
+                and cells["ff"] <= self.ffs and cells["ram"] <= self.block_rams
+                and dram <= self.lut_rams)
 
     @property
     def auto_settings(self):

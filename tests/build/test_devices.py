@@ -15,13 +15,45 @@ from tests.helpers import needs_family
 def test_every_family_counts_its_own_cells():
     samples = {
         "ice40": {"SB_LUT4": 3, "SB_DFFER": 2, "SB_DFF": 1, "SB_CARRY": 4, "SB_RAM40_4K": 1},
-        "ecp5": {"LUT4": 3, "TRELLIS_FF": 3, "CCU2C": 4, "DP16KD": 1, "PFUMX": 7},
+        "ecp5": {"LUT4": 3, "TRELLIS_FF": 3, "CCU2C": 4, "DP16KD": 1, "PFUMX": 7,
+                 "TRELLIS_DPR16X4": 2},
         "gowin": {"LUT4": 1, "LUT3": 1, "LUT1": 1, "DFFE": 2, "DFFR": 1, "ALU": 4,
-                  "SDPB": 1, "MUX2_LUT5": 7, "IBUF": 9},
+                  "SDPB": 1, "MUX2_LUT5": 7, "IBUF": 9, "RAM16SDP4": 2},
     }
     for name, types in samples.items():
         counts = devices.FAMILIES[name].count(types)
-        assert counts == {"lut4": 3, "ff": 3, "carry": 4, "ram": 1}, name
+        assert counts == {"lut4": 3, "ff": 3, "carry": 4, "ram": 1,
+                          "dram": 0 if name == "ice40" else 2}, name
+
+
+def _cells(lut4=0, ff=0, ram=0, dram=0):
+    return {"lut4": lut4, "ff": ff, "carry": 0, "ram": ram, "dram": dram}
+
+
+@pytest.mark.parametrize("device", ["lfe5u-25f", "gw1nr-9"])
+def test_the_fit_check_counts_the_lut_sites_of_lut_ram(device):
+    part = devices.DEVICES[device]
+    rams = 10
+    spare = part.luts - rams * part.family.lut_ram_luts
+    assert part.fits(_cells(lut4=spare, dram=rams))
+    assert not part.fits(_cells(lut4=spare + 1, dram=rams))
+
+
+def test_the_fit_check_counts_lut_ram_sites():
+    part = devices.DEVICES["lfe5u-85f"]
+    assert part.lut_rams == 10455     # nextpnr-ecp5's TRELLIS_RAMW sites
+    assert devices.DEVICES["gw1nr-9"].lut_rams == 270
+    assert devices.DEVICES["gw2a-18"].lut_rams == 648
+    assert devices.DEVICES["hx8k"].lut_rams == 0
+    assert part.fits(_cells(dram=part.lut_rams))
+    assert not part.fits(_cells(dram=part.lut_rams + 1))
+
+
+def test_the_fit_check_counts_block_rams_and_flip_flops():
+    part = devices.DEVICES["hx8k"]
+    assert part.fits(_cells(lut4=part.luts, ff=part.ffs, ram=part.block_rams))
+    assert not part.fits(_cells(ram=part.block_rams + 1))
+    assert not part.fits(_cells(ff=part.ffs + 1))
 
 
 def test_count_cells_takes_the_family():
@@ -51,7 +83,7 @@ def test_devices_name_their_parts():
 #: The keys of ``synth router --json`` on every family.
 REPORT_KEYS = {"topology", "node", "vcs", "adaptive_vcs", "depth", "payload_width",
                "flit_width", "buffer", "buffer_auto", "turns", "ports", "design", "top",
-               "device", "package", "lut4", "ff", "carry", "ram", "cells", "module",
+               "device", "package", "lut4", "ff", "carry", "ram", "dram", "cells", "module",
                "total_cells", "logic_cells", "logic_cells_available", "io", "fmax_mhz",
                "fmax_by_clock", "critical_path", "fits", "seconds", "workdir", "family",
                "block_ram_budget", "tools", "method", "router", "stages"}

@@ -5,9 +5,10 @@ import random
 import pytest
 from amaranth.lib import data
 
-from cubefab.hdl.config import FabricConfig, RouterConfig
+from cubefab.hdl.config import FabricConfig, RouterConfig, block_rams_per_buffer
 from cubefab.hdl.endpoint import (EndpointEject, EndpointFabric, EndpointInject,
                                   MessageFormat, ReorderBuffer)
+from cubefab.hdl.endpoint.fabric import endpoint_block_rams
 from cubefab.hdl.modes import Adaptive, Waypoints
 from cubefab.topology import DLH, Hypercube
 from tests.helpers import refused, run_clocked
@@ -272,3 +273,36 @@ def test_drop_counter_stops_at_its_largest_value():
                                         [0], messages, cycles=40, rng=random.Random(1),
                                         dropped=[inject.dropped])
     assert received[0] == [(0, [6])] and counts == {0: 1}
+
+
+def _auto_fabric(n, data_width, budget, window=1, **settings):
+    router = RouterConfig.for_topology(Hypercube(n), block_ram_budget=budget,
+                                       memory_depth=4, **settings)
+    return EndpointFabric(FabricConfig(router), data_width, 16, window=window)
+
+
+def test_auto_buffers_leave_the_endpoints_their_block_rams():
+    fabric = _auto_fabric(2, 32, budget=32)
+    per_node = endpoint_block_rams(fabric.fmt)
+    assert per_node == 3          # the 32-bit message store: 3 SB_RAM40_4K
+    assert fabric.config.router.block_ram_budget == 32 - 4 * per_node
+    # the routers' 4 x 6 block RAMs and the endpoints' 12 need 36 of the 32
+    assert fabric.config.router.storage == "registers"
+    assert _auto_fabric(2, 32, budget=36).config.router.storage == "memory"
+
+
+def test_buffers_chosen_by_hand_stay_as_chosen():
+    fabric = _auto_fabric(2, 32, budget=32, buffer="memory")
+    assert fabric.config.router.storage == "memory"
+    assert fabric.config.router.block_ram_budget == 32
+
+
+def test_a_reorder_buffer_counts_its_slots():
+    router = RouterConfig.for_topology(Hypercube(2), routing=Adaptive(1))
+    fmt = MessageFormat(router, 16, 16, window=2)
+    # a slot of the longest packet, rounded up to a power of two, per source and number
+    slots = 4 * 2 * (1 << (fmt.flits(16) - 1).bit_length())
+    assert ReorderBuffer.block_rams(fmt) == block_rams_per_buffer(fmt.layout.size, slots)
+    assert ReorderBuffer.block_rams(MessageFormat(router, 16, 16)) == 0
+    assert endpoint_block_rams(fmt) == (EndpointInject.store_block_rams(fmt)
+                                        + ReorderBuffer.block_rams(fmt))

@@ -1,5 +1,7 @@
 """A fabric with an AXI4-Stream endpoint at every node."""
 
+import dataclasses
+
 from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
@@ -9,9 +11,32 @@ from ..fabric import Fabric
 from .eject import EndpointEject
 from .inject import EndpointInject
 from .message import MessageFormat, axis_in_layout, axis_out_layout
+from .reorder import ReorderBuffer
 
 
-__all__ = ["EndpointFabric"]
+__all__ = ["EndpointFabric", "endpoint_block_rams", "routers_budget"]
+
+
+def endpoint_block_rams(fmt):
+    """int: ``SB_RAM40_4K`` block RAMs of one node's endpoints of ``fmt``: the
+    injection side's message store and (a window over 1) the ejection side's reorder
+    buffer."""
+    return EndpointInject.store_block_rams(fmt) + ReorderBuffer.block_rams(fmt)
+
+
+def routers_budget(config, fmt):
+    """``config`` (a :class:`FabricConfig`) with its routers' ``block_ram_budget``
+    less the block RAMs of an endpoint of ``fmt`` at every node
+    (:func:`endpoint_block_rams`), so that the ``"auto"`` buffer rule keeps the
+    routers' buffers in block RAM only when routers and endpoints fit together;
+    ``config`` itself when the buffers were chosen by hand."""
+    router = config.router
+    if not router.buffer_auto:
+        return config
+    left = max(0, router.block_ram_budget
+               - config.topology.num_nodes * endpoint_block_rams(fmt))
+    return dataclasses.replace(
+        config, router=dataclasses.replace(router, block_ram_budget=left))
 
 
 class EndpointFabric(wiring.Component):
@@ -24,7 +49,9 @@ class EndpointFabric(wiring.Component):
     config : FabricConfig
         The fabric (deterministic or adaptive routing: see :class:`MessageFormat`;
         with adaptive routing each node's ejection side passes acknowledgements to
-        its injection side).
+        its injection side). Routers whose buffers the ``"auto"`` rule chooses keep
+        them in block RAM only when the endpoints leave enough
+        (:func:`routers_budget`).
     data_width : int
         ``tdata`` bits (8 to 512, whole bytes).
     max_beats : int
@@ -48,8 +75,11 @@ class EndpointFabric(wiring.Component):
     def __init__(self, config, data_width, max_beats, *, counter_width=16, window=1):
         if not isinstance(config, FabricConfig):
             raise TypeError(f"Fabric configuration must be a FabricConfig, not {config!r}")
+        config = routers_budget(config, MessageFormat(config.router, data_width, max_beats,
+                                                      window=window))
         #: MessageFormat: the messages' packets
         self.fmt = MessageFormat(config.router, data_width, max_beats, window=window)
+        #: FabricConfig: the fabric's (:func:`routers_budget` of the one given)
         self.config = config
         self.topology = config.topology
         self.fabric = Fabric(config)

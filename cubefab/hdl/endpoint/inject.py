@@ -8,6 +8,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ...topology.base import check_int
+from ..config import block_rams_per_buffer
 from ..fifo import MemoryFIFO, RegisterFIFO
 from .message import MessageFormat, axis_in_layout
 
@@ -71,12 +72,13 @@ class EndpointInject(wiring.Component):
         self.fmt = fmt
         self.node = None if node is None else fmt.config.topology.check_node(node, "node")
         self.counter_width = check_int("Counter width", counter_width, 1, 64)
+        entry_words, buffer_entries = _store_shape(fmt)
         #: int: beats per buffer entry: the fewest that fill a body flit (a flit's
         #: worth of data is read in a cycle)
-        self.entry_words = max(1, math.ceil(fmt.body_bits / fmt.data_width))
+        self.entry_words = entry_words
         #: int: buffer entries: a whole message and the overflowing beat, twice (a
         #: message is taken while the one before it is sent)
-        self.buffer_entries = 2 * math.ceil((fmt.max_beats + 1) / self.entry_words)
+        self.buffer_entries = buffer_entries
         #: int: beats the buffer holds
         self.buffer_beats = self.buffer_entries * self.entry_words
         members = {
@@ -91,6 +93,14 @@ class EndpointInject(wiring.Component):
             members["acked"] = In(stream.Signature(fmt.address_bits, always_ready=True))
             members["owed"] = In(stream.Signature(fmt.address_bits, always_ready=True))
         super().__init__(members)
+
+    @staticmethod
+    def store_block_rams(fmt):
+        """int: ``SB_RAM40_4K`` block RAMs of the message store of an endpoint of
+        ``fmt`` (:func:`~cubefab.hdl.config.block_rams_per_buffer`: entries of
+        :attr:`entry_words` beats and a ``last`` bit, :attr:`buffer_entries` of them)."""
+        entry_words, entries = _store_shape(fmt)
+        return block_rams_per_buffer(entry_words * fmt.data_width + 1, entries)
 
     def elaborate(self, platform):
         m = Module()
@@ -358,3 +368,10 @@ class EndpointInject(wiring.Component):
             m.d.comb += [body.tail.eq(tail), body.dest.eq(dest), body.src.eq(self._address),
                          body.payload.eq(body_data[:fmt.body_bits])]
         return Mux(first, head.as_value(), body.as_value())
+
+
+def _store_shape(fmt):
+    """``(entry_words, buffer_entries)`` of the message store of an endpoint of
+    ``fmt`` (:class:`EndpointInject`)."""
+    entry_words = max(1, math.ceil(fmt.body_bits / fmt.data_width))
+    return entry_words, 2 * math.ceil((fmt.max_beats + 1) / entry_words)

@@ -5,6 +5,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from ..config import block_rams_per_buffer
 from .message import MessageFormat
 
 
@@ -50,16 +51,26 @@ class ReorderBuffer(wiring.Component):
         if fmt.window < 2:
             raise ValueError(f"Reorder buffer needs a window over 1, not {fmt.window}")
         self.fmt = fmt
+        index_bits, depth = _slots_shape(fmt)
         #: int: address bits of a flit within its slot
-        self.index_bits = (fmt.flits(fmt.max_beats) - 1).bit_length()
+        self.index_bits = index_bits
         #: int: memory entries: a slot of ``2 ** index_bits`` flits per source address
         #: and number
-        self.depth = 1 << (self.index_bits + fmt.seq_width + fmt.address_bits)
+        self.depth = depth
         super().__init__({
             "network": In(stream.Signature(fmt.layout)),
             "flits": Out(stream.Signature(fmt.layout)),
             "acked": Out(stream.Signature(fmt.address_bits, always_ready=True)),
         })
+
+    @staticmethod
+    def block_rams(fmt):
+        """int: ``SB_RAM40_4K`` block RAMs of the slots of a reorder buffer of ``fmt``
+        (:func:`~cubefab.hdl.config.block_rams_per_buffer`; 0 with a window of 1,
+        which needs no reorder buffer)."""
+        if fmt.window < 2:
+            return 0
+        return block_rams_per_buffer(fmt.layout.size, _slots_shape(fmt)[1])
 
     def _slot(self, index, seq, src):
         """The memory address of flit ``index`` of slot (``src``, ``seq``)."""
@@ -160,3 +171,9 @@ class ReorderBuffer(wiring.Component):
             m.d.sync += index.eq(index + 1)
         with m.If(taken & flit.tail):
             m.d.sync += [draining.eq(0), held.eq(0)]
+
+
+def _slots_shape(fmt):
+    """``(index_bits, depth)`` of the slots of a :class:`ReorderBuffer` of ``fmt``."""
+    index_bits = (fmt.flits(fmt.max_beats) - 1).bit_length()
+    return index_bits, 1 << (index_bits + fmt.seq_width + fmt.address_bits)
