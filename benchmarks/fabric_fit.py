@@ -91,9 +91,7 @@ def _say(text):
 
 def _over(total, device):
     """What the synthesised cells ``total`` need more of than ``device`` has."""
-    part = DEVICES[device]
-    return [what for what, have in (("lut4", part.luts), ("ff", part.ffs),
-                                    ("ram", part.block_rams)) if total[what] > have]
+    return DEVICES[device].shortfall(total)
 
 
 def _extrapolated(smaller, nodes, device):

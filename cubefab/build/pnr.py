@@ -301,8 +301,10 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
     -------
     ImplementationReport
         ``logic_cells`` are the family's nextpnr logic cells (iCE40 ``ICESTORM_LC``,
-        ECP5 ``TRELLIS_COMB``, Gowin ``LUT4``); a design whose LUT4s, flip-flops or
-        block RAMs outnumber the device's is not placed (``fits`` False).
+        ECP5 ``TRELLIS_COMB``, Gowin ``LUT4``); a design that does not fit the device
+        by its netlist (:meth:`~cubefab.tools.devices.Device.fits`: LUT4s and the LUT
+        sites of LUT RAMs, flip-flops, block and LUT RAMs) is not placed (``fits``
+        False).
     """
     part = check_device(device)
     family = part.family

@@ -244,8 +244,9 @@ _OPTIONS = (
                       "on FPGAs), distributed (LUT RAM on ECP5 and Gowin FPGAs; all "
                       "three the same timing) or auto (default): memory when buffers "
                       "hold at least {memory_depth} flits ({ecp5_depth} on ECP5 "
-                      "devices) and the design's block RAMs fit the device's (synth: "
-                      "--device; otherwise the HX8K's {block_rams}), else distributed "
+                      "devices) and the design's block RAMs (its routers' and endpoints') fit "
+                      "the device's (synth: --device; otherwise the HX8K's "
+                      "{block_rams}), else distributed "
                       "on ECP5 and Gowin devices from {ecp5_distributed} and "
                       "{gowin_distributed} flits on, registers otherwise"),
     RouterOption("routers", "Number of routers", None, minimum=1, default=1,

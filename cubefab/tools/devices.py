@@ -246,14 +246,20 @@ class Device:
         per = self.family.luts_per_lut_ram
         return self.luts // per if per else 0
 
-    def fits(self, cells):
-        """Whether a netlist of ``cells`` (:meth:`Family.count`) fits the part: its
-        LUT4s and the LUT4 sites of its LUT RAMs, its flip-flops, block RAMs and LUT
-        RAMs no more than the part has."""
+    def shortfall(self, cells):
+        """What a netlist of ``cells`` (:meth:`Family.count`) needs more of than the
+        part has: a list of ``"lut4"`` (its LUT4s and the LUT4 sites of its LUT RAMs),
+        ``"ff"``, ``"ram"`` (block RAMs) and ``"dram"`` (LUT RAMs); empty when it
+        fits."""
         dram = cells.get("dram", 0)
-        return (cells["lut4"] + dram * self.family.lut_ram_luts <= self.luts
-                and cells["ff"] <= self.ffs and cells["ram"] <= self.block_rams
-                and dram <= self.lut_rams)
+        needs = {"lut4": (cells["lut4"] + dram * self.family.lut_ram_luts, self.luts),
+                 "ff": (cells["ff"], self.ffs), "ram": (cells["ram"], self.block_rams),
+                 "dram": (dram, self.lut_rams)}
+        return [what for what, (used, have) in needs.items() if used > have]
+
+    def fits(self, cells):
+        """Whether a netlist of ``cells`` fits the part (:meth:`shortfall`)."""
+        return not self.shortfall(cells)
 
     @property
     def auto_settings(self):

@@ -190,3 +190,10 @@ def test_route_unit_synthesises_on_each_family(cli, tmp_path, device):
 def test_synth_rejects_unknown_device(cli):
     r = cli("synth", "route", "hypercube", "-n", 2, "--node", 0, "--device", "ecp5")
     assert r.status == 2 and "--device" in r.err
+
+
+def test_the_fit_check_names_what_runs_short():
+    part = devices.DEVICES["lfe5u-25f"]
+    assert part.shortfall(_cells(lut4=part.luts, dram=1)) == ["lut4"]
+    assert part.shortfall(_cells(ram=part.block_rams + 1, ff=part.ffs + 1)) == ["ff", "ram"]
+    assert part.shortfall(_cells()) == []
