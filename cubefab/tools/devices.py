@@ -69,6 +69,8 @@ class Family:
     #: LUT4 sites a LUT RAM cell takes when placed (what the fit check counts for it
     #: beside the netlist's LUT4s).
     lut_ram_luts = 0
+    #: LUT4 sites a carry cell takes when placed (0: it shares a logic cell with a LUT).
+    carry_luts = 0
     #: LUT4s of a part per LUT RAM cell it can hold (0: none).
     luts_per_lut_ram = 0
 
@@ -142,6 +144,11 @@ class Ecp5(Family):
     #: ``TRELLIS_RAMW`` of a PFU's (8 LUT4s: 10,455 on the 85F).
     lut_ram_luts = 6
     luts_per_lut_ram = 8
+    #: A ``CCU2C`` is a slice of two LUT4s and their carry logic: nextpnr-ecp5 counts
+    #: its netlist's LUT4s, twice its ``CCU2C`` and 6 per LUT RAM within 2 % (the Q(3)
+    #: AXI4-Stream fabrics on the LFE5U-25F: 12,532 of 12,726 and 19,247 of 19,569
+    #: ``TRELLIS_COMB``).
+    carry_luts = 2
     #: A ``DP16KD``'s clock-to-output delay at speed 6 sits on the router's critical
     #: path: the Q(4) 16-bit router on the LFE5U-85F, seeds 1-3 (docs/router.md,
     #: "Devices"), is 93-96 MHz with block RAM and 149-157 MHz with flip-flops at
@@ -248,11 +255,14 @@ class Device:
 
     def shortfall(self, cells):
         """What a netlist of ``cells`` (:meth:`Family.count`) needs more of than the
-        part has: a list of ``"lut4"`` (its LUT4s and the LUT4 sites of its LUT RAMs),
+        part has: a list of ``"lut4"`` (its LUT4s and the LUT4 sites of its carry cells
+        and LUT RAMs: :attr:`Family.carry_luts`, :attr:`Family.lut_ram_luts`),
         ``"ff"``, ``"ram"`` (block RAMs) and ``"dram"`` (LUT RAMs); empty when it
         fits."""
         dram = cells.get("dram", 0)
-        needs = {"lut4": (cells["lut4"] + dram * self.family.lut_ram_luts, self.luts),
+        sites = (cells["lut4"] + cells.get("carry", 0) * self.family.carry_luts
+                 + dram * self.family.lut_ram_luts)
+        needs = {"lut4": (sites, self.luts),
                  "ff": (cells["ff"], self.ffs), "ram": (cells["ram"], self.block_rams),
                  "dram": (dram, self.lut_rams)}
         return [what for what, (used, have) in needs.items() if used > have]

@@ -26,8 +26,8 @@ def test_every_family_counts_its_own_cells():
                           "dram": 0 if name == "ice40" else 2}, name
 
 
-def _cells(lut4=0, ff=0, ram=0, dram=0):
-    return {"lut4": lut4, "ff": ff, "carry": 0, "ram": ram, "dram": dram}
+def _cells(lut4=0, ff=0, ram=0, dram=0, carry=0):
+    return {"lut4": lut4, "ff": ff, "carry": carry, "ram": ram, "dram": dram}
 
 
 @pytest.mark.parametrize("device", ["lfe5u-25f", "gw1nr-9"])
@@ -197,3 +197,11 @@ def test_the_fit_check_names_what_runs_short():
     assert part.shortfall(_cells(lut4=part.luts, dram=1)) == ["lut4"]
     assert part.shortfall(_cells(ram=part.block_rams + 1, ff=part.ffs + 1)) == ["ff", "ram"]
     assert part.shortfall(_cells()) == []
+
+
+def test_the_fit_check_counts_an_ecp5_carry_as_two_lut_sites():
+    part = devices.DEVICES["lfe5u-25f"]
+    assert part.fits(_cells(lut4=part.luts - 20, carry=10))
+    assert not part.fits(_cells(lut4=part.luts - 19, carry=10))
+    hx8k = devices.DEVICES["hx8k"]      # an SB_CARRY shares its logic cell's LUT
+    assert hx8k.fits(_cells(lut4=hx8k.luts, carry=10))
