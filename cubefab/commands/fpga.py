@@ -26,7 +26,7 @@ from ..hdl.flit import DEFAULT_HEADER
 from ..hdl.options import ALL_PORT, BUFFERED
 from ..build.harness import TimingHarness
 from ..build.module_costs import PARTS, module_costs, part_summary
-from ..progress import Stages, working
+from ..progress import Stages
 from .router_targets import (router_target_options, interface_fabric_options, build_router,
                              build_fabric, build_endpoint_fabric, buffer_words)
 from .limits import MAX_SEED
@@ -129,8 +129,7 @@ def _by_part(args, component, workdir, limit):
     """The cost of each part of ``component``'s nodes (``--by-part``): its
     :func:`~cubefab.build.module_costs.part_summary` and the text that shows it."""
     family = DEVICES[args.device].family
-    with working(f"yosys {family.synth} -noflatten of each part"):
-        costs = module_costs(component, args.device, os.path.join(workdir, "parts"), limit)
+    costs = module_costs(component, args.device, os.path.join(workdir, "parts"), limit)
     summary = part_summary(costs)
     return summary, (f"cost of a node by part, mean (largest) over the nodes, yosys "
                      f"{family.synth} -noflatten (log: "
@@ -147,8 +146,10 @@ def report_implementation(args, what, component, default_workdir, extra=None,
     With ``--by-part`` (fabrics) the cost of each part of a node too (``parts``)."""
     workdir = claim_workdir(args, default_workdir)
     limit = deadline(args)
+    by_part = getattr(args, "by_part", False)
     stages = Stages(f"the {what} on {args.device}",
-                    implementation_stages(args.device, seconds, pnr=not args.no_pnr))
+                    implementation_stages(args.device, seconds, pnr=not args.no_pnr,
+                                          parts=by_part))
     with tool_errors(args):
         # with source locations: nextpnr's critical path then names the Python lines
         with stages.stage("verilog"):
@@ -157,8 +158,10 @@ def report_implementation(args, what, component, default_workdir, extra=None,
         report = implement(text, "top", args.device, workdir, seed=args.seed,
                            pnr=not args.no_pnr, submodule="dut", deadline=limit,
                            stages=stages)
-        parts = (_by_part(args, component, workdir, limit)
-                 if getattr(args, "by_part", False) else None)
+        parts = None
+        if by_part:
+            with stages.stage("parts"):
+                parts = _by_part(args, component, workdir, limit)
     family = DEVICES[args.device].family
     document = dict(extra or {}, design=what, **report.as_dict(), stages=stages.summary(),
                     tools=f"yosys {family.synth} + {family.nextpnr} --timing-allow-fail",

@@ -119,3 +119,7 @@ def test_synth_fabric_by_part_reports_each_part_of_a_node(cli, tmp_path):
         assert parts[part]["max"]["lut4"] > 0, part
     assert parts["node"]["mean"]["lut4"] >= parts["buffers"]["mean"]["lut4"]
     assert (tmp_path / "parts" / "hierarchy.log").exists()
+    # the hierarchical synthesis is a stage of its own, with its estimate
+    stage = r.json()["stages"]["parts"]
+    assert stage["seconds"] > 0 and stage["estimate"] > 0
+    assert "-noflatten of each part" in r.err

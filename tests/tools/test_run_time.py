@@ -49,3 +49,14 @@ def test_every_estimate_is_within_twice_the_measured_seconds(saved):
 @pytest.mark.parametrize("load, cores, factor", [(6.0, 2, 3.0), (1.0, 2, 1.0), (0.2, 8, 1.0)])
 def test_a_busy_machine_lengthens_the_estimates_by_its_load_per_core(load, cores, factor):
     assert run_time.load_factor(load, cores) == factor
+
+
+def test_the_hierarchical_synthesis_is_estimated_from_the_flattened_one(monkeypatch):
+    from cubefab.progress import Stages
+    monkeypatch.setattr(run_time, "load_factor", lambda: 1.0)
+    stages = Stages("a design", run_time.implementation_stages("lfe5u-25f", 1.0,
+                                                               parts=True))
+    run_time.expect_synthesis(stages, 2_000_000, "lfe5u-25f")
+    synthesis, parts = stages.stages["synthesis"], stages.stages["parts"]
+    assert parts.estimate == pytest.approx(run_time.PARTS_SYNTHESIS * synthesis.estimate)
+    assert "parts" not in run_time.implementation_stages("lfe5u-25f", 1.0)
