@@ -27,7 +27,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..topology.base import check_int
 from ..tools.devices import DEVICES, Ice40, Ecp5, Gowin
-from ..tools.process import TOOLS, NO_DEADLINE, run_process
+from ..tools.process import TOOLS, NO_DEADLINE, run_process, says_it_does_not_fit
 from .pnr import (find_tool, parse_nextpnr_report, parse_nextpnr_log, count_cells,
                   DoesNotFit, ToolFailed)
 from ..progress import in_stage
@@ -365,8 +365,7 @@ def _failure(board, name, out_dir, build_dir, output):
     errors = [line[len("ERROR:"):].strip() for line in text.splitlines()
               if line.startswith("ERROR:")]
     reason = errors[0] if errors else "\n".join(text.splitlines()[-10:])
-    cls = DoesNotFit if "no BELs remaining" in reason or \
-        "Failed to expand region" in reason else ToolFailed
+    cls = DoesNotFit if says_it_does_not_fit(reason) else ToolFailed
     what = "does not fit the device" if cls is DoesNotFit else "build failed"
     return cls(f"{board.name}: {what}: {reason} (logs {name}.rpt, {name}.tim in "
                f"{out_dir})")

@@ -164,7 +164,8 @@ def report_implementation(args, what, component, default_workdir, extra=None,
                 parts = _by_part(args, component, workdir, limit)
     family = DEVICES[args.device].family
     document = dict(extra or {}, design=what, **report.as_dict(), stages=stages.summary(),
-                    tools=f"yosys {family.synth} + {family.nextpnr} --timing-allow-fail",
+                    tools=f"yosys {family.synth}{family.synth_options} + {family.nextpnr} "
+                          f"--timing-allow-fail",
                     method="design between registers (TimingHarness); cell counts are "
                            "the design's own, logic cells include the harness")
     if parts is not None:

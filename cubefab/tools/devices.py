@@ -74,16 +74,19 @@ class Family:
     #: LUT4s of a part per LUT RAM cell it can hold (0: none).
     luts_per_lut_ram = 0
 
+    #: Options of :attr:`synth` beyond the top module's name (a leading space).
+    synth_options = ""
+
     def synth_command(self, device, top):
         """The yosys command that maps module ``top`` to ``device``'s cells, with no I/O
         buffers (a netlist to simulate)."""
-        return f"{self.synth} -top {top}"
+        return f"{self.synth} -top {top}{self.synth_options}"
 
     def synth_script(self, device, top, extra=""):
         """The yosys commands that synthesise module ``top`` for ``device``, run
         ``extra`` (``; cmd ...``: measurements of the mapped logic) and write
         ``{top}.json``."""
-        return f"{self.synth} -top {top} -json {top}.json{extra}"
+        return f"{self.synth_command(device, top)} -json {top}.json{extra}"
 
     def pnr_args(self, device, package):
         """nextpnr's options that select ``device`` in ``package``."""
@@ -136,6 +139,12 @@ class Ecp5(Family):
     luts = ("LUT4", "LUT3", "LUT2", "LUT1")
     ff_prefix = "TRELLIS_FF"
     carries = ("CCU2C",)
+    #: No LUT wider than 4 inputs (``PFUMX``, ``L6MUX21``): yosys' ABC maps for
+    #: depth, and builds a 3-input one-hot crossbar multiplexer from a 6-input LUT (4
+    #: LUT4s, 2 ``PFUMX`` and an ``L6MUX21`` a bit) where two LUT4s do. The Q(4)
+    #: 16-bit router on the LFE5U-85F, seed 1, in its timing harness: 811
+    #: ``TRELLIS_COMB`` at 157.0 MHz against 1,238 at 145.8 MHz with wide LUTs.
+    synth_options = " -nowidelut"
     block_rams = ("DP16KD", "PDPW16KD")
     distributed_rams = ("TRELLIS_DPR16X4",)
     #: A ``TRELLIS_DPR16X4`` fills slices 0 and 1 of a PFU and its write port slice
@@ -150,17 +159,19 @@ class Ecp5(Family):
     #: ``TRELLIS_COMB``).
     carry_luts = 2
     #: A ``DP16KD``'s clock-to-output delay at speed 6 sits on the router's critical
-    #: path: the Q(4) 16-bit router on the LFE5U-85F, seeds 1-3 (docs/router.md,
-    #: "Devices"), is 93-96 MHz with block RAM and 149-157 MHz with flip-flops at
-    #: depth 4, 102-108 and 134-139 MHz at depth 8 (98 MHz with block RAM and 123
-    #: with LUT RAM at 16, 95 and 108 at 32, seed 1); LUT RAM for shorter buffers.
+    #: path: the Q(4) 16-bit router on the LFE5U-85F, seed 1 (docs/router.md,
+    #: "Devices"), is 99 MHz with block RAM, 152 with flip-flops and 154 with LUT RAM
+    #: at depth 4; 99 and 118 (LUT RAM) at 16, 93 and 95 at 64; LUT RAM for shorter
+    #: buffers.
     auto_memory_depth = ECP5_MEMORY_DEPTH
     #: LUT RAM (``TRELLIS_DPR16X4``, 16 x 4 bits) against flip-flops and block RAM:
     #: the Q(4) 16-bit router on the LFE5U-85F (docs/router-design.md, "Which buffer
-    #: per family") takes fewer LUT4s and flip-flops in LUT RAM than in flip-flops
-    #: from 3 flits on (at 4: 977 LUT4 and 320 FF against 1,402 and 840, at the same
-    #: clock; at 2 flip-flops take fewer LUT4s) and than in block RAM up to 32 flits,
-    #: at a faster clock; at 64 block RAM takes fewer logic cells.
+    #: per family"; seed 1, nextpnr's ``TRELLIS_COMB``) takes fewer logic cells and
+    #: flip-flops in LUT RAM than in flip-flops at 4 flits (818 and 320 against 986
+    #: and 840), as many at 3 (836 against 829, 296 flip-flops against 686), more at
+    #: 2 (753 against 670); against block RAM as many at 16 flits at a faster clock
+    #: (1,430 against 1,370 at 118 against 99 MHz), far more at 64 (3,857 against
+    #: 2,781).
     auto_distributed_depth = ECP5_DISTRIBUTED_DEPTH
 
     def pnr_args(self, device, package):
@@ -181,9 +192,9 @@ class Gowin(Family):
     logic_cell = "LUT4"
     io_cell = "IOB"
     #: LUT RAM (``RAM16SDP4``) where block RAM does not fit: the Q(4) 16-bit router on
-    #: the GW1NR-9 takes 1,013 LUT4 and 810 flip-flops (nextpnr, with the timing
-    #: harness) at 4 flits against 1,106 and 1,120 in flip-flops, but 1,918 LUT4
-    #: against 1,338 at 2 flits.
+    #: the GW1NR-9 takes 955 LUT4 and 810 flip-flops (nextpnr, with the timing
+    #: harness) at 4 flits against 1,068 and 1,120 in flip-flops, but 871 LUT4
+    #: against 692 at 2 flits.
     auto_distributed_depth = GOWIN_DISTRIBUTED_DEPTH
     cells_sim = ("gowin/cells_sim.v",)
     luts = ("LUT1", "LUT2", "LUT3", "LUT4")
@@ -193,15 +204,22 @@ class Gowin(Family):
                   "pROMX9")
     distributed_rams = ("RAM16S1", "RAM16S2", "RAM16S4", "RAM16SDP1", "RAM16SDP2",
                         "RAM16SDP4")
-    #: nextpnr-himbaechel places a ``RAM16SDP4`` in a CFU of its own and counts about
-    #: 10 LUT4s for it (the Q(4) 16-bit router on the GW1NR-9: 1,013 LUT4 for 653 in
-    #: the netlist and 35 LUT RAMs; Q(2) on the GW2A-18: 569 for 387 and 18), and
-    #: one site per 32 LUT4s (270 on the GW1NR-9, 648 on the GW2A-18).
-    lut_ram_luts = 10
+    #: nextpnr-himbaechel counts 8 LUT4s for a ``RAM16SDP4`` and one for an ``ALU``
+    #: (the Q(4) 16-bit router on the GW1NR-9 in its timing harness, 2 flits: 692
+    #: LUT4 for 692 in flip-flops, 871 for 596 and 35 LUT RAMs; 4 flits in block RAM:
+    #: 843 for 768 and 80 ``ALU``), and has one LUT RAM site per 32 LUT4s (270 on the
+    #: GW1NR-9, 648 on the GW2A-18).
+    lut_ram_luts = 8
+    carry_luts = 1
     luts_per_lut_ram = 32
 
+    #: No wide LUTs (``MUX2_LUT5`` ...), as on ECP5: the Q(4) 16-bit router on the
+    #: GW1NR-9, seed 1: 954 LUT4 at 102.2 MHz against 1,013 at 90.3 MHz.
+    synth_options = " -nowidelut"
+
     def synth_command(self, device, top):
-        return f"{self.synth} -family {device.yosys_family} -top {top} -noiopads"
+        return (f"{self.synth} -family {device.yosys_family} -top {top} -noiopads"
+                f"{self.synth_options}")
 
     def synth_script(self, device, top, extra=""):
         # the measurements before the I/O buffers, which are no logic

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 
 __all__ = ["TOOLS", "ToolMissing", "ToolFailed", "DoesNotFit", "ToolTimeout", "Deadline",
-           "NO_DEADLINE", "find_tool", "tools_available", "run_process", "run_tool"]
+           "NO_DEADLINE", "find_tool", "tools_available", "run_process", "run_tool",
+           "says_it_does_not_fit"]
 
 
 #: Tool name -> (environment variable, native binary, YoWASP binary, pip package).
@@ -129,7 +130,14 @@ _NO_RESERVATION = "mmap failed to reserve"
 
 #: What nextpnr's log says when the design is larger than the device.
 _NO_FIT = ("no BELs remaining", "Unable to place cell", "Failed to expand region",
-           "but device only has", "but the device only has")
+           "but device only has", "but the device only has",
+           "Unable to find legal placement")
+
+
+def says_it_does_not_fit(text):
+    """Whether a place-and-route log ``text`` says the design is larger than the
+    device (nextpnr's words for it on each family)."""
+    return any(sign in text for sign in _NO_FIT)
 
 
 def _remove(cwd, outputs):
@@ -204,7 +212,7 @@ def _failure(tool, status, log_text, output, log_path):
     text = log_text or output
     tail = "\n".join(text.strip().splitlines()[-15:])
     where = f"; see {log_path}" if log_path else ""
-    if any(sign in text for sign in _NO_FIT):
+    if says_it_does_not_fit(text):
         return DoesNotFit(f"{tool}: the design does not fit the device{where}:\n{tail}")
     if _NO_RESERVATION in output:
         return ToolFailed(f"{tool} could not reserve its memory: a YoWASP tool reserves "

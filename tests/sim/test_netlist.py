@@ -45,10 +45,11 @@ def test_netlist_names_a_device_and_a_lut():
 
 def test_block_rams_are_simulated_where_yosys_models_them():
     assert simulation_synth_command("hx8k", "n") == ("synth_ice40 -top n", True)
-    assert simulation_synth_command("lfe5u-85f", "n") == ("synth_ecp5 -top n -nobram",
-                                                           False)
-    assert simulation_synth_command("gw2a-18", "n")[0] == \
-        "proc; memory -nomap; memory_map; synth_gowin -family gw2a -top n -noiopads -nobram"
+    assert simulation_synth_command("lfe5u-85f", "n") == (
+        "synth_ecp5 -top n -nowidelut -nobram", False)
+    assert simulation_synth_command("gw2a-18", "n")[0] == (
+        "proc; memory -nomap; memory_map; synth_gowin -family gw2a -top n -noiopads "
+        "-nowidelut -nobram")
 
 
 #: A short run: every counter and the latency histogram are compared.
