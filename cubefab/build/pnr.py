@@ -265,6 +265,8 @@ def _synthesize(verilog, top, part, workdir, keep, deadline, stages):
                 run_time.expect_pnr(stages, total, part.name)
             else:
                 stages.skip("pnr")
+    if stages is not None and "parts" in stages.stages:
+        run_time.expect_parts(stages)
     return cells, total
 
 

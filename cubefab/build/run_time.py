@@ -185,6 +185,14 @@ def expect_synthesis(stages, size, device, rtlil=False):
                         {"cells_estimated": cells, "load_factor": round(factor, 2)})
 
 
+def expect_parts(stages):
+    """Set the estimate of the ``parts`` stage of ``stages`` (``--by-part``) from the
+    seconds the flattened synthesis took (:data:`PARTS_SYNTHESIS` times them)."""
+    seconds = stages.stages["synthesis"].seconds
+    stages.estimate("parts", PARTS_SYNTHESIS * seconds,
+                    {"synthesis_seconds": seconds, "of_synthesis": PARTS_SYNTHESIS})
+
+
 def expect_pnr(stages, cells, device):
     """Set the estimate of the ``pnr`` stage of ``stages`` from the synthesised
     netlist's ``cells`` (:func:`pnr_seconds`)."""

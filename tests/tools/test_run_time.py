@@ -60,3 +60,6 @@ def test_the_hierarchical_synthesis_is_estimated_from_the_flattened_one(monkeypa
     synthesis, parts = stages.stages["synthesis"], stages.stages["parts"]
     assert parts.estimate == pytest.approx(run_time.PARTS_SYNTHESIS * synthesis.estimate)
     assert "parts" not in run_time.implementation_stages("lfe5u-25f", 1.0)
+    synthesis.seconds = 200.0       # once synthesis ran, from the seconds it took
+    run_time.expect_parts(stages)
+    assert parts.estimate == pytest.approx(run_time.PARTS_SYNTHESIS * 200.0)
