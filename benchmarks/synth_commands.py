@@ -112,7 +112,7 @@ SUITES = {
 }
 
 #: The report keys kept as figures.
-KEYS = ("lut4", "ff", "carry", "ram", "logic_cells", "fmax_mhz", "flit_width",
+KEYS = ("lut4", "ff", "carry", "ram", "dram", "logic_cells", "fmax_mhz", "flit_width",
         "payload_width", "buffer", "depth", "device")
 
 
