@@ -87,7 +87,7 @@ def test_hierarchy_script_moves_each_part_of_a_router_into_a_submodule():
     for part in ROUTER_SOURCES:
         assert f'setattr -set submod "{part}" top.fabric.router_0/a:src=' in script
     assert "*cubefab?hdl?crossbar.py:*" in script
-    assert "synth_ecp5 -top top -noflatten" in script
+    assert "synth_ecp5 -top top -nowidelut -noflatten" in script
     assert script.index("submod\n") < script.index("synth_ecp5")
 
 
