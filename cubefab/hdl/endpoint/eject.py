@@ -181,6 +181,31 @@ class EndpointEject(wiring.Component):
             m.d.sync += ahead.active.eq(0)
         return done, after
 
+    def _room(self, now, ahead, done):
+        """Whether the message after this cycle's beat takes a body flit (``grows``),
+        has ended (``starts``: a head starts the next in slot 0) or has its tail in
+        with the slot ahead free (``early``: a head goes ahead; the slot is free once
+        its head moved into the message). Each is decided from the registers of
+        ``now`` and ``ahead`` for the three cases (last beat, other beat, none), and
+        this cycle's beat only picks one, last, so that its path is short."""
+        width, room = self.fmt.data_width, self._limit - self.fmt.body_bits
+        beat = self.axis.valid & self.axis.ready
+        grows = Mux(done, ahead.active & ~ahead.tail_seen & (ahead.n <= room),
+                    now.active & ~now.tail_seen
+                    & Mux(beat, now.n <= room + width, now.n <= room))
+        starts = Mux(done, ~ahead.active, ~now.active)
+        early = Mux(done, ahead.active & ahead.tail_seen,
+                    now.active & now.tail_seen & ~ahead.active)
+        return grows, starts, early
+
+    def _grown(self, now, ahead, done):
+        """The bits waiting after this cycle's beat and a body flit: as
+        :meth:`_room`, a sum per case, picked by this cycle's beat."""
+        width, body_bits = self.fmt.data_width, self.fmt.body_bits
+        beat = self.axis.valid & self.axis.ready
+        return Mux(done, ahead.n + body_bits,
+                   Mux(beat, now.n + body_bits - width, now.n + body_bits))
+
     def _receive(self, m, ring, now, ahead, ahead_bits, done, after, source):
         """Take the flit of ``source`` (the skid buffer's ``r_stream``, or the
         reorder buffer's ``flits``) into the message after this cycle's beat (a body
@@ -201,11 +226,7 @@ class EndpointEject(wiring.Component):
         if fmt.count_width:
             m.d.comb += head.beats_left.eq(
                 flit.payload[fmt.tag_width:fmt.tag_width + fmt.count_width] + 1)
-        grows = (after.active & ~after.tail_seen
-                 & (after.n <= self._limit - body_bits))
-        starts = ~after.active
-        # (the slot ahead is free once its head moved into the message)
-        early = after.active & after.tail_seen & (done | ~ahead.active)
+        grows, starts, early = self._room(now, ahead, done)
         with m.If(flit.head):
             m.d.comb += source.ready.eq(is_ack | starts | early)
         with m.Else():
@@ -219,7 +240,8 @@ class EndpointEject(wiring.Component):
             m.d.sync += ring[0].eq(ahead_bits)
         with m.If(taken & ~(flit.head & is_ack)):
             with m.If(~flit.head):
-                m.d.sync += [now.n.eq(after.n + body_bits), now.tail_seen.eq(flit.tail),
+                m.d.sync += [now.n.eq(self._grown(now, ahead, done)),
+                             now.tail_seen.eq(flit.tail),
                              now.write.eq(_next(after.write, self._slots))]
                 for k, slot in enumerate(ring):
                     with m.If(after.write == k):
