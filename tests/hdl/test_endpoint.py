@@ -7,7 +7,7 @@ from amaranth.lib import data
 
 from cubefab.hdl.config import FabricConfig, RouterConfig, block_rams_per_buffer
 from cubefab.hdl.endpoint import (EndpointEject, EndpointFabric, EndpointInject,
-                                  MessageFormat, ReorderBuffer)
+                                  MessageFormat, ReorderBuffer, SkidBuffer)
 from cubefab.hdl.endpoint.fabric import endpoint_block_rams
 from cubefab.hdl.modes import Adaptive, Waypoints
 from cubefab.topology import DLH, Hypercube
@@ -110,6 +110,114 @@ def test_packets_leave_back_to_back_once_stored(width):
     cycles = _flit_cycles(fmt, lengths)
     assert len(cycles) == sum(fmt.flits(n) for n in lengths)
     assert cycles == list(range(cycles[0], cycles[0] + len(cycles)))
+
+
+def _packet_flits(fmt, lengths, seed):
+    """The flit values of messages of ``lengths`` beats from node 1 to itself, as an
+    injection side sends them."""
+    rng = random.Random(seed)
+    inject, eject = EndpointInject(fmt, 1), EndpointEject(fmt)
+    messages = {1: [(1, [rng.getrandbits(fmt.data_width) for _ in range(n)])
+                    for n in lengths]}
+    _, _, flits = run_endpoints(loopback(inject, eject), [inject.axis], [eject.axis], [1],
+                                messages, cycles=4 * sum(lengths) + 20, rng=rng,
+                                flits=[inject.local_in])
+    return messages, flits
+
+
+def _eject(fmt, flits, sink_ready, probe=False):
+    """Offer ``flits`` to an ejection side back to back, its sink ready when
+    ``sink_ready()``; returns the cycles a flit was taken in, those a beat left in and
+    the messages (``{1: [(tid, beats)]}``). With ``probe``, asserts every cycle that
+    ``local_out.ready`` is the same whether the sink is ready or not."""
+    eject, taken, beats, received, partial = EndpointEject(fmt), [], [], {1: []}, []
+
+    async def bench(ctx):
+        pending = list(flits)
+        for cycle in range(4 * len(flits) * max(1, fmt.body_bits // fmt.data_width) + 40):
+            ctx.set(eject.local_out.valid, bool(pending))
+            ctx.set(eject.local_out.payload.as_value(), pending[0] if pending else 0)
+            if probe:
+                ready = []
+                for sink in (0, 1):
+                    ctx.set(eject.axis.ready, sink)
+                    ready.append(ctx.get(eject.local_out.ready))
+                assert ready[0] == ready[1], f"cycle {cycle}: ready follows tready"
+            ctx.set(eject.axis.ready, sink_ready())
+            if pending and ctx.get(eject.local_out.ready):
+                taken.append(cycle)
+                pending.pop(0)
+            if ctx.get(eject.axis.valid) and ctx.get(eject.axis.ready):
+                beat = ctx.get(eject.axis.payload)
+                beats.append(cycle)
+                partial.append(int(beat.data))
+                if beat.last:
+                    received[1].append((int(beat.id), list(partial)))
+                    partial.clear()
+            await ctx.tick()
+
+    run_clocked(eject, bench)
+    return taken, beats, received
+
+
+# flit-paced (W = 32: 20-bit body flits), both at a flit a beat (W = 16), and
+# sink-paced (W = 8, 16 beats: a flit carries two and a half beats)
+EJECT_FORMATS = [(32, 16, "head", 16), (16, 16, "head", 16), (8, 16, "head", 16)]
+
+
+@pytest.mark.parametrize("width, payload, header, max_beats", EJECT_FORMATS)
+def test_ejection_keeps_pace_with_back_to_back_packets(width, payload, header, max_beats):
+    """Packets offered back to back, a sink always ready: whichever of the two sets the
+    pace never waits, a flit every cycle or a beat every cycle, from the first message
+    to the last (no gap between messages), and the messages come out whole."""
+    fmt = _format(width, payload, header, max_beats)
+    lengths = [3, 1, 5, 2, 1, 4]
+    messages, flits = _packet_flits(fmt, lengths, seed=width)
+    taken, beats, received = _eject(fmt, flits, lambda: 1)
+    check_delivery(fmt, [1], messages, received, {1: 0})
+    paced = taken if fmt.body_bits < fmt.data_width else beats
+    assert paced == list(range(paced[0], paced[0] + len(paced)))
+
+
+@pytest.mark.parametrize("width, payload, header, max_beats",
+                         EJECT_FORMATS + [(8, 16, "every", 4)])
+def test_ejection_ready_is_a_register_function(width, payload, header, max_beats):
+    """``local_out.ready`` never depends on this cycle's ``tready`` (no combinational
+    path from the sink to the router), under random backpressure."""
+    fmt = _format(width, payload, header, max_beats)
+    rng = random.Random(width + max_beats)
+    messages, flits = _packet_flits(fmt, [2, 1, 4, 3, 1], seed=width + 1)
+    _, _, received = _eject(fmt, flits, lambda: int(rng.random() < 0.6), probe=True)
+    check_delivery(fmt, [1], messages, received, {1: 0})
+
+
+def test_skid_buffer_passes_every_payload_in_order_with_a_registered_ready():
+    """Random valid and ready: the payloads come out in order, none lost or repeated,
+    one a cycle while both sides are always willing, and ``w_stream.ready`` is the
+    same whichever ``r_stream.ready`` is."""
+    skid, rng, out, ready = SkidBuffer(8), random.Random(3), [], []
+
+    async def bench(ctx):
+        nxt = 0
+        for cycle in range(300):
+            steady = cycle < 40                  # both sides always willing
+            ctx.set(skid.w_stream.valid, steady or rng.random() < 0.7)
+            ctx.set(skid.w_stream.payload, nxt % 256)
+            for r in (0, 1):
+                ctx.set(skid.r_stream.ready, r)
+                ready.append(ctx.get(skid.w_stream.ready))
+            assert ready[-1] == ready[-2]
+            ctx.set(skid.r_stream.ready, steady or rng.random() < 0.5)
+            if ctx.get(skid.r_stream.valid) and ctx.get(skid.r_stream.ready):
+                out.append((cycle, ctx.get(skid.r_stream.payload)))
+            if ctx.get(skid.w_stream.valid) and ctx.get(skid.w_stream.ready):
+                nxt += 1
+            await ctx.tick()
+        assert nxt - len(out) in (0, 1)
+
+    run_clocked(skid, bench)
+    assert [v for _, v in out] == [i % 256 for i in range(len(out))]
+    assert [c for c, _ in out[:40]] == list(range(40))
 
 
 def test_count_field_only_where_flits_leave_beats_ambiguous():

@@ -4,8 +4,9 @@
 :class:`EndpointInject` takes AXI4-Stream messages (``tdata``, ``tlast``, ``tdest``)
 and sends each as one packet into a router's ``local_in``; :class:`EndpointEject`
 turns the packets of a router's ``local_out`` back into messages (``tdata``,
-``tlast``, ``tid`` = source), through a :class:`ReorderBuffer` where adaptive
-routing has several messages of a pair in flight; :class:`EndpointFabric` is a
+``tlast``, ``tid`` = source), behind a :class:`SkidBuffer` (the router sees a
+``ready`` from a register) and, where adaptive routing has several messages of a pair
+in flight, a :class:`ReorderBuffer`; :class:`EndpointFabric` is a
 :class:`~cubefab.hdl.fabric.Fabric` with both at every node. :class:`PacketToMessage`
 and :class:`MessageToPacket` carry a self-checking fabric's packets through them
 (:class:`EndpointInterface`).
@@ -14,6 +15,7 @@ and :class:`MessageToPacket` carry a self-checking fabric's packets through them
 from .message import MessageFormat, axis_in_layout, axis_out_layout
 from .inject import EndpointInject
 from .reorder import ReorderBuffer
+from .skid import SkidBuffer
 from .eject import EndpointEject
 from .fabric import EndpointFabric
 from .bridge import (EndpointInterface, MessageToPacket, PacketToMessage, packet_beats,
@@ -21,5 +23,6 @@ from .bridge import (EndpointInterface, MessageToPacket, PacketToMessage, packet
 
 
 __all__ = ["MessageFormat", "axis_in_layout", "axis_out_layout", "EndpointInject",
-           "EndpointEject", "EndpointFabric", "ReorderBuffer", "EndpointInterface",
-           "PacketToMessage", "MessageToPacket", "packet_bits", "packet_beats"]
+           "EndpointEject", "EndpointFabric", "ReorderBuffer", "SkidBuffer",
+           "EndpointInterface", "PacketToMessage", "MessageToPacket", "packet_bits",
+           "packet_beats"]

@@ -8,6 +8,7 @@ from amaranth.lib.wiring import In, Out
 
 from .message import MessageFormat, axis_out_layout
 from .reorder import ReorderBuffer
+from .skid import SkidBuffer
 
 
 __all__ = ["EndpointEject"]
@@ -27,10 +28,14 @@ class EndpointEject(wiring.Component):
     of the tail flit is dropped. A flit is taken every cycle while the sink takes a
     beat every cycle, and the next packet's head is taken as soon as the tail before
     it is in (into a register of its own), so that the next message's first beat
-    follows the last one without a gap. With a window of several unacknowledged
-    messages per destination (``fmt.window`` over 1, adaptive routing) the packets
-    pass through a :class:`ReorderBuffer` first, which hands them over in the order
-    their source numbered them.
+    follows the last one without a gap. ``local_out.ready`` is a register: the
+    flits pass through a :class:`SkidBuffer` first, which holds a flit that the ring
+    cannot take in its cycle (and only then refuses the next), so that no
+    combinational path runs from ``axis.ready`` or this cycle's beat to the router,
+    and the pace above is kept. With a window of several unacknowledged messages per
+    destination (``fmt.window`` over 1, adaptive routing) the packets then pass
+    through a :class:`ReorderBuffer`, which hands them over in the order their
+    source numbered them.
 
     Parameters
     ----------
@@ -40,7 +45,8 @@ class EndpointEject(wiring.Component):
     Members
     -------
     local_out : In(stream.Signature(layout))
-        Packets from the router's ``local_out``.
+        Packets from the router's ``local_out``; ``ready`` is high exactly when the
+        skid buffer holds no flit (a register).
     axis : Out(stream.Signature(axis_out_layout(data_width, address_bits)))
         The messages: ``data`` (``tdata``), ``last`` (``tlast``), ``id`` (``tid``:
         the source node's address).
@@ -129,10 +135,12 @@ class EndpointEject(wiring.Component):
         ahead = Signal(self._message)      # the next packet's head, taken early
         ahead_bits = Signal(self.fmt.body_bits)   # its data bits, as slot 0 holds them
         done, after = self._present(m, ring, now, ahead)
-        source = self.local_out
+        m.submodules.skid = skid = SkidBuffer(self.fmt.layout)
+        wiring.connect(m, wiring.flipped(self.local_out), skid.w_stream)
+        source = skid.r_stream
         if self.fmt.window > 1:
             m.submodules.reorder = reorder = ReorderBuffer(self.fmt)
-            wiring.connect(m, wiring.flipped(self.local_out), reorder.network)
+            wiring.connect(m, skid.r_stream, reorder.network)
             wiring.connect(m, reorder.acked, wiring.flipped(self.acked))
             source = reorder.flits
         self._receive(m, ring, now, ahead, ahead_bits, done, after, source)
@@ -173,36 +181,58 @@ class EndpointEject(wiring.Component):
             m.d.sync += ahead.active.eq(0)
         return done, after
 
+    def _room(self, now, ahead, done):
+        """Whether the message after this cycle's beat takes a body flit (``grows``),
+        has ended (``starts``: a head starts the next in slot 0) or has its tail in
+        with the slot ahead free (``early``: a head goes ahead; the slot is free once
+        its head moved into the message). Each is decided from the registers of
+        ``now`` and ``ahead`` for the three cases (last beat, other beat, none), and
+        this cycle's beat only picks one, last, so that its path is short."""
+        width, room = self.fmt.data_width, self._limit - self.fmt.body_bits
+        beat = self.axis.valid & self.axis.ready
+        grows = Mux(done, ahead.active & ~ahead.tail_seen & (ahead.n <= room),
+                    now.active & ~now.tail_seen
+                    & Mux(beat, now.n <= room + width, now.n <= room))
+        starts = Mux(done, ~ahead.active, ~now.active)
+        early = Mux(done, ahead.active & ahead.tail_seen,
+                    now.active & now.tail_seen & ~ahead.active)
+        return grows, starts, early
+
+    def _grown(self, now, ahead, done):
+        """The bits waiting after this cycle's beat and a body flit: as
+        :meth:`_room`, a sum per case, picked by this cycle's beat."""
+        width, body_bits = self.fmt.data_width, self.fmt.body_bits
+        beat = self.axis.valid & self.axis.ready
+        return Mux(done, ahead.n + body_bits,
+                   Mux(beat, now.n + body_bits - width, now.n + body_bits))
+
     def _receive(self, m, ring, now, ahead, ahead_bits, done, after, source):
-        """Take the flit of ``source`` (``local_out``, or the reorder buffer's
-        ``flits``) into the message after this cycle's beat (a body flit into slot
-        ``after.write``, or a head into slot 0 when no message is left), or a head
-        into ``ahead`` once the current message's tail is in (it moves into slot 0
-        when the last beat leaves); take every acknowledgement (``local_out``'s)."""
+        """Take the flit of ``source`` (the skid buffer's ``r_stream``, or the
+        reorder buffer's ``flits``) into the message after this cycle's beat (a body
+        flit into slot ``after.write``, or a head into slot 0 when no message is
+        left), or a head into ``ahead`` once the current message's tail is in (it moves into slot 0
+        when the last beat leaves); take every acknowledgement (with a window of 1)."""
         fmt = self.fmt
         head_bits, body_bits, prefix = fmt.head_bits, fmt.body_bits, fmt.prefix_width
         flit = data.View(fmt.layout, source.payload)
         body = data.View(fmt.layout.body, source.payload.as_value())
         body_data = (body.data if fmt.layout.header == "head" else flit.payload)[:body_bits]
         head_data = Cat(C(0, self._start), flit.payload[prefix:head_bits])
-        is_ack = flit.payload[0] if fmt.kind_width and source is self.local_out else C(0, 1)
+        acks = fmt.kind_width and fmt.window == 1   # (else the reorder buffer takes them)
+        is_ack = flit.payload[0] if acks else C(0, 1)
         head = Signal(self._message)       # the state a head flit starts
         m.d.comb += [head.active.eq(1), head.tail_seen.eq(flit.tail), head.src.eq(flit.src),
                      head.n.eq(head_bits - prefix), head.write.eq(1 % self._slots)]
         if fmt.count_width:
             m.d.comb += head.beats_left.eq(
                 flit.payload[fmt.tag_width:fmt.tag_width + fmt.count_width] + 1)
-        grows = (after.active & ~after.tail_seen
-                 & (after.n <= self._limit - body_bits))
-        starts = ~after.active
-        # (the slot ahead is free once its head moved into the message)
-        early = after.active & after.tail_seen & (done | ~ahead.active)
+        grows, starts, early = self._room(now, ahead, done)
         with m.If(flit.head):
             m.d.comb += source.ready.eq(is_ack | starts | early)
         with m.Else():
             m.d.comb += source.ready.eq(grows)
         taken = source.valid & source.ready
-        if fmt.acknowledged and source is self.local_out:
+        if fmt.acknowledged and fmt.window == 1:
             m.d.comb += [self.acked.valid.eq(taken & flit.head & is_ack),
                          self.acked.payload.eq(flit.src)]
         m.d.sync += now.eq(after)
@@ -210,7 +240,8 @@ class EndpointEject(wiring.Component):
             m.d.sync += ring[0].eq(ahead_bits)
         with m.If(taken & ~(flit.head & is_ack)):
             with m.If(~flit.head):
-                m.d.sync += [now.n.eq(after.n + body_bits), now.tail_seen.eq(flit.tail),
+                m.d.sync += [now.n.eq(self._grown(now, ahead, done)),
+                             now.tail_seen.eq(flit.tail),
                              now.write.eq(_next(after.write, self._slots))]
                 for k, slot in enumerate(ring):
                     with m.If(after.write == k):

@@ -239,7 +239,7 @@ class EndpointInject(wiring.Component):
         # ``off`` after this flit (registers only: ``go`` comes late), and whether the
         # flit reaches into D, which is then taken (unless A is the message's last)
         moved = reg["off"] + Mux(first, self._head_units, fmt.body_bits // step)
-        reach = (moved > units) & ~(active & reg["last"])
+        reach = self._reach(reg, first)
         cross = go & reach
         flit = self._flit(m, first, tail, dest,
                           Cat(prefix, chunk[:fmt.head_bits - fmt.prefix_width]), chunk)
@@ -277,6 +277,16 @@ class EndpointInject(wiring.Component):
                     m.d.sync += [reg["off"].eq(Mux(go, Mux(tail, units, moved - units), 0)),
                                  reg["first"].eq(~go), reg["active"].eq(~(go & tail)),
                                  reg["left"].eq(Mux(go, whole - size, whole))]
+
+    def _reach(self, reg, first):
+        """Whether the flit sent from the window reaches into ``D`` (``off`` after it
+        is over :attr:`_units`), never when ``A`` is the message's last entry: ``off``
+        compared with a constant per kind of flit (head or body), ``first`` picking
+        one, so that no adder precedes the comparison."""
+        units, step = self._units, self._step
+        fits = Mux(first, reg["off"] > units - self._head_units,
+                   reg["off"] > units - self.fmt.body_bits // step)
+        return fits & ~(reg["active"] & reg["last"])
 
     @property
     def _step(self):
