@@ -54,9 +54,23 @@ def versions(packages=TOOL_PACKAGES):
     return found
 
 
+#: Options that say where a run keeps its scratch files, not what it measures: left out
+#: of the recorded command (a path of the machine that ran it).
+SCRATCH_OPTIONS = ("--workdir",)
+
+
 def command_line(script, argv):
-    """``python benchmarks/SCRIPT ARGS``, the way to run the benchmark again."""
-    return shlex.join(["python", f"benchmarks/{os.path.basename(script)}", *argv])
+    """``python benchmarks/SCRIPT ARGS``, the way to run the benchmark again (without
+    :data:`SCRATCH_OPTIONS`)."""
+    kept, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in SCRATCH_OPTIONS:
+            skip = True
+        elif not arg.startswith(tuple(f"{o}=" for o in SCRATCH_OPTIONS)):
+            kept.append(arg)
+    return shlex.join(["python", f"benchmarks/{os.path.basename(script)}", *kept])
 
 
 def save(name, figures, command, extra=None):
