@@ -97,10 +97,14 @@ def _over(total, device):
 def _extrapolated(smaller, nodes, device):
     """What a fabric of ``nodes`` nodes needs more of than ``device`` has at the
     cost per node of the ``smaller`` one (``(params, total cells)``; a node of a
-    larger fabric has more ports, and costs more): its synthesis is skipped."""
+    larger fabric has more ports, and costs more): its synthesis is skipped. Its
+    memories are left out: the ``auto`` buffer rule keeps a larger fabric's buffers
+    out of the block RAMs that would not fit (in LUTs, which synthesis then counts)."""
     params, total = smaller
     scale = nodes / make_topology(_family_of(params), **params).num_nodes
-    return _over({k: v * scale for k, v in total.items()}, device)
+    logic = {k: (v * scale if k in ("lut4", "ff", "carry") else 0)
+             for k, v in total.items()}
+    return _over(logic, device)
 
 
 def _family_of(params):
