@@ -100,7 +100,7 @@ class EndpointInject(wiring.Component):
         ``fmt`` (:func:`~cubefab.hdl.config.block_rams_per_buffer`: entries of
         :attr:`entry_words` beats and a ``last`` bit, :attr:`buffer_entries` of them)."""
         entry_words, entries = _store_shape(fmt)
-        return block_rams_per_buffer(entry_words * fmt.data_width + 1, entries)
+        return block_rams_per_buffer(_entry_layout(fmt, entry_words).size, entries)
 
     def elaborate(self, platform):
         m = Module()
@@ -151,8 +151,7 @@ class EndpointInject(wiring.Component):
         """The layout of a buffer entry: :attr:`entry_words` beats (``data``, the
         first at bit 0; a message's last entry zero-filled) and whether the message
         ends in it (``last``)."""
-        return data.StructLayout({"data": self.entry_words * self.fmt.data_width,
-                                  "last": 1})
+        return _entry_layout(self.fmt, self.entry_words)
 
     def _take(self, m, words, desc, messages):
         """Store the beats; decide at the last beat (or the first overflowing beat,
@@ -385,3 +384,9 @@ def _store_shape(fmt):
     ``fmt`` (:class:`EndpointInject`)."""
     entry_words = max(1, math.ceil(fmt.body_bits / fmt.data_width))
     return entry_words, 2 * math.ceil((fmt.max_beats + 1) / entry_words)
+
+
+def _entry_layout(fmt, entry_words):
+    """The layout of a message store entry of ``entry_words`` beats of ``fmt``
+    (:attr:`EndpointInject._entry`)."""
+    return data.StructLayout({"data": entry_words * fmt.data_width, "last": 1})
