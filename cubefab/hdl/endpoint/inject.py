@@ -211,7 +211,7 @@ class EndpointInject(wiring.Component):
         step, units = self._step, self._units
         entry = data.View(self._entry, words.r_data)
         reg = {"A": Signal(len(entry.data)), "last": Signal(),
-               "left": Signal(range(fmt.max_beats * fmt.data_width + 1)),
+               "flits": Signal(range(fmt.flits(fmt.max_beats) + 1)),
                "off": Signal(range(units + 1), init=units), "active": Signal(),
                "first": Signal(), "dest": Signal(fmt.address_bits),
                "seq": Signal(fmt.seq_width), "count": Signal(fmt.count_width)}
@@ -229,11 +229,9 @@ class EndpointInject(wiring.Component):
                      Mux(active, reg["count"], count))
         chunk = self._chunk(reg, entry)
         have = active | (found & ~desc.drop)
-        size = Mux(first, fmt.head_bits - fmt.prefix_width, fmt.body_bits)   # data bits
-        whole = (desc.count + 1) * fmt.data_width        # a found message's data bits
-        left = Mux(active, reg["left"], whole)
-        tail = Mux(active, reg["left"] <= size,
-                   desc.count < (fmt.head_bits - fmt.prefix_width) // fmt.data_width)
+        whole = self._packet_flits(desc.count)      # a found message's flits
+        flits = Mux(active, reg["flits"], whole)      # this message's flits from this one
+        tail = flits == 1
         go = have & self.local_in.ready & ~ack
         # ``off`` after this flit (registers only: ``go`` comes late), and whether the
         # flit reaches into D, which is then taken (unless A is the message's last)
@@ -251,7 +249,7 @@ class EndpointInject(wiring.Component):
         load = {"A": entry.data, "last": entry.last}
         with m.If(go):
             m.d.sync += [reg["off"].eq(Mux(reach, moved - units, moved)), reg["first"].eq(0),
-                         reg["left"].eq(left - size)]
+                         reg["flits"].eq(flits - 1)]
         with m.If(go & tail):
             m.d.sync += [reg["active"].eq(0), reg["off"].eq(units)]
         with m.If(consume):
@@ -271,11 +269,19 @@ class EndpointInject(wiring.Component):
                              reg["count"].eq(count)]
                 with m.If(active):      # the tail leaves now: load the next message
                     m.d.sync += [reg["off"].eq(0), reg["first"].eq(1), reg["active"].eq(1),
-                                 reg["left"].eq(whole)]
+                                 reg["flits"].eq(whole)]
                 with m.Else():          # its head leaves now, or from A
                     m.d.sync += [reg["off"].eq(Mux(go, Mux(tail, units, moved - units), 0)),
                                  reg["first"].eq(~go), reg["active"].eq(~(go & tail)),
-                                 reg["left"].eq(Mux(go, whole - size, whole))]
+                                 reg["flits"].eq(Mux(go, whole - 1, whole))]
+
+    def _packet_flits(self, count):
+        """The flits of the packet of a message of ``count + 1`` beats
+        (:meth:`MessageFormat.flits`), from a table indexed by ``count``."""
+        fmt = self.fmt
+        table = [fmt.flits(beats) for beats in range(1, fmt.max_beats + 1)]
+        width = max(table).bit_length()
+        return Array(C(flits, width) for flits in table)[count]
 
     def _reach(self, reg, first):
         """Whether the flit sent from the window reaches into ``D`` (``off`` after it
