@@ -101,12 +101,13 @@ def _flit_cycles(fmt, lengths):
     return cycles
 
 
+@pytest.mark.parametrize("lengths", [[3, 1, 6], [1, 1, 2], [2, 5, 1]])
 @pytest.mark.parametrize("width", [32, 16])
-def test_packets_leave_back_to_back_once_stored(width):
+def test_packets_leave_back_to_back_once_stored(width, lengths):
     """Q(4)'s default flits (24-bit body flits; W = 16: a beat per flit): stored
-    messages leave a flit every cycle, with no cycle between two packets."""
+    messages leave a flit every cycle, with no cycle between two packets (as many
+    messages as the injection side holds: one being sent, two decided)."""
     fmt = MessageFormat(RouterConfig.for_topology(Hypercube(4)), width, 16)
-    lengths = [3, 1, 6, 2, 5]                  # the FIFO holds them all
     cycles = _flit_cycles(fmt, lengths)
     assert len(cycles) == sum(fmt.flits(n) for n in lengths)
     assert cycles == list(range(cycles[0], cycles[0] + len(cycles)))

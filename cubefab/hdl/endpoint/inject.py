@@ -18,7 +18,7 @@ __all__ = ["EndpointInject"]
 
 #: Messages whose fate is decided (sent or dropped) that the injection side keeps
 #: before it stops taking the next message's last beat.
-DESCRIPTORS = 4
+DESCRIPTORS = 2
 
 
 class EndpointInject(wiring.Component):
