@@ -231,7 +231,9 @@ class EndpointInject(wiring.Component):
         have = active | (found & ~desc.drop)
         whole = self._packet_flits(desc.count)      # a found message's flits
         flits = Mux(active, reg["flits"], whole)      # this message's flits from this one
-        tail = flits == 1
+        # (from the registers, or one table lookup of the descriptor's count: this
+        # decides whether the FIFOs are read in this cycle)
+        tail = Mux(active, reg["flits"] == 1, self._one_flit(desc.count))
         go = have & self.local_in.ready & ~ack
         # ``off`` after this flit (registers only: ``go`` comes late), and whether the
         # flit reaches into D, which is then taken (unless A is the message's last)
@@ -282,6 +284,13 @@ class EndpointInject(wiring.Component):
         table = [fmt.flits(beats) for beats in range(1, fmt.max_beats + 1)]
         width = max(table).bit_length()
         return Array(C(flits, width) for flits in table)[count]
+
+    def _one_flit(self, count):
+        """Whether the packet of a message of ``count + 1`` beats is one flit (a
+        table indexed by ``count``)."""
+        fmt = self.fmt
+        return Array(C(fmt.flits(beats) == 1, 1)
+                     for beats in range(1, fmt.max_beats + 1))[count]
 
     def _reach(self, reg, first):
         """Whether the flit sent from the window reaches into ``D`` (``off`` after it
