@@ -18,9 +18,12 @@ what decides a router's clock rate and size:
   that have it (ECP5 ``TRELLIS_DPR16X4``, Gowin ``RAM16SDP4``: 16 entries of 4 bits
   in a few LUTs) and to flip-flops and a multiplexer elsewhere (iCE40).
 
-With ``head=n``, either keeps the low ``n`` bits of the oldest entry in a register of
+With ``head=n``, each keeps the low ``n`` bits of the oldest entry in a register of
 their own (straight from flip-flops, and zero while empty), so that logic reading them
-starts a clock cycle with no multiplexer in front of it.
+starts a clock cycle with no multiplexer in front of it. The register is loaded with
+the next entry's head bits, which :class:`RegisterFIFO` and :class:`MemoryFIFO` keep
+in registers and :class:`DistributedFIFO` in a LUT RAM of their own (read at the next
+entry's row).
 """
 
 from amaranth.hdl import Module, Signal, Array, Mux, Cat, C, Elaboratable
@@ -91,6 +94,8 @@ class DistributedFIFO(_FIFO):
 
     Parameters and attributes are those of :class:`RegisterFIFO`; the other bits of
     ``r_data`` are the memory's row at the read pointer, as the register file's are.
+    The entries' ``head`` bits are kept in a second memory (LUT RAM too), read at the
+    row after the read pointer into the head register.
     """
 
     _logic = staticmethod(lambda m, fifo, head: distributed_fifo_logic(m, fifo, head=head))
@@ -132,7 +137,7 @@ def memory_fifo_logic(m, fifo, name="fifo", *, head=0):
 def distributed_fifo_logic(m, fifo, name="fifo", *, head=0):
     """Build the logic of :class:`DistributedFIFO` for the ``fifo`` interface in module
     ``m`` (the memory becomes submodule ``{name}_storage``)."""
-    stored = _memory_logic(m, fifo, name, head, {})
+    stored = _memory_logic(m, fifo, name, head, {}, head_rows=_lut_ram_rows)
     if stored is None:
         return
     storage, _, _, consume, head_data = stored
@@ -144,13 +149,16 @@ def distributed_fifo_logic(m, fifo, name="fifo", *, head=0):
     ]
 
 
-def _memory_logic(m, fifo, name, head, attrs):
+def _memory_logic(m, fifo, name, head, attrs, head_rows=None):
     """The pointers and head register of a FIFO whose other bits are kept in a
     ``lib.memory.Memory`` (submodule ``{name}_storage``, with ``attrs``), and the memory
-    with its write port. Returns ``(memory, write port, do_read, consume, head
-    data)``; None, with ``r_data`` the head register, when the head is every bit."""
+    with its write port. ``head_rows``: where the head bits of the entries are kept
+    (:func:`_register_rows` by default). Returns ``(memory, write port, do_read,
+    consume, head data)``; None, with ``r_data`` the head register, when the head is
+    every bit."""
     do_write, do_read, produce, consume = _pointer_logic(m, fifo, name)
-    head_data = _head_logic(m, fifo, head, do_write, do_read, produce, consume, name)
+    head_data = _head_logic(m, fifo, head, do_write, do_read, produce, consume, name,
+                            head_rows or _register_rows)
     if fifo.width == head:
         m.d.comb += fifo.r_data.eq(head_data)
         return None
@@ -203,8 +211,33 @@ def _pointer_logic(m, fifo, name):
     return do_write, do_read, produce, consume
 
 
-def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name):
-    """The low ``head`` bits of the oldest entry, from a register (zero while empty)."""
+def _register_rows(m, incoming, do_write, produce, after, depth, name):
+    """The head bits of ``depth`` entries in registers (written with ``incoming`` at
+    row ``produce`` on ``do_write``); returns the row at ``after``."""
+    slots = Array(Signal(len(incoming), name=f"{name}_head_slot{i}") for i in range(depth))
+    with m.If(do_write):
+        m.d.sync += slots[produce].eq(incoming)
+    return slots[after]
+
+
+def _lut_ram_rows(m, incoming, do_write, produce, after, depth, name):
+    """As :func:`_register_rows`, the rows in a memory of their own read
+    asynchronously (submodule ``{name}_head_storage``: LUT RAM, whose LUTs replace the
+    registers' read multiplexer)."""
+    rows = m.submodules[f"{name}_head_storage"] = Memory(shape=len(incoming), depth=depth,
+                                                         init=[])
+    write = rows.write_port()
+    read = rows.read_port(domain="comb")
+    m.d.comb += [write.addr.eq(produce), write.data.eq(incoming), write.en.eq(do_write),
+                 read.addr.eq(after)]
+    return read.data
+
+
+def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name,
+                rows=_register_rows):
+    """The low ``head`` bits of the oldest entry, from a register (zero while empty);
+    the entries' head bits are kept by ``rows`` (:func:`_register_rows` or
+    :func:`_lut_ram_rows`)."""
     if not head:
         return C(0, 0)
     depth = fifo.depth
@@ -218,9 +251,7 @@ def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name):
         with m.Elif(do_read):
             m.d.sync += register.eq(0)
         return register
-    slots = Array(Signal(head, name=f"{name}_head_slot{i}") for i in range(depth))
-    with m.If(do_write):
-        m.d.sync += slots[produce].eq(incoming)
+    after = rows(m, incoming, do_write, produce, _next(consume, depth), depth, name)
     # The register changes when the oldest entry leaves or the FIFO is empty. Its next
     # value is the entry after the oldest (read before this cycle's grant is known),
     # or, when nothing older remains, the entry being written (or zero): the read
@@ -229,5 +260,5 @@ def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name):
     nothing_after = Mux(do_read, fifo.r_level == 1, empty)
     with m.If(do_read | empty):
         m.d.sync += register.eq(Mux(nothing_after, Mux(do_write, incoming, 0),
-                                    slots[_next(consume, depth)]))
+                                    after))
     return register
