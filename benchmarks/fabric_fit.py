@@ -138,6 +138,19 @@ def _synthesised(family, width, device, args):
     return fitting, "largest size tried"
 
 
+def _median_stage(runs, stage):
+    """The median seconds and estimate of ``stage`` over the ``--json`` reports
+    ``runs``."""
+    return {key: round(statistics.median(r["stages"][stage][key] for r in runs), 1)
+            for key in ("seconds", "estimate")}
+
+
+def _ratio(stage):
+    """A stage's estimate / measured seconds (the estimate that ``cubefab`` printed,
+    :mod:`cubefab.build.run_time`)."""
+    return round(stage["estimate"] / stage["seconds"], 2) if stage["seconds"] else None
+
+
 def _placed(family, params, width, device, args):
     """Place and route one fabric with each seed; its figures, or None when nextpnr
     finds it too large."""
@@ -151,22 +164,25 @@ def _placed(family, params, width, device, args):
             _say(f"  {family} {params} W={width} on {device}, seed {seed}: "
                  f"{error or 'does not place'}")
             return None
+        pnr = report["stages"]["pnr"]
         _say(f"  {report['topology']} W={width} on {device}, seed {seed}: "
-             f"{report['fmax_mhz']} MHz, place and route "
-             f"{report['stages']['pnr']['seconds']:.0f} s")
+             f"{report['fmax_mhz']} MHz, place and route {pnr['seconds']:.0f} s "
+             f"(estimated {pnr['estimate']:.0f} s)")
         report["load_average"] = round((load + os.getloadavg()[0]) / 2, 2)
         runs.append(report)
     first = runs[0]
     total = first["total_cells"]
+    synthesis, pnr = first["stages"]["synthesis"], _median_stage(runs, "pnr")
     return {"topology": first["topology"], "params": params, "nodes": first["nodes"],
             "width": width, "lut4": total["lut4"], "ff": total["ff"],
             "ram": total["ram"], "carry": total["carry"],
             "lut4_share": round(total["lut4"] / DEVICES[device].luts, 4),
             "fmax_mhz": statistics.median(r["fmax_mhz"] for r in runs),
             "fmax_by_seed": {str(s): r["fmax_mhz"] for s, r in zip(args.seeds, runs)},
-            "pnr_seconds": round(statistics.median(r["stages"]["pnr"]["seconds"]
-                                                   for r in runs), 1),
-            "synthesis_seconds": first["stages"]["synthesis"]["seconds"],
+            "pnr_seconds": pnr["seconds"], "pnr_estimate": pnr["estimate"],
+            "pnr_ratio": _ratio(pnr),
+            "synthesis_seconds": synthesis["seconds"],
+            "synthesis_estimate": synthesis["estimate"], "synthesis_ratio": _ratio(synthesis),
             "load_average": statistics.median(r["load_average"] for r in runs),
             "critical_path": {k: (first["critical_path"] or {}).get(k) for k in
                               ("start", "end", "total_ns", "logic_ns", "routing_ns",
@@ -194,13 +210,24 @@ def fit_table(results):
     for r in results:
         if r["topology"] is None:
             rows.append([r["device"], r["family"], "none", "-", r["width"], "-", "-", "-",
-                         "-", "-", r["limit"]])
+                         "-", "-", "-", r["limit"]])
             continue
         rows.append([r["device"], r["family"], r["topology"], r["nodes"], r["width"],
                      f"{r['lut4']} ({r['lut4_share']:.0%})", r["ff"], r["ram"],
-                     f"{r['fmax_mhz']:.1f}", f"{r['pnr_seconds']:.0f}", r["limit"]])
+                     f"{r['fmax_mhz']:.1f}", f"{r['synthesis_seconds']:.0f}"
+                     + _estimated(r, "synthesis"), f"{r['pnr_seconds']:.0f}"
+                     + _estimated(r, "pnr"), r["limit"]])
     return format_table(["device", "family", "fabric", "nodes", "W", "LUT4 (share)", "FF",
-                         "BRAM", "Fmax MHz", "P&R s", "next size"], rows)
+                         "BRAM", "Fmax MHz", "yosys s (estimate)", "P&R s (estimate)",
+                         "next size"], rows)
+
+
+def _estimated(result, stage):
+    """`` (estimate, ratio)`` of a stage of a saved fabric (nothing for one saved
+    before the estimates were kept)."""
+    if result.get(f"{stage}_estimate") is None:
+        return ""
+    return f" ({result[f'{stage}_estimate']:.0f}, x{result[f'{stage}_ratio']:.2f})"
 
 
 def tables(results):

@@ -12,14 +12,19 @@ estimate, the design's megabytes of Verilog (or RTLIL) and the synthesised netli
 cells. Kept of each run: those, its device and the machine's load average when it
 started.
 
-The runs are the benchmark's designs, kept small (a shared two-core machine): routers
-and fabrics of Q(1) .. Q(4) on the iCE40 HX8K, the LFE5U-25F and the LFE5U-85F (the
-largest the Q(3) fabric with AXI4-Stream endpoints), a router and a fabric on the
-GW1NR-9, and self-checking fabrics on a board of each family. The model is fitted to
-them (:func:`cubefab.build.run_time.fit`: the formulas are in that module), and each
-run's estimate by the fitted model against its measured seconds is kept beside it
-(``estimate``, ``ratio`` = estimate / measured). ``--measured FILE`` fits the runs of
-a saved result again instead of measuring. ``--save NAME`` writes
+The runs are the benchmark's designs: routers and fabrics of Q(1) .. Q(4) on the iCE40
+HX8K, the LFE5U-25F and the LFE5U-85F, a router and a fabric on the GW1NR-9,
+self-checking fabrics on a board of each family, and the large ones users build: the
+Q(4) fabric placed and routed on the LFE5U-85F, the Q(4) and Q(5) fabrics with
+AXI4-Stream endpoints synthesised for it (``--no-pnr``: 5 and 12 MB of Verilog) and
+the demo's MC(1,2) on the ULX3S (53,000 cells, ten minutes of nextpnr). The whole
+set takes about 40 minutes on a two-core machine; ``--only RUN ...`` measures some
+of them. The model is fitted to them (:func:`cubefab.build.run_time.fit`: the
+formulas are in that module), and each run's estimate by the fitted model against
+its measured seconds is kept beside it (``estimate``, ``ratio`` = estimate /
+measured), with the ``worst_ratio`` of them all (and of nextpnr's estimate before
+synthesis, from the Verilog's size); a table of them goes to stderr. ``--measured
+FILE`` fits the runs of a saved result again instead of measuring. ``--save NAME`` writes
 ``benchmarks/results/NAME.json`` (``benchmarks/saved_results.py``); the package's
 :data:`~cubefab.build.run_time.MODEL` is the model saved as ``run_times``
 (``tests/tools/test_run_time.py`` checks that they agree)::
@@ -63,6 +68,12 @@ RUNS = {
     "board_q2_orangecrab": ("board", "hypercube -n 2 --board orangecrab"),
     "board_q2_ulx3s": ("board", "hypercube -n 2 --board ulx3s"),
     "board_q1_tangnano9k": ("board", "hypercube -n 1 --board tang-nano-9k"),
+    "fabric_q4_axis_85f_yosys": ("synth", "fabric hypercube -n 4 --device lfe5u-85f "
+                                          "--interface axi-stream --data-width 16 --no-pnr"),
+    "fabric_q5_axis_85f_yosys": ("synth", "fabric hypercube -n 5 --device lfe5u-85f "
+                                          "--interface axi-stream --data-width 16 --no-pnr"),
+    "fabric_q4_85f": ("synth", "fabric hypercube -n 4 --device lfe5u-85f"),
+    "board_metacube_ulx3s": ("board", "metacube -k 1 -m 2 --board ulx3s"),
 }
 
 
@@ -109,6 +120,22 @@ def measure(name, command, arguments, workdir):
     return kept
 
 
+#: The stages of the ratio table, in the order they run.
+STAGES = ["verilog", "synthesis", "pnr_before_synthesis", "pnr", "pack"]
+
+
+def ratio_table(runs):
+    """The text table of each run's estimate / measured seconds = ratio by stage."""
+    from cubefab.cli import format_table
+    rows = []
+    for name, run in runs.items():
+        cells = [f"{run['estimate'][stage]:g} / {run['seconds'][stage.split('_before')[0]]:g}"
+                 f" = {run['ratio'][stage]:.2f}" if stage in run["ratio"] else "-"
+                 for stage in STAGES]
+        rows.append([name, f"{run['load_average']:g}", *cells])
+    return format_table(["run", "load", *STAGES], rows)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="+", metavar="RUN", choices=sorted(RUNS),
@@ -118,7 +145,7 @@ def main(argv=None):
                         help="fit the runs of this saved result instead of measuring")
     add_save_option(parser)
     args = parser.parse_args(argv)
-    from cubefab.build.run_time import fit, estimate_runs
+    from cubefab.build.run_time import fit, estimate_runs, worst_ratio
     command = command_line(__file__, sys.argv[1:] if argv is None else argv)
     extra = {}
     if args.measured:
@@ -136,9 +163,19 @@ def main(argv=None):
         run.setdefault("cores", os.cpu_count())
     model = fit(runs)
     estimate_runs(runs, model)
-    figures = {"model": model, "pnr_exponent": {family: values[3] for family, values
-                                                 in model["pnr"].items()},
+    worst, early = worst_ratio(runs), worst_ratio(runs, ["pnr_before_synthesis"])
+    figures = {"model": model,
+               "synthesis_exponent": {family: values[2] for family, values
+                                      in model["synthesis"].items()},
+               "pnr_exponent": {family: values[3] for family, values
+                                in model["pnr"].items()},
+               "load_exponent": model["load"],
+               "worst_ratio": dict(zip(("ratio", "run", "stage"), worst)),
+               "worst_ratio_before_synthesis": dict(zip(("ratio", "run", "stage"), early)),
                "runs": runs}
+    print(ratio_table(runs), file=sys.stderr)
+    print(f"worst ratio: {worst[0]} ({worst[1]}, {worst[2]}); of nextpnr's estimate "
+          f"before synthesis: {early[0]} ({early[1]})", file=sys.stderr)
     print(json.dumps(figures, indent=1))
     if args.save:
         save(args.save, figures, command, extra)

@@ -7,22 +7,27 @@ The model was fitted to measured runs (:data:`MODEL`, from
 - the Verilog (a board's RTLIL): ``a + b * E`` seconds, E the estimated seconds of
   the design's elaboration (:func:`~cubefab.commands.limits.router_cost`, a model of
   the routers alone);
-- yosys ``synth_<family>``: ``a + b * MB`` seconds, MB the size of the design's
+- yosys ``synth_<family>``: ``a + b * MB ** q`` seconds, MB the size of the design's
   Verilog in megabytes (a board's RTLIL counts :data:`RTLIL_PER_VERILOG` times less:
-  the same design's RTLIL is that much larger than its Verilog), ``b`` the same on
-  every family;
+  the same design's RTLIL is that much larger than its Verilog), ``b`` and ``q`` the
+  same on every family: yosys grows faster than the design (``q`` between 1 and 2.5);
 - nextpnr: ``a + c * device kLUT + b * kcells ** p`` seconds, kcells the synthesised
   netlist's LUT4s, flip-flops, carry cells and block RAMs in thousands (before
-  synthesis ends, ``cells_per_mb * MB`` of them): placing and routing grows faster
-  than the design (``p``, the same on every family, between 1 and 2.5);
+  synthesis ends, ``k * MB ** s`` of them, ``k`` by family for Verilog and for RTLIL,
+  ``s`` the same on every family: a larger design has fewer cells per megabyte):
+  placing and routing grows faster than the design (``p``, the same on every family,
+  between 1 and 2.5);
 - the bitstream packer: ``a + c * device kLUT`` seconds;
 
 each with coefficients of the device's family, fitted so that the estimates are off
 by as small a factor as can be (least squares of the logarithm of estimate / measured
-seconds). These are the seconds of a machine with a core to spare; on a busy one a tool
-gets a share of a core, and the estimates are multiplied by :func:`load_factor` (the
-one-minute load average per core, at least 1), as the measured seconds were divided by
-it before the fit.
+seconds; the exponents the best of a grid). These are the seconds of a machine with a
+core to spare; on a busy one a tool gets a share of a core, and the estimates are
+multiplied by :func:`load_factor`: the one-minute load average per core, at least 1,
+to the power ``load`` (fitted with the rest: the measured seconds were divided by
+that factor of the load when they were measured). A power below 1 says that the load
+average overstates how much of a core a tool loses: it counts whatever was runnable
+when it was read, and moves a minute behind the machine.
 """
 
 import os
@@ -33,29 +38,31 @@ from ..tools.devices import check_device
 
 __all__ = ["MODEL", "RTLIL_PER_VERILOG", "load_factor", "design_megabytes", "verilog_seconds", "synthesis_seconds",
            "cells_estimate", "pnr_seconds", "pack_seconds", "implementation_stages",
-           "board_stages", "expect_synthesis", "expect_pnr", "fit", "estimate_runs"]
+           "board_stages", "expect_synthesis", "expect_pnr", "fit", "estimate_runs",
+           "worst_ratio"]
 
 
 #: The fitted coefficients (see the module docstring): ``verilog`` (a, b); by family,
-#: ``synthesis`` (a, b), ``cells_per_mb`` (of Verilog, of RTLIL), ``pnr`` (a, c, b, p)
-#: and ``pack`` (a, c). From ``python
-#: benchmarks/run_times.py --save run_times`` (benchmarks/results/run_times.json, which
-#: holds the runs and the machine's load; tests/tools/test_run_time.py checks that the
-#: two agree).
+#: ``synthesis`` (a, b, q), ``cells`` (k of Verilog, k of RTLIL, s), ``pnr``
+#: (a, c, b, p) and ``pack`` (a, c); ``load``, the power of the load per core. From
+#: ``python benchmarks/run_times.py --save run_times``
+#: (benchmarks/results/run_times.json, which holds the runs and the machine's load;
+#: tests/tools/test_run_time.py checks that the two agree).
 MODEL = {
-    "verilog": [0.191172, 0.476109],
-    "synthesis": {"ECP5": [1.087359, 4.79958],
-                  "Gowin": [0.558334, 4.79958],
-                  "iCE40": [2.402994, 4.79958]},
-    "cells_per_mb": {"ECP5": [10.402878, 4.235196],
-                     "Gowin": [8.561116, 3.317296],
-                     "iCE40": [6.53226, 3.493559]},
-    "pnr": {"ECP5": [2.095481, 0.034375, 0.2159, 2.3],
-            "Gowin": [0.0, 0.660784, 0.416948, 2.3],
-            "iCE40": [0.0, 0.127431, 0.952024, 2.3]},
-    "pack": {"ECP5": [0.003133, 0.013806],
-             "Gowin": [1e-06, 0.173934],
-             "iCE40": [0.048783, 0.006404]},
+    "verilog": [0.197572, 0.574099],
+    "synthesis": {"ECP5": [1.751938, 5.614325, 1.6],
+                  "Gowin": [1.16336, 5.614325, 1.6],
+                  "iCE40": [3.024992, 5.614325, 1.6]},
+    "cells": {"ECP5": [8.414118, 4.462276, 0.8],
+              "Gowin": [6.223781, 2.754746, 0.8],
+              "iCE40": [4.63547, 2.885595, 0.8]},
+    "pnr": {"ECP5": [1.443263, 0.022498, 0.730983, 1.85],
+            "Gowin": [0.002093, 0.701599, 0.896456, 1.85],
+            "iCE40": [0.0, 0.093675, 1.340889, 1.85]},
+    "pack": {"ECP5": [0.0, 0.018763],
+             "Gowin": [1e-06, 0.201186],
+             "iCE40": [0.056412, 0.007165]},
+    "load": 0.75,
 }
 
 
@@ -64,16 +71,18 @@ MODEL = {
 RTLIL_PER_VERILOG = 1.7
 
 
-def load_factor(load=None, cores=None):
+def load_factor(load=None, cores=None, exponent=None):
     """How many times longer a tool takes than with a core to itself: the one-minute
     ``load`` average (the machine's now by default) per core (``cores``: this
-    machine's by default), at least 1 (1 where the load is not known)."""
+    machine's by default), at least 1, to the power ``exponent`` (the model's
+    ``load`` by default); 1 where the load is not known."""
     if load is None:
         try:
             load = os.getloadavg()[0]
         except OSError:
             return 1.0
-    return max(1.0, load / (cores or os.cpu_count() or 1))
+    exponent = MODEL["load"] if exponent is None else exponent
+    return max(1.0, load / (cores or os.cpu_count() or 1)) ** exponent
 
 
 def design_megabytes(size):
@@ -94,19 +103,25 @@ def verilog_seconds(elaboration, model=MODEL):
     return a + b * elaboration
 
 
+def _verilog_megabytes(megabytes, rtlil):
+    """The megabytes of Verilog of a design of ``megabytes`` (of RTLIL when ``rtlil``)."""
+    return megabytes / (RTLIL_PER_VERILOG if rtlil else 1)
+
+
 def synthesis_seconds(megabytes, device, rtlil=False, model=MODEL):
     """Estimated seconds of yosys on a design of ``megabytes`` of Verilog (of RTLIL, a
     board's, when ``rtlil``) for ``device``."""
     _, family = _family(device)
-    a, b = model["synthesis"][family]
-    return a + b * megabytes / (RTLIL_PER_VERILOG if rtlil else 1)
+    a, b, q = model["synthesis"][family]
+    return a + b * _verilog_megabytes(megabytes, rtlil) ** q
 
 
 def cells_estimate(megabytes, device, rtlil=False, model=MODEL):
     """Estimated cells of the synthesised netlist of a design of ``megabytes`` of
     Verilog (of RTLIL when ``rtlil``)."""
     _, family = _family(device)
-    return 1000 * model["cells_per_mb"][family][1 if rtlil else 0] * megabytes
+    *per_megabyte, exponent = model["cells"][family]
+    return 1000 * per_megabyte[1 if rtlil else 0] * megabytes ** exponent
 
 
 def _kcells(cells):
@@ -221,23 +236,31 @@ def _fit_rows(rows, cost=False):
         else values
 
 
-#: The exponents of cells that :func:`fit` tries for nextpnr.
+#: The exponents that :func:`fit` tries: of the megabytes of Verilog for yosys, of
+#: the cells for nextpnr.
 _EXPONENTS = [1 + i / 20 for i in range(31)]
 
 
-def _fit_pnr(runs, families):
-    """``{family: [a, c, b, p]}`` of nextpnr fitted to ``runs``: the exponent ``p`` of
-    :data:`_EXPONENTS` whose fits of every family are the closest."""
-    fits = []
-    for p in _EXPONENTS:
-        by_family = {family: _fit_rows(
-            [([1.0, check_device(r["device"]).luts / 1000, _kcells(r["cells"]) ** p],
-              _idle(r, "pnr")) for r in runs.values() if "pnr" in r["seconds"]
-             and check_device(r["device"]).family.name == family], cost=True)
-            for family in families}
-        fits.append((sum(cost for _, cost in by_family.values()),
-                     {family: [*values, p] for family, (values, _) in by_family.items()}))
-    return min(fits, key=lambda fit: fit[0])[1]
+#: The exponents of the load per core that :func:`fit` tries.
+_LOAD_EXPONENTS = [i / 4 for i in range(1, 6)]
+
+
+def _closest(fit_at, exponents=_EXPONENTS):
+    """The ``(cost, fit)`` pair of the exponent of ``exponents`` whose
+    ``fit_at(exponent)``, such a pair, costs the least."""
+    return min((fit_at(exponent) for exponent in exponents), key=lambda f: f[0])
+
+
+def _fit_pnr(runs, families, p):
+    """``(cost, {family: [a, c, b, p]})`` of nextpnr fitted to ``runs`` at the exponent
+    ``p`` of the cells."""
+    by_family = {family: _fit_rows(
+        [([1.0, check_device(r["device"]).luts / 1000, _kcells(r["cells"]) ** p],
+          _idle(r, "pnr")) for r in runs.values() if "pnr" in r["seconds"]
+         and check_device(r["device"]).family.name == family], cost=True)
+        for family in families}
+    return (sum(cost for _, cost in by_family.values()),
+            {family: [*values, p] for family, (values, _) in by_family.items()})
 
 
 def _by_family(runs):
@@ -248,37 +271,71 @@ def _by_family(runs):
 
 
 def _idle(run, stage):
-    """The seconds stage ``stage`` of ``run`` would have taken with a core to spare:
-    measured / :func:`load_factor` of its ``load_average`` and ``cores``."""
-    return run["seconds"][stage] / load_factor(run["load_average"], run["cores"])
+    """The seconds stage ``stage`` of ``run`` would have taken with a core to spare
+    (:func:`_at_load`)."""
+    return run["idle"][stage]
 
 
-def _fit_synthesis(runs, families):
-    """``{family: [a, b]}`` of yosys fitted to ``runs``: ``a`` by family, ``b`` one."""
+def _at_load(runs, exponent):
+    """``runs``, each with its ``idle`` seconds by stage: measured /
+    :func:`load_factor` of its ``load_average`` and ``cores`` at the load ``exponent``."""
+    return {name: dict(run, idle={stage: seconds / load_factor(
+        run["load_average"], run["cores"], exponent) for stage, seconds
+        in run["seconds"].items()}) for name, run in runs.items()}
+
+
+#: The exponents of the megabytes that :func:`fit` tries for the cells.
+_CELL_EXPONENTS = [0.5 + i / 20 for i in range(11)]
+
+
+def _fit_cells(runs, families, s):
+    """``(cost, {family: [k of Verilog, k of RTLIL, s]})`` of the netlists' thousands
+    of cells fitted to ``runs`` at the exponent ``s`` of the megabytes."""
+    kinds = [(family, rtlil) for family in families for rtlil in (False, True)]
+    values, cost = _fit_rows(
+        [([float((check_device(r["device"]).family.name, r["rtlil"]) == kind)
+           * r["megabytes"] ** s for kind in kinds], _kcells(r["cells"]))
+         for r in runs.values()], cost=True)
+    return cost, {family: [*values[2 * i:2 * i + 2], s] for i, family in enumerate(families)}
+
+
+def _fit_synthesis(runs, families, q):
+    """``(cost, {family: [a, b, q]})`` of yosys fitted to ``runs`` at the exponent
+    ``q``: ``a`` by family, ``b`` the same on every family."""
     rows = [([float(check_device(r["device"]).family.name == family) for family in families]
-             + [r["megabytes"] / (RTLIL_PER_VERILOG if r["rtlil"] else 1)],
+             + [_verilog_megabytes(r["megabytes"], r["rtlil"]) ** q],
              _idle(r, "synthesis")) for r in runs.values()]
-    values = _fit_rows(rows)
-    return {family: [a, values[-1]] for family, a in zip(families, values)}
+    values, cost = _fit_rows(rows, cost=True)
+    return cost, {family: [a, values[-1], q] for family, a in zip(families, values)}
 
 
 def fit(runs):
     """The :data:`MODEL` fitted to ``runs`` (``benchmarks/run_times.py``: name ->
     ``seconds`` by stage, ``elaboration``, ``megabytes``, ``rtlil``, ``cells``,
-    ``device``, ``load_average`` and ``cores``)."""
+    ``device``, ``load_average`` and ``cores``): the exponent of the load of
+    :data:`_LOAD_EXPONENTS` whose fits of the Verilog, yosys and nextpnr together are
+    the closest."""
+    return _closest(lambda exponent: _fit_at_load(_at_load(runs, exponent), exponent),
+                    _LOAD_EXPONENTS)[1]
+
+
+def _fit_at_load(runs, exponent):
+    """``(cost, model)`` of the model fitted to ``runs`` (with their ``idle`` seconds,
+    :func:`_at_load`) at the load ``exponent``."""
     families = sorted(_by_family(runs))
-    model = {"verilog": _fit_rows([([1.0, r["elaboration"]], _idle(r, "verilog"))
-                                   for r in runs.values()]),
-             "synthesis": _fit_synthesis(runs, families), "cells_per_mb": {},
-             "pnr": _fit_pnr(runs, families), "pack": {}}
+    verilog, verilog_cost = _fit_rows([([1.0, r["elaboration"]], _idle(r, "verilog"))
+                                       for r in runs.values()], cost=True)
+    synthesis_cost, synthesis = _closest(lambda q: _fit_synthesis(runs, families, q))
+    pnr_cost, pnr = _closest(lambda p: _fit_pnr(runs, families, p))
+    model = {"verilog": verilog, "synthesis": synthesis,
+             "cells": _closest(lambda s: _fit_cells(runs, families, s),
+                               _CELL_EXPONENTS)[1],
+             "pnr": pnr, "pack": {}, "load": exponent}
     for family, measured in sorted(_by_family(runs).items()):
-        model["cells_per_mb"][family] = [
-            _fit_rows([([r["megabytes"]], _kcells(r["cells"])) for r in measured
-                       if r["rtlil"] == rtlil])[0] for rtlil in (False, True)]
         model["pack"][family] = _fit_rows(
             [([1.0, check_device(r["device"]).luts / 1000], _idle(r, "pack"))
              for r in measured if "pack" in r["seconds"]])
-    return model
+    return verilog_cost + synthesis_cost + pnr_cost, model
 
 
 def estimate_runs(runs, model=MODEL):
@@ -287,7 +344,7 @@ def estimate_runs(runs, model=MODEL):
     ``ratio`` estimate / measured seconds of each."""
     for run in runs.values():
         device, mb, rtlil = run["device"], run["megabytes"], run["rtlil"]
-        factor = load_factor(run["load_average"], run["cores"])
+        factor = load_factor(run["load_average"], run["cores"], model["load"])
         estimate = {"verilog": verilog_seconds(run["elaboration"], model),
                     "synthesis": synthesis_seconds(mb, device, rtlil, model)}
         if "pnr" in run["seconds"]:
@@ -300,3 +357,16 @@ def estimate_runs(runs, model=MODEL):
         run["ratio"] = {k: round(v / run["seconds"][k.split("_before")[0]], 2)
                         for k, v in run["estimate"].items()}
     return runs
+
+
+def worst_ratio(runs, stages=None, least=0.0):
+    """``(ratio, run, stage)`` of the estimate furthest from its measured seconds (by
+    the factor, over or under) among the ``stages`` (by default those measured: the
+    estimates each stage ran with, not ``pnr_before_synthesis``) of ``runs`` (after
+    :func:`estimate_runs`) that took ``least`` seconds or more."""
+    import math
+    return max(((ratio, name, stage) for name, run in runs.items()
+                for stage, ratio in run["ratio"].items()
+                if stage in (run["seconds"] if stages is None else stages)
+                and run["seconds"][stage.split("_before")[0]] >= least),
+               key=lambda worst: abs(math.log(max(worst[0], 1e-3))))

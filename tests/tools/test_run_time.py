@@ -24,7 +24,7 @@ def test_the_model_is_the_one_the_benchmark_saved(saved):
 def test_the_fit_of_the_saved_runs_is_the_saved_model(saved):
     fitted = run_time.fit(saved["runs"])
     assert fitted["verilog"] == pytest.approx(saved["model"]["verilog"], rel=1e-3, abs=1e-4)
-    for part in ("synthesis", "cells_per_mb", "pnr", "pack"):
+    for part in ("synthesis", "cells", "pnr", "pack"):
         for family, values in saved["model"][part].items():
             assert fitted[part][family] == pytest.approx(values, rel=1e-3, abs=1e-4), \
                 (part, family)
@@ -46,9 +46,37 @@ def test_every_estimate_is_within_twice_the_measured_seconds(saved):
     assert off == []
 
 
-@pytest.mark.parametrize("load, cores, factor", [(6.0, 2, 3.0), (1.0, 2, 1.0), (0.2, 8, 1.0)])
-def test_a_busy_machine_lengthens_the_estimates_by_its_load_per_core(load, cores, factor):
-    assert run_time.load_factor(load, cores) == factor
+def test_the_saved_runs_span_large_designs(saved):
+    """The fit reaches the designs users build: a netlist of 40,000 cells or more placed
+    and routed, a design of 5 MB of Verilog or more synthesised."""
+    runs = saved["runs"].values()
+    assert max(run["cells"] for run in runs if "pnr" in run["seconds"]) >= 40_000
+    assert max(run["megabytes"] for run in runs) >= 5
+
+
+def test_the_worst_ratio_is_the_estimate_off_by_the_largest_factor():
+    runs = {"a": {"seconds": {"synthesis": 10.0, "pnr": 1.0},
+                  "ratio": {"synthesis": 2.2, "pnr": 0.1, "pnr_before_synthesis": 0.05}},
+            "b": {"seconds": {"synthesis": 10.0}, "ratio": {"synthesis": 0.4}}}
+    assert run_time.worst_ratio(runs) == (0.1, "a", "pnr")
+    assert run_time.worst_ratio(runs, least=2) == (0.4, "b", "synthesis")
+    assert run_time.worst_ratio(runs, ["pnr_before_synthesis"]) == \
+        (0.05, "a", "pnr_before_synthesis")
+
+
+def test_the_saved_worst_ratio_is_within_twice(saved):
+    assert 0.5 <= saved["worst_ratio"]["ratio"] <= 2
+
+
+@pytest.mark.parametrize("load, cores, exponent, factor", [
+    (6.0, 2, 1.0, 3.0), (8.0, 2, 0.5, 2.0), (1.0, 2, 1.0, 1.0), (0.2, 8, 0.5, 1.0)])
+def test_a_busy_machine_lengthens_the_estimates_by_a_power_of_its_load_per_core(
+        load, cores, exponent, factor):
+    assert run_time.load_factor(load, cores, exponent) == pytest.approx(factor)
+
+
+def test_the_load_factor_takes_the_models_power_by_default():
+    assert run_time.load_factor(8.0, 2) == pytest.approx(4.0 ** run_time.MODEL["load"])
 
 
 def test_the_hierarchical_synthesis_is_estimated_from_the_flattened_one(monkeypatch):
