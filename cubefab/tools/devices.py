@@ -148,9 +148,8 @@ class Ecp5(Family):
     block_rams = ("DP16KD", "PDPW16KD")
     distributed_rams = ("TRELLIS_DPR16X4",)
     #: A ``TRELLIS_DPR16X4`` fills slices 0 and 1 of a PFU and its write port slice
-    #: 2: nextpnr-ecp5 counts 6 ``TRELLIS_COMB`` for it (the Q(4) 16-bit router on
-    #: the LFE5U-85F: 1,238 for 1,027 LUT4 and 35 LUT RAMs), and one
-    #: ``TRELLIS_RAMW`` of a PFU's (8 LUT4s: 10,455 on the 85F).
+    #: 2: nextpnr-ecp5 counts 6 ``TRELLIS_COMB`` for it, and one ``TRELLIS_RAMW`` of
+    #: a PFU's (8 LUT4s: 10,455 on the 85F).
     lut_ram_luts = 6
     luts_per_lut_ram = 8
     #: A ``CCU2C`` is a slice of two LUT4s and their carry logic: nextpnr-ecp5 counts
@@ -159,19 +158,13 @@ class Ecp5(Family):
     #: ``TRELLIS_COMB``).
     carry_luts = 2
     #: A ``DP16KD``'s clock-to-output delay at speed 6 sits on the router's critical
-    #: path: the Q(4) 16-bit router on the LFE5U-85F, seed 1 (docs/router.md,
-    #: "Devices"), is 99 MHz with block RAM, 152 with flip-flops and 154 with LUT RAM
-    #: at depth 4; 99 and 118 (LUT RAM) at 16, 93 and 95 at 64; LUT RAM for shorter
-    #: buffers.
+    #: path, and LUT RAM, read like flip-flops, takes fewer logic cells from 3 flits
+    #: on: block RAM from 64 flits, where a buffer's LUT RAMs (28 and more) would
+    #: crowd a part's few (the figures: docs/router-design.md, "Which buffer per
+    #: family", from the saved result ``fpga_ecp5``).
     auto_memory_depth = ECP5_MEMORY_DEPTH
-    #: LUT RAM (``TRELLIS_DPR16X4``, 16 x 4 bits) against flip-flops and block RAM:
-    #: the Q(4) 16-bit router on the LFE5U-85F (docs/router-design.md, "Which buffer
-    #: per family"; seed 1, nextpnr's ``TRELLIS_COMB``) takes fewer logic cells and
-    #: flip-flops in LUT RAM than in flip-flops at 4 flits (818 and 320 against 986
-    #: and 840), as many at 3 (836 against 829, 296 flip-flops against 686), more at
-    #: 2 (753 against 670); against block RAM as many at 16 flits at a faster clock
-    #: (1,430 against 1,370 at 118 against 99 MHz), far more at 64 (3,857 against
-    #: 2,781).
+    #: LUT RAM (``TRELLIS_DPR16X4``, 16 x 4 bits) against flip-flops: fewer logic
+    #: cells from 3 flits on, more at 2 (the same figures).
     auto_distributed_depth = ECP5_DISTRIBUTED_DEPTH
 
     def pnr_args(self, device, package):
