@@ -119,7 +119,7 @@ def register_fifo_logic(m, fifo, name="fifo", *, head=0):
 def memory_fifo_logic(m, fifo, name="fifo", *, head=0):
     """Build the logic of :class:`MemoryFIFO` for the ``fifo`` interface in module
     ``m`` (the memory becomes submodule ``{name}_storage``)."""
-    stored = _memory_logic(m, fifo, name, head, {"ram_style": "block"})
+    stored = _memory_logic(m, fifo, name, head, {"ram_style": "block"}, _register_rows)
     if stored is None:
         return
     storage, write, do_read, consume, head_data = stored
@@ -137,7 +137,7 @@ def memory_fifo_logic(m, fifo, name="fifo", *, head=0):
 def distributed_fifo_logic(m, fifo, name="fifo", *, head=0):
     """Build the logic of :class:`DistributedFIFO` for the ``fifo`` interface in module
     ``m`` (the memory becomes submodule ``{name}_storage``)."""
-    stored = _memory_logic(m, fifo, name, head, {}, head_rows=_lut_ram_rows)
+    stored = _memory_logic(m, fifo, name, head, {}, _lut_ram_rows)
     if stored is None:
         return
     storage, _, _, consume, head_data = stored
@@ -149,16 +149,16 @@ def distributed_fifo_logic(m, fifo, name="fifo", *, head=0):
     ]
 
 
-def _memory_logic(m, fifo, name, head, attrs, head_rows=None):
+def _memory_logic(m, fifo, name, head, attrs, head_rows):
     """The pointers and head register of a FIFO whose other bits are kept in a
     ``lib.memory.Memory`` (submodule ``{name}_storage``, with ``attrs``), and the memory
     with its write port. ``head_rows``: where the head bits of the entries are kept
-    (:func:`_register_rows` by default). Returns ``(memory, write port, do_read,
+    (:func:`_register_rows` or :func:`_lut_ram_rows`). Returns ``(memory, write port, do_read,
     consume, head data)``; None, with ``r_data`` the head register, when the head is
     every bit."""
     do_write, do_read, produce, consume = _pointer_logic(m, fifo, name)
     head_data = _head_logic(m, fifo, head, do_write, do_read, produce, consume, name,
-                            head_rows or _register_rows)
+                            head_rows)
     if fifo.width == head:
         m.d.comb += fifo.r_data.eq(head_data)
         return None

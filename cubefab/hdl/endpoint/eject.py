@@ -148,6 +148,11 @@ class EndpointEject(wiring.Component):
             m.d.comb += [self.owed.valid.eq(done), self.owed.payload.eq(now.src)]
         return m
 
+    @property
+    def _beat_taken(self):
+        """Whether the sink takes a beat in this cycle."""
+        return self.axis.valid & self.axis.ready
+
     def _beat(self, ring, read):
         """The ``data_width`` bits of ``ring`` from position :attr:`_positions`
         [``read``] on (round the ring)."""
@@ -166,7 +171,7 @@ class EndpointEject(wiring.Component):
         m.d.comb += [axis.valid.eq(now.active & (now.n >= width)),
                      axis.payload.data.eq(self._beat(ring, now.read)),
                      axis.payload.last.eq(last), axis.payload.id.eq(now.src)]
-        beat = axis.valid & axis.ready
+        beat = self._beat_taken
         done = beat & last
         after = Signal(self._message)
         m.d.comb += after.eq(now)
@@ -189,7 +194,7 @@ class EndpointEject(wiring.Component):
         ``now`` and ``ahead`` for the three cases (last beat, other beat, none), and
         this cycle's beat only picks one, last, so that its path is short."""
         width, room = self.fmt.data_width, self._limit - self.fmt.body_bits
-        beat = self.axis.valid & self.axis.ready
+        beat = self._beat_taken
         grows = Mux(done, ahead.active & ~ahead.tail_seen & (ahead.n <= room),
                     now.active & ~now.tail_seen
                     & Mux(beat, now.n <= room + width, now.n <= room))
@@ -202,7 +207,7 @@ class EndpointEject(wiring.Component):
         """The bits waiting after this cycle's beat and a body flit: as
         :meth:`_room`, a sum per case, picked by this cycle's beat."""
         width, body_bits = self.fmt.data_width, self.fmt.body_bits
-        beat = self.axis.valid & self.axis.ready
+        beat = self._beat_taken
         return Mux(done, ahead.n + body_bits,
                    Mux(beat, now.n + body_bits - width, now.n + body_bits))
 

@@ -277,20 +277,22 @@ class EndpointInject(wiring.Component):
                                  reg["first"].eq(~go), reg["active"].eq(~(go & tail)),
                                  reg["flits"].eq(Mux(go, whole - 1, whole))]
 
+    @property
+    def _flits_by_count(self):
+        """list of int: the flits of the packet of a message of ``count + 1`` beats
+        (:meth:`MessageFormat.flits`), by ``count``."""
+        return [self.fmt.flits(beats) for beats in range(1, self.fmt.max_beats + 1)]
+
     def _packet_flits(self, count):
-        """The flits of the packet of a message of ``count + 1`` beats
-        (:meth:`MessageFormat.flits`), from a table indexed by ``count``."""
-        fmt = self.fmt
-        table = [fmt.flits(beats) for beats in range(1, fmt.max_beats + 1)]
-        width = max(table).bit_length()
-        return Array(C(flits, width) for flits in table)[count]
+        """The flits of the packet of a message of ``count + 1`` beats, from a table
+        indexed by ``count``."""
+        table = self._flits_by_count
+        return Array(C(flits, max(table).bit_length()) for flits in table)[count]
 
     def _one_flit(self, count):
         """Whether the packet of a message of ``count + 1`` beats is one flit (a
         table indexed by ``count``)."""
-        fmt = self.fmt
-        return Array(C(fmt.flits(beats) == 1, 1)
-                     for beats in range(1, fmt.max_beats + 1))[count]
+        return Array(C(flits == 1, 1) for flits in self._flits_by_count)[count]
 
     def _reach(self, reg, first):
         """Whether the flit sent from the window reaches into ``D`` (``off`` after it
