@@ -127,9 +127,10 @@ STAGES = ["verilog", "synthesis", "pnr_before_synthesis", "pnr", "pack"]
 def ratio_table(runs):
     """The text table of each run's estimate / measured seconds = ratio by stage."""
     from cubefab.cli import format_table
+    from cubefab.build.run_time import measured_seconds
     rows = []
     for name, run in runs.items():
-        cells = [f"{run['estimate'][stage]:g} / {run['seconds'][stage.split('_before')[0]]:g}"
+        cells = [f"{run['estimate'][stage]:g} / {measured_seconds(run, stage):g}"
                  f" = {run['ratio'][stage]:.2f}" if stage in run["ratio"] else "-"
                  for stage in STAGES]
         rows.append([name, f"{run['load_average']:g}", *cells])

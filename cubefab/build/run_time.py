@@ -30,6 +30,7 @@ average overstates how much of a core a tool loses: it counts whatever was runna
 when it was read, and moves a minute behind the machine.
 """
 
+import math
 import os
 
 from ..progress import Stage
@@ -39,7 +40,7 @@ from ..tools.devices import check_device
 __all__ = ["MODEL", "RTLIL_PER_VERILOG", "load_factor", "design_megabytes", "verilog_seconds", "synthesis_seconds",
            "cells_estimate", "pnr_seconds", "pack_seconds", "implementation_stages",
            "board_stages", "expect_synthesis", "expect_pnr", "fit", "estimate_runs",
-           "worst_ratio"]
+           "worst_ratio", "measured_seconds"]
 
 
 #: The fitted coefficients (see the module docstring): ``verilog`` (a, b); by family,
@@ -354,9 +355,15 @@ def estimate_runs(runs, model=MODEL):
         if "pack" in run["seconds"]:
             estimate["pack"] = pack_seconds(device, model)
         run["estimate"] = {k: round(factor * v, 2) for k, v in estimate.items()}
-        run["ratio"] = {k: round(v / run["seconds"][k.split("_before")[0]], 2)
+        run["ratio"] = {k: round(v / measured_seconds(run, k), 2)
                         for k, v in run["estimate"].items()}
     return runs
+
+
+def measured_seconds(run, estimate):
+    """The measured seconds of ``run`` that its ``estimate`` (a key of its estimates:
+    a stage, or ``pnr_before_synthesis``, the stage ``pnr``) is of."""
+    return run["seconds"][estimate.split("_before")[0]]
 
 
 def worst_ratio(runs, stages=None, least=0.0):
@@ -364,9 +371,8 @@ def worst_ratio(runs, stages=None, least=0.0):
     the factor, over or under) among the ``stages`` (by default those measured: the
     estimates each stage ran with, not ``pnr_before_synthesis``) of ``runs`` (after
     :func:`estimate_runs`) that took ``least`` seconds or more."""
-    import math
     return max(((ratio, name, stage) for name, run in runs.items()
                 for stage, ratio in run["ratio"].items()
                 if stage in (run["seconds"] if stages is None else stages)
-                and run["seconds"][stage.split("_before")[0]] >= least),
+                and measured_seconds(run, stage) >= least),
                key=lambda worst: abs(math.log(max(worst[0], 1e-3))))
