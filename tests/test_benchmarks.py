@@ -1,6 +1,8 @@
 """Every benchmark script starts: its ``--help`` runs (the scripts are run by hand, so an
 import broken by a refactor would otherwise go unseen until someone measures)."""
 
+import importlib.util
+import json
 import pathlib
 import subprocess
 import sys
@@ -28,12 +30,10 @@ RESULTS = pathlib.Path(__file__).parent.parent / "benchmarks" / "results"
 
 @pytest.mark.parametrize("result", sorted(RESULTS.glob("*.json")), ids=lambda p: p.name)
 def test_a_saved_result_records_no_scratch_folder(result):
-    import json
     assert "--workdir" not in json.loads(result.read_text())["command"]
 
 
 def test_the_recorded_command_leaves_the_scratch_folder_out():
-    import importlib.util
     spec = importlib.util.spec_from_file_location(
         "saved_results", RESULTS.parent / "saved_results.py")
     saved = importlib.util.module_from_spec(spec)
