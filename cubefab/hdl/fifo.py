@@ -5,11 +5,17 @@ them against it: an entry written in one cycle is readable in the next, ``r_data
 is valid whenever ``r_rdy``); they differ in where ``r_data`` comes from, which is
 what decides a router's clock rate and size:
 
-* :class:`RegisterFIFO`: a register file read through a multiplexer. Router buffers
-  are a few flits deep, where registers are what synthesis builds anyway, and
-  Amaranth's ``SyncFIFO`` keeps its storage in a ``Memory``, which the Python
-  simulator updates every cycle at a high cost (about ten times the simulation time
-  of this FIFO, measured on an idle fabric).
+* :class:`RegisterFIFO`: a shift register whose first slot is always the oldest
+  entry, so that all of ``r_data`` comes straight from flip-flops. Each slot takes
+  the slot after it or the entry being written, a choice made by the fill level
+  alone (a read only enables the slots), so every flip-flop has a 2-input
+  multiplexer in front of it: on the iCE40 the two share a logic cell, where a
+  register file's flip-flops, written straight from ``w_data``, would each take a
+  logic cell of their own beside its read multiplexer. Router buffers are a few
+  flits deep, where registers are what synthesis builds anyway, and Amaranth's
+  ``SyncFIFO`` keeps its storage in a ``Memory``, which the Python simulator updates
+  every cycle at a high cost (about ten times the simulation time of this FIFO,
+  measured on an idle fabric).
 * :class:`MemoryFIFO`: storage in a ``lib.memory.Memory`` with a synchronous read
   port, which iCE40 synthesis maps to block RAM (``SB_RAM40_4K``): no flip-flops or
   multiplexer per stored bit, at the cost of the simulator speed above.
@@ -18,12 +24,12 @@ what decides a router's clock rate and size:
   that have it (ECP5 ``TRELLIS_DPR16X4``, Gowin ``RAM16SDP4``: 16 entries of 4 bits
   in a few LUTs) and to flip-flops and a multiplexer elsewhere (iCE40).
 
-With ``head=n``, each keeps the low ``n`` bits of the oldest entry in a register of
-their own (straight from flip-flops, and zero while empty), so that logic reading them
-starts a clock cycle with no multiplexer in front of it. The register is loaded with
-the next entry's head bits, which :class:`RegisterFIFO` and :class:`MemoryFIFO` keep
-in registers and :class:`DistributedFIFO` in a LUT RAM of their own (read at the next
-entry's row).
+With ``head=n``, the low ``n`` bits of the oldest entry come straight from flip-flops
+and are zero while the FIFO is empty, so that logic reading them starts a clock cycle
+with no multiplexer in front of it: :class:`RegisterFIFO`'s first slot, or a register
+of their own in the other two, loaded with the next entry's head bits, which
+:class:`MemoryFIFO` keeps in registers and :class:`DistributedFIFO` in a LUT RAM of
+their own (read at the next entry's row).
 """
 
 from amaranth.hdl import Module, Signal, Array, Mux, Cat, C, Elaboratable
@@ -53,7 +59,8 @@ class _FIFO(Elaboratable, FIFOInterface):
 
 
 class RegisterFIFO(_FIFO):
-    """Synchronous first-word-fall-through FIFO in registers.
+    """Synchronous first-word-fall-through FIFO in registers: a shift register whose
+    first slot is the oldest entry.
 
     Parameters
     ----------
@@ -62,8 +69,8 @@ class RegisterFIFO(_FIFO):
     depth : int
         Entries (>= 1).
     head : int
-        The low ``head`` bits of ``r_data`` come from a register of their own and are
-        zero while the FIFO is empty (0 <= head <= width; default 0).
+        The low ``head`` bits of ``r_data`` are zero while the FIFO is empty
+        (0 <= head <= width; default 0; all of ``r_data`` comes from flip-flops).
 
     Attributes are those of :class:`amaranth.lib.fifo.FIFOInterface` (``w_data``,
     ``w_en``, ``w_rdy``, ``w_level``, ``r_data``, ``r_en``, ``r_rdy``, ``r_level``),
@@ -93,7 +100,7 @@ class DistributedFIFO(_FIFO):
     asynchronously (LUT RAM on the FPGAs that have it: ECP5, Gowin).
 
     Parameters and attributes are those of :class:`RegisterFIFO`; the other bits of
-    ``r_data`` are the memory's row at the read pointer, as the register file's are.
+    ``r_data`` are the memory's row at the read pointer.
     The entries' ``head`` bits are kept in a second memory (LUT RAM too), read at the
     row after the read pointer into the head register.
     """
@@ -105,15 +112,24 @@ def register_fifo_logic(m, fifo, name="fifo", *, head=0):
     """Build the logic of :class:`RegisterFIFO` for the ``fifo`` interface (an
     :class:`~amaranth.lib.fifo.FIFOInterface`) in module ``m``: a router builds
     its buffers inline, which the Python simulator runs much faster than many
-    small modules."""
-    depth = fifo.depth
-    do_write, do_read, produce, consume = _pointer_logic(m, fifo, name)
-    slots = Array(Signal(fifo.width - head, name=f"{name}_slot{i}") for i in range(depth))
-    with m.If(do_write):
-        m.d.sync += slots[produce].eq(fifo.w_data[head:])
-    m.d.comb += fifo.r_data.eq(Cat(_head_logic(m, fifo, head, do_write, do_read, produce,
-                                               consume, name),
-                                   slots[consume]))
+    small modules.
+
+    Slot ``i`` holds an entry while the level is over ``i``; slot 0 is ``r_data``.
+    A slot takes the slot after it while that one holds an entry, else the entry
+    being written (its head bits zero unless one is written, so that a read that
+    empties the FIFO leaves them zero): the level alone chooses. A read enables
+    every slot that holds an entry (each takes its successor's, the last one the
+    entry being written); a write enables the first free slot (with a read, that slot
+    is still free after it)."""
+    do_write, do_read = _level_logic(m, fifo, name)
+    level = fifo.r_level
+    incoming = Cat(fifo.w_data[:head] & do_write.replicate(head), fifo.w_data[head:])
+    slots = [Signal(fifo.width, name=f"{name}_slot{i}") for i in range(fifo.depth)]
+    for i, slot in enumerate(slots):
+        value = incoming if i + 1 == len(slots) else Mux(level > i + 1, slots[i + 1], incoming)
+        with m.If((do_read & (level > i)) | (do_write & (level == i))):
+            m.d.sync += slot.eq(value)
+    m.d.comb += fifo.r_data.eq(slots[0])
 
 
 def memory_fifo_logic(m, fifo, name="fifo", *, head=0):
@@ -141,7 +157,7 @@ def distributed_fifo_logic(m, fifo, name="fifo", *, head=0):
     if stored is None:
         return
     storage, _, _, consume, head_data = stored
-    # an entry written at a clock edge is readable after it, as in the register file
+    # an entry written at a clock edge is readable after it, as in a RegisterFIFO
     read = storage.read_port(domain="comb")
     m.d.comb += [
         read.addr.eq(consume),
@@ -178,12 +194,21 @@ def _next(pointer, depth):
 
 
 def _pointer_logic(m, fifo, name):
-    """The fill level of ``fifo`` (``w_level``, ``r_level``), ``w_rdy`` and ``r_rdy``
-    as flip-flops (so that a read or write enable is one gate from them), and the
-    write and read pointers; returns ``(do_write, do_read, produce, consume)``."""
+    """The fill level of ``fifo`` (:func:`_level_logic`) and the write and read
+    pointers; returns ``(do_write, do_read, produce, consume)``."""
     depth = fifo.depth
     produce = Signal(range(depth), name=f"{name}_produce")
     consume = Signal(range(depth), name=f"{name}_consume")
+    do_write, do_read = _level_logic(m, fifo, name, pointers=(produce, consume))
+    return do_write, do_read, produce, consume
+
+
+def _level_logic(m, fifo, name, pointers=()):
+    """The fill level of ``fifo`` (``w_level``, ``r_level``), ``w_rdy`` and ``r_rdy``
+    as flip-flops (so that a read or write enable is one gate from them); with
+    ``pointers`` (``(produce, consume)``), the write and read pointers advanced on a
+    write and a read. Returns ``(do_write, do_read)``."""
+    depth = fifo.depth
     not_empty = Signal(name=f"{name}_not_empty")
     if depth == 1:
         # the level is the "not empty" flip-flop, "not full" its complement
@@ -193,22 +218,21 @@ def _pointer_logic(m, fifo, name):
         do_read = fifo.r_en & not_empty
         with m.If(do_write | do_read):
             m.d.sync += not_empty.eq(do_write)
-        return do_write, do_read, produce, consume
+        return do_write, do_read
     level = Signal(range(depth + 1), name=f"{name}_level")
     not_full = Signal(init=1, name=f"{name}_not_full")
     m.d.comb += [fifo.w_rdy.eq(not_full), fifo.r_rdy.eq(not_empty),
                  fifo.w_level.eq(level), fifo.r_level.eq(level)]
     do_write = fifo.w_en & not_full
     do_read = fifo.r_en & not_empty
-    with m.If(do_write):
-        m.d.sync += produce.eq(_next(produce, depth))
-    with m.If(do_read):
-        m.d.sync += consume.eq(_next(consume, depth))
+    for pointer, advance in zip(pointers, (do_write, do_read)):
+        with m.If(advance):
+            m.d.sync += pointer.eq(_next(pointer, depth))
     with m.If(do_write & ~do_read):
         m.d.sync += [level.eq(level + 1), not_empty.eq(1), not_full.eq(level != depth - 1)]
     with m.Elif(do_read & ~do_write):
         m.d.sync += [level.eq(level - 1), not_full.eq(1), not_empty.eq(level != 1)]
-    return do_write, do_read, produce, consume
+    return do_write, do_read
 
 
 def _register_rows(m, incoming, do_write, produce, after, depth, name):
