@@ -117,18 +117,26 @@ def register_fifo_logic(m, fifo, name="fifo", *, head=0):
     Slot ``i`` holds an entry while the level is over ``i``; slot 0 is ``r_data``.
     A slot takes the slot after it while that one holds an entry, else the entry
     being written (its head bits zero unless one is written, so that a read that
-    empties the FIFO leaves them zero): the level alone chooses. A read enables
-    every slot that holds an entry (each takes its successor's, the last one the
-    entry being written); a write enables the first free slot (with a read, that slot
-    is still free after it)."""
+    empties the FIFO leaves them zero): the level alone chooses, so that the read
+    enable (which comes late, from the grant) reaches no multiplexer. A read
+    enables every slot that holds an entry but the last slot (each takes its
+    successor's, the last one holding an entry the entry being written); a write
+    enables the first free slot (with a read, that slot is still free after it)."""
     do_write, do_read = _level_logic(m, fifo, name)
     level = fifo.r_level
     incoming = Cat(fifo.w_data[:head] & do_write.replicate(head), fifo.w_data[head:])
     slots = [Signal(fifo.width, name=f"{name}_slot{i}") for i in range(fifo.depth)]
-    for i, slot in enumerate(slots):
-        value = incoming if i + 1 == len(slots) else Mux(level > i + 1, slots[i + 1], incoming)
+    for i, slot in enumerate(slots[:-1]):
         with m.If((do_read & (level > i)) | (do_write & (level == i))):
-            m.d.sync += slot.eq(value)
+            m.d.sync += slot.eq(Mux(level > i + 1, slots[i + 1], incoming))
+    # the last slot is written alone: a read of a full FIFO comes without a write,
+    # and frees it (of a FIFO of one slot, that empties it: its head bits are zeroed)
+    last = len(slots) - 1
+    enable = do_write & (level == last)
+    if not last:
+        enable |= do_read
+    with m.If(enable):
+        m.d.sync += slots[last].eq(incoming)
     m.d.comb += fifo.r_data.eq(slots[0])
 
 
