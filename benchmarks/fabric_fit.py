@@ -161,8 +161,11 @@ def _placed(family, params, width, device, args):
         load = os.getloadavg()[0]
         report, error = _cubefab(argv)
         if report is None or report.get("fits") is False:
-            _say(f"  {family} {params} W={width} on {device}, seed {seed}: "
-                 f"{error or 'does not place'}")
+            why = error or "does not place"
+            if report is not None and report.get("logic_cells"):
+                why += (f" ({report['logic_cells']} of {report['logic_cells_available']} "
+                        f"logic cells, packed)")
+            _say(f"  {family} {params} W={width} on {device}, seed {seed}: {why}")
             return None
         pnr = report["stages"]["pnr"]
         _say(f"  {report['topology']} W={width} on {device}, seed {seed}: "

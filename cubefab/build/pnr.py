@@ -36,7 +36,8 @@ from . import run_time
 
 __all__ = ["DEVICES", "TOOLS", "ToolMissing", "ToolFailed", "DoesNotFit", "ToolTimeout",
            "Deadline", "NO_DEADLINE", "find_tool", "tools_available",
-           "ImplementationReport", "synthesize_netlist", "place_and_route", "implement",
+           "ImplementationReport", "synthesize_netlist", "packed_logic_cells",
+           "place_and_route", "implement",
            "count_cells", "run_tool", "parse_nextpnr_log", "parse_nextpnr_report",
            "summarize_path"]
 
@@ -140,8 +141,10 @@ class ImplementationReport:
     placement; ``fmax_mhz`` is the lowest achieved frequency over the clocks (None
     for a design without registers or when place and route was not run);
     ``critical_path`` summarises nextpnr's register-to-register critical path;
-    ``fits`` is False when placement ran out of logic cells (and then the
-    place-and-route fields are None), None when it was not run.
+    ``fits`` is False when the design is larger than the device (then
+    ``logic_cells`` is what nextpnr packed it into, more than the device has, and
+    the other place-and-route fields are None), None when place and route was not
+    run.
     """
     top: str
     device: str
@@ -200,6 +203,39 @@ def _top_ports(netlist_path, top):
     return sorted(names, key=lambda name: name not in ("clk", "clk27"))
 
 
+def _nextpnr_inputs(top, part, workdir, package):
+    """nextpnr's options selecting ``part`` (a :class:`~cubefab.tools.devices.Device`)
+    in ``package`` (default: the part's) and reading ``{workdir}/{top}.json``, with the
+    constraint files the family needs written into ``workdir``."""
+    family = part.family
+    for name, text in family.pnr_files(
+            part, _top_ports(os.path.join(workdir, f"{top}.json"), top)).items():
+        with open(os.path.join(workdir, name), "w") as f:
+            f.write(text)
+    return [*family.pnr_args(part, package or part.package), "--json", f"{top}.json"]
+
+
+def packed_logic_cells(top, device, workdir, package=None, deadline=NO_DEADLINE):
+    """The logic cells ``{workdir}/{top}.json`` takes on ``device`` (a key of
+    :data:`DEVICES`) once nextpnr has packed it into the family's cells (``--pack-only``:
+    no placement, so a design larger than the device is counted too): ``(used,
+    available)`` of the family's logic cell (iCE40 ``ICESTORM_LC``, ECP5
+    ``TRELLIS_COMB``), or None when nextpnr does not report them or its packed count
+    is not the placed one (Gowin: :attr:`~cubefab.tools.devices.Family.packed_logic_cells`).
+    The log is ``{workdir}/pack.log``."""
+    part = check_device(device)
+    if not part.family.packed_logic_cells:
+        return None
+    try:
+        run_tool(part.family.nextpnr,
+                 [*_nextpnr_inputs(top, part, workdir, package), "--pack-only", "--quiet",
+                  "--log", "pack.log"], workdir, "pack.log", deadline)
+    except ToolFailed:      # (a packer that refuses an oversized design)
+        return None
+    with open(os.path.join(workdir, "pack.log"), errors="replace") as f:
+        return parse_nextpnr_log(f.read())["utilization"].get(part.family.logic_cell)
+
+
 def place_and_route(top, device, workdir, package=None, freq_mhz=None, seed=1,
                     pcf=None, asc=None, deadline=NO_DEADLINE):
     """Place and route ``{workdir}/{top}.json`` on ``device`` (a key of
@@ -211,13 +247,8 @@ def place_and_route(top, device, workdir, package=None, freq_mhz=None, seed=1,
     """
     part = check_device(device)
     family = part.family
-    args = [*family.pnr_args(part, package or part.package), "--json", f"{top}.json",
-            "--log", "pnr.log", "--report", "pnr.json", "--timing-allow-fail", "--quiet",
-            "--seed", str(seed)]
-    for name, text in family.pnr_files(
-            part, _top_ports(os.path.join(workdir, f"{top}.json"), top)).items():
-        with open(os.path.join(workdir, name), "w") as f:
-            f.write(text)
+    args = [*_nextpnr_inputs(top, part, workdir, package), "--log", "pnr.log",
+            "--report", "pnr.json", "--timing-allow-fail", "--quiet", "--seed", str(seed)]
     if freq_mhz is not None:
         args += ["--freq", str(freq_mhz)]
     if pcf is not None:
@@ -244,6 +275,26 @@ def _routed(report, routed, family):
     if routed["fmax_mhz"]:
         report.fmax_mhz = round(min(routed["fmax_mhz"].values()), 2)
     report.critical_path = routed["critical_path"]
+
+
+def _logged_logic_cells(workdir, family):
+    """``(used, available)`` logic cells of the design that nextpnr's log
+    ``{workdir}/pnr.log`` states (it packs before it places), or None (also when the
+    family's packed count is not its placed one)."""
+    if not family.packed_logic_cells:
+        return None
+    try:
+        with open(os.path.join(workdir, "pnr.log"), errors="replace") as f:
+            return parse_nextpnr_log(f.read())["utilization"].get(family.logic_cell)
+    except FileNotFoundError:
+        return None
+
+
+def _does_not_fit(report, part, logic_cells):
+    """Mark ``report`` as a design larger than ``part``, with the ``(used, available)``
+    logic cells nextpnr packed it into (None: not known)."""
+    report.fits = False
+    report.logic_cells, report.logic_cells_available = logic_cells or (None, part.luts)
 
 
 def _synthesize(verilog, top, part, workdir, keep, deadline, stages):
@@ -306,7 +357,8 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
         ECP5 ``TRELLIS_COMB``, Gowin ``LUT4``); a design that does not fit the device
         by its netlist (:meth:`~cubefab.tools.devices.Device.fits`: LUT4s and the LUT
         sites of LUT RAMs, flip-flops, block and LUT RAMs) is not placed (``fits``
-        False).
+        False), only packed (:func:`packed_logic_cells`), so that ``logic_cells``
+        says how far it is from fitting.
     """
     part = check_device(device)
     family = part.family
@@ -326,16 +378,15 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
                                   block_ram_budget=part.block_rams)
     if pnr and not part.fits(total):
         pnr = False
-        report.fits = False
-        report.logic_cells_available = part.luts
+        _does_not_fit(report, part, packed_logic_cells(top, device, workdir, package,
+                                                       deadline))
     if pnr:
         try:
             with in_stage(stages, "pnr"):
                 routed = place_and_route(top, device, workdir, package=package,
                                          freq_mhz=freq_mhz, seed=seed, deadline=deadline)
         except DoesNotFit:
-            report.fits = False
-            report.logic_cells_available = part.luts
+            _does_not_fit(report, part, _logged_logic_cells(workdir, family))
             report.seconds = round(time.monotonic() - start, 2)
             return report
         _routed(report, routed, family)

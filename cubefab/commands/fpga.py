@@ -105,7 +105,8 @@ def implementation_table(rows):
     for label, r in rows:
         lc = "-" if r.logic_cells is None else f"{r.logic_cells}/{r.logic_cells_available}"
         if r.fits is False:
-            lc = f"does not fit ({r.logic_cells_available})"
+            lc = (f"does not fit ({r.logic_cells_available})" if r.logic_cells is None
+                  else f"{r.logic_cells}/{r.logic_cells_available}, does not fit")
         fmax = "-" if r.fmax_mhz is None else f"{r.fmax_mhz:.1f}"
         lines.append([label, r.lut4, r.ff, r.carry, r.ram, r.dram, lc, fmax])
     return format_table(["design", "LUT4", "FF", "carry", "RAM", "LUT RAM",
@@ -179,14 +180,24 @@ def report_implementation(args, what, component, default_workdir, extra=None,
         if path["sources"]:
             lines.append("  through " + ", ".join(path["sources"][:6]))
     if report.fits is False:
-        lines.append(f"{what} needs more than the {report.logic_cells_available} logic "
-                     f"cells of {args.device}")
+        lines.append(_shortfall(what, report, args.device))
     lines.append(f"logs: {os.path.join(workdir, 'synth.log')}"
                  + ("" if args.no_pnr or report.fits is False else
                     f", {os.path.join(workdir, 'pnr.log')}"))
     if parts is not None:
         lines.append(parts[1])
     emit(args, document, "\n".join(lines))
+
+
+def _shortfall(what, report, device):
+    """The line saying that ``what`` (its
+    :class:`~cubefab.build.pnr.ImplementationReport` ``report``)
+    does not fit ``device``, with the logic cells it was packed into."""
+    available = report.logic_cells_available
+    if report.logic_cells is None:
+        return f"{what} needs more than the {available} logic cells of {device}"
+    return (f"{what} needs {report.logic_cells} logic cells (with the harness), "
+            f"{100 * report.logic_cells / available:.0f} % of the {available} of {device}")
 
 
 def _stem(topology, config=None):

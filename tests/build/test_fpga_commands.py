@@ -101,3 +101,24 @@ def test_board_rejects_bad_rate(cli, tmp_path):
     r = cli("board", "hypercube", "-n", 1, "--board", "icestick", "--rate", 2, "-o", tmp_path)
     assert r.status == 2 and "--rate: must be a number in [0.0, 1.0]" in r.err
     assert os.listdir(tmp_path) == []
+
+
+@needs_tools
+def test_synth_fabric_larger_than_the_device_reports_its_packed_logic_cells(cli, tmp_path):
+    # more LUT4s than the HX1K has: not placed, only packed into logic cells
+    r = cli("synth", "fabric", "hypercube", "-n", 2, "--device", "hx1k", "--workdir",
+            tmp_path)
+    assert r.status == 0, r.err
+    assert "does not fit" in r.out and os.path.exists(tmp_path / "pack.log")
+    assert "logic cells (with the harness)" in r.out and "of the 1280 of hx1k" in r.out
+
+
+@needs_tools
+def test_synth_router_placement_refuses_reports_its_packed_logic_cells(cli, tmp_path):
+    # fewer LUT4s than the HX1K's 1,280, more logic cells once packed: nextpnr refuses
+    r = cli("synth", "router", "hypercube", "-n", 4, "--node", 0, "--device", "hx1k",
+            "--workdir", tmp_path, "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["fits"] is False and doc["lut4"] < 1280
+    assert doc["logic_cells"] > doc["logic_cells_available"] == 1280
