@@ -27,12 +27,12 @@ what decides a router's clock rate and size:
 With ``head=n``, the low ``n`` bits of the oldest entry come straight from flip-flops
 and are zero while the FIFO is empty, so that logic reading them starts a clock cycle
 with no multiplexer in front of it: :class:`RegisterFIFO`'s first slot, or a register
-of their own in the other two, loaded with the next entry's head bits, which
-:class:`MemoryFIFO` keeps in registers and :class:`DistributedFIFO` in a LUT RAM of
-their own (read at the next entry's row).
+of their own in the other two, loaded with the next entry's head bits, which both
+keep in a LUT RAM of their own (read asynchronously at the next entry's row; on the
+iCE40, which has no LUT RAM, yosys builds it from flip-flops and a multiplexer).
 """
 
-from amaranth.hdl import Module, Signal, Array, Mux, Cat, C, Elaboratable
+from amaranth.hdl import Module, Signal, Mux, Cat, C, Elaboratable
 from amaranth.lib.fifo import FIFOInterface
 from amaranth.lib.memory import Memory
 
@@ -88,7 +88,9 @@ class MemoryFIFO(_FIFO):
     FPGAs).
 
     Parameters and attributes are those of :class:`RegisterFIFO`; the other bits of
-    ``r_data`` are the output of the memory's synchronous read port.
+    ``r_data`` are the output of the memory's synchronous read port. The entries'
+    ``head`` bits are kept in a second memory read asynchronously (LUT RAM where the
+    family has it), read at the row after the read pointer into the head register.
     """
 
     _logic = staticmethod(lambda m, fifo, head: memory_fifo_logic(m, fifo, head=head))
@@ -143,7 +145,7 @@ def register_fifo_logic(m, fifo, name="fifo", *, head=0):
 def memory_fifo_logic(m, fifo, name="fifo", *, head=0):
     """Build the logic of :class:`MemoryFIFO` for the ``fifo`` interface in module
     ``m`` (the memory becomes submodule ``{name}_storage``)."""
-    stored = _memory_logic(m, fifo, name, head, {"ram_style": "block"}, _register_rows)
+    stored = _memory_logic(m, fifo, name, head, {"ram_style": "block"})
     if stored is None:
         return
     storage, write, do_read, consume, head_data = stored
@@ -161,7 +163,7 @@ def memory_fifo_logic(m, fifo, name="fifo", *, head=0):
 def distributed_fifo_logic(m, fifo, name="fifo", *, head=0):
     """Build the logic of :class:`DistributedFIFO` for the ``fifo`` interface in module
     ``m`` (the memory becomes submodule ``{name}_storage``)."""
-    stored = _memory_logic(m, fifo, name, head, {}, _lut_ram_rows)
+    stored = _memory_logic(m, fifo, name, head, {})
     if stored is None:
         return
     storage, _, _, consume, head_data = stored
@@ -173,16 +175,13 @@ def distributed_fifo_logic(m, fifo, name="fifo", *, head=0):
     ]
 
 
-def _memory_logic(m, fifo, name, head, attrs, head_rows):
+def _memory_logic(m, fifo, name, head, attrs):
     """The pointers and head register of a FIFO whose other bits are kept in a
     ``lib.memory.Memory`` (submodule ``{name}_storage``, with ``attrs``), and the memory
-    with its write port. ``head_rows``: where the head bits of the entries are kept
-    (:func:`_register_rows` or :func:`_lut_ram_rows`). Returns ``(memory, write port, do_read,
-    consume, head data)``; None, with ``r_data`` the head register, when the head is
-    every bit."""
+    with its write port. Returns ``(memory, write port, do_read, consume, head data)``;
+    None, with ``r_data`` the head register, when the head is every bit."""
     do_write, do_read, produce, consume = _pointer_logic(m, fifo, name)
-    head_data = _head_logic(m, fifo, head, do_write, do_read, produce, consume, name,
-                            head_rows)
+    head_data = _head_logic(m, fifo, head, do_write, do_read, produce, consume, name)
     if fifo.width == head:
         m.d.comb += fifo.r_data.eq(head_data)
         return None
@@ -243,19 +242,11 @@ def _level_logic(m, fifo, name, pointers=()):
     return do_write, do_read
 
 
-def _register_rows(m, incoming, do_write, produce, after, depth, name):
-    """The head bits of ``depth`` entries in registers (written with ``incoming`` at
-    row ``produce`` on ``do_write``); returns the row at ``after``."""
-    slots = Array(Signal(len(incoming), name=f"{name}_head_slot{i}") for i in range(depth))
-    with m.If(do_write):
-        m.d.sync += slots[produce].eq(incoming)
-    return slots[after]
-
-
 def _lut_ram_rows(m, incoming, do_write, produce, after, depth, name):
-    """As :func:`_register_rows`, the rows in a memory of their own read
-    asynchronously (submodule ``{name}_head_storage``: LUT RAM, whose LUTs replace the
-    registers' read multiplexer)."""
+    """The head bits of ``depth`` entries (written with ``incoming`` at row ``produce``
+    on ``do_write``) in a memory of their own read asynchronously (submodule
+    ``{name}_head_storage``: LUT RAM where the family has it, flip-flops and a read
+    multiplexer elsewhere); returns the row at ``after``."""
     rows = m.submodules[f"{name}_head_storage"] = Memory(shape=len(incoming), depth=depth,
                                                          init=[])
     write = rows.write_port()
@@ -265,11 +256,9 @@ def _lut_ram_rows(m, incoming, do_write, produce, after, depth, name):
     return read.data
 
 
-def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name,
-                rows=_register_rows):
-    """The low ``head`` bits of the oldest entry, from a register (zero while empty);
-    the entries' head bits are kept by ``rows`` (:func:`_register_rows` or
-    :func:`_lut_ram_rows`)."""
+def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name):
+    """The low ``head`` bits of the oldest entry, from a register (zero while empty)
+    loaded from the entries' head bits (:func:`_lut_ram_rows`)."""
     if not head:
         return C(0, 0)
     depth = fifo.depth
@@ -283,7 +272,7 @@ def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name,
         with m.Elif(do_read):
             m.d.sync += register.eq(0)
         return register
-    after = rows(m, incoming, do_write, produce, _next(consume, depth), depth, name)
+    after = _lut_ram_rows(m, incoming, do_write, produce, _next(consume, depth), depth, name)
     # The register changes when the oldest entry leaves or the FIFO is empty. Its next
     # value is the entry after the oldest (read before this cycle's grant is known),
     # or, when nothing older remains, the entry being written (or zero): the read
