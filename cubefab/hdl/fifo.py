@@ -1,6 +1,6 @@
 """FIFOs with the :class:`amaranth.lib.fifo.SyncFIFO` contract for router buffers.
 
-Both behave like ``SyncFIFO`` cycle for cycle (tests/hdl/test_fifo.py checks
+All behave like ``SyncFIFO`` cycle for cycle (tests/hdl/test_fifo.py checks
 them against it: an entry written in one cycle is readable in the next, ``r_data``
 is valid whenever ``r_rdy``); they differ in where ``r_data`` comes from, which is
 what decides a router's clock rate and size:
@@ -19,6 +19,11 @@ what decides a router's clock rate and size:
 * :class:`MemoryFIFO`: storage in a ``lib.memory.Memory`` with a synchronous read
   port, which iCE40 synthesis maps to block RAM (``SB_RAM40_4K``): no flip-flops or
   multiplexer per stored bit, at the cost of the simulator speed above.
+* :class:`MemoryLutRamHeadFIFO`: a :class:`MemoryFIFO` that keeps its entries' head
+  bits (the routes a router's allocator reads) in LUT RAM, for the families that have
+  it: a register file of them, with its read multiplexer, grows with the depth (on
+  the LFE5U-85F the goal router with 16-flit block RAM buffers takes 1,236 logic
+  cells with register routes, 833 with LUT RAM ones).
 * :class:`DistributedFIFO`: storage in a ``lib.memory.Memory`` with an asynchronous
   (combinational) read port, which synthesis maps to the LUT RAM of the families
   that have it (ECP5 ``TRELLIS_DPR16X4``, Gowin ``RAM16SDP4``: 16 entries of 4 bits
@@ -27,20 +32,21 @@ what decides a router's clock rate and size:
 With ``head=n``, the low ``n`` bits of the oldest entry come straight from flip-flops
 and are zero while the FIFO is empty, so that logic reading them starts a clock cycle
 with no multiplexer in front of it: :class:`RegisterFIFO`'s first slot, or a register
-of their own in the other two, loaded with the next entry's head bits, which both
-keep in a LUT RAM of their own (read asynchronously at the next entry's row; on the
-iCE40, which has no LUT RAM, yosys builds it from flip-flops and a multiplexer).
+of their own in the others, loaded with the next entry's head bits, which
+:class:`MemoryFIFO` keeps in registers and :class:`MemoryLutRamHeadFIFO` and
+:class:`DistributedFIFO` in a LUT RAM of their own (read at the next entry's row).
 """
 
-from amaranth.hdl import Module, Signal, Mux, Cat, C, Elaboratable
+from amaranth.hdl import Module, Signal, Array, Mux, Cat, C, Elaboratable
 from amaranth.lib.fifo import FIFOInterface
 from amaranth.lib.memory import Memory
 
 from ..topology.base import check_int
 
 
-__all__ = ["RegisterFIFO", "MemoryFIFO", "DistributedFIFO", "register_fifo_logic",
-           "memory_fifo_logic", "distributed_fifo_logic"]
+__all__ = ["RegisterFIFO", "MemoryFIFO", "MemoryLutRamHeadFIFO", "DistributedFIFO",
+           "register_fifo_logic", "memory_fifo_logic", "memory_lut_ram_head_fifo_logic",
+           "distributed_fifo_logic"]
 
 
 class _FIFO(Elaboratable, FIFOInterface):
@@ -88,12 +94,22 @@ class MemoryFIFO(_FIFO):
     FPGAs).
 
     Parameters and attributes are those of :class:`RegisterFIFO`; the other bits of
-    ``r_data`` are the output of the memory's synchronous read port. The entries'
-    ``head`` bits are kept in a second memory read asynchronously (LUT RAM where the
-    family has it), read at the row after the read pointer into the head register.
+    ``r_data`` are the output of the memory's synchronous read port.
     """
 
     _logic = staticmethod(lambda m, fifo, head: memory_fifo_logic(m, fifo, head=head))
+
+
+class MemoryLutRamHeadFIFO(_FIFO):
+    """A :class:`MemoryFIFO` whose entries' ``head`` bits are kept in a second memory
+    read asynchronously (LUT RAM on ECP5 and Gowin), read at the row after the read
+    pointer into the head register, instead of in registers.
+
+    Parameters and attributes are those of :class:`RegisterFIFO`.
+    """
+
+    _logic = staticmethod(lambda m, fifo, head: memory_lut_ram_head_fifo_logic(m, fifo,
+                                                                              head=head))
 
 
 class DistributedFIFO(_FIFO):
@@ -145,7 +161,20 @@ def register_fifo_logic(m, fifo, name="fifo", *, head=0):
 def memory_fifo_logic(m, fifo, name="fifo", *, head=0):
     """Build the logic of :class:`MemoryFIFO` for the ``fifo`` interface in module
     ``m`` (the memory becomes submodule ``{name}_storage``)."""
-    stored = _memory_logic(m, fifo, name, head, {"ram_style": "block"})
+    _block_ram_logic(m, fifo, name, head, _register_rows)
+
+
+def memory_lut_ram_head_fifo_logic(m, fifo, name="fifo", *, head=0):
+    """Build the logic of :class:`MemoryLutRamHeadFIFO` for the ``fifo`` interface in
+    module ``m`` (the memories become submodules ``{name}_storage`` and
+    ``{name}_head_storage``)."""
+    _block_ram_logic(m, fifo, name, head, _lut_ram_rows)
+
+
+def _block_ram_logic(m, fifo, name, head, head_rows):
+    """The logic of a FIFO whose entries but for their ``head`` bits are in block RAM
+    (:class:`MemoryFIFO`), those kept by ``head_rows``."""
+    stored = _memory_logic(m, fifo, name, head, {"ram_style": "block"}, head_rows)
     if stored is None:
         return
     storage, write, do_read, consume, head_data = stored
@@ -163,7 +192,7 @@ def memory_fifo_logic(m, fifo, name="fifo", *, head=0):
 def distributed_fifo_logic(m, fifo, name="fifo", *, head=0):
     """Build the logic of :class:`DistributedFIFO` for the ``fifo`` interface in module
     ``m`` (the memory becomes submodule ``{name}_storage``)."""
-    stored = _memory_logic(m, fifo, name, head, {})
+    stored = _memory_logic(m, fifo, name, head, {}, _lut_ram_rows)
     if stored is None:
         return
     storage, _, _, consume, head_data = stored
@@ -175,13 +204,16 @@ def distributed_fifo_logic(m, fifo, name="fifo", *, head=0):
     ]
 
 
-def _memory_logic(m, fifo, name, head, attrs):
+def _memory_logic(m, fifo, name, head, attrs, head_rows):
     """The pointers and head register of a FIFO whose other bits are kept in a
     ``lib.memory.Memory`` (submodule ``{name}_storage``, with ``attrs``), and the memory
-    with its write port. Returns ``(memory, write port, do_read, consume, head data)``;
-    None, with ``r_data`` the head register, when the head is every bit."""
+    with its write port. ``head_rows``: where the head bits of the entries are kept
+    (:func:`_register_rows` or :func:`_lut_ram_rows`). Returns ``(memory, write port, do_read,
+    consume, head data)``; None, with ``r_data`` the head register, when the head is
+    every bit."""
     do_write, do_read, produce, consume = _pointer_logic(m, fifo, name)
-    head_data = _head_logic(m, fifo, head, do_write, do_read, produce, consume, name)
+    head_data = _head_logic(m, fifo, head, do_write, do_read, produce, consume, name,
+                            head_rows)
     if fifo.width == head:
         m.d.comb += fifo.r_data.eq(head_data)
         return None
@@ -242,11 +274,19 @@ def _level_logic(m, fifo, name, pointers=()):
     return do_write, do_read
 
 
+def _register_rows(m, incoming, do_write, produce, after, depth, name):
+    """The head bits of ``depth`` entries in registers (written with ``incoming`` at
+    row ``produce`` on ``do_write``); returns the row at ``after``."""
+    slots = Array(Signal(len(incoming), name=f"{name}_head_slot{i}") for i in range(depth))
+    with m.If(do_write):
+        m.d.sync += slots[produce].eq(incoming)
+    return slots[after]
+
+
 def _lut_ram_rows(m, incoming, do_write, produce, after, depth, name):
-    """The head bits of ``depth`` entries (written with ``incoming`` at row ``produce``
-    on ``do_write``) in a memory of their own read asynchronously (submodule
-    ``{name}_head_storage``: LUT RAM where the family has it, flip-flops and a read
-    multiplexer elsewhere); returns the row at ``after``."""
+    """As :func:`_register_rows`, the rows in a memory of their own read
+    asynchronously (submodule ``{name}_head_storage``: LUT RAM, whose LUTs replace the
+    registers' read multiplexer)."""
     rows = m.submodules[f"{name}_head_storage"] = Memory(shape=len(incoming), depth=depth,
                                                          init=[])
     write = rows.write_port()
@@ -256,9 +296,11 @@ def _lut_ram_rows(m, incoming, do_write, produce, after, depth, name):
     return read.data
 
 
-def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name):
-    """The low ``head`` bits of the oldest entry, from a register (zero while empty)
-    loaded from the entries' head bits (:func:`_lut_ram_rows`)."""
+def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name,
+                rows=_register_rows):
+    """The low ``head`` bits of the oldest entry, from a register (zero while empty);
+    the entries' head bits are kept by ``rows`` (:func:`_register_rows` or
+    :func:`_lut_ram_rows`)."""
     if not head:
         return C(0, 0)
     depth = fifo.depth
@@ -272,7 +314,7 @@ def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name):
         with m.Elif(do_read):
             m.d.sync += register.eq(0)
         return register
-    after = _lut_ram_rows(m, incoming, do_write, produce, _next(consume, depth), depth, name)
+    after = rows(m, incoming, do_write, produce, _next(consume, depth), depth, name)
     # The register changes when the oldest entry leaves or the FIFO is empty. Its next
     # value is the entry after the oldest (read before this cycle's grant is known),
     # or, when nothing older remains, the entry being written (or zero): the read

@@ -6,6 +6,7 @@ import pytest
 
 from cubefab.hdl.config import (AUTO_MEMORY_DEPTH, BLOCK_RAMS, BUFFERS, FabricConfig,
                                 RouterConfig, block_rams_per_buffer)
+from cubefab.hdl.fifo import memory_fifo_logic, memory_lut_ram_head_fifo_logic
 from cubefab.topology import DLH, Hypercube, Metacube
 from cubefab.topology.deadlock import DeadlockError, required_vcs
 
@@ -96,6 +97,16 @@ def test_a_given_buffer_is_kept():
     for buffer in BUFFERS:
         config = RouterConfig.for_topology(Hypercube(4), buffer=buffer, depth=1)
         assert config.storage == buffer and not config.buffer_auto
+
+
+def test_block_ram_buffers_keep_their_routes_in_lut_ram_where_the_part_has_it():
+    config = RouterConfig.for_topology(Hypercube(4), buffer="memory")
+    assert config.buffer_logic is memory_fifo_logic   # the iCE40: no LUT RAM
+    assert dataclasses.replace(config, distributed_depth=3).buffer_logic \
+        is memory_lut_ram_head_fifo_logic
+    for buffer in ("registers", "distributed"):
+        assert dataclasses.replace(config, buffer=buffer, distributed_depth=3) \
+            .buffer_logic is BUFFERS[buffer]
 
 
 def test_auto_keeps_shallow_buffers_in_registers():

@@ -6,10 +6,10 @@ import pytest
 from amaranth.hdl import Module
 from amaranth.lib.fifo import SyncFIFO
 
-from cubefab.hdl.fifo import DistributedFIFO, MemoryFIFO, RegisterFIFO
+from cubefab.hdl.fifo import DistributedFIFO, MemoryFIFO, MemoryLutRamHeadFIFO, RegisterFIFO
 from tests.helpers import refused, run_clocked
 
-FIFOS = [RegisterFIFO, MemoryFIFO, DistributedFIFO]
+FIFOS = [RegisterFIFO, MemoryFIFO, MemoryLutRamHeadFIFO, DistributedFIFO]
 
 
 @pytest.mark.parametrize("fifo_class", FIFOS, ids=lambda c: c.__name__)

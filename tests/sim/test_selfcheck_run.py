@@ -40,6 +40,15 @@ def test_engines_agree_on_lut_ram_buffers(verilator_cache):
 
 
 @needs_verilator
+def test_engines_agree_on_block_ram_buffers_with_lut_ram_routes(verilator_cache):
+    # block RAM on a part with LUT RAM (ECP5, Gowin): the routes in LUT RAM
+    r = both_engines(make_topology("hypercube", n=1), rate=1.0, cycles=150, warmup=20,
+                     drain=150, seed=6, packet_flits=2, buffer="memory",
+                     distributed_depth=3)
+    assert r["buffer"] == "memory" and r["ok"] and r["delivered"] > 100
+
+
+@needs_verilator
 def test_both_engines_end_the_drain_once_every_packet_arrived(verilator_cache):
     topo = make_topology("hypercube", n=2)
     r = both_engines(topo, rate=0.5, cycles=100, warmup=0, drain=5000, seed=4,

@@ -20,7 +20,6 @@ from amaranth.hdl import C, Cat, Mux, Signal, Value, unsigned
 from amaranth.lib import data
 from amaranth.lib.fifo import FIFOInterface
 
-from ..config import BUFFERS
 
 
 __all__ = ["PORT_FIELDS", "CutTails", "InputVC", "arriving", "cut_tails", "route_entry",
@@ -145,8 +144,7 @@ def input_buffers(frame, p, flit, enter, outputs, cut=None):
         if config.lookahead:   # the buffer behind a bypass
             fifo = bypass(frame, fifo, route_layout.size, f"fifo_p{p}_vc{v}")
         else:
-            BUFFERS[config.storage](m, fifo, name=f"fifo_p{p}_vc{v}",
-                                    head=route_layout.size)
+            config.buffer_logic(m, fifo, name=f"fifo_p{p}_vc{v}", head=route_layout.size)
         m.d.comb += fifo.w_data.eq(Cat(entry_route(frame, p, v, fifo, flit, new), flit))
         if p < frame.degree:
             link = router.link_in[p]
@@ -189,7 +187,7 @@ def bypass(frame, queue, head, name):
     ``empty`` is a flip-flop of its own. Returns ``queue``."""
     m = frame.m
     fifo = FIFOInterface(width=queue.width, depth=max(queue.depth, 2))
-    BUFFERS[frame.config.storage](m, fifo, name=name, head=head)
+    frame.config.buffer_logic(m, fifo, name=name, head=head)
     skip = Signal(name=f"{name}_skip")
     # nothing in ``queue`` but what is arriving (~fifo.r_rdy | skip), a flip-flop
     empty = Signal(init=1, name=f"{name}_empty")
