@@ -328,9 +328,9 @@ class RouterConfig:
         ``*_fifo_logic`` of :mod:`cubefab.hdl.fifo`): :data:`BUFFERS`', but for block
         RAM buffers on a part with LUT RAM (:attr:`distributed_depth` not 0), which keep
         their routes in LUT RAM (:func:`~cubefab.hdl.fifo.memory_lut_ram_head_fifo_logic`)
-        rather than in registers (at 16 flits on the LFE5U-85F: 833 logic cells against
-        1,236; the iCE40's routes stay in registers, which its synthesis would build
-        from the LUT RAM anyway)."""
+        rather than in registers, whose read multiplexer grows with the depth; the
+        iCE40's stay in registers, which its synthesis would build from a LUT RAM
+        anyway (docs/router-design.md, "Which buffer per family")."""
         if self.storage == MEMORY and self.distributed_depth:
             return memory_lut_ram_head_fifo_logic
         return BUFFERS[self.storage]

@@ -21,9 +21,8 @@ what decides a router's clock rate and size:
   multiplexer per stored bit, at the cost of the simulator speed above.
 * :class:`MemoryLutRamHeadFIFO`: a :class:`MemoryFIFO` that keeps its entries' head
   bits (the routes a router's allocator reads) in LUT RAM, for the families that have
-  it: a register file of them, with its read multiplexer, grows with the depth (on
-  the LFE5U-85F the goal router with 16-flit block RAM buffers takes 1,236 logic
-  cells with register routes, 833 with LUT RAM ones).
+  it: a register file of them, with its read multiplexer, grows with the depth
+  (docs/router-design.md, "Which buffer per family").
 * :class:`DistributedFIFO`: storage in a ``lib.memory.Memory`` with an asynchronous
   (combinational) read port, which synthesis maps to the LUT RAM of the families
   that have it (ECP5 ``TRELLIS_DPR16X4``, Gowin ``RAM16SDP4``: 16 entries of 4 bits
@@ -94,7 +93,9 @@ class MemoryFIFO(_FIFO):
     FPGAs).
 
     Parameters and attributes are those of :class:`RegisterFIFO`; the other bits of
-    ``r_data`` are the output of the memory's synchronous read port.
+    ``r_data`` are the output of the memory's synchronous read port. The entries'
+    ``head`` bits are kept in registers, read at the row after the read pointer into
+    the head register (:class:`MemoryLutRamHeadFIFO` keeps them in LUT RAM).
     """
 
     _logic = staticmethod(lambda m, fifo, head: memory_fifo_logic(m, fifo, head=head))
