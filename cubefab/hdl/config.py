@@ -88,9 +88,9 @@ SIMULATION_DEFAULTS = HARDWARE_DEFAULTS
 
 #: The router of the self-checking fabric on a board (``cubefab board``):
 #: :data:`HARDWARE_DEFAULTS` too. Its fabrics fit the boards' parts: Q(1) on the
-#: iCEstick's HX1K in 1,062 of 1,280 logic cells, Q(2) on the iCEBreaker's UP5K in
-#: 3,090 of 5,280 (38.8 MHz; the clock is 12 MHz); the narrower router the boards had
-#: (``--depth 2 --payload-width 8``: 665 and 1,975 logic cells) is an option away.
+#: iCEstick's HX1K and Q(2) on the iCEBreaker's UP5K (docs/cli-hardware.md gives their
+#: logic cells); the narrower router the boards had (``--depth 2 --payload-width 8``)
+#: is an option away.
 BOARD_DEFAULTS = HARDWARE_DEFAULTS
 
 
