@@ -21,7 +21,6 @@ from amaranth.lib import data
 from amaranth.lib.fifo import FIFOInterface
 
 
-
 __all__ = ["PORT_FIELDS", "CutTails", "InputVC", "arriving", "cut_tails", "route_entry",
            "input_buffers", "bypass", "entry_route"]
 
