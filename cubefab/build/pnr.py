@@ -224,7 +224,7 @@ def packed_logic_cells(top, device, workdir, package=None, deadline=NO_DEADLINE)
     is not the placed one (Gowin: :attr:`~cubefab.tools.devices.Family.packed_logic_cells`).
     The log is ``{workdir}/pack.log``."""
     part = check_device(device)
-    if not part.family.packed_logic_cells:
+    if not part.family.packed_logic_cells:    # (no use running the packer)
         return None
     try:
         run_tool(part.family.nextpnr,
@@ -232,8 +232,7 @@ def packed_logic_cells(top, device, workdir, package=None, deadline=NO_DEADLINE)
                   "--log", "pack.log"], workdir, "pack.log", deadline)
     except ToolFailed:      # (a packer that refuses an oversized design)
         return None
-    with open(os.path.join(workdir, "pack.log"), errors="replace") as f:
-        return parse_nextpnr_log(f.read())["utilization"].get(part.family.logic_cell)
+    return _logged_logic_cells(workdir, "pack.log", part.family)
 
 
 def place_and_route(top, device, workdir, package=None, freq_mhz=None, seed=1,
@@ -277,14 +276,14 @@ def _routed(report, routed, family):
     report.critical_path = routed["critical_path"]
 
 
-def _logged_logic_cells(workdir, family):
+def _logged_logic_cells(workdir, log, family):
     """``(used, available)`` logic cells of the design that nextpnr's log
-    ``{workdir}/pnr.log`` states (it packs before it places), or None (also when the
+    ``{workdir}/{log}`` states (it packs before it places), or None (also when the
     family's packed count is not its placed one)."""
     if not family.packed_logic_cells:
         return None
     try:
-        with open(os.path.join(workdir, "pnr.log"), errors="replace") as f:
+        with open(os.path.join(workdir, log), errors="replace") as f:
             return parse_nextpnr_log(f.read())["utilization"].get(family.logic_cell)
     except FileNotFoundError:
         return None
@@ -386,7 +385,7 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
                 routed = place_and_route(top, device, workdir, package=package,
                                          freq_mhz=freq_mhz, seed=seed, deadline=deadline)
         except DoesNotFit:
-            _does_not_fit(report, part, _logged_logic_cells(workdir, family))
+            _does_not_fit(report, part, _logged_logic_cells(workdir, "pnr.log", family))
             report.seconds = round(time.monotonic() - start, 2)
             return report
         _routed(report, routed, family)

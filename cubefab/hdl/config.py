@@ -30,7 +30,8 @@ from .options import (ALL_PORT, AUTO, AUTO_MEMORY_DEPTH, BLOCK_RAMS, BUFFER_CHOI
 
 __all__ = ["RouterConfig", "FabricConfig", "ConfigConflict", "RouterDefaults",
            "Deterministic", "Adaptive", "Waypoints", "Unicast", "Broadcast", "Multicast",
-           "HARDWARE_DEFAULTS", "SIMULATION_DEFAULTS", "BOARD_DEFAULTS", "BUFFERS", "BUFFER_CHOICES", "TURNS", "HOPS",
+           "HARDWARE_DEFAULTS", "SIMULATION_DEFAULTS", "BOARD_DEFAULTS", "BUFFERS",
+           "LUT_RAM_BUFFERS", "BUFFER_CHOICES", "TURNS", "HOPS",
            "MAX_FAULT_WAYPOINTS", "MAX_VECTOR_NODES", "BLOCK_RAMS", "AUTO_MEMORY_DEPTH",
            "auto_storage", "block_rams_per_buffer", "deadlock_proof", "OptionError",
            "default_broadcast_vcs"]
@@ -43,6 +44,12 @@ __all__ = ["RouterConfig", "FabricConfig", "ConfigConflict", "RouterDefaults",
 #: :data:`BLOCK_RAMS` and :data:`AUTO_MEMORY_DEPTH` are :mod:`cubefab.hdl.options`').
 BUFFERS = {REGISTERS: register_fifo_logic, MEMORY: memory_fifo_logic,
            DISTRIBUTED: distributed_fifo_logic}
+
+#: :data:`BUFFERS` on a part with LUT RAM (ECP5, Gowin): block RAM buffers keep their
+#: routes in LUT RAM rather than in registers, whose read multiplexer grows with the
+#: depth (the iCE40's stay in registers, which its synthesis would build from a LUT
+#: RAM anyway; docs/router-design.md, "Which buffer per family").
+LUT_RAM_BUFFERS = {**BUFFERS, MEMORY: memory_lut_ram_head_fifo_logic}
 
 #: The shapes (entries, bits) an ``SB_RAM40_4K`` can take.
 _BLOCK_RAM_SHAPES = ((256, 16), (512, 8), (1024, 4), (2048, 2))
@@ -325,15 +332,10 @@ class RouterConfig:
     @property
     def buffer_logic(self):
         """The function that builds an input buffer of :attr:`storage` (a
-        ``*_fifo_logic`` of :mod:`cubefab.hdl.fifo`): :data:`BUFFERS`', but for block
-        RAM buffers on a part with LUT RAM (:attr:`distributed_depth` not 0), which keep
-        their routes in LUT RAM (:func:`~cubefab.hdl.fifo.memory_lut_ram_head_fifo_logic`)
-        rather than in registers, whose read multiplexer grows with the depth; the
-        iCE40's stay in registers, which its synthesis would build from a LUT RAM
-        anyway (docs/router-design.md, "Which buffer per family")."""
-        if self.storage == MEMORY and self.distributed_depth:
-            return memory_lut_ram_head_fifo_logic
-        return BUFFERS[self.storage]
+        ``*_fifo_logic`` of :mod:`cubefab.hdl.fifo`): from :data:`LUT_RAM_BUFFERS` on a
+        part with LUT RAM (:attr:`distributed_depth` not 0), else from
+        :data:`BUFFERS`."""
+        return (LUT_RAM_BUFFERS if self.distributed_depth else BUFFERS)[self.storage]
 
     def fifo_vcs(self, local=False):
         """int: the input VCs of a network port (of the local port with ``local``)

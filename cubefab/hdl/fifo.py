@@ -209,9 +209,9 @@ def _memory_logic(m, fifo, name, head, attrs, head_rows):
     """The pointers and head register of a FIFO whose other bits are kept in a
     ``lib.memory.Memory`` (submodule ``{name}_storage``, with ``attrs``), and the memory
     with its write port. ``head_rows``: where the head bits of the entries are kept
-    (:func:`_register_rows` or :func:`_lut_ram_rows`). Returns ``(memory, write port, do_read,
-    consume, head data)``; None, with ``r_data`` the head register, when the head is
-    every bit."""
+    (:func:`_register_rows` or :func:`_lut_ram_rows`). Returns ``(memory, write port,
+    do_read, consume, head data)``; None, with ``r_data`` the head register, when the
+    head is every bit."""
     do_write, do_read, produce, consume = _pointer_logic(m, fifo, name)
     head_data = _head_logic(m, fifo, head, do_write, do_read, produce, consume, name,
                             head_rows)
