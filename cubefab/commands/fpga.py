@@ -28,6 +28,7 @@ from ..build.harness import TimingHarness
 from ..build.module_costs import PARTS, module_costs, part_summary
 from ..progress import Stages
 from .router_targets import (router_target_options, interface_fabric_options, build_router,
+                             add_device_option,
                              build_fabric, build_endpoint_fabric, buffer_words)
 from .limits import MAX_SEED
 from .tool_runs import deadline, tool_errors
@@ -35,7 +36,7 @@ from .tool_runs import deadline, tool_errors
 
 __all__ = ["router_synth_options", "fabric_synth_options", "synth_router", "synth_fabric",
            "implementation_table", "report_implementation", "check_tools", "check_workdir",
-           "claim_workdir", "add_device_option", "DEVICE_HELP", "parts_table"]
+           "claim_workdir", "parts_table"]
 
 
 def check_tools(*names):
@@ -61,18 +62,6 @@ def claim_workdir(args, default_workdir):
     workdir = args.workdir or default_workdir
     files.claim_directory(workdir)
     return workdir
-
-
-#: What ``--device`` says of the devices.
-DEVICE_HELP = ("FPGA device (default hx8k: iCE40HX8K in the ct256 package; "
-               + "; ".join(f"{name}: {device.label}" for name, device in DEVICES.items()
-                           if name != "hx8k") + ")")
-
-
-def add_device_option(parser):
-    """``--device``: a key of :data:`~cubefab.tools.devices.DEVICES`."""
-    parser.add_argument("--device", default="hx8k", choices=sorted(DEVICES),
-                        help=DEVICE_HELP)
 
 
 def _device_options(parser):

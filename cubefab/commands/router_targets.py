@@ -17,7 +17,8 @@ from .limits import check_hardware
 from .router_options import add_router_options, router_config
 
 
-__all__ = ["router_target_options", "fabric_target_options", "auto_settings",
+__all__ = ["router_target_options", "fabric_target_options", "add_device_option",
+           "DEVICE_HELP", "sized_options", "auto_settings",
            "build_router", "build_fabric", "router_verilog", "fabric_verilog",
            "interface_fabric_options", "build_endpoint_fabric",
            "buffer_words", "STORAGE_WORDS", "efficiency", "EFFICIENCY_LENGTHS"]
@@ -52,12 +53,36 @@ def interface_fabric_options(parser):
     add_interface_options(parser)
 
 
+#: What ``--device`` says of the devices: the default and each one's part.
+DEVICE_HELP = ("default hx8k: iCE40HX8K in the ct256 package; "
+               + "; ".join(f"{name}: {device.label}" for name, device in DEVICES.items()
+                           if name != "hx8k"))
+
+
+def add_device_option(parser, purpose="FPGA device"):
+    """``--device``: a key of :data:`~cubefab.tools.devices.DEVICES` (default
+    ``hx8k``); ``purpose``, what the command does with it, starts its help."""
+    parser.add_argument("--device", default="hx8k", choices=sorted(DEVICES),
+                        help=f"{purpose} ({DEVICE_HELP})")
+
+
+def sized_options(configure):
+    """``configure``'s options and ``--device``, the part whose block RAMs and LUT RAM
+    the ``auto`` buffer rule sizes the design for (``cubefab verilog``: the design
+    ``synth --device`` builds)."""
+    def options(parser):
+        configure(parser)
+        add_device_option(parser, "the FPGA device the design is sized for, as synth "
+                                  "--device builds it: the auto buffer rule's block "
+                                  "RAMs and LUT RAM")
+    return options
+
+
 def auto_settings(args):
     """What the ``auto`` buffer rule sizes for (``block_ram_budget``,
-    ``memory_depth``, ``distributed_depth``): ``--device``'s (the synthesis targets),
-    else the iCE40 HX8K's
-    (:data:`~cubefab.hdl.config.BLOCK_RAMS`)."""
-    device = getattr(args, "device", None)   # Verilog targets have no device
+    ``memory_depth``, ``distributed_depth``): ``--device``'s, else (a command without
+    one: ``sim``, ``sweep``) the iCE40 HX8K's (:data:`~cubefab.hdl.config.BLOCK_RAMS`)."""
+    device = getattr(args, "device", None)
     return {} if device is None else DEVICES[device].auto_settings
 
 

@@ -14,7 +14,8 @@ from ..build.synth import synthesize_logic
 from ..build.verilog import route_unit_verilog
 from .verilog import Target, route_options, build_route_unit, register_targets
 from . import fpga
-from .fpga import check_tools, check_workdir, claim_workdir, add_device_option
+from .fpga import check_tools, check_workdir, claim_workdir
+from .router_targets import add_device_option
 from .tool_runs import add_timeout_option, deadline, tool_errors
 
 

@@ -17,7 +17,7 @@ from ..provenance import generator
 from ..hdl.route import route_unit
 from .router_options import add_algorithm_option
 from .router_targets import (router_target_options, interface_fabric_options,
-                             router_verilog, fabric_verilog)
+                             router_verilog, fabric_verilog, sized_options)
 
 
 __all__ = ["register", "register_targets", "TARGETS", "Target", "route_options",
@@ -117,21 +117,27 @@ def _route(args, topology):
 
 def _router(args, topology):
     check_output_args(args, topology)
-    _write(args, topology, *router_verilog(args, topology))
+    _write_sized(args, topology, *router_verilog(args, topology))
 
 
 def _fabric(args, topology):
     check_output_args(args, topology)
-    _write(args, topology, *fabric_verilog(args, topology))
+    _write_sized(args, topology, *fabric_verilog(args, topology))
+
+
+def _write_sized(args, topology, text, what, keys):
+    """:func:`_write` a design sized for ``--device`` (its JSON ``device``)."""
+    _write(args, topology, text, what, {**keys, "device": args.device})
 
 
 #: ``cubefab verilog`` targets by name.
 TARGETS = {
     "route": Target("the combinational route unit of one node", route_options, _route),
-    "router": Target("the router of one node", router_target_options, _router),
+    "router": Target("the router of one node", sized_options(router_target_options),
+                     _router),
     "fabric": Target("a whole fabric: one router per node, every link wired (with "
                      "--interface axi-stream: an AXI4-Stream endpoint at every node)",
-                     interface_fabric_options, _fabric),
+                     sized_options(interface_fabric_options), _fabric),
 }
 
 

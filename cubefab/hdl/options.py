@@ -245,7 +245,7 @@ _OPTIONS = (
                       "three the same timing) or auto (default): memory when buffers "
                       "hold at least {memory_depth} flits ({ecp5_depth} on ECP5 "
                       "devices) and the design's block RAMs (its routers' and endpoints') fit "
-                      "the device's (synth: --device; otherwise the HX8K's "
+                      "the device's (--device of synth and verilog; otherwise the HX8K's "
                       "{block_rams}), else distributed "
                       "on ECP5 and Gowin devices from {ecp5_distributed} and "
                       "{gowin_distributed} flits on, registers otherwise"),
