@@ -27,7 +27,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field, asdict
 
-from ..tools.devices import DEVICES, FAMILIES, check_device
+from ..tools.devices import CELL_KINDS, DEVICES, FAMILIES, check_device
 from ..tools.process import (TOOLS, ToolMissing, ToolFailed, DoesNotFit, ToolTimeout,
                              Deadline, NO_DEADLINE, find_tool, tools_available, run_tool)
 from ..progress import in_stage
@@ -62,10 +62,6 @@ def count_cells(netlist, top, family=FAMILIES["ice40"]):
     for cell in cells.values():
         types[cell["type"]] = types.get(cell["type"], 0) + 1
     return {**family.count(types), "cells": dict(sorted(types.items()))}
-
-
-#: The counts of :meth:`~cubefab.tools.devices.Family.count`.
-CELL_KEYS = ("lut4", "ff", "carry", "ram", "dram")
 
 
 _MAX_FREQ = re.compile(r"Max frequency for clock\s+'([^']*)':\s*([0-9.]+)\s*MHz")
@@ -306,10 +302,10 @@ def _synthesize(verilog, top, part, workdir, keep, deadline, stages):
                                    deadline=deadline)
         if keep:
             cells = count_cells(os.path.join(workdir, f"{top}.json"), keep[0], part.family)
-            total = {key: total[key] + cells[key] for key in CELL_KEYS}
+            total = {key: total[key] + cells[key] for key in CELL_KINDS}
         else:
             cells = total
-            total = {key: cells[key] for key in CELL_KEYS}
+            total = {key: cells[key] for key in CELL_KINDS}
         if stages is not None and "pnr" in stages.stages:
             if part.fits(total):
                 run_time.expect_pnr(stages, total, part.name)

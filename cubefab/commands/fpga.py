@@ -19,7 +19,7 @@ from amaranth.back import verilog as amaranth_verilog
 
 from .. import files
 from ..cli import CliError, emit, format_table, int_range
-from ..tools.devices import DEVICES
+from ..tools.devices import CELL_KINDS, DEVICES
 from ..build.pnr import ToolMissing, find_tool, implement
 from ..build.run_time import implementation_stages, expect_synthesis
 from ..hdl.flit import DEFAULT_HEADER
@@ -110,8 +110,8 @@ def parts_table(summary):
         mean, most = summary[part]["mean"], summary[part]["max"]
         if part != "node" and not any(most.values()):
             continue
-        rows.append([part.replace("_", " "), *(f"{mean[k]:g} ({most[k]})" for k in
-                             ("lut4", "ff", "carry", "ram", "dram"))])
+        rows.append([part.replace("_", " "), *(f"{mean[k]:g} ({most[k]})"
+                                               for k in CELL_KINDS)])
     return format_table(["part of a node", "LUT4", "FF", "carry", "RAM", "DRAM"], rows)
 
 

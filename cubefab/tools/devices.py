@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..hdl.config import AUTO_MEMORY_DEPTH
 
 
-__all__ = ["Family", "Ice40", "Ecp5", "Gowin", "Device", "DEVICES", "FAMILIES",
+__all__ = ["CELL_KINDS", "Family", "Ice40", "Ecp5", "Gowin", "Device", "DEVICES", "FAMILIES",
            "check_device", "ECP5_MEMORY_DEPTH", "ECP5_DISTRIBUTED_DEPTH",
            "GOWIN_DISTRIBUTED_DEPTH"]
 
@@ -35,6 +35,11 @@ ECP5_DISTRIBUTED_DEPTH = 3
 #: The shortest buffer the ``"auto"`` rule keeps in a Gowin part's LUT RAM
 #: (``RAM16SDP4``, shadow SRAM) when not in block RAM (:class:`Gowin`).
 GOWIN_DISTRIBUTED_DEPTH = 4
+
+
+#: What :meth:`Family.count` counts of a netlist, in this order: LUT4s, flip-flops,
+#: carry cells, block RAMs and LUT RAM cells.
+CELL_KINDS = ("lut4", "ff", "carry", "ram", "dram")
 
 
 class Family:
@@ -102,8 +107,8 @@ class Family:
         return {}
 
     def count(self, types):
-        """``lut4``, ``ff``, ``carry``, ``ram`` (block RAMs) and ``dram`` (LUT RAM
-        cells) of the cell counts ``types`` (cell type -> count)."""
+        """The :data:`CELL_KINDS` of the cell counts ``types`` (cell type -> count):
+        ``lut4``, ``ff``, ``carry``, ``ram`` (block RAMs) and ``dram`` (LUT RAM cells)."""
         return {"lut4": sum(types.get(t, 0) for t in self.luts),
                 "ff": sum(n for t, n in types.items() if t.startswith(self.ff_prefix)),
                 "carry": sum(types.get(t, 0) for t in self.carries),

@@ -2,10 +2,12 @@
 each."""
 
 import os
+from dataclasses import fields
 
 import pytest
 
 from cubefab.build import pnr
+from cubefab.build.module_costs import ModuleCost
 from cubefab.tools import devices
 from cubefab.hdl.config import RouterConfig
 from cubefab.topology import Hypercube
@@ -24,6 +26,11 @@ def test_every_family_counts_its_own_cells():
         counts = devices.FAMILIES[name].count(types)
         assert counts == {"lut4": 3, "ff": 3, "carry": 4, "ram": 1,
                           "dram": 0 if name == "ice40" else 2}, name
+        assert tuple(counts) == devices.CELL_KINDS
+
+
+def test_a_module_cost_has_a_field_per_kind_of_cell():
+    assert tuple(f.name for f in fields(ModuleCost)) == devices.CELL_KINDS
 
 
 def _cells(lut4=0, ff=0, ram=0, dram=0, carry=0):
