@@ -181,6 +181,11 @@ class Stages:
         design larger than the device)."""
         del self.stages[name]
 
+    def say(self, text):
+        """Report ``text``, a line of its own between stages (why a stage runs
+        again)."""
+        self._say(text)
+
     def left(self, name=None, elapsed=0.0):
         """Estimated seconds left in the run while stage ``name`` has run ``elapsed``
         seconds (None: every stage not ended), or None when a stage to come has no

@@ -39,13 +39,10 @@ __all__ = ["Board", "RgbBoard", "BOARDS", "BOARD_TOOLS", "StatusLeds", "BoardTop
            "SYNTH_OPTIONS", "PRODUCTS"]
 
 
-#: yosys ``synth_ice40`` options of board builds: a flip-flop enable that would
-#: drive fewer than 8 flip-flops becomes LUT logic. Each iCE40 logic block of 8
-#: cells has one enable; self-checking fabrics have many small enable groups (a
-#: sequence-number table entry per flow), which otherwise leave a full UP5K
-#: without a legal placement (MC(1,1) with narrow flits: no placement at 89% of
-#: the logic cells; with this option it places at 93%).
-SYNTH_OPTIONS = "-dffe_min_ce_use 8"
+#: yosys ``synth_ice40`` options of board builds: the iCE40's options for a placeable
+#: netlist (:attr:`~cubefab.tools.devices.Ice40.placement_options`): a board's
+#: self-checking fabric fills its part.
+SYNTH_OPTIONS = Ice40.placement_options.strip()
 
 
 @dataclass(frozen=True)

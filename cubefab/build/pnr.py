@@ -140,7 +140,8 @@ class ImplementationReport:
     ``fits`` is False when the design is larger than the device (then
     ``logic_cells`` is what nextpnr packed it into, more than the device has, and
     the other place-and-route fields are None), None when place and route was not
-    run.
+    run. ``synth_options`` are the family's placement options when the netlist was
+    synthesised again with them (:func:`implement`), else empty.
     """
     top: str
     device: str
@@ -164,13 +165,14 @@ class ImplementationReport:
     workdir: str = ""
     family: str = ""
     block_ram_budget: int = None
+    synth_options: str = ""
 
     def as_dict(self):
         return asdict(self)
 
 
 def synthesize_netlist(verilog_files, top, workdir, keep=(), deadline=NO_DEADLINE,
-                       script_extra="", device="hx8k"):
+                       script_extra="", device="hx8k", placeable=False):
     """Run yosys ``synth_<family>`` of ``device`` (a key of :data:`DEVICES`; iCE40
     ``synth_ice40`` by default) on ``verilog_files`` (paths relative to ``workdir``)
     and write ``{top}.json``; returns :func:`count_cells` of ``top``.
@@ -178,13 +180,16 @@ def synthesize_netlist(verilog_files, top, workdir, keep=(), deadline=NO_DEADLIN
     ``keep`` names modules (Amaranth's hierarchical names, e.g. ``top.dut``) that
     synthesis must not flatten into their parent, so that their own cells can be
     counted in the netlist. ``script_extra`` is appended to the yosys script
-    (``; cmd ...``). The log is ``{workdir}/synth.log``. yosys runs within
-    ``deadline`` (:class:`~cubefab.tools.process.Deadline`, none by default).
+    (``; cmd ...``). With ``placeable``, the family's
+    :attr:`~cubefab.tools.devices.Family.placement_options` too. The log is
+    ``{workdir}/synth.log``. yosys runs within ``deadline``
+    (:class:`~cubefab.tools.process.Deadline`, none by default).
     """
     device = check_device(device)
     reads = "; ".join(f"read_verilog {f}" for f in verilog_files)
     keeps = "".join(f"; setattr -mod -set keep_hierarchy 1 {name}" for name in keep)
-    script = f"{reads}{keeps}; {device.family.synth_script(device, top, script_extra)}"
+    script = (f"{reads}{keeps}; "
+              f"{device.family.synth_script(device, top, script_extra, placeable)}")
     run_tool("yosys", ["-q", "-l", "synth.log", "-p", script], workdir, "synth.log",
              deadline, outputs=[f"{top}.json"])
     return count_cells(os.path.join(workdir, f"{top}.json"), top, device.family)
@@ -292,14 +297,15 @@ def _does_not_fit(report, part, logic_cells):
     report.logic_cells, report.logic_cells_available = logic_cells or (None, part.luts)
 
 
-def _synthesize(verilog, top, part, workdir, keep, deadline, stages):
-    """yosys on ``verilog`` (its stage, and nextpnr's estimate from its netlist);
-    returns the cells of ``keep`` (or ``top``) and those of the whole design."""
+def _synthesize(verilog, top, part, workdir, keep, deadline, stages, placeable=False):
+    """yosys on ``verilog`` (its stage, and nextpnr's estimate from its netlist; with
+    ``placeable``, the family's placement options); returns the cells of ``keep`` (or
+    ``top``) and those of the whole design."""
     if stages is not None:
         run_time.expect_synthesis(stages, len(verilog), part.name)
     with in_stage(stages, "synthesis"):
         total = synthesize_netlist([f"{top}.v"], top, workdir, keep=keep, device=part.name,
-                                   deadline=deadline)
+                                   deadline=deadline, placeable=placeable)
         if keep:
             cells = count_cells(os.path.join(workdir, f"{top}.json"), keep[0], part.family)
             total = {key: total[key] + cells[key] for key in CELL_KINDS}
@@ -353,7 +359,10 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
         by its netlist (:meth:`~cubefab.tools.devices.Device.fits`: LUT4s and the LUT
         sites of LUT RAMs, flip-flops, block and LUT RAMs) is not placed (``fits``
         False), only packed (:func:`packed_logic_cells`), so that ``logic_cells``
-        says how far it is from fitting.
+        says how far it is from fitting. A netlist that nextpnr packs into the part
+        but cannot place is synthesised again with the family's
+        :attr:`~cubefab.tools.devices.Family.placement_options` (the iCE40's) and
+        placed again: the report is then that netlist's (``synth_options``).
     """
     part = check_device(device)
     family = part.family
@@ -364,26 +373,75 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
     start = time.monotonic()
     with open(os.path.join(workdir, f"{top}.v"), "w") as f:
         f.write(verilog)
-    keep = [f"{top}.{submodule}"] if submodule else []
-    cells, total = _synthesize(verilog, top, part, workdir, keep, deadline, stages)
-    report = ImplementationReport(top=top, device=device,
-                                  package=package or part.package, **cells,
-                                  module=keep[0] if keep else top, total_cells=total,
-                                  workdir=workdir, family=family.name,
-                                  block_ram_budget=part.block_rams)
-    if pnr and not part.fits(total):
+    design = _Design(verilog, top, part, workdir, package,
+                     [f"{top}.{submodule}"] if submodule else [], deadline, stages)
+    report = _synthesized(design)
+    if pnr and not part.fits(report.total_cells):
         pnr = False
         _does_not_fit(report, part, packed_logic_cells(top, device, workdir, package,
                                                        deadline))
     if pnr:
-        try:
-            with in_stage(stages, "pnr"):
-                routed = place_and_route(top, device, workdir, package=package,
-                                         freq_mhz=freq_mhz, seed=seed, deadline=deadline)
-        except DoesNotFit:
-            _does_not_fit(report, part, _logged_logic_cells(workdir, "pnr.log", family))
-            report.seconds = round(time.monotonic() - start, 2)
-            return report
-        _routed(report, routed, family)
+        report = _placed(design, report, freq_mhz, seed)
     report.seconds = round(time.monotonic() - start, 2)
     return report
+
+
+@dataclass(frozen=True)
+class _Design:
+    """What :func:`implement` synthesises, and for what: ``part`` a
+    :class:`~cubefab.tools.devices.Device`, ``keep`` the modules kept unflattened."""
+    verilog: str
+    top: str
+    part: object
+    workdir: str
+    package: str
+    keep: list
+    deadline: object
+    stages: object
+
+
+def _synthesized(design, placeable=False):
+    """The report of ``design`` synthesised (with ``placeable``, with its family's
+    placement options), not placed."""
+    part = design.part
+    cells, total = _synthesize(design.verilog, design.top, part, design.workdir,
+                               design.keep, design.deadline, design.stages, placeable)
+    return ImplementationReport(
+        top=design.top, device=part.name, package=design.package or part.package,
+        **cells, module=design.keep[0] if design.keep else design.top,
+        total_cells=total, workdir=design.workdir, family=part.family.name,
+        block_ram_budget=part.block_rams,
+        synth_options=part.family.placement_options.strip() if placeable else "")
+
+
+def _placed(design, report, freq_mhz, seed):
+    """``report`` (of ``design`` synthesised) placed and routed; or, when nextpnr
+    packs the netlist into the part but finds no legal placement and the family has
+    placement options, the report of ``design`` synthesised again with them, placed
+    and routed; or marked as not fitting."""
+    part, workdir = design.part, design.workdir
+    family = part.family
+    for placeable in (False, True):
+        try:
+            with in_stage(design.stages, "pnr"):
+                routed = place_and_route(design.top, part.name, workdir,
+                                         package=design.package, freq_mhz=freq_mhz,
+                                         seed=seed, deadline=design.deadline)
+        except DoesNotFit:
+            packed = _logged_logic_cells(workdir, "pnr.log", family)
+            if placeable or not family.placement_options or not _packs(packed):
+                _does_not_fit(report, part, packed)
+                return report
+            if design.stages is not None:
+                design.stages.say(f"nextpnr found no legal placement for {packed[0]} of "
+                                  f"{packed[1]} logic cells: synthesising again with "
+                                  f"{family.placement_options.strip()}")
+            report = _synthesized(design, placeable=True)
+            continue
+        _routed(report, routed, family)
+        return report
+
+
+def _packs(logic_cells):
+    """Whether ``(used, available)`` logic cells (None: not known) fit."""
+    return logic_cells is not None and logic_cells[0] <= logic_cells[1]

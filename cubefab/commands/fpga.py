@@ -154,13 +154,17 @@ def report_implementation(args, what, component, default_workdir, extra=None,
                 parts = _by_part(args, component, workdir, limit)
     family = DEVICES[args.device].family
     document = dict(extra or {}, design=what, **report.as_dict(), stages=stages.summary(),
-                    tools=f"yosys {family.synth}{family.synth_options} + {family.nextpnr} "
-                          f"--timing-allow-fail",
+                    tools=f"yosys {family.synth}{family.synth_options}"
+                          f"{' ' + report.synth_options if report.synth_options else ''} "
+                          f"+ {family.nextpnr} --timing-allow-fail",
                     method="design between registers (TimingHarness); cell counts are "
                            "the design's own, logic cells include the harness")
     if parts is not None:
         document["parts"] = parts[0]
     lines = [implementation_table([(what, report)])]
+    if report.synth_options:
+        lines.append(f"synthesised with {report.synth_options}: the first netlist had no "
+                     f"legal placement")
     path = report.critical_path
     if path:
         lines.append(f"critical path: {path['total_ns']} ns = {path['logic_ns']} logic + "

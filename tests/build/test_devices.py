@@ -93,7 +93,7 @@ REPORT_KEYS = {"topology", "node", "vcs", "adaptive_vcs", "depth", "payload_widt
                "device", "package", "lut4", "ff", "carry", "ram", "dram", "cells", "module",
                "total_cells", "logic_cells", "logic_cells_available", "io", "fmax_mhz",
                "fmax_by_clock", "critical_path", "fits", "seconds", "workdir", "family",
-               "block_ram_budget", "tools", "method", "router", "stages"}
+               "block_ram_budget", "synth_options", "tools", "method", "router", "stages"}
 
 
 def _router_report(cli, tmp_path, device):

@@ -114,3 +114,60 @@ def test_route_unit_in_harness_places_and_routes(tmp_path):
     assert report.logic_cells >= report.total_cells["ff"]
     assert report.fmax_mhz > 50
     assert report.critical_path["logic_levels"] >= 1
+
+
+def _fake_flow(monkeypatch, tmp_path, placements, packed=4207):
+    """Stand-ins for yosys and nextpnr: synthesis records whether it was asked for a
+    placeable netlist; place and route takes the next of ``placements`` (True:
+    placed; False: packed into ``packed`` of the UP5K's 5,280 logic cells, not
+    placed). Returns the list of calls."""
+    calls = []
+
+    def synthesize(verilog, top, part, workdir, keep, deadline, stages, placeable=False):
+        calls.append(("synthesis", placeable))
+        cells = {"lut4": 3000, "ff": 2000, "carry": 100, "ram": 8, "dram": 0}
+        return dict(cells), dict(cells)
+
+    def place_and_route(top, device, workdir, **options):
+        calls.append(("pnr",))
+        if not placements.pop(0):
+            (tmp_path / "pnr.log").write_text("Info: Device utilisation:\n"
+                                              f"Info:     ICESTORM_LC:  {packed}/  5280\n")
+            raise pnr.DoesNotFit("nextpnr-ice40: no legal placement")
+        return {"utilization": {"ICESTORM_LC": (4263, 5280)}, "fmax_mhz": {"clk": 37.5},
+                "critical_path": None}
+
+    monkeypatch.setattr(pnr, "_synthesize", synthesize)
+    monkeypatch.setattr(pnr, "place_and_route", place_and_route)
+    monkeypatch.setattr(pnr, "find_tool", lambda name: name)
+    return calls
+
+
+def test_a_netlist_that_packs_but_does_not_place_is_synthesised_again_to_place(
+        monkeypatch, tmp_path):
+    calls = _fake_flow(monkeypatch, tmp_path, [False, True])
+    report = pnr.implement("module top; endmodule", "top", "up5k", str(tmp_path))
+    assert calls == [("synthesis", False), ("pnr",), ("synthesis", True), ("pnr",)]
+    assert report.fits and report.logic_cells == 4263 and report.fmax_mhz == 37.5
+    assert report.synth_options == "-dffe_min_ce_use 8"
+
+
+def test_a_netlist_that_places_is_synthesised_once(monkeypatch, tmp_path):
+    calls = _fake_flow(monkeypatch, tmp_path, [True])
+    report = pnr.implement("module top; endmodule", "top", "up5k", str(tmp_path))
+    assert calls == [("synthesis", False), ("pnr",)] and report.synth_options == ""
+
+
+def test_a_netlist_that_places_with_the_placement_options_neither_is_refused(
+        monkeypatch, tmp_path):
+    calls = _fake_flow(monkeypatch, tmp_path, [False, False])
+    report = pnr.implement("module top; endmodule", "top", "up5k", str(tmp_path))
+    assert len(calls) == 4 and report.fits is False
+    assert (report.logic_cells, report.logic_cells_available) == (4207, 5280)
+
+
+def test_a_netlist_packed_into_more_logic_cells_than_the_part_has_is_refused_at_once(
+        monkeypatch, tmp_path):
+    calls = _fake_flow(monkeypatch, tmp_path, [False], packed=6000)
+    report = pnr.implement("module top; endmodule", "top", "up5k", str(tmp_path))
+    assert calls == [("synthesis", False), ("pnr",)] and report.fits is False
