@@ -152,12 +152,14 @@ def _ratio(stage):
 
 
 def _placed(family, params, width, device, args):
-    """Place and route one fabric with each seed; its figures, or None when nextpnr
-    finds it too large."""
+    """Place and route one fabric with each seed: ``(figures, None)``, or ``(None,
+    why)`` when nextpnr finds it too large, or does not route it within
+    ``--pnr-timeout``."""
     runs = []
+    timeout = ["--timeout", str(args.pnr_timeout)] if args.pnr_timeout else []
     for i, seed in enumerate(args.seeds):
         argv = _design_argv(family, params, width, device, args.workdir) + [
-            "--seed", str(seed)] + (["--by-part"] if i == 0 else [])
+            "--seed", str(seed)] + (["--by-part"] if i == 0 else []) + timeout
         load = os.getloadavg()[0]
         report, error = _cubefab(argv)
         if report is None or report.get("fits") is False:
@@ -166,13 +168,19 @@ def _placed(family, params, width, device, args):
                 why += (f" ({report['logic_cells']} of {report['logic_cells_available']} "
                         f"logic cells, packed)")
             _say(f"  {family} {params} W={width} on {device}, seed {seed}: {why}")
-            return None
+            return None, why
         pnr = report["stages"]["pnr"]
         _say(f"  {report['topology']} W={width} on {device}, seed {seed}: "
              f"{report['fmax_mhz']} MHz, place and route {pnr['seconds']:.0f} s "
              f"(estimated {pnr['estimate']:.0f} s)")
         report["load_average"] = round((load + os.getloadavg()[0]) / 2, 2)
         runs.append(report)
+    return _figures_of(runs, params, width, device, args), None
+
+
+def _figures_of(runs, params, width, device, args):
+    """The figures of one fabric placed and routed with each seed (``runs``, the
+    reports)."""
     first = runs[0]
     total = first["total_cells"]
     synthesis, pnr = first["stages"]["synthesis"], _median_stage(runs, "pnr")
@@ -199,10 +207,10 @@ def fit(family, width, device, args):
     next size is not it (``limit``)."""
     fitting, limit = _synthesised(family, width, device, args)
     for params, _ in reversed(fitting):
-        placed = _placed(family, params, width, device, args)
+        placed, why = _placed(family, params, width, device, args)
         if placed is not None:
             return {"device": device, "family": family, **placed, "limit": limit}
-        limit = f"{make_topology(family, **params).label}: place and route"
+        limit = f"{make_topology(family, **params).label}: place and route ({why})"
     return {"device": device, "family": family, "width": width, "topology": None,
             "limit": limit}
 
@@ -263,6 +271,10 @@ def main(argv=None):
     parser.add_argument("--seeds", type=lambda t: [int(s) for s in _csv(t)], default=[1],
                         help="comma-separated nextpnr seeds; Fmax and seconds are the "
                              "median (default 1)")
+    parser.add_argument("--pnr-timeout", type=int, default=None, metavar="SECONDS",
+                        help="stop a fabric's synthesis and place and route after "
+                             "SECONDS (cubefab synth --timeout) and try the next smaller "
+                             "one (default: no limit)")
     parser.add_argument("--workdir", default="build/bench_fabric_fit", metavar="DIR")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--show", metavar="NAME", default=None,
