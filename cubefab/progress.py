@@ -254,9 +254,11 @@ class Stages:
             thread.join()
             if self._out().isatty():      # no half line before an error message
                 self._out().write("\r\x1b[K")
-        stage.seconds = round(time.monotonic() - start, 2)
+        seconds = time.monotonic() - start
+        # a stage run again (a netlist synthesised again to place) counts both runs
+        stage.seconds = round((stage.seconds or 0) + seconds, 2)
         self._say(f"[{number}/{len(self.stages)}] {stage.label} done in "
-                  f"{duration(stage.seconds)}"
+                  f"{duration(seconds)}"
                   + ("" if self.left() == 0 else f"; {self._left_text()}"))
 
     def summary(self):

@@ -136,3 +136,14 @@ def test_a_stage_past_its_estimate_leaves_the_time_left_unknown():
     stages = Stages("the design", {"one": Stage("step one", 1.0), "two": Stage("two", 5)})
     assert stages.left("one", 0.5) == 5.5
     assert stages.left("one", 1.5) is None
+
+
+def test_a_stage_run_again_counts_both_runs_and_says_why():
+    out = io.StringIO()
+    stages = Stages("the design", {"one": Stage("step one", 1.0)}, stream=out)
+    for _ in range(2):
+        with stages.stage("one"):
+            time.sleep(0.1)
+    stages.say("why it ran again")
+    assert stages.summary()["one"]["seconds"] >= 0.2
+    assert out.getvalue().splitlines()[-1] == "why it ran again"
