@@ -198,7 +198,8 @@ def _figures_of(runs, params, width, device, args):
             "critical_path": {k: (first["critical_path"] or {}).get(k) for k in
                               ("start", "end", "total_ns", "logic_ns", "routing_ns",
                                "logic_levels")},
-            "buffer": first.get("buffer"), "parts": first["parts"]}
+            "buffer": first.get("buffer"), "synth_options": first.get("synth_options"),
+            "parts": first["parts"]}
 
 
 def fit(family, width, device, args):
