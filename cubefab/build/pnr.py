@@ -297,10 +297,12 @@ def _does_not_fit(report, part, logic_cells):
     report.logic_cells, report.logic_cells_available = logic_cells or (None, part.luts)
 
 
-def _synthesize(verilog, top, part, workdir, keep, deadline, stages, placeable=False):
-    """yosys on ``verilog`` (its stage, and nextpnr's estimate from its netlist; with
-    ``placeable``, the family's placement options); returns the cells of ``keep`` (or
-    ``top``) and those of the whole design."""
+def _synthesize(design, placeable=False):
+    """yosys on ``design`` (a :class:`_Design`: its stage, and nextpnr's estimate from
+    its netlist; with ``placeable``, the family's placement options); returns the cells
+    of its kept module (or top) and those of the whole design."""
+    verilog, top, part, workdir = design.verilog, design.top, design.part, design.workdir
+    keep, deadline, stages = design.keep, design.deadline, design.stages
     if stages is not None:
         run_time.expect_synthesis(stages, len(verilog), part.name)
     with in_stage(stages, "synthesis"):
@@ -375,7 +377,7 @@ def implement(verilog, top, device="hx8k", workdir="build/impl", package=None,
         f.write(verilog)
     design = _Design(verilog, top, part, workdir, package,
                      [f"{top}.{submodule}"] if submodule else [], deadline, stages)
-    report = _synthesized(design)
+    report = _synthesis_report(design)
     if pnr and not part.fits(report.total_cells):
         pnr = False
         _does_not_fit(report, part, packed_logic_cells(top, device, workdir, package,
@@ -400,12 +402,11 @@ class _Design:
     stages: object
 
 
-def _synthesized(design, placeable=False):
+def _synthesis_report(design, placeable=False):
     """The report of ``design`` synthesised (with ``placeable``, with its family's
     placement options), not placed."""
     part = design.part
-    cells, total = _synthesize(design.verilog, design.top, part, design.workdir,
-                               design.keep, design.deadline, design.stages, placeable)
+    cells, total = _synthesize(design, placeable)
     return ImplementationReport(
         top=design.top, device=part.name, package=design.package or part.package,
         **cells, module=design.keep[0] if design.keep else design.top,
@@ -436,7 +437,7 @@ def _placed(design, report, freq_mhz, seed):
                 design.stages.say(f"nextpnr found no legal placement for {packed[0]} of "
                                   f"{packed[1]} logic cells: synthesising again with "
                                   f"{family.placement_options.strip()}")
-            report = _synthesized(design, placeable=True)
+            report = _synthesis_report(design, placeable=True)
             continue
         _routed(report, routed, family)
         return report

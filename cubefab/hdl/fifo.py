@@ -297,8 +297,7 @@ def _lut_ram_rows(m, incoming, do_write, produce, after, depth, name):
     return read.data
 
 
-def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name,
-                rows=_register_rows):
+def _head_logic(m, fifo, head, do_write, do_read, produce, consume, name, rows):
     """The low ``head`` bits of the oldest entry, from a register (zero while empty);
     the entries' head bits are kept by ``rows`` (:func:`_register_rows` or
     :func:`_lut_ram_rows`)."""

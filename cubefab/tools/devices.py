@@ -142,7 +142,7 @@ class Ice40(Family):
     #: sequence-number table entry per flow) leaves blocks part empty, and a part
     #: nearly full has no legal placement (the Q(2) fabric with 16-bit AXI4-Stream
     #: endpoints on the UP5K: none at 4,207 of 5,280 logic cells; with this option
-    #: 4,263, placed; boards' MC(1,1) with narrow flits on the UP5K: none at 89 %,
+    #: 4,223, placed; boards' MC(1,1) with narrow flits on the UP5K: none at 89 %,
     #: placed at 93 %).
     placement_options = " -dffe_min_ce_use 8"
 

@@ -123,7 +123,7 @@ def _fake_flow(monkeypatch, tmp_path, placements, packed=4207):
     placed). Returns the list of calls."""
     calls = []
 
-    def synthesize(verilog, top, part, workdir, keep, deadline, stages, placeable=False):
+    def synthesize(design, placeable=False):
         calls.append(("synthesis", placeable))
         cells = {"lut4": 3000, "ff": 2000, "carry": 100, "ram": 8, "dram": 0}
         return dict(cells), dict(cells)
