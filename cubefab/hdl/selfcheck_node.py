@@ -7,7 +7,7 @@ from amaranth.lib.wiring import In, Out
 from ..topology.broadcast_tree import subcube_members
 from .flit import LinkSignature
 from .modes import BROADCAST_EVENTS, CONFIG_INPUTS, FAULT_EVENTS, FLOOD_INPUT
-from .endpoint import EndpointEject, EndpointInject, MessageToPacket, PacketToMessage
+from .endpoint import MessageToPacket, PacketToMessage, ejection_side, injection_side
 from .route.flood import beyond_vector, flood_layout
 from .router import Router
 from .traffic_check import TrafficChecker
@@ -344,8 +344,8 @@ class SelfCheckingNode(wiring.Component):
                              "deterministically or adaptively")
         width = endpoints.data_width
         self.to_message = PacketToMessage(fmt.layout, width)
-        self.inject = EndpointInject(endpoints, self.node)
-        self.eject = EndpointEject(endpoints)
+        self.inject = injection_side(endpoints, self.node)
+        self.eject = ejection_side(endpoints)
         self.to_packet = MessageToPacket(fmt.layout, fmt.packet_flits, width, self.node)
 
     def _endpoint_wiring(self, m, gen, router, here):

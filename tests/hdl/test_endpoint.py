@@ -6,8 +6,9 @@ import pytest
 from amaranth.lib import data
 
 from cubefab.hdl.config import FabricConfig, RouterConfig, block_rams_per_buffer
-from cubefab.hdl.endpoint import (EndpointEject, EndpointFabric, EndpointInject,
-                                  MessageFormat, ReorderBuffer, SkidBuffer)
+from cubefab.hdl.endpoint import (AlignedEject, AlignedInject, EndpointEject,
+                                  EndpointFabric, EndpointInject, MessageFormat,
+                                  ReorderBuffer, SkidBuffer, ejection_side, injection_side)
 from cubefab.hdl.endpoint.fabric import endpoint_block_rams
 from cubefab.hdl.modes import Adaptive, Waypoints
 from cubefab.topology import DLH, Hypercube
@@ -48,7 +49,7 @@ def test_loopback_packets_match_the_model(width, payload, header, max_beats):
     and every message comes back whole, under random backpressure."""
     fmt = _format(width, payload, header, max_beats)
     rng = random.Random(width * 100 + payload)
-    inject, eject = EndpointInject(fmt, 1), EndpointEject(fmt)
+    inject, eject = injection_side(fmt, 1), ejection_side(fmt)
     messages = random_messages(rng, fmt, [1], 12, self_share=1.0)
     received, _, flits = run_endpoints(loopback(inject, eject), [inject.axis], [eject.axis],
                                        [1], messages, cycles=400, rng=rng,
@@ -65,7 +66,8 @@ def test_a_strapped_injection_side_sends_from_its_here_input():
     carries it as ``src``, and the messages come back with it as ``tid``."""
     from amaranth.hdl import Module
     fmt = _format(16, 16, "head", 16)
-    inject, eject = EndpointInject(fmt, None), EndpointEject(fmt)
+    inject, eject = injection_side(fmt, None), ejection_side(fmt)
+    assert isinstance(inject, AlignedInject)
     top = Module()
     top.submodules.pair = loopback(inject, eject)
     top.d.comb += inject.here.eq(2)
@@ -82,7 +84,7 @@ def _flit_cycles(fmt, lengths):
     """The cycles in which an injection side sends a flit when messages of
     ``lengths`` beats were all taken while ``local_in`` was not ready, and it then is
     ready every cycle."""
-    inject, cycles = EndpointInject(fmt, 1), []
+    inject, cycles = injection_side(fmt, 1), []
     beats = [i == n - 1 for n in lengths for i in range(n)]
 
     async def bench(ctx):
@@ -117,7 +119,7 @@ def _packet_flits(fmt, lengths, seed):
     """The flit values of messages of ``lengths`` beats from node 1 to itself, as an
     injection side sends them."""
     rng = random.Random(seed)
-    inject, eject = EndpointInject(fmt, 1), EndpointEject(fmt)
+    inject, eject = injection_side(fmt, 1), ejection_side(fmt)
     messages = {1: [(1, [rng.getrandbits(fmt.data_width) for _ in range(n)])
                     for n in lengths]}
     _, _, flits = run_endpoints(loopback(inject, eject), [inject.axis], [eject.axis], [1],
@@ -131,7 +133,7 @@ def _eject(fmt, flits, sink_ready, probe=False):
     ``sink_ready()``; returns the cycles a flit was taken in, those a beat left in and
     the messages (``{1: [(tid, beats)]}``). With ``probe``, asserts every cycle that
     ``local_out.ready`` is the same whether the sink is ready or not."""
-    eject, taken, beats, received, partial = EndpointEject(fmt), [], [], {1: []}, []
+    eject, taken, beats, received, partial = ejection_side(fmt), [], [], {1: []}, []
 
     async def bench(ctx):
         pending = list(flits)
@@ -245,27 +247,35 @@ def test_a_beat_per_flit_where_one_fits_and_two_do_not():
     assert not _format(16).aligned and not _format(8, 16, "head").aligned
 
 
-def test_drops_too_long_messages_whole_and_counts_them():
-    fmt = _format(16, max_beats=3)
+# a packed format, and an aligned one (a beat per flit: messages of 5 beats or more
+# would leave a beat's worth of padding in 20-bit body flits)
+DROP_FORMATS = [(16, 16, "every", 3), (16, 16, "head", 5)]
+
+
+@pytest.mark.parametrize("width, payload, header, max_beats", DROP_FORMATS)
+def test_drops_too_long_messages_whole_and_counts_them(width, payload, header, max_beats):
+    fmt = _format(width, payload, header, max_beats)
     rng = random.Random(7)
-    inject, eject = EndpointInject(fmt, 2), EndpointEject(fmt)
+    inject, eject = injection_side(fmt, 2), ejection_side(fmt)
     messages = random_messages(rng, fmt, [2], 16, too_long=0.4, self_share=1.0)
-    assert sum(len(b) > 3 for _, b in messages[2]) >= 3
+    assert sum(len(b) > max_beats for _, b in messages[2]) >= 3
     received, counts, flits = run_endpoints(
         loopback(inject, eject), [inject.axis], [eject.axis], [2], messages, cycles=500,
         rng=rng, ready_share=0.8, dropped=[inject.dropped], flits=[inject.local_in])
     check_delivery(fmt, [2], messages, received, counts)
-    kept = [b for _, b in messages[2] if len(b) <= 3]
+    kept = [b for _, b in messages[2] if len(b) <= max_beats]
     assert len(flits) == sum(fmt.flits(len(b)) for b in kept)   # nothing else sent
 
 
-def test_drops_messages_to_addresses_that_name_no_node():
+@pytest.mark.parametrize("max_beats", [2, 16], ids=["packed", "aligned"])
+def test_drops_messages_to_addresses_that_name_no_node(max_beats):
     topology = DLH(3, 1)
     config = RouterConfig.for_topology(topology)
-    fmt = MessageFormat(config, 16, 2)
+    fmt = MessageFormat(config, 16, max_beats)
+    assert fmt.aligned == (max_beats == 16)
     bad = next(a for a in range(1 << topology.address_bits) if not topology.is_node(a))
     node = int(topology.nodes()[0])
-    inject, eject = EndpointInject(fmt, node), EndpointEject(fmt)
+    inject, eject = injection_side(fmt, node), ejection_side(fmt)
     rng = random.Random(3)
     messages = {node: [(node, [1]), (bad, [2, 3]), (bad, [4]), (node, [5, 6])]}
     received, counts, _ = run_endpoints(loopback(inject, eject), [inject.axis],
@@ -293,14 +303,17 @@ def test_fabric_delivers_every_pair_in_order(width, header, hop):
     check_delivery(fabric.fmt, nodes, messages, received, counts)
 
 
-@pytest.mark.parametrize("topology", [
-    Hypercube(2), pytest.param(Hypercube(3), marks=pytest.mark.slow)], ids=str)
-def test_adaptive_fabric_delivers_every_pair_in_order(topology):
+@pytest.mark.parametrize("topology, payload, max_beats", [
+    (Hypercube(2), 16, 4), (Hypercube(2), 20, 8),
+    pytest.param(Hypercube(3), 16, 4, marks=pytest.mark.slow)], ids=str)
+def test_adaptive_fabric_delivers_every_pair_in_order(topology, payload, max_beats):
     """Adaptive routers may reorder packets; one unacknowledged message per pair keeps
-    each pair's messages in order."""
-    config = FabricConfig.for_topology(topology, routing=Adaptive(1))
-    fabric = EndpointFabric(config, 16, 4)
+    each pair's messages in order (20-bit payloads: a beat per flit, the kind bit
+    beside the first in the head)."""
+    config = FabricConfig.for_topology(topology, routing=Adaptive(1), payload_width=payload)
+    fabric = EndpointFabric(config, 16, max_beats)
     assert fabric.fmt.acknowledged and fabric.fmt.kind_width == 1
+    assert fabric.fmt.aligned == (payload == 20)
     nodes = [int(a) for a in topology.nodes()]
     rng = random.Random(topology.num_nodes)
     messages = random_messages(rng, fabric.fmt, nodes, 8, too_long=0.1)
@@ -325,13 +338,15 @@ def _arrival_order(fabric, flits):
     return order
 
 
-@pytest.mark.parametrize("topology", [Hypercube(3)], ids=str)
-def test_windowed_fabric_puts_reordered_messages_back_in_order(topology):
+@pytest.mark.parametrize("topology, payload, max_beats",
+                         [(Hypercube(3), 16, 4), (Hypercube(3), 20, 8)], ids=str)
+def test_windowed_fabric_puts_reordered_messages_back_in_order(topology, payload, max_beats):
     """A window of 4 messages per pair: the routers deliver some out of order (seen at
-    their local_out), the reorder buffers hand every pair's messages over in order."""
-    config = FabricConfig.for_topology(topology, routing=Adaptive(1))
-    fabric = EndpointFabric(config, 16, 4, window=4)
-    assert fabric.fmt.seq_width == 2
+    their local_out), the reorder buffers hand every pair's messages over in order
+    (20-bit payloads: a beat per flit)."""
+    config = FabricConfig.for_topology(topology, routing=Adaptive(1), payload_width=payload)
+    fabric = EndpointFabric(config, 16, max_beats, window=4)
+    assert fabric.fmt.seq_width == 2 and fabric.fmt.aligned == (payload == 20)
     nodes = [int(a) for a in topology.nodes()]
     rng = random.Random(11)
     messages = random_messages(rng, fabric.fmt, nodes, 24, too_long=0.05)
@@ -372,14 +387,30 @@ def test_refuses_bad_parameters():
         EndpointInject(MessageFormat(config, 8, 4), 9)
     with refused(TypeError, "MessageFormat"):
         EndpointEject(config)
+    packed = MessageFormat(config, 8, 4)
+    with refused(ValueError, "aligned message format"):
+        AlignedInject(packed, 0)
+    with refused(ValueError, "aligned message format"):
+        AlignedEject(packed)
 
 
-def test_drop_counter_stops_at_its_largest_value():
-    fmt = _format(16, max_beats=1)
-    inject, eject = EndpointInject(fmt, 0, counter_width=1), EndpointEject(fmt)
-    messages = {0: [(0, [1, 2]), (0, [3, 4, 5]), (0, [6]), (0, [7, 8])]}
+def test_aligned_formats_get_the_aligned_sides():
+    aligned, packed = _format(16, 16, "head", 16), _format(16, 16, "head", 4)
+    assert type(injection_side(aligned, 0)) is AlignedInject
+    assert type(ejection_side(aligned)) is AlignedEject
+    assert type(injection_side(packed, 0)) is EndpointInject
+    assert type(ejection_side(packed)) is EndpointEject
+
+
+@pytest.mark.parametrize("max_beats", [1, 5], ids=["packed", "aligned"])
+def test_drop_counter_stops_at_its_largest_value(max_beats):
+    fmt = _format(16, 20, max_beats=max_beats)
+    assert fmt.aligned == (max_beats == 5)
+    inject, eject = injection_side(fmt, 0, counter_width=1), ejection_side(fmt)
+    long = list(range(1, max_beats + 2))
+    messages = {0: [(0, long), (0, long + [9]), (0, [6]), (0, long)]}
     received, counts, _ = run_endpoints(loopback(inject, eject), [inject.axis], [eject.axis],
-                                        [0], messages, cycles=40, rng=random.Random(1),
+                                        [0], messages, cycles=80, rng=random.Random(1),
                                         dropped=[inject.dropped])
     assert received[0] == [(0, [6])] and counts == {0: 1}
 

@@ -11,7 +11,7 @@ from .reorder import ReorderBuffer
 from .skid import SkidBuffer
 
 
-__all__ = ["EndpointEject"]
+__all__ = ["EndpointEject", "AlignedEject", "ejection_side"]
 
 
 class EndpointEject(wiring.Component):
@@ -255,6 +255,82 @@ class EndpointEject(wiring.Component):
                 m.d.sync += [now.eq(head), ring[0].eq(head_data)]
             with m.Else():
                 m.d.sync += [ahead.eq(head), ahead_bits.eq(head_data)]
+
+
+class AlignedEject(EndpointEject):
+    """:class:`EndpointEject` for an aligned format (:attr:`MessageFormat.aligned`):
+    every flit carries exactly one beat (the head its first, after the ``kind`` and
+    ``seq`` fields), so a flit is a beat and needs no ring.
+
+    The flits pass through a :class:`SkidBuffer` (``local_out.ready`` a register)
+    and, with a window over 1, a :class:`ReorderBuffer`; each flit's beat is loaded
+    into the output registers (``tdata``, ``tlast`` from the flit's ``tail``, ``tid``
+    from its head's ``src``) whenever they are empty or their beat leaves, so a beat
+    leaves every cycle while flits come every cycle and the sink takes them, the next
+    message's first beat right after the last one. An acknowledgement (adaptive
+    routing, window 1) is taken whenever it comes and reported on ``acked``.
+
+    Parameters and members are those of :class:`EndpointEject`.
+    """
+
+    def __init__(self, fmt):
+        super().__init__(fmt)
+        if not fmt.aligned:
+            raise ValueError(f"Aligned ejection needs an aligned message format (a beat "
+                             f"per flit), not {fmt!r}")
+
+    def elaborate(self, platform):
+        m = Module()
+        source = self._flits(m)
+        self._load(m, source)
+        if self.fmt.acknowledged:
+            beat = self.axis
+            m.d.comb += [self.owed.valid.eq(beat.valid & beat.ready & beat.payload.last),
+                         self.owed.payload.eq(beat.payload.id)]
+        return m
+
+    def _flits(self, m):
+        """The skid buffer (and reorder buffer) in front; returns the stream of flits."""
+        m.submodules.skid = skid = SkidBuffer(self.fmt.layout)
+        wiring.connect(m, wiring.flipped(self.local_out), skid.w_stream)
+        if self.fmt.window == 1:
+            return skid.r_stream
+        m.submodules.reorder = reorder = ReorderBuffer(self.fmt)
+        wiring.connect(m, skid.r_stream, reorder.network)
+        wiring.connect(m, reorder.acked, wiring.flipped(self.acked))
+        return reorder.flits
+
+    def _load(self, m, source):
+        """Load each flit of ``source`` into the output registers as a beat (an
+        acknowledgement only into ``acked``)."""
+        fmt, axis = self.fmt, self.axis
+        flit = data.View(fmt.layout, source.payload)
+        body = data.View(fmt.layout.body, source.payload.as_value())
+        body_data = (body.data if fmt.layout.header == "head" else flit.payload)
+        head_data = flit.payload[fmt.tag_width:fmt.tag_width + fmt.data_width]
+        is_ack = (flit.head & flit.payload[0] if fmt.kind_width and fmt.window == 1
+                  else C(0, 1))
+        src = Signal(fmt.address_bits)            # the source of the packet's head
+        free = ~axis.valid | axis.ready           # the output registers take a beat
+        m.d.comb += source.ready.eq(free | is_ack)
+        taken = source.valid & source.ready
+        with m.If(taken & flit.head):
+            m.d.sync += src.eq(flit.src)
+        with m.If(free):
+            m.d.sync += [axis.valid.eq(source.valid & ~is_ack),
+                         axis.payload.data.eq(Mux(flit.head, head_data,
+                                                  body_data[:fmt.data_width])),
+                         axis.payload.last.eq(flit.tail),
+                         axis.payload.id.eq(Mux(flit.head, flit.src, src))]
+        if fmt.acknowledged and fmt.window == 1:
+            m.d.comb += [self.acked.valid.eq(taken & is_ack),
+                         self.acked.payload.eq(flit.src)]
+
+
+def ejection_side(fmt):
+    """The ejection side for ``fmt``: an :class:`AlignedEject` for an aligned format,
+    else an :class:`EndpointEject`."""
+    return AlignedEject(fmt) if fmt.aligned else EndpointEject(fmt)
 
 
 def _next(index, count):

@@ -8,8 +8,8 @@ from amaranth.lib.wiring import In, Out
 
 from ..config import FabricConfig
 from ..fabric import Fabric
-from .eject import EndpointEject
-from .inject import EndpointInject
+from .eject import ejection_side
+from .inject import EndpointInject, injection_side
 from .message import MessageFormat, axis_in_layout, axis_out_layout
 from .reorder import ReorderBuffer
 
@@ -83,9 +83,9 @@ class EndpointFabric(wiring.Component):
         self.config = config
         self.topology = config.topology
         self.fabric = Fabric(config)
-        self.injectors = [EndpointInject(self.fmt, int(a), counter_width=counter_width)
+        self.injectors = [injection_side(self.fmt, int(a), counter_width=counter_width)
                           for a in self.topology.nodes()]
-        self.ejectors = [EndpointEject(self.fmt) for _ in self.injectors]
+        self.ejectors = [ejection_side(self.fmt) for _ in self.injectors]
         n, bits = self.topology.num_nodes, self.topology.address_bits
         super().__init__({
             "s_axis": In(stream.Signature(axis_in_layout(data_width, bits))).array(n),

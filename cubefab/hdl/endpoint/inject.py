@@ -13,7 +13,7 @@ from ..fifo import MemoryFIFO, RegisterFIFO
 from .message import MessageFormat, axis_in_layout
 
 
-__all__ = ["EndpointInject"]
+__all__ = ["EndpointInject", "AlignedInject", "injection_side"]
 
 
 #: Messages whose fate is decided (sent or dropped) that the injection side keeps
@@ -394,6 +394,76 @@ class EndpointInject(wiring.Component):
             m.d.comb += [body.tail.eq(tail), body.dest.eq(dest), body.src.eq(self._address),
                          body.payload.eq(body_data[:fmt.body_bits])]
         return Mux(first, head.as_value(), body.as_value())
+
+
+class AlignedInject(EndpointInject):
+    """:class:`EndpointInject` for an aligned format (:attr:`MessageFormat.aligned`):
+    every flit carries exactly one beat, so each stored entry (one beat) is one flit
+    and a packet is cut without a window or shifter: a flit's data is the entry at
+    the message store's head, and its ``tail`` the entry's ``last``.
+
+    A message found while no packet is leaving sends its head in that cycle; its
+    flits then leave one a cycle while ``local_in`` is ready, and the next message's
+    head follows its tail without a gap. A dropped message's entries are thrown away
+    at one a cycle.
+
+    Parameters and members are those of :class:`EndpointInject`.
+    """
+
+    def __init__(self, fmt, node, *, counter_width=16):
+        if not isinstance(fmt, MessageFormat) or not fmt.aligned:
+            raise ValueError(f"Aligned injection needs an aligned message format (a beat "
+                             f"per flit), not {fmt!r}")
+        super().__init__(fmt, node, counter_width=counter_width)
+
+    def _send(self, m, words, desc, messages):
+        """Send the entry at the store's head as a flit of the message it belongs to,
+        or throw away a dropped message's entries. A message found while none is
+        loaded is loaded (its descriptor taken) and its head sent in that cycle when
+        ``local_in`` is ready, else from the registers once it is."""
+        fmt = self.fmt
+        entry = data.View(self._entry, words.r_data)
+        loaded = Signal()                   # a message's flits are being sent
+        first = Signal()                    # ... and its head has not left yet
+        discard = Signal()                  # throwing away entries to a message's last
+        kept_dest, kept_seq = Signal(fmt.address_bits), Signal(fmt.seq_width)
+        started = Signal()                  # a message's head leaves, to started_dest
+        started_dest = Signal(fmt.address_bits)
+        ack, ack_dest, room, seq = self._acknowledgements(m, loaded, desc.dest,
+                                                          started, started_dest)
+        found = ~loaded & ~discard & messages.r_rdy & words.r_rdy & ~ack & room
+        have = (loaded & words.r_rdy) | (found & ~desc.drop)
+        go = have & self.local_in.ready & ~ack
+        head = ~loaded | first
+        dest = Mux(loaded, kept_dest, desc.dest)
+        prefix = Cat(C(0, fmt.kind_width), Mux(loaded, kept_seq, seq))
+        flit = self._flit(m, head, entry.last, dest, Cat(prefix, entry.data), entry.data)
+        if fmt.acknowledged:
+            flit = Mux(ack, self._flit(m, 1, 1, ack_dest, C(1, 1), C(0, 0)), flit)
+            m.d.comb += [started.eq(go & head), started_dest.eq(dest)]
+        m.d.comb += [self.local_in.valid.eq(have | ack), self.local_in.payload.eq(flit)]
+        with m.If(discard):
+            m.d.comb += words.r_en.eq(words.r_rdy)
+            m.d.sync += discard.eq(~(words.r_rdy & entry.last))
+        with m.Elif(found):
+            m.d.comb += messages.r_en.eq(1)
+            with m.If(desc.drop):
+                m.d.comb += words.r_en.eq(1)
+                m.d.sync += discard.eq(~entry.last)
+            with m.Else():
+                m.d.comb += words.r_en.eq(go)
+                m.d.sync += [kept_dest.eq(desc.dest), kept_seq.eq(seq),
+                             loaded.eq(~(go & entry.last)), first.eq(~go)]
+        with m.Elif(go):
+            m.d.comb += words.r_en.eq(1)
+            m.d.sync += [loaded.eq(~entry.last), first.eq(0)]
+
+
+def injection_side(fmt, node, *, counter_width=16):
+    """The injection side for ``fmt``: an :class:`AlignedInject` for an aligned
+    format, else an :class:`EndpointInject` (same parameters)."""
+    kind = AlignedInject if fmt.aligned else EndpointInject
+    return kind(fmt, node, counter_width=counter_width)
 
 
 def _store_shape(fmt):
