@@ -3,11 +3,14 @@
     python benchmarks/endpoints.py [--only cost latency throughput] [--no-pnr]
                                    [--header every|head] [--json FILE] [--workdir DIR]
 
-1. **cost**: one node's endpoints (an :class:`~cubefab.hdl.endpoint.EndpointInject` and
-   an :class:`~cubefab.hdl.endpoint.EndpointEject`) for ``tdata`` of W = 8, 32 and 128
-   bits (and, at W = 32, adaptive routers' endpoints with windows of 1 and 8 messages), messages of at most 16 beats, on the routers ``cubefab verilog fabric`` makes
-   by default (Q(4), 16-bit payloads): LUT4, flip-flops and block RAMs after yosys
-   ``synth_ice40``, and Fmax after nextpnr-ice40 (HX8K, seed 1), each inside a
+1. **cost**: one node's endpoints (the injection and ejection sides a fabric gets,
+   :func:`~cubefab.hdl.endpoint.injection_side` and
+   :func:`~cubefab.hdl.endpoint.ejection_side`; W = 16 is an aligned format, a beat
+   per flit) for ``tdata`` of W = 8, 16, 32 and 128 bits (and, at W = 32, adaptive
+   routers' endpoints with windows of 1 and 8 messages), messages of at most 16
+   beats, on the routers ``cubefab verilog fabric`` makes by default (Q(4), 16-bit
+   payloads): LUT4, flip-flops and block RAMs after yosys ``synth_ice40``, and Fmax
+   after nextpnr-ice40 (HX8K, seed 1), each inside a
    :class:`~cubefab.build.harness.TimingHarness` (every port bit registered; the
    harness is not counted).
 2. **latency**: one message alone in a Q(2) fabric with endpoints (Amaranth simulator),
@@ -53,15 +56,15 @@ from cubefab.build.pnr import implement  # noqa: E402
 from cubefab.cli import format_table  # noqa: E402
 from cubefab.hdl.config import FabricConfig, RouterConfig  # noqa: E402
 from cubefab.hdl.flit import DEFAULT_HEADER, HEADERS  # noqa: E402
-from cubefab.hdl.endpoint import (EndpointEject, EndpointFabric, EndpointInject,  # noqa: E402
-                                  MessageFormat)
+from cubefab.hdl.endpoint import (EndpointFabric, MessageFormat,  # noqa: E402
+                                  ejection_side, injection_side)
 from cubefab.hdl.modes import Adaptive  # noqa: E402
 from cubefab.hdl.router import zero_load_latency  # noqa: E402
 from cubefab.topology import Hypercube  # noqa: E402
 from saved_results import add_save_option, command_line, key_of, save  # noqa: E402
 
 
-COST_WIDTHS = (8, 32, 128)
+COST_WIDTHS = (8, 16, 32, 128)
 
 #: The routers of the latency and throughput runs: deterministic, then adaptive (whose
 #: endpoints acknowledge every message), with a window of one message per destination
@@ -85,8 +88,8 @@ def cost(width, workdir, pnr=True, window=1, **router):
                         width, MAX_BEATS, window=window)
     row = {"routing": _routing(fmt), "data_width": width, "max_beats": MAX_BEATS,
            "count_width": fmt.count_width}
-    for side, component in (("inject", EndpointInject(fmt, 0)),
-                            ("eject", EndpointEject(fmt))):
+    for side, component in (("inject", injection_side(fmt, 0)),
+                            ("eject", ejection_side(fmt))):
         text = verilog.convert(TimingHarness(component), name="top")
         case = f"{side}_{width}_{row['routing']}".replace(" ", "").replace(",", "_")
         report = implement(text, "top", "hx8k", os.path.join(workdir, case),
