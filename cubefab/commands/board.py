@@ -62,7 +62,7 @@ def _interface(args, config):
         raise CliError(f"--max-beats must be at least {beats} for the board's packets "
                        f"({config.payload_width} data bits in {width}-bit beats), not "
                        f"{max_beats}")
-    return EndpointInterface(width, max_beats, endpoints["window"])
+    return EndpointInterface(**endpoints)
 
 
 def _board(args, topology):

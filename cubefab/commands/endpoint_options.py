@@ -1,9 +1,9 @@
 """The options that put AXI4-Stream endpoints around a fabric (``--interface``,
-``--data-width``, ``--max-beats``, ``--window``), one definition for every command that
+``--data-width``, ``--max-beats``, ``--window``, ``--packing``), one definition for every command that
 takes them."""
 
 from ..cli import CliError, int_range
-from ..hdl.endpoint.message import MAX_DATA_WIDTH, MAX_WINDOW
+from ..hdl.endpoint.message import MAX_DATA_WIDTH, MAX_WINDOW, PACKINGS
 
 
 __all__ = ["INTERFACES", "DEFAULT_MAX_BEATS", "MAX_MAX_BEATS", "add_interface_options",
@@ -22,8 +22,8 @@ MAX_MAX_BEATS = 4096
 
 def add_interface_options(parser, default_max_beats=DEFAULT_MAX_BEATS):
     """Add ``--interface``, ``--data-width``, ``--max-beats`` (its default
-    ``default_max_beats``; None: the beats of one of the command's packets) and
-    ``--window``."""
+    ``default_max_beats``; None: the beats of one of the command's packets),
+    ``--window`` and ``--packing``."""
     default = (f"default {default_max_beats}" if default_max_beats is not None else
                "default: the beats of one generated packet, the least that holds it")
     parser.add_argument("--interface", choices=INTERFACES, default=INTERFACES[0],
@@ -42,16 +42,23 @@ def add_interface_options(parser, default_max_beats=DEFAULT_MAX_BEATS):
                         "messages a node may have unacknowledged to each destination, a "
                         "power of two (default 1; more keep one sender at full rate, "
                         "and every node gets a reorder buffer of K packets per source)")
+    parser.add_argument("--packing", choices=PACKINGS, default=None,
+                        help="with --interface axi-stream: how beats are cut into flits: "
+                        "auto (default: packed tightly, a beat per flit where that "
+                        "needs no count field) or aligned (every flit one beat, or one "
+                        "equal part of a beat: smaller endpoints, fewer data bits per "
+                        "body flit)")
 
 
 def endpoint_parameters(args, default_max_beats=DEFAULT_MAX_BEATS):
     """The :class:`~cubefab.hdl.endpoint.MessageFormat` keywords (``data_width``,
-    ``max_beats``, ``window``) for ``--interface axi-stream``, None for flits
+    ``max_beats``, ``window``, ``packing``) for ``--interface axi-stream``, None for flits
     (CliError for an option that does not apply or is missing); ``max_beats`` is
     ``default_max_beats`` when ``--max-beats`` is not given. ``args`` is not changed."""
     if args.interface != "axi-stream":
         for option, value in (("--data-width", args.data_width),
-                              ("--max-beats", args.max_beats), ("--window", args.window)):
+                              ("--max-beats", args.max_beats), ("--window", args.window),
+                              ("--packing", args.packing)):
             if value is not None:
                 raise CliError(f"{option} applies only with --interface axi-stream")
         return None
@@ -66,7 +73,8 @@ def endpoint_parameters(args, default_max_beats=DEFAULT_MAX_BEATS):
         raise CliError(f"--window must be a power of two (1, 2, 4, ..., {MAX_WINDOW}), "
                        f"not {window}")
     max_beats = default_max_beats if args.max_beats is None else args.max_beats
-    return {"data_width": args.data_width, "max_beats": max_beats, "window": window}
+    return {"data_width": args.data_width, "max_beats": max_beats, "window": window,
+            "packing": args.packing or "auto"}
 
 
 def check_window(endpoints, config):

@@ -188,6 +188,7 @@ def _endpoint_fabric_verilog(args, topology, wrapped, seconds):
     parameters = {"data_width": fmt.data_width, "max_beats": fmt.max_beats,
                   "address_bits": fmt.address_bits, "count_width": fmt.count_width,
                   "acknowledged": fmt.acknowledged, "window": fmt.window,
+                  "packing": fmt.packing, "parts": fmt.parts,
                   "dropped_width": len(wrapped.dropped[0]),
                   "buffer_beats": wrapped.injectors[0].buffer_beats}
     keys = {**_json_keys(config), "interface": "axi-stream", "parameters": parameters,

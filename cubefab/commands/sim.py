@@ -200,7 +200,7 @@ def _interface(args, router, endpoints, flits):
         raise CliError(f"--max-beats must be at least {beats} for {flits}-flit "
                        f"packets ({packet_bits(router.layout, flits)} data "
                        f"bits in {width}-bit beats), not {max_beats}")
-    return EndpointInterface(width, max_beats, endpoints["window"])
+    return EndpointInterface(**endpoints)
 
 
 def _router(args, topology, broadcasts):
@@ -456,7 +456,8 @@ def _sim_through(doc):
     return (f", through AXI4-Stream endpoints ({doc['data_width']}-bit tdata, "
             f"messages of up to {doc['max_beats']} beats"
             + (f", {doc['message_window']} unacknowledged per destination"
-               if doc.get("message_window", 1) > 1 else "") + ")")
+               if doc.get("message_window", 1) > 1 else "")
+            + (", aligned packing" if doc.get("packing") == "aligned" else "") + ")")
 
 
 def _netlist_check(args, rtl, run):

@@ -69,21 +69,22 @@ def _tree_sum(values):
     return values[0]
 
 
-def _interface_of(interface, data_width, max_beats, window):
+def _interface_of(interface, data_width, max_beats, window, packing):
     """The :class:`EndpointInterface` of :meth:`SelfCheckConfig.of`'s keywords, or
     None."""
-    given = data_width is not None or max_beats is not None or window is not None
+    given = any(v is not None for v in (data_width, max_beats, window, packing))
     if interface is None or interface == "flits":
         if given:
-            raise ValueError("data_width, max_beats and message_window need "
+            raise ValueError("data_width, max_beats, message_window and packing need "
                              "interface='axi-stream'")
         return None
     if interface == "axi-stream":
         if data_width is None:
             raise ValueError("interface='axi-stream' needs data_width")
-        return EndpointInterface(data_width, max_beats, 1 if window is None else window)
+        return EndpointInterface(data_width, max_beats, 1 if window is None else window,
+                                 "auto" if packing is None else packing)
     if given:
-        raise ValueError("data_width, max_beats and message_window go with "
+        raise ValueError("data_width, max_beats, message_window and packing go with "
                          "interface='axi-stream', not with an EndpointInterface")
     return interface
 
@@ -185,7 +186,8 @@ class SelfCheckConfig:
         self.interface = interface.for_packets(self.layout, self.fmt.packet_flits)
         self.message_format = MessageFormat(self.router, self.interface.data_width,
                                             self.interface.max_beats,
-                                            window=self.interface.window)
+                                            window=self.interface.window,
+                                            packing=self.interface.packing)
 
     def _check_multicast_group(self):
         multicast = isinstance(self.router.replication, Multicast)
@@ -208,7 +210,7 @@ class SelfCheckConfig:
     def of(cls, topology, *, pattern="uniform", packet_flits=None, hotspot=None,
            queue_depth=16, timestamp_bits=TIMESTAMP_BITS, sequence_bits=SEQUENCE_BITS, defects=False,
            multicast_group=None, interface=None, data_width=None, max_beats=None,
-           message_window=None, defaults=SIMULATION_DEFAULTS, **router):
+           message_window=None, packing=None, defaults=SIMULATION_DEFAULTS, **router):
         """The configuration described by flat keywords (the fields of :meth:`key`):
         ``router`` holds the fields of
         :meth:`RouterConfig.as_dict <cubefab.hdl.config.RouterConfig.as_dict>` (those
@@ -219,8 +221,10 @@ class SelfCheckConfig:
         unsaid are ``defaults``'. ``interface``: None (or
         ``"flits"``), an :class:`~cubefab.hdl.endpoint.EndpointInterface`, or
         ``"axi-stream"`` with ``data_width``, ``max_beats`` (default: one packet's
-        beats) and ``message_window`` (the endpoints' window, default 1)."""
-        interface = _interface_of(interface, data_width, max_beats, message_window)
+        beats), ``message_window`` (the endpoints' window, default 1) and ``packing``
+        (default ``"auto"``)."""
+        interface = _interface_of(interface, data_width, max_beats, message_window,
+                                  packing)
         if not isinstance(topology, Topology):
             raise TypeError(f"Topology must be a cubefab Topology, not {topology!r}")
         if multicast_group is not None:
@@ -253,6 +257,8 @@ class SelfCheckConfig:
                        max_beats=self.interface.max_beats)
             if self.interface.window != 1:
                 key["message_window"] = self.interface.window
+            if self.interface.packing != "auto":
+                key["packing"] = self.interface.packing
         return key
 
     def events(self):

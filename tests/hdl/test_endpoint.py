@@ -17,10 +17,10 @@ from tests.hdl.endpoint_helpers import (check_delivery, loopback, model_packet,
                                         random_messages, run_endpoints)
 
 
-def _format(data_width, payload_width=16, header="every", max_beats=4):
+def _format(data_width, payload_width=16, header="every", max_beats=4, packing="auto"):
     config = RouterConfig.for_topology(Hypercube(2), payload_width=payload_width,
                                        header=header)
-    return MessageFormat(config, data_width, max_beats)
+    return MessageFormat(config, data_width, max_beats, packing=packing)
 
 
 def _decode(fmt, value):
@@ -41,13 +41,18 @@ WIDTHS = [(8, 16, "every", 4), (16, 16, "every", 4), (32, 16, "every", 4),
           (24, 16, "every", 4), (16, 20, "every", 4), (8, 16, "head", 4),
           (40, 16, "head", 4), (16, 16, "head", 16), (32, 16, "head", 16),
           (24, 32, "head", 4)]
+# aligned packing: a beat per flit (W = 8, 16) or 2, 3, 4 and 8 parts of a beat
+ALIGNED_WIDTHS = [(8, 16, "every", 4, "aligned"), (16, 16, "head", 4, "aligned"),
+                  (32, 16, "head", 16, "aligned"), (24, 16, "every", 4, "aligned"),
+                  (40, 16, "head", 4, "aligned"), (128, 16, "head", 3, "aligned")]
 
 
-@pytest.mark.parametrize("width, payload, header, max_beats", WIDTHS)
-def test_loopback_packets_match_the_model(width, payload, header, max_beats):
+@pytest.mark.parametrize("width, payload, header, max_beats, packing",
+                         [w + ("auto",) for w in WIDTHS] + ALIGNED_WIDTHS)
+def test_loopback_packets_match_the_model(width, payload, header, max_beats, packing):
     """Through an injection side wired to an ejection side: every flit is the model's
     and every message comes back whole, under random backpressure."""
-    fmt = _format(width, payload, header, max_beats)
+    fmt = _format(width, payload, header, max_beats, packing)
     rng = random.Random(width * 100 + payload)
     inject, eject = injection_side(fmt, 1), ejection_side(fmt)
     messages = random_messages(rng, fmt, [1], 12, self_share=1.0)
@@ -104,12 +109,13 @@ def _flit_cycles(fmt, lengths):
 
 
 @pytest.mark.parametrize("lengths", [[3, 1, 6], [1, 1, 2], [2, 5, 1]])
-@pytest.mark.parametrize("width", [32, 16])
-def test_packets_leave_back_to_back_once_stored(width, lengths):
-    """Q(4)'s default flits (24-bit body flits; W = 16: a beat per flit): stored
-    messages leave a flit every cycle, with no cycle between two packets (as many
-    messages as the injection side holds: one being sent, two decided)."""
-    fmt = MessageFormat(RouterConfig.for_topology(Hypercube(4)), width, 16)
+@pytest.mark.parametrize("width, packing", [(32, "auto"), (16, "auto"), (32, "aligned")])
+def test_packets_leave_back_to_back_once_stored(width, packing, lengths):
+    """Q(4)'s default flits (24-bit body flits; W = 16, or aligned packing: a beat or
+    half a beat per flit): stored messages leave a flit every cycle, with no cycle
+    between two packets (as many messages as the injection side holds: one being
+    sent, two decided)."""
+    fmt = MessageFormat(RouterConfig.for_topology(Hypercube(4)), width, 16, packing=packing)
     cycles = _flit_cycles(fmt, lengths)
     assert len(cycles) == sum(fmt.flits(n) for n in lengths)
     assert cycles == list(range(cycles[0], cycles[0] + len(cycles)))
@@ -166,14 +172,18 @@ def _eject(fmt, flits, sink_ready, probe=False):
 # flit-paced (W = 32: 20-bit body flits), both at a flit a beat (W = 16), and
 # sink-paced (W = 8, 16 beats: a flit carries two and a half beats)
 EJECT_FORMATS = [(32, 16, "head", 16), (16, 16, "head", 16), (8, 16, "head", 16)]
+# aligned packing: two 16-bit parts a beat, flit-paced
+ALIGNED_EJECT_FORMATS = [(32, 16, "head", 16, "aligned")]
 
 
-@pytest.mark.parametrize("width, payload, header, max_beats", EJECT_FORMATS)
-def test_ejection_keeps_pace_with_back_to_back_packets(width, payload, header, max_beats):
+@pytest.mark.parametrize("width, payload, header, max_beats, packing",
+                         [f + ("auto",) for f in EJECT_FORMATS] + ALIGNED_EJECT_FORMATS)
+def test_ejection_keeps_pace_with_back_to_back_packets(width, payload, header, max_beats,
+                                                       packing):
     """Packets offered back to back, a sink always ready: whichever of the two sets the
     pace never waits, a flit every cycle or a beat every cycle, from the first message
     to the last (no gap between messages), and the messages come out whole."""
-    fmt = _format(width, payload, header, max_beats)
+    fmt = _format(width, payload, header, max_beats, packing)
     lengths = [3, 1, 5, 2, 1, 4]
     messages, flits = _packet_flits(fmt, lengths, seed=width)
     taken, beats, received = _eject(fmt, flits, lambda: 1)
@@ -182,12 +192,13 @@ def test_ejection_keeps_pace_with_back_to_back_packets(width, payload, header, m
     assert paced == list(range(paced[0], paced[0] + len(paced)))
 
 
-@pytest.mark.parametrize("width, payload, header, max_beats",
-                         EJECT_FORMATS + [(8, 16, "every", 4)])
-def test_ejection_ready_is_a_register_function(width, payload, header, max_beats):
+@pytest.mark.parametrize("width, payload, header, max_beats, packing",
+                         [f + ("auto",) for f in EJECT_FORMATS + [(8, 16, "every", 4)]]
+                         + ALIGNED_EJECT_FORMATS)
+def test_ejection_ready_is_a_register_function(width, payload, header, max_beats, packing):
     """``local_out.ready`` never depends on this cycle's ``tready`` (no combinational
     path from the sink to the router), under random backpressure."""
-    fmt = _format(width, payload, header, max_beats)
+    fmt = _format(width, payload, header, max_beats, packing)
     rng = random.Random(width + max_beats)
     messages, flits = _packet_flits(fmt, [2, 1, 4, 3, 1], seed=width + 1)
     _, _, received = _eject(fmt, flits, lambda: int(rng.random() < 0.6), probe=True)
@@ -247,6 +258,20 @@ def test_a_beat_per_flit_where_one_fits_and_two_do_not():
     assert not _format(16).aligned and not _format(8, 16, "head").aligned
 
 
+def test_aligned_packing_cuts_beats_into_the_fewest_parts_that_fit_the_head():
+    """``packing="aligned"``: every flit one beat or one equal part of a beat, the
+    fewest parts of at most the head's data bits (beside the kind and seq fields)."""
+    for width, parts in ((8, 1), (16, 1), (24, 2), (32, 2), (40, 4), (128, 8)):
+        fmt = _format(width, 16, "head", 16, "aligned")
+        assert (fmt.aligned, fmt.parts, fmt.count_width) == (True, parts, 0)
+        assert fmt.head_bits == fmt.body_bits == fmt.part_bits == width // parts
+        assert [fmt.flits(b) for b in (1, 2, 16)] == [parts, 2 * parts, 16 * parts]
+    adaptive = RouterConfig.for_topology(Hypercube(2), routing=Adaptive(1))
+    fmt = MessageFormat(adaptive, 32, 4, window=2, packing="aligned")
+    assert (fmt.parts, fmt.head_bits) == (4, 2 + 8)   # 8-bit parts beside kind and seq
+    assert (_format(16, packing="auto").parts, _format(16).packing) == (1, "auto")
+
+
 # a packed format, and an aligned one (a beat per flit: messages of 5 beats or more
 # would leave a beat's worth of padding in 20-bit body flits)
 DROP_FORMATS = [(16, 16, "every", 3), (16, 16, "head", 5)]
@@ -285,13 +310,13 @@ def test_drops_messages_to_addresses_that_name_no_node(max_beats):
     assert counts == {node: 2}
 
 
-@pytest.mark.parametrize("width, header, hop", [(8, "every", "buffered"),
-                                               (32, "every", "buffered"),
-                                               (16, "head", "lookahead")])
-def test_fabric_delivers_every_pair_in_order(width, header, hop):
+@pytest.mark.parametrize("width, header, hop, packing", [
+    (8, "every", "buffered", "auto"), (32, "every", "buffered", "auto"),
+    (16, "head", "lookahead", "auto"), (32, "head", "buffered", "aligned")])
+def test_fabric_delivers_every_pair_in_order(width, header, hop, packing):
     """Q(2): every node sends to every node (itself included) under backpressure."""
     config = FabricConfig.for_topology(Hypercube(2), header=header, hop=hop)
-    fabric = EndpointFabric(config, width, 4)
+    fabric = EndpointFabric(config, width, 4, packing=packing)
     nodes = [int(a) for a in fabric.topology.nodes()]
     rng = random.Random(width)
     messages = random_messages(rng, fabric.fmt, nodes, 10, too_long=0.1)
@@ -303,17 +328,19 @@ def test_fabric_delivers_every_pair_in_order(width, header, hop):
     check_delivery(fabric.fmt, nodes, messages, received, counts)
 
 
-@pytest.mark.parametrize("topology, payload, max_beats", [
-    (Hypercube(2), 16, 4), (Hypercube(2), 20, 8),
-    pytest.param(Hypercube(3), 16, 4, marks=pytest.mark.slow)], ids=str)
-def test_adaptive_fabric_delivers_every_pair_in_order(topology, payload, max_beats):
+@pytest.mark.parametrize("topology, payload, max_beats, packing", [
+    (Hypercube(2), 16, 4, "auto"), (Hypercube(2), 20, 8, "auto"),
+    (Hypercube(2), 16, 4, "aligned"),
+    pytest.param(Hypercube(3), 16, 4, "auto", marks=pytest.mark.slow)], ids=str)
+def test_adaptive_fabric_delivers_every_pair_in_order(topology, payload, max_beats, packing):
     """Adaptive routers may reorder packets; one unacknowledged message per pair keeps
     each pair's messages in order (20-bit payloads: a beat per flit, the kind bit
-    beside the first in the head)."""
+    beside the first in the head; 16-bit payloads with aligned packing: two 8-bit
+    parts a beat)."""
     config = FabricConfig.for_topology(topology, routing=Adaptive(1), payload_width=payload)
-    fabric = EndpointFabric(config, 16, max_beats)
+    fabric = EndpointFabric(config, 16, max_beats, packing=packing)
     assert fabric.fmt.acknowledged and fabric.fmt.kind_width == 1
-    assert fabric.fmt.aligned == (payload == 20)
+    assert fabric.fmt.aligned == (payload == 20 or packing == "aligned")
     nodes = [int(a) for a in topology.nodes()]
     rng = random.Random(topology.num_nodes)
     messages = random_messages(rng, fabric.fmt, nodes, 8, too_long=0.1)
@@ -392,6 +419,11 @@ def test_refuses_bad_parameters():
         AlignedInject(packed, 0)
     with refused(ValueError, "aligned message format"):
         AlignedEject(packed)
+    with refused(ValueError, "Packing must be one of 'auto', 'aligned', not 'tight'"):
+        MessageFormat(config, 8, 4, packing="tight")
+    with refused(ValueError, "more than the 1 bits of the kind and seq fields"):
+        MessageFormat(RouterConfig.for_topology(Hypercube(2), routing=Adaptive(1),
+                                                payload_width=1), 8, 4, packing="aligned")
 
 
 def test_aligned_formats_get_the_aligned_sides():

@@ -13,6 +13,7 @@ fabric takes to put :class:`~cubefab.hdl.endpoint.EndpointInject` and
 checkers (:class:`~cubefab.hdl.selfcheck.SelfCheckConfig`).
 """
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from amaranth.lib.wiring import In, Out
 
 from ...topology.base import check_int
 from ..flit import FlitLayout
-from .message import MAX_DATA_WIDTH, MAX_WINDOW, axis_in_layout, axis_out_layout
+from .message import MAX_DATA_WIDTH, MAX_WINDOW, PACKINGS, axis_in_layout, axis_out_layout
 
 
 __all__ = ["EndpointInterface", "PacketToMessage", "MessageToPacket", "packet_bits",
@@ -71,24 +72,31 @@ class EndpointInterface:
     window : int
         With adaptive routers: unacknowledged messages per destination
         (:class:`~cubefab.hdl.endpoint.MessageFormat`; default 1).
+    packing : str
+        How the endpoints cut beats into flits, one of
+        :data:`~cubefab.hdl.endpoint.message.PACKINGS` (default ``"auto"``).
     """
 
     data_width: int
     max_beats: int | None = None
     window: int = 1
+    packing: str = "auto"
 
     def __post_init__(self):
         _check_data_width(self.data_width)
         if self.max_beats is not None:
             check_int("Maximum message length in beats", self.max_beats, 1)
         check_int("Window", self.window, 1, MAX_WINDOW)
+        if self.packing not in PACKINGS:
+            raise ValueError(f"Packing must be one of {', '.join(map(repr, PACKINGS))}, "
+                             f"not {self.packing!r}")
 
     def for_packets(self, layout, packet_flits):
         """This interface with ``max_beats`` filled in for packets of
         ``packet_flits`` flits of ``layout`` (ValueError when they do not fit)."""
         beats = packet_beats(layout, packet_flits, self.data_width)
         if self.max_beats is None:
-            return EndpointInterface(self.data_width, beats, self.window)
+            return dataclasses.replace(self, max_beats=beats)
         if self.max_beats < beats:
             raise ValueError(
                 f"Maximum message length must be at least {beats} beats (a "

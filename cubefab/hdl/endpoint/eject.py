@@ -259,16 +259,17 @@ class EndpointEject(wiring.Component):
 
 class AlignedEject(EndpointEject):
     """:class:`EndpointEject` for an aligned format (:attr:`MessageFormat.aligned`):
-    every flit carries exactly one beat (the head its first, after the ``kind`` and
-    ``seq`` fields), so a flit is a beat and needs no ring.
+    every flit carries exactly one beat, or one of its :attr:`MessageFormat.parts`
+    equal parts, so a beat is a flit (or its parts joined) and needs no ring.
 
     The flits pass through a :class:`SkidBuffer` (``local_out.ready`` a register)
-    and, with a window over 1, a :class:`ReorderBuffer`; each flit's beat is loaded
-    into the output registers (``tdata``, ``tlast`` from the flit's ``tail``, ``tid``
-    from its head's ``src``) whenever they are empty or their beat leaves, so a beat
-    leaves every cycle while flits come every cycle and the sink takes them, the next
-    message's first beat right after the last one. An acknowledgement (adaptive
-    routing, window 1) is taken whenever it comes and reported on ``acked``.
+    and, with a window over 1, a :class:`ReorderBuffer`. A beat's first parts are
+    kept in a register; its last part (or its one flit) is loaded with them into the
+    output registers (``tdata``, ``tlast`` from the flit's ``tail``, ``tid`` from its
+    head's ``src``) when they are empty or their beat leaves, so the beats leave at
+    the flits' pace while the sink takes them, the next message's first right after
+    the last one. An acknowledgement (adaptive routing, window 1) is taken whenever
+    it comes and reported on ``acked``.
 
     Parameters and members are those of :class:`EndpointEject`.
     """
@@ -277,7 +278,7 @@ class AlignedEject(EndpointEject):
         super().__init__(fmt)
         if not fmt.aligned:
             raise ValueError(f"Aligned ejection needs an aligned message format (a beat "
-                             f"per flit), not {fmt!r}")
+                             f"or part of one per flit), not {fmt!r}")
 
     def elaborate(self, platform):
         m = Module()
@@ -301,30 +302,49 @@ class AlignedEject(EndpointEject):
         return reorder.flits
 
     def _load(self, m, source):
-        """Load each flit of ``source`` into the output registers as a beat (an
-        acknowledgement only into ``acked``)."""
+        """Join the parts of each beat of ``source`` and load the beat into the output
+        registers (an acknowledgement only into ``acked``)."""
         fmt, axis = self.fmt, self.axis
         flit = data.View(fmt.layout, source.payload)
         body = data.View(fmt.layout.body, source.payload.as_value())
         body_data = (body.data if fmt.layout.header == "head" else flit.payload)
-        head_data = flit.payload[fmt.tag_width:fmt.tag_width + fmt.data_width]
+        head_data = flit.payload[fmt.tag_width:fmt.tag_width + fmt.part_bits]
+        chunk = Mux(flit.head, head_data, body_data[:fmt.part_bits])
         is_ack = (flit.head & flit.payload[0] if fmt.kind_width and fmt.window == 1
                   else C(0, 1))
         src = Signal(fmt.address_bits)            # the source of the packet's head
         free = ~axis.valid | axis.ready           # the output registers take a beat
-        m.d.comb += source.ready.eq(free | is_ack)
+        part, kept, whole = self._parts(m, source, chunk, is_ack)
+        m.d.comb += source.ready.eq(free | ~whole | is_ack)
         taken = source.valid & source.ready
         with m.If(taken & flit.head):
             m.d.sync += src.eq(flit.src)
         with m.If(free):
-            m.d.sync += [axis.valid.eq(source.valid & ~is_ack),
-                         axis.payload.data.eq(Mux(flit.head, head_data,
-                                                  body_data[:fmt.data_width])),
+            m.d.sync += [axis.valid.eq(source.valid & whole & ~is_ack),
+                         axis.payload.data.eq(Cat(kept, chunk)),
                          axis.payload.last.eq(flit.tail),
                          axis.payload.id.eq(Mux(flit.head, flit.src, src))]
         if fmt.acknowledged and fmt.window == 1:
             m.d.comb += [self.acked.valid.eq(taken & is_ack),
                          self.acked.payload.eq(flit.src)]
+
+    def _parts(self, m, source, chunk, is_ack):
+        """The parts of the beat before its last: ``(part, kept, whole)``, the index
+        of the part arriving (a register; ``None`` with one part), the register of
+        the parts before it and whether this flit's is the beat's last. A part that
+        is not the last is always taken, into ``kept``."""
+        fmt = self.fmt
+        if fmt.parts == 1:
+            return None, C(0, 0), C(1, 1)
+        part = Signal(range(fmt.parts))
+        kept = Signal((fmt.parts - 1) * fmt.part_bits)
+        whole = part == fmt.parts - 1
+        with m.If(source.valid & source.ready & ~is_ack):
+            m.d.sync += part.eq(Mux(whole, 0, part + 1))
+            for k in range(fmt.parts - 1):
+                with m.If(part == k):
+                    m.d.sync += kept.word_select(k, fmt.part_bits).eq(chunk)
+        return part, kept, whole
 
 
 def ejection_side(fmt):

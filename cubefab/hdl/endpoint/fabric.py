@@ -61,6 +61,8 @@ class EndpointFabric(wiring.Component):
     window : int
         With adaptive routing: unacknowledged messages per destination (default 1;
         see :class:`MessageFormat`).
+    packing : str
+        How beats are cut into flits (default ``"auto"``; see :class:`MessageFormat`).
 
     Members
     -------
@@ -72,13 +74,15 @@ class EndpointFabric(wiring.Component):
         Messages each node dropped (too long, or ``dest`` not a node).
     """
 
-    def __init__(self, config, data_width, max_beats, *, counter_width=16, window=1):
+    def __init__(self, config, data_width, max_beats, *, counter_width=16, window=1,
+                 packing="auto"):
         if not isinstance(config, FabricConfig):
             raise TypeError(f"Fabric configuration must be a FabricConfig, not {config!r}")
         config = routers_budget(config, MessageFormat(config.router, data_width, max_beats,
-                                                      window=window))
+                                                      window=window, packing=packing))
         #: MessageFormat: the messages' packets
-        self.fmt = MessageFormat(config.router, data_width, max_beats, window=window)
+        self.fmt = MessageFormat(config.router, data_width, max_beats, window=window,
+                                 packing=packing)
         #: FabricConfig: the fabric's (:func:`routers_budget` of the one given)
         self.config = config
         self.topology = config.topology

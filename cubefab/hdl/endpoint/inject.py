@@ -398,14 +398,15 @@ class EndpointInject(wiring.Component):
 
 class AlignedInject(EndpointInject):
     """:class:`EndpointInject` for an aligned format (:attr:`MessageFormat.aligned`):
-    every flit carries exactly one beat, so each stored entry (one beat) is one flit
-    and a packet is cut without a window or shifter: a flit's data is the entry at
-    the message store's head, and its ``tail`` the entry's ``last``.
+    every flit carries exactly one beat, or one of its :attr:`MessageFormat.parts`
+    equal parts, so a packet is cut without a window or shifter: a flit's data is the
+    entry (one beat) at the message store's head, or its next part, and its ``tail``
+    the entry's ``last`` at its last part.
 
-    A message found while no packet is leaving sends its head in that cycle; its
-    flits then leave one a cycle while ``local_in`` is ready, and the next message's
-    head follows its tail without a gap. A dropped message's entries are thrown away
-    at one a cycle.
+    A message found while none is being sent is loaded (its decision taken) and its
+    head sent in that cycle when ``local_in`` is ready; its flits then leave one a
+    cycle while ``local_in`` is ready, and the next message's head follows its tail
+    without a gap. A dropped message's entries are thrown away at one a cycle.
 
     Parameters and members are those of :class:`EndpointInject`.
     """
@@ -413,14 +414,12 @@ class AlignedInject(EndpointInject):
     def __init__(self, fmt, node, *, counter_width=16):
         if not isinstance(fmt, MessageFormat) or not fmt.aligned:
             raise ValueError(f"Aligned injection needs an aligned message format (a beat "
-                             f"per flit), not {fmt!r}")
+                             f"or part of one per flit), not {fmt!r}")
         super().__init__(fmt, node, counter_width=counter_width)
 
     def _send(self, m, words, desc, messages):
-        """Send the entry at the store's head as a flit of the message it belongs to,
-        or throw away a dropped message's entries. A message found while none is
-        loaded is loaded (its descriptor taken) and its head sent in that cycle when
-        ``local_in`` is ready, else from the registers once it is."""
+        """Send the entry at the store's head, part by part, as flits of the message
+        it belongs to, or throw away a dropped message's entries."""
         fmt = self.fmt
         entry = data.View(self._entry, words.r_data)
         loaded = Signal()                   # a message's flits are being sent
@@ -431,17 +430,19 @@ class AlignedInject(EndpointInject):
         started_dest = Signal(fmt.address_bits)
         ack, ack_dest, room, seq = self._acknowledgements(m, loaded, desc.dest,
                                                           started, started_dest)
+        part, chunk, whole = self._parts(entry)
         found = ~loaded & ~discard & messages.r_rdy & words.r_rdy & ~ack & room
         have = (loaded & words.r_rdy) | (found & ~desc.drop)
         go = have & self.local_in.ready & ~ack
         head = ~loaded | first
         dest = Mux(loaded, kept_dest, desc.dest)
         prefix = Cat(C(0, fmt.kind_width), Mux(loaded, kept_seq, seq))
-        flit = self._flit(m, head, entry.last, dest, Cat(prefix, entry.data), entry.data)
+        flit = self._flit(m, head, entry.last & whole, dest, Cat(prefix, chunk), chunk)
         if fmt.acknowledged:
             flit = Mux(ack, self._flit(m, 1, 1, ack_dest, C(1, 1), C(0, 0)), flit)
             m.d.comb += [started.eq(go & head), started_dest.eq(dest)]
         m.d.comb += [self.local_in.valid.eq(have | ack), self.local_in.payload.eq(flit)]
+        ends = entry.last & whole           # (the message's last flit, if it leaves)
         with m.If(discard):
             m.d.comb += words.r_en.eq(words.r_rdy)
             m.d.sync += discard.eq(~(words.r_rdy & entry.last))
@@ -451,12 +452,26 @@ class AlignedInject(EndpointInject):
                 m.d.comb += words.r_en.eq(1)
                 m.d.sync += discard.eq(~entry.last)
             with m.Else():
-                m.d.comb += words.r_en.eq(go)
+                m.d.comb += words.r_en.eq(go & whole)
                 m.d.sync += [kept_dest.eq(desc.dest), kept_seq.eq(seq),
-                             loaded.eq(~(go & entry.last)), first.eq(~go)]
+                             loaded.eq(~(go & ends)), first.eq(~go)]
         with m.Elif(go):
-            m.d.comb += words.r_en.eq(1)
-            m.d.sync += [loaded.eq(~entry.last), first.eq(0)]
+            m.d.comb += words.r_en.eq(whole)
+            m.d.sync += [loaded.eq(~ends), first.eq(0)]
+        if fmt.parts > 1:
+            with m.If(go & ~discard):
+                m.d.sync += part.eq(Mux(whole, 0, part + 1))
+
+    def _parts(self, entry):
+        """The part of ``entry`` that leaves next: ``(part, chunk, whole)``, the part's
+        index (a register; ``None`` with one part), its bits and whether it is the
+        entry's last."""
+        fmt = self.fmt
+        if fmt.parts == 1:
+            return None, entry.data, C(1, 1)
+        part = Signal(range(fmt.parts))
+        return (part, entry.data.word_select(part, fmt.part_bits),
+                part == fmt.parts - 1)
 
 
 def injection_side(fmt, node, *, counter_width=16):

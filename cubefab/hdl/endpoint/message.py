@@ -11,12 +11,17 @@ from ..config import RouterConfig
 from ..modes import Adaptive, Deterministic
 
 
-__all__ = ["MessageFormat", "axis_in_layout", "axis_out_layout", "MAX_DATA_WIDTH",
+__all__ = ["MessageFormat", "axis_in_layout", "axis_out_layout", "PACKINGS", "MAX_DATA_WIDTH",
            "MAX_WINDOW"]
 
 
 #: The widest ``tdata`` an endpoint takes (bits).
 MAX_DATA_WIDTH = 512
+
+#: How beats are cut into flits (:class:`MessageFormat`'s ``packing``): ``"auto"``
+#: packs them tightly (a flit a beat only where packing would need a count field),
+#: ``"aligned"`` gives every flit one beat, or one equal part of one.
+PACKINGS = ("auto", "aligned")
 
 #: The largest window of unacknowledged messages per destination.
 MAX_WINDOW = 64
@@ -65,6 +70,15 @@ class MessageFormat:
     - otherwise a ``count`` field; elsewhere the receiver takes every whole beat it
       gets.
 
+    With ``packing="aligned"`` the format is aligned whatever the width: every flit
+    carries one :attr:`part_bits`-bit part of a beat, the beat cut into the fewest
+    equal :attr:`parts` that fit the head beside the kind and seq fields (``tdata``
+    of 32 bits on 16-bit payloads: two 16-bit halves), so a ``B``-beat message is
+    ``B * parts`` flits. The endpoints of an aligned format cut and join no bits
+    across flits (:class:`~cubefab.hdl.endpoint.AlignedInject`,
+    :class:`~cubefab.hdl.endpoint.AlignedEject`), at the cost of the body flits' bits
+    beyond a part.
+
     Parameters
     ----------
     config : RouterConfig
@@ -85,6 +99,9 @@ class MessageFormat:
         two can be reordered). With more, messages are numbered and every receiver
         keeps a reorder buffer of ``window`` packets per source; 1 with deterministic
         routing.
+    packing : str
+        One of :data:`PACKINGS`: ``"auto"`` (default) packs the beats tightly,
+        ``"aligned"`` gives every flit one beat or one part of a beat (above).
 
     Raises
     ------
@@ -92,7 +109,7 @@ class MessageFormat:
         If a parameter is not one of the values allowed above.
     """
 
-    def __init__(self, config, data_width, max_beats, *, window=1):
+    def __init__(self, config, data_width, max_beats, *, window=1, packing="auto"):
         if not isinstance(config, RouterConfig):
             raise TypeError(f"Router configuration must be a RouterConfig, not {config!r}")
         if not isinstance(config.routing, (Deterministic, Adaptive)):
@@ -131,11 +148,21 @@ class MessageFormat:
         self.window = window
         #: int: width of the ``seq`` field (the message's number mod :attr:`window`)
         self.seq_width = (window - 1).bit_length()
+        if packing not in PACKINGS:
+            raise ValueError(f"Packing must be one of {', '.join(map(repr, PACKINGS))}, "
+                             f"not {packing!r}")
+        #: str: how the beats are cut into flits (:data:`PACKINGS`)
+        self.packing = packing
         #: int: width of the ``count`` field (0: none)
         self.count_width = 0
-        #: bool: whether each flit carries one beat (the head also the kind bit)
+        #: bool: whether each flit carries one beat, or one part of a beat (the head
+        #: also the kind and seq fields)
         self.aligned = False
-        if any(self._padding(b) >= data_width for b in range(1, max_beats + 1)):
+        #: int: the parts a beat is cut into, one a flit (1 but with ``packing="aligned"``)
+        self.parts = 1
+        if packing == "aligned":
+            self._align()
+        elif any(self._padding(b) >= data_width for b in range(1, max_beats + 1)):
             if (self.tag_width + data_width <= self.head_bits
                     and 2 * data_width > self.body_bits):
                 self.aligned = True
@@ -147,6 +174,25 @@ class MessageFormat:
             raise ValueError(f"Payload width must be at least {self.prefix_width} bits (the "
                              f"kind and count fields of {max_beats}-beat messages), not "
                              f"{self.head_bits}")
+
+    def _align(self):
+        """Cut every beat into the fewest equal parts that fit the head beside the
+        kind and seq fields (and a body flit), one part a flit."""
+        room = min(self.head_bits - self.tag_width, self.body_bits)
+        parts = next((k for k in range(1, self.data_width + 1)
+                      if self.data_width % k == 0 and self.data_width // k <= room), None)
+        if parts is None:
+            raise ValueError(f"Payload width must be more than the {self.tag_width} bits "
+                             f"of the kind and seq fields for aligned packing, not "
+                             f"{self.head_bits}")
+        self.aligned, self.parts = True, parts
+        self.head_bits = self.tag_width + self.part_bits
+        self.body_bits = self.part_bits
+
+    @property
+    def part_bits(self):
+        """int: the bits of a beat each flit carries: ``data_width // parts``."""
+        return self.data_width // self.parts
 
     @property
     def tag_width(self):
@@ -180,4 +226,4 @@ class MessageFormat:
         return (f"MessageFormat(data_width={self.data_width}, max_beats={self.max_beats}, "
                 f"head_bits={self.head_bits}, body_bits={self.body_bits}, "
                 f"count_width={self.count_width}, kind_width={self.kind_width}, "
-                f"window={self.window}, aligned={self.aligned})")
+                f"window={self.window}, aligned={self.aligned}, parts={self.parts})")
