@@ -6,8 +6,8 @@
 1. **cost**: one node's endpoints (the injection and ejection sides a fabric gets,
    :func:`~cubefab.hdl.endpoint.injection_side` and
    :func:`~cubefab.hdl.endpoint.ejection_side`; W = 16 is an aligned format, a beat
-   per flit) for ``tdata`` of W = 8, 16, 32 and 128 bits (and, at W = 32, adaptive
-   routers' endpoints with windows of 1 and 8 messages), messages of at most 16
+   per flit) for ``tdata`` of W = 8, 16, 32 and 128 bits (and, at W = 32, with
+   aligned packing, and adaptive routers' endpoints with windows of 1 and 8 messages), messages of at most 16
    beats, on the routers ``cubefab verilog fabric`` makes by default (Q(4), 16-bit
    payloads): LUT4, flip-flops and block RAMs after yosys ``synth_ice40``, and Fmax
    after nextpnr-ice40 (HX8K, seed 1), each inside a
@@ -27,12 +27,13 @@
 
 Latency and throughput run deterministic routers, then adaptive ones whose endpoints
 have a window of 1 message per destination, then of 8 (a reorder buffer at every
-receiver).
+receiver); throughput also deterministic routers with aligned packing at W = 32.
 
 ``--save NAME`` writes the figures to ``benchmarks/results/NAME.json``
 (``benchmarks/saved_results.py``): ``latency.ROUTING.toDEST.bBEATS.*``,
 ``throughput.ROUTING.wW.bBEATS.*`` and ``cost.ROUTING.wW.*`` (ROUTING
-``deterministic``, ``adaptive_window_1`` or ``adaptive_window_8``), and the Q(2)
+``deterministic``, ``deterministic_aligned_packing``, ``adaptive_window_1`` or
+``adaptive_window_8``), and the Q(2)
 routers of the simulations (``router``). The figures of docs/endpoints.md::
 
     python benchmarks/endpoints.py --only latency throughput --save endpoints_sim
@@ -72,20 +73,25 @@ COST_WIDTHS = (8, 16, 32, 128)
 ROUTINGS = ({}, {"routing": Adaptive(1)}, {"routing": Adaptive(1), "window": 8})
 
 #: The endpoints whose cost is measured: (W, routers), deterministic for every W of
-#: COST_WIDTHS, adaptive with windows 1 and 8 at W = 32.
-COST_CASES = ([(w, {}) for w in COST_WIDTHS]
+#: COST_WIDTHS, with aligned packing at W = 32 (two 16-bit parts a beat), adaptive
+#: with windows 1 and 8 at W = 32.
+COST_CASES = ([(w, {}) for w in COST_WIDTHS] + [(32, {"packing": "aligned"})]
               + [(32, {"routing": Adaptive(1)}), (32, {"routing": Adaptive(1), "window": 8})])
+
+#: The throughput runs beside those of every routing: deterministic routers with
+#: aligned packing (W = 32: two parts a beat).
+ALIGNED = {"packing": "aligned"}
 MAX_BEATS = 16
 
 #: The routers' header format (``--header``; the routers' default unless given).
 HEADER = {"value": DEFAULT_HEADER}
 
 
-def cost(width, workdir, pnr=True, window=1, **router):
+def cost(width, workdir, pnr=True, window=1, packing="auto", **router):
     """LUT4/FF/BRAM/Fmax of one node's two endpoints."""
     fmt = MessageFormat(RouterConfig.for_topology(Hypercube(4), header=HEADER["value"],
                                                   **router),
-                        width, MAX_BEATS, window=window)
+                        width, MAX_BEATS, window=window, packing=packing)
     row = {"routing": _routing(fmt), "data_width": width, "max_beats": MAX_BEATS,
            "count_width": fmt.count_width}
     for side, component in (("inject", injection_side(fmt, 0)),
@@ -103,10 +109,10 @@ def cost(width, workdir, pnr=True, window=1, **router):
     return row
 
 
-def _fabric(width, max_beats=MAX_BEATS, window=1, **router):
+def _fabric(width, max_beats=MAX_BEATS, window=1, packing="auto", **router):
     return EndpointFabric(FabricConfig.for_topology(Hypercube(2), header=HEADER["value"],
                                                     **router), width, max_beats,
-                          window=window)
+                          window=window, packing=packing)
 
 
 def _simulate(fabric, bench):
@@ -180,9 +186,10 @@ def throughput(width, beats, cycles=600, **router):
 
 
 def _routing(fmt):
+    packing = ", aligned packing" if fmt.packing == "aligned" else ""
     if not fmt.acknowledged:
-        return "deterministic"
-    return f"adaptive, window {fmt.window}"
+        return "deterministic" + packing
+    return f"adaptive, window {fmt.window}{packing}"
 
 
 def saved_figures(out):
@@ -226,6 +233,7 @@ def main():
     if "throughput" in args.only:
         rows = [throughput(w, b, **router) for router in ROUTINGS for w in (16, 32)
                 for b in (1, 2, 4, 8, 16)]
+        rows += [throughput(32, b, **ALIGNED) for b in (1, 2, 4, 8, 16)]
         out["throughput"] = rows
         print(format_table(["routing", "W", "beats", "flits", "bits/cycle",
                             "link payload bits", "share"],
