@@ -2,15 +2,16 @@
 and what a node of it costs, part by part.
 
     python benchmarks/fabric_fit.py [--devices hx8k,lfe5u-25f] [--families hypercube]
-        [--widths 16,32] [--max-nodes N] [--seeds 1,2,3] [--workdir DIR] [--json]
-        [--save NAME]
+        [--widths 16,32] [--packing auto|aligned] [--max-nodes N] [--seeds 1,2,3]
+        [--pnr-timeout SECONDS] [--workdir DIR] [--json] [--save NAME]
     python benchmarks/fabric_fit.py --show NAME
 
 For each device (default: every one of ``cubefab.tools.devices.DEVICES``), each
 topology family (hypercube, dualcube, DLH) and each ``tdata`` width W (16 and 32),
 the fabric grows (:data:`SIZES`, up to ``--max-nodes``) with the default routers and
 an AXI4-Stream endpoint at every node (``cubefab synth fabric TOPO ... --interface
-axi-stream --data-width W --device D``). Each size is synthesised first
+axi-stream --data-width W --device D``, with ``--packing aligned`` the endpoints'
+aligned packing). Each size is synthesised first
 (``--no-pnr``): the growth stops at the first whose LUT4s, flip-flops or block RAMs
 outnumber the device's, or would at the cost per node of the size before it (a node
 with more ports costs more: that size is not synthesised). The largest that fits is
@@ -48,6 +49,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from cubefab.cli import format_table  # noqa: E402
 from cubefab.commands.fpga import parts_table  # noqa: E402
+from cubefab.hdl.endpoint.message import PACKINGS  # noqa: E402
 from cubefab.tools.devices import DEVICES  # noqa: E402
 from cubefab.topology.catalog import make_topology  # noqa: E402
 from saved_results import REPO, add_save_option, command_line, load, save  # noqa: E402
@@ -77,12 +79,15 @@ def _cubefab(argv):
     return json.loads(result.stdout), None
 
 
-def _design_argv(family, params, width, device, workdir):
+def _design_argv(family, params, width, device, args):
     name = family + "".join(f"_{k}{v}" for k, v in params.items())
+    aligned = args.packing == "aligned"
     return ["synth", "fabric", family, *(x for k, v in params.items() for x in (f"-{k}",
                                                                                  str(v))),
             "--interface", "axi-stream", "--data-width", str(width), "--device", device,
-            "--workdir", os.path.join(workdir, f"{device}_{name}_w{width}")]
+            *(["--packing", "aligned"] if aligned else []),
+            "--workdir", os.path.join(args.workdir, f"{device}_{name}_w{width}"
+                                      f"{'_aligned' if aligned else ''}")]
 
 
 def _say(text):
@@ -123,7 +128,7 @@ def _synthesised(family, width, device, args):
             return fitting, (f"more {', '.join(_extrapolated(fitting[-1], nodes, device))} "
                              f"than the device at the smaller fabric's cost per node")
         start = time.monotonic()
-        report, error = _cubefab(_design_argv(family, params, width, device, args.workdir)
+        report, error = _cubefab(_design_argv(family, params, width, device, args)
                                  + ["--no-pnr"])
         if report is None:
             _say(f"  {family} {params} W={width}: {error}")
@@ -158,7 +163,7 @@ def _placed(family, params, width, device, args):
     runs = []
     timeout = ["--timeout", str(args.pnr_timeout)] if args.pnr_timeout else []
     for i, seed in enumerate(args.seeds):
-        argv = _design_argv(family, params, width, device, args.workdir) + [
+        argv = _design_argv(family, params, width, device, args) + [
             "--seed", str(seed)] + (["--by-part"] if i == 0 else []) + timeout
         load = os.getloadavg()[0]
         report, error = _cubefab(argv)
@@ -254,7 +259,7 @@ def tables(results):
 
 
 def _figures(results, args):
-    return {"seeds": args.seeds, "max_nodes": args.max_nodes,
+    return {"seeds": args.seeds, "max_nodes": args.max_nodes, "packing": args.packing,
             "fits": {f"{r['device']}_{r['family']}_w{r['width']}": r for r in results}}
 
 
@@ -267,6 +272,9 @@ def main(argv=None):
                              "dualcube, dlh)")
     parser.add_argument("--widths", type=lambda t: [int(w) for w in _csv(t)],
                         default=[16, 32], help="comma-separated tdata widths (default 16,32)")
+    parser.add_argument("--packing", choices=PACKINGS, default="auto",
+                        help="the endpoints' packing (cubefab synth --packing; default "
+                             "auto)")
     parser.add_argument("--max-nodes", type=int, default=256,
                         help="grow no fabric past this many nodes (default 256)")
     parser.add_argument("--seeds", type=lambda t: [int(s) for s in _csv(t)], default=[1],
