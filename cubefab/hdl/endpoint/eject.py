@@ -135,18 +135,22 @@ class EndpointEject(wiring.Component):
         ahead = Signal(self._message)      # the next packet's head, taken early
         ahead_bits = Signal(self.fmt.body_bits)   # its data bits, as slot 0 holds them
         done, after = self._present(m, ring, now, ahead)
-        m.submodules.skid = skid = SkidBuffer(self.fmt.layout)
-        wiring.connect(m, wiring.flipped(self.local_out), skid.w_stream)
-        source = skid.r_stream
-        if self.fmt.window > 1:
-            m.submodules.reorder = reorder = ReorderBuffer(self.fmt)
-            wiring.connect(m, skid.r_stream, reorder.network)
-            wiring.connect(m, reorder.acked, wiring.flipped(self.acked))
-            source = reorder.flits
-        self._receive(m, ring, now, ahead, ahead_bits, done, after, source)
+        self._receive(m, ring, now, ahead, ahead_bits, done, after, self._flits(m))
         if self.fmt.acknowledged:
             m.d.comb += [self.owed.valid.eq(done), self.owed.payload.eq(now.src)]
         return m
+
+    def _flits(self, m):
+        """The skid buffer (and, with a window over 1, the reorder buffer) in front;
+        returns the stream of flits they pass on."""
+        m.submodules.skid = skid = SkidBuffer(self.fmt.layout)
+        wiring.connect(m, wiring.flipped(self.local_out), skid.w_stream)
+        if self.fmt.window == 1:
+            return skid.r_stream
+        m.submodules.reorder = reorder = ReorderBuffer(self.fmt)
+        wiring.connect(m, skid.r_stream, reorder.network)
+        wiring.connect(m, reorder.acked, wiring.flipped(self.acked))
+        return reorder.flits
 
     @property
     def _beat_taken(self):
@@ -289,17 +293,6 @@ class AlignedEject(EndpointEject):
             m.d.comb += [self.owed.valid.eq(beat.valid & beat.ready & beat.payload.last),
                          self.owed.payload.eq(beat.payload.id)]
         return m
-
-    def _flits(self, m):
-        """The skid buffer (and reorder buffer) in front; returns the stream of flits."""
-        m.submodules.skid = skid = SkidBuffer(self.fmt.layout)
-        wiring.connect(m, wiring.flipped(self.local_out), skid.w_stream)
-        if self.fmt.window == 1:
-            return skid.r_stream
-        m.submodules.reorder = reorder = ReorderBuffer(self.fmt)
-        wiring.connect(m, skid.r_stream, reorder.network)
-        wiring.connect(m, reorder.acked, wiring.flipped(self.acked))
-        return reorder.flits
 
     def _load(self, m, source):
         """Join the parts of each beat of ``source`` and load the beat into the output
