@@ -412,10 +412,10 @@ class AlignedInject(EndpointInject):
     """
 
     def __init__(self, fmt, node, *, counter_width=16):
-        if not isinstance(fmt, MessageFormat) or not fmt.aligned:
+        super().__init__(fmt, node, counter_width=counter_width)
+        if not fmt.aligned:
             raise ValueError(f"Aligned injection needs an aligned message format (a beat "
                              f"or part of one per flit), not {fmt!r}")
-        super().__init__(fmt, node, counter_width=counter_width)
 
     def _send(self, m, words, desc, messages):
         """Send the entry at the store's head, part by part, as flits of the message
@@ -431,18 +431,18 @@ class AlignedInject(EndpointInject):
         ack, ack_dest, room, seq = self._acknowledgements(m, loaded, desc.dest,
                                                           started, started_dest)
         part, chunk, whole = self._parts(entry)
+        ends = entry.last & whole           # the message's last flit (if it leaves)
         found = ~loaded & ~discard & messages.r_rdy & words.r_rdy & ~ack & room
         have = (loaded & words.r_rdy) | (found & ~desc.drop)
         go = have & self.local_in.ready & ~ack
         head = ~loaded | first
         dest = Mux(loaded, kept_dest, desc.dest)
         prefix = Cat(C(0, fmt.kind_width), Mux(loaded, kept_seq, seq))
-        flit = self._flit(m, head, entry.last & whole, dest, Cat(prefix, chunk), chunk)
+        flit = self._flit(m, head, ends, dest, Cat(prefix, chunk), chunk)
         if fmt.acknowledged:
             flit = Mux(ack, self._flit(m, 1, 1, ack_dest, C(1, 1), C(0, 0)), flit)
             m.d.comb += [started.eq(go & head), started_dest.eq(dest)]
         m.d.comb += [self.local_in.valid.eq(have | ack), self.local_in.payload.eq(flit)]
-        ends = entry.last & whole           # (the message's last flit, if it leaves)
         with m.If(discard):
             m.d.comb += words.r_en.eq(words.r_rdy)
             m.d.sync += discard.eq(~(words.r_rdy & entry.last))
