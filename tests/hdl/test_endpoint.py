@@ -365,8 +365,9 @@ def _arrival_order(fabric, flits):
     return order
 
 
-@pytest.mark.parametrize("topology, payload, max_beats",
-                         [(Hypercube(3), 16, 4), (Hypercube(3), 20, 8)], ids=str)
+@pytest.mark.parametrize("topology, payload, max_beats", [
+    (Hypercube(3), 16, 4), pytest.param(Hypercube(3), 20, 8, marks=pytest.mark.slow)],
+    ids=str)
 def test_windowed_fabric_puts_reordered_messages_back_in_order(topology, payload, max_beats):
     """A window of 4 messages per pair: the routers deliver some out of order (seen at
     their local_out), the reorder buffers hand every pair's messages over in order
@@ -426,6 +427,7 @@ def test_refuses_bad_parameters():
                                                 payload_width=1), 8, 4, packing="aligned")
 
 
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_aligned_formats_get_the_aligned_sides():
     aligned, packed = _format(16, 16, "head", 16), _format(16, 16, "head", 4)
     assert type(injection_side(aligned, 0)) is AlignedInject
