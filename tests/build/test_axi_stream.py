@@ -50,6 +50,19 @@ def test_command_writes_the_top_and_lists_ports_and_parameters(cli, tmp_path):
     assert got == _expected_ports(range(4), 16, 2)
     assert doc["top"] == "cubefab_q2_axis_fabric"
     assert verilog_ports(out.read_text(), doc["top"]) == doc["ports"]
+    assert (doc["parameters"]["packing"], doc["parameters"]["parts"]) == ("auto", 1)
+
+
+def test_command_reports_aligned_packing(cli, tmp_path):
+    """``--packing aligned`` with 32-bit tdata: two 16-bit parts a beat, the same ports."""
+    result = cli("verilog", "fabric", "hypercube", "-n", "2", "--interface", "axi-stream",
+                 "--data-width", "32", "--packing", "aligned", "-o", tmp_path / "q2.v",
+                 "--json")
+    assert result.status == 0, result.err
+    doc = result.json()
+    assert (doc["parameters"]["packing"], doc["parameters"]["parts"]) == ("aligned", 2)
+    got = {p["name"]: (p["direction"], p["width"]) for p in doc["ports"]}
+    assert got == _expected_ports(range(4), 32, 2)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -32,6 +32,16 @@ def test_sim_through_the_endpoints_json(cli):
     assert doc["adaptive_vcs"] > 0 and doc["misrouted"] == 0
 
 
+def test_sim_through_aligned_endpoints(cli):
+    """``--packing aligned``: a 32-bit beat in two 16-bit flits, every check on."""
+    r = cli(*SIM[:7], "32", *SIM[8:], "--packing", "aligned", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert (doc["data_width"], doc["packing"], doc["ok"]) == (32, "aligned", True)
+    assert doc["delivered"] == doc["injected"] > 0 and doc["reordered"] == 0
+    assert "packing" not in cli(*SIM, "--json").json()
+
+
 def test_sim_without_the_endpoints_reports_no_interface(cli):
     r = cli("sim", "hypercube", "-n", "2", "--engine", "amaranth", "--cycles", "20",
             "--json")
@@ -53,7 +63,8 @@ def test_sim_without_the_endpoints_reports_no_interface(cli):
     (["--data-width", "4"], "--data-width"),
     (["--max-beats", "0"], "--max-beats"),
     (["--window", "4"], "--window applies only with --adaptive routers"),
-    (["--adaptive", "--window", "6"], "--window must be a power of two")])
+    (["--adaptive", "--window", "6"], "--window must be a power of two"),
+    (["--packing", "tight"], "--packing: invalid choice: 'tight'")])
 def test_sim_endpoint_bad_input(cli, args, message):
     r = cli(*SIM, *args)
     assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
@@ -64,7 +75,8 @@ def test_sim_endpoint_bad_input(cli, args, message):
     (["--data-width", "16"], "--data-width applies only with --interface axi-stream"),
     (["--max-beats", "3"], "--max-beats applies only with --interface axi-stream"),
     (["--interface", "axi-stream"], "--interface axi-stream needs --data-width BITS"),
-    (["--window", "2"], "--window applies only with --interface axi-stream")])
+    (["--window", "2"], "--window applies only with --interface axi-stream"),
+    (["--packing", "aligned"], "--packing applies only with --interface axi-stream")])
 def test_sim_endpoint_options_go_together(cli, args, message):
     r = cli("sim", "hypercube", "-n", "2", "--engine", "amaranth", *args)
     assert r.status == 2 and r.err.startswith("error:") and message in r.err, r.err
