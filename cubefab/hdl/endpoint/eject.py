@@ -307,7 +307,7 @@ class AlignedEject(EndpointEject):
                   else C(0, 1))
         src = Signal(fmt.address_bits)            # the source of the packet's head
         free = ~axis.valid | axis.ready           # the output registers take a beat
-        part, kept, whole = self._parts(m, source, chunk, is_ack)
+        kept, whole = self._parts(m, source, chunk, is_ack)
         m.d.comb += source.ready.eq(free | ~whole | is_ack)
         taken = source.valid & source.ready
         with m.If(taken & flit.head):
@@ -322,13 +322,13 @@ class AlignedEject(EndpointEject):
                          self.acked.payload.eq(flit.src)]
 
     def _parts(self, m, source, chunk, is_ack):
-        """The parts of the beat before its last: ``(part, kept, whole)``, the index
-        of the part arriving (a register; ``None`` with one part), the register of
-        the parts before it and whether this flit's is the beat's last. A part that
-        is not the last is always taken, into ``kept``."""
+        """The parts of the beat before its last: ``(kept, whole)``, the register of
+        the parts before the one arriving and whether this flit's is the beat's last
+        (counted in a register of the part's index). A part that is not the last is
+        always taken, into ``kept``."""
         fmt = self.fmt
         if fmt.parts == 1:
-            return None, C(0, 0), C(1, 1)
+            return C(0, 0), C(1, 1)
         part = Signal(range(fmt.parts))
         kept = Signal((fmt.parts - 1) * fmt.part_bits)
         whole = part == fmt.parts - 1
@@ -337,7 +337,7 @@ class AlignedEject(EndpointEject):
             for k in range(fmt.parts - 1):
                 with m.If(part == k):
                     m.d.sync += kept.word_select(k, fmt.part_bits).eq(chunk)
-        return part, kept, whole
+        return kept, whole
 
 
 def ejection_side(fmt):
