@@ -6,9 +6,12 @@
 #include "words.h"
 
 struct Flit {
-    int node;   // dense index of the node where it was seen
-    bool head, tail, bcast, cut = false;
-    uint32_t vc, cls, dest, src, stamp;   // stamp: a head's timestamp bits (HEAD_STAMP_BITS)
+    // every field starts at 0, as the hardware checkers' registers do: a body flit seen
+    // where no head was (its head dropped by a defect) reads a zero head, not whatever
+    // the stack held (Checks::open_head lives in main's frame)
+    int node = 0;   // dense index of the node where it was seen
+    bool head = false, tail = false, bcast = false, cut = false;
+    uint32_t vc = 0, cls = 0, dest = 0, src = 0, stamp = 0;   // stamp: a head's timestamp bits (HEAD_STAMP_BITS)
     uint32_t data = 0;   // a later flit's first data bits (STAMP_DATA_BITS of them)
     uint32_t count = 0, phase = 0, waypoint[WAYPOINTS ? WAYPOINTS : 1] = {0};   // (waypoints: faults.h)
 };
