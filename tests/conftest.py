@@ -21,6 +21,11 @@ TESTS = pathlib.Path(__file__).parent
 #: (``pytest -m slow --record-slow-durations`` merges a run's into it).
 SLOW_DURATIONS = TESTS / "slow_durations.json"
 
+#: The longest a slow test may have measured to be dealt into a shard: the longer ones
+#: (the largest exhaustive runs) would each make a shard of their own longer than the
+#: whole fast set, so they run only with ``-m slow``.
+SHARD_LIMIT = 250.0
+
 #: The timeout of a slow test that sets none: hours of exhaustive work stay bounded.
 SLOW_TIMEOUT = 3600
 
@@ -119,20 +124,22 @@ def parse_shard(text):
     return index, count
 
 
-def slow_shards(nodeids, count, durations):
+def slow_shards(nodeids, count, durations, limit=SHARD_LIMIT):
     """Deal the slow tests ``nodeids`` into ``count`` shards of about equal time: the
     tests with a measured duration longest first, each into the shard with the least
     time so far; then the unmeasured ones by a hash of their id (a test keeps its
-    shard while the durations file is unchanged). Returns {nodeid: shard}."""
+    shard while the durations file is unchanged). A test measured at over ``limit``
+    seconds is in no shard. Returns {nodeid: shard}."""
     loads = [0.0] * count
     shard = {}
     measured = sorted((n for n in nodeids if n in durations),
                       key=lambda n: (-durations[n], n))
     for nodeid in measured:
-        shard[nodeid] = loads.index(min(loads))
-        loads[shard[nodeid]] += durations[nodeid]
+        if durations[nodeid] <= limit:
+            shard[nodeid] = loads.index(min(loads))
+            loads[shard[nodeid]] += durations[nodeid]
     for nodeid in nodeids:
-        if nodeid not in shard:
+        if nodeid not in durations:
             shard[nodeid] = zlib.crc32(nodeid.encode()) % count
     return shard
 

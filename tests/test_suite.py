@@ -31,11 +31,17 @@ def test_shard_option_is_checked():
             parse_shard(bad)
 
 
-def test_every_slow_test_is_in_exactly_one_shard():
+def test_every_slow_test_within_the_limit_is_in_exactly_one_shard():
     ids = [f"t.py::t{i}" for i in range(20)]
     durations = {f"t.py::t{i}": float(i) for i in range(0, 20, 2)}   # half measured
     shard = slow_shards(ids, 3, durations)
     assert sorted(shard) == sorted(ids) and set(shard.values()) <= {0, 1, 2}
+
+
+def test_a_test_longer_than_the_limit_is_in_no_shard():
+    durations = {"long": 300.0, "short": 10.0}
+    shard = slow_shards(["long", "short", "new"], 2, durations, limit=250.0)
+    assert set(shard) == {"short", "new"}
 
 
 def test_shards_balance_the_measured_time():
