@@ -2,7 +2,7 @@
 for an iCE40 (icebreaker, icestick), ECP5 (ulx3s, orangecrab) or Gowin (tang-nano-9k)
 board, its state on the board's LEDs."""
 
-from ..cli import (add_json_option, CliError, add_topology_command, emit, format_table, int_range, fraction,
+from ..cli import (add_json_option, add_topology_command, emit, format_table, int_range, fraction,
                    add_force_option, input_errors)
 from .. import files
 from ..build.board import (BOARDS, BOARD_TOOLS, build_bitstream, build_stages,
@@ -13,8 +13,7 @@ from ..hdl.selfcheck import SelfCheckConfig
 from .limits import MAX_QUEUE_DEPTH, MAX_SEED, check_hardware
 from .fpga import check_tools
 from .router_options import add_router_options, router_config
-from .endpoint_options import add_interface_options, check_window, endpoint_parameters
-from ..hdl.endpoint import EndpointInterface, packet_beats
+from .endpoint_options import add_interface_options, endpoint_interface, endpoint_parameters
 from ..progress import Stages
 from .tool_runs import add_timeout_option, deadline, tool_errors
 
@@ -49,22 +48,6 @@ def _options(parser):
     add_force_option(parser)
 
 
-def _interface(args, config):
-    """The :class:`~cubefab.hdl.endpoint.EndpointInterface` of ``--interface
-    axi-stream`` (None for flits) for the board's one-flit packets (CliError)."""
-    endpoints = endpoint_parameters(args, default_max_beats=None)
-    if endpoints is None:
-        return None
-    check_window(endpoints, config)
-    width, max_beats = endpoints["data_width"], endpoints["max_beats"]
-    beats = packet_beats(config.layout, 1, width)
-    if max_beats is not None and max_beats < beats:
-        raise CliError(f"--max-beats must be at least {beats} for the board's packets "
-                       f"({config.payload_width} data bits in {width}-bit beats), not "
-                       f"{max_beats}")
-    return EndpointInterface(**endpoints)
-
-
 def _board(args, topology):
     board = BOARDS[args.board]
     endpoint_parameters(args)          # the options' own errors before the tools'
@@ -79,7 +62,8 @@ def _board(args, topology):
     # the generators and checkers about double each router
     elaboration = check_hardware(f"the {topology.label} self-checking fabric", config,
                                  2 * topology.num_nodes)
-    interface = _interface(args, config)
+    interface = endpoint_interface(endpoint_parameters(args, default_max_beats=None),
+                                   config, 1, "the board's packets")
     with input_errors("--interface axi-stream: " if interface else ""):
         design = SelfCheckConfig(config, queue_depth=args.queue_depth,
                                  timestamp_bits=timestamp_bits, sequence_bits=sequence_bits,

@@ -3,11 +3,12 @@
 takes them."""
 
 from ..cli import CliError, int_range
+from ..hdl.endpoint import EndpointInterface, packet_beats, packet_bits
 from ..hdl.endpoint.message import MAX_DATA_WIDTH, MAX_WINDOW, PACKINGS
 
 
 __all__ = ["INTERFACES", "DEFAULT_MAX_BEATS", "MAX_MAX_BEATS", "add_interface_options",
-           "endpoint_parameters", "check_window"]
+           "endpoint_parameters", "check_window", "endpoint_interface"]
 
 
 #: What a fabric's nodes speak: the routers' flits, or AXI4-Stream (docs/endpoints.md).
@@ -84,3 +85,21 @@ def check_window(endpoints, config):
         raise CliError("--window applies only with --adaptive routers (deterministic "
                        "routing keeps every pair's messages in order without "
                        "acknowledgements)")
+
+
+def endpoint_interface(endpoints, config, flits, packets):
+    """The :class:`~cubefab.hdl.endpoint.EndpointInterface` of ``endpoints``
+    (:func:`endpoint_parameters`' keywords; None for flits, which gives None) around
+    routers of ``config`` whose generators send ``flits``-flit packets (``packets``
+    names them in the error): CliError when ``--window`` does not apply
+    (:func:`check_window`) or ``--max-beats`` cannot hold such a packet."""
+    if endpoints is None:
+        return None
+    check_window(endpoints, config)
+    width, max_beats = endpoints["data_width"], endpoints["max_beats"]
+    beats = packet_beats(config.layout, flits, width)
+    if max_beats is not None and max_beats < beats:
+        raise CliError(f"--max-beats must be at least {beats} for {packets} "
+                       f"({packet_bits(config.layout, flits)} data bits in {width}-bit "
+                       f"beats), not {max_beats}")
+    return EndpointInterface(**endpoints)

@@ -24,8 +24,7 @@ from ..hdl.selfcheck import NODE_MODULE
 from .fpga import check_tools
 from ..topology.patterns import PATTERNS
 from .fault_options import add_fault_options, failing_link_list
-from .endpoint_options import add_interface_options, check_window, endpoint_parameters
-from ..hdl.endpoint import EndpointInterface, packet_beats, packet_bits
+from .endpoint_options import add_interface_options, endpoint_interface, endpoint_parameters
 from .limits import MAX_CYCLES, check_fabric
 from .router_options import PARTS, add_router_options, router_config
 from .sim_trace import add_trace_options, run_trace_command, trace_given
@@ -187,22 +186,6 @@ def _check_interface_options(args, broadcasts):
     return endpoints
 
 
-def _interface(args, router, endpoints, flits):
-    """The :class:`~cubefab.hdl.endpoint.EndpointInterface` of ``endpoints`` for the
-    generators' ``flits``-flit packets (CliError when ``--max-beats`` cannot hold
-    one)."""
-    if endpoints is None:
-        return None
-    check_window(endpoints, router)
-    width, max_beats = endpoints["data_width"], endpoints["max_beats"]
-    beats = packet_beats(router.layout, flits, width)
-    if max_beats is not None and max_beats < beats:
-        raise CliError(f"--max-beats must be at least {beats} for {flits}-flit "
-                       f"packets ({packet_bits(router.layout, flits)} data "
-                       f"bits in {width}-bit beats), not {max_beats}")
-    return EndpointInterface(**endpoints)
-
-
 def _router(args, topology, broadcasts):
     """The routers' configuration the options describe (CliError)."""
     said = {"broadcast_vcs": "--traffic broadcast" if args.traffic == "broadcast"
@@ -288,7 +271,7 @@ def _sim_design(args, topology):
                  "amaranth" if args.engine == "amaranth" else "verilator")
     every_broadcast = args.traffic == "broadcast"
     flits = packet_flits(args, router.layout)
-    interface = _interface(args, router, endpoints, flits)
+    interface = endpoint_interface(endpoints, router, flits, f"{flits}-flit packets")
     with input_errors():        # the design's own checks (deadlock, pattern, groups)
         design = SelfCheckConfig(router, pattern="uniform" if every_broadcast else args.traffic,
                                  packet_flits=flits, hotspot=args.hotspot,
