@@ -164,6 +164,8 @@ def test_the_interface_fits_a_packet():
         EndpointInterface(12)
     with pytest.raises(ValueError, match="Maximum message length in beats"):
         EndpointInterface(16, 0)
+    with refused(ValueError, "Packing must be one of 'auto', 'aligned', not 'tight'"):
+        EndpointInterface(16, packing="tight")
 
 
 def test_bridges_refuse_bad_parameters():

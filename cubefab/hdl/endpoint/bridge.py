@@ -23,7 +23,7 @@ from amaranth.lib.wiring import In, Out
 
 from ...topology.base import check_int
 from ..flit import FlitLayout
-from .message import MAX_DATA_WIDTH, MAX_WINDOW, PACKINGS, axis_in_layout, axis_out_layout
+from .message import MAX_DATA_WIDTH, MAX_WINDOW, axis_in_layout, axis_out_layout, check_packing
 
 
 __all__ = ["EndpointInterface", "PacketToMessage", "MessageToPacket", "packet_bits",
@@ -87,9 +87,7 @@ class EndpointInterface:
         if self.max_beats is not None:
             check_int("Maximum message length in beats", self.max_beats, 1)
         check_int("Window", self.window, 1, MAX_WINDOW)
-        if self.packing not in PACKINGS:
-            raise ValueError(f"Packing must be one of {', '.join(map(repr, PACKINGS))}, "
-                             f"not {self.packing!r}")
+        check_packing(self.packing)
 
     def for_packets(self, layout, packet_flits):
         """This interface with ``max_beats`` filled in for packets of

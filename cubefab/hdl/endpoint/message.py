@@ -11,8 +11,8 @@ from ..config import RouterConfig
 from ..modes import Adaptive, Deterministic
 
 
-__all__ = ["MessageFormat", "axis_in_layout", "axis_out_layout", "PACKINGS", "MAX_DATA_WIDTH",
-           "MAX_WINDOW"]
+__all__ = ["MessageFormat", "axis_in_layout", "axis_out_layout", "PACKINGS", "check_packing",
+           "MAX_DATA_WIDTH", "MAX_WINDOW"]
 
 
 #: The widest ``tdata`` an endpoint takes (bits).
@@ -25,6 +25,14 @@ PACKINGS = ("auto", "aligned")
 
 #: The largest window of unacknowledged messages per destination.
 MAX_WINDOW = 64
+
+
+def check_packing(packing):
+    """``packing`` if it is one of :data:`PACKINGS`; ValueError otherwise."""
+    if packing not in PACKINGS:
+        raise ValueError(f"Packing must be one of {', '.join(map(repr, PACKINGS))}, "
+                         f"not {packing!r}")
+    return packing
 
 
 def axis_in_layout(data_width, address_bits):
@@ -148,11 +156,8 @@ class MessageFormat:
         self.window = window
         #: int: width of the ``seq`` field (the message's number mod :attr:`window`)
         self.seq_width = (window - 1).bit_length()
-        if packing not in PACKINGS:
-            raise ValueError(f"Packing must be one of {', '.join(map(repr, PACKINGS))}, "
-                             f"not {packing!r}")
         #: str: how the beats are cut into flits (:data:`PACKINGS`)
-        self.packing = packing
+        self.packing = check_packing(packing)
         #: int: width of the ``count`` field (0: none)
         self.count_width = 0
         #: bool: whether each flit carries one beat, or one part of a beat (the head
