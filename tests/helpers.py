@@ -60,6 +60,15 @@ def brute_force_loads(topology, P, algorithm=None):
     return loads
 
 
+def fast_and_slow(*axes, fast):
+    """Every combination of the values of ``axes`` (lists), as ``pytest.param``s for
+    one ``parametrize``: the combinations whose indices are in ``fast`` (tuples, one
+    index an axis) run in the fast set, the others only with the slow set."""
+    return [pytest.param(*(axis[i] for axis, i in zip(axes, index)),
+                         marks=() if index in fast else pytest.mark.slow)
+            for index in itertools.product(*(range(len(axis)) for axis in axes))]
+
+
 def run_clocked(dut, bench):
     """Simulate ``dut`` with a 1 MHz ``sync`` clock, running the async testbench
     ``bench`` to its end."""

@@ -111,8 +111,9 @@ def test_adaptive_proof_refuses_the_mcube():
 
 # -- broadcast children units: the model's trees, every child one hop farther ------------
 
-@pytest.mark.parametrize("topology", [Hypercube(6), Metacube(1, 2), DLH(4, 3), Mcube(4)],
-                         ids=lambda t: t.label)
+@pytest.mark.parametrize("topology", [Hypercube(6), Metacube(1, 2),
+                                      pytest.param(DLH(4, 3), marks=pytest.mark.slow),
+                                      Mcube(4)], ids=lambda t: t.label)
 def test_broadcast_children_unit_is_proved_equal_to_the_trees(topology):
     result = prove_broadcast_children(topology)
     assert result.proved, result.counterexample

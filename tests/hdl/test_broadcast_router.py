@@ -119,7 +119,7 @@ def every_source_at_once(fabric, cycles):
 @pytest.mark.parametrize("topology, settings", [
     (Hypercube(3), {}),
     (Metacube(1, 1), {}),
-    (Metacube(1, 1), {"strapped": True}),
+    pytest.param(Metacube(1, 1), {"strapped": True}, marks=pytest.mark.slow),
     pytest.param(DLH(2, 1), {}, marks=pytest.mark.slow),
     pytest.param(DLH(2, 1), {"strapped": True, "turns": "all"}, marks=pytest.mark.slow),
     (Mcube(3), {"algorithm": "ecube"}),

@@ -23,7 +23,7 @@ from cubefab.topology import Hypercube, Metacube, make_topology
 from cubefab.topology.adaptive import adaptive_ports, escape_port
 from cubefab.topology.dlh import DLH
 from cubefab.topology.fault_routing import waypoint_step
-from tests.helpers import distance_matrix, run_clocked
+from tests.helpers import distance_matrix, fast_and_slow, run_clocked
 
 
 SMALL = [Hypercube(3), Metacube(1, 1), DLH(2, 1), make_topology("mcube", k=3)]
@@ -125,7 +125,8 @@ def waypoint_headers(topology, waypoints, sample=None):
 
 @pytest.mark.parametrize("straps", [False, True], ids=["constant", "strapped"])
 @pytest.mark.parametrize("topology, waypoints, sample", [
-    (Hypercube(3), 1, None), (Metacube(1, 1), 2, 300), (DLH(2, 1), 2, 300)],
+    (Hypercube(3), 1, None), (Metacube(1, 1), 2, 300),
+    pytest.param(DLH(2, 1), 2, 300, marks=pytest.mark.slow)],
     ids=lambda x: getattr(x, "label", str(x)))
 def test_waypoint_lookahead_ports_are_the_neighbours_waypoint_step(topology, waypoints,
                                                                    sample, straps):
@@ -232,9 +233,9 @@ def test_zero_load_latency_is_the_options_formula(topology, hop, strapped):
     assert packet_latencies(Fabric(config, strapped=strapped), packets) == expected
 
 
-@pytest.mark.parametrize("strapped", [False, True], ids=["constant", "strapped"])
-@pytest.mark.parametrize("hop", ["buffered", "lookahead"])
-@pytest.mark.parametrize("routing", [Adaptive(1), Waypoints(1)], ids=repr)
+@pytest.mark.parametrize("routing, hop, strapped", fast_and_slow(
+    [Adaptive(1), Waypoints(1)], ["buffered", "lookahead"], [False, True],
+    fast=[(0, 0, 0), (1, 1, 1)]), ids=str)
 def test_adaptive_and_waypoint_routers_zero_load_latency_is_the_formula(routing, hop,
                                                                         strapped):
     # the lookahead carries the next router's offered and escape ports, or its
@@ -289,8 +290,8 @@ def test_adaptive_lookahead_heads_carry_the_next_offered_ports():
         Hypercube(4), hop="lookahead").layout)
 
 
-@pytest.mark.parametrize("strapped", [False, True], ids=["constant", "strapped"])
-@pytest.mark.parametrize("hop", ["buffered", "lookahead"])
+@pytest.mark.parametrize("hop, strapped", fast_and_slow(
+    ["buffered", "lookahead"], [False, True], fast=[(1, 1)]), ids=str)
 def test_a_replicating_routers_unicast_latency_is_the_formula(hop, strapped):
     # its injection queue replicates (no bypass: one cycle more at the source with
     # lookahead hops); the network hops keep their latency
