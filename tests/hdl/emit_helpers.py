@@ -99,7 +99,7 @@ def top_params(tops=None):
             for top in (tops or TOPS)]
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=None)
 def top_text(top):
     """The Verilog of ``top`` (module named ``top``), made once per process."""
     return TOPS[top](top)
