@@ -85,6 +85,7 @@ def test_command_refuses_bad_endpoint_options(cli, tmp_path, args, message):
     assert result.err.count("\n") == 1 and not out.exists()
 
 
+@pytest.mark.slow
 def test_command_lists_the_window_of_adaptive_endpoints(cli, tmp_path):
     result = cli("verilog", "fabric", "hypercube", "-n", "2", "--adaptive", "--interface",
                  "axi-stream", "--data-width", "16", "--window", "4",

@@ -95,6 +95,7 @@ def test_adaptive_q2_every_pair_in_order(tmp_path, monkeypatch):
               routing=Adaptive(1))
 
 
+@pytest.mark.slow
 @needs_cocotb
 def test_adaptive_q2_window_every_pair_in_order(tmp_path, monkeypatch):
     """Adaptive routers, 4 messages of a pair in flight: the reorder buffers keep each

@@ -69,6 +69,7 @@ def test_synth_router_reports_the_auto_buffer(cli, tmp_path):
     assert doc["ram"] == 3 and "(auto)" in doc["design"]
 
 
+@pytest.mark.slow
 @needs_tools
 def test_synth_auto_buffer_sizes_for_the_device(cli, tmp_path):
     # the Q(2) fabric's buffers take 24 block RAMs: the HX8K has 32, the HX1K 16

@@ -94,6 +94,7 @@ def test_icarus_reports_a_mismatch():
                              "got": int(expected[7] ^ 1), "expected": int(expected[7])}]
 
 
+@pytest.mark.slow
 @needs_simulator("verilator")
 def test_verilator_straps_unit_exhaustive():
     _check(DLH(4, 3), simulator="verilator")

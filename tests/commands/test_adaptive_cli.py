@@ -47,6 +47,7 @@ def test_verilog_router_adaptive_differs(cli, tmp_path):
     assert "held_port" in adaptive.read_text() and "held_port" not in plain.read_text()
 
 
+@pytest.mark.slow
 def test_verilog_fabric_of_the_default_mcube(cli, tmp_path):
     r = cli("verilog", "fabric", "mcube", "-k", "3", "-o", tmp_path / "f.v")
     assert r.status == 0, r.err

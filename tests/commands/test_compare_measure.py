@@ -36,6 +36,7 @@ def test_a_fabric_too_large_to_simulate_gets_a_note_not_a_figure(cli):
                                                "fabric would need about")
 
 
+@pytest.mark.slow
 def test_synthesized_router_is_synth_routers(cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     row, = compare_rows(cli, "hypercube:n=2", "--synth", "--no-pnr")

@@ -48,6 +48,7 @@ def test_a_routing_that_reads_the_source_is_refused(cli):
     assert r.status == 2 and "reads the header field" in r.err
 
 
+@pytest.mark.slow
 def test_a_sweep_draws_a_curve_per_fault_count(cli):
     r = cli("sweep", "hypercube", "-n", 3, "--rates", "0.3", "--faults", 2, "--waypoints", 1,
             "--engine", "amaranth", "--jobs", 1, "--cycles", 40, "--warmup", 10,
@@ -119,6 +120,7 @@ def test_bad_failing_links_are_refused(cli, args, message):
     assert r.err.count("error:") == 1 and message in r.err
 
 
+@pytest.mark.slow
 def test_a_failing_link_runs_in_the_verilator_engine(cli):
     r = cli("sim", "hypercube", "-n", 3, "--fail-link", "0-1@20", "--waypoints", 1,
             "--rate", 0.8, "--cycles", 60, "--drain", 400, "--engine", "verilator",

@@ -32,6 +32,7 @@ def test_fabric_refuses_deterministic_mroute():
         FabricConfig.for_topology(Mcube(4), routing=Deterministic())
 
 
+@pytest.mark.slow
 def test_mroute_routes_adaptively_by_default_as_on_the_command_line(cli):
     """The library's default router is the command line's: mroute over its e-cube
     escape VCs (the one rule under which it is deadlock-free)."""

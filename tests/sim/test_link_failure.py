@@ -47,6 +47,7 @@ def test_a_link_failing_past_saturation_is_reconciled_in_both_engines(verilator_
     assert result["reaction_cycles"] == [1 + result["table_changes"][0]]
 
 
+@pytest.mark.slow
 @needs_verilator
 def test_one_flit_packets_are_dropped_whole_never_cut(verilator_cache):
     result = both_engines(Hypercube(3), **{**RUN, "packet_flits": 1, "payload_width": 32, "rate": 0.8,
@@ -146,6 +147,7 @@ def test_a_failure_that_cuts_a_node_off_makes_its_pairs_unroutable():
     assert result["pairs_unroutable_after"] == 2 * 5 and result["unroutable"] > 0
 
 
+@pytest.mark.slow
 @needs_verilator
 def test_two_failures_on_three_threads_match_the_amaranth_engine(verilator_cache):
     # the Verilator netlist split over three threads (each fails its own ends)

@@ -76,6 +76,7 @@ def test_verilator_equals_amaranth_and_caches(cache):
         again.run(10, stop_when_drained=5)
 
 
+@pytest.mark.slow
 @needs_verilator
 def test_the_runtime_library_is_compiled_once(cache, monkeypatch):
     """The first build leaves Verilator's runtime objects in the cache; a build of

@@ -16,6 +16,7 @@ from tests.sim.engine_helpers import both_engines, needs_verilator, same_results
 @needs_verilator
 @pytest.mark.parametrize("cycles, delivered", [(60, 40), pytest.param(120, 100,
                                                                      marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_ring_links_are_wired_as_in_the_fabric(verilator_cache, cycles, delivered):
     # DLH rings: a node's successor port leads back through the predecessor port (CI's
     # fast set: the shorter run)
