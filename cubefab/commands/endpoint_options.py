@@ -46,9 +46,12 @@ def add_interface_options(parser, default_max_beats=DEFAULT_MAX_BEATS):
     parser.add_argument("--packing", choices=PACKINGS, default=None,
                         help="with --interface axi-stream: how beats are cut into flits: "
                         "auto (default: packed tightly, a beat per flit where that "
-                        "needs no count field) or aligned (every flit one beat, or one "
+                        "needs no count field), aligned (every flit one beat, or one "
                         "equal part of a beat: smaller endpoints, fewer data bits per "
-                        "body flit)")
+                        "body flit) or header-flit (as aligned, but the head flit "
+                        "carries no beat, so that narrow flits, as narrow as a body "
+                        "flit of one beat, carry the beats: every buffer and link "
+                        "narrower)")
 
 
 def endpoint_parameters(args, default_max_beats=DEFAULT_MAX_BEATS):

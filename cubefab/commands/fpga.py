@@ -262,12 +262,12 @@ def _synth_endpoint_fabric(args, topology, wrapped, seconds):
     config, fmt = wrapped.config.router, wrapped.fmt
     report_implementation(
         args, f"{topology.label} fabric with AXI4-Stream endpoints ({fmt.data_width}-bit "
-        f"tdata{', aligned packing' if fmt.packing == 'aligned' else ''}, "
+        f"tdata{f', {fmt.packing} packing' if fmt.packing != 'auto' else ''}, "
         f"{buffer_words(config)})", wrapped,
         os.path.join("build", "synth", f"fabric_{_stem(topology, config)}_axis"
                      f"{fmt.data_width}x{fmt.max_beats}"
                      f"{f'w{fmt.window}' if fmt.window > 1 else ''}"
-                     f"{'a' if fmt.packing == 'aligned' else ''}_{args.device}"),
+                     f"{fmt.packing[0] if fmt.packing != 'auto' else ''}_{args.device}"),
         {"topology": topology.label, "nodes": topology.num_nodes, **_parameters(config),
          "interface": "axi-stream", "data_width": fmt.data_width,
          "max_beats": fmt.max_beats, "window": fmt.window, "packing": fmt.packing},

@@ -440,7 +440,8 @@ def _sim_through(doc):
             f"messages of up to {doc['max_beats']} beats"
             + (f", {doc['message_window']} unacknowledged per destination"
                if doc.get("message_window", 1) > 1 else "")
-            + (", aligned packing" if doc.get("packing") == "aligned" else "") + ")")
+            + (f", {doc['packing']} packing" if doc.get("packing", "auto") != "auto" else "")
+            + ")")
 
 
 def _netlist_check(args, rtl, run):

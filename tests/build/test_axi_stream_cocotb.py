@@ -50,15 +50,16 @@ def _build_args(simulator, tmp_path, monkeypatch):
 
 
 def run_bench(tmp_path, monkeypatch, topology, width, max_beats, messages, too_long, seed,
-              simulator="icarus", window=1, to_self=0, **router):
+              simulator="icarus", window=1, to_self=0, packing="auto", **router):
     """Write the fabric's Verilog (endpoints with ``window``), run the cocotb bench on it
-    in ``simulator`` (``"icarus"`` or ``"verilator"``), and assert that it passed: every
+    in ``simulator`` (``"icarus"`` or ``"verilator"``; beats cut into flits by
+    ``packing``), and assert that it passed: every
     message (one from every node to every node, itself included; ``messages`` more to
     random nodes; ``to_self`` more to itself) delivered once, unchanged and in order per
     pair, and the ``too_long`` over-long ones of every node dropped."""
     from cocotb_tools.runner import get_runner
     fabric = EndpointFabric(FabricConfig.for_topology(topology, **router), width, max_beats,
-                            window=window)
+                            window=window, packing=packing)
     source = tmp_path / "axis_fabric.v"
     source.write_text(axi_stream_verilog(fabric, "axis_fabric"))
     runner = get_runner(simulator)
@@ -102,6 +103,21 @@ def test_adaptive_q2_window_every_pair_in_order(tmp_path, monkeypatch):
     pair in order."""
     run_bench(tmp_path, monkeypatch, Hypercube(2), 16, 4, 6, 2, seed=6, window=4,
               routing=Adaptive(1))
+
+
+@needs_cocotb
+def test_header_flit_q2_every_pair_in_order(tmp_path, monkeypatch):
+    """18-bit flits (12-bit payloads) and header-flit packing: a head, then a 16-bit
+    beat per body flit."""
+    run_bench(tmp_path, monkeypatch, Hypercube(2), 16, 4, 6, 2, seed=9,
+              packing="header-flit", payload_width=12)
+
+
+@needs_cocotb_verilator
+@pytest.mark.slow   # Verilator compiles the model: minutes on a loaded machine
+def test_header_flit_q2_in_verilator(tmp_path, monkeypatch):
+    run_bench(tmp_path, monkeypatch, Hypercube(2), 16, 4, 6, 2, seed=9,
+              simulator="verilator", packing="header-flit", payload_width=12)
 
 
 @needs_cocotb

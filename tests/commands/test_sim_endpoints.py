@@ -6,6 +6,7 @@ import os
 import pytest
 
 from cubefab.build import pnr
+from tests.sim.engine_helpers import needs_verilator, same_results
 
 
 #: A short run of Q(2) through the endpoints (16-bit tdata).
@@ -40,6 +41,30 @@ def test_sim_through_aligned_endpoints(cli):
     assert (doc["data_width"], doc["packing"], doc["ok"]) == (32, "aligned", True)
     assert doc["delivered"] == doc["injected"] > 0 and doc["reordered"] == 0
     assert "packing" not in cli(*SIM, "--json").json()
+
+
+def _header_flit_run(cli, engine):
+    """Q(2) with 18-bit flits (12-bit payloads, 16-bit body flit data), 16-bit tdata
+    and header-flit packing in ``engine``: the report (a head, then a beat per flit)."""
+    r = cli(*SIM[:9], engine, *SIM[10:], "--payload-width", "12", "--packing",
+            "header-flit", "--json")
+    assert r.status == 0, r.err
+    return r.json()
+
+
+def test_sim_through_header_flit_endpoints(cli):
+    """``--packing header-flit`` in 18-bit flits: every check on."""
+    doc = _header_flit_run(cli, "amaranth")
+    assert (doc["payload_width"], doc["packing"], doc["ok"]) == (12, "header-flit", True)
+    assert doc["delivered"] == doc["injected"] > 0 and doc["reordered"] == 0
+
+
+@needs_verilator
+def test_header_flit_endpoints_run_alike_in_both_engines(cli, verilator_cache):
+    """The same run in the Verilator engine: the same results, cycle for cycle."""
+    left, right = same_results(*(_header_flit_run(cli, e) for e in ("amaranth",
+                                                                      "verilator")))
+    assert left == right and left["ok"]
 
 
 def test_sim_without_the_endpoints_reports_no_interface(cli):

@@ -45,10 +45,15 @@ WIDTHS = [(8, 16, "every", 4), (16, 16, "every", 4), (32, 16, "every", 4),
 ALIGNED_WIDTHS = [(8, 16, "every", 4, "aligned"), (16, 16, "head", 4, "aligned"),
                   (32, 16, "head", 16, "aligned"), (24, 16, "every", 4, "aligned"),
                   (40, 16, "head", 4, "aligned"), (128, 16, "head", 3, "aligned")]
+# header-flit packing: a head of no beat, then a beat (W = 16 in a Q(2)'s 16-bit body
+# data: 12-bit payloads) or a part of one per body flit
+HEADER_FLIT_WIDTHS = [(16, 12, "head", 4, "header-flit"), (32, 12, "head", 16, "header-flit"),
+                      (8, 1, "every", 4, "header-flit"), (24, 16, "head", 4, "header-flit")]
 
 
 @pytest.mark.parametrize("width, payload, header, max_beats, packing",
-                         [w + ("auto",) for w in WIDTHS] + ALIGNED_WIDTHS)
+                         [w + ("auto",) for w in WIDTHS] + ALIGNED_WIDTHS
+                         + HEADER_FLIT_WIDTHS)
 def test_loopback_packets_match_the_model(width, payload, header, max_beats, packing):
     """Through an injection side wired to an ejection side: every flit is the model's
     and every message comes back whole, under random backpressure."""
@@ -57,7 +62,7 @@ def test_loopback_packets_match_the_model(width, payload, header, max_beats, pac
     inject, eject = injection_side(fmt, 1), ejection_side(fmt)
     messages = random_messages(rng, fmt, [1], 12, self_share=1.0)
     received, _, flits = run_endpoints(loopback(inject, eject), [inject.axis], [eject.axis],
-                                       [1], messages, cycles=400, rng=rng,
+                                       [1], messages, cycles=800, rng=rng,
                                        ready_share=0.7, flits=[inject.local_in])
     check_delivery(fmt, [1], messages, received, {1: 0})
     want = [f for _, beats in messages[1] for f in model_packet(fmt, beats)]
@@ -108,14 +113,26 @@ def _flit_cycles(fmt, lengths):
     return cycles
 
 
+def _q4_config(flit_width=None):
+    """Q(4)'s default router configuration, or with ``flit_width``-bit flits."""
+    config = RouterConfig.for_topology(Hypercube(4))
+    if flit_width is None:
+        return config
+    header = config.layout.size - config.payload_width
+    return RouterConfig.for_topology(Hypercube(4), payload_width=flit_width - header)
+
+
 @pytest.mark.parametrize("lengths", [[3, 1, 6], [1, 1, 2], [2, 5, 1]])
-@pytest.mark.parametrize("width, packing", [(32, "auto"), (16, "auto"), (32, "aligned")])
-def test_packets_leave_back_to_back_once_stored(width, packing, lengths):
+@pytest.mark.parametrize("width, packing, flit_width", [
+    (32, "auto", None), (16, "auto", None), (32, "aligned", None),
+    (16, "header-flit", 18), (32, "header-flit", 18)])
+def test_packets_leave_back_to_back_once_stored(width, packing, flit_width, lengths):
     """Q(4)'s default flits (24-bit body flits; W = 16, or aligned packing: a beat or
-    half a beat per flit): stored messages leave a flit every cycle, with no cycle
-    between two packets (as many messages as the injection side holds: one being
-    sent, two decided)."""
-    fmt = MessageFormat(RouterConfig.for_topology(Hypercube(4)), width, 16, packing=packing)
+    half a beat per flit), and 18-bit flits with header-flit packing (a head, then a
+    beat or half a beat per flit): stored messages leave a flit every cycle, with no
+    cycle between two packets (as many messages as the injection side holds: one
+    being sent, two decided)."""
+    fmt = MessageFormat(_q4_config(flit_width), width, 16, packing=packing)
     cycles = _flit_cycles(fmt, lengths)
     assert len(cycles) == sum(fmt.flits(n) for n in lengths)
     assert cycles == list(range(cycles[0], cycles[0] + len(cycles)))
@@ -172,8 +189,10 @@ def _eject(fmt, flits, sink_ready, probe=False):
 # flit-paced (W = 32: 20-bit body flits), both at a flit a beat (W = 16), and
 # sink-paced (W = 8, 16 beats: a flit carries two and a half beats)
 EJECT_FORMATS = [(32, 16, "head", 16), (16, 16, "head", 16), (8, 16, "head", 16)]
-# aligned packing: two 16-bit parts a beat, flit-paced
-ALIGNED_EJECT_FORMATS = [(32, 16, "head", 16, "aligned")]
+# aligned packing: two 16-bit parts a beat, flit-paced; header-flit packing: a beat,
+# or two parts of one, per body flit (16-bit body data)
+ALIGNED_EJECT_FORMATS = [(32, 16, "head", 16, "aligned"), (16, 12, "head", 16, "header-flit"),
+                         (32, 12, "head", 16, "header-flit")]
 
 
 @pytest.mark.parametrize("width, payload, header, max_beats, packing",
@@ -182,13 +201,14 @@ def test_ejection_keeps_pace_with_back_to_back_packets(width, payload, header, m
                                                        packing):
     """Packets offered back to back, a sink always ready: whichever of the two sets the
     pace never waits, a flit every cycle or a beat every cycle, from the first message
-    to the last (no gap between messages), and the messages come out whole."""
+    to the last (no gap between messages; with header-flit packing the flits set the
+    pace, a head carrying no beat), and the messages come out whole."""
     fmt = _format(width, payload, header, max_beats, packing)
     lengths = [3, 1, 5, 2, 1, 4]
     messages, flits = _packet_flits(fmt, lengths, seed=width)
     taken, beats, received = _eject(fmt, flits, lambda: 1)
     check_delivery(fmt, [1], messages, received, {1: 0})
-    paced = taken if fmt.body_bits < fmt.data_width else beats
+    paced = taken if fmt.body_bits < fmt.data_width or fmt.header_flit else beats
     assert paced == list(range(paced[0], paced[0] + len(paced)))
 
 
@@ -272,6 +292,25 @@ def test_aligned_packing_cuts_beats_into_the_fewest_parts_that_fit_the_head():
     assert (_format(16, packing="auto").parts, _format(16).packing) == (1, "auto")
 
 
+def test_header_flit_packing_puts_every_part_in_a_body_flit():
+    """``packing="header-flit"``: the head carries only the kind and seq fields, every
+    body flit one beat or one equal part of a beat, the fewest parts that fit a body
+    flit's data bits (Q(2), 12-bit payloads: 16 data bits a body flit)."""
+    for width, parts in ((8, 1), (16, 1), (24, 2), (32, 2), (40, 4), (128, 8)):
+        fmt = _format(width, 12, "head", 16, "header-flit")
+        assert (fmt.aligned, fmt.header_flit, fmt.parts) == (True, True, parts)
+        assert (fmt.head_bits, fmt.body_bits, fmt.count_width) == (0, width // parts, 0)
+        assert [fmt.flits(b) for b in (1, 2, 16)] == [1 + parts, 1 + 2 * parts,
+                                                      1 + 16 * parts]
+    adaptive = RouterConfig.for_topology(Hypercube(2), routing=Adaptive(1), payload_width=8)
+    fmt = MessageFormat(adaptive, 16, 4, window=2, packing="header-flit")   # 10 data bits
+    assert (fmt.head_bits, fmt.body_bits, fmt.flits(3)) == (2, 8, 1 + 3 * 2)
+    with refused(ValueError, "at least 2 bits .the kind and seq fields. for header-flit"):
+        MessageFormat(RouterConfig.for_topology(Hypercube(2), routing=Adaptive(1),
+                                                payload_width=1), 8, 4, window=2,
+                      packing="header-flit")
+
+
 # a packed format, and an aligned one (a beat per flit: messages of 5 beats or more
 # would leave a beat's worth of padding in 20-bit body flits)
 DROP_FORMATS = [(16, 16, "every", 3), (16, 16, "head", 5)]
@@ -312,7 +351,8 @@ def test_drops_messages_to_addresses_that_name_no_node(max_beats):
 
 @pytest.mark.parametrize("width, header, hop, packing", [
     (8, "every", "buffered", "auto"), (32, "every", "buffered", "auto"),
-    (16, "head", "lookahead", "auto"), (32, "head", "buffered", "aligned")])
+    (16, "head", "lookahead", "auto"), (32, "head", "buffered", "aligned"),
+    (16, "head", "lookahead", "header-flit")])
 def test_fabric_delivers_every_pair_in_order(width, header, hop, packing):
     """Q(2): every node sends to every node (itself included) under backpressure."""
     config = FabricConfig.for_topology(Hypercube(2), header=header, hop=hop)
@@ -330,17 +370,18 @@ def test_fabric_delivers_every_pair_in_order(width, header, hop, packing):
 
 @pytest.mark.parametrize("topology, payload, max_beats, packing", [
     (Hypercube(2), 16, 4, "auto"), (Hypercube(2), 20, 8, "auto"),
-    (Hypercube(2), 16, 4, "aligned"),
+    (Hypercube(2), 16, 4, "aligned"), (Hypercube(2), 8, 4, "header-flit"),
     pytest.param(Hypercube(3), 16, 4, "auto", marks=pytest.mark.slow)], ids=str)
 def test_adaptive_fabric_delivers_every_pair_in_order(topology, payload, max_beats, packing):
     """Adaptive routers may reorder packets; one unacknowledged message per pair keeps
     each pair's messages in order (20-bit payloads: a beat per flit, the kind bit
     beside the first in the head; 16-bit payloads with aligned packing: two 8-bit
-    parts a beat)."""
+    parts a beat; 8-bit payloads with header-flit packing: a head of the kind bit,
+    two 8-bit parts a beat in 10-bit body flit data)."""
     config = FabricConfig.for_topology(topology, routing=Adaptive(1), payload_width=payload)
     fabric = EndpointFabric(config, 16, max_beats, packing=packing)
     assert fabric.fmt.acknowledged and fabric.fmt.kind_width == 1
-    assert fabric.fmt.aligned == (payload == 20 or packing == "aligned")
+    assert fabric.fmt.aligned == (payload == 20 or packing != "auto")
     nodes = [int(a) for a in topology.nodes()]
     rng = random.Random(topology.num_nodes)
     messages = random_messages(rng, fabric.fmt, nodes, 8, too_long=0.1)
@@ -420,7 +461,8 @@ def test_refuses_bad_parameters():
         AlignedInject(packed, 0)
     with refused(ValueError, "aligned message format"):
         AlignedEject(packed)
-    with refused(ValueError, "Packing must be one of 'auto', 'aligned', not 'tight'"):
+    with refused(ValueError, "Packing must be one of 'auto', 'aligned', 'header-flit', "
+                             "not 'tight'"):
         MessageFormat(config, 8, 4, packing="tight")
     with refused(ValueError, "more than the 1 bits of the kind and seq fields"):
         MessageFormat(RouterConfig.for_topology(Hypercube(2), routing=Adaptive(1),

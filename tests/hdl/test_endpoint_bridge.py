@@ -164,7 +164,8 @@ def test_the_interface_fits_a_packet():
         EndpointInterface(12)
     with pytest.raises(ValueError, match="Maximum message length in beats"):
         EndpointInterface(16, 0)
-    with refused(ValueError, "Packing must be one of 'auto', 'aligned', not 'tight'"):
+    with refused(ValueError, "Packing must be one of 'auto', 'aligned', 'header-flit', "
+                             "not 'tight'"):
         EndpointInterface(16, packing="tight")
 
 

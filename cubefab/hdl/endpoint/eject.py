@@ -273,7 +273,9 @@ class AlignedEject(EndpointEject):
     head's ``src``) when they are empty or their beat leaves, so the beats leave at
     the flits' pace while the sink takes them, the next message's first right after
     the last one. An acknowledgement (adaptive routing, window 1) is taken whenever
-    it comes and reported on ``acked``.
+    it comes and reported on ``acked``. With a header-flit format
+    (:attr:`MessageFormat.header_flit`) a head carries no part: it is taken whenever
+    it comes, its ``src`` kept for the beats.
 
     Parameters and members are those of :class:`EndpointEject`.
     """
@@ -301,19 +303,22 @@ class AlignedEject(EndpointEject):
         flit = data.View(fmt.layout, source.payload)
         body = data.View(fmt.layout.body, source.payload.as_value())
         body_data = (body.data if fmt.layout.header == "head" else flit.payload)
-        head_data = flit.payload[fmt.tag_width:fmt.tag_width + fmt.part_bits]
-        chunk = Mux(flit.head, head_data, body_data[:fmt.part_bits])
+        if fmt.header_flit:                       # the head carries no part
+            chunk, carries = body_data[:fmt.part_bits], ~flit.head
+        else:
+            head_data = flit.payload[fmt.tag_width:fmt.tag_width + fmt.part_bits]
+            chunk, carries = Mux(flit.head, head_data, body_data[:fmt.part_bits]), C(1, 1)
         is_ack = (flit.head & flit.payload[0] if fmt.kind_width and fmt.window == 1
                   else C(0, 1))
         src = Signal(fmt.address_bits)            # the source of the packet's head
         free = ~axis.valid | axis.ready           # the output registers take a beat
-        kept, whole = self._parts(m, source, chunk, is_ack)
-        m.d.comb += source.ready.eq(free | ~whole | is_ack)
+        kept, whole = self._parts(m, source, chunk, is_ack | ~carries)
+        m.d.comb += source.ready.eq(free | ~whole | is_ack | ~carries)
         taken = source.valid & source.ready
         with m.If(taken & flit.head):
             m.d.sync += src.eq(flit.src)
         with m.If(free):
-            m.d.sync += [axis.valid.eq(source.valid & whole & ~is_ack),
+            m.d.sync += [axis.valid.eq(source.valid & whole & ~is_ack & carries),
                          axis.payload.data.eq(Cat(kept, chunk)),
                          axis.payload.last.eq(flit.tail),
                          axis.payload.id.eq(Mux(flit.head, flit.src, src))]
@@ -321,18 +326,18 @@ class AlignedEject(EndpointEject):
             m.d.comb += [self.acked.valid.eq(taken & is_ack),
                          self.acked.payload.eq(flit.src)]
 
-    def _parts(self, m, source, chunk, is_ack):
+    def _parts(self, m, source, chunk, partless):
         """The parts of the beat before its last: ``(kept, whole)``, the register of
         the parts before the one arriving and whether this flit's is the beat's last
-        (counted in a register of the part's index). A part that is not the last is
-        always taken, into ``kept``."""
+        (counted in a register of the part's index; ``partless``: the flit carries no
+        part). A part that is not the last is always taken, into ``kept``."""
         fmt = self.fmt
         if fmt.parts == 1:
             return C(0, 0), C(1, 1)
         part = Signal(range(fmt.parts))
         kept = Signal((fmt.parts - 1) * fmt.part_bits)
         whole = part == fmt.parts - 1
-        with m.If(source.valid & source.ready & ~is_ack):
+        with m.If(source.valid & source.ready & ~partless):
             m.d.sync += part.eq(Mux(whole, 0, part + 1))
             for k in range(fmt.parts - 1):
                 with m.If(part == k):

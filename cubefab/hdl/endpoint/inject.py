@@ -406,7 +406,9 @@ class AlignedInject(EndpointInject):
     A message found while none is being sent is loaded (its decision taken) and its
     head sent in that cycle when ``local_in`` is ready; its flits then leave one a
     cycle while ``local_in`` is ready, and the next message's head follows its tail
-    without a gap. A dropped message's entries are thrown away at one a cycle.
+    without a gap. A dropped message's entries are thrown away at one a cycle. With
+    a header-flit format (:attr:`MessageFormat.header_flit`) the head carries no
+    part and takes nothing from the store.
 
     Parameters and members are those of :class:`EndpointInject`.
     """
@@ -431,14 +433,16 @@ class AlignedInject(EndpointInject):
         ack, ack_dest, room, seq = self._acknowledgements(m, loaded, desc.dest,
                                                           started, started_dest)
         part, chunk, whole = self._parts(entry)
-        ends = entry.last & whole           # the message's last flit (if it leaves)
         found = ~loaded & ~discard & messages.r_rdy & words.r_rdy & ~ack & room
         have = (loaded & words.r_rdy) | (found & ~desc.drop)
         go = have & self.local_in.ready & ~ack
         head = ~loaded | first
+        takes = ~head if fmt.header_flit else C(1, 1)     # the flit carries a part
+        ends = entry.last & whole & takes   # the message's last flit (if it leaves)
         dest = Mux(loaded, kept_dest, desc.dest)
         prefix = Cat(C(0, fmt.kind_width), Mux(loaded, kept_seq, seq))
-        flit = self._flit(m, head, ends, dest, Cat(prefix, chunk), chunk)
+        head_payload = prefix if fmt.header_flit else Cat(prefix, chunk)
+        flit = self._flit(m, head, ends, dest, head_payload, chunk)
         if fmt.acknowledged:
             flit = Mux(ack, self._flit(m, 1, 1, ack_dest, C(1, 1), C(0, 0)), flit)
             m.d.comb += [started.eq(go & head), started_dest.eq(dest)]
@@ -452,14 +456,14 @@ class AlignedInject(EndpointInject):
                 m.d.comb += words.r_en.eq(1)
                 m.d.sync += discard.eq(~entry.last)
             with m.Else():
-                m.d.comb += words.r_en.eq(go & whole)
+                m.d.comb += words.r_en.eq(go & whole & takes)
                 m.d.sync += [kept_dest.eq(desc.dest), kept_seq.eq(seq),
                              loaded.eq(~(go & ends)), first.eq(~go)]
         with m.Elif(go):
-            m.d.comb += words.r_en.eq(whole)
+            m.d.comb += words.r_en.eq(whole & takes)
             m.d.sync += [loaded.eq(~ends), first.eq(0)]
         if fmt.parts > 1:
-            with m.If(go & ~discard):
+            with m.If(go & ~discard & takes):
                 m.d.sync += part.eq(Mux(whole, 0, part + 1))
 
     def _parts(self, entry):

@@ -20,8 +20,10 @@ MAX_DATA_WIDTH = 512
 
 #: How beats are cut into flits (:class:`MessageFormat`'s ``packing``): ``"auto"``
 #: packs them tightly (a flit a beat only where packing would need a count field),
-#: ``"aligned"`` gives every flit one beat, or one equal part of one.
-PACKINGS = ("auto", "aligned")
+#: ``"aligned"`` gives every flit one beat, or one equal part of one;
+#: ``"header-flit"`` too, but the head flit carries no beat (only the kind and seq
+#: fields), so that flits need be no wider than a body flit of one beat.
+PACKINGS = ("auto", "aligned", "header-flit")
 
 #: The largest window of unacknowledged messages per destination.
 MAX_WINDOW = 64
@@ -87,6 +89,14 @@ class MessageFormat:
     :class:`~cubefab.hdl.endpoint.AlignedEject`), at the cost of the body flits' bits
     beyond a part.
 
+    With ``packing="header-flit"`` the format is aligned too (:attr:`header_flit`),
+    but the head flit carries only the kind and seq fields (:attr:`head_bits` is
+    their width) and every part travels in a body flit, cut to fit one: a
+    ``B``-beat message is ``1 + B * parts`` flits. A head then needs no room for
+    data, so the routers' flits can be as narrow as a body flit of one beat (``tdata``
+    of 16 bits on a Q(3): 18-bit flits, ``flit_width=18``, where a head flit that
+    carries a beat needs 24), which makes every buffer, crossbar and link narrower.
+
     Parameters
     ----------
     config : RouterConfig
@@ -109,7 +119,8 @@ class MessageFormat:
         routing.
     packing : str
         One of :data:`PACKINGS`: ``"auto"`` (default) packs the beats tightly,
-        ``"aligned"`` gives every flit one beat or one part of a beat (above).
+        ``"aligned"`` gives every flit one beat or one part of a beat, and
+        ``"header-flit"`` every flit but the head (above).
 
     Raises
     ------
@@ -163,9 +174,12 @@ class MessageFormat:
         #: bool: whether each flit carries one beat, or one part of a beat (the head
         #: also the kind and seq fields)
         self.aligned = False
-        #: int: the parts a beat is cut into, one a flit (1 but with ``packing="aligned"``)
+        #: int: the parts a beat is cut into, one a flit (1 but with aligned or
+        #: header-flit packing)
         self.parts = 1
-        if packing == "aligned":
+        #: bool: whether the head flit carries no beat (``packing="header-flit"``)
+        self.header_flit = packing == "header-flit"
+        if packing != "auto":
             self._align()
         elif any(self._padding(b) >= data_width for b in range(1, max_beats + 1)):
             if (self.tag_width + data_width <= self.head_bits
@@ -181,9 +195,15 @@ class MessageFormat:
                              f"{self.head_bits}")
 
     def _align(self):
-        """Cut every beat into the fewest equal parts that fit the head beside the
-        kind and seq fields (and a body flit), one part a flit."""
-        room = min(self.head_bits - self.tag_width, self.body_bits)
+        """Cut every beat into the fewest equal parts that fit a body flit (and for
+        aligned packing the head beside the kind and seq fields), one part a flit."""
+        if self.header_flit and self.tag_width > self.head_bits:
+            raise ValueError(f"Payload width must be at least {self.tag_width} bits (the "
+                             f"kind and seq fields) for header-flit packing, not "
+                             f"{self.head_bits}")
+        room = self.body_bits
+        if not self.header_flit:
+            room = min(room, self.head_bits - self.tag_width)
         parts = next((k for k in range(1, self.data_width + 1)
                       if self.data_width % k == 0 and self.data_width // k <= room), None)
         if parts is None:
@@ -191,7 +211,7 @@ class MessageFormat:
                              f"of the kind and seq fields for aligned packing, not "
                              f"{self.head_bits}")
         self.aligned, self.parts = True, parts
-        self.head_bits = self.tag_width + self.part_bits
+        self.head_bits = self.tag_width + (0 if self.header_flit else self.part_bits)
         self.body_bits = self.part_bits
 
     @property
@@ -231,4 +251,5 @@ class MessageFormat:
         return (f"MessageFormat(data_width={self.data_width}, max_beats={self.max_beats}, "
                 f"head_bits={self.head_bits}, body_bits={self.body_bits}, "
                 f"count_width={self.count_width}, kind_width={self.kind_width}, "
-                f"window={self.window}, aligned={self.aligned}, parts={self.parts})")
+                f"window={self.window}, aligned={self.aligned}, parts={self.parts}"
+                + (", header_flit=True)" if self.header_flit else ")"))
