@@ -313,12 +313,15 @@ def test_header_flit_packing_puts_every_part_in_a_body_flit():
 
 # a packed format, and an aligned one (a beat per flit: messages of 5 beats or more
 # would leave a beat's worth of padding in 20-bit body flits)
-DROP_FORMATS = [(16, 16, "every", 3), (16, 16, "head", 5)]
+# and a header-flit one (a head, then a beat per body flit)
+DROP_FORMATS = [(16, 16, "every", 3, "auto"), (16, 16, "head", 5, "auto"),
+                (16, 12, "head", 4, "header-flit")]
 
 
-@pytest.mark.parametrize("width, payload, header, max_beats", DROP_FORMATS)
-def test_drops_too_long_messages_whole_and_counts_them(width, payload, header, max_beats):
-    fmt = _format(width, payload, header, max_beats)
+@pytest.mark.parametrize("width, payload, header, max_beats, packing", DROP_FORMATS)
+def test_drops_too_long_messages_whole_and_counts_them(width, payload, header, max_beats,
+                                                       packing):
+    fmt = _format(width, payload, header, max_beats, packing)
     rng = random.Random(7)
     inject, eject = injection_side(fmt, 2), ejection_side(fmt)
     messages = random_messages(rng, fmt, [2], 16, too_long=0.4, self_share=1.0)
