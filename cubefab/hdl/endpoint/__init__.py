@@ -16,7 +16,7 @@ and :class:`MessageToPacket` carry a self-checking fabric's packets through them
 """
 
 from .message import MessageFormat, axis_in_layout, axis_out_layout
-from .inject import AlignedInject, EndpointInject, injection_class, injection_side
+from .inject import AlignedInject, EndpointInject, injection_side
 from .reorder import ReorderBuffer
 from .skid import SkidBuffer
 from .eject import AlignedEject, EndpointEject, ejection_side
@@ -27,6 +27,6 @@ from .bridge import (EndpointInterface, MessageToPacket, PacketToMessage, packet
 
 __all__ = ["MessageFormat", "axis_in_layout", "axis_out_layout", "EndpointInject",
            "EndpointEject", "AlignedInject", "AlignedEject", "injection_side",
-           "injection_class", "ejection_side", "EndpointFabric", "ReorderBuffer", "SkidBuffer",
+           "ejection_side", "EndpointFabric", "ReorderBuffer", "SkidBuffer",
            "EndpointInterface", "PacketToMessage", "MessageToPacket", "packet_bits",
            "packet_beats"]

@@ -9,7 +9,7 @@ from amaranth.lib.wiring import In, Out
 from ..config import FabricConfig
 from ..fabric import Fabric
 from .eject import ejection_side
-from .inject import injection_class, injection_side
+from .inject import EndpointInject, injection_side
 from .message import MessageFormat, axis_in_layout, axis_out_layout
 from .reorder import ReorderBuffer
 
@@ -21,7 +21,7 @@ def endpoint_block_rams(fmt):
     """int: ``SB_RAM40_4K`` block RAMs of one node's endpoints of ``fmt``: the
     injection side's message store and (a window over 1) the ejection side's reorder
     buffer."""
-    return injection_class(fmt).store_block_rams(fmt) + ReorderBuffer.block_rams(fmt)
+    return EndpointInject.store_block_rams(fmt) + ReorderBuffer.block_rams(fmt)
 
 
 def routers_budget(config, fmt):

@@ -13,7 +13,7 @@ from ..fifo import MemoryFIFO, RegisterFIFO
 from .message import MessageFormat, axis_in_layout
 
 
-__all__ = ["EndpointInject", "AlignedInject", "injection_side", "injection_class"]
+__all__ = ["EndpointInject", "AlignedInject", "injection_side"]
 
 
 #: Messages whose fate is decided (sent or dropped) that the injection side keeps
@@ -94,14 +94,13 @@ class EndpointInject(wiring.Component):
             members["owed"] = In(stream.Signature(fmt.address_bits, always_ready=True))
         super().__init__(members)
 
-    @classmethod
-    def store_block_rams(cls, fmt):
-        """int: ``SB_RAM40_4K`` block RAMs of the message store of this side for
-        ``fmt`` (:func:`~cubefab.hdl.config.block_rams_per_buffer`:
-        :attr:`buffer_entries` entries of :attr:`entry_words` beats and a ``last``
-        bit; without it in :class:`AlignedInject`)."""
+    @staticmethod
+    def store_block_rams(fmt):
+        """int: ``SB_RAM40_4K`` block RAMs of the message store of an endpoint of
+        ``fmt`` (:func:`~cubefab.hdl.config.block_rams_per_buffer`: entries of
+        :attr:`entry_words` beats and a ``last`` bit, :attr:`buffer_entries` of them)."""
         entry_words, entries = _store_shape(fmt)
-        return block_rams_per_buffer(cls._entry_layout(fmt, entry_words).size, entries)
+        return block_rams_per_buffer(_entry_layout(fmt, entry_words).size, entries)
 
     def elaborate(self, platform):
         m = Module()
@@ -110,7 +109,7 @@ class EndpointInject(wiring.Component):
                                                  depth=self.buffer_entries)
         words = self._output_register(m, memory)
         desc = data.StructLayout({"dest": fmt.address_bits, "drop": 1,
-                                  "count": self._count_width})
+                                  "count": max(1, (fmt.max_beats - 1).bit_length())})
         m.submodules.messages = messages = RegisterFIFO(width=desc.size, depth=DESCRIPTORS)
         self._take(m, words, data.View(desc, messages.w_data), messages)
         self._send(m, words, data.View(desc, messages.r_data), messages)
@@ -149,21 +148,10 @@ class EndpointInject(wiring.Component):
 
     @property
     def _entry(self):
-        """The layout of a buffer entry (:meth:`_entry_layout`)."""
-        return self._entry_layout(self.fmt, self.entry_words)
-
-    @staticmethod
-    def _entry_layout(fmt, entry_words):
-        """The layout of a message store entry of ``entry_words`` beats of ``fmt``:
-        the beats (``data``, the first at bit 0; a message's last entry zero-filled)
-        and whether the message ends in it (``last``)."""
-        return data.StructLayout({"data": entry_words * fmt.data_width, "last": 1})
-
-    @property
-    def _count_width(self):
-        """int: bits of a decided message's beat count less one (``count``; a dropped
-        message's is not read)."""
-        return max(1, (self.fmt.max_beats - 1).bit_length())
+        """The layout of a buffer entry: :attr:`entry_words` beats (``data``, the
+        first at bit 0; a message's last entry zero-filled) and whether the message
+        ends in it (``last``)."""
+        return _entry_layout(self.fmt, self.entry_words)
 
     def _take(self, m, words, desc, messages):
         """Store the beats; decide at the last beat (or the first overflowing beat,
@@ -184,7 +172,7 @@ class EndpointInject(wiring.Component):
         write = ends | (held == self.entry_words - 1)
         m.d.comb += [axis.ready.eq(skip | (words.w_rdy & messages.w_rdy)),
                      entry.data.eq(pack | (axis.payload.data << (held * fmt.data_width))),
-                     *([entry.last.eq(ends)] if "last" in self._entry.members else []),
+                     entry.last.eq(ends),
                      desc.dest.eq(here), desc.count.eq(beats), desc.drop.eq(overflow)]
         drop_now = Signal()
         with m.If(axis.valid & axis.ready):
@@ -413,8 +401,7 @@ class AlignedInject(EndpointInject):
     every flit carries exactly one beat, or one of its :attr:`MessageFormat.parts`
     equal parts, so a packet is cut without a window or shifter: a flit's data is the
     entry (one beat) at the message store's head, or its next part, and its ``tail``
-    set at the last part of the message's last entry. The store keeps only the beats:
-    a message is its descriptor's beat count of entries, counted down as they leave.
+    the entry's ``last`` at its last part.
 
     A message found while none is being sent is loaded (its decision taken) and its
     head sent in that cycle when ``local_in`` is ready; its flits then leave one a
@@ -432,30 +419,14 @@ class AlignedInject(EndpointInject):
             raise ValueError(f"Aligned injection needs an aligned message format (a beat "
                              f"or part of one per flit), not {fmt!r}")
 
-    @staticmethod
-    def _entry_layout(fmt, entry_words):
-        """The layout of a message store entry: one beat (``data``). A message's last
-        entry is known from its beat count, so no ``last`` bit is stored (16-bit
-        ``tdata``: one 16-bit block RAM where 17 bits take two)."""
-        return data.StructLayout({"data": entry_words * fmt.data_width})
-
-    @property
-    def _count_width(self):
-        """int: bits of a decided message's beat count less one, up to ``max_beats``
-        (a message dropped as too long has ``max_beats + 1`` entries to throw away)."""
-        return self.fmt.max_beats.bit_length()
-
     def _send(self, m, words, desc, messages):
         """Send the entry at the store's head, part by part, as flits of the message
-        it belongs to, or throw away a dropped message's entries. A message has its
-        descriptor's ``count + 1`` entries: ``left`` counts those after the store's
-        head."""
+        it belongs to, or throw away a dropped message's entries."""
         fmt = self.fmt
         entry = data.View(self._entry, words.r_data)
         loaded = Signal()                   # a message's flits are being sent
         first = Signal()                    # ... and its head has not left yet
         discard = Signal()                  # throwing away entries to a message's last
-        left = Signal(range(fmt.max_beats + 1))   # the message's entries after the head
         kept_dest, kept_seq = Signal(fmt.address_bits), Signal(fmt.seq_width)
         started = Signal()                  # a message's head leaves, to started_dest
         started_dest = Signal(fmt.address_bits)
@@ -467,8 +438,7 @@ class AlignedInject(EndpointInject):
         go = have & self.local_in.ready & ~ack
         head = ~loaded | first
         takes = ~head if fmt.header_flit else C(1, 1)     # the flit carries a part
-        last = Mux(loaded, left == 0, desc.count == 0)    # the entry is the message's last
-        ends = last & whole & takes         # the message's last flit (if it leaves)
+        ends = entry.last & whole & takes   # the message's last flit (if it leaves)
         dest = Mux(loaded, kept_dest, desc.dest)
         prefix = Cat(C(0, fmt.kind_width), Mux(loaded, kept_seq, seq))
         head_payload = prefix if fmt.header_flit else Cat(prefix, chunk)
@@ -479,24 +449,19 @@ class AlignedInject(EndpointInject):
         m.d.comb += [self.local_in.valid.eq(have | ack), self.local_in.payload.eq(flit)]
         with m.If(discard):
             m.d.comb += words.r_en.eq(words.r_rdy)
-            with m.If(words.r_rdy):
-                m.d.sync += [discard.eq(left != 0), left.eq(left - 1)]
+            m.d.sync += discard.eq(~(words.r_rdy & entry.last))
         with m.Elif(found):
             m.d.comb += messages.r_en.eq(1)
             with m.If(desc.drop):
                 m.d.comb += words.r_en.eq(1)
-                m.d.sync += [discard.eq(desc.count != 0), left.eq(desc.count - 1)]
+                m.d.sync += discard.eq(~entry.last)
             with m.Else():
-                taken = go & whole & takes
-                m.d.comb += words.r_en.eq(taken)
+                m.d.comb += words.r_en.eq(go & whole & takes)
                 m.d.sync += [kept_dest.eq(desc.dest), kept_seq.eq(seq),
-                             loaded.eq(~(go & ends)), first.eq(~go),
-                             left.eq(desc.count - taken)]
+                             loaded.eq(~(go & ends)), first.eq(~go)]
         with m.Elif(go):
             m.d.comb += words.r_en.eq(whole & takes)
             m.d.sync += [loaded.eq(~ends), first.eq(0)]
-            with m.If(whole & takes):
-                m.d.sync += left.eq(left - 1)
         if fmt.parts > 1:
             with m.If(go & ~discard & takes):
                 m.d.sync += part.eq(Mux(whole, 0, part + 1))
@@ -513,15 +478,11 @@ class AlignedInject(EndpointInject):
                 part == fmt.parts - 1)
 
 
-def injection_class(fmt):
-    """The class of the injection side for ``fmt``: :class:`AlignedInject` for an
-    aligned format, else :class:`EndpointInject`."""
-    return AlignedInject if fmt.aligned else EndpointInject
-
-
 def injection_side(fmt, node, *, counter_width=16):
-    """The injection side for ``fmt`` (:func:`injection_class`; same parameters)."""
-    return injection_class(fmt)(fmt, node, counter_width=counter_width)
+    """The injection side for ``fmt``: an :class:`AlignedInject` for an aligned
+    format, else an :class:`EndpointInject` (same parameters)."""
+    kind = AlignedInject if fmt.aligned else EndpointInject
+    return kind(fmt, node, counter_width=counter_width)
 
 
 def _store_shape(fmt):
@@ -529,3 +490,9 @@ def _store_shape(fmt):
     ``fmt`` (:class:`EndpointInject`)."""
     entry_words = max(1, math.ceil(fmt.body_bits / fmt.data_width))
     return entry_words, 2 * math.ceil((fmt.max_beats + 1) / entry_words)
+
+
+def _entry_layout(fmt, entry_words):
+    """The layout of a message store entry of ``entry_words`` beats of ``fmt``
+    (:attr:`EndpointInject._entry`)."""
+    return data.StructLayout({"data": entry_words * fmt.data_width, "last": 1})
