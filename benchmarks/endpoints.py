@@ -7,7 +7,8 @@
    :func:`~cubefab.hdl.endpoint.injection_side` and
    :func:`~cubefab.hdl.endpoint.ejection_side`; W = 16 is an aligned format, a beat
    per flit) for ``tdata`` of W = 8, 16, 32 and 128 bits (and, at W = 32, with
-   aligned packing, and adaptive routers' endpoints with windows of 1 and 8 messages), messages of at most 16
+   aligned packing, at W = 16 with header-flit packing in 18-bit flits, and adaptive
+   routers' endpoints with windows of 1 and 8 messages), messages of at most 16
    beats, on the routers ``cubefab verilog fabric`` makes by default (Q(4), 16-bit
    payloads): LUT4, flip-flops and block RAMs after yosys ``synth_ice40``, and Fmax
    after nextpnr-ice40 (HX8K, seed 1), each inside a
@@ -32,8 +33,8 @@ receiver); throughput also deterministic routers with aligned packing at W = 32.
 ``--save NAME`` writes the figures to ``benchmarks/results/NAME.json``
 (``benchmarks/saved_results.py``): ``latency.ROUTING.toDEST.bBEATS.*``,
 ``throughput.ROUTING.wW.bBEATS.*`` and ``cost.ROUTING.wW.*`` (ROUTING
-``deterministic``, ``deterministic_aligned_packing``, ``adaptive_window_1`` or
-``adaptive_window_8``), and the Q(2)
+``deterministic``, ``deterministic_aligned_packing``,
+``deterministic_header_flit_packing``, ``adaptive_window_1`` or ``adaptive_window_8``), and the Q(2)
 routers of the simulations (``router``). The figures of docs/endpoints.md::
 
     python benchmarks/endpoints.py --only latency throughput --save endpoints_sim
@@ -72,10 +73,16 @@ COST_WIDTHS = (8, 16, 32, 128)
 #: and of 8 (numbered, with a reorder buffer at every receiver).
 ROUTINGS = ({}, {"routing": Adaptive(1)}, {"routing": Adaptive(1), "window": 8})
 
+#: Header-flit packing in 18-bit flits (8-bit payloads of Q(4)'s 10-bit header: a body
+#: flit of 16 data bits, one beat of W = 16).
+HEADER_FLIT = {"packing": "header-flit", "payload_width": 8}
+
 #: The endpoints whose cost is measured: (W, routers), deterministic for every W of
-#: COST_WIDTHS, with aligned packing at W = 32 (two 16-bit parts a beat), adaptive
-#: with windows 1 and 8 at W = 32.
+#: COST_WIDTHS, with aligned packing at W = 32 (two 16-bit parts a beat), with
+#: header-flit packing at W = 16 (:data:`HEADER_FLIT`), adaptive with windows 1 and 8 at
+#: W = 32.
 COST_CASES = ([(w, {}) for w in COST_WIDTHS] + [(32, {"packing": "aligned"})]
+              + [(16, HEADER_FLIT)]
               + [(32, {"routing": Adaptive(1)}), (32, {"routing": Adaptive(1), "window": 8})])
 
 #: The throughput runs beside those of every routing: deterministic routers with
@@ -186,7 +193,7 @@ def throughput(width, beats, cycles=600, **router):
 
 
 def _routing(fmt):
-    packing = ", aligned packing" if fmt.packing == "aligned" else ""
+    packing = f", {fmt.packing} packing" if fmt.packing != "auto" else ""
     if not fmt.acknowledged:
         return "deterministic" + packing
     return f"adaptive, window {fmt.window}{packing}"

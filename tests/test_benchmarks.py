@@ -28,16 +28,37 @@ def test_a_benchmark_shows_its_usage(script):
 RESULTS = pathlib.Path(__file__).parent.parent / "benchmarks" / "results"
 
 
+def _script(name):
+    """The benchmark script ``benchmarks/NAME.py`` as a module."""
+    spec = importlib.util.spec_from_file_location(name, RESULTS.parent / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.mark.parametrize("result", sorted(RESULTS.glob("*.json")), ids=lambda p: p.name)
 def test_a_saved_result_records_no_scratch_folder(result):
     assert "--workdir" not in json.loads(result.read_text())["command"]
 
 
 def test_the_recorded_command_leaves_the_scratch_folder_out():
-    spec = importlib.util.spec_from_file_location(
-        "saved_results", RESULTS.parent / "saved_results.py")
-    saved = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(saved)
+    saved = _script("saved_results")
     line = saved.command_line("benchmarks/fabric_fit.py",
                               ["--seeds", "1", "--workdir", "/tmp/w", "--workdir=/x", "-q"])
     assert line == "python benchmarks/fabric_fit.py --seeds 1 -q"
+
+
+def test_fabric_fit_passes_the_packing_and_flit_width_on():
+    """``--packing header-flit --flit-width 18`` reach every ``synth fabric`` the fabric
+    benchmark runs, and name its work folder."""
+    fit = _script("fabric_fit")
+    args = type("Args", (), {"packing": "header-flit", "flit_width": 18,
+                             "workdir": "w"})()
+    argv = fit._design_argv("hypercube", {"n": 3}, 16, "hx8k", args)
+    assert argv[argv.index("--packing") + 1] == "header-flit"
+    assert argv[argv.index("--flit-width") + 1] == "18"
+    assert argv[-1] == "w/hx8k_hypercube_n3_w16_header-flit_f18"
+    args.packing, args.flit_width = "auto", None
+    argv = fit._design_argv("hypercube", {"n": 3}, 16, "hx8k", args)
+    assert "--packing" not in argv and "--flit-width" not in argv
+    assert argv[-1] == "w/hx8k_hypercube_n3_w16"
