@@ -60,6 +60,7 @@ def test_sim_through_header_flit_endpoints(cli):
 
 
 @needs_verilator
+@pytest.mark.slow   # Verilator compiles the model: half a minute
 def test_header_flit_endpoints_run_alike_in_both_engines(cli, verilator_cache):
     """The same run in the Verilator engine: the same results, cycle for cycle."""
     left, right = same_results(*(_header_flit_run(cli, e) for e in ("amaranth",
