@@ -409,16 +409,21 @@ def _arrival_order(fabric, flits):
     return order
 
 
-@pytest.mark.parametrize("topology, payload, max_beats", [
-    (Hypercube(3), 16, 4), pytest.param(Hypercube(3), 20, 8, marks=pytest.mark.slow)],
-    ids=str)
-def test_windowed_fabric_puts_reordered_messages_back_in_order(topology, payload, max_beats):
+@pytest.mark.parametrize("topology, payload, max_beats, packing", [
+    (Hypercube(3), 16, 4, "auto"),
+    pytest.param(Hypercube(3), 20, 8, "auto", marks=pytest.mark.slow),
+    pytest.param(Hypercube(3), 10, 4, "header-flit", marks=pytest.mark.slow)], ids=str)
+def test_windowed_fabric_puts_reordered_messages_back_in_order(topology, payload, max_beats,
+                                                              packing):
     """A window of 4 messages per pair: the routers deliver some out of order (seen at
     their local_out), the reorder buffers hand every pair's messages over in order
-    (20-bit payloads: a beat per flit)."""
+    (20-bit payloads: a beat per flit; 10-bit payloads with header-flit packing: a head
+    of the kind and seq fields, then a beat per flit)."""
     config = FabricConfig.for_topology(topology, routing=Adaptive(1), payload_width=payload)
-    fabric = EndpointFabric(config, 16, max_beats, window=4)
-    assert fabric.fmt.seq_width == 2 and fabric.fmt.aligned == (payload == 20)
+    fabric = EndpointFabric(config, 16, max_beats, window=4, packing=packing)
+    assert fabric.fmt.seq_width == 2
+    assert fabric.fmt.aligned == (payload == 20 or packing != "auto")
+    assert fabric.fmt.parts == 1
     nodes = [int(a) for a in topology.nodes()]
     rng = random.Random(11)
     messages = random_messages(rng, fabric.fmt, nodes, 24, too_long=0.05)
