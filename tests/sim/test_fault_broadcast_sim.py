@@ -35,8 +35,8 @@ def run(name, replication, hop, engines=both_engines, cycles=None, **options):
     extra = {k: group if v == "group" else v for k, v in REPLICATIONS[replication].items()}
     # (DLH(2,1)'s 16 nodes saturate at a lower rate; the Python simulator is slow)
     rate, length = (0.4, 60) if topology.num_nodes > 8 else (1.0, 100)
-    options = {"drain": 3000, **options}
-    return engines(topology, rate=rate, cycles=cycles or length, warmup=30, seed=11,
+    options = {"drain": 3000, "warmup": 30, **options}
+    return engines(topology, rate=rate, cycles=cycles or length, seed=11,
                    broadcast_fraction=0.2, faults=faults, faulty_links=links, hop=hop,
                    **SMALL, **extra, **options)
 
@@ -57,7 +57,7 @@ def healthy(name):
 
 def test_a_q3_broadcast_floods_the_healthy_tree():
     # (CI's fast set: the Amaranth engine; both engines below and in the slow set)
-    r = run("Q(3)", "all-port", "buffered", engines=_amaranth, cycles=60)
+    r = run("Q(3)", "all-port", "buffered", engines=_amaranth, cycles=30)
     assert_clean(r)
     assert r["copies_delivered"] == r["broadcasts"] * (healthy("Q(3)") - 1)
 
@@ -94,7 +94,7 @@ def test_the_checks_see_copies_that_leave_the_healthy_tree(monkeypatch):
         return real(everyone, {a: copies.get(a, 0) for a in everyone.nodes}, multicast)
 
     monkeypatch.setattr(cubefab.hdl.selfcheck_node, "flood_writes", fault_free)
-    r = run("Q(3)", "all-port", "buffered", engines=_amaranth, cycles=40, drain=100)
+    r = run("Q(3)", "all-port", "buffered", engines=_amaranth, cycles=15, drain=20)
     assert r["misrouted"] > 0 and not r["ok"]
 
 

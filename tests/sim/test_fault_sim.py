@@ -36,7 +36,7 @@ def test_q3_at_the_guarantee_past_saturation_in_both_engines(verilator_cache):
 @needs_verilator
 def test_beyond_the_guarantee_a_cut_off_node_is_unroutable(verilator_cache):
     # nodes 1, 2 and 4 faulty: node 0 is cut off, its packets and those to it refused
-    result = both_engines(Hypercube(3), rate=0.3, cycles=150, drain=600, seed=2,
+    result = both_engines(Hypercube(3), rate=0.3, cycles=60, drain=600, seed=2,
                           faults=[1, 2, 4], **SMALL)
     assert_clean(result)
     assert not result["guaranteed"] and result["pairs_cut_off"] == 8
@@ -48,21 +48,23 @@ def test_the_misrouted_check_sees_flits_on_faulty_links(verilator_cache, monkeyp
     # the source tables left fault-free: packets take the faulty node and link, and
     # both engines' checks count them
     monkeypatch.setattr(cubefab.hdl.source_table, "table_writes", lambda routing, w: [])
-    result = both_engines(Hypercube(3), rate=0.2, cycles=100, drain=400, seed=5,
+    result = both_engines(Hypercube(3), rate=0.2, cycles=40, drain=100, seed=5,
                           faults=[0], faulty_links=[(1, 3)], **SMALL)
     assert result["misrouted"] > 0 and not result["ok"]
 
 
 def test_the_misrouted_check_sees_a_wrong_hop():
+    # (the misrouted packets never arrive: a short drain, which runs to its end)
     result = run_fabric_of(Hypercube(3), engine="amaranth", rate=0.3, cycles=60,
-                           drain=300, seed=1, faults=[0], defect={"kind": "wrong_hop",
+                           drain=30, seed=1, faults=[0], defect={"kind": "wrong_hop",
                                                                   "node": 3, "port": 0},
                            **SMALL)
     assert result["misrouted"] > 0 and not result["ok"]
 
 
 def test_a_fault_free_run_counts_no_unroutable_packet():
-    result = run_fabric_of(Hypercube(3), engine="amaranth", rate=0.3, cycles=60,
+    # (fault-tolerant routers of Q(2): a quarter of Q(3)'s fabric to simulate)
+    result = run_fabric_of(Hypercube(2), engine="amaranth", rate=0.3, cycles=60,
                            drain=300, seed=1, **SMALL)
     assert_clean(result)
     assert result["unroutable"] == 0 and result["configuration_writes"] == 0
