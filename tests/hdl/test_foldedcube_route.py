@@ -77,7 +77,7 @@ def test_adaptive_routing_is_deadlock_free(n):
 
 
 def test_adaptive_fabric_under_load_loses_nothing():
-    r = run_fabric_of(FoldedCube(3), engine="amaranth", rate=0.5, cycles=100, drain=300,
+    r = run_fabric_of(FoldedCube(3), engine="amaranth", rate=0.5, cycles=50, drain=300,
                       seed=5, adaptive_vcs=1)
     assert r["ok"] and r["drained"] and r["adaptive_vcs"] == 1
     assert all(r[k] == 0 for k in CHECKS if k != "reordered") and r["in_flight"] == 0
