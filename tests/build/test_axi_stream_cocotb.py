@@ -1,6 +1,7 @@
 """The generated AXI4-Stream fabric under cocotb and cocotbext-axi (the field's own
 verification tools) in Icarus Verilog and Verilator: tests/build/axi_stream_bench.py."""
 
+import functools
 import importlib.util
 import os
 import shutil
@@ -49,6 +50,16 @@ def _build_args(simulator, tmp_path, monkeypatch):
     return ["-Wno-fatal"]
 
 
+@functools.cache
+def fabric_verilog(topology, width, max_beats, window, packing, router):
+    """The Verilog of the endpoint fabric (``router``: the router settings as sorted
+    ``(name, value)`` pairs), written once a run for the benches that share it (its
+    generation takes longer than the simulation)."""
+    fabric = EndpointFabric(FabricConfig.for_topology(topology, **dict(router)), width,
+                            max_beats, window=window, packing=packing)
+    return axi_stream_verilog(fabric, "axis_fabric")
+
+
 def run_bench(tmp_path, monkeypatch, topology, width, max_beats, messages, too_long, seed,
               simulator="icarus", window=1, to_self=0, packing="auto", **router):
     """Write the fabric's Verilog (endpoints with ``window``), run the cocotb bench on it
@@ -58,10 +69,9 @@ def run_bench(tmp_path, monkeypatch, topology, width, max_beats, messages, too_l
     random nodes; ``to_self`` more to itself) delivered once, unchanged and in order per
     pair, and the ``too_long`` over-long ones of every node dropped."""
     from cocotb_tools.runner import get_runner
-    fabric = EndpointFabric(FabricConfig.for_topology(topology, **router), width, max_beats,
-                            window=window, packing=packing)
     source = tmp_path / "axis_fabric.v"
-    source.write_text(axi_stream_verilog(fabric, "axis_fabric"))
+    source.write_text(fabric_verilog(topology, width, max_beats, window, packing,
+                                     tuple(sorted(router.items()))))
     runner = get_runner(simulator)
     runner.build(sources=[source], hdl_toplevel="axis_fabric", build_dir=tmp_path / "sim",
                  timescale=("1ns", "1ps"),
@@ -91,9 +101,10 @@ def test_q2_every_pair_in_order_under_backpressure(tmp_path, monkeypatch, width)
 
 @needs_cocotb
 def test_adaptive_q2_every_pair_in_order(tmp_path, monkeypatch):
-    """Adaptive routers: acknowledgements keep each pair in order."""
-    run_bench(tmp_path, monkeypatch, Hypercube(2), 16, 4, 6, 2, seed=5,
-              routing=Adaptive(1))
+    """Adaptive routers: acknowledgements keep each pair in order (W = 8 in 9-bit
+    payloads, a beat and the kind bit a flit: smaller routers, a shorter generation)."""
+    run_bench(tmp_path, monkeypatch, Hypercube(2), 8, 4, 6, 2, seed=5,
+              routing=Adaptive(1), payload_width=9)
 
 
 @pytest.mark.slow
@@ -123,8 +134,9 @@ def test_header_flit_q2_in_verilator(tmp_path, monkeypatch):
 @needs_cocotb
 def test_q2_messages_to_the_sender_itself(tmp_path, monkeypatch):
     """Six more messages from every node to itself (through its own router's
-    ejection), among the others: each delivered once, in order."""
-    run_bench(tmp_path, monkeypatch, Hypercube(2), 16, 4, 2, 1, seed=21, to_self=6)
+    ejection), among the others: each delivered once, in order (the W = 8 fabric of
+    the backpressure run above: its Verilog is written once)."""
+    run_bench(tmp_path, monkeypatch, Hypercube(2), 8, 4, 2, 1, seed=21, to_self=6)
 
 
 @needs_cocotb

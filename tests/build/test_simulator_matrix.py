@@ -62,8 +62,17 @@ def mc11_run():
 
 
 @functools.cache
+def q1_run():
+    return selfcheck_run(Hypercube(1), "cubefab_q1_fabric", seed=11, rate=0.2)
+
+
+#: The self-checking runs by name.
+RUNS = {"q2": q2_run, "mc11": mc11_run, "q1": q1_run}
+
+
+@functools.cache
 def amaranth_counters(which, cycles):
-    return amaranth_outputs({"q2": q2_run, "mc11": mc11_run}[which](), cycles)
+    return amaranth_outputs(RUNS[which](), cycles)
 
 
 def assert_healthy(counters, cycles):
@@ -88,16 +97,18 @@ def test_self_checking_fabric_counts_as_in_amaranth(simulator, tmp_path):
 
 # -- two generated fabrics in one design ------------------------------------------------
 
+@pytest.mark.parametrize("other", ["q1", pytest.param("mc11", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("simulator", simulator_params())
-def test_two_fabrics_in_one_design(simulator, tmp_path):
-    """Q(2) and MC(1,1) self-checking fabrics, each written by verilog_text as one
+def test_two_fabrics_in_one_design(simulator, other, tmp_path):
+    """Q(2) and a Q(1) (or, in the slow set, an MC(1,1): written and simulated in
+    Amaranth in some 20 s) self-checking fabric, each written by verilog_text as one
     module of its own name, side by side in one testbench: they compile together (no
     module defined twice) and each counts what it counts alone in Amaranth."""
-    runs = [q2_run(), mc11_run()]
+    runs = [q2_run(), RUNS[other]()]
     for run in runs:
         assert re.findall(r"^module (\w+)", run.verilog, re.M) == [run.module]
     got = verilog_outputs(simulator, tmp_path, runs, CYCLES)
-    for run, which in zip(runs, ("q2", "mc11")):
+    for run, which in zip(runs, ("q2", other)):
         want = amaranth_counters(which, CYCLES)
         assert_healthy(want, CYCLES)
         assert got[run.instance] == want, run.module
@@ -105,20 +116,32 @@ def test_two_fabrics_in_one_design(simulator, tmp_path):
 
 # -- a board top ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("generation", icarus_params())
-def test_board_top_lamps_as_in_amaranth(generation, tmp_path):
-    """The iCEBreaker's self-checking Q(2) (no platform: no pins; the lamps and
-    counters as ports): pass lamp on, error lamp off, as in Amaranth. (A BoardTop is
-    no wiring.Component, so emit_verilog, not verilog_text, names its ports.)"""
+#: Clock cycles of the board top's run.
+BOARD_CYCLES = 500
+
+
+@functools.cache
+def board_top_run():
+    """The :class:`Run` of the iCEBreaker's self-checking Q(2) board top, and its
+    outputs after :data:`BOARD_CYCLES` in Amaranth (both Icarus generations read
+    them)."""
     top = selfcheck_board_top(Hypercube(2), "icebreaker", rate=0.25, seed=7)
     outputs = {"fail": top.leds.fail, "passing": top.leds.passing,
                "activity": top.leds.activity, "cycles": top.design.cycles,
                "delivered": top.design.delivered, "errors": top.design.errors}
     text = emit_verilog(top, "cubefab_board_top", list(outputs.values()))
     run = Run(top, "cubefab_board_top", text, {}, outputs)
-    cycles = 500
+    return run, amaranth_outputs(run, BOARD_CYCLES)
+
+
+@pytest.mark.parametrize("generation", icarus_params())
+def test_board_top_lamps_as_in_amaranth(generation, tmp_path):
+    """The iCEBreaker's self-checking Q(2) (no platform: no pins; the lamps and
+    counters as ports): pass lamp on, error lamp off, as in Amaranth. (A BoardTop is
+    no wiring.Component, so emit_verilog, not verilog_text, names its ports.)"""
+    run, want = board_top_run()
+    cycles = BOARD_CYCLES
     got = verilog_outputs(f"icarus-{generation}", tmp_path, [run], cycles)[run.instance]
-    want = amaranth_outputs(run, cycles)
     assert (want["passing"], want["fail"], want["errors"]) == (1, 0, 0), want
     assert want["cycles"] == cycles and want["delivered"] > 0
     assert got == want

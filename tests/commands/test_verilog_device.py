@@ -29,7 +29,7 @@ def _design(path):
 
 
 def test_without_a_device_the_design_is_sized_for_the_hx8k(cli, tmp_path):
-    argv = ("verilog", "fabric", "hypercube", "-n", 2, "--interface", "axi-stream",
+    argv = ("verilog", "fabric", "hypercube", "-n", 1, "--interface", "axi-stream",
             "--data-width", 16)
     default = cli(*argv, "-o", tmp_path / "default.v", "--json")
     named = cli(*argv, "--device", "hx8k", "-o", tmp_path / "hx8k.v", "--json")
@@ -39,7 +39,7 @@ def test_without_a_device_the_design_is_sized_for_the_hx8k(cli, tmp_path):
 
 
 def test_an_axi_stream_fabric_for_the_25f_keeps_its_buffers_in_lut_ram(cli, tmp_path):
-    r = cli("verilog", "fabric", "hypercube", "-n", 2, "--interface", "axi-stream",
+    r = cli("verilog", "fabric", "hypercube", "-n", 1, "--interface", "axi-stream",
             "--data-width", 32, "--device", "lfe5u-25f", "-o", tmp_path / "fabric.v",
             "--json")
     assert r.status == 0, r.err

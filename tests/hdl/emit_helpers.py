@@ -73,7 +73,7 @@ TOPS = {
     "router_q3": lambda n: verilog_text(_router(Hypercube(3)), n),
     "router_q4": lambda n: verilog_text(_router(Hypercube(4)), n),
     "router_q4_straps": lambda n: verilog_text(_router(Hypercube(4), None), n),
-    "router_q3_lut_ram": lambda n: verilog_text(_router(Hypercube(3), buffer="distributed"),
+    "router_q2_lut_ram": lambda n: verilog_text(_router(Hypercube(2), buffer="distributed"),
                                                 n),
     "router_adaptive": lambda n: verilog_text(_router(Hypercube(3), routing=Adaptive(1)), n),
     "router_broadcast": lambda n: verilog_text(
@@ -87,7 +87,7 @@ TOPS = {
         _axis(Metacube(1, 1), routing=Adaptive(1)), n),
     "axis_q4": lambda n: axi_stream_verilog(_axis(Hypercube(4)), n),
     "long_chain": lambda n: verilog_text(LongChain(), n),
-    "multicast_q4": lambda n: verilog_text(MulticastChildren(Hypercube(4), None), n),
+    "multicast_q3": lambda n: verilog_text(MulticastChildren(Hypercube(3), None), n),
 }
 #: The tops that take more than a few seconds to generate or lint.
 SLOW_TOPS = ("axis_mc11_adaptive", "axis_q4")
