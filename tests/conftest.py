@@ -41,6 +41,9 @@ CACHE_VARIABLE = "CUBEFAB_CACHE"
 #: Test files whose functions pytest saw (one item at least), for the collection check.
 COLLECTED_FILES = pytest.StashKey[set]()
 
+#: The ids of the slow tests pytest collected (before the fast run leaves them out).
+SLOW_IDS = pytest.StashKey[set]()
+
 
 class CliResult:
     def __init__(self, status, out, err):
@@ -144,12 +147,14 @@ def slow_shards(nodeids, count, durations, limit=SHARD_LIMIT):
     return shard
 
 
+@pytest.hookimpl(tryfirst=True)      # (before -k leaves tests out: SLOW_IDS is all of them)
 def pytest_collection_modifyitems(config, items):
     """Slow tests: left out unless ``-m`` names them or ``--slow-shard`` takes a shard of
     them in; every slow test gets :data:`SLOW_TIMEOUT` unless it sets its own."""
     shard_option = config.getoption("--slow-shard")
     explicit_marks = bool(config.getoption("markexpr"))
     slow = [item for item in items if item.get_closest_marker("slow")]
+    config.stash[SLOW_IDS] = {item.nodeid for item in slow}
     keep_slow = {item.nodeid for item in slow} if explicit_marks else set()
     if shard_option is not None:
         index, count = parse_shard(shard_option)

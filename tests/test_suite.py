@@ -1,27 +1,45 @@
 """The suite's own rules: every test file on disk is collected, slow shards cover every
-slow test once, and the fuzz tests' alarm keeps the test's timeout."""
+slow test once, every recorded duration is a slow test's, and the fuzz tests' alarm
+keeps the test's timeout."""
 
+import json
 import signal
 import time
 
 import pytest
 
-from tests.conftest import COLLECTED_FILES, TESTS, parse_shard, slow_shards
+from tests.conftest import (COLLECTED_FILES, SLOW_DURATIONS, SLOW_IDS, TESTS, parse_shard,
+                            slow_shards)
 from tests.helpers import alarm_after
+
+
+def skip_unless_the_whole_suite(config):
+    """Skip the test unless the run collects the whole suite (no path, or tests/)."""
+    here = config.invocation_params.dir
+    if any((here / str(a).split("::")[0]).resolve() != TESTS.resolve() for a in config.args):
+        pytest.skip("checks a run of the whole suite (pytest with no path, or tests/)")
 
 
 def test_every_test_file_on_disk_is_collected(request):
     """pytest skips folders such as ``build`` by default (tests/build held the proofs and
     was never run): every ``tests/**/test_*.py`` must give the run at least one test."""
     config = request.config
-    here = config.invocation_params.dir
-    if any((here / str(a).split("::")[0]).resolve() != TESTS.resolve() for a in config.args):
-        pytest.skip("checks a run of the whole suite (pytest with no path, or tests/)")
+    skip_unless_the_whole_suite(config)
     on_disk = {p.resolve() for p in TESTS.rglob("test_*.py")
                if "__pycache__" not in p.parts}
     collected = config.stash[COLLECTED_FILES]
     missing = sorted(str(p.relative_to(TESTS)) for p in on_disk - collected)
     assert not missing, f"test files that pytest did not collect: {missing}"
+
+
+def test_every_recorded_duration_is_a_slow_test_of_the_suite(request):
+    """A test renamed, removed or made fast leaves no duration behind in
+    tests/slow_durations.json (the shards would be balanced by tests that are not
+    there)."""
+    skip_unless_the_whole_suite(request.config)
+    recorded = set(json.loads(SLOW_DURATIONS.read_text()))
+    stale = sorted(recorded - request.config.stash[SLOW_IDS])
+    assert not stale, f"durations of no slow test: {stale}"
 
 
 def test_shard_option_is_checked():
