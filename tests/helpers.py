@@ -92,6 +92,19 @@ def refused(error, match):
 
 
 @contextlib.contextmanager
+def never_elaborated():
+    """For a block that builds components only to read their attributes and drops them
+    by its end: they are collected at its end without Amaranth's warning that they
+    went unused (which the run's garbage collector would give later, in another test)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnusedElaboratable)
+        try:
+            yield
+        finally:
+            gc.collect()
+
+
+@contextlib.contextmanager
 def alarm_after(seconds, error):
     """Raise ``error`` (an exception class) in the block if it runs past ``seconds``,
     nested inside pytest-timeout's own alarm: the test's timeout keeps holding during
