@@ -409,26 +409,28 @@ def _arrival_order(fabric, flits):
     return order
 
 
-@pytest.mark.parametrize("topology, payload, max_beats, packing", [
-    (Hypercube(2), 16, 4, "auto"),
-    pytest.param(Hypercube(3), 16, 4, "auto", marks=pytest.mark.slow),
-    pytest.param(Hypercube(3), 20, 8, "auto", marks=pytest.mark.slow),
-    pytest.param(Hypercube(3), 10, 4, "header-flit", marks=pytest.mark.slow)], ids=str)
+@pytest.mark.parametrize("topology, payload, max_beats, packing, count, cycles", [
+    pytest.param(Hypercube(2), 16, 4, "auto", 40, 800, id="Hypercube(n=2)-16-4-auto"),
+    pytest.param(Hypercube(3), 16, 4, "auto", 24, 1500, marks=pytest.mark.slow,
+                 id="Hypercube(n=3)-16-4-auto"),
+    pytest.param(Hypercube(3), 20, 8, "auto", 24, 1500, marks=pytest.mark.slow,
+                 id="Hypercube(n=3)-20-8-auto"),
+    pytest.param(Hypercube(3), 10, 4, "header-flit", 24, 1500, marks=pytest.mark.slow,
+                 id="Hypercube(n=3)-10-4-header-flit")])
 def test_windowed_fabric_puts_reordered_messages_back_in_order(topology, payload, max_beats,
-                                                              packing):
+                                                              packing, count, cycles):
     """A window of 4 messages per pair: the routers deliver some out of order (seen at
     their local_out), the reorder buffers hand every pair's messages over in order
     (20-bit payloads: a beat per flit; 10-bit payloads with header-flit packing: a head
-    of the kind and seq fields, then a beat per flit). Q(2), with two paths between
-    opposite corners only, reorders fewer: 40 messages a node (800 cycles deliver them),
-    24 in Q(3) (1,500 cycles)."""
+    of the kind and seq fields, then a beat per flit); ``count`` messages a node,
+    delivered within ``cycles``. Q(2), with two paths between opposite corners only,
+    reorders fewer: 40 messages a node where Q(3) takes 24."""
     config = FabricConfig.for_topology(topology, routing=Adaptive(1), payload_width=payload)
     fabric = EndpointFabric(config, 16, max_beats, window=4, packing=packing)
     assert fabric.fmt.seq_width == 2
     assert fabric.fmt.aligned == (payload == 20 or packing != "auto")
     assert fabric.fmt.parts == 1
     nodes = [int(a) for a in topology.nodes()]
-    count, cycles = (40, 800) if topology.num_nodes == 4 else (24, 1500)
     rng = random.Random(11)
     messages = random_messages(rng, fabric.fmt, nodes, count, too_long=0.05)
     received, counts, seen = run_endpoints(
