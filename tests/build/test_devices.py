@@ -80,6 +80,15 @@ def test_gowin_constraints_put_every_port_on_a_pin():
         part.family.pnr_files(part, ["p"] * 5)
 
 
+def test_ecp5_constraints_put_the_clock_on_a_primary_clock_input():
+    part = devices.DEVICES["lfe5u-25f"]
+    lpf = part.family.pnr_files(part, ["clk", "rst", "scan_in", "digest"])["top.lpf"]
+    assert lpf.splitlines() == ['LOCATE COMP "clk" SITE "G2";',
+                                'IOBUF PORT "clk" IO_TYPE=LVCMOS33;']
+    assert part.family.pnr_args(part, part.package)[-3:] == [
+        "--lpf", "top.lpf", "--lpf-allow-unconstrained"]
+
+
 def test_devices_name_their_parts():
     assert devices.DEVICES["lfe5u-85f"].label == "LFE5U-85F-6CABGA381"
     assert devices.DEVICES["gw2a-18"].label == "GW2A-LV18PG256C8/I7"
