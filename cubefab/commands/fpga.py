@@ -12,6 +12,8 @@ included. The report has the same keys on every family; the family's own cell co
 are under ``cells``.
 """
 
+import hashlib
+import json
 import os
 import shutil
 
@@ -36,7 +38,7 @@ from .tool_runs import deadline, tool_errors
 
 __all__ = ["router_synth_options", "fabric_synth_options", "synth_router", "synth_fabric",
            "implementation_table", "report_implementation", "check_tools", "check_workdir",
-           "claim_workdir", "parts_table"]
+           "claim_workdir", "parts_table", "design_folder"]
 
 
 def check_tools(*names):
@@ -127,14 +129,25 @@ def _by_part(args, component, workdir, limit):
                      + parts_table(summary))
 
 
+def design_folder(stem, parameters):
+    """The default work folder of a design: ``stem`` (readable: the design and device)
+    and a digest of its ``parameters`` (the report's, which name every option that
+    changes the design), so that designs that differ only in an option the stem does
+    not name (buffer depth, payload or flit width ...) are not built in one folder."""
+    text = json.dumps(parameters, sort_keys=True, default=str)
+    return f"{stem}_{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+
+
 def report_implementation(args, what, component, default_workdir, extra=None,
                           seconds=None):
     """Implement ``component`` in a timing harness on ``args.device`` and print
     the report (``--json``: one document); ``seconds``: the estimated seconds of its
     elaboration. Each stage (Verilog, yosys, nextpnr) is reported on stderr with the
     time left (:class:`~cubefab.progress.Stages`); ``--timeout`` limits them all.
-    With ``--by-part`` (fabrics) the cost of each part of a node too (``parts``)."""
-    workdir = claim_workdir(args, default_workdir)
+    With ``--by-part`` (fabrics) the cost of each part of a node too (``parts``).
+    ``default_workdir`` is the stem of the work folder without ``--workdir``
+    (:func:`design_folder` of it and ``extra``)."""
+    workdir = claim_workdir(args, design_folder(default_workdir, extra or {}))
     limit = deadline(args)
     by_part = getattr(args, "by_part", False)
     stages = Stages(f"the {what} on {args.device}",

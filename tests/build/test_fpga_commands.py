@@ -28,6 +28,21 @@ def test_synth_router_reports_resources_and_fmax(cli, tmp_path):
 
 
 @needs_tools
+def test_synth_fabrics_that_differ_in_an_option_get_work_folders_of_their_own(
+        cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    folders = []
+    for depth in (2, 3, 2):
+        r = cli("synth", "fabric", "hypercube", "-n", 1, "--payload-width", 8,
+                "--depth", depth, "--no-pnr", "--json")
+        assert r.status == 0, r.err
+        folders.append(r.json()["workdir"])
+    assert folders[0] != folders[1] and folders[0] == folders[2]
+    assert all(os.path.isfile(os.path.join(folder, "synth.log")) for folder in folders)
+    assert folders[0].startswith(os.path.join("build", "synth", "fabric_hypercube_n1_"))
+
+
+@needs_tools
 def test_synth_fabric_without_pnr_counts_cells(cli, tmp_path):
     r = cli("synth", "fabric", "hypercube", "-n", 1, "--payload-width", 8, "--no-pnr",
             "--workdir", tmp_path, "--json")
