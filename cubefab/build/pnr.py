@@ -210,7 +210,7 @@ def _nextpnr_inputs(top, part, workdir, package):
     constraint files the family needs written into ``workdir``."""
     family = part.family
     for name, text in family.pnr_files(
-            part, _top_ports(os.path.join(workdir, f"{top}.json"), top)).items():
+            part, _top_ports(os.path.join(workdir, f"{top}.json"), top), package).items():
         with open(os.path.join(workdir, name), "w") as f:
             f.write(text)
     return [*family.pnr_args(part, package or part.package), "--json", f"{top}.json"]

@@ -106,9 +106,10 @@ class Family:
         """nextpnr's options that select ``device`` in ``package``."""
         raise NotImplementedError
 
-    def pnr_files(self, device, ports):
+    def pnr_files(self, device, ports, package=None):
         """Constraint files the family's nextpnr needs for a design whose top module has
-        the 1-bit ports ``ports``: ``{file name: text}`` (none by default)."""
+        the 1-bit ports ``ports``, placed in ``package`` (default: the device's):
+        ``{file name: text}`` (none by default)."""
         return {}
 
     def count(self, types):
@@ -198,17 +199,19 @@ class Ecp5(Family):
         return [device.option, "--package", package, "--speed", device.speed,
                 "--lpf", self.constraints, "--lpf-allow-unconstrained"]
 
-    def pnr_files(self, device, ports):
+    def pnr_files(self, device, ports, package=None):
         """An LPF that puts the first ports (the clock first) on the device's
-        :attr:`Device.pins`, a primary clock input for the clock: nextpnr-ecp5 would
+        :attr:`Device.pins` (pins of its own package: in another package, on none), a
+        primary clock input for the clock: nextpnr-ecp5 would
         otherwise put the clock on any pin and route it to the clock tree through the
         general routing, which its ``router2`` cannot do and which left ``router1``
         congested for most of an hour (the Q(4) fabric with 32-bit AXI4-Stream
-        endpoints, aligned packing, on the LFE5U-25F, seed 3: 943 wires still overused
-        after 45 minutes; routed in 156 s at 107.3 MHz with the clock on G2)."""
+        endpoints, aligned packing, on the LFE5U-25F, seed 3: not routed after 45
+        minutes; routed in 156 s at 107.3 MHz with the clock on G2)."""
+        pins = device.pins if package in (None, device.package) else ()
         return {self.constraints: "".join(
             f'LOCATE COMP "{port}" SITE "{pin}";\nIOBUF PORT "{port}" IO_TYPE=LVCMOS33;\n'
-            for port, pin in zip(ports, device.pins))}
+            for port, pin in zip(ports, pins))}
 
 
 class Gowin(Family):
@@ -267,7 +270,7 @@ class Gowin(Family):
         return ["--device", device.part, "--vopt", f"family={device.option}",
                 "--vopt", "cst=top.cst"]
 
-    def pnr_files(self, device, ports):
+    def pnr_files(self, device, ports, package=None):
         if len(ports) > len(device.pins):
             raise ValueError(f"{device.name} has {len(device.pins)} pins for the design's "
                              f"ports, not {len(ports)}")

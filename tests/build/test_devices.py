@@ -87,6 +87,8 @@ def test_ecp5_constraints_put_the_clock_on_a_primary_clock_input():
                                 'IOBUF PORT "clk" IO_TYPE=LVCMOS33;']
     assert part.family.pnr_args(part, part.package)[-3:] == [
         "--lpf", "top.lpf", "--lpf-allow-unconstrained"]
+    # (G2 is a pin of the CABGA381: in another package nextpnr places the clock)
+    assert part.family.pnr_files(part, ["clk"], "CSFBGA285") == {"top.lpf": ""}
 
 
 def test_devices_name_their_parts():
