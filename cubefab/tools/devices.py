@@ -166,8 +166,8 @@ class Ecp5(Family):
     #: No LUT wider than 4 inputs (``PFUMX``, ``L6MUX21``): yosys' ABC maps for
     #: depth, and builds a 3-input one-hot crossbar multiplexer from a 6-input LUT (4
     #: LUT4s, 2 ``PFUMX`` and an ``L6MUX21`` a bit) where two LUT4s do. The Q(4)
-    #: 16-bit router on the LFE5U-85F, seed 1, in its timing harness: 811
-    #: ``TRELLIS_COMB`` at 157.0 MHz against 1,238 at 145.8 MHz with wide LUTs.
+    #: router with 16-bit payloads on the LFE5U-85F, seed 1, in its timing harness:
+    #: 790 ``TRELLIS_COMB`` at 154.1 MHz against 1,212 at 151.8 MHz with wide LUTs.
     synth_options = " -nowidelut"
     block_rams = ("DP16KD", "PDPW16KD")
     distributed_rams = ("TRELLIS_DPR16X4",)
