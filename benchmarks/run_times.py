@@ -2,7 +2,7 @@
 that ``cubefab synth`` and ``cubefab board`` print (:mod:`cubefab.build.run_time`).
 
     python benchmarks/run_times.py [--only RUN ...] [--save NAME] [--workdir DIR]
-    python benchmarks/run_times.py --measured FILE [--save NAME]
+    python benchmarks/run_times.py --measured FILE [--only RUN ...] [--save NAME]
 
 Each run is one ``cubefab synth router|fabric ... --json`` or ``cubefab board ...
 --json`` (a fresh process), whose report's ``stages`` give each stage's seconds
@@ -24,7 +24,8 @@ formulas are in that module), and each run's estimate by the fitted model agains
 its measured seconds is kept beside it (``estimate``, ``ratio`` = estimate /
 measured), with the ``worst_ratio`` of them all (and of nextpnr's estimate before
 synthesis, from the Verilog's size); a table of them goes to stderr. ``--measured
-FILE`` fits the runs of a saved result again instead of measuring. ``--save NAME`` writes
+FILE`` fits the runs of a saved result again instead of measuring; with ``--only RUN
+...`` it measures those runs again and fits them with the file's others. ``--save NAME`` writes
 ``benchmarks/results/NAME.json`` (``benchmarks/saved_results.py``); the package's
 :data:`~cubefab.build.run_time.MODEL` is the model saved as ``run_times``
 (``tests/tools/test_run_time.py`` checks that they agree)::
@@ -43,7 +44,7 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from saved_results import (add_save_option, command_line, run_cubefab_json,  # noqa: E402
-                           save)
+                           save, utc_now)
 
 
 #: run -> (command, arguments): ``cubefab synth ...`` or ``cubefab board ...``.
@@ -149,15 +150,18 @@ def main(argv=None):
     from cubefab.build.run_time import fit, estimate_runs, worst_ratio
     command = command_line(__file__, sys.argv[1:] if argv is None else argv)
     extra = {}
+    runs = {}
     if args.measured:
         with open(args.measured) as f:
             measured = json.load(f)
         runs = measured["figures"]["runs"]
-        # the runs' own command and date: this one only fitted them again
-        extra = {"fitted_by": command, "measured": measured.get("measured", measured["date"])}
+        when = measured.get("measured", measured["date"])
+        if args.only:       # some runs measured again, the others kept
+            when = f"{when}; {', '.join(args.only)} again at {utc_now()}"
+        # the runs' own command and date: this one fitted them again
+        extra = {"fitted_by": command, "measured": when}
         command = measured["command"]
-    else:
-        runs = {}
+    if args.only or not args.measured:
         for name in args.only or RUNS:
             runs[name] = measure(name, *RUNS[name], args.workdir)
     for run in runs.values():     # measured on this machine, before cores were kept

@@ -73,13 +73,18 @@ def command_line(script, argv):
     return shlex.join(["python", f"benchmarks/{os.path.basename(script)}", *kept])
 
 
+def utc_now():
+    """Now, in UTC, to the second, as ISO 8601 text."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
 def save(name, figures, command, extra=None):
     """Write ``benchmarks/results/NAME.json`` with ``figures``, the ``command`` that made
     them, the tools' versions and today's date; returns its path."""
     os.makedirs(RESULTS, exist_ok=True)
     path = os.path.join(RESULTS, f"{name}.json")
     doc = {"command": command, "versions": versions(),
-           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "date": utc_now(),
            **(extra or {}), "figures": figures}
     with open(path, "w") as f:
         json.dump(doc, f, indent=1, sort_keys=False)

@@ -254,12 +254,14 @@ def _closest(fit_at, exponents=_EXPONENTS):
 
 def _fit_pnr(runs, families, p):
     """``(cost, {family: [a, c, b, p]})`` of nextpnr fitted to ``runs`` at the exponent
-    ``p`` of the cells."""
-    by_family = {family: _fit_rows(
-        [([1.0, check_device(r["device"]).luts / 1000, _kcells(r["cells"]) ** p],
-          _idle(r, "pnr")) for r in runs.values() if "pnr" in r["seconds"]
-         and check_device(r["device"]).family.name == family], cost=True)
-        for family in families}
+    ``p`` of the cells (the families of ``families`` with a run placed and routed)."""
+    rows = {family: [([1.0, check_device(r["device"]).luts / 1000,
+                       _kcells(r["cells"]) ** p], _idle(r, "pnr"))
+                     for r in runs.values() if "pnr" in r["seconds"]
+                     and check_device(r["device"]).family.name == family]
+            for family in families}
+    by_family = {family: _fit_rows(family_rows, cost=True)
+                 for family, family_rows in rows.items() if family_rows}
     return (sum(cost for _, cost in by_family.values()),
             {family: [*values, p] for family, (values, _) in by_family.items()})
 
@@ -315,7 +317,8 @@ def fit(runs):
     ``seconds`` by stage, ``elaboration``, ``megabytes``, ``rtlil``, ``cells``,
     ``device``, ``load_average`` and ``cores``): the exponent of the load of
     :data:`_LOAD_EXPONENTS` whose fits of the Verilog, yosys and nextpnr together are
-    the closest."""
+    the closest. A family has nextpnr's and the packer's coefficients only where
+    ``runs`` placed and routed, or packed, a design of it."""
     return _closest(lambda exponent: _fit_at_load(_at_load(runs, exponent), exponent),
                     _LOAD_EXPONENTS)[1]
 
@@ -333,9 +336,10 @@ def _fit_at_load(runs, exponent):
                                _CELL_EXPONENTS)[1],
              "pnr": pnr, "pack": {}, "load": exponent}
     for family, measured in sorted(_by_family(runs).items()):
-        model["pack"][family] = _fit_rows(
-            [([1.0, check_device(r["device"]).luts / 1000], _idle(r, "pack"))
-             for r in measured if "pack" in r["seconds"]])
+        packed = [([1.0, check_device(r["device"]).luts / 1000], _idle(r, "pack"))
+                  for r in measured if "pack" in r["seconds"]]
+        if packed:
+            model["pack"][family] = _fit_rows(packed)
     return verilog_cost + synthesis_cost + pnr_cost, model
 
 

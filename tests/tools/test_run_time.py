@@ -7,6 +7,7 @@ import pathlib
 import pytest
 
 from cubefab.build import run_time
+from cubefab.tools.devices import check_device
 
 RESULT = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "results" / \
     "run_times.json"
@@ -96,3 +97,14 @@ def test_the_hierarchical_synthesis_is_estimated_from_the_flattened_one(monkeypa
     synthesis.seconds = 200.0       # once synthesis ran, from the seconds it took
     run_time.expect_parts(stages)
     assert parts.estimate == pytest.approx(run_time.PARTS_SYNTHESIS * 200.0)
+
+
+def test_a_fit_of_one_family_s_runs_has_coefficients_of_that_family_alone(saved):
+    """``run_times.py --only`` some runs: a family with no run placed and routed, or
+    packed, gets no coefficients of nextpnr or the packer (and the fit does not fail)."""
+    ecp5 = {name: run for name, run in json.loads(json.dumps(saved["runs"])).items()
+            if check_device(run["device"]).family.name == "ECP5"
+            and "pack" not in run["seconds"]}
+    fitted = run_time.fit(ecp5)
+    assert set(fitted["pnr"]) == {"ECP5"} and fitted["pack"] == {}
+    assert set(run_time.estimate_runs(ecp5, fitted)) == set(ecp5)
