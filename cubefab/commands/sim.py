@@ -37,7 +37,7 @@ __all__ = ["register", "check_engine", "escape_name"]
 
 #: The router parts ``cubefab sim`` builds (the self-checking fabric keeps its own
 #: buffers, with every turn its routes make).
-SIM_PARTS = tuple(part for part in PARTS if part not in ("storage", "flit-width"))
+SIM_PARTS = tuple(part for part in PARTS if part != "storage")
 
 
 def check_engine(name):
