@@ -3,15 +3,16 @@ and what a node of it costs, part by part.
 
     python benchmarks/fabric_fit.py [--devices hx8k,lfe5u-25f] [--families hypercube]
         [--widths 16,32] [--packing auto|aligned|header-flit] [--flit-width BITS]
-        [--max-nodes N] [--seeds 1,2,3] [--pnr-timeout SECONDS] [--workdir DIR] [--json] [--save NAME]
+        [--depth N] [--max-nodes N] [--seeds 1,2,3] [--pnr-timeout SECONDS] [--workdir DIR] [--json] [--save NAME]
     python benchmarks/fabric_fit.py --show NAME
 
 For each device (default: every one of ``cubefab.tools.devices.DEVICES``), each
 topology family (hypercube, dualcube, DLH) and each ``tdata`` width W (16 and 32),
 the fabric grows (:data:`SIZES`, up to ``--max-nodes``) with the default routers and
 an AXI4-Stream endpoint at every node (``cubefab synth fabric TOPO ... --interface
-axi-stream --data-width W --device D``, with ``--packing`` the endpoints' packing and
-with ``--flit-width`` routers of flits that wide). Each size is synthesised first
+axi-stream --data-width W --device D``, with ``--packing`` the endpoints' packing,
+with ``--flit-width`` routers of flits that wide and with ``--depth`` of buffers that
+deep). Each size is synthesised first
 (``--no-pnr``): the growth stops at the first whose LUT4s, flip-flops or block RAMs
 outnumber the device's, or would at the cost per node of the size before it (a node
 with more ports costs more: that size is not synthesised). The largest that fits is
@@ -87,9 +88,11 @@ def _design_argv(family, params, width, device, args):
             "--interface", "axi-stream", "--data-width", str(width), "--device", device,
             *(["--packing", args.packing] if packed else []),
             *(["--flit-width", str(args.flit_width)] if args.flit_width else []),
+            *(["--depth", str(args.depth)] if args.depth else []),
             "--workdir", os.path.join(args.workdir, f"{device}_{name}_w{width}"
                                       f"{f'_{args.packing}' if packed else ''}"
-                                      f"{f'_f{args.flit_width}' if args.flit_width else ''}")]
+                                      f"{f'_f{args.flit_width}' if args.flit_width else ''}"
+                                      f"{f'_d{args.depth}' if args.depth else ''}")]
 
 
 def _say(text):
@@ -263,6 +266,7 @@ def tables(results):
 def _figures(results, args):
     return {"seeds": args.seeds, "max_nodes": args.max_nodes, "packing": args.packing,
             **({"flit_width": args.flit_width} if args.flit_width else {}),
+            **({"depth": args.depth} if args.depth else {}),
             "fits": {f"{r['device']}_{r['family']}_w{r['width']}": r for r in results}}
 
 
@@ -281,6 +285,9 @@ def main(argv=None):
     parser.add_argument("--flit-width", type=int, default=None, metavar="BITS",
                         help="routers of BITS-bit flits (cubefab synth --flit-width; "
                              "default: the default routers' 16-bit payloads)")
+    parser.add_argument("--depth", type=int, default=None, metavar="N",
+                        help="routers of N-flit buffers (cubefab synth --depth; default: "
+                             "the default routers' 4)")
     parser.add_argument("--max-nodes", type=int, default=256,
                         help="grow no fabric past this many nodes (default 256)")
     parser.add_argument("--seeds", type=lambda t: [int(s) for s in _csv(t)], default=[1],

@@ -48,17 +48,18 @@ def test_the_recorded_command_leaves_the_scratch_folder_out():
     assert line == "python benchmarks/fabric_fit.py --seeds 1 -q"
 
 
-def test_fabric_fit_passes_the_packing_and_flit_width_on():
-    """``--packing header-flit --flit-width 18`` reach every ``synth fabric`` the fabric
-    benchmark runs, and name its work folder."""
+def test_fabric_fit_passes_the_packing_flit_width_and_depth_on():
+    """``--packing header-flit --flit-width 18 --depth 3`` reach every ``synth fabric``
+    the fabric benchmark runs, and name its work folder."""
     fit = _script("fabric_fit")
-    args = type("Args", (), {"packing": "header-flit", "flit_width": 18,
+    args = type("Args", (), {"packing": "header-flit", "flit_width": 18, "depth": 3,
                              "workdir": "w"})()
     argv = fit._design_argv("hypercube", {"n": 3}, 16, "hx8k", args)
     assert argv[argv.index("--packing") + 1] == "header-flit"
     assert argv[argv.index("--flit-width") + 1] == "18"
-    assert argv[-1] == "w/hx8k_hypercube_n3_w16_header-flit_f18"
-    args.packing, args.flit_width = "auto", None
+    assert argv[argv.index("--depth") + 1] == "3"
+    assert argv[-1] == "w/hx8k_hypercube_n3_w16_header-flit_f18_d3"
+    args.packing, args.flit_width, args.depth = "auto", None, None
     argv = fit._design_argv("hypercube", {"n": 3}, 16, "hx8k", args)
-    assert "--packing" not in argv and "--flit-width" not in argv
+    assert "--packing" not in argv and "--flit-width" not in argv and "--depth" not in argv
     assert argv[-1] == "w/hx8k_hypercube_n3_w16"
