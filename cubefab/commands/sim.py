@@ -243,7 +243,8 @@ def _sim(args, topology):
 
 def _sim_design(args, topology):
     """``(design, router, drain)`` of ``cubefab sim``'s arguments: the
-    :class:`~cubefab.hdl.selfcheck.SelfCheckConfig`, its routers' configuration and the
+    :class:`~cubefab.hdl.selfcheck.SelfCheckConfig`, the routers' configuration it
+    builds (through endpoints, the one ``synth`` builds beside them) and the
     drain limit (by default ``20 N + 2000`` cycles), every option checked first (the
     engine named, traffic, interface, hot spot, VCD file, flood, one router's cost),
     then the design's own checks.
@@ -277,7 +278,7 @@ def _sim_design(args, topology):
                                  packet_flits=flits, hotspot=args.hotspot,
                                  multicast_group=args.multicast_group,
                                  **({"interface": interface} if interface else {}))
-    return design, router, drain
+    return design, design.router, drain
 
 
 def _sim_engine(args, topology, design, router):

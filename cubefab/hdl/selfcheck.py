@@ -23,7 +23,7 @@ from ..topology.broadcast_tree import subcube_members
 from .config import SIMULATION_DEFAULTS, FabricConfig, RouterConfig
 from .modes import Multicast
 from .options import SUBCUBE, option
-from .endpoint import EndpointInterface, MessageFormat
+from .endpoint import EndpointInterface, MessageFormat, routers_budget
 from .fabric import connect_links
 from .ports import reset_less_verilog
 from .selfcheck_node import (DEFECT_INPUTS, SelfCheckingNode, config_inputs,
@@ -132,7 +132,10 @@ class SelfCheckConfig:
         the beats of one packet) must hold a packet; the routers must route unicast
         packets deterministically or adaptively (no replication, no waypoints). The
         endpoints keep each pair's order, so the checkers check it with adaptive
-        routers too.
+        routers too. The routers are then those of an
+        :class:`~cubefab.hdl.endpoint.EndpointFabric`: an ``"auto"`` buffer rule
+        sizes for the block RAMs the endpoints leave
+        (:func:`~cubefab.hdl.endpoint.routers_budget`).
 
     Raises
     ------
@@ -153,6 +156,7 @@ class SelfCheckConfig:
         self.fabric = FabricConfig(router)
         #: RouterConfig: every router's configuration
         self.router = self.fabric.router
+        self._router_given = self.router       # (what the key records)
         topology = router.topology
         self.topology, self.layout = topology, self.router.layout
         if packet_flits is None:
@@ -188,6 +192,10 @@ class SelfCheckConfig:
                                             self.interface.max_beats,
                                             window=self.interface.window,
                                             packing=self.interface.packing)
+        # the routers an EndpointFabric builds: the "auto" buffer rule counts the
+        # endpoints' block RAMs too
+        self.fabric = routers_budget(self.fabric, self.message_format)
+        self.router = self.fabric.router
 
     def _check_multicast_group(self):
         multicast = isinstance(self.router.replication, Multicast)
@@ -241,15 +249,16 @@ class SelfCheckConfig:
         """The configuration as a JSON-able dict (what runs report, and the key of a
         compiled simulation): the topology, the generators' settings (the multicast
         group when there is one) and the router's
-        :meth:`~cubefab.hdl.config.RouterConfig.as_dict`. :meth:`of` of its fields (but ``design``,
-        ``family`` and ``params``) makes the same configuration."""
+        :meth:`~cubefab.hdl.config.RouterConfig.as_dict` as given (before endpoints
+        take their block RAMs from its budget). :meth:`of` of its fields (but
+        ``design``, ``family`` and ``params``) makes the same configuration."""
         topology = self.topology
         key = {"design": "SelfCheckingFabric", "family": topology.name,
                "params": dict(topology.params), "pattern": self.pattern,
                "packet_flits": self.fmt.packet_flits, "hotspot": self.hotspot_given,
                "queue_depth": self.queue_depth, "timestamp_bits": self.fmt.timestamp_bits,
                "sequence_bits": self.fmt.sequence_bits, "defects": self.defects,
-               **self.router.as_dict()}
+               **self._router_given.as_dict()}
         if self.multicast_group is not None:
             key["multicast_group"] = self.multicast_group
         if self.interface is not None:

@@ -8,11 +8,13 @@ from amaranth.lib import data
 from cubefab.hdl.config import FabricConfig, RouterConfig, block_rams_per_buffer
 from cubefab.hdl.endpoint import (AlignedEject, AlignedInject, EndpointEject,
                                   EndpointFabric, EndpointInject, MessageFormat,
-                                  ReorderBuffer, SkidBuffer, ejection_side, injection_side)
+                                  EndpointInterface, ReorderBuffer, SkidBuffer,
+                                  ejection_side, injection_side)
 from cubefab.hdl.endpoint.fabric import endpoint_block_rams
+from cubefab.hdl.selfcheck import SelfCheckConfig
 from cubefab.hdl.modes import Adaptive, Waypoints
 from cubefab.topology import DLH, Hypercube
-from tests.helpers import refused, run_clocked
+from tests.helpers import never_elaborated, refused, run_clocked
 from tests.hdl.endpoint_helpers import (check_delivery, loopback, model_packet,
                                         random_messages, run_endpoints)
 
@@ -483,13 +485,13 @@ def test_refuses_bad_parameters():
                                                 payload_width=1), 8, 4, packing="aligned")
 
 
-@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_aligned_formats_get_the_aligned_sides():
     aligned, packed = _format(16, 16, "head", 16), _format(16, 16, "head", 4)
-    assert type(injection_side(aligned, 0)) is AlignedInject
-    assert type(ejection_side(aligned)) is AlignedEject
-    assert type(injection_side(packed, 0)) is EndpointInject
-    assert type(ejection_side(packed)) is EndpointEject
+    with never_elaborated():
+        assert type(injection_side(aligned, 0)) is AlignedInject
+        assert type(ejection_side(aligned)) is AlignedEject
+        assert type(injection_side(packed, 0)) is EndpointInject
+        assert type(ejection_side(packed)) is EndpointEject
 
 
 @pytest.mark.parametrize("max_beats", [1, 5], ids=["packed", "aligned"])
@@ -505,26 +507,40 @@ def test_drop_counter_stops_at_its_largest_value(max_beats):
     assert received[0] == [(0, [6])] and counts == {0: 1}
 
 
-def _auto_fabric(n, data_width, budget, window=1, **settings):
+def _auto_routers(n, data_width, budget, **settings):
+    """The routers, and the endpoints' format, of a Q(n) EndpointFabric whose "auto"
+    buffer rule sizes for ``budget`` block RAMs (the fabric is never elaborated)."""
     router = RouterConfig.for_topology(Hypercube(n), block_ram_budget=budget,
                                        memory_depth=4, **settings)
-    return EndpointFabric(FabricConfig(router), data_width, 16, window=window)
+    with never_elaborated():
+        fabric = EndpointFabric(FabricConfig(router), data_width, 16)
+        routers, fmt = fabric.config.router, fabric.fmt
+        del fabric
+    return routers, fmt
 
 
 def test_auto_buffers_leave_the_endpoints_their_block_rams():
-    fabric = _auto_fabric(2, 32, budget=32)
-    per_node = endpoint_block_rams(fabric.fmt)
+    routers, fmt = _auto_routers(2, 32, budget=32)
+    per_node = endpoint_block_rams(fmt)
     assert per_node == 3          # the 32-bit message store: 3 SB_RAM40_4K
-    assert fabric.config.router.block_ram_budget == 32 - 4 * per_node
+    assert routers.block_ram_budget == 32 - 4 * per_node
     # the routers' 4 x 6 block RAMs and the endpoints' 12 need 36 of the 32
-    assert fabric.config.router.storage == "registers"
-    assert _auto_fabric(2, 32, budget=36).config.router.storage == "memory"
+    assert routers.storage == "registers"
+    assert _auto_routers(2, 32, budget=36)[0].storage == "memory"
+
+
+def test_a_self_checking_fabric_through_endpoints_builds_the_endpoint_fabric_s_routers():
+    router = RouterConfig.for_topology(Hypercube(2), block_ram_budget=32, memory_depth=4)
+    design = SelfCheckConfig(router, interface=EndpointInterface(32, 16))
+    assert router.storage == "memory"
+    assert design.router == _auto_routers(2, 32, budget=32)[0]
+    assert design.router.storage == "registers"
 
 
 def test_buffers_chosen_by_hand_stay_as_chosen():
-    fabric = _auto_fabric(2, 32, budget=32, buffer="memory")
-    assert fabric.config.router.storage == "memory"
-    assert fabric.config.router.block_ram_budget == 32
+    routers, _ = _auto_routers(2, 32, budget=32, buffer="memory")
+    assert routers.storage == "memory"
+    assert routers.block_ram_budget == 32
 
 
 def test_a_reorder_buffer_counts_its_slots():

@@ -20,13 +20,13 @@ from .inject import AlignedInject, EndpointInject, injection_side
 from .reorder import ReorderBuffer
 from .skid import SkidBuffer
 from .eject import AlignedEject, EndpointEject, ejection_side
-from .fabric import EndpointFabric
+from .fabric import EndpointFabric, routers_budget
 from .bridge import (EndpointInterface, MessageToPacket, PacketToMessage, packet_beats,
                      packet_bits)
 
 
 __all__ = ["MessageFormat", "axis_in_layout", "axis_out_layout", "EndpointInject",
            "EndpointEject", "AlignedInject", "AlignedEject", "injection_side",
-           "ejection_side", "EndpointFabric", "ReorderBuffer", "SkidBuffer",
-           "EndpointInterface", "PacketToMessage", "MessageToPacket", "packet_bits",
-           "packet_beats"]
+           "ejection_side", "EndpointFabric", "routers_budget", "ReorderBuffer",
+           "SkidBuffer", "EndpointInterface", "PacketToMessage", "MessageToPacket",
+           "packet_bits", "packet_beats"]
