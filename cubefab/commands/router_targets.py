@@ -18,7 +18,7 @@ from .router_options import add_router_options, router_config
 
 
 __all__ = ["router_target_options", "fabric_target_options", "add_device_option",
-           "DEVICE_HELP", "sized_options", "auto_settings",
+           "add_sizing_device_option", "DEVICE_HELP", "sized_options", "auto_settings",
            "build_router", "build_fabric", "router_verilog", "fabric_verilog",
            "interface_fabric_options", "build_endpoint_fabric",
            "buffer_words", "STORAGE_WORDS", "efficiency", "EFFICIENCY_LENGTHS"]
@@ -66,22 +66,27 @@ def add_device_option(parser, purpose="FPGA device"):
                         help=f"{purpose} ({DEVICE_HELP})")
 
 
+def add_sizing_device_option(parser):
+    """``--device``, the part whose block RAMs and LUT RAM the ``auto`` buffer rule
+    sizes the design for (default ``hx8k``): the design ``synth --device`` builds."""
+    add_device_option(parser, "the FPGA device the design is sized for, as synth "
+                              "--device builds it: the auto buffer rule's block RAMs "
+                              "and LUT RAM")
+
+
 def sized_options(configure):
-    """``configure``'s options and ``--device``, the part whose block RAMs and LUT RAM
-    the ``auto`` buffer rule sizes the design for (``cubefab verilog``: the design
-    ``synth --device`` builds)."""
+    """``configure``'s options and ``--device`` (:func:`add_sizing_device_option`:
+    ``cubefab verilog`` writes the design ``synth --device`` builds)."""
     def options(parser):
         configure(parser)
-        add_device_option(parser, "the FPGA device the design is sized for, as synth "
-                                  "--device builds it: the auto buffer rule's block "
-                                  "RAMs and LUT RAM")
+        add_sizing_device_option(parser)
     return options
 
 
 def auto_settings(args):
     """What the ``auto`` buffer rule sizes for (``block_ram_budget``,
     ``memory_depth``, ``distributed_depth``): ``--device``'s, else (a command without
-    one: ``sim``, ``sweep``) the iCE40 HX8K's (:data:`~cubefab.hdl.config.BLOCK_RAMS`)."""
+    one: ``sweep``) the iCE40 HX8K's (:data:`~cubefab.hdl.config.BLOCK_RAMS`)."""
     device = getattr(args, "device", None)
     return {} if device is None else DEVICES[device].auto_settings
 

@@ -27,6 +27,7 @@ from .fault_options import add_fault_options, failing_link_list
 from .endpoint_options import add_interface_options, endpoint_interface, endpoint_parameters
 from .limits import MAX_CYCLES, check_fabric
 from .router_options import PARTS, add_router_options, router_config
+from .router_targets import add_sizing_device_option, auto_settings
 from .sim_trace import add_trace_options, run_trace_command, trace_given
 from .run_options import (SIM_LENGTH, add_hotspot_fraction_option, add_length_options,
                           add_packet_flits_option, add_seed_option, add_traffic_option,
@@ -119,6 +120,7 @@ def _options(parser):
                        payload_help="the router verilog and synth build; a packet's "
                                     "24-bit creation timestamp, 8-bit sequence number and "
                                     "check bits fill its first data bits")
+    add_sizing_device_option(parser)
     # the generators' packets through AXI4-Stream endpoints (docs/endpoints.md)
     add_interface_options(parser, default_max_beats=None)
     add_json_option(parser)
@@ -197,7 +199,8 @@ def _router(args, topology, broadcasts):
     return router_config(args, topology, routers=topology.num_nodes,
                          broadcasts=broadcasts,
                          multicast=args.multicast_group is not None,
-                         fault_tolerant=bool(args.fail_links), said=said)
+                         fault_tolerant=bool(args.fail_links), said=said,
+                         **auto_settings(args))
 
 
 def _check_flood_options(args, topology):

@@ -43,6 +43,18 @@ def test_sim_runs_the_flit_width_synth_builds(cli):
     assert r.status == 0, r.err
     doc = r.json()
     assert doc["payload_width"] == 2 and doc["ok"] is True and doc["delivered"] > 0
+    # synth's buffers on the HX8K: its 32 block RAMs less the endpoints' 16 hold no
+    # router's 4 buffers
+    assert doc["buffer"] == "registers"
+
+
+def test_sim_sizes_its_auto_buffers_for_the_device(cli):
+    r = cli("sim", "hypercube", "-n", "2", "--device", "lfe5u-25f", "--cycles", "40",
+            "--engine", "amaranth", "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["buffer"] == "distributed" and doc["buffer_auto"] is True
+    assert doc["ok"] is True and doc["delivered"] > 0
 
 
 def test_sim_text(cli):
