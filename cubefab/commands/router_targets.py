@@ -18,7 +18,8 @@ from .router_options import add_router_options, router_config
 
 
 __all__ = ["router_target_options", "fabric_target_options", "add_device_option",
-           "add_sizing_device_option", "DEVICE_HELP", "sized_options", "auto_settings",
+           "add_sizing_device_option", "DEVICE_HELP", "DEVICE_PARTS", "sized_options",
+           "auto_settings",
            "build_router", "build_fabric", "router_verilog", "fabric_verilog",
            "interface_fabric_options", "build_endpoint_fabric",
            "buffer_words", "STORAGE_WORDS", "efficiency", "EFFICIENCY_LENGTHS"]
@@ -53,25 +54,31 @@ def interface_fabric_options(parser):
     add_interface_options(parser)
 
 
+#: What ``--device`` says of the devices: each one's part.
+DEVICE_PARTS = "; ".join(f"{name}: {device.label}" for name, device in DEVICES.items())
+
 #: What ``--device`` says of the devices: the default and each one's part.
 DEVICE_HELP = ("default hx8k: iCE40HX8K in the ct256 package; "
                + "; ".join(f"{name}: {device.label}" for name, device in DEVICES.items()
                            if name != "hx8k"))
 
 
-def add_device_option(parser, purpose="FPGA device"):
-    """``--device``: a key of :data:`~cubefab.tools.devices.DEVICES` (default
-    ``hx8k``); ``purpose``, what the command does with it, starts its help."""
-    parser.add_argument("--device", default="hx8k", choices=sorted(DEVICES),
-                        help=f"{purpose} ({DEVICE_HELP})")
+def add_device_option(parser, purpose="FPGA device", default="hx8k", default_help=None):
+    """``--device``: a key of :data:`~cubefab.tools.devices.DEVICES` (``default``,
+    ``hx8k`` unless given; ``default_help`` says what a default other than ``hx8k``
+    is); ``purpose``, what the command does with it, starts its help."""
+    said = DEVICE_HELP if default_help is None else f"default {default_help}; {DEVICE_PARTS}"
+    parser.add_argument("--device", default=default, choices=sorted(DEVICES),
+                        help=f"{purpose} ({said})")
 
 
-def add_sizing_device_option(parser):
+def add_sizing_device_option(parser, default="hx8k", default_help=None):
     """``--device``, the part whose block RAMs and LUT RAM the ``auto`` buffer rule
-    sizes the design for (default ``hx8k``): the design ``synth --device`` builds."""
+    sizes the design for (``default``, ``hx8k`` unless given; ``default_help`` as for
+    :func:`add_device_option`): the design ``synth --device`` builds."""
     add_device_option(parser, "the FPGA device the design is sized for, as synth "
                               "--device builds it: the auto buffer rule's block RAMs "
-                              "and LUT RAM")
+                              "and LUT RAM", default, default_help)
 
 
 def sized_options(configure):

@@ -34,7 +34,7 @@ from .run_options import (SIM_LENGTH, add_hotspot_fraction_option, add_length_op
                           packet_flits)
 
 
-__all__ = ["register", "check_engine", "escape_name"]
+__all__ = ["register", "check_engine", "escape_name", "sizing_device"]
 
 #: The router parts ``cubefab sim`` builds (the self-checking fabric keeps its own
 #: buffers, with every turn its routes make).
@@ -120,7 +120,8 @@ def _options(parser):
                        payload_help="the router verilog and synth build; a packet's "
                                     "24-bit creation timestamp, 8-bit sequence number and "
                                     "check bits fill its first data bits")
-    add_sizing_device_option(parser)
+    add_sizing_device_option(parser, default=None,
+                             default_help="the --netlist DEVICE, else hx8k")
     # the generators' packets through AXI4-Stream endpoints (docs/endpoints.md)
     add_interface_options(parser, default_max_beats=None)
     add_json_option(parser)
@@ -228,7 +229,15 @@ def _check_flood_options(args, topology):
                        f"cannot flood it: {error}") from None
 
 
+def sizing_device(args):
+    """The device ``sim`` sizes its routers for: ``--device``, else ``--netlist``'s (the
+    netlist run simulates what ``synth --device`` of that device builds), else
+    ``hx8k``."""
+    return args.device or args.netlist or "hx8k"
+
+
 def _sim(args, topology):
+    args.device = sizing_device(args)
     if trace_given(args):
         return run_trace_command(args, topology)
     design, router, drain = _sim_design(args, topology)

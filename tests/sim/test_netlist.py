@@ -1,8 +1,11 @@
 """The self-checking fabric's post-synthesis netlist against its RTL (``sim
 --netlist``): identical counters and latency histograms, and a changed cell caught."""
 
+from argparse import Namespace
+
 import pytest
 
+from cubefab.commands.sim import sizing_device
 from cubefab.tools.devices import FAMILIES
 from cubefab.tools.netlist import invert_lut, simulation_synth_command
 from cubefab.sim.verilator_netlist import Netlist, run_differences
@@ -128,3 +131,22 @@ def test_sim_netlist_refuses_the_amaranth_engine(cli):
 def test_sim_netlist_refuses_an_unknown_device(cli):
     r = cli("sim", "hypercube", "-n", 1, "--netlist", "ecp5")
     assert r.status == 2 and "--netlist" in r.err
+
+
+def test_sim_sizes_its_routers_for_the_netlist_device_unless_told():
+    assert sizing_device(Namespace(device=None, netlist="lfe5u-25f")) == "lfe5u-25f"
+    assert sizing_device(Namespace(device="up5k", netlist="lfe5u-25f")) == "up5k"
+    assert sizing_device(Namespace(device=None, netlist=None)) == "hx8k"
+
+
+@pytest.mark.slow
+@needs_verilator
+@needs_family("lfe5u-25f")
+def test_sim_netlist_runs_the_design_synth_builds_for_its_device(cli):
+    # synth --device lfe5u-25f builds LUT-RAM buffers; the netlist run is of them
+    r = cli("sim", "hypercube", "-n", 1, "--netlist", "lfe5u-25f", "--cycles", 300,
+            "--json")
+    assert r.status == 0, r.err
+    doc = r.json()
+    assert doc["buffer"] == "distributed" and doc["buffer_auto"] is True
+    assert doc["netlist_check"]["identical"] is True and doc["ok"] is True
