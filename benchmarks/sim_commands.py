@@ -27,6 +27,8 @@ day. Suites and the results the guides quote:
   (docs/simulation.md);
 - ``lookahead`` (``sim_lookahead``): zero-load latency of MC(1,2) and DLH(4,3) with
   each hop (docs/booksim.md);
+- ``link_stages`` (``sim_link_stages``): Q(3) at low load and past saturation with 0
+  or 1 link stages and 4- or 6-flit buffers (docs/router.md);
 - ``readme`` (``sim_readme``): the README's sweep of MC(1,3).
 """
 
@@ -90,6 +92,11 @@ SUITES = {
                   for name, network in (("mc1_2", "metacube -k 1 -m 2"),
                                         ("dlh4_3", "dlh -m 4 -d 3"))
                   for hop in ("buffered", "lookahead")},
+    "link_stages": {f"stages{stages}_depth{depth}_r{rate.replace('.', '')}":
+                    f"sim hypercube -n 3 --link-stages {stages} --depth {depth} "
+                    f"--rate {rate} --cycles 3000 --packet-flits 4 --engine verilator"
+                    for stages, depth in ((0, 4), (1, 4), (1, 6))
+                    for rate in ("0.05", "1.0")},
     "readme": {"sweep_mc1_3": "sweep dualcube -m 3 --rates 0.1:0.8:0.1"},
     "compare": {
         "q5_mc1_2_dlh2_2_mcube5": "compare hypercube:n=5 dualcube:m=2 dlh:m=2,d=2 "
@@ -99,7 +106,7 @@ SUITES = {
 
 #: The report keys that describe the simulated router when it has no ``router``.
 ROUTER_KEYS = ("algorithm", "vcs", "vcs_per_class", "depth", "payload_width", "buffer",
-               "adaptive_vcs", "header", "hop")
+               "adaptive_vcs", "header", "hop", "link_stages")
 
 
 #: The longest list of numbers kept (as one string).

@@ -215,6 +215,8 @@ def _stem(topology, config=None):
         stem += f"_header{config.header}"
     if config is not None and config.hop != BUFFERED:
         stem += f"_{config.hop}"
+    if config is not None and config.link_stages:
+        stem += f"_links{config.link_stages}"
     return stem
 
 

@@ -330,6 +330,7 @@ def router_config(args, topology, *, routers=1, algorithm=None, adaptive=None,
         payload_width=(defaults.payload_width if args.payload_width is None
                        else args.payload_width),
         header=_given(args, "header"), hop=_given(args, "hop"),
+        link_stages=_given(args, "link_stages"),
         buffer=_given(args, "buffer"), turns=turns, routers=routers,
         block_ram_budget=block_ram_budget, memory_depth=memory_depth,
         distributed_depth=distributed_depth)

@@ -257,6 +257,14 @@ class RouterConfig:
         own unit's; a fault-tolerant router's ``next_port`` is the neighbour's waypoint
         step's port; a replicating router's copies are replicated at every router (two
         cycles a hop).
+    link_stages : int
+        Registers on every link into the router (0, the default, to
+        :data:`~cubefab.hdl.options.MAX_LINK_STAGES`), for the flits that arrive and
+        for the credits that come back alike (:mod:`~cubefab.hdl.router.link_stage`):
+        no logic between a neighbour's output register and the first of them, so a
+        placer can put it halfway along a long link. Each adds a cycle to every hop
+        and two to a credit's round trip: ``depth`` ``4 + 2 * link_stages`` keeps one
+        VC at a flit a cycle. Routing, VCs and every guarantee are unchanged.
 
     Raises
     ------
@@ -281,6 +289,7 @@ class RouterConfig:
     replication: Unicast | Broadcast | Multicast = Unicast()
     header: str = DEFAULT_HEADER
     hop: str = BUFFERED
+    link_stages: int = 0
     #: str: the flit storage the router builds, a key of :data:`BUFFERS`: ``buffer``,
     #: or what :meth:`auto_buffer` picks for ``buffer="auto"``
     storage: str = dataclasses.field(init=False)

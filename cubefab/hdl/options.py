@@ -33,7 +33,8 @@ from .route.multicast import MEMBER_MODES, SUBCUBE, VECTOR
 
 __all__ = ["RouterOption", "OptionError", "OPTIONS", "option", "check_option",
            "option_of", "router_dict", "describe", "MAX_VCS", "MAX_DEPTH",
-           "MAX_PAYLOAD_WIDTH", "MAX_FLIT_WIDTH", "MAX_FAULT_WAYPOINTS", "REGISTERS",
+           "MAX_PAYLOAD_WIDTH", "MAX_FLIT_WIDTH", "MAX_FAULT_WAYPOINTS", "MAX_LINK_STAGES",
+           "REGISTERS",
            "MEMORY", "DISTRIBUTED", "AUTO", "BUFFER_CHOICES", "TURNS", "BUFFERED", "LOOKAHEAD", "HOPS",
            "ALL_PORT", "ONE_PORT", "SUBCUBE", "VECTOR", "BLOCK_RAMS", "AUTO_MEMORY_DEPTH"]
 
@@ -46,6 +47,9 @@ MAX_FLIT_WIDTH = 1024 + 256
 
 #: Most waypoints a fault-tolerant router's header holds.
 MAX_FAULT_WAYPOINTS = 8
+
+#: Most registers a router puts on each of its incoming links (``RouterConfig.link_stages``).
+MAX_LINK_STAGES = 4
 
 #: The flit storages of input buffers, and ``"auto"``, the rule that picks one.
 REGISTERS, MEMORY, DISTRIBUTED, AUTO = "registers", "memory", "distributed", "auto"
@@ -294,6 +298,13 @@ _OPTIONS = (
                       "lookahead (next router's port in the head flit, adaptive routers' "
                       "also its adaptive ports; empty buffers bypassed: 1 cycle a hop at "
                       "zero load)"),
+    RouterOption("link_stages", "Link stages", "--link-stages", "hop", minimum=0,
+                 maximum=MAX_LINK_STAGES, default=0, reported=False, metavar="N",
+                 help="registers on every link into a router, for flits and for credits "
+                      "alike (default {default}): each adds a cycle to a hop and two to "
+                      "a credit's round trip (--depth 4 + 2N keeps one VC at full "
+                      "rate), and lets a long link between distant routers of a large "
+                      "fabric meet a faster clock"),
 )
 
 #: Every router option by field, in the order of :func:`router_dict`.
@@ -376,4 +387,7 @@ def describe(config):
         words.append(f"{config.turns} turns")
     if config.hop != BUFFERED:
         words.append(f"{config.hop} hops")
+    if config.link_stages:
+        words.append(f"{config.link_stages} link stage"
+                     + ("s" if config.link_stages > 1 else ""))
     return ", ".join(words)

@@ -11,6 +11,7 @@ from ..replicate import broadcast_wrap
 from ..route.lookahead import LookaheadRoute
 from .frame import Frame
 from .input_unit import arriving, cut_tails, input_buffers
+from .link_stage import link_inputs
 from .output_unit import output_registers, output_vcs
 from .replication import Replica, check_strapped, replicating_queues
 from .route_stage import route_stage
@@ -192,7 +193,8 @@ class Router(wiring.Component):
                                   if strapped[p] and broadcast_wrap(topology, node, degree, p))}
 
     def elaborate(self, platform):
-        # The pipeline of docs/router.md, a part per stage: as a flit enters its input
+        # The pipeline of docs/router.md, a part per stage: behind the link stages'
+        # registers (none by default), as a flit enters its input
         # buffer it gets its output port (route) and the VC of the next link (VC
         # choice); every cycle each output grants one input VC (switch allocation),
         # whose flit crosses the crossbar into the output register, and the output
@@ -200,7 +202,7 @@ class Router(wiring.Component):
         # (Arbiters, crossbar and buffers are built inline in this module; the Python
         # simulator runs one module much faster than many small ones.)
         m = Module()
-        frame = Frame(m, self)
+        frame = Frame(m, self, link_inputs(m, self))
         stage = route_stage(self.config)
         outputs = self._outputs()
         buffers = []

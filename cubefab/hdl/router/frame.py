@@ -34,14 +34,30 @@ class Frame:
     its links), ``degree`` (network ports; the local port is numbered ``degree``) and
     ``here`` (its address: the ``here`` strap, or the constant node).
 
+    The link inputs the stages read are ``links`` (a
+    :class:`~cubefab.hdl.router.link_stage.LinkInputs`: behind the link stages'
+    registers), through :meth:`arrival` and :meth:`credits_in`.
+
     Parameters
     ----------
     m : Module
     router : Router
+    links : LinkInputs
     """
 
     m: Module
     router: object
+    links: object
+
+    def arrival(self, p):
+        """The flit arriving on network port ``p`` (``valid``, ``payload``), as the
+        router's logic sees it: ``link_in[p].flit`` behind the link stages."""
+        return self.links.flits[p]
+
+    def credits_in(self, o):
+        """The credits returned to network output ``o`` (a bit per VC), as the
+        router's logic sees them: ``link_out[o].credit`` behind the link stages."""
+        return self.links.credits[o]
 
     @property
     def config(self):

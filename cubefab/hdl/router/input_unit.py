@@ -55,7 +55,7 @@ def arriving(frame, p):
     and ``cls`` are ignored: taken as 0)."""
     router, layout = frame.router, frame.layout
     if p < frame.degree:
-        return router.link_in[p].flit.payload
+        return frame.arrival(p).payload
     vc_at = layout["vc"].offset
     end = layout["dest"].offset   # vc, and cls if there is one
     injected = router.local_in.payload.as_value()
@@ -82,14 +82,14 @@ def cut_tails(frame, p, flit):
     link the cycle before the failure still arrives (the sender drops only what it
     grants from then on); a dead link's credits are no longer returned."""
     m, layout, vcs = frame.m, frame.layout, frame.config.link_vcs
-    link = frame.router.link_in[p]
+    link = frame.arrival(p)
     room = Signal(vcs, name=f"cut_room_p{p}")
     opened = [Signal(name=f"open_p{p}_vc{v}") for v in range(vcs)]
     last = [Signal(layout, name=f"last_p{p}_vc{v}") for v in range(vcs)]
     synthetic = Signal(layout, name=f"cut_tail_p{p}")
     cutting = Signal(name=f"cutting_p{p}")
     entering = Signal(layout, name=f"entering_p{p}")
-    down = ~frame.router.link_up[p] & ~link.flit.valid
+    down = ~frame.router.link_up[p] & ~link.valid
     for v in reversed(range(vcs)):   # the lowest open VC with room wins
         with m.If(down & opened[v] & room[v]):
             m.d.comb += [cutting.eq(1), synthetic.eq(last[v])]
@@ -98,9 +98,9 @@ def cut_tails(frame, p, flit):
                  entering.tail.eq(Mux(cutting, 1, flit.tail)),
                  entering.cut.eq(Mux(cutting, 1, flit.cut))]
     for v in range(vcs):
-        with m.If((link.flit.valid | cutting) & (entering.vc == v)):
+        with m.If((link.valid | cutting) & (entering.vc == v)):
             m.d.sync += [opened[v].eq(~entering.tail), last[v].eq(entering)]
-    return CutTails(entering, link.flit.valid | cutting, room)
+    return CutTails(entering, link.valid | cutting, room)
 
 
 def route_entry(enter, outputs):
@@ -120,7 +120,7 @@ def _check_turns(frame, p, flit, enter, outputs, fields):
     m, router, degree = frame.m, frame.router, frame.degree
     missing = sum(1 << o for o in range(degree + 1) if o not in outputs)
     wanted = Cat(enter[n] & missing for n in fields if n in PORT_FIELDS)
-    with m.If(router.local_in.valid if p == degree else router.link_in[p].flit.valid):
+    with m.If(router.local_in.valid if p == degree else frame.arrival(p).valid):
         head = flit.head
         if frame.config.broadcast:   # (a broadcast flit's unicast route is unused)
             head = head & ~flit.bcast
@@ -151,7 +151,7 @@ def input_buffers(frame, p, flit, enter, outputs, cut=None):
                 entering, vc = cut.valid, flit.vc
                 m.d.comb += cut.room[v].eq(fifo.w_rdy)
             else:
-                entering, vc = link.flit.valid, link.flit.payload.vc
+                entering, vc = frame.arrival(p).valid, frame.arrival(p).payload.vc
             m.d.comb += fifo.w_en.eq(entering & (vc == v))
             with m.If(fifo.w_en & ~fifo.w_rdy):
                 m.d.sync += router.overflow.eq(1)

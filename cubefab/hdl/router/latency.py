@@ -32,10 +32,11 @@ ROUTER_LATENCIES = {BUFFERED: ROUTER_LATENCY, LOOKAHEAD: 1}
 def zero_load_latency(config, hops, flits):
     """Cycles from a packet's head accepted on ``local_in`` to its tail on
     ``local_out`` with no contention, for routers of ``config`` (a RouterConfig):
-    ``ROUTER_LATENCIES[hop] + hops * HOP_LATENCIES[hop] + flits - 1`` (buffered:
-    ``2 + 2 * hops + flits - 1``; lookahead: ``hops + flits``, and ``1 + hops + flits``
-    for a deterministic replicating router, whose unicasts share the replicating
-    injection queue, which is not bypassed)."""
+    ``ROUTER_LATENCIES[hop] + hops * (HOP_LATENCIES[hop] + link_stages) + flits - 1``
+    (buffered: ``2 + 2 * hops + flits - 1``; lookahead: ``hops + flits``, and ``1 + hops
+    + flits`` for a deterministic replicating router, whose unicasts share the
+    replicating injection queue, which is not bypassed; each link stage a cycle more a
+    hop)."""
     if not isinstance(config, RouterConfig):
         raise TypeError(f"Router configuration must be a RouterConfig, not {config!r}")
     if not isinstance(hops, int) or hops < 0:
@@ -44,4 +45,4 @@ def zero_load_latency(config, hops, flits):
         raise ValueError(f"Packet length in flits must be a positive integer, not {flits!r}")
     shared = config.fifo_vcs(local=True) == 0   # unicasts in the replicating queue
     router = ROUTER_LATENCY if shared else ROUTER_LATENCIES[config.hop]
-    return router + hops * HOP_LATENCIES[config.hop] + flits - 1
+    return router + hops * (HOP_LATENCIES[config.hop] + config.link_stages) + flits - 1

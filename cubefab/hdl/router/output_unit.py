@@ -87,8 +87,9 @@ def output_registers(frame, grants, switched, out):
         for w in range(frame.config.link_vcs):
             used = moved & (switched[o].vc == w)
             count = credits[o][w]
-            m.d.sync += [count.eq(count + link.credit[w] - used),
-                         has_credit[o][w].eq(link.credit[w] | (count > 1)
+            returned = frame.credits_in(o)[w]
+            m.d.sync += [count.eq(count + returned - used),
+                         has_credit[o][w].eq(returned | (count > 1)
                                              | ((count == 1) & ~used))]
             with m.If(sent & (switched[o].vc == w)):
                 m.d.sync += busy[o][w].eq(~switched[o].tail)

@@ -99,8 +99,8 @@ def replicating_queues(frame, p, flit, enter, outputs):
         m.d.comb += queue.w_data.eq(Cat(entry_route(frame, p, v, queue, flit,
                                                     Cat(copies, enter.vc)), flit))
         if p < degree:
-            link = router.link_in[p]
-            m.d.comb += queue.w_en.eq(link.flit.valid & (link.flit.payload.vc == v))
+            link, arrival = router.link_in[p], frame.arrival(p)
+            m.d.comb += queue.w_en.eq(arrival.valid & (arrival.payload.vc == v))
             with m.If(queue.w_en & ~queue.w_rdy):
                 m.d.sync += router.overflow.eq(1)
             m.d.sync += link.credit[v].eq(queue.pop)
