@@ -25,13 +25,13 @@ from ..tools.devices import CELL_KINDS, DEVICES
 from ..build.pnr import ToolMissing, find_tool, implement
 from ..build.run_time import implementation_stages, expect_synthesis
 from ..hdl.flit import DEFAULT_HEADER
-from ..hdl.options import ALL_PORT, BUFFERED
+from ..hdl.options import ALL_PORT, BUFFERED, hardware_words
 from ..build.harness import TimingHarness
 from ..build.module_costs import PARTS, module_costs, part_summary
 from ..progress import Stages
 from .router_targets import (router_target_options, interface_fabric_options, build_router,
                              add_device_option,
-                             build_fabric, build_endpoint_fabric, buffer_words)
+                             build_fabric, build_endpoint_fabric)
 from .limits import MAX_SEED
 from .tool_runs import deadline, tool_errors
 
@@ -250,7 +250,7 @@ def synth_router(args, topology):
     router, seconds = build_router(args, topology)
     report_implementation(
         args, f"{topology.label} router of node {router.node} "
-              f"({buffer_words(router.config)})", router,
+              f"({hardware_words(router.config)})", router,
         os.path.join("build", "synth", f"router_{_stem(topology, router.config)}_{router.node}"
                      f"_{args.device}"),
         {"topology": topology.label, "node": router.node,
@@ -264,7 +264,7 @@ def synth_fabric(args, topology):
         return _synth_endpoint_fabric(args, topology, wrapped, seconds)
     fabric, seconds = build_fabric(args, topology)
     report_implementation(
-        args, f"{topology.label} fabric ({buffer_words(fabric.config.router)})", fabric,
+        args, f"{topology.label} fabric ({hardware_words(fabric.config.router)})", fabric,
         os.path.join("build", "synth", f"fabric_{_stem(topology, fabric.config.router)}"
                      f"_{args.device}"),
         {"topology": topology.label, "nodes": topology.num_nodes,
@@ -278,7 +278,7 @@ def _synth_endpoint_fabric(args, topology, wrapped, seconds):
     report_implementation(
         args, f"{topology.label} fabric with AXI4-Stream endpoints ({fmt.data_width}-bit "
         f"tdata{f', {fmt.packing} packing' if fmt.packing != 'auto' else ''}, "
-        f"{buffer_words(config)})", wrapped,
+        f"{hardware_words(config)})", wrapped,
         os.path.join("build", "synth", f"fabric_{_stem(topology, config)}_axis"
                      f"{fmt.data_width}x{fmt.max_beats}"
                      f"{f'w{fmt.window}' if fmt.window > 1 else ''}"

@@ -32,7 +32,7 @@ from .route.multicast import MEMBER_MODES, SUBCUBE, VECTOR
 
 
 __all__ = ["RouterOption", "OptionError", "OPTIONS", "option", "check_option",
-           "option_of", "router_dict", "describe", "MAX_VCS", "MAX_DEPTH",
+           "option_of", "router_dict", "describe", "hardware_words", "MAX_VCS", "MAX_DEPTH",
            "MAX_PAYLOAD_WIDTH", "MAX_FLIT_WIDTH", "MAX_FAULT_WAYPOINTS", "MAX_LINK_STAGES",
            "REGISTERS",
            "MEMORY", "DISTRIBUTED", "AUTO", "BUFFER_CHOICES", "TURNS", "BUFFERED", "LOOKAHEAD", "HOPS",
@@ -375,19 +375,26 @@ def buffer_words(config):
             + (" (auto)" if config.buffer_auto else ""))
 
 
+def hardware_words(config):
+    """The buffers of a router configuration in words (:func:`buffer_words`), and its
+    link stages when it has any (``"4-flit buffers in memory (auto), 1 link stage"``):
+    what a synthesis report names of the router beside the design."""
+    words = buffer_words(config)
+    if config.link_stages:
+        words += f", {config.link_stages} link stage" + ("s" if config.link_stages > 1 else "")
+    return words
+
+
 def describe(config):
     """A router configuration in words, the one renderer of the printed reports: its
     VCs (escape and adaptive, waypoint phases, broadcast VCs and model), its buffers
     and, when not the default, its multicast form, turns and hops (``"1 VC, 4-flit
     buffers in memory (auto)"``)."""
-    words = [_vc_words(config), buffer_words(config)]
+    words = [_vc_words(config), hardware_words(config)]
     if config.multicast:
         words.append(f"{config.multicast} multicast")
     if config.turns != TURNS[0]:
         words.append(f"{config.turns} turns")
     if config.hop != BUFFERED:
         words.append(f"{config.hop} hops")
-    if config.link_stages:
-        words.append(f"{config.link_stages} link stage"
-                     + ("s" if config.link_stages > 1 else ""))
     return ", ".join(words)

@@ -5,7 +5,7 @@ import pytest
 
 from cubefab.hdl.config import RouterConfig
 from cubefab.hdl.fabric import Fabric, FabricConfig
-from cubefab.hdl.options import MAX_LINK_STAGES, OptionError, describe
+from cubefab.hdl.options import MAX_LINK_STAGES, OptionError, describe, hardware_words
 from cubefab.hdl.router import zero_load_latency
 from cubefab.topology import Hypercube
 from cubefab.topology.properties import distance_matrix
@@ -63,7 +63,9 @@ def test_a_buffer_of_4_plus_2_flits_a_stage_keeps_one_vc_at_full_rate(stages):
 
 def test_link_stages_are_a_checked_router_option():
     config = RouterConfig.for_topology(Hypercube(2), link_stages=1)
-    assert describe(config).endswith("1 link stage")
+    assert describe(config) == "1 VC, 4-flit buffers in memory (auto), 1 link stage"
+    assert hardware_words(RouterConfig.for_topology(Hypercube(2), link_stages=2)) == \
+        "4-flit buffers in memory (auto), 2 link stages"
     assert config.as_dict()["link_stages"] == 1
     assert "link_stages" not in RouterConfig.for_topology(Hypercube(2)).as_dict()
     assert RouterConfig.from_dict(Hypercube(2), config.as_dict()) == config
