@@ -151,7 +151,8 @@ def input_buffers(frame, p, flit, enter, outputs, cut=None):
                 entering, vc = cut.valid, flit.vc
                 m.d.comb += cut.room[v].eq(fifo.w_rdy)
             else:
-                entering, vc = frame.arrival(p).valid, frame.arrival(p).payload.vc
+                arrival = frame.arrival(p)
+                entering, vc = arrival.valid, arrival.payload.vc
             m.d.comb += fifo.w_en.eq(entering & (vc == v))
             with m.If(fifo.w_en & ~fifo.w_rdy):
                 m.d.sync += router.overflow.eq(1)

@@ -20,15 +20,7 @@ from dataclasses import dataclass
 from amaranth.hdl import Signal
 
 
-__all__ = ["Arrival", "LinkInputs", "link_inputs"]
-
-
-@dataclass(frozen=True)
-class Arrival:
-    """A flit as a router's logic sees it arrive: ``valid`` and ``payload`` (a view of
-    the link's :class:`~cubefab.hdl.flit.FlitLayout`), as on ``link_in[p].flit``."""
-    valid: object
-    payload: object
+__all__ = ["LinkInputs", "link_inputs"]
 
 
 @dataclass(frozen=True)
@@ -38,8 +30,9 @@ class LinkInputs:
     Attributes
     ----------
     flits : tuple
-        Per network port ``p``, the :class:`Arrival` of ``link_in[p].flit`` (the
-        port's own stream when there are no stages).
+        Per network port ``p``, the flit stream ``link_in[p].flit`` (its
+        ``stream.Signature(layout, always_ready=True)``) behind the stages: the port's
+        own when there are none.
     credits : tuple
         Per network port ``p``, the credits returned on ``link_out[p].credit`` (the
         port itself when there are no stages), a bit per VC.
@@ -51,19 +44,16 @@ class LinkInputs:
 def link_inputs(m, router):
     """The link inputs of ``router`` (a :class:`~cubefab.hdl.router.Router`) behind
     ``router.config.link_stages`` registers each, added to ``m``
-    (``link{stage}_p{port}_*``; they reset to no flit and no credit)."""
-    stages, layout = router.config.link_stages, router.layout
+    (``link{stage}__p{port}__*``; they reset to no flit and no credit)."""
     flits, credits = [], []
     for p in range(router.config.topology.degree):
-        flit = router.link_in[p].flit
-        arrival, credit = Arrival(flit.valid, flit.payload), router.link_out[p].credit
-        for stage in range(stages):
-            valid = Signal(name=f"link{stage}_p{p}_valid")
-            payload = Signal(layout, name=f"link{stage}_p{p}_flit")
-            returned = Signal(len(credit), name=f"link{stage}_p{p}_credit")
-            m.d.sync += [valid.eq(arrival.valid), payload.eq(arrival.payload),
-                         returned.eq(credit)]
-            arrival, credit = Arrival(valid, payload), returned
-        flits.append(arrival)
+        flit, credit = router.link_in[p].flit, router.link_out[p].credit
+        for stage in range(router.config.link_stages):
+            registered = flit.signature.create(path=(f"link{stage}", f"p{p}", "flit"))
+            returned = Signal(len(credit), name=f"link{stage}__p{p}__credit")
+            m.d.sync += [registered.valid.eq(flit.valid),
+                         registered.payload.eq(flit.payload), returned.eq(credit)]
+            flit, credit = registered, returned
+        flits.append(flit)
         credits.append(credit)
     return LinkInputs(tuple(flits), tuple(credits))
