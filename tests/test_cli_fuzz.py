@@ -22,6 +22,7 @@ more examples, valid heavy runs included, and size bombs for every command.
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,12 @@ from cubefab import files
 from cubefab.cli import main
 
 from tests.helpers import alarm_after
+
+
+#: A line of the progress a long command reports on stderr (cubefab.progress): a stage
+#: begun or done (``[2/4] yosys synth_ice40 ...``), a stage still running (indented),
+#: a Verilator model being built.
+PROGRESS_LINE = re.compile(r"\[\d+/\d+\] |  \S|building the Verilator model ")
 
 
 # ---------------------------------------------------------------- value pools
@@ -333,8 +340,10 @@ def run_in_sandbox(spec_name, family, topology, options, limit):
         assert status in (0, 1, 2), f"exit {status} for {argv!r}:\n{err}"
         assert "Traceback" not in err, f"traceback for {argv!r}:\n{err}"
         if status == 2:
+            # one error line, last; before it only the stages a long command reports
             lines = err.strip().splitlines()
-            assert len(lines) == 1 and lines[0].startswith("error: "), \
+            assert lines[-1].startswith("error: ") and all(
+                PROGRESS_LINE.match(line) for line in lines[:-1]), \
                 f"status 2 needs one error line for {argv!r}, got:\n{err}"
         after = _snapshot(root)
         _check_files(before, after, [p for p in file_outputs if p],
